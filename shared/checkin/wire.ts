@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import { ErrorEnvelope } from '../errors.ts';
+
+/**
+ * Wire shapes of the tickets namespace as the door kiosk reads them (CONTRACT §5–§7). Objects are loose:
+ * the server sends many more keys (original Event Tickets fields) and the kiosk must not break on them.
+ */
+
+/** A standing check-in. `device_id` is our extension; the original sends `{date, date_details, source, author}`. */
+export const CheckinDetails = z.looseObject({
+  date: z.string(),
+  date_details: z.unknown().optional(),
+  source: z.string().nullish(),
+  author: z.union([z.string(), z.number()]).nullish(),
+  device_id: z.string().nullish(),
+});
+export type CheckinDetails = z.infer<typeof CheckinDetails>;
+
+/** An attendee in the door (manager) view. */
+export const DoorAttendee = z.looseObject({
+  id: z.number().int(),
+  post_id: z.number().int(),
+  ticket_id: z.number().int(),
+  /** `publish` normally; `trash` when deleted (delta sync sends trashed attendees so caches drop them). */
+  status: z.string(),
+  title: z.string().nullish(),
+  email: z.string().nullish(),
+  ticket: z.looseObject({ id: z.number().int(), title: z.string().nullish() }).nullish(),
+  provider: z.string().nullish(),
+  order: z.union([z.string(), z.number()]).nullish(),
+  checked_in: z.boolean().optional().default(false),
+  checkin_details: z.union([z.literal(false), CheckinDetails]).nullish(),
+  /** Door/manager view only; the kiosk hashes it immediately and never stores it. */
+  security_code: z.string().nullish(),
+  /** Our additive field: `completed`, `pending`, `refunded`, `cancelled`, ... */
+  order_status: z.string().nullish(),
+});
+export type DoorAttendee = z.infer<typeof DoorAttendee>;
+
+/** `GET /attendees` archive body (`X-ET-TOTAL`, `X-ET-TOTAL-PAGES`, `X-EVT-Cursor` come as headers). */
+export const AttendeeArchive = z.looseObject({
+  rest_url: z.string().optional(),
+  total: z.coerce.number().int(),
+  total_pages: z.coerce.number().int(),
+  attendees: z.array(DoorAttendee),
+});
+export type AttendeeArchive = z.infer<typeof AttendeeArchive>;
+
+/** A ticket of the event (`GET /tickets?include_post=`), reduced to what the door needs. */
+export const DoorTicket = z.looseObject({
+  id: z.number().int(),
+  post_id: z.number().int().optional(),
+  title: z.string().nullish(),
+});
+export type DoorTicket = z.infer<typeof DoorTicket>;
+
+export const TicketArchive = z.looseObject({
+  total: z.coerce.number().int().optional(),
+  total_pages: z.coerce.number().int().optional(),
+  tickets: z.array(DoorTicket),
+});
+
+/** The event as the door shows it. */
+export const DoorEvent = z.looseObject({
+  id: z.number().int(),
+  title: z.string().nullish(),
+  start_date: z.string().nullish(),
+  end_date: z.string().nullish(),
+});
+export type DoorEvent = z.infer<typeof DoorEvent>;
+
+/** Body of a check-in (or check-out) through `PATCH /evt/tickets/v1/attendees/{id}`. */
+export const CheckinBody = z.object({
+  check_in: z.boolean(),
+  /** Scan time on the device, ISO 8601 with offset. */
+  check_in_date: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/),
+  device_id: z.string().min(1),
+  /** Unique per scan, at least 16 characters: makes retries idempotent. */
+  nonce: z.string().min(16),
+});
+export type CheckinBody = z.infer<typeof CheckinBody>;
+
+export const BATCH_MAX_REQUESTS = 25;
+
+export const BatchRequestItem = z.object({
+  method: z.enum(['POST', 'PUT', 'PATCH', 'DELETE']),
+  path: z.string(),
+  body: z.record(z.string(), z.unknown()).optional(),
+  headers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).optional(),
+});
+export const BatchRequest = z.object({
+  validation: z.enum(['normal', 'require-all-validate']).default('normal'),
+  requests: z.array(BatchRequestItem).min(1).max(BATCH_MAX_REQUESTS),
+});
+export type BatchRequest = z.infer<typeof BatchRequest>;
+
+export const BatchResponseItem = z.object({
+  body: z.unknown(),
+  status: z.number().int(),
+  headers: z.record(z.string(), z.unknown()).optional().default({}),
+});
+export type BatchResponseItem = z.infer<typeof BatchResponseItem>;
+
+export const BatchResponse = z.looseObject({
+  failed: z.string().optional(),
+  responses: z.array(BatchResponseItem.nullable()),
+});
+export type BatchResponse = z.infer<typeof BatchResponse>;
+
+/** Path of the attendee route inside a batch, relative to the interface root. */
+export function attendeeBatchPath(attendeeId: number): string {
+  return `/evt/tickets/v1/attendees/${attendeeId}`;
+}
+
+/** A check-in request item for `POST /batch/v1`. */
+export function checkinBatchItem(attendeeId: number, body: CheckinBody): z.infer<typeof BatchRequestItem> {
+  return { method: 'PATCH', path: attendeeBatchPath(attendeeId), body };
+}
+
+/** How one check-in item of a batch (or a single response) turned out. */
+export type CheckinOutcome =
+  | { kind: 'accepted'; attendee: DoorAttendee }
+  | { kind: 'conflict'; standing: CheckinDetails | null; message: string }
+  | { kind: 'rejected'; code: string; message: string; status: number }
+  | { kind: 'unauthorized'; code: string; message: string; status: number }
+  /** Worth retrying later: 5xx, 429, or a body we could not read. */
+  | { kind: 'retry'; status: number; message: string };
+
+/** Sorts a check-in answer into the outcomes the sync engine acts on (CONTRACT §7). */
+export function classifyCheckinResponse(status: number, body: unknown): CheckinOutcome {
+  if (status >= 200 && status < 300) {
+    const attendee = DoorAttendee.safeParse(body);
+    return attendee.success
+      ? { kind: 'accepted', attendee: attendee.data }
+      : { kind: 'retry', status, message: 'unreadable attendee in a success answer' };
+  }
+  const error = ErrorEnvelope.safeParse(body);
+  const code = error.success ? error.data.code : '';
+  const message = error.success ? error.data.message : `HTTP ${status}`;
+  if (status === 401 || status === 403 || code === 'rest_forbidden') {
+    return { kind: 'unauthorized', code: code || 'rest_forbidden', message, status };
+  }
+  if (code === 'tec-et-attendee-already-checked-in') {
+    const data = error.success ? error.data.data : null;
+    const standing = CheckinDetails.safeParse(data?.['checkin_details']);
+    return { kind: 'conflict', standing: standing.success ? standing.data : null, message };
+  }
+  if (status === 429 || status >= 500 || !error.success) return { kind: 'retry', status, message };
+  return { kind: 'rejected', code, message, status };
+}
