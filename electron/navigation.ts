@@ -1,0 +1,24 @@
+import { isAppUrl } from './app-origin.ts';
+import type { ElectronApp, GuardedContents } from './electron-types.ts';
+
+/**
+ * Keeps every web contents on the app's own pages. Moving between app pages is allowed (it is still our
+ * bundle under our CSP); anything else, including the door server's URL, is refused. New windows are
+ * always refused and nothing is handed to the OS browser, so a link in attendee data cannot escape.
+ */
+export function guardContents(contents: GuardedContents): void {
+  contents.on('will-navigate', (event, url) => {
+    if (!isAppUrl(url)) event.preventDefault();
+  });
+  contents.on('will-redirect', (event, url) => {
+    if (!isAppUrl(url)) event.preventDefault();
+  });
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  // webviewTag is off already; this also stops any attempt that slips past it.
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+}
+
+/** Applies the guards to every web contents the app ever creates, not only the main window. */
+export function setupNavigationGuards(app: ElectronApp): void {
+  app.on('web-contents-created', (_event, contents) => guardContents(contents));
+}

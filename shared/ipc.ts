@@ -1,0 +1,92 @@
+import { z } from 'zod';
+
+/**
+ * The kiosk's IPC surface, declared once. The preload bridge, the main-process handlers and the
+ * `window.doorstep` type are all derived from `ipcChannels`; adding a capability means adding an entry
+ * here, and nothing here may give the renderer the file system, a shell, or arbitrary URLs.
+ */
+const NoInput = z.object({}).strict();
+
+export const AppInfo = z.object({
+  appVersion: z.string(),
+  electronVersion: z.string(),
+  chromeVersion: z.string(),
+  platform: z.string(),
+  arch: z.string(),
+  /** Stable per installation: generated once and kept in Electron's userData directory. */
+  deviceId: z.uuid(),
+  /** The machine's host name, shown to staff to tell door devices apart. */
+  deviceName: z.string(),
+});
+export type AppInfo = z.infer<typeof AppInfo>;
+
+export const CameraAccessStatus = z.enum(['granted', 'denied', 'restricted', 'not-determined', 'unknown']);
+export type CameraAccessStatus = z.infer<typeof CameraAccessStatus>;
+
+export const ipcChannels = {
+  /** Versions, platform and the device identity. */
+  getAppInfo: { request: NoInput, response: AppInfo },
+  /** Enter or leave full-screen kiosk mode; answers the resulting state. */
+  setFullScreen: {
+    request: z.object({ fullScreen: z.boolean() }).strict(),
+    response: z.object({ fullScreen: z.boolean() }),
+  },
+  /** Asks the operator to confirm (native dialog), then quits. `pendingScans` is shown in the dialog. */
+  quit: {
+    request: z.object({ pendingScans: z.number().int().nonnegative().max(1_000_000).optional() }).strict(),
+    response: z.object({ quitting: z.boolean() }),
+  },
+  /**
+   * The operating system's camera permission (macOS and Windows keep their own, separate from the
+   * page's). On macOS an undetermined status triggers the system prompt. 'unknown' where the OS has none.
+   */
+  requestCameraAccess: { request: NoInput, response: z.object({ status: CameraAccessStatus }) },
+} as const;
+
+export type IpcChannels = typeof ipcChannels;
+export type IpcMethod = keyof IpcChannels;
+export type IpcRequest<K extends IpcMethod> = z.input<IpcChannels[K]['request']>;
+export type IpcResponse<K extends IpcMethod> = z.output<IpcChannels[K]['response']>;
+
+/** Every method name, in a stable order. */
+export const ipcMethods = Object.keys(ipcChannels) as IpcMethod[];
+
+/** The wire channel name of a method; the `doorstep:` prefix keeps ours apart from Electron's own. */
+export function ipcChannelName(method: IpcMethod): `doorstep:${IpcMethod}` {
+  return `doorstep:${method}`;
+}
+
+/** What crosses the wire back from the main process: errors are values, never thrown stack traces. */
+export const IpcErrorCode = z.enum(['forbidden_sender', 'invalid_request', 'invalid_response', 'failed']);
+export type IpcErrorCode = z.infer<typeof IpcErrorCode>;
+export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: { code: IpcErrorCode; message: string } };
+
+export const IpcResultEnvelope = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), value: z.unknown() }),
+  z.object({ ok: z.literal(false), error: z.object({ code: IpcErrorCode, message: z.string() }) }),
+]);
+
+type MethodOf<K extends IpcMethod> = {} extends IpcRequest<K>
+  ? (request?: IpcRequest<K>) => Promise<IpcResponse<K>>
+  : (request: IpcRequest<K>) => Promise<IpcResponse<K>>;
+
+/** The API the preload exposes as `window.doorstep`. Methods reject with an Error whose message starts with the error code. */
+export type DoorstepApi = { readonly [K in IpcMethod]: MethodOf<K> };
+
+declare global {
+  interface Window {
+    /** Present only inside the Electron shell; use `getDoorstep()`. */
+    readonly doorstep?: DoorstepApi;
+  }
+}
+
+/**
+ * The shell's API, or null in a plain browser (or anything that is not exactly our bridge), so the
+ * renderer can branch once: `const shell = getDoorstep(); if (shell) ...`.
+ */
+export function getDoorstep(scope: object = globalThis): DoorstepApi | null {
+  const candidate: unknown = (scope as { doorstep?: unknown }).doorstep;
+  if (typeof candidate !== 'object' || candidate === null) return null;
+  const record = candidate as Record<string, unknown>;
+  return ipcMethods.every((method) => typeof record[method] === 'function') ? (candidate as DoorstepApi) : null;
+}
