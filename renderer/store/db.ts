@@ -1,0 +1,120 @@
+import { Dexie, type EntityTable } from 'dexie';
+
+/** A cached attendee. Booleans are stored as 0/1 because IndexedDB cannot index booleans. */
+export interface AttendeeRow {
+  id: number;
+  eventId: number;
+  ticketId: number;
+  /** `publish`, or `trash` when deleted on the server (kept so a scan says "revoked", not "unknown"). */
+  status: string;
+  orderStatus: string | null;
+  /** `hashSecurityCode(id, code)`; the code itself is never stored. */
+  codeHash: string | null;
+  checkedIn: 0 | 1;
+  /** The standing check-in's date as the server or this device wrote it. */
+  checkinDate: string | null;
+  /** The same moment in ms, when it could be parsed (for "last hour" counts). */
+  checkinAt: number | null;
+  checkinDevice: string | null;
+  name: string;
+  email: string;
+  ticketTitle: string | null;
+  /** Lower-case words of name and email, for prefix search. */
+  words: string[];
+}
+
+/** A scan waiting for upload: an admitted check-in, or a check-out. */
+export interface OutboxRow {
+  seq?: number;
+  nonce: string;
+  attendeeId: number;
+  checkIn: boolean;
+  /** Scan time, ms since epoch, and the ISO string with offset that goes on the wire. */
+  scanAt: number;
+  scanIso: string;
+  deviceId: string;
+  attempts: number;
+}
+
+/** Another device admitted the attendee before our offline admission reached the server. */
+export interface ConflictRow {
+  id?: number;
+  nonce: string;
+  attendeeId: number;
+  name: string;
+  ourScanIso: string;
+  ourDevice: string;
+  theirDate: string | null;
+  theirDevice: string | null;
+  recordedAt: number;
+}
+
+/** An uploaded scan the server refused; kept so staff can see it, never dropped. */
+export interface RejectedRow {
+  id?: number;
+  nonce: string;
+  attendeeId: number;
+  name: string;
+  checkIn: boolean;
+  scanIso: string;
+  code: string;
+  message: string;
+  recordedAt: number;
+}
+
+/** Every scan this device decided, for the door log and counts. */
+export interface ScanRow {
+  id?: number;
+  nonce: string;
+  at: number;
+  attendeeId: number | null;
+  verdict: string;
+  reason: string | null;
+  /** `online` when the server decided, `offline` when this device did. */
+  mode: 'online' | 'offline';
+}
+
+export interface EventRow {
+  id: number;
+  title: string;
+  startDate: string | null;
+  endDate: string | null;
+}
+
+export interface TicketRow {
+  id: number;
+  title: string;
+}
+
+export interface MetaRow {
+  key: string;
+  value: unknown;
+}
+
+/** The kiosk's IndexedDB database. */
+export type KioskDb = Dexie & {
+  attendees: EntityTable<AttendeeRow, 'id'>;
+  outbox: EntityTable<OutboxRow, 'seq'>;
+  conflicts: EntityTable<ConflictRow, 'id'>;
+  rejected: EntityTable<RejectedRow, 'id'>;
+  scans: EntityTable<ScanRow, 'id'>;
+  event: EntityTable<EventRow, 'id'>;
+  tickets: EntityTable<TicketRow, 'id'>;
+  meta: EntityTable<MetaRow, 'key'>;
+};
+
+/** Opens (creating or upgrading) the kiosk database. Tests pass distinct names to simulate devices. */
+export function openKioskDb(name = 'doorstep-kiosk'): KioskDb {
+  const db = new Dexie(name) as KioskDb;
+  db.version(1).stores({
+    attendees: 'id, status, checkedIn, checkinAt, checkinDevice, *words',
+    outbox: '++seq, &nonce, attendeeId',
+    conflicts: '++id, &nonce, attendeeId',
+    rejected: '++id, &nonce, attendeeId',
+    scans: '++id, at',
+    event: 'id',
+    tickets: 'id',
+    meta: 'key',
+  });
+  return db;
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { PairingPayload } from '../../shared/checkin/pairing.ts';
+import { makeDeviceId } from '../../shared/checkin/ids.ts';
+import type { KioskDb } from './db.ts';
+
+/** Progress of the first full download, kept so an interrupted one resumes where it stopped. */
+export const FullDownloadState = z.object({
+  cursor: z.string().nullable(),
+  nextPage: z.number().int().positive(),
+  totalPages: z.number().int().nonnegative(),
+  loaded: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+});
+export type FullDownloadState = z.infer<typeof FullDownloadState>;
+
+export const SyncState = z.object({
+  /** Set once the first full download finished; from then on only deltas run. */
+  complete: z.boolean(),
+  full: FullDownloadState.nullable(),
+  /** Server cursor as of the last finished pass; the next delta asks for changes after it. */
+  cursor: z.string().nullable(),
+  /** When the last download pass finished, ms since epoch. */
+  lastSyncAt: z.number().nullable(),
+});
+export type SyncState = z.infer<typeof SyncState>;
+
+const Settings = PairingPayload;
+const Language = z.enum(['en', 'et']);
+export type Language = z.infer<typeof Language>;
+
+const INITIAL_SYNC: SyncState = { complete: false, full: null, cursor: null, lastSyncAt: null };
+
+async function read<T>(db: KioskDb, key: string, schema: z.ZodType<T>): Promise<T | null> {
+  const row = await db.meta.get(key);
+  if (!row) return null;
+  const parsed = schema.safeParse(row.value);
+  return parsed.success ? parsed.data : null;
+}
+
+/** The pairing settings, or `null` when the device is not paired. */
+export function getSettings(db: KioskDb): Promise<PairingPayload | null> {
+  return read(db, 'settings', Settings);
+}
+
+export async function putSettings(db: KioskDb, settings: PairingPayload | null): Promise<void> {
+  if (settings === null) await db.meta.delete('settings');
+  else await db.meta.put({ key: 'settings', value: settings });
+}
+
+export async function getSyncState(db: KioskDb): Promise<SyncState> {
+  return (await read(db, 'sync', SyncState)) ?? INITIAL_SYNC;
+}
+
+export async function putSyncState(db: KioskDb, state: SyncState): Promise<void> {
+  await db.meta.put({ key: 'sync', value: state });
+}
+
+export function resetSyncState(db: KioskDb): Promise<void> {
+  return putSyncState(db, INITIAL_SYNC);
+}
+
+/** This installation's device ID: made on first use and kept for good (re-pairing keeps it too). */
+export async function getDeviceId(db: KioskDb): Promise<string> {
+  return db.transaction('rw', db.meta, async () => {
+    const existing = await read(db, 'device', z.string().min(1));
+    if (existing) return existing;
+    const id = makeDeviceId();
+    await db.meta.put({ key: 'device', value: id });
+    return id;
+  });
+}
+
+export async function getLanguage(db: KioskDb): Promise<Language | null> {
+  return read(db, 'language', Language);
+}
+
+export async function putLanguage(db: KioskDb, lang: Language): Promise<void> {
+  await db.meta.put({ key: 'language', value: lang });
+}

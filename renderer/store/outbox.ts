@@ -1,0 +1,159 @@
+import type { DoorAttendee } from '../../shared/checkin/wire.ts';
+import { overlayPending, parseCheckinDate, toAttendeeRow } from './attendees.ts';
+import type { AttendeeRow, ConflictRow, KioskDb, OutboxRow, RejectedRow, ScanRow } from './db.ts';
+
+export interface LocalScan {
+  nonce: string;
+  attendeeId: number;
+  checkIn: boolean;
+  scanAt: number;
+  scanIso: string;
+  deviceId: string;
+}
+
+/**
+ * Records a scan this device decided on its own (an admission, or a check-out): the outbox row, the local
+ * attendee mark and the log line commit together or not at all, so a crash can neither lose the scan nor
+ * let this device admit the same person twice.
+ */
+export async function recordLocalScan(db: KioskDb, scan: LocalScan, verdict: string): Promise<void> {
+  await db.transaction('rw', db.outbox, db.attendees, db.scans, async () => {
+    // The same nonce again (a late online answer racing the offline fallback) must not queue twice.
+    if (await db.outbox.where('nonce').equals(scan.nonce).count()) return;
+    const row: OutboxRow = { ...scan, attempts: 0 };
+    await db.outbox.add(row);
+    const attendee = await db.attendees.get(scan.attendeeId);
+    if (attendee) await db.attendees.put(overlayPending(attendee, row));
+    await db.scans.add({
+      nonce: scan.nonce, at: scan.scanAt, attendeeId: scan.attendeeId, verdict, reason: null, mode: 'offline',
+    });
+  });
+}
+
+/** Logs a scan that queues nothing (a refusal, or an answer the server gave online). */
+export async function logScan(db: KioskDb, scan: Omit<ScanRow, 'id'>): Promise<void> {
+  await db.scans.add(scan);
+}
+
+/**
+ * Stores the server's view of an attendee after an online answer or an upload. If this device still has
+ * other scans of that attendee queued, the newest of them stays on top.
+ */
+export async function storeServerAttendee(db: KioskDb, attendee: DoorAttendee, exceptNonce?: string): Promise<void> {
+  await db.transaction('rw', db.attendees, db.outbox, async () => {
+    const existing = await db.attendees.get(attendee.id);
+    let row: AttendeeRow = toAttendeeRow(attendee);
+    // The single-attendee answer may omit the security code; keep the hash we have.
+    if (row.codeHash === null && existing?.codeHash) row = { ...row, codeHash: existing.codeHash };
+    const pending = (await db.outbox.where('attendeeId').equals(attendee.id).sortBy('seq')).filter(
+      (p) => p.nonce !== exceptNonce,
+    );
+    if (pending.length) row = overlayPending(row, pending[pending.length - 1]);
+    await db.attendees.put(row);
+  });
+}
+
+export function pendingCount(db: KioskDb): Promise<number> {
+  return db.outbox.count();
+}
+
+/** The oldest queued scans, in scan order. */
+export function nextOutboxBatch(db: KioskDb, size: number): Promise<OutboxRow[]> {
+  return db.outbox.orderBy('seq').limit(size).toArray();
+}
+
+/** Whether this device still has scans of the attendee that the server has not heard of. */
+export async function hasPending(db: KioskDb, attendeeId: number): Promise<boolean> {
+  return (await db.outbox.where('attendeeId').equals(attendeeId).count()) > 0;
+}
+
+/** Upload accepted: the row leaves the outbox and the server's attendee replaces the local mark. */
+export async function settleAccepted(db: KioskDb, row: OutboxRow, attendee: DoorAttendee): Promise<void> {
+  await db.transaction('rw', db.outbox, db.attendees, async () => {
+    await db.outbox.delete(row.seq!);
+    await storeServerAttendee(db, attendee);
+  });
+}
+
+/**
+ * Upload lost to an earlier admission on another device: kept in the conflicts list with both times and
+ * devices, and the cache takes the standing check-in.
+ */
+export async function settleConflict(
+  db: KioskDb,
+  row: OutboxRow,
+  standing: { date: string | null; deviceId: string | null },
+  now: number,
+): Promise<ConflictRow> {
+  return db.transaction('rw', db.outbox, db.attendees, db.conflicts, async () => {
+    await db.outbox.delete(row.seq!);
+    const attendee = await db.attendees.get(row.attendeeId);
+    const conflict: ConflictRow = {
+      nonce: row.nonce, attendeeId: row.attendeeId, name: attendee?.name ?? '',
+      ourScanIso: row.scanIso, ourDevice: row.deviceId, theirDate: standing.date, theirDevice: standing.deviceId,
+      recordedAt: now,
+    };
+    if (!(await db.conflicts.where('nonce').equals(row.nonce).count())) conflict.id = await db.conflicts.add(conflict);
+    if (attendee && !(await db.outbox.where('attendeeId').equals(row.attendeeId).count())) {
+      await db.attendees.put({
+        ...attendee, checkedIn: 1, checkinDate: standing.date,
+        checkinAt: parseCheckinDate(standing.date), checkinDevice: standing.deviceId,
+      });
+    }
+    return conflict;
+  });
+}
+
+/**
+ * Upload refused for good (order not complete, unknown attendee, ...): set aside with the reason. A refused
+ * admission no longer counts as inside, unless later scans of this device say otherwise.
+ */
+export async function settleRejected(
+  db: KioskDb,
+  row: OutboxRow,
+  reason: { code: string; message: string },
+  now: number,
+): Promise<RejectedRow> {
+  return db.transaction('rw', db.outbox, db.attendees, db.rejected, async () => {
+    await db.outbox.delete(row.seq!);
+    const attendee = await db.attendees.get(row.attendeeId);
+    const rejected: RejectedRow = {
+      nonce: row.nonce, attendeeId: row.attendeeId, name: attendee?.name ?? '', checkIn: row.checkIn,
+      scanIso: row.scanIso, code: reason.code, message: reason.message, recordedAt: now,
+    };
+    if (!(await db.rejected.where('nonce').equals(row.nonce).count())) rejected.id = await db.rejected.add(rejected);
+    if (attendee && row.checkIn && !(await db.outbox.where('attendeeId').equals(row.attendeeId).count())) {
+      await db.attendees.put({ ...attendee, checkedIn: 0, checkinDate: null, checkinAt: null, checkinDevice: null });
+    }
+    return rejected;
+  });
+}
+
+/** A retryable item failure: count the attempt and keep the row. */
+export async function noteAttempt(db: KioskDb, row: OutboxRow): Promise<number> {
+  const attempts = row.attempts + 1;
+  await db.outbox.update(row.seq!, { attempts });
+  return attempts;
+}
+
+/**
+ * Unpairing or pairing to another event: queued scans cannot go anywhere any more, so they are moved to the
+ * rejected list (visible, not lost) and the event's cache is cleared.
+ */
+export async function clearEventData(db: KioskDb, now: number): Promise<number> {
+  return db.transaction('rw', [db.outbox, db.rejected, db.attendees, db.event, db.tickets, db.meta], async () => {
+    const rows = await db.outbox.toArray();
+    for (const row of rows) {
+      const attendee = await db.attendees.get(row.attendeeId);
+      if (!(await db.rejected.where('nonce').equals(row.nonce).count())) {
+        await db.rejected.add({
+          nonce: row.nonce, attendeeId: row.attendeeId, name: attendee?.name ?? '', checkIn: row.checkIn,
+          scanIso: row.scanIso, code: 'unpaired', message: 'Not uploaded: the device was paired elsewhere.',
+          recordedAt: now,
+        });
+      }
+    }
+    await Promise.all([db.outbox.clear(), db.attendees.clear(), db.event.clear(), db.tickets.clear(), db.meta.delete('sync')]);
+    return rows.length;
+  });
+}

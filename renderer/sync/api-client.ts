@@ -1,0 +1,83 @@
+import { ErrorEnvelope } from '../../shared/errors.ts';
+import type { PairingPayload } from '../../shared/checkin/pairing.ts';
+
+/** Why a request to the server did not produce an answer the caller can use. */
+export type ApiFailure =
+  /** No answer: offline, refused, timed out, or aborted. Retry later. */
+  | { kind: 'network'; message: string }
+  /** The key is revoked or lacks rights: stop and ask staff to re-pair. */
+  | { kind: 'unauthorized'; status: number; code: string; message: string }
+  /** Any other non-success answer. */
+  | { kind: 'http'; status: number; code: string; message: string; body: unknown };
+
+export class ApiError extends Error {
+  constructor(readonly failure: ApiFailure) {
+    super(failure.message);
+  }
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface ApiClient {
+  get(path: string, query?: Record<string, string | number>, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ApiResponse>;
+  post(path: string, body: unknown, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ApiResponse>;
+}
+
+const DEFAULT_TIMEOUT_MS = 20_000;
+
+function signalFor(timeoutMs: number, outer?: AbortSignal): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return outer ? AbortSignal.any([timeout, outer]) : timeout;
+}
+
+/**
+ * A client of the paired server. Paths are relative to the interface root (`evt/tickets/v1/...`). It throws
+ * {@link ApiError} for every failure, so callers switch on one typed union; 2xx and 207 are returned.
+ */
+export function createApiClient(settings: Pick<PairingPayload, 'url' | 'api_key'>, fetchImpl: FetchLike = fetch): ApiClient {
+  async function send(method: string, path: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<ApiResponse> {
+    let response: Response;
+    let parsed: unknown;
+    try {
+      response = await fetchImpl(new URL(path, settings.url).toString(), {
+        method,
+        headers: {
+          Authorization: `Bearer ${settings.api_key}`,
+          Accept: 'application/json',
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: signalFor(timeoutMs, signal),
+        cache: 'no-store',
+      });
+      const text = await response.text();
+      parsed = text === '' ? null : JSON.parse(text);
+    } catch (err) {
+      // A body cut off mid-way or a proxy's HTML error page are as good as no answer.
+      throw new ApiError({ kind: 'network', message: err instanceof Error ? err.message : String(err) });
+    }
+    if (response.ok) return { status: response.status, headers: response.headers, body: parsed };
+    const envelope = ErrorEnvelope.safeParse(parsed);
+    const code = envelope.success ? envelope.data.code : '';
+    const message = envelope.success ? envelope.data.message : `HTTP ${response.status}`;
+    if (response.status === 401 || response.status === 403) {
+      throw new ApiError({ kind: 'unauthorized', status: response.status, code, message });
+    }
+    throw new ApiError({ kind: 'http', status: response.status, code, message, body: parsed });
+  }
+  return {
+    get(path, query = {}, opts = {}) {
+      const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+      return send('GET', qs ? `${path}?${qs}` : path, undefined, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal);
+    },
+    post(path, body, opts = {}) {
+      return send('POST', path, body, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal);
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import { hashSecurityCode } from '../../shared/checkin/security-code.ts';
+
+/**
+ * An in-memory model of the server's door-facing contract (CONTRACT §6–§7): attendee archive with
+ * `changed_since` cursors and ET paging, the single attendee, and `POST /batch/v1` with nonce-idempotent
+ * check-ins, conflicts that keep the losing scan, and `rest_forbidden` for unknown or revoked keys.
+ * Unit tests, the property test and the bench use it where the real server is not needed.
+ */
+
+export interface FakeAttendee {
+  id: number;
+  eventId: number;
+  ticketId: number;
+  name: string;
+  email: string;
+  securityCode: string;
+  orderStatus: string;
+  status: 'publish' | 'trash';
+  checkin: { date: string; deviceId: string; nonce: string } | null;
+  changedAt: number;
+}
+
+export interface CheckinLogEntry {
+  attendeeId: number;
+  nonce: string;
+  deviceId: string;
+  scanDate: string;
+  checkIn: boolean;
+  result: 'accepted' | 'checked_out' | 'conflict' | 'rejected';
+  reason: string | null;
+  /** The HTTP answer, replayed for a repeated nonce. */
+  answer: { status: number; body: unknown };
+}
+
+export interface FakeRequest {
+  method: string;
+  /** Path and query relative to the interface root, e.g. `evt/tickets/v1/attendees?post_id=1`. */
+  path: string;
+  authorization: string | null;
+  body: unknown;
+}
+
+export interface FakeResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+const err = (status: number, code: string, message: string, data: Record<string, unknown> = {}): FakeResponse => ({
+  status, headers: {}, body: { code, message, data: { status, ...data } },
+});
+
+export class FakeDoorServer {
+  attendees = new Map<number, FakeAttendee>();
+  log: CheckinLogEntry[] = [];
+  keys = new Set<string>(['door-key']);
+  private cursor = 1;
+  requests = 0;
+
+  constructor(readonly eventId = 10, readonly ticketId = 11, readonly baseUrl = 'http://127.0.0.1:8080') {}
+
+  /** Adds attendees with deterministic codes; returns them. */
+  seed(count: number, startId = 100, over: Partial<FakeAttendee> = {}): FakeAttendee[] {
+    const out: FakeAttendee[] = [];
+    for (let i = 0; i < count; i++) {
+      const id = startId + i;
+      const a: FakeAttendee = {
+        id, eventId: this.eventId, ticketId: this.ticketId, name: `Guest ${id}`, email: `guest${id}@example.test`,
+        securityCode: hashSecurityCode(id, 'seed').slice(0, 12), orderStatus: 'completed', status: 'publish',
+        checkin: null, changedAt: this.cursor++, ...over,
+      };
+      this.attendees.set(id, a);
+      out.push(a);
+    }
+    return out;
+  }
+
+  /** Marks a change so delta downloads pick the attendee up. */
+  touch(a: FakeAttendee): void {
+    a.changedAt = this.cursor++;
+  }
+
+  ticketUrl(a: FakeAttendee, eventId = a.eventId, code = a.securityCode): string {
+    return `${this.baseUrl}/?event_qr_code=1&ticket_id=${a.id}&event_id=${eventId}&security_code=${code}&path=%2Fevt%2Ftickets%2Fv1%2Fqr`;
+  }
+
+  view(a: FakeAttendee): Record<string, unknown> {
+    return {
+      id: a.id, post_id: a.eventId, ticket_id: a.ticketId, status: a.status, title: a.name, email: a.email,
+      ticket: { id: a.ticketId, title: 'General admission' }, provider: 'tc', order: a.id,
+      checked_in: a.checkin !== null,
+      checkin_details: a.checkin
+        ? { date: a.checkin.date, date_details: {}, source: 'kiosk', author: '7', device_id: a.checkin.deviceId }
+        : false,
+      security_code: a.securityCode, order_status: a.orderStatus,
+    };
+  }
+
+  handle(req: FakeRequest): FakeResponse {
+    this.requests++;
+    const key = /^Bearer (.+)$/.exec(req.authorization ?? '')?.[1];
+    if (!key || !this.keys.has(key)) return err(401, 'rest_forbidden', 'Sorry, you are not allowed to do that.');
+    const url = new URL(req.path, 'http://x/');
+    const path = url.pathname.replace(/\/+$/, '');
+    const q = url.searchParams;
+    let m: RegExpExecArray | null;
+    if (req.method === 'GET' && (m = /^\/evt\/events\/v1\/events\/(\d+)$/.exec(path))) {
+      return Number(m[1]) === this.eventId
+        ? { status: 200, headers: {}, body: { id: this.eventId, title: 'Door test event', start_date: '2026-11-22 18:00:00', end_date: '2026-11-22 23:00:00' } }
+        : err(404, 'event-not-found', 'The requested event does not exist');
+    }
+    if (req.method === 'GET' && path === '/evt/tickets/v1/tickets') {
+      return { status: 200, headers: {}, body: { rest_url: '', total: 1, total_pages: 1, tickets: [{ id: this.ticketId, post_id: this.eventId, title: 'General admission' }] } };
+    }
+    if (req.method === 'GET' && path === '/evt/tickets/v1/attendees') return this.archive(q);
+    if (req.method === 'GET' && (m = /^\/evt\/tickets\/v1\/attendees\/(\d+)$/.exec(path))) {
+      const a = this.attendees.get(Number(m[1]));
+      return a ? { status: 200, headers: {}, body: this.view(a) } : err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee');
+    }
+    if (req.method === 'POST' && path === '/batch/v1') return this.batch(req.body);
+    return err(404, 'rest_no_route', 'No route was found matching the URL and request method.');
+  }
+
+  private archive(q: URLSearchParams): FakeResponse {
+    const perPage = Number(q.get('per_page') ?? 10);
+    const page = Number(q.get('page') ?? 1);
+    const since = q.get('changed_since');
+    const postId = Number(q.get('post_id'));
+    const cursorNow = String(this.cursor - 1);
+    const rows = [...this.attendees.values()]
+      .filter((a) => a.eventId === postId)
+      .filter((a) => (since === null ? a.status === 'publish' : a.changedAt > Number(since)))
+      .sort((a, b) => a.id - b.id);
+    const totalPages = Math.ceil(rows.length / perPage);
+    if (page > Math.max(1, totalPages)) return err(400, 'invalid-page-number', 'The page number requested is larger than the number of pages available.');
+    return {
+      status: 200,
+      headers: { 'X-ET-TOTAL': String(rows.length), 'X-ET-TOTAL-PAGES': String(totalPages), 'X-EVT-Cursor': cursorNow },
+      body: { rest_url: '', total: rows.length, total_pages: totalPages, attendees: rows.slice((page - 1) * perPage, page * perPage).map((a) => this.view(a)) },
+    };
+  }
+
+  private batch(body: unknown): FakeResponse {
+    const requests = (body as { requests?: unknown[] })?.requests;
+    if (!Array.isArray(requests)) return err(400, 'rest_missing_callback_param', 'Missing parameter(s): requests');
+    if (requests.length > 25) return err(400, 'rest_invalid_param', 'Invalid parameter(s): requests');
+    const responses = requests.map((r) => {
+      const { method, path, body: b } = r as { method: string; path: string; body: Record<string, unknown> };
+      const m = /^\/evt\/tickets\/v1\/attendees\/(\d+)$/.exec(path);
+      const out = m && ['POST', 'PUT', 'PATCH'].includes(method) ? this.checkin(Number(m[1]), b) : err(404, 'rest_no_route', 'No route');
+      return { body: out.body, status: out.status, headers: {} };
+    });
+    return { status: 207, headers: {}, body: { responses } };
+  }
+
+  private checkin(id: number, b: Record<string, unknown>): FakeResponse {
+    const nonce = String(b.nonce ?? '');
+    const deviceId = String(b.device_id ?? '');
+    const scanDate = String(b.check_in_date ?? '');
+    const checkIn = b.check_in === true;
+    if (nonce.length < 16) return err(400, 'rest_invalid_param', 'Invalid parameter(s): nonce');
+    const seen = this.log.find((e) => e.nonce === nonce);
+    if (seen) return { status: seen.answer.status, headers: {}, body: seen.answer.body };
+    const a = this.attendees.get(id);
+    const record = (result: CheckinLogEntry['result'], reason: string | null, answer: FakeResponse): FakeResponse => {
+      this.log.push({ attendeeId: id, nonce, deviceId, scanDate, checkIn, result, reason, answer: { status: answer.status, body: answer.body } });
+      return answer;
+    };
+    if (!a || a.status === 'trash') return record('rejected', 'not_found', err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee'));
+    if (checkIn && a.orderStatus !== 'completed') {
+      return record('rejected', 'order', err(400, 'tec-et-attendee-invalid-check-in', 'Attendee Order status is not authorized for check-in.'));
+    }
+    if (checkIn && a.checkin) {
+      return record('conflict', null, err(400, 'tec-et-attendee-already-checked-in', 'Attendee is already checked in.', {
+        checkin_details: { date: a.checkin.date, date_details: {}, source: 'kiosk', author: '7', device_id: a.checkin.deviceId },
+      }));
+    }
+    a.checkin = checkIn ? { date: scanDate, deviceId, nonce } : null;
+    this.touch(a);
+    return record(checkIn ? 'accepted' : 'checked_out', null, { status: 201, headers: {}, body: this.view(a) });
+  }
+
+  /** A `fetch` that answers from this model; `intercept` can fail a request before or after it is handled. */
+  fetch(intercept?: (req: FakeRequest) => 'ok' | 'drop-request' | 'drop-response' | 'duplicate') {
+    return async (input: string, init: RequestInit = {}): Promise<Response> => {
+      const url = new URL(input);
+      const rootAt = url.pathname.indexOf('/wp-json/');
+      const req: FakeRequest = {
+        method: init.method ?? 'GET',
+        path: url.pathname.slice(rootAt + '/wp-json/'.length) + url.search,
+        authorization: new Headers(init.headers).get('authorization'),
+        body: typeof init.body === 'string' ? JSON.parse(init.body) : null,
+      };
+      const mode = intercept?.(req) ?? 'ok';
+      if (mode === 'drop-request') throw new TypeError('Failed to fetch');
+      let res = this.handle(req);
+      if (mode === 'duplicate') res = this.handle(req);
+      if (mode === 'drop-response') throw new TypeError('Failed to fetch');
+      return new Response(JSON.stringify(res.body), { status: res.status, headers: { 'Content-Type': 'application/json', ...res.headers } });
+    };
+  }
+}

@@ -1,0 +1,125 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import 'fake-indexeddb/auto';
+import { openKioskDb } from '../../../renderer/store/db.ts';
+import { applyAttendees, countAttendees, searchAttendees, getAttendee } from '../../../renderer/store/attendees.ts';
+import { recordLocalScan, settleConflict, settleRejected, nextOutboxBatch, clearEventData } from '../../../renderer/store/outbox.ts';
+import { getDeviceId } from '../../../renderer/store/meta.ts';
+import { hashSecurityCode } from '../../../shared/checkin/security-code.ts';
+import type { DoorAttendee } from '../../../shared/checkin/wire.ts';
+
+const attendee = (id: number, over: Partial<DoorAttendee> = {}): DoorAttendee => ({
+  id, post_id: 10, ticket_id: 11, status: 'publish', title: `Mari Tamm ${id}`, email: `mari${id}@kool.ee`,
+  ticket: { id: 11, title: 'VIP' }, checked_in: false, checkin_details: false, security_code: `code${id}xxxxxx`,
+  order_status: 'completed', ...over,
+});
+let n = 0;
+const freshDb = () => openKioskDb(`store-test-${++n}`);
+const scan = (nonce: string, attendeeId: number, checkIn = true) => ({
+  nonce: nonce.padEnd(16, '0'), attendeeId, checkIn, scanAt: Date.parse('2026-11-22T18:00:00Z'),
+  scanIso: '2026-11-22T20:00:00.000+02:00', deviceId: 'door-a',
+});
+
+describe('attendee cache', () => {
+  test('keeps only a hash of the security code', async () => {
+    const db = freshDb();
+    await applyAttendees(db, [attendee(1)]);
+    const row = await getAttendee(db, 1);
+    assert.equal(row?.codeHash, hashSecurityCode(1, 'code1xxxxxx'));
+    assert.doesNotMatch(JSON.stringify(row), /code1xxxxxx/);
+  });
+  test('searches by a word of the name, the email, or the ticket number', async () => {
+    const db = freshDb();
+    await applyAttendees(db, [attendee(1), attendee(2, { title: 'Jaan Kask', email: 'jaan@firma.ee' })]);
+    assert.deepEqual((await searchAttendees(db, 'kask')).map((r) => r.id), [2]);
+    assert.deepEqual((await searchAttendees(db, 'JAAN')).map((r) => r.id), [2]);
+    assert.deepEqual((await searchAttendees(db, 'mari1@kool')).map((r) => r.id), [1]);
+    assert.deepEqual((await searchAttendees(db, 'mari tamm')).map((r) => r.id), [1]);
+    assert.deepEqual((await searchAttendees(db, '#2')).map((r) => r.id), [2]);
+    assert.deepEqual(await searchAttendees(db, 'nobody'), []);
+  });
+  test('a delta from the server does not undo a scan still in the outbox', async () => {
+    const db = freshDb();
+    await applyAttendees(db, [attendee(1)]);
+    await recordLocalScan(db, scan('n1', 1), 'admitted');
+    await applyAttendees(db, [attendee(1, { title: 'Renamed' })]);
+    const row = await getAttendee(db, 1);
+    assert.equal(row?.checkedIn, 1);
+    assert.equal(row?.checkinDevice, 'door-a');
+    assert.equal(row?.name, 'Renamed');
+  });
+  test('counts exclude trashed attendees and know this device and the last hour', async () => {
+    const db = freshDb();
+    const now = Date.parse('2026-11-22T18:30:00Z');
+    await applyAttendees(db, [
+      attendee(1),
+      attendee(2, { status: 'trash' }),
+      attendee(3, { checked_in: true, checkin_details: { date: '2026-11-22T16:00:00Z', device_id: 'door-b' } }),
+    ]);
+    await recordLocalScan(db, scan('n1', 1), 'admitted');
+    assert.deepEqual(await countAttendees(db, 'door-a', now), { checkedIn: 2, total: 2, thisDevice: 1, lastHour: 1 });
+  });
+});
+
+describe('outbox', () => {
+  test('a scan writes the outbox row, the attendee mark and the log line together, once per nonce', async () => {
+    const db = freshDb();
+    await applyAttendees(db, [attendee(1)]);
+    await recordLocalScan(db, scan('n1', 1), 'admitted');
+    await recordLocalScan(db, scan('n1', 1), 'admitted');
+    assert.equal(await db.outbox.count(), 1);
+    assert.equal(await db.scans.count(), 1);
+    assert.equal((await getAttendee(db, 1))?.checkedIn, 1);
+  });
+  test('a failed transaction leaves neither the row nor the mark', async () => {
+    const db = freshDb();
+    await applyAttendees(db, [attendee(1)]);
+    await db.scans.add({ id: 1, nonce: 'x', at: 0, attendeeId: null, verdict: 'x', reason: null, mode: 'offline' });
+    // Force the log insert inside the transaction to collide with an existing key.
+    const origAdd = db.scans.add.bind(db.scans);
+    db.scans.add = ((row) => origAdd({ ...row, id: 1 })) as typeof db.scans.add;
+    await assert.rejects(recordLocalScan(db, scan('n2', 1), 'admitted'));
+    assert.equal(await db.outbox.count(), 0);
+    assert.equal((await getAttendee(db, 1))?.checkedIn, 0);
+  });
+  test('a conflict keeps both sides and the cache takes the standing check-in', async () => {
+    const db = freshDb();
+    await applyAttendees(db, [attendee(1)]);
+    await recordLocalScan(db, scan('n1', 1), 'admitted');
+    const [row] = await nextOutboxBatch(db, 25);
+    const c = await settleConflict(db, row, { date: '2026-11-22T19:58:00+02:00', deviceId: 'door-b' }, 5);
+    assert.deepEqual(
+      { ...c, id: undefined },
+      { id: undefined, nonce: row.nonce, attendeeId: 1, name: 'Mari Tamm 1', ourScanIso: row.scanIso, ourDevice: 'door-a',
+        theirDate: '2026-11-22T19:58:00+02:00', theirDevice: 'door-b', recordedAt: 5 },
+    );
+    assert.equal(await db.outbox.count(), 0);
+    assert.equal((await getAttendee(db, 1))?.checkinDevice, 'door-b');
+  });
+  test('a rejected admission is set aside with its reason and no longer counts as inside', async () => {
+    const db = freshDb();
+    await applyAttendees(db, [attendee(1)]);
+    await recordLocalScan(db, scan('n1', 1), 'admitted');
+    const [row] = await nextOutboxBatch(db, 25);
+    await settleRejected(db, row, { code: 'tec-et-attendee-invalid-check-in', message: 'Order' }, 6);
+    const rejected = await db.rejected.toArray();
+    assert.equal(rejected.length, 1);
+    assert.equal(rejected[0].code, 'tec-et-attendee-invalid-check-in');
+    assert.equal((await getAttendee(db, 1))?.checkedIn, 0);
+  });
+  test('pairing elsewhere moves unsent scans to the rejected list instead of dropping them', async () => {
+    const db = freshDb();
+    await applyAttendees(db, [attendee(1)]);
+    await recordLocalScan(db, scan('n1', 1), 'admitted');
+    assert.equal(await clearEventData(db, 7), 1);
+    assert.equal(await db.outbox.count(), 0);
+    assert.equal(await db.attendees.count(), 0);
+    assert.equal((await db.rejected.toArray())[0].code, 'unpaired');
+  });
+  test('the device ID is made once and kept', async () => {
+    const db = freshDb();
+    const id = await getDeviceId(db);
+    assert.match(id, /^door-[0-9a-f]{16}$/);
+    assert.equal(await getDeviceId(db), id);
+  });
+});
