@@ -40,6 +40,8 @@ export interface FakeRequest {
   body: unknown;
 }
 
+export type InterceptMode = 'ok' | 'drop-request' | 'drop-response' | 'duplicate' | 'hold';
+
 export interface FakeResponse {
   status: number;
   headers: Record<string, string>;
@@ -180,8 +182,24 @@ export class FakeDoorServer {
     return record(checkIn ? 'accepted' : 'checked_out', null, { status: 201, headers: {}, body: this.view(a) });
   }
 
-  /** A `fetch` that answers from this model; `intercept` can fail a request before or after it is handled. */
-  fetch(intercept?: (req: FakeRequest) => 'ok' | 'drop-request' | 'drop-response' | 'duplicate') {
+  /** Requests whose delivery was delayed (`hold`): the client saw no answer; `deliverHeld` runs them later. */
+  held: FakeRequest[] = [];
+
+  /** Delivers held requests in the given order of indexes (any left over follow in their own order). */
+  deliverHeld(order: readonly number[] = []): void {
+    const held = this.held;
+    this.held = [];
+    const picked = new Set<number>();
+    for (const i of order) if (i < held.length && !picked.has(i)) picked.add(i);
+    for (let i = 0; i < held.length; i++) picked.add(i);
+    for (const i of picked) this.handle(held[i]);
+  }
+
+  /**
+   * A `fetch` that answers from this model. `intercept` can lose the request, lose the answer after the
+   * server acted, deliver it twice, or hold it for later delivery (the client sees no answer).
+   */
+  fetch(intercept?: (req: FakeRequest) => InterceptMode) {
     return async (input: string, init: RequestInit = {}): Promise<Response> => {
       const url = new URL(input);
       const rootAt = url.pathname.indexOf('/wp-json/');
@@ -193,6 +211,10 @@ export class FakeDoorServer {
       };
       const mode = intercept?.(req) ?? 'ok';
       if (mode === 'drop-request') throw new TypeError('Failed to fetch');
+      if (mode === 'hold') {
+        this.held.push(req);
+        throw new TypeError('Failed to fetch');
+      }
       let res = this.handle(req);
       if (mode === 'duplicate') res = this.handle(req);
       if (mode === 'drop-response') throw new TypeError('Failed to fetch');

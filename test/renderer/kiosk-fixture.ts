@@ -4,7 +4,7 @@ import { putSettings } from '../../renderer/store/meta.ts';
 import { SyncEngine } from '../../renderer/sync/engine.ts';
 import { CheckinService } from '../../renderer/checkin/checkin-service.ts';
 import type { PairingPayload } from '../../shared/checkin/pairing.ts';
-import type { FakeDoorServer, FakeRequest } from './fake-door-server.ts';
+import type { FakeDoorServer, FakeRequest, InterceptMode } from './fake-door-server.ts';
 
 let dbCounter = 0;
 
@@ -23,7 +23,7 @@ export interface Device {
 /** A paired door device over fake-indexeddb, talking to `server` through its fetch double. */
 export async function makeDevice(
   server: FakeDoorServer,
-  opts: { deviceId?: string; intercept?: (req: FakeRequest) => 'ok' | 'drop-request' | 'drop-response' | 'duplicate'; now?: number } = {},
+  opts: { deviceId?: string; intercept?: (req: FakeRequest) => InterceptMode; now?: number } = {},
 ): Promise<Device> {
   const db = openKioskDb(`kiosk-test-${process.pid}-${++dbCounter}`);
   const settings: PairingPayload = { url: 'http://127.0.0.1:8080/en/wp-json/', api_key: 'door-key', event_id: server.eventId };
