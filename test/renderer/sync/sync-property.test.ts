@@ -37,7 +37,7 @@ const scenario = fc.record({
   actions: fc.array(action, { minLength: 5, maxLength: 40 }),
 });
 
-async function run({ primed, actions }: fc.RecordValue<{ primed: boolean[]; actions: Action[] }>): Promise<void> {
+async function run({ primed, actions }: { primed: boolean[]; actions: Action[] }): Promise<void> {
   const server = new FakeDoorServer();
   const people = server.seed(PEOPLE);
   // One more whose order is not paid: never admitted, by anyone, online or off.
