@@ -13,6 +13,7 @@ type Config = Record<string, unknown> & {
   win: { target: string[] };
   mac: { target: string[]; extendInfo: Record<string, string> };
   files: string[];
+  extraMetadata: { main: string };
 };
 
 function load(): Config {
@@ -42,7 +43,7 @@ describe('electron-builder.yml', () => {
   });
 
   test('the packaged main is the built main, and package.json agrees', () => {
-    const config = load() as { extraMetadata: { main: string } };
+    const config = load();
     const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { main: string };
     assert.equal(pkg.main, 'dist/electron/main.cjs');
     assert.equal(config.extraMetadata.main, pkg.main);

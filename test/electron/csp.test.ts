@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { HeadersReceivedResponse, OnHeadersReceivedListenerDetails } from 'electron';
+import type { HeadersReceivedResponse } from 'electron';
 import { KIOSK_CSP } from '../../electron/csp.ts';
+import { headersDetails } from './fake-electron.ts';
 import { startFakeShell } from './shell-fixture.ts';
 
 function directives(policy: string): Map<string, string[]> {
@@ -12,7 +13,7 @@ async function headersFor(t: { after(fn: () => void): void }, url: string, respo
   const { state } = await startFakeShell(t);
   assert.ok(state.headersListener, 'onHeadersReceived has a listener');
   let answer: HeadersReceivedResponse | undefined;
-  state.headersListener({ url, responseHeaders } as OnHeadersReceivedListenerDetails, (response) => (answer = response));
+  state.headersListener(headersDetails(url, responseHeaders), (response) => (answer = response));
   assert.ok(answer, 'the listener answered');
   return answer;
 }

@@ -1,4 +1,4 @@
-import type { BrowserWindowConstructorOptions, CustomScheme, MessageBoxOptions } from 'electron';
+import type { BrowserWindowConstructorOptions, CustomScheme, MessageBoxOptions, OnHeadersReceivedListenerDetails } from 'electron';
 import type {
   GuardedContents,
   HeadersListener,
@@ -121,6 +121,11 @@ export interface FakeElectron {
   app: Emitter;
   /** The renderer side: a preload module whose ipcRenderer reaches the fake ipcMain from `frame`. */
   preload(frame?: SenderFrame | null): PreloadElectron;
+}
+
+/** What Electron passes to onHeadersReceived for a document response. */
+export function headersDetails(url: string, responseHeaders: Record<string, string[]>): OnHeadersReceivedListenerDetails {
+  return { id: 1, url, method: 'GET', resourceType: 'mainFrame', referrer: '', timestamp: 0, statusLine: 'HTTP/1.1 200 OK', statusCode: 200, responseHeaders };
 }
 
 export const APP_FRAME: SenderFrame = { url: 'app://kiosk/index.html', parent: null };
