@@ -77,6 +77,11 @@ export function toWpIssue(issue: z.core.$ZodIssue): WpIssue {
   const path = issue.path.length ? '%s' + issue.path.map((p) => `[${String(p)}]`).join('') : '%s';
   switch (issue.code) {
     case 'invalid_type': {
+      if (issue.path.length > 0 && /received undefined/.test(issue.message)) {
+        const prop = String(issue.path[issue.path.length - 1]);
+        const parent = '%s' + issue.path.slice(0, -1).map((p) => `[${String(p)}]`).join('');
+        return { code: 'rest_property_required', message: `${prop} is a required property of ${parent}.` };
+      }
       const expected = issue.expected === 'number' ? 'number' : issue.expected;
       return { code: 'rest_invalid_type', message: `${path} is not of type ${expected}.` };
     }

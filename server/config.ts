@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import path from 'node:path';
+
+const Env = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  EVT_DB: z.string().min(1).default('data/evt.sqlite'),
+  EVT_PUBLIC_URL: z.url().optional(),
+  EVT_ADMIN_USER: z.string().min(1).optional(),
+  EVT_ADMIN_PASSWORD: z.string().min(1).optional(),
+  EVT_SITE_NAME: z.string().default('Doorstep'),
+  EVT_SITE_DESCRIPTION: z.string().default('Events and tickets'),
+  EVT_TIMEZONE: z.string().default('UTC'),
+  /** Secret for nonces and signed URLs; generated and stored in the database when unset. */
+  EVT_SECRET: z.string().min(16).optional(),
+  EVT_DATA_DIR: z.string().optional(),
+  EVT_SMTP_URL: z.string().optional(),
+  EVT_LOG: z.enum(['json', 'off']).default('json'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dbFile: string;
+  /** Public base URL without a trailing slash. */
+  publicUrl: string;
+  adminUser?: string;
+  adminPassword?: string;
+  siteName: string;
+  siteDescription: string;
+  timezone: string;
+  secret?: string;
+  dataDir: string;
+  smtpUrl?: string;
+  log: boolean;
+}
+
+/** Reads the configuration from the environment, once, at start-up. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
+    throw new Error(`Invalid configuration:\n${lines}`);
+  }
+  const e = parsed.data;
+  const dbFile = e.EVT_DB;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dbFile,
+    publicUrl: (e.EVT_PUBLIC_URL ?? `http://${e.HOST === '0.0.0.0' ? '127.0.0.1' : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    adminUser: e.EVT_ADMIN_USER,
+    adminPassword: e.EVT_ADMIN_PASSWORD,
+    siteName: e.EVT_SITE_NAME,
+    siteDescription: e.EVT_SITE_DESCRIPTION,
+    timezone: e.EVT_TIMEZONE,
+    secret: e.EVT_SECRET,
+    dataDir: e.EVT_DATA_DIR ?? (dbFile === ':memory:' ? path.resolve('data') : path.dirname(path.resolve(dbFile))),
+    smtpUrl: e.EVT_SMTP_URL,
+    log: e.EVT_LOG === 'json',
+  };
+}

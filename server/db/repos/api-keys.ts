@@ -1,0 +1,41 @@
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+import { nowUtc } from '../clock.ts';
+
+export interface ApiKeyRow {
+  id: number;
+  label: string;
+  hash: string;
+  event_id: number | null;
+  created: string;
+  created_by: number | null;
+  last_used: string | null;
+  revoked_at: string | null;
+}
+
+export function insertApiKey(db: Db, k: { label: string; hash: string; eventId: number | null; createdBy: number | null }): ApiKeyRow {
+  const info = stmt(db, 'INSERT INTO api_keys (label, hash, event_id, created, created_by) VALUES (?, ?, ?, ?, ?)').run(
+    k.label,
+    k.hash,
+    k.eventId,
+    nowUtc(),
+    k.createdBy,
+  );
+  return getApiKey(db, Number(info.lastInsertRowid))!;
+}
+
+export function getApiKey(db: Db, id: number): ApiKeyRow | undefined {
+  return stmt(db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as ApiKeyRow | undefined;
+}
+
+export function listApiKeys(db: Db): ApiKeyRow[] {
+  return stmt(db, 'SELECT * FROM api_keys ORDER BY id').all() as ApiKeyRow[];
+}
+
+export function revokeApiKey(db: Db, id: number): boolean {
+  return stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(nowUtc(), id).changes > 0;
+}
+
+export function touchApiKey(db: Db, id: number): void {
+  stmt(db, 'UPDATE api_keys SET last_used = ? WHERE id = ?').run(nowUtc(), id);
+}

@@ -1,0 +1,35 @@
+import crypto from 'node:crypto';
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+import { nowUtc } from '../clock.ts';
+
+export interface AppPasswordRow {
+  id: number;
+  user_id: number;
+  uuid: string;
+  name: string;
+  hash: string;
+  created: string;
+  last_used: string | null;
+  last_ip: string | null;
+}
+
+export function insertAppPassword(db: Db, userId: number, name: string, hash: string): AppPasswordRow {
+  const uuid = crypto.randomUUID();
+  stmt(db, 'INSERT INTO app_passwords (user_id, uuid, name, hash, created) VALUES (?, ?, ?, ?, ?)').run(userId, uuid, name, hash, nowUtc());
+  return stmt(db, 'SELECT * FROM app_passwords WHERE uuid = ?').get(uuid) as AppPasswordRow;
+}
+
+export function appPasswordsOf(db: Db, userId: number): AppPasswordRow[] {
+  return stmt(db, 'SELECT * FROM app_passwords WHERE user_id = ? ORDER BY id').all(userId) as AppPasswordRow[];
+}
+
+export function deleteAppPasswordsOf(db: Db, userId: number, name?: string): number {
+  return name === undefined
+    ? stmt(db, 'DELETE FROM app_passwords WHERE user_id = ?').run(userId).changes
+    : stmt(db, 'DELETE FROM app_passwords WHERE user_id = ? AND name = ?').run(userId, name).changes;
+}
+
+export function touchAppPassword(db: Db, id: number, ip: string): void {
+  stmt(db, 'UPDATE app_passwords SET last_used = ?, last_ip = ? WHERE id = ?').run(nowUtc(), ip, id);
+}

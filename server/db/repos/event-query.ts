@@ -1,0 +1,89 @@
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+
+/** A SQL condition over `p` (posts) and `e` (events) with its parameters. */
+export interface Condition {
+  sql: string;
+  params: unknown[];
+}
+
+export interface EventQuery {
+  statuses: string[];
+  startsOnOrAfter?: string;
+  endsOnOrBefore?: string;
+  startsBefore?: string;
+  startsAfter?: string;
+  endsBefore?: string;
+  endsAfter?: string;
+  search?: string;
+  termIds?: number[][];
+  venueIds?: number[];
+  organizerIds?: number[];
+  featured?: boolean;
+  include?: number[];
+  postParent?: number;
+  excludeHidden: boolean;
+  geoloc?: boolean;
+  near?: { lat: number; lng: number; radiusKm: number };
+  extra: Condition[];
+  limit: number;
+  offset: number;
+}
+
+const like = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function where(q: EventQuery): Condition {
+  const c: string[] = ['p.status IN (SELECT value FROM json_each(?))'];
+  const params: unknown[] = [JSON.stringify(q.statuses)];
+  const add = (sql: string, ...ps: unknown[]) => {
+    c.push(sql);
+    params.push(...ps);
+  };
+  if (q.startsOnOrAfter) add('e.start_utc >= ?', q.startsOnOrAfter);
+  if (q.endsOnOrBefore) add('e.end_utc <= ?', q.endsOnOrBefore);
+  if (q.startsBefore) add('e.start_utc < ?', q.startsBefore);
+  if (q.startsAfter) add('e.start_utc > ?', q.startsAfter);
+  if (q.endsBefore) add('e.end_utc < ?', q.endsBefore);
+  if (q.endsAfter) add('e.end_utc > ?', q.endsAfter);
+  if (q.search) {
+    const l = like(q.search);
+    add("(p.title LIKE ? ESCAPE '\\' OR p.content LIKE ? ESCAPE '\\' OR p.title_et LIKE ? ESCAPE '\\' OR p.content_et LIKE ? ESCAPE '\\')", l, l, l, l);
+  }
+  for (const ids of q.termIds ?? []) add('EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = p.id AND tr.term_id IN (SELECT value FROM json_each(?)))', JSON.stringify(ids));
+  if (q.venueIds) add('EXISTS (SELECT 1 FROM event_venues ev WHERE ev.event_id = p.id AND ev.venue_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.venueIds));
+  if (q.organizerIds) add('EXISTS (SELECT 1 FROM event_organizers eo WHERE eo.event_id = p.id AND eo.organizer_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.organizerIds));
+  if (q.featured !== undefined) add('e.featured = ?', q.featured ? 1 : 0);
+  if (q.include) add('p.id IN (SELECT value FROM json_each(?))', JSON.stringify(q.include));
+  if (q.postParent !== undefined) add('p.parent = ?', q.postParent);
+  if (q.excludeHidden) add('e.hide_from_listings = 0');
+  const geo = 'EXISTS (SELECT 1 FROM event_venues gv JOIN venues v ON v.post_id = gv.venue_id WHERE gv.event_id = p.id AND v.lat IS NOT NULL AND v.lng IS NOT NULL)';
+  if (q.geoloc === true) add(geo);
+  if (q.geoloc === false) add(`NOT ${geo}`);
+  if (q.near) add(`${distance} <= ?`, q.near.lat, q.near.lng, q.near.radiusKm);
+  for (const x of q.extra) add(x.sql, ...x.params);
+  return { sql: c.join(' AND '), params };
+}
+
+const distance =
+  '(SELECT MIN(evt_distance_km(v.lat, v.lng, ?, ?)) FROM event_venues dv JOIN venues v ON v.post_id = dv.venue_id WHERE dv.event_id = p.id AND v.lat IS NOT NULL)';
+
+/** The TEC archive query: one page of IDs in order, and the total. */
+export function queryEvents(db: Db, q: EventQuery): { ids: number[]; total: number } {
+  const w = where(q);
+  const from = 'FROM events e JOIN posts p ON p.id = e.post_id';
+  const total = (stmt(db, `SELECT COUNT(*) AS n ${from} WHERE ${w.sql}`).get(...w.params) as { n: number }).n;
+  let order = 'e.start_utc ASC, p.id ASC';
+  const orderParams: unknown[] = [];
+  if (q.near) {
+    order = `${distance} ASC, e.start_utc ASC, p.id ASC`;
+    orderParams.push(q.near.lat, q.near.lng);
+  } else if (q.include) order = 'p.date ASC, p.id ASC';
+  const rows = stmt(db, `SELECT p.id ${from} WHERE ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...w.params, ...orderParams, q.limit, q.offset) as { id: number }[];
+  return { ids: rows.map((r) => r.id), total };
+}
+
+/** For tests of the index the archive relies on. */
+export function explainEventQuery(db: Db, q: EventQuery): string[] {
+  const w = where(q);
+  return (db.prepare(`EXPLAIN QUERY PLAN SELECT p.id FROM events e JOIN posts p ON p.id = e.post_id WHERE ${w.sql} ORDER BY e.start_utc ASC, p.id ASC LIMIT 50`).all(...w.params) as { detail: string }[]).map((r) => r.detail);
+}

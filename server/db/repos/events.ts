@@ -1,0 +1,68 @@
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+import type { PostRow } from './posts.ts';
+
+export interface EventCols {
+  start_local: string;
+  end_local: string;
+  start_utc: string;
+  end_utc: string;
+  timezone: string;
+  all_day: number;
+  cost: string;
+  currency_symbol: string;
+  currency_code: string;
+  currency_position: string;
+  website: string;
+  show_map: number | null;
+  show_map_link: number | null;
+  hide_from_listings: number;
+  featured: number;
+}
+
+export type EventRow = PostRow & EventCols & { post_id: number };
+
+const EVENT_COLS: (keyof EventCols)[] = ['start_local', 'end_local', 'start_utc', 'end_utc', 'timezone', 'all_day', 'cost', 'currency_symbol', 'currency_code', 'currency_position', 'website', 'show_map', 'show_map_link', 'hide_from_listings', 'featured'];
+
+/** Rows in the order of `ids` (missing ones skipped). One statement whatever the list length. */
+export function getEventRows(db: Db, ids: readonly number[]): EventRow[] {
+  if (!ids.length) return [];
+  const rows = stmt(db, 'SELECT p.*, e.* FROM posts p JOIN events e ON e.post_id = p.id WHERE p.id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as EventRow[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id)).filter((r): r is EventRow => r !== undefined);
+}
+
+export function insertEventCols(db: Db, postId: number, cols: EventCols): void {
+  stmt(db, `INSERT INTO events (post_id, ${EVENT_COLS.join(', ')}) VALUES (?, ${EVENT_COLS.map(() => '?').join(', ')})`).run(postId, ...EVENT_COLS.map((c) => cols[c]));
+}
+
+export function updateEventCols(db: Db, postId: number, cols: Partial<EventCols>): void {
+  const keys = EVENT_COLS.filter((c) => cols[c] !== undefined);
+  if (!keys.length) return;
+  stmt(db, `UPDATE events SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE post_id = ?`).run(...keys.map((k) => cols[k] as unknown), postId);
+}
+
+export interface LinkRow {
+  event_id: number;
+  linked_id: number;
+}
+
+export function venueLinks(db: Db, eventIds: readonly number[]): LinkRow[] {
+  if (!eventIds.length) return [];
+  return stmt(db, 'SELECT event_id, venue_id AS linked_id FROM event_venues WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position').all(JSON.stringify(eventIds)) as LinkRow[];
+}
+
+export function organizerLinks(db: Db, eventIds: readonly number[]): LinkRow[] {
+  if (!eventIds.length) return [];
+  return stmt(db, 'SELECT event_id, organizer_id AS linked_id FROM event_organizers WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position').all(JSON.stringify(eventIds)) as LinkRow[];
+}
+
+export function setEventVenues(db: Db, eventId: number, venueIds: readonly number[]): void {
+  stmt(db, 'DELETE FROM event_venues WHERE event_id = ?').run(eventId);
+  venueIds.forEach((v, i) => stmt(db, 'INSERT OR IGNORE INTO event_venues (event_id, venue_id, position) VALUES (?, ?, ?)').run(eventId, v, i));
+}
+
+export function setEventOrganizers(db: Db, eventId: number, organizerIds: readonly number[]): void {
+  stmt(db, 'DELETE FROM event_organizers WHERE event_id = ?').run(eventId);
+  organizerIds.forEach((o, i) => stmt(db, 'INSERT OR IGNORE INTO event_organizers (event_id, organizer_id, position) VALUES (?, ?, ?)').run(eventId, o, i));
+}

@@ -1,0 +1,82 @@
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+
+export interface PostRow {
+  id: number;
+  type: string;
+  status: string;
+  author: number;
+  slug: string;
+  title: string;
+  title_et: string | null;
+  content: string;
+  content_et: string | null;
+  excerpt: string;
+  excerpt_et: string | null;
+  password: string;
+  parent: number;
+  menu_order: number;
+  image_id: number;
+  date: string;
+  date_gmt: string;
+  modified: string;
+  modified_gmt: string;
+  trashed_from: string | null;
+}
+
+export type PostWrite = Partial<Omit<PostRow, 'id' | 'type'>>;
+
+const COLUMNS = ['status', 'author', 'slug', 'title', 'title_et', 'content', 'content_et', 'excerpt', 'excerpt_et', 'password', 'parent', 'menu_order', 'image_id', 'date', 'date_gmt', 'modified', 'modified_gmt', 'trashed_from'] as const;
+
+export function getPost(db: Db, id: number): PostRow | undefined {
+  return stmt(db, 'SELECT * FROM posts WHERE id = ?').get(id) as PostRow | undefined;
+}
+
+export function getPostType(db: Db, id: number): string | undefined {
+  return (stmt(db, 'SELECT type FROM posts WHERE id = ?').get(id) as { type: string } | undefined)?.type;
+}
+
+/** A post of that type by slug; trashed posts are not found (WordPress renames their slugs). */
+export function findPostIdBySlug(db: Db, type: string, slug: string): number | undefined {
+  return (stmt(db, "SELECT id FROM posts WHERE type = ? AND slug = ? AND status <> 'trash'").get(type, slug) as { id: number } | undefined)?.id;
+}
+
+export function insertPost(db: Db, type: string, fields: PostWrite & { date: string; date_gmt: string }): number {
+  const row: PostWrite = { modified: fields.date, modified_gmt: fields.date_gmt, ...fields };
+  const cols = COLUMNS.filter((c) => row[c] !== undefined);
+  const sql = `INSERT INTO posts (type, ${cols.join(', ')}) VALUES (?, ${cols.map(() => '?').join(', ')})`;
+  return Number(stmt(db, sql).run(type, ...cols.map((c) => row[c] as unknown)).lastInsertRowid);
+}
+
+export function updatePost(db: Db, id: number, fields: PostWrite): void {
+  const cols = COLUMNS.filter((c) => fields[c] !== undefined);
+  if (!cols.length) return;
+  stmt(db, `UPDATE posts SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...cols.map((c) => fields[c] as unknown), id);
+}
+
+/** WordPress `sanitize_title`: lower case, accents removed, anything else to hyphens. */
+export function sanitizeSlug(s: string): string {
+  return s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/<[^>]*>/g, '')
+    .replace(/&[a-z0-9#]+;/g, '')
+    .replace(/[^a-z0-9_\s-]/g, '')
+    .trim()
+    .replace(/[\s_]+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 190);
+}
+
+/** `wp_unique_post_slug`: appends -2, -3, ... until no other post of the type uses it. */
+export function uniqueSlug(db: Db, type: string, wanted: string, exceptId = 0): string {
+  const base = sanitizeSlug(wanted) || 'post';
+  const taken = stmt(db, 'SELECT 1 FROM posts WHERE type = ? AND slug = ? AND id <> ?');
+  if (!taken.get(type, base, exceptId)) return base;
+  for (let n = 2; ; n++) {
+    const s = `${base}-${n}`;
+    if (!taken.get(type, s, exceptId)) return s;
+  }
+}

@@ -1,0 +1,154 @@
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+
+export interface TermRow {
+  id: number;
+  taxonomy: string;
+  name: string;
+  name_et: string | null;
+  slug: string;
+  description: string;
+  description_et: string | null;
+  parent: number;
+  term_group: number;
+  /** Published posts carrying the term. */
+  count: number;
+}
+
+const COUNT = "(SELECT COUNT(*) FROM term_relationships tr JOIN posts p ON p.id = tr.post_id WHERE tr.term_id = t.id AND p.status = 'publish')";
+
+export function getTerm(db: Db, id: number): TermRow | undefined {
+  return stmt(db, `SELECT t.*, ${COUNT} AS count FROM terms t WHERE t.id = ?`).get(id) as TermRow | undefined;
+}
+
+export function getTermInTaxonomy(db: Db, taxonomy: string, id: number): TermRow | undefined {
+  const t = getTerm(db, id);
+  return t && t.taxonomy === taxonomy ? t : undefined;
+}
+
+export function findTermBySlug(db: Db, taxonomy: string, slug: string): TermRow | undefined {
+  return stmt(db, `SELECT t.*, ${COUNT} AS count FROM terms t WHERE t.taxonomy = ? AND t.slug = ?`).get(taxonomy, slug) as TermRow | undefined;
+}
+
+export function findTermByName(db: Db, taxonomy: string, name: string): TermRow | undefined {
+  return stmt(db, `SELECT t.*, ${COUNT} AS count FROM terms t WHERE t.taxonomy = ? AND t.name = ? COLLATE NOCASE`).get(taxonomy, name) as TermRow | undefined;
+}
+
+/** Terms of many posts at once: `post_id` plus the term. */
+export function termsOfPosts(db: Db, postIds: readonly number[]): (TermRow & { post_id: number })[] {
+  if (!postIds.length) return [];
+  return stmt(
+    db,
+    `SELECT r.post_id, t.*, ${COUNT} AS count FROM term_relationships r JOIN terms t ON t.id = r.term_id WHERE r.post_id IN (SELECT value FROM json_each(?)) ORDER BY r.post_id, t.name`,
+  ).all(JSON.stringify(postIds)) as (TermRow & { post_id: number })[];
+}
+
+export function setPostTerms(db: Db, postId: number, taxonomy: string, termIds: readonly number[]): void {
+  stmt(db, 'DELETE FROM term_relationships WHERE post_id = ? AND term_id IN (SELECT id FROM terms WHERE taxonomy = ?)').run(postId, taxonomy);
+  for (const t of termIds) stmt(db, 'INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)').run(postId, t);
+}
+
+export function insertTerm(db: Db, t: { taxonomy: string; name: string; name_et?: string | null; slug: string; description: string; description_et?: string | null; parent: number }): number {
+  return Number(
+    stmt(db, 'INSERT INTO terms (taxonomy, name, name_et, slug, description, description_et, parent) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      t.taxonomy,
+      t.name,
+      t.name_et ?? null,
+      t.slug,
+      t.description,
+      t.description_et ?? null,
+      t.parent,
+    ).lastInsertRowid,
+  );
+}
+
+export function updateTerm(db: Db, id: number, fields: Partial<Omit<TermRow, 'id' | 'taxonomy' | 'count'>>): void {
+  const keys = (['name', 'name_et', 'slug', 'description', 'description_et', 'parent'] as const).filter((k) => fields[k] !== undefined);
+  if (!keys.length) return;
+  stmt(db, `UPDATE terms SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`).run(...keys.map((k) => fields[k] as unknown), id);
+}
+
+/** Deletes for good; children move up to the deleted term's parent, as WordPress does. */
+export function deleteTerm(db: Db, term: TermRow): void {
+  stmt(db, 'UPDATE terms SET parent = ? WHERE parent = ? AND taxonomy = ?').run(term.parent, term.id, term.taxonomy);
+  stmt(db, 'DELETE FROM terms WHERE id = ?').run(term.id);
+}
+
+export function uniqueTermSlug(db: Db, taxonomy: string, wanted: string, exceptId = 0): string {
+  const taken = stmt(db, 'SELECT 1 FROM terms WHERE taxonomy = ? AND slug = ? AND id <> ?');
+  if (!taken.get(taxonomy, wanted, exceptId)) return wanted;
+  for (let n = 2; ; n++) if (!taken.get(taxonomy, `${wanted}-${n}`, exceptId)) return `${wanted}-${n}`;
+}
+
+export interface TermQuery {
+  taxonomy: string;
+  search?: string;
+  include: number[];
+  exclude: number[];
+  hideEmpty: boolean;
+  parent?: number;
+  post?: number;
+  slugs?: string[];
+  orderby: string;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+/** The core terms controller's query. Returns the page and the total. */
+export function queryTerms(db: Db, q: TermQuery): { rows: TermRow[]; total: number } {
+  const where = ['t.taxonomy = ?'];
+  const params: unknown[] = [q.taxonomy];
+  if (q.search) {
+    where.push("(t.name LIKE ? ESCAPE '\\' OR t.slug LIKE ? ESCAPE '\\' OR t.name_et LIKE ? ESCAPE '\\')");
+    const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    params.push(like, like, like);
+  }
+  if (q.include.length) {
+    where.push('t.id IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(q.include));
+  }
+  if (q.exclude.length) {
+    where.push('t.id NOT IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(q.exclude));
+  }
+  if (q.parent !== undefined) {
+    where.push('t.parent = ?');
+    params.push(q.parent);
+  }
+  if (q.post !== undefined) {
+    where.push('t.id IN (SELECT term_id FROM term_relationships WHERE post_id = ?)');
+    params.push(q.post);
+  }
+  if (q.slugs?.length) {
+    where.push('t.slug IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(q.slugs));
+  }
+  const inner = `SELECT t.*, ${COUNT} AS count FROM terms t WHERE ${where.join(' AND ')}`;
+  const filtered = q.hideEmpty ? `SELECT * FROM (${inner}) WHERE count > 0` : inner;
+  const dir = q.order === 'desc' ? 'DESC' : 'ASC';
+  let order: string;
+  switch (q.orderby) {
+    case 'id':
+      order = `id ${dir}`;
+      break;
+    case 'include':
+      order = q.include.length ? `(SELECT key FROM json_each(?) WHERE value = id) ${dir}` : `id ${dir}`;
+      break;
+    case 'include_slugs':
+      order = q.slugs?.length ? `(SELECT key FROM json_each(?) WHERE value = slug) ${dir}` : `name ${dir}`;
+      break;
+    case 'slug':
+    case 'term_group':
+    case 'description':
+    case 'count':
+      order = `${q.orderby} ${dir}, id ASC`;
+      break;
+    default:
+      order = `name COLLATE NOCASE ${dir}, id ASC`;
+  }
+  const orderParams = q.orderby === 'include' && q.include.length ? [JSON.stringify(q.include)] : q.orderby === 'include_slugs' && q.slugs?.length ? [JSON.stringify(q.slugs)] : [];
+  const total = (stmt(db, `SELECT COUNT(*) AS n FROM (${filtered})`).get(...params) as { n: number }).n;
+  const rows = stmt(db, `${filtered} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, ...orderParams, q.limit, q.offset) as TermRow[];
+  return { rows, total };
+}

@@ -1,0 +1,215 @@
+import express, { type Express, type Request, type Response } from 'express';
+import crypto from 'node:crypto';
+import type { Method } from '../../shared/http/route.ts';
+import type { Config } from '../config.ts';
+import { openDatabase, stmt, type Db } from '../db/connection.ts';
+import { authenticate } from '../auth/authenticate.ts';
+import type { AppState, Caller, Lang, Urls } from './context.ts';
+import { DEFAULT_LANG } from './context.ts';
+import { execute, permitted, prepare, type RestRequest } from './dispatch.ts';
+import { HttpError, internalError } from './errors.ts';
+import { filterFields, readGlobals, validJsonpCallback, type Globals } from './globals.ts';
+import { parseBody, parseCookies, readBody, resolveRestTarget } from './incoming.ts';
+import { buildRegistry } from '../routes/index.ts';
+import type { Registry, RouteEntry } from './registry.ts';
+import type { Result } from './result.ts';
+import { routeData } from './describe.ts';
+import { mountSite } from '../site.ts';
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+const EXPOSE = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, Retry-After';
+
+export function makeUrls(base: string, lang: Lang | null): Urls {
+  const prefix = lang ? `/${lang}` : '';
+  const root = `${base}${prefix}/wp-json/`;
+  return {
+    root,
+    base,
+    langSegment: lang,
+    rest: (route: string) => root + route.replace(/^\/+/, ''),
+    site: (path: string) => `${base}${prefix}${path || '/'}`,
+  };
+}
+
+function siteSecret(db: Db, configured?: string): string {
+  if (configured) return configured;
+  const row = stmt(db, "SELECT value FROM options WHERE name = 'secret'").get() as { value: string } | undefined;
+  if (row) return row.value;
+  const secret = crypto.randomBytes(32).toString('base64url');
+  stmt(db, "INSERT INTO options (name, value) VALUES ('secret', ?)").run(secret);
+  return secret;
+}
+
+export interface App {
+  express: Express;
+  state: AppState;
+  registry: Registry;
+  close: () => void;
+}
+
+/** Builds the whole server on an open (or newly opened) database. Tests call this on a fresh file. */
+export function createApp(opts: { config: Config; db?: Db; log?: AppState['log'] }): App {
+  const db = opts.db ?? openDatabase(opts.config.dbFile);
+  const registry = buildRegistry();
+  const log =
+    opts.log ??
+    (opts.config.log ? (entry: Record<string, unknown>) => process.stdout.write(JSON.stringify({ time: new Date().toISOString(), ...entry }) + '\n') : () => {});
+  const state: AppState = { db, config: opts.config, secret: siteSecret(db, opts.config.secret), contentVersion: 0, services: { registry }, log };
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use((req, res, next) => {
+    const target = resolveRestTarget(req.originalUrl);
+    if (!target) return next();
+    serveRest(state, registry, req, res, target).catch((e) => {
+      log({ level: 'error', msg: 'request failed', error: String((e as Error)?.stack ?? e) });
+      if (!res.headersSent) sendJson(res, 500, internalError().body(), false);
+      else res.end();
+    });
+  });
+  mountSite(app, state);
+  app.use((req: Request, res: Response) => {
+    res.status(404).type('text/plain').send('Not found');
+  });
+  return { express: app, state, registry, close: () => db.close() };
+}
+
+function sendJson(res: Response, status: number, body: unknown, pretty: boolean): void {
+  res.status(status).setHeader('Content-Type', 'application/json; charset=UTF-8');
+  res.end(pretty ? JSON.stringify(body, null, 4) : JSON.stringify(body));
+}
+
+function commonHeaders(res: Response, req: Request, urls: Urls, caller: Caller): void {
+  res.setHeader('X-Robots-Tag', 'noindex');
+  res.setHeader('Link', `<${urls.root}>; rel="https://api.w.org/"`);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Access-Control-Expose-Headers', EXPOSE);
+  res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override');
+  const origin = req.headers.origin;
+  if (origin) {
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Access-Control-Allow-Methods', 'OPTIONS, GET, POST, PUT, PATCH, DELETE');
+    res.setHeader('Access-Control-Allow-Credentials', 'true');
+    res.setHeader('Vary', 'Origin');
+  }
+  if (caller.kind !== 'anonymous') {
+    res.setHeader('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private');
+    res.setHeader('Expires', 'Wed, 11 Jan 1984 05:00:00 GMT');
+  }
+}
+
+function allowHeader(entry: RouteEntry, caller: Caller): string {
+  const methods: string[] = [];
+  for (const e of entry.endpoints) if (permitted(e, caller)) for (const m of e.def.methods) if (!methods.includes(m)) methods.push(m);
+  return methods.join(', ');
+}
+
+async function serveRest(state: AppState, registry: Registry, req: Request, res: Response, target: NonNullable<ReturnType<typeof resolveRestTarget>>): Promise<void> {
+  const started = process.hrtime.bigint();
+  const urls = makeUrls(state.config.publicUrl, target.langSegment);
+  const lang: Lang = target.langSegment ?? DEFAULT_LANG;
+  const ip = req.socket.remoteAddress ?? '';
+  let caller: Caller = { kind: 'anonymous' };
+  let status = 500;
+  let routeKey: string | undefined;
+  const override = typeof target.query._method === 'string' ? target.query._method : req.headers['x-http-method-override'];
+  const method = (typeof override === 'string' && override ? override : req.method).toUpperCase();
+  try {
+    let parsed = { body: {} as Record<string, unknown>, json: null as Record<string, unknown> | null, jsonError: false };
+    if (req.method !== 'GET' && req.method !== 'HEAD') parsed = parseBody(await readBody(req), req.headers['content-type']);
+    const params = { ...target.query, ...parsed.body, ...(parsed.json ?? {}) };
+    const globals = readGlobals(target.query, params);
+    if (globals.jsonp !== null && !validJsonpCallback(globals.jsonp)) {
+      status = 400;
+      sendJson(res, 400, { code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' }, false);
+      return;
+    }
+    const apiKeyParam = typeof parsed.body.api_key === 'string' ? parsed.body.api_key : typeof target.query.api_key === 'string' ? target.query.api_key : undefined;
+    try {
+      caller = authenticate(state.db, { authorization: req.headers.authorization, apiKeyParam, ip });
+    } catch (e) {
+      commonHeaders(res, req, urls, caller);
+      if (!(e instanceof HttpError)) throw e;
+      status = e.status;
+      return write(res, { status: e.status, body: e.body(), isError: true }, globals, req.method === 'HEAD');
+    }
+    commonHeaders(res, req, urls, caller);
+    if (!METHODS.has(method)) {
+      status = 404;
+      return write(res, { status: 404, body: new HttpError(404, 'rest_no_route', 'No route was found matching the URL and request method.').body(), isError: true }, globals, false);
+    }
+    if (method === 'OPTIONS') {
+      const m = registry.match(target.route, 'GET');
+      const entry = m.kind === 'found' || m.kind === 'method' ? m.entry : registry.routes.find((r) => r.regex.test(target.route));
+      status = 200;
+      if (entry) res.setHeader('Allow', allowHeader(entry, caller));
+      return write(res, { status: 200, body: entry ? routeData(entry, urls) : [] }, globals, false);
+    }
+    const restReq: RestRequest = {
+      method: (method === 'HEAD' ? 'GET' : method) as Method,
+      route: target.route,
+      query: target.query,
+      body: parsed.body,
+      json: parsed.json,
+      jsonError: parsed.jsonError,
+      headers: req.headers,
+    };
+    const cookies = parseCookies(req.headers.cookie);
+    const setCookie = (name: string, value: string, maxAge: number) => {
+      res.append('Set-Cookie', `${name}=${encodeURIComponent(value)}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax`);
+    };
+    const outcome = prepare(registry, state, restReq, { caller, urls, lang, ip, cookies, userAgent: String(req.headers['user-agent'] ?? ''), setCookie }, { inBatch: false });
+    let result: Result;
+    if (!outcome.ok) {
+      if (outcome.entry) res.setHeader('Allow', allowHeader(outcome.entry, caller));
+      result = { status: outcome.error.status, body: outcome.error.body(), isError: true };
+    } else {
+      routeKey = outcome.prepared.entry.key;
+      res.setHeader('Allow', allowHeader(outcome.prepared.entry, caller));
+      result = await execute(outcome.prepared);
+    }
+    if (typeof override === 'string' && result.status >= 400) res.setHeader('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private');
+    status = globals.envelope ? 200 : result.status;
+    write(res, result, globals, method === 'HEAD');
+  } catch (e) {
+    if (!(e instanceof HttpError)) throw e;
+    status = e.status;
+    commonHeaders(res, req, urls, caller);
+    sendJson(res, e.status, e.body(), false);
+  } finally {
+    state.log({
+      level: 'info',
+      method,
+      route: target.route,
+      matched: routeKey,
+      status,
+      caller: caller.kind === 'user' ? `user:${caller.userId}` : caller.kind === 'api_key' ? `key:${caller.keyId}` : 'anonymous',
+      ms: Number(process.hrtime.bigint() - started) / 1e6,
+    });
+  }
+}
+
+function write(res: Response, result: Result, g: Globals, head: boolean): void {
+  for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+  if (result.raw && !g.envelope) {
+    res.status(result.status).setHeader('Content-Type', result.raw.contentType);
+    res.end(head ? undefined : result.raw.payload);
+    return;
+  }
+  let body = result.body;
+  if (g.fields && !result.isError) body = filterFields(body, g.fields);
+  let status = result.status;
+  if (g.envelope) {
+    body = { body, status: result.status, headers: result.headers ?? {} };
+    status = 200;
+  }
+  const json = g.pretty ? JSON.stringify(body, null, 4) : JSON.stringify(body);
+  res.status(status);
+  if (g.jsonp) {
+    res.setHeader('Content-Type', 'application/javascript; charset=UTF-8');
+    res.end(head ? undefined : `/**/${g.jsonp}(${json})`);
+    return;
+  }
+  res.setHeader('Content-Type', 'application/json; charset=UTF-8');
+  res.end(head ? undefined : json);
+}

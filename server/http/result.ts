@@ -1,0 +1,20 @@
+import { HttpError } from './errors.ts';
+
+/** What a handler returns: the HTTP layer alone turns it into bytes. */
+export interface Result {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** A non-JSON payload (QR images, oEmbed XML, CSV). */
+  raw?: { contentType: string; payload: string | Buffer };
+  /** The body is an error envelope (not filtered by `_fields`). */
+  isError?: boolean;
+}
+
+export const ok = (body: unknown, headers?: Record<string, string>): Result => ({ status: 200, body, headers });
+export const created = (body: unknown, headers?: Record<string, string>): Result => ({ status: 201, body, headers });
+
+/** An error answer that still commits the handler's transaction (e.g. a losing scan is recorded). */
+export function errorResult(e: HttpError): Result {
+  return { status: e.status, body: e.body(), isError: true };
+}

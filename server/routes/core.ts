@@ -1,0 +1,113 @@
+import qs from 'qs';
+import type { NamespaceDef } from '../../shared/http/route.ts';
+import { batchRoute, namespaceRoutes, siteIndexRoute, type BatchItem } from '../../shared/routes/core.ts';
+import { gmtOffsetHours } from '../../shared/dates.ts';
+import type { Ctx } from '../http/context.ts';
+import { execute, prepare, type Prepared, type RestRequest } from '../http/dispatch.ts';
+import { HttpError } from '../http/errors.ts';
+import { normaliseRoute } from '../http/incoming.ts';
+import { implement, type Endpoint, type Registry } from '../http/registry.ts';
+import { ok, type Result } from '../http/result.ts';
+import { openApiDocument, routesData } from '../http/describe.ts';
+
+function registryOf(ctx: Ctx): Registry {
+  return ctx.app.services.registry as Registry;
+}
+
+export const siteIndex = implement(siteIndexRoute, (_input, ctx) => {
+  const { config } = ctx.app;
+  const reg = registryOf(ctx);
+  return ok({
+    name: config.siteName,
+    description: config.siteDescription,
+    url: ctx.urls.site(''),
+    home: ctx.urls.site(''),
+    gmt_offset: gmtOffsetHours(config.timezone, new Date()),
+    timezone_string: config.timezone,
+    page_for_posts: 0,
+    page_on_front: 0,
+    show_on_front: 'posts',
+    namespaces: reg.namespaces.map((n) => n.name),
+    authentication: [],
+    routes: routesData(reg, ctx.urls),
+    site_logo: 0,
+    site_icon: 0,
+    site_icon_url: '',
+    _links: { help: [{ href: 'https://developer.wordpress.org/rest-api/' }] },
+  });
+});
+
+export function namespaceEndpoints(ns: NamespaceDef): Endpoint[] {
+  const { index, doc } = namespaceRoutes(ns.name);
+  return [
+    implement(index, (_input, ctx) => {
+      return ok({ namespace: ns.name, routes: routesData(registryOf(ctx), ctx.urls, ns.name), _links: { up: [{ href: ctx.urls.root }] } });
+    }),
+    implement(doc, (_input, ctx) => ok(openApiDocument(registryOf(ctx), ns, ctx.urls))),
+  ];
+}
+
+function envelope(r: Result): { body: unknown; status: number; headers: Record<string, string> } {
+  return { body: r.body, status: r.status, headers: r.headers ?? {} };
+}
+
+function subRequest(item: BatchItem): RestRequest | HttpError {
+  let url: URL;
+  try {
+    url = new URL(item.path, 'http://batch.invalid');
+  } catch {
+    return new HttpError(400, 'parse_path_failed', 'Could not parse the path.');
+  }
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(item.headers ?? {})) headers[k.toLowerCase()] = v;
+  let route: string;
+  try {
+    route = normaliseRoute(decodeURIComponent(url.pathname));
+  } catch {
+    return new HttpError(400, 'parse_path_failed', 'Could not parse the path.');
+  }
+  return {
+    method: item.method,
+    route,
+    query: qs.parse(url.search.slice(1)) as Record<string, unknown>,
+    body: item.body ?? {},
+    json: null,
+    jsonError: false,
+    headers,
+  };
+}
+
+/**
+ * `POST /batch/v1` as WordPress core runs it: validate every item (route, opt-in, parameters), then either stop
+ * (`require-all-validate` with a failure) or run each in order as the caller, each in its own transaction.
+ */
+export const batch = implement(
+  batchRoute,
+  async (input, ctx) => {
+    const reg = registryOf(ctx);
+    const env = { caller: ctx.caller, urls: ctx.urls, lang: ctx.lang, ip: ctx.req.ip, cookies: ctx.req.cookies, userAgent: ctx.req.userAgent, setCookie: ctx.setCookie };
+    const prepared: (Prepared | HttpError)[] = input.requests.map((item) => {
+      const sub = subRequest(item);
+      if (sub instanceof HttpError) return sub;
+      const outcome = prepare(reg, ctx.app, sub, env, { inBatch: true });
+      return outcome.ok ? outcome.prepared : outcome.error;
+    });
+    const failedAny = prepared.some((p) => p instanceof HttpError);
+    if (input.validation === 'require-all-validate' && failedAny) {
+      return {
+        status: 207,
+        body: {
+          failed: 'validation',
+          responses: prepared.map((p) => (p instanceof HttpError ? { body: p.body(), status: p.status, headers: {} } : null)),
+        },
+      };
+    }
+    const responses = [];
+    for (const p of prepared) {
+      if (p instanceof HttpError) responses.push({ body: p.body(), status: p.status, headers: {} });
+      else responses.push(envelope(await execute(p)));
+    }
+    return { status: 207, body: { responses } };
+  },
+  { async: true },
+);

@@ -1,0 +1,110 @@
+import { beginningOfDay, endOfDay, formatInZone, isValidTimezone, parseDateInput, zonedToInstant } from '../../../shared/dates.ts';
+import type { Ctx } from '../../http/context.ts';
+import { invalidParam } from '../../http/errors.ts';
+import { getEventRows, insertEventCols, setEventOrganizers, setEventVenues, updateEventCols, type EventCols, type EventRow } from '../../db/repos/events.ts';
+import { insertPost, updatePost, type PostWrite } from '../../db/repos/posts.ts';
+import { setPostTerms } from '../../db/repos/terms.ts';
+import { utcString } from '../../content/site-time.ts';
+import { isHttpUrl } from '../../content/text.ts';
+import { postWriteFields, resolveLinkedInput } from './linked-write.ts';
+import { TAXONOMY } from './present.ts';
+import { resolveTermRefs } from './refs.ts';
+
+export type EventFields = Record<string, unknown>;
+
+function flag(v: unknown): number | undefined {
+  return v === undefined ? undefined : v ? 1 : 0;
+}
+
+/** Start and end from the write (or the stored event), in the event's time zone; TEC moves an end before the start to the start. */
+function schedule(ctx: Ctx, f: EventFields, existing: EventRow | undefined): Partial<EventCols> {
+  const tzGiven = f.timezone !== undefined ? String(f.timezone).trim() : undefined;
+  if (tzGiven && !isValidTimezone(tzGiven)) throw invalidParam('timezone');
+  const tz = tzGiven || (tzGiven === '' ? ctx.app.config.timezone : existing?.timezone || ctx.app.config.timezone);
+  const now = new Date();
+  let start = existing ? zonedToInstant(existing.start_local, existing.timezone || ctx.app.config.timezone) : undefined;
+  let end = existing ? zonedToInstant(existing.end_local, existing.timezone || ctx.app.config.timezone) : undefined;
+  if (f.start_date !== undefined) {
+    start = parseDateInput(f.start_date as string, tz, now) ?? undefined;
+    if (!start) throw invalidParam('start_date');
+  }
+  if (f.end_date !== undefined) {
+    end = parseDateInput(f.end_date as string, tz, now) ?? undefined;
+    if (!end) throw invalidParam('end_date');
+  }
+  if (!start || !end) throw invalidParam(start ? 'end_date' : 'start_date');
+  const allDay = f.all_day !== undefined ? Boolean(f.all_day) : existing?.all_day === 1;
+  let startLocal = formatInZone(start, tz);
+  let endLocal = formatInZone(end, tz);
+  if (allDay) {
+    startLocal = beginningOfDay(startLocal);
+    endLocal = endOfDay(endLocal);
+  }
+  if (endLocal < startLocal) endLocal = startLocal;
+  return {
+    timezone: tz,
+    all_day: allDay ? 1 : 0,
+    start_local: startLocal,
+    end_local: endLocal,
+    start_utc: utcString(zonedToInstant(startLocal, tz)),
+    end_utc: utcString(zonedToInstant(endLocal, tz)),
+  };
+}
+
+function detailCols(ctx: Ctx, f: EventFields, existing: EventRow | undefined): Partial<EventCols> {
+  const cols: Partial<EventCols> = {};
+  const touchesSchedule = !existing || ['start_date', 'end_date', 'timezone', 'all_day'].some((k) => f[k] !== undefined);
+  if (touchesSchedule) Object.assign(cols, schedule(ctx, f, existing));
+  if (f.cost !== undefined) cols.cost = f.cost === null ? '' : Array.isArray(f.cost) ? f.cost.join(', ') : String(f.cost).trim();
+  if (f.currency_symbol !== undefined) cols.currency_symbol = String(f.currency_symbol);
+  if (f.currency_code !== undefined) cols.currency_code = String(f.currency_code).toUpperCase();
+  if (f.currency_position !== undefined) cols.currency_position = f.currency_position === 'postfix' || f.currency_position === 'suffix' ? 'postfix' : 'prefix';
+  if (f.website !== undefined) {
+    const w = String(f.website).trim();
+    if (w && !isHttpUrl(w)) throw invalidParam('website');
+    cols.website = w;
+  }
+  cols.show_map = flag(f.show_map);
+  cols.show_map_link = flag(f.show_map_link);
+  cols.hide_from_listings = flag(f.hide_from_listings);
+  cols.featured = flag(f.featured);
+  return cols;
+}
+
+const DEFAULTS: EventCols = {
+  start_local: '', end_local: '', start_utc: '', end_utc: '', timezone: '', all_day: 0, cost: '', currency_symbol: '', currency_code: '',
+  currency_position: '', website: '', show_map: null, show_map_link: null, hide_from_listings: 0, featured: 0,
+};
+
+function links(ctx: Ctx, id: number, f: EventFields): void {
+  if (f.venue !== undefined) setEventVenues(ctx.db, id, resolveLinkedInput(ctx, 'venue', f.venue));
+  if (f.organizer !== undefined) setEventOrganizers(ctx.db, id, resolveLinkedInput(ctx, 'organizer', f.organizer));
+  if (f.categories !== undefined) setPostTerms(ctx.db, id, TAXONOMY.categories, resolveTermRefs(ctx, TAXONOMY.categories, f.categories, 'categories', true));
+  if (f.tags !== undefined) setPostTerms(ctx.db, id, TAXONOMY.tags, resolveTermRefs(ctx, TAXONOMY.tags, f.tags, 'tags', true));
+}
+
+function postFields(ctx: Ctx, f: EventFields, existing?: EventRow): PostWrite {
+  const w = postWriteFields(ctx, 'event', f, 'title', existing);
+  if (f.sticky !== undefined) w.menu_order = f.sticky ? -1 : 0;
+  if (f.password !== undefined) w.password = String(f.password);
+  return w;
+}
+
+/** Creates an event with its links and terms (the caller's transaction makes it all or nothing). */
+export function createEvent(ctx: Ctx, f: EventFields): number {
+  const cols = { ...DEFAULTS, ...Object.fromEntries(Object.entries(detailCols(ctx, f, undefined)).filter(([, v]) => v !== undefined)) } as EventCols;
+  const id = insertPost(ctx.db, 'event', postFields(ctx, f) as PostWrite & { date: string; date_gmt: string });
+  insertEventCols(ctx.db, id, cols);
+  links(ctx, id, f);
+  return id;
+}
+
+export function updateEvent(ctx: Ctx, existing: EventRow, f: EventFields): void {
+  updatePost(ctx.db, existing.id, postFields(ctx, f, existing));
+  updateEventCols(ctx.db, existing.id, detailCols(ctx, f, existing));
+  links(ctx, existing.id, f);
+}
+
+export function eventRow(ctx: Ctx, id: number): EventRow | undefined {
+  return getEventRows(ctx.db, [id])[0];
+}

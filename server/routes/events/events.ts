@@ -1,0 +1,168 @@
+import { beginningOfDay, endOfDay, formatInZone, parseDateInput } from '../../../shared/dates.ts';
+import { eventsRoutes } from '../../../shared/routes/events.ts';
+import type { Ctx } from '../../http/context.ts';
+import { can } from '../../http/context.ts';
+import { HttpError, invalidParam } from '../../http/errors.ts';
+import { implement, type Endpoint } from '../../http/registry.ts';
+import { created, ok } from '../../http/result.ts';
+import { queryEvents, type Condition, type EventQuery } from '../../db/repos/event-query.ts';
+import { getEventRows, type EventRow } from '../../db/repos/events.ts';
+import { findPostIdBySlug, getPost, updatePost } from '../../db/repos/posts.ts';
+import { localToUtcString, nowDates } from '../../content/site-time.ts';
+import { readsPrivate, statusFilter, visibleStatus } from './access.ts';
+import { archiveLinks, knownQuery, totalHeaders } from './archive.ts';
+import { createEvent, eventRow, updateEvent } from './event-write.ts';
+import { blankProtected, presentEvents, TAXONOMY } from './present.ts';
+import { resolveTermRefs } from './refs.ts';
+import { getLinkedRows } from '../../db/repos/linked.ts';
+
+const MAX_PER_PAGE = 50;
+/** Radius of the `geoloc_lat`/`geoloc_lng` filter: events whose venue is within 50 km, nearest first. */
+export const GEOLOC_RADIUS_KM = 50;
+
+/** Extra archive filters other namespaces contribute (Event Tickets: `ticketed`). */
+export type EventFilter = (input: Record<string, unknown>, ctx: Ctx) => Condition | null;
+
+const SUPPORTED = ['page', 'per_page', 'start_date', 'end_date', 'search', 'categories', 'tags', 'venue', 'organizer', 'featured', 'status', 'geoloc', 'geoloc_lat', 'geoloc_lng', 'post_parent', 'include', 'starts_before', 'starts_after', 'ends_before', 'ends_after', 'strict_dates', 'ticketed'];
+
+const notFound = (id: number) => new HttpError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
+
+/** Resolves `/events/{id}` for any method: 404 when nothing has that ID, 400 when it is not an event. */
+function loadEvent(ctx: Ctx, id: number): EventRow {
+  const post = id > 0 ? getPost(ctx.db, id) : undefined;
+  if (!post) throw notFound(id);
+  if (post.type !== 'event') throw new HttpError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');
+  return eventRow(ctx, id)!;
+}
+
+function slugToId(ctx: Ctx, slug: string): number {
+  const id = findPostIdBySlug(ctx.db, 'event', slug);
+  if (!id) throw invalidParam('slug');
+  return id;
+}
+
+function readOne(ctx: Ctx, id: number, password: string | undefined, context?: string) {
+  const row = loadEvent(ctx, id);
+  if (row.status === 'trash' && !can(ctx, 'edit_events')) throw new HttpError(403, 'event-no-longer-available', 'This event is no longer available');
+  if (!visibleStatus(ctx, row.status)) throw new HttpError(403, 'event-not-accessible', 'The requested event is not accessible');
+  const bypass = context === 'edit' && can(ctx, 'edit_events');
+  if (row.password && !bypass && password !== row.password) {
+    throw new HttpError(403, 'event-password-protected', 'The requested event is not accessible without a password');
+  }
+  return ok(presentEvents(ctx, [row], { single: true })[0]);
+}
+
+function trash(ctx: Ctx, id: number) {
+  const row = loadEvent(ctx, id);
+  if (row.status === 'trash') throw new HttpError(410, 'event-is-in-trash', 'The event is already trashed');
+  const now = nowDates(ctx.app.config.timezone);
+  updatePost(ctx.db, id, { status: 'trash', trashed_from: row.status, modified: now.date, modified_gmt: now.date_gmt });
+  return ok(presentEvents(ctx, [eventRow(ctx, id)!])[0]);
+}
+
+function update(ctx: Ctx, id: number, input: Record<string, unknown>) {
+  const row = loadEvent(ctx, id);
+  updateEvent(ctx, row, input);
+  return ok(presentEvents(ctx, [eventRow(ctx, id)!])[0]);
+}
+
+function utcOf(ctx: Ctx, value: string, param: string, widen?: 'start' | 'end'): string {
+  const tz = ctx.app.config.timezone;
+  const d = parseDateInput(value, tz, new Date());
+  if (!d) throw invalidParam(param);
+  let local = formatInZone(d, tz);
+  if (widen === 'start') local = beginningOfDay(local);
+  if (widen === 'end') local = endOfDay(local);
+  return localToUtcString(local, tz);
+}
+
+function linkedIds(ctx: Ctx, kind: 'venue' | 'organizer', ids: number[] | undefined, param: string): number[] | undefined {
+  if (!ids) return undefined;
+  const rows = getLinkedRows(ctx.db, kind, ids);
+  if (rows.length !== new Set(ids).size) throw invalidParam(param);
+  return ids;
+}
+
+const list = implement(eventsRoutes.list, (input, ctx) => {
+  const given = (k: string) => ctx.req.params[k] !== undefined && ctx.req.params[k] !== null;
+  const perPage = Math.min(input.per_page, MAX_PER_PAGE);
+  const q: EventQuery = {
+    statuses: statusFilter(ctx, input.status),
+    excludeHidden: !readsPrivate(ctx),
+    extra: [],
+    limit: perPage,
+    offset: (input.page - 1) * perPage,
+  };
+  if (input.include) q.include = input.include;
+  else {
+    const ranged = ['starts_before', 'starts_after', 'ends_before', 'ends_after'].some(given);
+    const strict = input.strict_dates;
+    if (given('start_date')) q.startsOnOrAfter = utcOf(ctx, input.start_date!, 'start_date', strict ? undefined : 'start');
+    else if (!ranged) q.startsOnOrAfter = utcOf(ctx, 'yesterday 23:59', 'start_date', strict ? undefined : 'start');
+    if (given('end_date')) q.endsOnOrBefore = utcOf(ctx, input.end_date!, 'end_date', strict ? undefined : 'end');
+    else if (!ranged) q.endsOnOrBefore = utcOf(ctx, '+24 months', 'end_date', strict ? undefined : 'end');
+    if (input.starts_before) q.startsBefore = utcOf(ctx, input.starts_before, 'starts_before');
+    if (input.starts_after) q.startsAfter = utcOf(ctx, input.starts_after, 'starts_after');
+    if (input.ends_before) q.endsBefore = utcOf(ctx, input.ends_before, 'ends_before');
+    if (input.ends_after) q.endsAfter = utcOf(ctx, input.ends_after, 'ends_after');
+  }
+  if (input.search) q.search = input.search;
+  q.termIds = [];
+  if (input.categories?.length) q.termIds.push(resolveTermRefs(ctx, TAXONOMY.categories, input.categories, 'categories', false));
+  if (input.tags?.length) q.termIds.push(resolveTermRefs(ctx, TAXONOMY.tags, input.tags, 'tags', false));
+  q.venueIds = linkedIds(ctx, 'venue', input.venue, 'venue');
+  q.organizerIds = linkedIds(ctx, 'organizer', input.organizer, 'organizer');
+  if (input.featured !== undefined) q.featured = input.featured;
+  if (input.post_parent !== undefined) {
+    if (getPost(ctx.db, input.post_parent)?.type !== 'event') throw invalidParam('post_parent');
+    q.postParent = input.post_parent;
+  }
+  if (input.geoloc !== undefined) q.geoloc = input.geoloc;
+  if ((input.geoloc_lat === undefined) !== (input.geoloc_lng === undefined)) {
+    throw invalidParam(input.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng', 'geoloc_lat and geoloc_lng must be sent together.');
+  }
+  if (input.geoloc_lat !== undefined && input.geoloc_lng !== undefined) q.near = { lat: input.geoloc_lat, lng: input.geoloc_lng, radiusKm: GEOLOC_RADIUS_KM };
+  for (const f of (ctx.app.services.eventFilters as EventFilter[] | undefined) ?? []) {
+    const c = f(input, ctx);
+    if (c) q.extra.push(c);
+  }
+  const { ids, total } = queryEvents(ctx.db, q);
+  if (input.page > 1 && ids.length === 0) throw new HttpError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
+  const rows = getEventRows(ctx.db, ids);
+  const events = presentEvents(ctx, rows);
+  const editor = can(ctx, 'edit_events');
+  rows.forEach((r, i) => {
+    if (r.password && !editor && input.password !== r.password) blankProtected(events[i]);
+  });
+  const totalPages = Math.ceil(total / perPage);
+  const links = archiveLinks(ctx.urls.rest('/evt/events/v1/events/'), knownQuery(ctx.req.params, SUPPORTED), input.page, totalPages);
+  return ok({ events, ...links, total, total_pages: totalPages }, totalHeaders(total, totalPages));
+});
+
+/** The slug in the URL of a by-slug route (a body `slug` is the new slug, not the address). */
+export function pathSlug(ctx: Ctx): string {
+  const seg = ctx.req.route.split('/by-slug/')[1] ?? '';
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    return seg;
+  }
+}
+
+export const eventEndpoints: Endpoint[] = [
+  list,
+  implement(eventsRoutes.read, (input, ctx) => readOne(ctx, input.id, input.password, input.context)),
+  implement(eventsRoutes.delete, (input, ctx) => trash(ctx, input.id)),
+  implement(eventsRoutes.update, (input, ctx) => update(ctx, input.id, input)),
+  implement(eventsRoutes.create, (input, ctx) => {
+    const id = createEvent(ctx, input);
+    return created(presentEvents(ctx, [eventRow(ctx, id)!])[0]);
+  }),
+  implement(eventsRoutes.readBySlug, (input, ctx) => readOne(ctx, slugToId(ctx, pathSlug(ctx)), input.password)),
+  implement(eventsRoutes.deleteBySlug, (input, ctx) => trash(ctx, slugToId(ctx, pathSlug(ctx)))),
+  implement(eventsRoutes.updateBySlug, (input, ctx) => {
+    const current = pathSlug(ctx);
+    const id = slugToId(ctx, current);
+    return update(ctx, id, input.slug === current ? { ...input, slug: undefined } : input);
+  }),
+];

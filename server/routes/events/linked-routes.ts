@@ -1,0 +1,108 @@
+import { organizersRoutes, venuesRoutes } from '../../../shared/routes/events.ts';
+import type { Ctx } from '../../http/context.ts';
+import { HttpError, invalidParam } from '../../http/errors.ts';
+import { implement, type Endpoint } from '../../http/registry.ts';
+import { created, ok } from '../../http/result.ts';
+import { stmt } from '../../db/connection.ts';
+import { findPostIdBySlug, getPost, updatePost, type PostRow } from '../../db/repos/posts.ts';
+import type { LinkedKind } from '../../db/repos/linked.ts';
+import { nowDates, utcString } from '../../content/site-time.ts';
+import { statusFilter, visibleStatus } from './access.ts';
+import { archiveLinks, knownQuery, totalHeaders } from './archive.ts';
+import { createLinked, updateLinked } from './linked-write.ts';
+import { presentLinked } from './present.ts';
+import { pathSlug } from './events.ts';
+
+const MAX_PER_PAGE = 50;
+const SUPPORTED = ['page', 'per_page', 'search', 'event', 'has_events', 'only_with_upcoming', 'status'];
+const LINK: Record<LinkedKind, { table: string; col: string; detail: string; search: string[] }> = {
+  venue: { table: 'event_venues', col: 'venue_id', detail: 'venues', search: ['address', 'city', 'country', 'province', 'state', 'zip', 'stateprovince', 'phone'] },
+  organizer: { table: 'event_organizers', col: 'organizer_id', detail: 'organizers', search: ['phone', 'email', 'website'] },
+};
+
+function truthy(v: unknown): boolean | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'boolean') return v;
+  return ['1', 'true', 'yes', 'on'].includes(String(v).toLowerCase());
+}
+
+function load(ctx: Ctx, kind: LinkedKind, id: number): PostRow {
+  const p = id > 0 ? getPost(ctx.db, id) : undefined;
+  // TEC validates the ID argument with is_venue_id / is_organizer_id: a failure is a parameter error.
+  if (!p || p.type !== kind) throw invalidParam('id');
+  return p;
+}
+
+function bySlug(ctx: Ctx, kind: LinkedKind): PostRow {
+  const id = findPostIdBySlug(ctx.db, kind, pathSlug(ctx));
+  if (!id) throw invalidParam('slug');
+  return getPost(ctx.db, id)!;
+}
+
+function read(ctx: Ctx, kind: LinkedKind, p: PostRow) {
+  if (p.status === 'trash' || !visibleStatus(ctx, p.status)) throw new HttpError(403, `${kind}-not-accessible`, `The requested ${kind} is not accessible`);
+  return ok(presentLinked(ctx, kind, [p.id], { single: true })[0]);
+}
+
+function trash(ctx: Ctx, kind: LinkedKind, p: PostRow) {
+  if (p.status === 'trash') throw new HttpError(410, `${kind}-is-in-trash`, `The ${kind} is already trashed`);
+  const now = nowDates(ctx.app.config.timezone);
+  updatePost(ctx.db, p.id, { status: 'trash', trashed_from: p.status, modified: now.date, modified_gmt: now.date_gmt });
+  return ok(presentLinked(ctx, kind, [p.id])[0]);
+}
+
+function update(ctx: Ctx, kind: LinkedKind, p: PostRow, input: Record<string, unknown>) {
+  updateLinked(ctx, kind, p, input);
+  return ok(presentLinked(ctx, kind, [p.id])[0]);
+}
+
+function archive(ctx: Ctx, kind: LinkedKind, input: { page: number; per_page: number; search?: string; event?: number; has_events?: unknown; only_with_upcoming?: unknown; status?: string[] }) {
+  const { table, col, detail, search } = LINK[kind];
+  const perPage = Math.min(input.per_page, MAX_PER_PAGE);
+  const where = ['p.type = ?', 'p.status IN (SELECT value FROM json_each(?))'];
+  const params: unknown[] = [kind, JSON.stringify(statusFilter(ctx, input.status))];
+  if (input.search) {
+    const like = `%${input.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const cols = ['p.title', 'p.content', 'p.title_et', ...search.map((c) => `d.${c}`)];
+    where.push(`(${cols.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
+    params.push(...cols.map(() => like));
+  }
+  if (input.event !== undefined) {
+    if (getPost(ctx.db, input.event)?.type !== 'event') throw invalidParam('event');
+    where.push(`p.id IN (SELECT ${col} FROM ${table} WHERE event_id = ?)`);
+    params.push(input.event);
+  }
+  const live = `SELECT 1 FROM ${table} l JOIN posts ep ON ep.id = l.event_id WHERE l.${col} = p.id AND ep.status <> 'trash'`;
+  const hasEvents = truthy(input.has_events);
+  if (hasEvents !== undefined) where.push(`${hasEvents ? '' : 'NOT '}EXISTS (${live})`);
+  if (truthy(input.only_with_upcoming)) {
+    where.push(`EXISTS (SELECT 1 FROM ${table} l JOIN events e ON e.post_id = l.event_id JOIN posts ep ON ep.id = l.event_id WHERE l.${col} = p.id AND ep.status = 'publish' AND e.end_utc >= ?)`);
+    params.push(utcString(new Date()));
+  }
+  const from = `FROM posts p JOIN ${detail} d ON d.post_id = p.id WHERE ${where.join(' AND ')}`;
+  const total = (stmt(ctx.db, `SELECT COUNT(*) AS n ${from}`).get(...params) as { n: number }).n;
+  const ids = (stmt(ctx.db, `SELECT p.id ${from} ORDER BY p.title COLLATE NOCASE ASC, p.id ASC LIMIT ? OFFSET ?`).all(...params, perPage, (input.page - 1) * perPage) as { id: number }[]).map((r) => r.id);
+  if (input.page > 1 && ids.length === 0) throw new HttpError(404, `${kind}-archive-page-not-found`, `The requested ${kind} archive page does not exist`);
+  const totalPages = Math.ceil(total / perPage);
+  const links = archiveLinks(ctx.urls.rest(`/evt/events/v1/${kind}s/`), knownQuery(ctx.req.params, SUPPORTED), input.page, totalPages);
+  return ok({ [`${kind}s`]: presentLinked(ctx, kind, ids), ...links, total, total_pages: totalPages }, totalHeaders(total, totalPages));
+}
+
+function endpoints(kind: LinkedKind, routes: typeof venuesRoutes): Endpoint[] {
+  return [
+    implement(routes.list, (input, ctx) => archive(ctx, kind, input)),
+    implement(routes.read, (input, ctx) => read(ctx, kind, load(ctx, kind, input.id))),
+    implement(routes.delete, (input, ctx) => trash(ctx, kind, load(ctx, kind, input.id))),
+    implement(routes.update, (input, ctx) => update(ctx, kind, load(ctx, kind, input.id), input)),
+    implement(routes.create, (input, ctx) => created(presentLinked(ctx, kind, [createLinked(ctx, kind, input)])[0])),
+    implement(routes.readBySlug, (_input, ctx) => read(ctx, kind, bySlug(ctx, kind))),
+    implement(routes.deleteBySlug, (_input, ctx) => trash(ctx, kind, bySlug(ctx, kind))),
+    implement(routes.updateBySlug, (input, ctx) => {
+      const p = bySlug(ctx, kind);
+      return update(ctx, kind, p, input.slug === p.slug ? { ...input, slug: undefined } : input);
+    }),
+  ];
+}
+
+export const venueEndpoints = endpoints('venue', venuesRoutes);
+export const organizerEndpoints = endpoints('organizer', organizersRoutes as unknown as typeof venuesRoutes);

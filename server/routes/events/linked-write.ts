@@ -1,0 +1,136 @@
+import type { Ctx } from '../../http/context.ts';
+import { callerUserId } from '../../http/context.ts';
+import { HttpError, invalidParam } from '../../http/errors.ts';
+import { validateArgs } from '../../http/validate.ts';
+import { findLinkedByTitle, getLinkedRows, insertLinkedCols, updateLinkedCols, type LinkedKind } from '../../db/repos/linked.ts';
+import { getUser } from '../../db/repos/users.ts';
+import { insertPost, updatePost, uniqueSlug, type PostRow, type PostWrite } from '../../db/repos/posts.ts';
+import { nowDates, publicationDates } from '../../content/site-time.ts';
+import { isHttpUrl } from '../../content/text.ts';
+import { organizerCreateArgs, venueCreateArgs } from '../../../shared/routes/event-args.ts';
+import { WRITABLE_STATUSES } from './access.ts';
+import { requireLinked, resolveImage } from './refs.ts';
+
+type Fields = Record<string, unknown>;
+
+const DETAIL: Record<LinkedKind, readonly string[]> = {
+  venue: ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince', 'website'],
+  organizer: ['phone', 'website', 'email'],
+};
+
+function bool(v: unknown): number | undefined {
+  return v === undefined ? undefined : v ? 1 : 0;
+}
+
+/** Post columns shared by every post write: title, texts, status, author, dates, slug, image. */
+export function postWriteFields(ctx: Ctx, type: string, f: Fields, titleKey: string, existing?: PostRow): PostWrite {
+  const et = ctx.lang === 'et';
+  const w: PostWrite = {};
+  const text = (key: 'title' | 'content' | 'excerpt', v: unknown) => {
+    if (v === undefined) return;
+    const s = String(v);
+    if (et) {
+      w[`${key}_et`] = s;
+      if (!existing) w[key] = s;
+    } else w[key] = s;
+  };
+  text('title', f[titleKey]);
+  text('content', f.description);
+  text('excerpt', f.excerpt);
+  if (f.status !== undefined) {
+    const s = String(f.status).toLowerCase();
+    if (!(WRITABLE_STATUSES as readonly string[]).includes(s)) throw invalidParam('status');
+    w.status = s;
+  }
+  if (f.author !== undefined) {
+    if (Number(f.author) !== 0 && !getUser(ctx.db, Number(f.author))) throw invalidParam('author');
+    w.author = Number(f.author);
+  }
+  if (f.date !== undefined || f.date_utc !== undefined) {
+    const d = publicationDates(ctx.app.config.timezone, { date: f.date as string | undefined, date_utc: f.date_utc as string | undefined });
+    if (!d) throw invalidParam(f.date_utc !== undefined ? 'date_utc' : 'date');
+    Object.assign(w, d);
+  }
+  if (f.slug !== undefined && String(f.slug) !== '') w.slug = uniqueSlug(ctx.db, type, String(f.slug), existing?.id ?? 0);
+  if (f.image !== undefined) w.image_id = resolveImage(ctx, f.image);
+  const now = nowDates(ctx.app.config.timezone);
+  w.modified = now.date;
+  w.modified_gmt = now.date_gmt;
+  if (!existing) {
+    w.date ??= now.date;
+    w.date_gmt ??= now.date_gmt;
+    w.status ??= 'publish';
+    w.author ??= callerUserId(ctx);
+    w.slug ??= uniqueSlug(ctx.db, type, String(f[titleKey] ?? type));
+  }
+  return w;
+}
+
+function detailCols(kind: LinkedKind, f: Fields): Record<string, unknown> {
+  const cols: Record<string, unknown> = {};
+  for (const k of DETAIL[kind]) if (f[k] !== undefined) cols[k] = String(f[k]).trim();
+  if (cols.website && !isHttpUrl(String(cols.website))) throw invalidParam('website');
+  if (kind === 'organizer' && cols.email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(String(cols.email))) throw invalidParam('email');
+  if (kind === 'venue') {
+    cols.show_map = bool(f.show_map);
+    cols.show_map_link = bool(f.show_map_link);
+    if (f.geo_lat !== undefined) cols.lat = f.geo_lat === null ? null : Number(f.geo_lat);
+    if (f.geo_lng !== undefined) cols.lng = f.geo_lng === null ? null : Number(f.geo_lng);
+  }
+  return cols;
+}
+
+/** Creates a venue or organizer from validated create fields; returns its ID. */
+export function createLinked(ctx: Ctx, kind: LinkedKind, f: Fields): number {
+  const w = postWriteFields(ctx, kind, f, kind);
+  const cols = detailCols(kind, f);
+  const id = insertPost(ctx.db, kind, w as PostWrite & { date: string; date_gmt: string });
+  insertLinkedCols(ctx.db, kind, id, cols);
+  return id;
+}
+
+export function updateLinked(ctx: Ctx, kind: LinkedKind, existing: PostRow, f: Fields): void {
+  updatePost(ctx.db, existing.id, postWriteFields(ctx, kind, f, kind, existing));
+  updateLinkedCols(ctx.db, kind, existing.id, detailCols(kind, f));
+}
+
+/**
+ * The `venue`/`organizer` of an event write: an ID, `{id}`, an object of create fields (an existing live one
+ * with the same name is reused, as TEC avoids duplicates) or a list of those. Empty clears.
+ */
+export function resolveLinkedInput(ctx: Ctx, kind: LinkedKind, value: unknown): number[] {
+  if (value === null || value === '' || value === 0 || value === false) return [];
+  const items = Array.isArray(value) ? value : [value];
+  const ids: number[] = [];
+  for (const item of items) {
+    if (typeof item === 'number' || (typeof item === 'string' && /^\d+$/.test(item))) {
+      ids.push(requireLinked(ctx, kind, Number(item)));
+    } else if (item && typeof item === 'object' && !Array.isArray(item)) {
+      const o = item as Fields;
+      if (o.id !== undefined && o.id !== null && o.id !== '') {
+        if (!/^\d+$/.test(String(o.id))) throw new HttpError(400, 'invalid-linked-post-id', 'The provided linked post ID is not valid');
+        ids.push(requireLinked(ctx, kind, Number(o.id)));
+        continue;
+      }
+      let fields: Fields;
+      try {
+        fields = validateArgs(kind === 'venue' ? venueCreateArgs : organizerCreateArgs, o);
+      } catch {
+        throw new HttpError(400, `could-not-create-${kind}`, `The ${kind} could not be created from the provided data`);
+      }
+      const same = findLinkedByTitle(ctx.db, kind, String(fields[kind]).trim());
+      ids.push(same ?? createLinked(ctx, kind, fields));
+    } else if (typeof item === 'string' && item.trim()) {
+      // A bare name: reuse the live one with that name, or create it.
+      const name = item.trim();
+      ids.push(findLinkedByTitle(ctx.db, kind, name) ?? createLinked(ctx, kind, { [kind]: name }));
+    } else {
+      throw new HttpError(400, 'invalid-linked-post-id', 'The provided linked post ID is not valid');
+    }
+  }
+  return [...new Set(ids)];
+}
+
+export function linkedRow(ctx: Ctx, kind: LinkedKind, id: number) {
+  return getLinkedRows(ctx.db, kind, [id])[0];
+}

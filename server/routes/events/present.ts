@@ -1,0 +1,332 @@
+import { dateDetails, tzAbbreviation, zonedToInstant } from '../../../shared/dates.ts';
+import type { Ctx } from '../../http/context.ts';
+import type { AttachmentRow } from '../../db/repos/attachments.ts';
+import { getAttachments } from '../../db/repos/attachments.ts';
+import type { EventRow } from '../../db/repos/events.ts';
+import { organizerLinks, venueLinks } from '../../db/repos/events.ts';
+import type { OrganizerRow, VenueRow } from '../../db/repos/linked.ts';
+import { getLinkedRows } from '../../db/repos/linked.ts';
+import type { PostRow } from '../../db/repos/posts.ts';
+import type { TermRow } from '../../db/repos/terms.ts';
+import { termsOfPosts } from '../../db/repos/terms.ts';
+import { autop, dropEmpty, excerptOf, pick } from '../../content/text.ts';
+import { formatCost } from './cost.ts';
+
+export const TAXONOMY = { categories: 'tribe_events_cat', tags: 'post_tag' } as const;
+const NS = '/evt/events/v1';
+
+/** `Tribe__Utils__Global_ID`: `<host><path>?id=<post id>`. */
+export function globalId(ctx: Ctx, id: number, type?: string): string {
+  const u = new URL(ctx.app.config.publicUrl);
+  const origin = `${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  return type ? `${origin}?type=${type}&id=${id}` : `${origin}?id=${id}`;
+}
+
+export function permalink(ctx: Ctx, base: string, post: Pick<PostRow, 'id' | 'slug'>): string {
+  return post.slug ? ctx.urls.site(`/${base}/${post.slug}/`) : ctx.urls.site(`/?p=${post.id}`);
+}
+
+function extension(att: AttachmentRow): string {
+  const fromMime = att.mime_type.split('/')[1] ?? '';
+  const fromUrl = /\.([a-z0-9]{2,5})(?:[?#]|$)/i.exec(att.url)?.[1]?.toLowerCase() ?? '';
+  return fromUrl || (fromMime === 'jpeg' ? 'jpg' : fromMime);
+}
+
+/** The featured-image object, empty values removed, as TEC emits it. */
+export function imageObject(att: AttachmentRow | undefined): Record<string, unknown> | false {
+  if (!att) return false;
+  return dropEmpty({ url: att.url, id: att.post_id, extension: extension(att), width: att.width ?? 0, height: att.height ?? 0, filesize: att.filesize ?? 0, sizes: {} }, ['sizes']);
+}
+
+function titleOf(ctx: Ctx, p: PostRow): string {
+  return pick(ctx.lang, p.title, p.title_et);
+}
+
+function contentOf(ctx: Ctx, p: PostRow): string {
+  return pick(ctx.lang, p.content, p.content_et);
+}
+
+function excerptText(ctx: Ctx, p: PostRow): string {
+  return excerptOf(pick(ctx.lang, p.excerpt, p.excerpt_et), contentOf(ctx, p));
+}
+
+function termUrls(ctx: Ctx, t: TermRow): { self: string; collection: string; up?: string } {
+  const coll = t.taxonomy === TAXONOMY.categories ? 'categories' : 'tags';
+  const urls: { self: string; collection: string; up?: string } = {
+    self: ctx.urls.rest(`${NS}/${coll}/${t.id}`),
+    collection: ctx.urls.rest(`${NS}/${coll}`),
+  };
+  if (t.parent) urls.up = ctx.urls.rest(`${NS}/${coll}/${t.parent}`);
+  return urls;
+}
+
+export function termLink(ctx: Ctx, t: TermRow): string {
+  return t.taxonomy === TAXONOMY.categories ? ctx.urls.site(`/events/category/${t.slug}/`) : ctx.urls.site(`/tag/${t.slug}/`);
+}
+
+/** A term as the term routes return it. */
+export function presentTerm(ctx: Ctx, t: TermRow): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: t.id,
+    count: t.count,
+    description: pick(ctx.lang, t.description, t.description_et),
+    name: pick(ctx.lang, t.name, t.name_et),
+    slug: t.slug,
+    taxonomy: t.taxonomy,
+  };
+  if (t.taxonomy === TAXONOMY.categories) out.parent = t.parent;
+  out.meta = [];
+  out.url = termLink(ctx, t);
+  out.urls = termUrls(ctx, t);
+  return out;
+}
+
+/** A term embedded in an event: a cast WP_Term. */
+function embeddedTerm(ctx: Ctx, t: TermRow): Record<string, unknown> {
+  return {
+    name: pick(ctx.lang, t.name, t.name_et),
+    slug: t.slug,
+    term_group: t.term_group,
+    term_taxonomy_id: t.id,
+    taxonomy: t.taxonomy,
+    description: pick(ctx.lang, t.description, t.description_et),
+    parent: t.parent,
+    count: t.count,
+    filter: 'raw',
+    id: t.id,
+    urls: termUrls(ctx, t),
+  };
+}
+
+function postHead(ctx: Ctx, p: PostRow, base: string): Record<string, unknown> {
+  return {
+    id: p.id,
+    author: String(p.author),
+    status: p.status,
+    date: p.date,
+    date_utc: p.date_gmt,
+    modified: p.modified,
+    modified_utc: p.modified_gmt,
+    url: permalink(ctx, base, p),
+  };
+}
+
+export interface PresentOpts {
+  /** Single read: adds `json_ld`. */
+  single?: boolean;
+}
+
+function venueJsonLd(ctx: Ctx, v: VenueRow): Record<string, unknown> {
+  const ld: Record<string, unknown> = {
+    '@type': 'Place',
+    name: titleOf(ctx, v),
+    description: excerptText(ctx, v).replace(/<[^>]*>/g, ''),
+    url: permalink(ctx, 'venue', v),
+    address: { '@type': 'PostalAddress', streetAddress: v.address, addressLocality: v.city, addressRegion: v.stateprovince || v.state || v.province, postalCode: v.zip, addressCountry: v.country },
+    telephone: v.phone,
+    sameAs: v.website,
+  };
+  if (v.lat !== null && v.lng !== null) ld.geo = { '@type': 'GeoCoordinates', latitude: v.lat, longitude: v.lng };
+  return ld;
+}
+
+function organizerJsonLd(ctx: Ctx, o: OrganizerRow): Record<string, unknown> {
+  return { '@type': 'Person', name: titleOf(ctx, o), description: excerptText(ctx, o).replace(/<[^>]*>/g, ''), url: permalink(ctx, 'organizer', o), telephone: o.phone, email: o.email, sameAs: o.website };
+}
+
+export function presentVenue(ctx: Ctx, v: VenueRow, images: Map<number, AttachmentRow>, opts: PresentOpts = {}): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    ...postHead(ctx, v, 'venue'),
+    venue: titleOf(ctx, v),
+    description: autop(contentOf(ctx, v)),
+    excerpt: excerptText(ctx, v),
+    slug: v.slug,
+    image: imageObject(images.get(v.image_id)),
+    address: v.address,
+    city: v.city,
+    country: v.country,
+    province: v.province,
+    state: v.state,
+    zip: v.zip,
+    phone: v.phone,
+    website: v.website,
+    stateprovince: v.stateprovince,
+  };
+  if (v.lat !== null && v.lng !== null) {
+    body.geo_lat = v.lat;
+    body.geo_lng = v.lng;
+  }
+  if (opts.single) body.json_ld = { '@context': 'http://schema.org', ...venueJsonLd(ctx, v) };
+  return {
+    ...dropEmpty(body),
+    show_map: v.show_map === null ? true : v.show_map === 1,
+    show_map_link: v.show_map_link === null ? true : v.show_map_link === 1,
+    global_id: globalId(ctx, v.id),
+    global_id_lineage: [globalId(ctx, v.id)],
+  };
+}
+
+export function presentOrganizer(ctx: Ctx, o: OrganizerRow, images: Map<number, AttachmentRow>, opts: PresentOpts = {}): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    ...postHead(ctx, o, 'organizer'),
+    organizer: titleOf(ctx, o),
+    description: autop(contentOf(ctx, o)),
+    excerpt: excerptText(ctx, o),
+    slug: o.slug,
+    image: imageObject(images.get(o.image_id)),
+    phone: o.phone,
+    website: o.website,
+    email: o.email,
+  };
+  if (opts.single) body.json_ld = { '@context': 'http://schema.org', ...organizerJsonLd(ctx, o) };
+  body.global_id = globalId(ctx, o.id);
+  body.global_id_lineage = [globalId(ctx, o.id)];
+  return dropEmpty(body);
+}
+
+export function presentLinked(ctx: Ctx, kind: 'venue' | 'organizer', ids: number[], opts: PresentOpts = {}): Record<string, unknown>[] {
+  if (kind === 'venue') {
+    const rows = getLinkedRows(ctx.db, 'venue', ids);
+    const images = getAttachments(ctx.db, rows.map((r) => r.image_id).filter(Boolean));
+    return rows.map((r) => presentVenue(ctx, r, images, opts));
+  }
+  const rows = getLinkedRows(ctx.db, 'organizer', ids);
+  const images = getAttachments(ctx.db, rows.map((r) => r.image_id).filter(Boolean));
+  return rows.map((r) => presentOrganizer(ctx, r, images, opts));
+}
+
+/** Adds fields other namespaces own (Event Tickets: `ticketed`, `attendance`) to presented events. */
+export type EventDecorator = (ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[]) => void;
+
+export function eventDecorators(ctx: Ctx): EventDecorator[] {
+  return (ctx.app.services.eventDecorators as EventDecorator[] | undefined) ?? [];
+}
+
+/** Fields a password-protected event shows in an archive to a caller without the password. */
+export function blankProtected(e: Record<string, unknown>): void {
+  Object.assign(e, {
+    description: '',
+    excerpt: '',
+    image: false,
+    all_day: null,
+    cost: '',
+    cost_details: { currency_symbol: '', currency_position: '', currency_code: '', values: [] },
+    website: '',
+    show_map: null,
+    show_map_link: null,
+    hide_from_listings: null,
+    sticky: null,
+    featured: null,
+    categories: [],
+    tags: [],
+    venue: [],
+    organizer: [],
+    custom_fields: [],
+  });
+  if ('ticketed' in e) e.ticketed = null;
+  if ('attendance' in e) e.attendance = { total_attendees: null, checked_in: null, not_checked_in: null };
+}
+
+/**
+ * Presents many events with a fixed number of queries: one for venues, one for organizers, one for terms and
+ * one for images, whatever the number of events.
+ */
+export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}): Record<string, unknown>[] {
+  const ids = rows.map((r) => r.id);
+  const vLinks = venueLinks(ctx.db, ids);
+  const oLinks = organizerLinks(ctx.db, ids);
+  const venueIds = [...new Set(vLinks.map((l) => l.linked_id))];
+  const organizerIds = [...new Set(oLinks.map((l) => l.linked_id))];
+  const venueRows = getLinkedRows(ctx.db, 'venue', venueIds);
+  const organizerRows = getLinkedRows(ctx.db, 'organizer', organizerIds);
+  const images = getAttachments(ctx.db, [...rows, ...venueRows, ...organizerRows].map((r) => r.image_id).filter(Boolean));
+  const venues = new Map(venueRows.map((v) => [v.id, presentVenue(ctx, v, images, opts)]));
+  const organizers = new Map(organizerRows.map((o) => [o.id, presentOrganizer(ctx, o, images, opts)]));
+  const venueLd = opts.single ? new Map(venueRows.map((v) => [v.id, venueJsonLd(ctx, v)])) : null;
+  const organizerLd = opts.single ? new Map(organizerRows.map((o) => [o.id, organizerJsonLd(ctx, o)])) : null;
+  const terms = new Map<number, TermRow[]>();
+  for (const t of termsOfPosts(ctx.db, ids)) {
+    const list = terms.get(t.post_id) ?? [];
+    list.push(t);
+    terms.set(t.post_id, list);
+  }
+  const group = (links: { event_id: number; linked_id: number }[]) => {
+    const m = new Map<number, number[]>();
+    for (const l of links) m.set(l.event_id, [...(m.get(l.event_id) ?? []), l.linked_id]);
+    return m;
+  };
+  const vBy = group(vLinks);
+  const oBy = group(oLinks);
+  const out = rows.map((r) => {
+    const eventVenues = (vBy.get(r.id) ?? []).map((id) => venues.get(id)).filter((v): v is Record<string, unknown> => !!v);
+    const eventOrganizers = (oBy.get(r.id) ?? []).map((id) => organizers.get(id)).filter((o): o is Record<string, unknown> => !!o);
+    const postTerms = terms.get(r.id) ?? [];
+    const tz = r.timezone || ctx.app.config.timezone;
+    const cost = formatCost(r.cost, r.currency_symbol, r.currency_position, r.currency_code);
+    const e: Record<string, unknown> = {
+      id: r.id,
+      global_id: globalId(ctx, r.id),
+      global_id_lineage: [globalId(ctx, r.id)],
+      author: String(r.author),
+      status: r.status,
+      date: r.date,
+      date_utc: r.date_gmt,
+      modified: r.modified,
+      modified_utc: r.modified_gmt,
+      url: permalink(ctx, 'event', r),
+      rest_url: ctx.urls.rest(`${NS}/events/${r.id}`),
+      title: titleOf(ctx, r),
+      description: autop(contentOf(ctx, r)),
+      excerpt: excerptText(ctx, r),
+      slug: r.slug,
+      image: imageObject(images.get(r.image_id)),
+      all_day: r.all_day === 1,
+      start_date: r.start_local,
+      start_date_details: dateDetails(r.start_local),
+      end_date: r.end_local,
+      end_date_details: dateDetails(r.end_local),
+      utc_start_date: r.start_utc,
+      utc_start_date_details: dateDetails(r.start_utc),
+      utc_end_date: r.end_utc,
+      utc_end_date_details: dateDetails(r.end_utc),
+      timezone: r.timezone,
+      timezone_abbr: tzAbbreviation(tz, zonedToInstant(r.start_local, tz)),
+      cost: cost.text,
+      cost_details: cost.details,
+      website: r.website || permalink(ctx, 'event', r),
+      show_map: r.show_map === null ? true : r.show_map === 1,
+      show_map_link: r.show_map_link === null ? true : r.show_map_link === 1,
+      hide_from_listings: r.hide_from_listings === 1,
+      sticky: r.menu_order === -1,
+      featured: r.featured === 1,
+      categories: postTerms.filter((t) => t.taxonomy === TAXONOMY.categories).map((t) => embeddedTerm(ctx, t)),
+      tags: postTerms.filter((t) => t.taxonomy === TAXONOMY.tags).map((t) => embeddedTerm(ctx, t)),
+      venue: eventVenues.length === 1 ? eventVenues[0] : eventVenues,
+      organizer: eventOrganizers,
+      custom_fields: [],
+    };
+    if (opts.single) {
+      const vIds = vBy.get(r.id) ?? [];
+      const oIds = oBy.get(r.id) ?? [];
+      e.json_ld = dropEmpty({
+        '@context': 'http://schema.org',
+        '@type': 'Event',
+        name: e.title,
+        description: String(e.excerpt).replace(/<[^>]*>/g, ''),
+        image: images.get(r.image_id)?.url ?? '',
+        url: e.url,
+        eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
+        eventStatus: 'https://schema.org/EventScheduled',
+        startDate: zonedToInstant(r.start_local, tz).toISOString().replace('.000Z', '+00:00'),
+        endDate: zonedToInstant(r.end_local, tz).toISOString().replace('.000Z', '+00:00'),
+        location: vIds.length ? venueLd!.get(vIds[0]) : undefined,
+        organizer: oIds.length ? organizerLd!.get(oIds[0]) : undefined,
+        performer: 'Organization',
+        offers: cost.details.values.length ? { '@type': 'Offer', price: cost.details.values[0], priceCurrency: r.currency_code || undefined, url: e.url } : undefined,
+      });
+    }
+    return e;
+  });
+  for (const d of eventDecorators(ctx)) d(ctx, out, rows);
+  return out;
+}

@@ -1,0 +1,120 @@
+import { categoriesRoutes, tagsRoutes } from '../../../shared/routes/events.ts';
+import type { Ctx } from '../../http/context.ts';
+import { HttpError, invalidParam } from '../../http/errors.ts';
+import { implement, type Endpoint } from '../../http/registry.ts';
+import { ok } from '../../http/result.ts';
+import { getPost, sanitizeSlug } from '../../db/repos/posts.ts';
+import { deleteTerm, findTermByName, findTermBySlug, getTermInTaxonomy, insertTerm, queryTerms, updateTerm, type TermRow } from '../../db/repos/terms.ts';
+import { archiveLinks, totalHeaders } from './archive.ts';
+import { presentTerm, TAXONOMY } from './present.ts';
+
+type Plural = 'categories' | 'tags';
+
+function load(ctx: Ctx, taxonomy: string, id: number): TermRow {
+  const t = getTermInTaxonomy(ctx.db, taxonomy, id);
+  // TEC validates the ID with is_event_category / is_post_tag: a failure is a parameter error.
+  if (!t) throw invalidParam('id');
+  return t;
+}
+
+function checkParent(ctx: Ctx, taxonomy: string, parent: number | undefined, self = 0): void {
+  if (!parent) return;
+  if (!getTermInTaxonomy(ctx.db, taxonomy, parent)) throw new HttpError(400, 'rest_term_invalid', 'Parent term does not exist.');
+  // A term may not become its own ancestor.
+  for (let p = parent, guard = 0; p && guard < 1000; guard++) {
+    if (p === self) throw new HttpError(400, 'rest_term_invalid', 'A term cannot be its own ancestor.');
+    p = getTermInTaxonomy(ctx.db, taxonomy, p)?.parent ?? 0;
+  }
+}
+
+function exists(ctx: Ctx, taxonomy: string, name: string, slug: string | undefined, self: number): void {
+  const clash = findTermByName(ctx.db, taxonomy, name);
+  if (clash && clash.id !== self) {
+    throw new HttpError(400, 'term_exists', 'A term with the name provided already exists in this taxonomy.', { term_id: clash.id });
+  }
+  if (slug) {
+    const s = findTermBySlug(ctx.db, taxonomy, slug);
+    if (s && s.id !== self) throw new HttpError(400, 'duplicate_term_slug', `The slug “${slug}” is already in use by another term.`, { term_id: s.id });
+  }
+}
+
+function write(ctx: Ctx, taxonomy: string, input: { name?: string; description?: string; slug?: string; parent?: number }, existing?: TermRow): number {
+  const et = ctx.lang === 'et';
+  const slug = input.slug !== undefined && input.slug !== '' ? sanitizeSlug(input.slug) : undefined;
+  if (input.slug !== undefined && input.slug !== '' && !slug) throw invalidParam('slug');
+  if (input.name !== undefined && !et) exists(ctx, taxonomy, input.name.trim(), slug, existing?.id ?? 0);
+  else if (slug) exists(ctx, taxonomy, '\u0000', slug, existing?.id ?? 0);
+  checkParent(ctx, taxonomy, input.parent, existing?.id ?? 0);
+  if (!existing) {
+    const name = input.name!.trim();
+    const finalSlug = slug ?? (sanitizeSlug(name) || 'term');
+    if (!slug && findTermBySlug(ctx.db, taxonomy, finalSlug)) {
+      throw new HttpError(400, 'term_exists', 'A term with the name provided already exists in this taxonomy.', { term_id: findTermBySlug(ctx.db, taxonomy, finalSlug)!.id });
+    }
+    return insertTerm(ctx.db, { taxonomy, name, name_et: et ? name : null, slug: finalSlug, description: input.description ?? '', description_et: et ? (input.description ?? null) : null, parent: input.parent ?? 0 });
+  }
+  updateTerm(ctx.db, existing.id, {
+    ...(input.name !== undefined ? (et ? { name_et: input.name.trim() } : { name: input.name.trim() }) : {}),
+    ...(input.description !== undefined ? (et ? { description_et: input.description } : { description: input.description }) : {}),
+    ...(slug ? { slug } : {}),
+    ...(input.parent !== undefined ? { parent: input.parent } : {}),
+  });
+  return existing.id;
+}
+
+function endpoints(plural: Plural): Endpoint[] {
+  const taxonomy = TAXONOMY[plural];
+  const routes = (plural === 'categories' ? categoriesRoutes : tagsRoutes) as typeof categoriesRoutes;
+  const base = `/evt/events/v1/${plural}`;
+  return [
+    implement(routes.list, (args, ctx) => {
+      const input = args as Record<string, unknown>;
+      const post = (input.post ?? input.event) as number | undefined;
+      if (post !== undefined && getPost(ctx.db, post)?.type !== 'event') throw invalidParam(input.post !== undefined ? 'post' : 'event');
+      const perPage = input.per_page as number;
+      const page = input.page as number;
+      const { rows, total } = queryTerms(ctx.db, {
+        taxonomy,
+        search: input.search as string | undefined,
+        include: input.include as number[],
+        exclude: input.exclude as number[],
+        hideEmpty: input.hide_empty as boolean,
+        parent: input.parent as number | undefined,
+        post,
+        slugs: input.slug as string[] | undefined,
+        orderby: input.orderby as string,
+        order: input.order as 'asc' | 'desc',
+        limit: perPage,
+        offset: (page - 1) * perPage,
+      });
+      const totalPages = Math.ceil(total / perPage);
+      if (page > totalPages && total > 0) {
+        throw new HttpError(400, 'rest_term_invalid_page_number', 'The page number requested is larger than the number of pages available.');
+      }
+      const links = archiveLinks(ctx.urls.rest(`${base}/`), page > 1 ? [['page', String(page)]] : [], page, totalPages);
+      return ok(
+        { rest_url: ctx.urls.rest(`${base}/`), total, total_pages: totalPages, [plural]: rows.map((t) => presentTerm(ctx, t)), ...(links.next_rest_url ? { next_rest_url: links.next_rest_url } : {}), ...(links.previous_rest_url ? { previous_rest_url: links.previous_rest_url } : {}) },
+        totalHeaders(total, totalPages),
+      );
+    }),
+    implement(routes.create, (input, ctx) => {
+      const id = write(ctx, taxonomy, input);
+      return { status: 201, body: presentTerm(ctx, getTermInTaxonomy(ctx.db, taxonomy, id)!), headers: { Location: ctx.urls.rest(`${base}/${id}`) } };
+    }),
+    implement(routes.read, (input, ctx) => ok(presentTerm(ctx, load(ctx, taxonomy, input.id)))),
+    implement(routes.update, (input, ctx) => {
+      const t = load(ctx, taxonomy, input.id);
+      write(ctx, taxonomy, input, t);
+      return ok(presentTerm(ctx, getTermInTaxonomy(ctx.db, taxonomy, t.id)!));
+    }),
+    implement(routes.delete, (input, ctx) => {
+      const t = load(ctx, taxonomy, input.id);
+      const body = presentTerm(ctx, t);
+      deleteTerm(ctx.db, t);
+      return ok(body);
+    }),
+  ];
+}
+
+export const categoryEndpoints = endpoints('categories');
+export const tagEndpoints = endpoints('tags');

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { CostDetails, DateDetails, Image } from './common.ts';
+
+/** A term as the term routes return it (core terms controller item, `link` renamed `url`). */
+export const Term = z.object({
+  id: z.number().int(),
+  count: z.number().int(),
+  description: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  taxonomy: z.string(),
+  parent: z.number().int().optional(),
+  meta: z.array(z.unknown()),
+  url: z.string(),
+  urls: z.object({ self: z.string(), collection: z.string(), up: z.string().optional() }),
+});
+export type Term = z.infer<typeof Term>;
+
+/** A term embedded in an event: a cast WP_Term. */
+export const EmbeddedTerm = z.object({
+  name: z.string(),
+  slug: z.string(),
+  term_group: z.number().int(),
+  term_taxonomy_id: z.number().int(),
+  taxonomy: z.string(),
+  description: z.string(),
+  parent: z.number().int(),
+  count: z.number().int(),
+  filter: z.literal('raw'),
+  id: z.number().int(),
+  urls: z.object({ self: z.string(), collection: z.string(), up: z.string().optional() }),
+});
+
+const postBase = {
+  id: z.number().int(),
+  author: z.string().optional(),
+  status: z.string(),
+  date: z.string(),
+  date_utc: z.string(),
+  modified: z.string(),
+  modified_utc: z.string(),
+  url: z.string(),
+};
+
+/** Venue: empty values are dropped, so most keys are optional. */
+export const Venue = z.object({
+  ...postBase,
+  venue: z.union([z.string(), z.array(z.never())]).optional(),
+  description: z.string().optional(),
+  excerpt: z.string().optional(),
+  slug: z.string().optional(),
+  image: Image.optional(),
+  address: z.string().optional(),
+  city: z.string().optional(),
+  country: z.string().optional(),
+  province: z.string().optional(),
+  state: z.string().optional(),
+  zip: z.string().optional(),
+  phone: z.string().optional(),
+  website: z.string().optional(),
+  stateprovince: z.string().optional(),
+  geo_lat: z.number().optional(),
+  geo_lng: z.number().optional(),
+  json_ld: z.record(z.string(), z.unknown()).optional(),
+  show_map: z.boolean().nullable(),
+  show_map_link: z.boolean().nullable(),
+  global_id: z.string(),
+  global_id_lineage: z.array(z.string()),
+});
+export type Venue = z.infer<typeof Venue>;
+
+export const Organizer = z.object({
+  ...postBase,
+  organizer: z.string().optional(),
+  description: z.string().optional(),
+  excerpt: z.string().optional(),
+  slug: z.string().optional(),
+  image: Image.optional(),
+  phone: z.string().optional(),
+  website: z.string().optional(),
+  email: z.string().optional(),
+  json_ld: z.record(z.string(), z.unknown()).optional(),
+  global_id: z.string(),
+  global_id_lineage: z.array(z.string()),
+});
+export type Organizer = z.infer<typeof Organizer>;
+
+export const Attendance = z.object({
+  total_attendees: z.number().int().nullable(),
+  checked_in: z.number().int().nullable(),
+  not_checked_in: z.number().int().nullable(),
+});
+
+export const Event = z.object({
+  id: z.number().int(),
+  global_id: z.string(),
+  global_id_lineage: z.array(z.string()),
+  author: z.string(),
+  status: z.string(),
+  date: z.string(),
+  date_utc: z.string(),
+  modified: z.string(),
+  modified_utc: z.string(),
+  url: z.string(),
+  rest_url: z.string(),
+  title: z.string(),
+  description: z.string(),
+  excerpt: z.string(),
+  slug: z.string(),
+  image: z.union([z.literal(false), Image]),
+  all_day: z.boolean().nullable(),
+  start_date: z.string(),
+  start_date_details: DateDetails,
+  end_date: z.string(),
+  end_date_details: DateDetails,
+  utc_start_date: z.string(),
+  utc_start_date_details: DateDetails,
+  utc_end_date: z.string(),
+  utc_end_date_details: DateDetails,
+  timezone: z.string(),
+  timezone_abbr: z.string(),
+  cost: z.string(),
+  cost_details: CostDetails,
+  website: z.string(),
+  show_map: z.boolean().nullable(),
+  show_map_link: z.boolean().nullable(),
+  hide_from_listings: z.boolean().nullable(),
+  sticky: z.boolean().nullable(),
+  featured: z.boolean().nullable(),
+  categories: z.array(EmbeddedTerm),
+  tags: z.array(EmbeddedTerm),
+  venue: z.union([Venue, z.array(Venue)]),
+  organizer: z.array(Organizer),
+  custom_fields: z.union([z.array(z.never()), z.record(z.string(), z.object({ label: z.string(), value: z.string() }))]),
+  json_ld: z.record(z.string(), z.unknown()).optional(),
+  ticketed: z.union([z.literal(false), z.array(z.string())]).nullable().optional(),
+  attendance: Attendance.optional(),
+});
+export type Event = z.infer<typeof Event>;
+
+const archive = <K extends string, T extends z.ZodType>(key: K, item: T) =>
+  z.object({
+    [key]: z.array(item),
+    rest_url: z.string(),
+    next_rest_url: z.string().optional(),
+    previous_rest_url: z.string().optional(),
+    total: z.number().int(),
+    total_pages: z.number().int(),
+  } as { [P in K]: z.ZodArray<T> } & Record<string, z.ZodType>);
+
+export const EventArchive = archive('events', Event);
+export const VenueArchive = archive('venues', Venue);
+export const OrganizerArchive = archive('organizers', Organizer);

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { loadConfig } from '../../server/config.ts';
+import { openDatabase, type Db } from '../../server/db/connection.ts';
+import { createApp, type App } from '../../server/http/app.ts';
+import { createApiKey, createAppPassword } from '../../server/auth/credentials.ts';
+import { insertUser } from '../../server/db/repos/users.ts';
+import type { Role } from '../../shared/auth.ts';
+
+export interface TestServer {
+  /** `http://127.0.0.1:PORT` */
+  base: string;
+  /** Interface root with a trailing slash: `http://127.0.0.1:PORT/wp-json/` */
+  root: string;
+  db: Db;
+  app: App;
+  dir: string;
+  /** `Authorization` header values for a new user of that role. */
+  userAuth: (role: Role, login?: string) => string;
+  /** A new API key (door device). */
+  apiKey: (label?: string, eventId?: number | null) => { key: string; id: number };
+  admin: string;
+  close: () => Promise<void>;
+}
+
+/** Starts the real app on a fresh SQLite file in a temporary directory, on 127.0.0.1 with a free port. */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-test-'));
+  const dbFile = path.join(dir, 'evt.sqlite');
+  const db = openDatabase(dbFile);
+  let server: Server | undefined;
+  // The public URL must carry the real port, so listen first on an app-less handler, then attach.
+  const placeholder = await new Promise<Server>((resolve) => {
+    const s = http.createServer();
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const port = (placeholder.address() as AddressInfo).port;
+  const config = loadConfig({ EVT_DB: dbFile, PORT: String(port), HOST: '127.0.0.1', EVT_LOG: 'off', EVT_DATA_DIR: dir, ...env });
+  const app = createApp({ config, db });
+  placeholder.on('request', app.express);
+  server = placeholder;
+  const base = `http://127.0.0.1:${port}`;
+  let n = 0;
+  const userAuth = (role: Role, login = `${role}${++n}`) => {
+    const u = insertUser(db, { login, email: `${login}@example.test`, role });
+    const { password } = createAppPassword(db, u.id, 'test');
+    return 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
+  };
+  return {
+    base,
+    root: `${base}/wp-json/`,
+    db,
+    app,
+    dir,
+    userAuth,
+    admin: userAuth('administrator', 'admin'),
+    apiKey: (label = 'Door', eventId = null) => {
+      const { key, row } = createApiKey(db, label, eventId, null);
+      return { key, id: row.id };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server!.closeAllConnections?.();
+        server!.close(() => {
+          app.close();
+          fs.rmSync(dir, { recursive: true, force: true });
+          resolve();
+        });
+      }),
+  };
+}
+
+export interface Res<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** A small fetch wrapper: JSON in, parsed JSON out (text kept for non-JSON answers). */
+export async function call<T = any>(
+  url: string,
+  opts: { method?: string; body?: unknown; auth?: string; headers?: Record<string, string>; form?: Record<string, string> } = {},
+): Promise<Res<T>> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.auth) headers.authorization = opts.auth;
+  let body: string | undefined;
+  if (opts.form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(opts.form).toString();
+  } else if (opts.body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  }
+  const res = await fetch(url, { method: opts.method ?? 'GET', headers, body });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
