@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { getDoorstep } from '../shared/ipc.ts';
+import { CheckinService } from './checkin/checkin-service.ts';
+import { openKioskDb, type KioskDb } from './store/db.ts';
+import { getDeviceId, getLanguage, getSettings } from './store/meta.ts';
+import { SyncEngine } from './sync/engine.ts';
+import { KioskApp } from './ui/app.ts';
+import { translator, type Lang } from './ui/i18n.ts';
+import type { KioskContext } from './ui/context.ts';
+
+// Zod's fast path compiles validators with `new Function`, which the page's CSP (rightly) forbids.
+z.config({ jitless: true });
+
+/** Inside the Electron shell the installation's device ID lives outside the page's storage; prefer it. */
+async function resolveDeviceId(db: KioskDb): Promise<string> {
+  const shell = getDoorstep();
+  if (shell) {
+    try {
+      const info = await shell.getAppInfo();
+      await db.meta.put({ key: 'device', value: info.deviceId });
+      return info.deviceId;
+    } catch (err) {
+      console.warn('shell device ID unavailable', err);
+    }
+  }
+  return getDeviceId(db);
+}
+
+async function main(): Promise<void> {
+  // Ask the browser not to evict the cache and the queue under storage pressure.
+  void navigator.storage?.persist?.();
+  const db = openKioskDb();
+  const deviceId = await resolveDeviceId(db);
+  const settings = { current: await getSettings(db) };
+  const engine = new SyncEngine({ db, settings: () => settings.current });
+  const service = new CheckinService({ db, engine, deviceId, settings: () => settings.current });
+  const lang: Lang = (await getLanguage(db)) ?? (navigator.language.toLowerCase().startsWith('et') ? 'et' : 'en');
+  const ctx: KioskContext = { db, engine, service, deviceId, settings, lang, t: translator(lang) };
+  const app = new KioskApp(ctx);
+  await app.start();
+  window.addEventListener('online', () => void engine.syncNow());
+  window.addEventListener('offline', () => engine.noteNetworkFailure('the browser reports no network'));
+  await engine.start();
+}
+
+void main();

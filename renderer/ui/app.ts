@@ -1,0 +1,167 @@
+import { parsePairing, type PairingPayload } from '../../shared/checkin/pairing.ts';
+import { Camera } from '../scanner/camera.ts';
+import { createDeduper } from '../scanner/dedupe.ts';
+import { createWedge } from '../scanner/wedge.ts';
+import { putLanguage } from '../store/meta.ts';
+import { applyPairing, scansAtRisk, unpair } from '../sync/pairing.ts';
+import { setLanguage, type KioskContext } from './context.ts';
+import { byId, el } from './dom.ts';
+import type { Lang } from './i18n.ts';
+import { PairingView } from './pairing-view.ts';
+import { VerdictSound } from './sound.ts';
+import { StaffPanel } from './staff-panel.ts';
+import { StatusBar } from './status-bar.ts';
+import { VerdictView } from './verdict-view.ts';
+
+const CAMERA_KEY = 'doorstep.camera';
+
+/** Wires the views to the scanner inputs, the check-in service and the sync engine. */
+export class KioskApp {
+  private readonly sound = new VerdictSound();
+  private readonly verdict = new VerdictView(this.sound);
+  private readonly status: StatusBar;
+  private readonly staff: StaffPanel;
+  private readonly pairing: PairingView;
+  private readonly camera: Camera;
+  private readonly accept = createDeduper();
+  /** Scans are decided one after another, in the order they were read. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly ctx: KioskContext) {
+    this.status = new StatusBar(ctx);
+    this.pairing = new PairingView(ctx, (p) => this.pair(p));
+    this.staff = new StaffPanel(ctx, {
+      manual: (id, checkIn) => this.enqueue(async () => {
+        const result = await ctx.service.manual(id, checkIn);
+        this.verdict.show(result, ctx.t, ctx.lang, { checkOut: !checkIn });
+      }),
+      repair: () => this.pairing.show(true),
+      unpair: () => this.unpair(),
+    });
+    this.camera = new Camera(byId<HTMLVideoElement>('camera'), (text, frameAt) => this.onCode(text, frameAt));
+    const wedge = createWedge({ onCode: (code) => this.onCode(code) });
+    document.addEventListener('keydown', (e) => {
+      const target = e.target as HTMLElement | null;
+      if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
+      if (wedge.key(e)) e.preventDefault();
+    });
+    document.addEventListener('pointerdown', () => this.sound.unlock());
+    byId('staff-toggle').addEventListener('click', () => this.staff.toggle());
+    const langSelect = byId<HTMLSelectElement>('lang');
+    langSelect.value = ctx.lang;
+    langSelect.addEventListener('change', () => {
+      setLanguage(ctx, langSelect.value as Lang);
+      void putLanguage(ctx.db, ctx.lang);
+      this.status.render();
+      void this.renderEvent();
+    });
+    byId<HTMLSelectElement>('camera-picker').addEventListener('change', (e) => {
+      const id = (e.target as HTMLSelectElement).value;
+      localStorage.setItem(CAMERA_KEY, id);
+      void this.startCamera(id);
+    });
+    ctx.engine.events.on((e) => {
+      if (e.type === 'status' && !e.status.running) void this.renderEvent();
+    });
+  }
+
+  async start(): Promise<void> {
+    setLanguage(this.ctx, this.ctx.lang);
+    this.pairing.show(this.ctx.settings.current === null);
+    this.status.render();
+    await this.renderEvent();
+    await this.openPairingLink();
+    void this.startCamera(localStorage.getItem(CAMERA_KEY));
+  }
+
+  private enqueue(job: () => Promise<void>): Promise<void> {
+    this.queue = this.queue.then(job).catch((err) => console.error('scan failed', err));
+    return this.queue;
+  }
+
+  /** Every code from the camera or the wedge comes here. */
+  private onCode(text: string, frameAt?: number): void {
+    if (!this.accept(text)) return;
+    const pairing = parsePairing(text);
+    const { current } = this.ctx.settings;
+    if (pairing) {
+      // A pairing code only pairs when pairing is what staff are doing (or the device has no working pairing).
+      if (current === null || this.ctx.engine.status.unauthorized || this.pairing.visible || this.staff.open) {
+        void this.enqueue(() => this.pair(pairing));
+      }
+      return;
+    }
+    if (current === null) {
+      this.pairing.showError(this.ctx.t('pair.invalid'));
+      return;
+    }
+    void this.enqueue(async () => {
+      const result = await this.ctx.service.scan(text);
+      this.verdict.show(result, this.ctx.t, this.ctx.lang, { frameAt });
+    });
+  }
+
+  private async pair(payload: PairingPayload): Promise<void> {
+    const { db, engine, t } = this.ctx;
+    const atRisk = await scansAtRisk(db, payload);
+    if (atRisk > 0 && !window.confirm(t('pair.confirmElsewhere', { n: atRisk }))) return;
+    await engine.idle();
+    await applyPairing(db, payload, Date.now());
+    this.ctx.settings.current = payload;
+    engine.resetAuth();
+    this.pairing.show(false);
+    await engine.refreshStatus();
+    void engine.syncNow({ refreshEvent: true });
+  }
+
+  private async unpair(): Promise<void> {
+    const { db, engine } = this.ctx;
+    const pending = engine.status.pending;
+    if (pending > 0 && !window.confirm(this.ctx.t('pair.confirmElsewhere', { n: pending }))) return;
+    await engine.idle();
+    await unpair(db, Date.now());
+    this.ctx.settings.current = null;
+    this.staff.toggle(false);
+    this.pairing.show(true);
+    await engine.refreshStatus();
+    await this.renderEvent();
+  }
+
+  /** `{base}/kiosk/#pair=...`: pair, then drop the key from the address bar and history. */
+  private async openPairingLink(): Promise<void> {
+    if (!location.hash.includes('pair=')) return;
+    const payload = parsePairing(location.hash);
+    history.replaceState(null, '', location.pathname + location.search);
+    if (payload) await this.pair(payload);
+    else this.pairing.showError(this.ctx.t('pair.invalid'));
+  }
+
+  private async renderEvent(): Promise<void> {
+    const event = this.ctx.settings.current ? await this.ctx.db.event.toCollection().first() : undefined;
+    byId('event-title').textContent = event?.title ?? this.ctx.t('app.title');
+  }
+
+  private async startCamera(deviceId: string | null): Promise<void> {
+    const status = byId('camera-status');
+    if (!navigator.mediaDevices?.getUserMedia) {
+      status.textContent = this.ctx.t('camera.none');
+      return;
+    }
+    try {
+      await this.camera.start(deviceId);
+      status.textContent = '';
+    } catch (err) {
+      if (deviceId) return this.startCamera(null);
+      status.textContent = this.ctx.t('camera.error', { message: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    const picker = byId<HTMLSelectElement>('camera-picker');
+    const cameras = await this.camera.list();
+    picker.replaceChildren(...cameras.map((c) => {
+      const option = el('option', c.label);
+      option.value = c.deviceId;
+      return option;
+    }));
+    picker.value = this.camera.activeDeviceId ?? '';
+  }
+}

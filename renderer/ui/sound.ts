@@ -1,0 +1,43 @@
+import type { VerdictTone } from './verdict-text.ts';
+
+/** Notes per verdict: [frequency Hz, duration s, wave] played one after another. */
+const TUNES: Record<VerdictTone, Array<[number, number, OscillatorType]>> = {
+  ok: [[880, 0.12, 'sine'], [1320, 0.16, 'sine']],
+  warn: [[660, 0.15, 'triangle'], [660, 0.15, 'triangle'], [660, 0.15, 'triangle']],
+  bad: [[196, 0.45, 'square']],
+  stale: [[440, 0.2, 'sawtooth'], [330, 0.3, 'sawtooth']],
+};
+
+/** A sound per verdict with WebAudio: distinct enough to tell apart without looking at the screen. */
+export class VerdictSound {
+  private ctx: AudioContext | null = null;
+
+  /** Browsers start audio only after a user gesture; call this from one (and it is harmless to repeat). */
+  unlock(): void {
+    this.ctx ??= new AudioContext();
+    if (this.ctx.state === 'suspended') void this.ctx.resume();
+  }
+
+  play(tone: VerdictTone): void {
+    try {
+      this.ctx ??= new AudioContext();
+      const ctx = this.ctx;
+      let at = ctx.currentTime + 0.01;
+      for (const [freq, dur, type] of TUNES[tone]) {
+        const osc = ctx.createOscillator();
+        const gain = ctx.createGain();
+        osc.type = type;
+        osc.frequency.value = freq;
+        gain.gain.setValueAtTime(0.0001, at);
+        gain.gain.exponentialRampToValueAtTime(0.3, at + 0.01);
+        gain.gain.exponentialRampToValueAtTime(0.0001, at + dur);
+        osc.connect(gain).connect(ctx.destination);
+        osc.start(at);
+        osc.stop(at + dur + 0.02);
+        at += dur + 0.04;
+      }
+    } catch {
+      // No audio device: the screen still says it all.
+    }
+  }
+}

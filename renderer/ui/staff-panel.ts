@@ -1,0 +1,106 @@
+import { countAttendees, searchAttendees } from '../store/attendees.ts';
+import type { AttendeeRow } from '../store/db.ts';
+import type { KioskContext } from './context.ts';
+import { byId, el } from './dom.ts';
+import { formatTime } from './i18n.ts';
+
+export interface StaffActions {
+  manual(attendeeId: number, checkIn: boolean): Promise<void>;
+  repair(): void;
+  unpair(): Promise<void>;
+}
+
+/** Search, manual check-in/out, counts, and the conflicts and refused lists. */
+export class StaffPanel {
+  private readonly root = byId('staff-panel');
+  private readonly search = byId<HTMLInputElement>('search');
+  private searchTimer: ReturnType<typeof setTimeout> | null = null;
+  private refreshTimer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(private readonly ctx: KioskContext, private readonly actions: StaffActions) {
+    this.search.addEventListener('input', () => {
+      if (this.searchTimer) clearTimeout(this.searchTimer);
+      this.searchTimer = setTimeout(() => void this.runSearch(), 150);
+    });
+    byId('sync-now').addEventListener('click', () => void ctx.engine.syncNow({ refreshEvent: true }));
+    byId('repair').addEventListener('click', () => actions.repair());
+    byId('unpair').addEventListener('click', () => void actions.unpair());
+    ctx.engine.events.on((e) => {
+      if (!this.root.hidden && (e.type === 'failure' || (e.type === 'status' && !e.status.running))) void this.refresh();
+    });
+  }
+
+  get open(): boolean {
+    return !this.root.hidden;
+  }
+
+  toggle(show = this.root.hidden): void {
+    this.root.hidden = !show;
+    if (this.refreshTimer) clearInterval(this.refreshTimer);
+    this.refreshTimer = null;
+    if (show) {
+      void this.refresh();
+      this.refreshTimer = setInterval(() => void this.refresh(), 5000);
+      this.search.focus();
+    }
+  }
+
+  async refresh(): Promise<void> {
+    const { db, deviceId, t, lang } = this.ctx;
+    const counts = await countAttendees(db, deviceId, Date.now());
+    byId('count-in').textContent = String(counts.checkedIn);
+    byId('count-total').textContent = String(counts.total);
+    byId('count-device').textContent = String(counts.thisDevice);
+    byId('count-hour').textContent = String(counts.lastHour);
+    const conflicts = await db.conflicts.orderBy('id').reverse().limit(50).toArray();
+    const cl = byId('conflicts');
+    cl.replaceChildren(
+      ...(conflicts.length
+        ? conflicts.map((c) => el('li', t('conflicts.row', {
+            name: c.name || `#${c.attendeeId}`, ours: formatTime(lang, c.ourScanIso), ourDevice: c.ourDevice,
+            theirs: formatTime(lang, c.theirDate), theirDevice: c.theirDevice ?? t('unknown.device'),
+          })))
+        : [el('li', t('conflicts.none'))]),
+    );
+    const rejected = await db.rejected.orderBy('id').reverse().limit(50).toArray();
+    byId('rejected').replaceChildren(
+      ...(rejected.length
+        ? rejected.map((r) => el('li', t('rejected.row', { name: r.name || `#${r.attendeeId}`, time: formatTime(lang, r.scanIso), message: r.message })))
+        : [el('li', t('rejected.none'))]),
+    );
+    if (this.search.value.trim()) await this.runSearch();
+  }
+
+  private async runSearch(): Promise<void> {
+    const rows = await searchAttendees(this.ctx.db, this.search.value);
+    const list = byId('results');
+    if (rows.length === 0 && this.search.value.trim()) {
+      list.replaceChildren(el('li', this.ctx.t('staff.noResults')));
+      return;
+    }
+    list.replaceChildren(...rows.map((r) => this.resultRow(r)));
+  }
+
+  private resultRow(r: AttendeeRow): HTMLLIElement {
+    const { t, lang } = this.ctx;
+    const li = el('li');
+    li.dataset.attendee = String(r.id);
+    const who = el('div', '', 'who');
+    who.append(el('strong', r.name || r.email), el('small', `#${r.id} · ${r.email} · ${r.ticketTitle ?? ''}`));
+    const state =
+      r.status === 'trash' ? t('staff.trashed')
+      : r.checkedIn ? t('staff.checkedIn', { time: formatTime(lang, r.checkinDate) })
+      : t('staff.notCheckedIn');
+    who.append(el('small', state));
+    const button = el('button', r.checkedIn ? t('button.checkOut') : t('button.checkIn'));
+    button.type = 'button';
+    button.disabled = r.status === 'trash';
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      await this.actions.manual(r.id, r.checkedIn === 0);
+      await this.runSearch();
+    });
+    li.append(who, button);
+    return li;
+  }
+}

@@ -1,0 +1,42 @@
+import type { SyncStatus } from '../sync/events.ts';
+import type { KioskContext } from './context.ts';
+import { byId } from './dom.ts';
+import { formatAge } from './i18n.ts';
+
+/** Online/offline, pending uploads, last sync and cache age; ages tick every second. */
+export class StatusBar {
+  private status: SyncStatus;
+
+  constructor(private readonly ctx: KioskContext) {
+    this.status = ctx.engine.status;
+    ctx.engine.events.on((e) => {
+      if (e.type === 'status') {
+        this.status = e.status;
+        this.render();
+      }
+    });
+    setInterval(() => this.render(), 1000);
+  }
+
+  render(): void {
+    const { t } = this.ctx;
+    const s = this.status;
+    const paired = this.ctx.settings.current !== null;
+    const net = byId('net');
+    net.textContent = s.running ? t('status.syncing') : s.online ? t('status.online') : t('status.offline');
+    net.className = `pill ${s.online ? 'online' : 'offline'}`;
+    net.hidden = !paired;
+    const pending = byId('pending');
+    pending.textContent = t('status.pending', { n: s.pending });
+    pending.className = `pill ${s.pending > 0 ? 'has-pending' : ''}`;
+    pending.dataset.count = String(s.pending);
+    pending.hidden = !paired;
+    const age = s.lastSyncAt === null ? null : formatAge(t, Date.now() - s.lastSyncAt);
+    byId('last-sync').textContent = !paired ? '' : age === null ? t('status.neverSynced') : t('status.lastSync', { age });
+    byId('cache-age').textContent = paired && age !== null ? t('status.cacheAge', { age }) : '';
+    byId('device').textContent = t('status.device', { id: this.ctx.deviceId });
+    const alert = byId('alert');
+    alert.hidden = !s.unauthorized;
+    alert.textContent = s.unauthorized ? t('status.unauthorized') : '';
+  }
+}
