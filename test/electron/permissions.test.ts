@@ -39,6 +39,20 @@ describe('permission request handler', () => {
     assert.equal(ask('media', { mediaTypes: ['video'], securityOrigin: 'https://evil.example' }), false);
   });
 
+  test('grants local network access to the app origin only, so a LAN door server is reachable', async (t) => {
+    const { ask } = await handlers(t);
+    for (const permission of ['local-network-access', 'local-network', 'loopback-network']) {
+      assert.equal(ask(permission, {}), true, permission);
+      assert.equal(ask(permission, { requestingUrl: 'https://evil.example/' }), false, permission);
+      assert.equal(ask(permission, { isMainFrame: false }), false, `${permission} from a sub-frame`);
+    }
+  });
+
+  test('refuses the camera to a sub-frame, even one on the app origin', async (t) => {
+    const { ask } = await handlers(t);
+    assert.equal(ask('media', { mediaTypes: ['video'], isMainFrame: false }), false);
+  });
+
   test('refuses the microphone and empty media requests', async (t) => {
     const { ask } = await handlers(t);
     assert.equal(ask('media', { mediaTypes: ['audio'] }), false);
@@ -64,6 +78,14 @@ describe('permission check handler', () => {
     assert.equal(probe('media', OWN_ORIGIN, { mediaType: 'video', embeddingOrigin: 'https://evil.example' }), false);
     assert.equal(probe('media', OWN_ORIGIN, { mediaType: 'audio' }), false);
     assert.equal(probe('media', OWN_ORIGIN, { mediaType: 'unknown' }), false);
+  });
+
+  test('reports local network access for the app origin only', async (t) => {
+    const { probe } = await handlers(t);
+    assert.equal(probe('local-network-access', OWN_ORIGIN), true);
+    assert.equal(probe('local-network', OWN_ORIGIN), true);
+    assert.equal(probe('local-network', 'https://evil.example'), false);
+    assert.equal(probe('loopback-network', OWN_ORIGIN, { embeddingOrigin: 'https://evil.example' }), false);
   });
 
   test('reports everything else as denied', async (t) => {

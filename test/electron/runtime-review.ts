@@ -74,6 +74,7 @@ function reviewPermissions(fake: FakeElectron): Finding[] {
   const probes: { permission: string; url: string; mediaTypes?: ('video' | 'audio')[]; mayGrant: boolean }[] = [
     { permission: 'media', url: `${FOREIGN}/`, mediaTypes: ['video'], mayGrant: false },
     { permission: 'media', url: APP_ENTRY_URL, mediaTypes: ['audio'], mayGrant: false },
+    { permission: 'local-network', url: `${FOREIGN}/`, mayGrant: false },
     ...['geolocation', 'notifications', 'clipboard-read', 'display-capture', 'openExternal', 'midiSysex', 'fileSystem'].map((permission) => ({ permission, url: APP_ENTRY_URL, mayGrant: false })),
   ];
   for (const probe of probes) {
