@@ -10,7 +10,7 @@ import { execute, permitted, prepare, type RestRequest } from './dispatch.ts';
 import { HttpError, internalError } from './errors.ts';
 import { filterFields, readGlobals, validJsonpCallback, type Globals } from './globals.ts';
 import { parseBody, parseCookies, readBody, resolveRestTarget } from './incoming.ts';
-import { buildRegistry } from '../routes/index.ts';
+import { buildRegistry, installModules } from '../routes/index.ts';
 import type { Registry, RouteEntry } from './registry.ts';
 import type { Result } from './result.ts';
 import { routeData } from './describe.ts';
@@ -55,6 +55,7 @@ export function createApp(opts: { config: Config; db?: Db; log?: AppState['log']
     opts.log ??
     (opts.config.log ? (entry: Record<string, unknown>) => process.stdout.write(JSON.stringify({ time: new Date().toISOString(), ...entry }) + '\n') : () => {});
   const state: AppState = { db, config: opts.config, secret: siteSecret(db, opts.config.secret), contentVersion: 0, services: { registry }, log };
+  installModules(state);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -84,16 +84,16 @@ function venueLike<const C extends Args, const U extends Args>(kind: 'venue' | '
       args: { id: idArg(kind), ...tl }, summary: `Returns the data of the ${kind} with the specified post ID`, doc: single(kind, Kind),
     }),
     delete: defineRoute({
-      id: `${plural}.delete`, namespace: ns, route: `/${plural}/(?P<id>\\d+)`, methods: ['DELETE'], permission: 'edit_events',
+      id: `${plural}.delete`, namespace: ns, route: `/${plural}/(?P<id>\\d+)`, methods: ['DELETE'], permission: 'edit_events', batch: true,
       args: { id: idArg(kind), ...tl }, summary: `Trashes the ${kind} with the specified ID`,
       doc: single(kind, Kind, { '410': { description: `The ${kind} was already trashed.` } }),
     }),
     update: defineRoute({
-      id: `${plural}.update`, namespace: ns, route: `/${plural}/(?P<id>\\d+)`, methods: ['POST', 'PUT', 'PATCH'], permission: 'edit_events',
+      id: `${plural}.update`, namespace: ns, route: `/${plural}/(?P<id>\\d+)`, methods: ['POST', 'PUT', 'PATCH'], permission: 'edit_events', batch: true,
       args: { id: idArg(kind), ...updateArgs, ...tl }, summary: `Edits the ${kind} with the specified ID`, doc: single(kind, Kind),
     }),
     create: defineRoute({
-      id: `${plural}.create`, namespace: ns, route: `/${plural}`, methods: ['POST'], permission: 'edit_events',
+      id: `${plural}.create`, namespace: ns, route: `/${plural}`, methods: ['POST'], permission: 'edit_events', batch: true,
       args: { ...createArgs, ...tl }, summary: `Creates a new ${kind}`,
       doc: { responses: { '201': { description: `Returns the data of the created ${kind}`, schema: Kind }, '400': { description: 'A required parameter is missing or an input parameter is in the wrong format' }, '403': { description: `The user is not authorized to create ${plural}` } } },
     }),
@@ -102,11 +102,11 @@ function venueLike<const C extends Args, const U extends Args>(kind: 'venue' | '
       args: { slug: slugArg(kind), ...tl }, summary: `Returns the data of the ${kind} with the specified slug`, doc: single(kind, Kind),
     }),
     deleteBySlug: defineRoute({
-      id: `${plural}.deleteBySlug`, namespace: ns, route: `/${plural}/by-slug/(?P<slug>[^/]+)`, methods: ['DELETE'], permission: 'edit_events',
+      id: `${plural}.deleteBySlug`, namespace: ns, route: `/${plural}/by-slug/(?P<slug>[^/]+)`, methods: ['DELETE'], permission: 'edit_events', batch: true,
       args: { slug: slugArg(kind), ...tl }, summary: `Trashes the ${kind} with the specified slug`, doc: single(kind, Kind),
     }),
     updateBySlug: defineRoute({
-      id: `${plural}.updateBySlug`, namespace: ns, route: `/${plural}/by-slug/(?P<slug>[^/]+)`, methods: ['POST', 'PUT', 'PATCH'], permission: 'edit_events',
+      id: `${plural}.updateBySlug`, namespace: ns, route: `/${plural}/by-slug/(?P<slug>[^/]+)`, methods: ['POST', 'PUT', 'PATCH'], permission: 'edit_events', batch: true,
       args: { slug: slugArg(kind), ...updateArgs, ...tl }, summary: `Edits the ${kind} with the specified slug`, doc: single(kind, Kind),
     }),
   };
@@ -119,7 +119,7 @@ const termRoutes = (plural: 'categories' | 'tags', singular: string, hierarchica
     doc: { responses: { '200': { description: `Returns all the event ${plural} matching the search criteria` }, '400': { description: 'One or more of the specified query variables has a bad format' } } },
   }),
   create: defineRoute({
-    id: `${plural}.create`, namespace: ns, route: `/${plural}`, methods: ['POST'], permission: 'edit_events',
+    id: `${plural}.create`, namespace: ns, route: `/${plural}`, methods: ['POST'], permission: 'edit_events', batch: true,
     args: { ...termFields(true, hierarchical), ...tl }, summary: `Creates a new event ${singular}`,
     doc: { responses: { '201': { description: `Returns the data of the created event ${singular}`, schema: 'Term' }, '400': { description: 'A required parameter is missing or an input parameter is in the wrong format' }, '403': { description: `The user is not authorized to create event ${plural}` } } },
   }),
@@ -129,12 +129,12 @@ const termRoutes = (plural: 'categories' | 'tags', singular: string, hierarchica
     summary: `Returns the data of the event ${singular} with the specified term ID`, doc: single(`event ${singular}`, 'Term'),
   }),
   update: defineRoute({
-    id: `${plural}.update`, namespace: ns, route: `/${plural}/(?P<id>\\d+)`, methods: ['POST', 'PUT', 'PATCH'], permission: 'edit_events',
+    id: `${plural}.update`, namespace: ns, route: `/${plural}/(?P<id>\\d+)`, methods: ['POST', 'PUT', 'PATCH'], permission: 'edit_events', batch: true,
     args: { id: integer({ description: `the event ${singular} term ID`, required: true, style: 'callback', in: 'path', minimum: 0 }), ...termFields(false, hierarchical), ...tl },
     summary: `Updates an event ${singular}`, doc: single(`event ${singular}`, 'Term'),
   }),
   delete: defineRoute({
-    id: `${plural}.delete`, namespace: ns, route: `/${plural}/(?P<id>\\d+)`, methods: ['DELETE'], permission: 'edit_events',
+    id: `${plural}.delete`, namespace: ns, route: `/${plural}/(?P<id>\\d+)`, methods: ['DELETE'], permission: 'edit_events', batch: true,
     args: { id: integer({ description: `the event ${singular} term ID`, required: true, style: 'callback', in: 'path', minimum: 0 }), ...tl },
     summary: `Deletes an event ${singular}`, doc: single(`event ${singular}`, 'Term'),
   }),
@@ -154,16 +154,16 @@ export const eventsRoutes = {
     summary: 'Returns the data of the event with the specified post ID', doc: eventSingle,
   }),
   delete: defineRoute({
-    id: 'events.delete', namespace: ns, route: '/events/(?P<id>\\d+)', methods: ['DELETE'], permission: 'edit_events',
+    id: 'events.delete', namespace: ns, route: '/events/(?P<id>\\d+)', methods: ['DELETE'], permission: 'edit_events', batch: true,
     args: { id: idArg('event'), password: passwordArg, ...tl }, summary: 'Trashes the event with the specified ID',
     doc: { responses: { ...eventSingle.responses, '410': { description: 'The event was already trashed.' } } },
   }),
   update: defineRoute({
-    id: 'events.update', namespace: ns, route: '/events/(?P<id>\\d+)', methods: ['POST', 'PUT', 'PATCH'], permission: 'edit_events',
+    id: 'events.update', namespace: ns, route: '/events/(?P<id>\\d+)', methods: ['POST', 'PUT', 'PATCH'], permission: 'edit_events', batch: true,
     args: { id: idArg('event'), ...eventUpdateArgs, ...tl }, summary: 'Edits the event with the specified ID', doc: eventSingle,
   }),
   create: defineRoute({
-    id: 'events.create', namespace: ns, route: '/events', methods: ['POST'], permission: 'edit_events', args: { ...eventCreateArgs, ...tl },
+    id: 'events.create', namespace: ns, route: '/events', methods: ['POST'], permission: 'edit_events', batch: true, args: { ...eventCreateArgs, ...tl },
     summary: 'Creates a new event',
     doc: { responses: { '201': { description: 'Returns the data of the created event', schema: 'Event' }, '400': { description: 'A required parameter is missing or an input parameter is in the wrong format' }, '403': { description: 'The user is not authorized to create events' } } },
   }),
@@ -172,11 +172,11 @@ export const eventsRoutes = {
     args: { slug: slugArg('event'), password: passwordArg, ...tl }, summary: 'Returns the data of the event with the specified slug', doc: eventSingle,
   }),
   deleteBySlug: defineRoute({
-    id: 'events.deleteBySlug', namespace: ns, route: '/events/by-slug/(?P<slug>[^/]+)', methods: ['DELETE'], permission: 'edit_events',
+    id: 'events.deleteBySlug', namespace: ns, route: '/events/by-slug/(?P<slug>[^/]+)', methods: ['DELETE'], permission: 'edit_events', batch: true,
     args: { slug: slugArg('event'), password: passwordArg, ...tl }, summary: 'Trashes the event with the specified slug', doc: eventSingle,
   }),
   updateBySlug: defineRoute({
-    id: 'events.updateBySlug', namespace: ns, route: '/events/by-slug/(?P<slug>[^/]+)', methods: ['POST', 'PUT', 'PATCH'], permission: 'edit_events',
+    id: 'events.updateBySlug', namespace: ns, route: '/events/by-slug/(?P<slug>[^/]+)', methods: ['POST', 'PUT', 'PATCH'], permission: 'edit_events', batch: true,
     args: { ...eventUpdateArgs, slug: slugArg('event'), ...tl }, summary: 'Edits the event with the specified slug', doc: eventSingle,
   }),
 };

@@ -15,6 +15,7 @@ import { createEvent, eventRow, updateEvent } from './event-write.ts';
 import { blankProtected, presentEvents, TAXONOMY } from './present.ts';
 import { resolveTermRefs } from './refs.ts';
 import { getLinkedRows } from '../../db/repos/linked.ts';
+import { hooks } from '../../http/hooks.ts';
 
 const MAX_PER_PAGE = 50;
 /** Radius of the `geoloc_lat`/`geoloc_lng` filter: events whose venue is within 50 km, nearest first. */
@@ -122,7 +123,7 @@ const list = implement(eventsRoutes.list, (input, ctx) => {
     throw invalidParam(input.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng', 'geoloc_lat and geoloc_lng must be sent together.');
   }
   if (input.geoloc_lat !== undefined && input.geoloc_lng !== undefined) q.near = { lat: input.geoloc_lat, lng: input.geoloc_lng, radiusKm: GEOLOC_RADIUS_KM };
-  for (const f of (ctx.app.services.eventFilters as EventFilter[] | undefined) ?? []) {
+  for (const f of hooks(ctx.app).eventFilters) {
     const c = f(input, ctx);
     if (c) q.extra.push(c);
   }

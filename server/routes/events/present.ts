@@ -11,6 +11,7 @@ import type { TermRow } from '../../db/repos/terms.ts';
 import { termsOfPosts } from '../../db/repos/terms.ts';
 import { autop, dropEmpty, excerptOf, pick } from '../../content/text.ts';
 import { formatCost } from './cost.ts';
+import { hooks } from '../../http/hooks.ts';
 
 export const TAXONOMY = { categories: 'tribe_events_cat', tags: 'post_tag' } as const;
 const NS = '/evt/events/v1';
@@ -199,7 +200,7 @@ export function presentLinked(ctx: Ctx, kind: 'venue' | 'organizer', ids: number
 export type EventDecorator = (ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[]) => void;
 
 export function eventDecorators(ctx: Ctx): EventDecorator[] {
-  return (ctx.app.services.eventDecorators as EventDecorator[] | undefined) ?? [];
+  return hooks(ctx.app).eventDecorators;
 }
 
 /** Fields a password-protected event shows in an archive to a caller without the password. */
