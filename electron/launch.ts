@@ -26,7 +26,10 @@ function findBinary(deps: LaunchDeps): { binary: string } | { missing: string } 
   try {
     binary = deps.resolveElectron();
   } catch (error) {
-    return { missing: error instanceof Error ? error.message.split('\n')[0] : String(error) };
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    // electron/index.js says "failed to install correctly, please delete node_modules/electron": in fact
+    // its path.txt is missing because the binary was never downloaded (npm skips its install script here).
+    return { missing: /failed to install correctly/.test(message) ? 'node_modules/electron/path.txt is missing: the binary was never downloaded' : message };
   }
   return deps.exists(binary) ? { binary } : { missing: `no file at ${binary}` };
 }

@@ -1,6 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { installerReason, launchKiosk, missingBinaryHelp, type LaunchDeps } from '../../electron/launch.ts';
+import { tempDir } from './shell-fixture.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const BINARY = '/work/node_modules/electron/dist/electron';
 const STACK = 'RequestError: getaddrinfo ENOTFOUND github.com\n    at ClientRequest.<anonymous> (/work/node_modules/got/dist/source/core/index.js:970:111)\n    at Object.onceWrapper (node:events:639:26)\n';
@@ -84,5 +91,30 @@ describe('npm run kiosk launcher', () => {
   test('the help names the right executable per platform', () => {
     assert.match(missingBinaryHelp({ electronVersion: '41.7.1', platform: 'win32', arch: 'x64' }, 'r'), /'electron\.exe'/);
     assert.match(missingBinaryHelp({ electronVersion: '41.7.1', platform: 'darwin', arch: 'arm64' }, 'r'), /Electron\.app\/Contents\/MacOS\/Electron/);
+  });
+
+  test('the real script runs a binary found through require("electron") on the project and passes its exit code on', (t) => {
+    const dist = tempDir(t, 'doorstep-electron-dist-');
+    // ELECTRON_OVERRIDE_DIST_PATH is honoured by electron/index.js itself, so this exercises the real lookup.
+    const fake = path.join(dist, 'electron');
+    writeFileSync(fake, `#!/bin/sh\nprintf '%s' "$*" > '${dist}/args'\nexit 7\n`);
+    chmodSync(fake, 0o755);
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'electron/launch.ts'], {
+      cwd: root, encoding: 'utf8', env: { ...process.env, ELECTRON_OVERRIDE_DIST_PATH: dist, ELECTRON_RUN_AS_NODE: '1' },
+    });
+    assert.equal(run.status, 7, run.stderr);
+    assert.equal(readFileSync(path.join(dist, 'args'), 'utf8'), root);
+  });
+
+  test('the real script, with no binary and downloads switched off, explains and exits 1 without a stack trace', (t) => {
+    // An empty override directory: no binary, whether or not this machine has Electron installed.
+    const empty = tempDir(t, 'doorstep-electron-empty-');
+    const env = { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1', ELECTRON_OVERRIDE_DIST_PATH: empty };
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'electron/launch.ts'], { cwd: root, encoding: 'utf8', env });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, new RegExp(`Electron binary not found \\(no file at ${empty}`));
+    assert.match(run.stderr, /ELECTRON_SKIP_BINARY_DOWNLOAD is set/);
+    assert.match(run.stderr, /npm run kiosk/);
+    assert.doesNotMatch(run.stderr, /^\s+at /m);
   });
 });

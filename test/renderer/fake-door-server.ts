@@ -59,7 +59,7 @@ export class FakeDoorServer {
   private cursor = 1;
   requests = 0;
 
-  constructor(readonly eventId = 10, readonly ticketId = 11, readonly baseUrl = 'http://127.0.0.1:8080') {}
+  constructor(readonly eventId = 10, readonly ticketId = 11, public baseUrl = 'http://127.0.0.1:8080') {}
 
   /** Adds attendees with deterministic codes; returns them. */
   seed(count: number, startId = 100, over: Partial<FakeAttendee> = {}): FakeAttendee[] {

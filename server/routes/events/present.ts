@@ -197,7 +197,7 @@ export function presentLinked(ctx: Ctx, kind: 'venue' | 'organizer', ids: number
 }
 
 /** Adds fields other namespaces own (Event Tickets: `ticketed`, `attendance`) to presented events. */
-export type EventDecorator = (ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[]) => void;
+export type EventDecorator = (ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[], opts: PresentOpts) => void;
 
 export function eventDecorators(ctx: Ctx): EventDecorator[] {
   return hooks(ctx.app).eventDecorators;
@@ -328,6 +328,6 @@ export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}
     }
     return e;
   });
-  for (const d of eventDecorators(ctx)) d(ctx, out, rows);
+  for (const d of eventDecorators(ctx)) d(ctx, out, rows, opts);
   return out;
 }
