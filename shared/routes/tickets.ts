@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { any, array, boolean, custom, enumString, idList, integer, object, string, stringList } from '../http/params.ts';
 import { defineRoute, translationLanguage, type NamespaceDef, type RouteDef } from '../http/route.ts';
+import { ticketsDocSchemas } from '../models/tickets.ts';
 
 /**
  * The `evt/tickets/v1` route table: Event Tickets' routes (tickets, attendees, cart, QR) plus the kiosk's
@@ -263,6 +264,6 @@ export const ticketsNamespace: NamespaceDef = {
     title: 'Event Tickets REST API',
     description: 'Event Tickets REST API allows accessing ticket information easily and conveniently.',
     version: '1.0.0',
-    schemas: {},
+    schemas: ticketsDocSchemas,
   },
 };
