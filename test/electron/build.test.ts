@@ -32,7 +32,15 @@ describe('electron build (esbuild)', () => {
       throw new Error(`module not available in a sandboxed preload: ${name}`);
     };
     const module = { exports: {} };
-    vm.runInNewContext(readFileSync(preload, 'utf8'), { require: sandboxRequire, module, exports: module.exports, console });
+    // The page CSP forbids eval; the preload must not even probe for it (Chromium reports the probe).
+    const codeGeneration: string[] = [];
+    // A function, not an arrow: Zod calls it with `new`.
+    function spyFunction(...args: unknown[]): never {
+      codeGeneration.push(`Function(${args.join(', ')})`);
+      throw new EvalError('Code generation from strings disallowed for this context');
+    }
+    vm.runInNewContext(readFileSync(preload, 'utf8'), { require: sandboxRequire, module, exports: module.exports, console, Function: spyFunction });
+    assert.deepEqual(codeGeneration, []);
     const api = exposed.doorstep as Record<string, () => Promise<unknown>>;
     assert.deepEqual(Object.keys(api).sort(), [...ipcMethods].sort());
     assert.deepEqual(await api.quit(), { quitting: false });
