@@ -53,6 +53,14 @@ describe('app:// protocol', () => {
     assert.equal((await fetch('app://other/index.html')).status, 403);
   });
 
+  test('HEAD answers the headers without a body', async (t) => {
+    const { fetch } = await served(t);
+    const head = await fetch('app://kiosk/assets/app.js', { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    assert.equal(await head.text(), '');
+  });
+
   test('path traversal never reaches a file outside the build', async (t) => {
     const { fetch } = await served(t);
     const attempts = [

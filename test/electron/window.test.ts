@@ -1,5 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setupWindow } from '../../electron/window.ts';
+import { createFakeElectron } from './fake-electron.ts';
 import { startFakeShell } from './shell-fixture.ts';
 
 describe('kiosk window options', () => {
@@ -36,5 +38,19 @@ describe('kiosk window options', () => {
     );
     assert.equal(options.webPreferences && 'enableBlinkFeatures' in options.webPreferences, false);
     assert.equal(options.webPreferences?.disableBlinkFeatures, 'Auxclick');
+  });
+
+  test('there is one kiosk window: opening again returns it, and a closed window is forgotten', async () => {
+    const fake = createFakeElectron({ userData: '/unused' });
+    await fake.electron.app.whenReady();
+    const windows = setupWindow(fake.electron.BrowserWindow, '/p.cjs', { devTools: false });
+    assert.equal(windows.current(), null);
+    const first = windows.open();
+    assert.equal(windows.open(), first);
+    assert.equal(fake.state.windows.length, 1);
+    first.close();
+    assert.equal(windows.current(), null);
+    assert.notEqual(windows.open(), first);
+    assert.equal(fake.state.windows.length, 2);
   });
 });
