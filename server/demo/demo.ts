@@ -1,0 +1,104 @@
+import type { Config } from '../config.ts';
+import type { Db } from '../db/connection.ts';
+import { stmt } from '../db/connection.ts';
+import { insertUser, findUserByLogin } from '../db/repos/users.ts';
+import { createAppPassword } from '../auth/credentials.ts';
+import { systemContext } from '../http/system-context.ts';
+import { createEvent } from '../routes/events/event-write.ts';
+import { createLinked } from '../routes/events/linked-write.ts';
+import { formatInZone } from '../../shared/dates.ts';
+import { CATEGORIES, ORGANIZERS, TAGS, TITLES, VENUES } from './content.ts';
+import { updateTerm } from '../db/repos/terms.ts';
+import { resolveTermRefs } from '../routes/events/refs.ts';
+import { TAXONOMY } from '../routes/events/present.ts';
+import { demoTickets } from './tickets.ts';
+
+/** Deterministic PRNG (mulberry32) so every demo database looks the same. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface DemoOptions {
+  events: number;
+  attendees: number;
+}
+
+/** Fills an empty database with a believable calendar: venues, organizers, terms, events, tickets, attendees. */
+export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (line: string) => void): Promise<void> {
+  const existing = (stmt(db, "SELECT COUNT(*) AS n FROM posts WHERE type IN ('event', 'venue', 'organizer')").get() as { n: number }).n;
+  if (existing > 0) throw new Error(`The database ${config.dbFile} already has ${existing} events, venues or organizers; the demo only fills an empty one.`);
+  const random = rng(20261122);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
+  let admin = findUserByLogin(db, 'demo-admin');
+  let adminPassword: string | undefined;
+  db.transaction(() => {
+    if (!admin) {
+      admin = insertUser(db, { login: 'demo-admin', email: 'admin@doorstep.example', displayName: 'Demo Administrator', role: 'administrator' });
+      adminPassword = createAppPassword(db, admin.id, 'demo').password;
+    }
+  })();
+  const ctx = systemContext(db, config, admin!.id);
+  const etCtx = systemContext(db, config, admin!.id, 'et');
+  const ids = db.transaction(() => {
+    const venues = VENUES.map((v) => createLinked(ctx, 'venue', { venue: v.name, address: v.address, city: v.city, country: 'Estonia', zip: v.zip, phone: v.phone, website: v.website, description: v.description, geo_lat: v.lat, geo_lng: v.lng }));
+    const organizers = ORGANIZERS.map((o) => createLinked(ctx, 'organizer', { organizer: o.name, email: o.email, phone: o.phone, website: o.website, description: o.description }));
+    for (const c of CATEGORIES) {
+      const [id] = resolveTermRefs(ctx, TAXONOMY.categories, [c.name], 'categories', true);
+      updateTerm(db, id, { name_et: c.et, description: c.description });
+    }
+    for (const t of TAGS) resolveTermRefs(ctx, TAXONOMY.tags, [t], 'tags', true);
+    const events: number[] = [];
+    const now = Date.now();
+    for (let i = 0; i < opts.events; i++) {
+      const cat = pick(CATEGORIES);
+      const title = pick(TITLES[cat.name]);
+      const dayOffset = Math.floor((i / Math.max(1, opts.events)) * 180) + Math.floor(random() * 3) - 1;
+      const start = new Date(now + dayOffset * 86400_000);
+      const allDay = cat.name === 'Festival' && random() < 0.5;
+      const hour = allDay ? 0 : pick([10, 12, 14, 17, 18, 19, 19, 20]);
+      const startLocal = `${formatInZone(start, config.timezone).slice(0, 10)} ${String(hour).padStart(2, '0')}:${pick(['00', '00', '30'])}:00`;
+      const durationH = cat.name === 'Conference' ? 8 : cat.name === 'Workshop' ? 3 : 2;
+      const endLocal = `${startLocal.slice(0, 11)}${String(Math.min(23, hour + durationH)).padStart(2, '0')}:${startLocal.slice(14)}`;
+      const price = cat.free ? 0 : pick([10, 15, 20, 25, 35, 49]);
+      const id = createEvent(ctx, {
+        title,
+        description: `${cat.blurb}\n\nDoors open 30 minutes before the start. Tickets are checked at the door with the QR code from your confirmation e-mail.`,
+        start_date: startLocal,
+        end_date: endLocal,
+        all_day: allDay,
+        timezone: config.timezone,
+        cost: price ? String(price) : '0',
+        currency_symbol: '€',
+        currency_code: 'EUR',
+        currency_position: 'postfix',
+        venue: pick(venues),
+        organizer: random() < 0.2 ? [pick(organizers), pick(organizers)] : [pick(organizers)],
+        categories: [cat.name],
+        tags: [pick(TAGS), pick(TAGS)],
+        featured: random() < 0.08,
+        sticky: random() < 0.03,
+        status: random() < 0.05 ? 'draft' : 'publish',
+      });
+      if (random() < 0.3) createEventTranslation(etCtx, id, `${title} (${cat.et})`);
+      events.push(id);
+    }
+    return { venues, organizers, events };
+  })();
+  out(`Created ${ids.venues.length} venues, ${ids.organizers.length} organizers, ${CATEGORIES.length} categories, ${TAGS.length} tags and ${ids.events.length} events.`);
+  if (adminPassword) {
+    out(`Administrator: demo-admin, application password: ${adminPassword}`);
+    out(`  curl -u 'demo-admin:${adminPassword}' ${config.publicUrl}/wp-json/evt/events/v1/events`);
+  }
+  await demoTickets(db, config, ctx, ids.events, opts.attendees, random, out);
+}
+
+function createEventTranslation(ctx: ReturnType<typeof systemContext>, id: number, title: string): void {
+  stmt(ctx.db, 'UPDATE posts SET title_et = ? WHERE id = ?').run(title, id);
+}

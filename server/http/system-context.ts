@@ -1,0 +1,26 @@
+import type { Config } from '../config.ts';
+import type { Db } from '../db/connection.ts';
+import { stmt } from '../db/connection.ts';
+import type { AppState, Ctx, Lang } from './context.ts';
+import { makeUrls } from './app.ts';
+import { installModules } from '../routes/index.ts';
+
+/**
+ * A request context for work done outside HTTP (the CLI's demo): an administrator caller, so the same write
+ * functions the routes use can fill the database.
+ */
+export function systemContext(db: Db, config: Config, userId: number, lang: Lang = 'en'): Ctx {
+  const secret = (stmt(db, "SELECT value FROM options WHERE name = 'secret'").get() as { value: string } | undefined)?.value ?? 'system';
+  const app: AppState = { db, config, secret, contentVersion: 0, services: {}, log: () => {} };
+  installModules(app);
+  const user = stmt(db, 'SELECT login, display_name FROM users WHERE id = ?').get(userId) as { login: string; display_name: string } | undefined;
+  return {
+    app,
+    db,
+    caller: { kind: 'user', userId, login: user?.login ?? 'system', displayName: user?.display_name ?? 'System', role: 'administrator', appPasswordId: 0 },
+    lang,
+    urls: makeUrls(config.publicUrl, null),
+    req: { method: 'POST', route: '', query: {}, body: {}, params: {}, headers: {}, ip: '127.0.0.1', cookies: {}, userAgent: 'doorstep-cli' },
+    inBatch: false,
+  };
+}
