@@ -1,10 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
 import { buildElectron } from '../../electron/build.ts';
 import { ipcMethods } from '../../shared/ipc.ts';
+import { createFakeElectron } from './fake-electron.ts';
 import { tempDir } from './shell-fixture.ts';
 
 describe('electron build (esbuild)', () => {
@@ -44,5 +46,28 @@ describe('electron build (esbuild)', () => {
     const api = exposed.doorstep as Record<string, () => Promise<unknown>>;
     assert.deepEqual(Object.keys(api).sort(), [...ipcMethods].sort());
     assert.deepEqual(await api.quit(), { quitting: false });
+  });
+
+  test('the built main wires the real shell to the electron module it is given', async (t) => {
+    const outDir = tempDir(t, 'doorstep-build-');
+    const [main] = await buildElectron(outDir);
+    const appPath = tempDir(t, 'doorstep-app-');
+    mkdirSync(path.join(appPath, 'renderer', 'dist'), { recursive: true });
+    writeFileSync(path.join(appPath, 'renderer', 'dist', 'index.html'), '<!doctype html><title>built</title>');
+    const fake = createFakeElectron({ userData: tempDir(t, 'doorstep-userdata-'), appPath, isPackaged: true });
+    const nodeRequire = createRequire(import.meta.url);
+    const bundleRequire = (name: string): unknown => (name === 'electron' ? fake.electron : nodeRequire(name));
+    const module = { exports: {} };
+    vm.runInThisContext(`(function (require, module, exports) {${readFileSync(main, 'utf8')}\n})`)(bundleRequire, module, module.exports);
+    // startShell runs asynchronously after whenReady; give the microtask queue a bounded number of turns.
+    for (let turn = 0; turn < 100 && fake.state.windows.length === 0; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(fake.state.windows.length, 1);
+    const [window] = fake.state.windows;
+    assert.equal(window.options.webPreferences?.preload, path.join(appPath, 'dist', 'electron', 'preload.cjs'));
+    assert.equal(window.options.webPreferences?.devTools, false, 'packaged builds have no dev tools');
+    assert.deepEqual(window.loadedUrls, ['app://kiosk/index.html']);
+    const page = await fake.state.protocolHandlers.get('app')?.(new Request('app://kiosk/'));
+    assert.match((await page?.text()) ?? '', /<title>built<\/title>/);
+    assert.equal(fake.state.ipcHandlers.size, ipcMethods.length);
   });
 });
