@@ -15,6 +15,7 @@ import type { Registry, RouteEntry } from './registry.ts';
 import type { Result } from './result.ts';
 import { routeData } from './describe.ts';
 import { mountSite } from '../site.ts';
+import { filterRestResponse } from './hooks.ts';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 const EXPOSE = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, Retry-After';
@@ -169,6 +170,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       res.setHeader('Allow', allowHeader(outcome.prepared.entry, caller));
       result = await execute(outcome.prepared);
     }
+    result = filterRestResponse(state, { method, route: target.route, matched: routeKey, query: target.query, caller, ip, headers: req.headers }, result);
     if (typeof override === 'string' && result.status >= 400) res.setHeader('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private');
     status = globals.envelope ? 200 : result.status;
     write(res, result, globals, method === 'HEAD');

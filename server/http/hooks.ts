@@ -1,4 +1,5 @@
-import type { AppState, Ctx } from './context.ts';
+import type { AppState, Caller, Ctx } from './context.ts';
+import type { Result } from './result.ts';
 import type { EventDecorator } from '../routes/events/present.ts';
 import type { EventFilter } from '../routes/events/events.ts';
 
@@ -13,12 +14,39 @@ export interface Hooks {
   eventFilters: EventFilter[];
   /** Called inside the transaction that completes an order (free checkout, or a pending order marked paid). */
   orderCompleted: ((ctx: Ctx, orderId: number) => void)[];
+  /**
+   * WordPress `rest_post_dispatch`/`rest_pre_serve_request`: sees every REST answer (errors included) before
+   * it is written, and may replace it (oEmbed XML) or just observe it (analytics).
+   */
+  restResponse: RestResponseFilter[];
+}
+
+/** What a response filter knows about the request it answers. */
+export interface RestExchange {
+  method: string;
+  /** The route as requested, e.g. `/evt/events/v1/events/12`. */
+  route: string;
+  /** The matched route pattern, when one matched. */
+  matched?: string;
+  query: Record<string, unknown>;
+  caller: Caller;
+  ip: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export type RestResponseFilter = (state: AppState, exchange: RestExchange, result: Result) => Result;
+
+/** Runs the response filters in registration order. */
+export function filterRestResponse(state: AppState, exchange: RestExchange, result: Result): Result {
+  let out = result;
+  for (const f of hooks(state).restResponse) out = f(state, exchange, out);
+  return out;
 }
 
 export function hooks(app: AppState): Hooks {
   let h = app.services.hooks as Hooks | undefined;
   if (!h) {
-    h = { eventDecorators: [], eventFilters: [], orderCompleted: [] };
+    h = { eventDecorators: [], eventFilters: [], orderCompleted: [], restResponse: [] };
     app.services.hooks = h;
   }
   return h;
