@@ -127,7 +127,6 @@ export const TicketTotals = z.object({
   stock: z.number().int(),
   sold: z.number().int(),
   pending: z.number().int(),
-  completed: z.number().int(),
 });
 
 export const TicketNonces = z.object({ edit_ticket_nonce: z.string(), remove_ticket_nonce: z.string() });

@@ -1,0 +1,209 @@
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+import type { PostRow } from './posts.ts';
+import { insertPost, uniqueSlug } from './posts.ts';
+
+export type Provider = 'rsvp' | 'tc';
+export const PROVIDERS: readonly Provider[] = ['rsvp', 'tc'];
+
+export interface TicketCols {
+  event_id: number;
+  provider: Provider;
+  type: string;
+  price_minor: number;
+  currency: string;
+  capacity: number;
+  show_description: number;
+  start_date: string;
+  start_time: string;
+  end_date: string;
+  end_time: string;
+  available_from_utc: string;
+  available_until_utc: string;
+  sku: string;
+  iac: string;
+  sale_price_minor: number | null;
+  sale_start: string;
+  sale_end: string;
+}
+
+export type TicketRow = PostRow & TicketCols & { post_id: number };
+
+const COLS: (keyof TicketCols)[] = ['event_id', 'provider', 'type', 'price_minor', 'currency', 'capacity', 'show_description', 'start_date', 'start_time', 'end_date', 'end_time', 'available_from_utc', 'available_until_utc', 'sku', 'iac', 'sale_price_minor', 'sale_start', 'sale_end'];
+
+/** Rows in the order of `ids` (missing ones skipped). */
+export function getTicketRows(db: Db, ids: readonly number[]): TicketRow[] {
+  if (!ids.length) return [];
+  const rows = stmt(db, 'SELECT p.*, t.* FROM posts p JOIN tickets t ON t.post_id = p.id WHERE p.id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as TicketRow[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id)).filter((r): r is TicketRow => r !== undefined);
+}
+
+export function getTicketRow(db: Db, id: number): TicketRow | undefined {
+  return stmt(db, 'SELECT p.*, t.* FROM posts p JOIN tickets t ON t.post_id = p.id WHERE p.id = ?').get(id) as TicketRow | undefined;
+}
+
+export function insertTicketCols(db: Db, postId: number, cols: TicketCols): void {
+  stmt(db, `INSERT INTO tickets (post_id, ${COLS.join(', ')}) VALUES (?, ${COLS.map(() => '?').join(', ')})`).run(postId, ...COLS.map((c) => cols[c]));
+}
+
+export function updateTicketCols(db: Db, postId: number, cols: Partial<TicketCols>): void {
+  const keys = COLS.filter((c) => cols[c] !== undefined);
+  if (!keys.length) return;
+  stmt(db, `UPDATE tickets SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE post_id = ?`).run(...keys.map((k) => cols[k] as unknown), postId);
+}
+
+export interface NewTicket {
+  eventId: number;
+  provider: Provider;
+  name: string;
+  description?: string;
+  author?: number;
+  /** Minor units; RSVP tickets are always free. */
+  priceMinor?: number;
+  currency?: string;
+  /** -1 (default) is unlimited. */
+  capacity?: number;
+  sku?: string;
+  /** Site-local `YYYY-MM-DD HH:MM:SS` post dates. */
+  date: string;
+  dateGmt: string;
+  start?: { date: string; time: string; utc: string };
+  end?: { date: string; time: string; utc: string };
+  showDescription?: boolean;
+  iac?: string;
+}
+
+/** Creates a ticket post and its row: the one way tickets are made, by the editor route and the demo alike. */
+export function createTicket(db: Db, t: NewTicket): number {
+  const id = insertPost(db, 'ticket', {
+    status: 'publish',
+    author: t.author ?? 0,
+    slug: uniqueSlug(db, 'ticket', t.name || 'ticket'),
+    title: t.name,
+    content: t.description ?? '',
+    parent: t.eventId,
+    date: t.date,
+    date_gmt: t.dateGmt,
+  });
+  insertTicketCols(db, id, {
+    event_id: t.eventId,
+    provider: t.provider,
+    type: 'default',
+    price_minor: t.provider === 'rsvp' ? 0 : (t.priceMinor ?? 0),
+    currency: (t.currency ?? 'USD').toUpperCase(),
+    capacity: t.capacity ?? -1,
+    show_description: t.showDescription === false ? 0 : 1,
+    start_date: t.start?.date ?? '',
+    start_time: t.start?.time ?? '',
+    end_date: t.end?.date ?? '',
+    end_time: t.end?.time ?? '',
+    available_from_utc: t.start?.utc ?? '',
+    available_until_utc: t.end?.utc ?? '',
+    sku: t.sku ?? '',
+    iac: t.iac || 'none',
+    sale_price_minor: null,
+    sale_start: '',
+    sale_end: '',
+  });
+  return id;
+}
+
+/**
+ * Counts derived from attendees, never stored: an attendee of a completed order (or of no order, a door
+ * registration) is sold, one of a pending order is pending; refunded, cancelled and failed orders and
+ * trashed attendees count for nothing. RSVP "not going" answers take no capacity.
+ */
+export interface TicketStats {
+  sold: number;
+  pending: number;
+  /** Attendees that hold a place (sold + pending + RSVP "no"). */
+  attendees: number;
+  checkedIn: number;
+  rsvpGoing: number;
+  rsvpNotGoing: number;
+}
+
+export const EMPTY_STATS: TicketStats = { sold: 0, pending: 0, attendees: 0, checkedIn: 0, rsvpGoing: 0, rsvpNotGoing: 0 };
+
+/** Attendee rows that count, with their order status ('completed' when there is no order). */
+const COUNTED = `FROM attendees a JOIN posts ap ON ap.id = a.post_id LEFT JOIN orders o ON o.post_id = a.order_id
+  WHERE ap.status <> 'trash' AND COALESCE(o.status, 'completed') IN ('completed', 'pending')`;
+
+/** SQL expression: places taken on ticket `t.post_id` (for filters and the capacity check). */
+export const USED_SQL = `(SELECT COUNT(*) ${COUNTED} AND a.ticket_id = t.post_id AND COALESCE(a.rsvp_status, 'yes') <> 'no')`;
+export const ATTENDEES_SQL = `(SELECT COUNT(*) ${COUNTED} AND a.ticket_id = t.post_id)`;
+export const CHECKED_IN_SQL = `(SELECT COUNT(*) ${COUNTED} AND a.ticket_id = t.post_id AND a.checked_in = 1)`;
+
+export function ticketStats(db: Db, ids: readonly number[]): Map<number, TicketStats> {
+  const out = new Map<number, TicketStats>();
+  if (!ids.length) return out;
+  const rows = stmt(
+    db,
+    `SELECT a.ticket_id AS id,
+       SUM(COALESCE(o.status, 'completed') = 'completed' AND COALESCE(a.rsvp_status, 'yes') <> 'no') AS sold,
+       SUM(o.status = 'pending' AND COALESCE(a.rsvp_status, 'yes') <> 'no') AS pending,
+       COUNT(*) AS attendees,
+       SUM(a.checked_in) AS checkedIn,
+       SUM(a.rsvp_status = 'yes') AS rsvpGoing,
+       SUM(a.rsvp_status = 'no') AS rsvpNotGoing
+     ${COUNTED} AND a.ticket_id IN (SELECT value FROM json_each(?))
+     GROUP BY a.ticket_id`,
+  ).all(JSON.stringify(ids)) as ({ id: number } & Record<keyof TicketStats, number | null>)[];
+  for (const r of rows) {
+    out.set(r.id, {
+      sold: r.sold ?? 0,
+      pending: r.pending ?? 0,
+      attendees: r.attendees ?? 0,
+      checkedIn: r.checkedIn ?? 0,
+      rsvpGoing: r.rsvpGoing ?? 0,
+      rsvpNotGoing: r.rsvpNotGoing ?? 0,
+    });
+  }
+  return out;
+}
+
+/** Places left: -1 when unlimited, never below 0. */
+export function availableOf(capacity: number, s: Pick<TicketStats, 'sold' | 'pending'>): number {
+  return capacity < 0 ? -1 : Math.max(0, capacity - s.sold - s.pending);
+}
+
+/** Provider slugs having published tickets on each post, in the order of their first ticket. */
+export function providersByPost(db: Db, postIds: readonly number[]): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  if (!postIds.length) return out;
+  const rows = stmt(
+    db,
+    `SELECT t.event_id AS event_id, t.provider AS provider, MIN(t.post_id) AS first FROM tickets t JOIN posts p ON p.id = t.post_id
+     WHERE t.event_id IN (SELECT value FROM json_each(?)) AND p.status = 'publish' GROUP BY t.event_id, t.provider ORDER BY t.event_id, first`,
+  ).all(JSON.stringify(postIds)) as { event_id: number; provider: string }[];
+  for (const r of rows) out.set(r.event_id, [...(out.get(r.event_id) ?? []), r.provider]);
+  return out;
+}
+
+/** Whether a post has at least one published ticket. */
+export function postHasTickets(db: Db, postId: number): boolean {
+  return !!stmt(db, "SELECT 1 FROM tickets t JOIN posts p ON p.id = t.post_id WHERE t.event_id = ? AND p.status = 'publish' LIMIT 1").get(postId);
+}
+
+/** SQL condition over events' `p`: the event has (or, negated, has not) a published ticket. */
+export const HAS_TICKETS_SQL = "EXISTS (SELECT 1 FROM tickets tt JOIN posts tp ON tp.id = tt.post_id WHERE tt.event_id = p.id AND tp.status = 'publish')";
+
+export interface Attendance {
+  total_attendees: number;
+  checked_in: number;
+  not_checked_in: number;
+}
+
+/** `attendance` of each event: attendees holding a place, and how many of them are in. */
+export function attendanceByPost(db: Db, postIds: readonly number[]): Map<number, Attendance> {
+  const out = new Map<number, Attendance>();
+  if (!postIds.length) return out;
+  const rows = stmt(
+    db,
+    `SELECT a.event_id AS id, COUNT(*) AS total, SUM(a.checked_in) AS inside ${COUNTED}
+       AND a.event_id IN (SELECT value FROM json_each(?)) AND COALESCE(a.rsvp_status, 'yes') <> 'no' GROUP BY a.event_id`,
+  ).all(JSON.stringify(postIds)) as { id: number; total: number; inside: number | null }[];
+  for (const r of rows) out.set(r.id, { total_attendees: r.total, checked_in: r.inside ?? 0, not_checked_in: r.total - (r.inside ?? 0) });
+  return out;
+}
