@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { HeadersReceivedResponse, WebPreferences } from 'electron';
 import { APP_ENTRY_URL } from '../../electron/app-origin.ts';
+import { exposeDoorstepApi } from '../../electron/preload-api.ts';
 import { startShell } from '../../electron/shell.ts';
+import { ipcMethods } from '../../shared/ipc.ts';
 import { createFakeElectron, FakeWebContents, headersDetails, type FakeElectron } from './fake-electron.ts';
 import { reviewCsp, type Finding } from './findings.ts';
 
@@ -114,6 +116,30 @@ async function reviewIpc(fake: FakeElectron): Promise<Finding[]> {
   return findings;
 }
 
+/** What the preload puts in the page: one frozen object of functions, one per channel, nothing generic. */
+export function reviewPreload(expose: (fake: FakeElectron) => void = (fake) => exposeDoorstepApi(fake.preload())): Finding[] {
+  const fake = createFakeElectron({ userData: tmpdir() });
+  expose(fake);
+  const findings: Finding[] = [];
+  const keys = Object.keys(fake.state.mainWorld);
+  if (keys.length !== 1) findings.push({ id: 'PRELOAD_SURFACE', severity: 'MEDIUM', message: `the preload exposes ${keys.length} globals: ${keys.join(', ')}` });
+  for (const key of keys) {
+    const api = fake.state.mainWorld[key];
+    if (typeof api !== 'object' || api === null) {
+      findings.push({ id: 'PRELOAD_SURFACE', severity: 'HIGH', message: `window.${key} is not a plain API object` });
+      continue;
+    }
+    for (const [name, value] of Object.entries(api)) {
+      if (typeof value !== 'function') findings.push({ id: 'PRELOAD_SURFACE', severity: 'HIGH', message: `window.${key}.${name} is not a function (an object handed to the page)` });
+      if (/^(invoke|send|sendSync|on|once|ipcRenderer|require|process)$/.test(name)) {
+        findings.push({ id: 'PRELOAD_GENERIC_IPC', severity: 'HIGH', message: `window.${key}.${name} lets the page pick any channel` });
+      }
+      if (!(ipcMethods as string[]).includes(name)) findings.push({ id: 'PRELOAD_SURFACE', severity: 'MEDIUM', message: `window.${key}.${name} is not in the channel map` });
+    }
+  }
+  return findings;
+}
+
 /** Starts the shell (by default the real one) against a fresh fake and reviews what it set up. */
 export async function reviewRuntime(start: ShellStarter = startRealShell): Promise<Finding[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'doorstep-audit-'));
@@ -139,7 +165,7 @@ export async function reviewRuntime(start: ShellStarter = startRealShell): Promi
     for (const scheme of fake.state.privilegedSchemes) {
       if (scheme.privileges?.bypassCSP) findings.push({ id: 'BYPASSCSP', severity: 'HIGH', message: `${scheme.scheme}: bypasses CSP` });
     }
-    findings.push(...reviewPermissions(fake), ...(await reviewHeaders(fake)), ...(await reviewIpc(fake)));
+    findings.push(...reviewPermissions(fake), ...(await reviewHeaders(fake)), ...(await reviewIpc(fake)), ...reviewPreload());
     return findings;
   } finally {
     rmSync(dir, { recursive: true, force: true });

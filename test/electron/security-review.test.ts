@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shellSources } from './audit.ts';
 import { hasHigh, type Finding } from './findings.ts';
-import { reviewRuntime, startRealShell, type ShellStarter } from './runtime-review.ts';
+import { reviewPreload, reviewRuntime, startRealShell, type ShellStarter } from './runtime-review.ts';
 import { reviewSources } from './static-review.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -116,5 +116,14 @@ describe('the runtime review catches what it must', () => {
         callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': ["script-src 'self' 'unsafe-eval'"] } }));
     };
     assert.ok(highIds(await reviewRuntime(weakCsp)).has('CSP_UNSAFE_SCRIPT'));
+  });
+
+  test('a preload that hands the page a generic invoke is HIGH', () => {
+    const ids = highIds(reviewPreload((fake) => {
+      const { contextBridge, ipcRenderer } = fake.preload();
+      contextBridge.exposeInMainWorld('doorstep', { invoke: (channel: string, ...args: unknown[]) => ipcRenderer.invoke(channel, ...args) });
+    }));
+    assert.ok(ids.has('PRELOAD_GENERIC_IPC'));
+    assert.deepEqual(reviewPreload(), []);
   });
 });
