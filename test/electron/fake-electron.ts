@@ -90,29 +90,59 @@ export interface FakeState {
   options: Required<Omit<FakeOptions, 'appPath'>> & { appPath: string };
 }
 
-export interface FakeBrowserWindow {
-  readonly options: BrowserWindowConstructorOptions;
-  readonly webContents: FakeWebContents;
-  readonly loadedUrls: string[];
-  visible: boolean;
-  focusCount: number;
-  minimized: boolean;
+/** A kiosk window as the fake creates it; records what the shell does to it. */
+export class FakeBrowserWindow extends Emitter {
+  readonly webContents = new FakeWebContents();
+  readonly loadedUrls: string[] = [];
+  visible = false;
+  focusCount = 0;
+  minimized = false;
   kiosk: boolean;
-  menuRemoved: boolean;
-  destroyed: boolean;
-  loadURL(url: string): Promise<void>;
-  once(event: 'ready-to-show', listener: () => void): unknown;
-  on(event: 'closed', listener: () => void): unknown;
-  emit(event: string, ...args: unknown[]): void;
-  show(): void;
-  focus(): void;
-  restore(): void;
-  isMinimized(): boolean;
-  isDestroyed(): boolean;
-  removeMenu(): void;
-  setKiosk(flag: boolean): void;
-  isKiosk(): boolean;
-  close(): void;
+  menuRemoved = false;
+  destroyed = false;
+  constructor(
+    readonly options: BrowserWindowConstructorOptions,
+    private readonly state: FakeState,
+    private readonly appEvents: Emitter,
+  ) {
+    super();
+    state.calls.push('new BrowserWindow');
+    this.kiosk = options.kiosk === true;
+    state.windows.push(this);
+    appEvents.emit('web-contents-created', new FakeEvent(), this.webContents);
+  }
+  async loadURL(url: string) {
+    this.loadedUrls.push(url);
+  }
+  show() {
+    this.visible = true;
+  }
+  focus() {
+    this.focusCount += 1;
+  }
+  restore() {
+    this.minimized = false;
+  }
+  isMinimized() {
+    return this.minimized;
+  }
+  isDestroyed() {
+    return this.destroyed;
+  }
+  removeMenu() {
+    this.menuRemoved = true;
+  }
+  setKiosk(flag: boolean) {
+    this.kiosk = flag;
+  }
+  isKiosk() {
+    return this.kiosk;
+  }
+  close() {
+    this.destroyed = true;
+    this.emit('closed');
+    if (this.state.windows.every((window) => window.destroyed)) this.appEvents.emit('window-all-closed');
+  }
 }
 
 export interface FakeElectron {
@@ -162,56 +192,13 @@ export function createFakeElectron(options: FakeOptions): FakeElectron {
     if (!state.ready) throw new Error(`${what} cannot be used before the app is ready`);
   };
 
-  class BrowserWindow extends Emitter implements FakeBrowserWindow {
-    readonly webContents = new FakeWebContents();
-    readonly loadedUrls: string[] = [];
-    visible = false;
-    focusCount = 0;
-    minimized = false;
-    kiosk: boolean;
-    menuRemoved = false;
-    destroyed = false;
-    constructor(readonly options: BrowserWindowConstructorOptions) {
-      super();
+  class BrowserWindow extends FakeBrowserWindow {
+    constructor(options: BrowserWindowConstructorOptions) {
       requireReady('BrowserWindow');
-      state.calls.push('new BrowserWindow');
-      this.kiosk = options.kiosk === true;
-      state.windows.push(this);
-      appEvents.emit('web-contents-created', new FakeEvent(), this.webContents);
-    }
-    async loadURL(url: string) {
-      this.loadedUrls.push(url);
-    }
-    show() {
-      this.visible = true;
-    }
-    focus() {
-      this.focusCount += 1;
-    }
-    restore() {
-      this.minimized = false;
-    }
-    isMinimized() {
-      return this.minimized;
-    }
-    isDestroyed() {
-      return this.destroyed;
-    }
-    removeMenu() {
-      this.menuRemoved = true;
-    }
-    setKiosk(flag: boolean) {
-      this.kiosk = flag;
-    }
-    isKiosk() {
-      return this.kiosk;
-    }
-    close() {
-      this.destroyed = true;
-      this.emit('closed');
-      if (state.windows.every((window) => window.destroyed)) appEvents.emit('window-all-closed');
+      super(options, state, appEvents);
     }
   }
+
 
   const app = Object.assign(appEvents, {
     requestSingleInstanceLock: () => {

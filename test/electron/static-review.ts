@@ -156,7 +156,10 @@ export function reviewSources(files: readonly SourceFile[], ipcChokePoint = 'ele
       if ((name === 'handle' || name === 'on' || name === 'handleOnce') && calleeObjectName(node) === 'ipcMain' && file.path !== ipcChokePoint) {
         findings.push({ id: 'IPC_OUTSIDE_CHOKE_POINT', severity: 'MEDIUM', message: `ipcMain.${name} outside ${ipcChokePoint}`, where: at(node) });
       }
-      if (name === 'exposeInMainWorld' && args[1] && JSON.stringify(args[1], (key, value: unknown) => (key === 'start' || key === 'end' ? undefined : value)).includes('"name":"ipcRenderer"') && args[1].type !== 'CallExpression') {
+      // Handing ipcRenderer (or one of its methods) to the page, directly or inside an object literal. A call
+      // such as createDoorstepApi(ipcRenderer) is fine: it builds a narrow API around it.
+      const exposed = args[1];
+      if (name === 'exposeInMainWorld' && exposed && exposed.type !== 'CallExpression' && [...walk(exposed)].some((n) => n.type === 'Identifier' && n.name === 'ipcRenderer')) {
         findings.push({ id: 'IPC_RENDERER_EXPOSED', severity: 'HIGH', message: 'ipcRenderer (or a method of it) is handed to the page', where: at(node) });
       }
     }
