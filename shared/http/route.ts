@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { string, type Param, type ParamValue } from './params.ts';
+import { enumString, type Param, type ParamValue } from './params.ts';
 import type { Permission } from '../auth.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -41,10 +41,7 @@ export interface RouteDef<A extends Args = Args> {
 export type Input<A extends Args> = { [K in keyof A]: ParamValue<A[K]> };
 
 /** Every route accepts the content language, as the spec says; it is appended to each endpoint's args. */
-export const translationLanguage = string({
-  description: 'The language of the content to read or write.',
-  extra: { enum: ['en', 'et'] },
-});
+export const translationLanguage = enumString(['en', 'et'], { description: 'The language of the content to read or write.' });
 
 export function defineRoute<const A extends Args>(def: RouteDef<A>): RouteDef<A> {
   return def;

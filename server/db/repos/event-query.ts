@@ -72,7 +72,7 @@ export function queryEvents(db: Db, q: EventQuery): { ids: number[]; total: numb
   const w = where(q);
   const from = 'FROM events e JOIN posts p ON p.id = e.post_id';
   const total = (stmt(db, `SELECT COUNT(*) AS n ${from} WHERE ${w.sql}`).get(...w.params) as { n: number }).n;
-  let order = 'e.start_utc ASC, p.id ASC';
+  let order = 'e.start_utc ASC, e.post_id ASC';
   const orderParams: unknown[] = [];
   if (q.near) {
     order = `${distance} ASC, e.start_utc ASC, p.id ASC`;
@@ -85,5 +85,5 @@ export function queryEvents(db: Db, q: EventQuery): { ids: number[]; total: numb
 /** For tests of the index the archive relies on. */
 export function explainEventQuery(db: Db, q: EventQuery): string[] {
   const w = where(q);
-  return (db.prepare(`EXPLAIN QUERY PLAN SELECT p.id FROM events e JOIN posts p ON p.id = e.post_id WHERE ${w.sql} ORDER BY e.start_utc ASC, p.id ASC LIMIT 50`).all(...w.params) as { detail: string }[]).map((r) => r.detail);
+  return (db.prepare(`EXPLAIN QUERY PLAN SELECT p.id FROM events e JOIN posts p ON p.id = e.post_id WHERE ${w.sql} ORDER BY e.start_utc ASC, e.post_id ASC LIMIT 50`).all(...w.params) as { detail: string }[]).map((r) => r.detail);
 }

@@ -1,0 +1,42 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { listMigrations, migrate } from '../../../server/db/migrate.ts';
+import { openDatabase } from '../../../server/db/connection.ts';
+import { explainEventQuery } from '../../../server/db/repos/event-query.ts';
+
+describe('migrations', () => {
+  test('numbered, applied once in order, tracked by user_version; tables are STRICT', () => {
+    const list = listMigrations();
+    assert.deepEqual(list.map((m) => m.version), [...list.map((m) => m.version)].sort((a, b) => a - b));
+    assert.equal(new Set(list.map((m) => m.version)).size, list.length);
+    const db = new Database(':memory:');
+    assert.equal(migrate(db), list.length);
+    assert.equal(db.pragma('user_version', { simple: true }), list[list.length - 1].version);
+    assert.equal(migrate(db), 0);
+    const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string; sql: string }[];
+    for (const t of tables) assert.match(t.sql, /\bSTRICT\b/, `${t.name} is STRICT`);
+  });
+
+  test('a file database runs in WAL mode with foreign keys on', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-db-'));
+    const db = openDatabase(path.join(dir, 'x.sqlite'));
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
+    db.close();
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  test('the events archive query walks the start-date index, category filter included', () => {
+    const db = openDatabase(':memory:');
+    const plan = explainEventQuery(db, { statuses: ['publish'], startsOnOrAfter: '2030-01-01 00:00:00', endsOnOrBefore: '2032-01-01 00:00:00', termIds: [[1, 2]], excludeHidden: true, extra: [], limit: 50, offset: 0 }).join('\n');
+    assert.match(plan, /SEARCH e USING INDEX events_start/);
+    assert.match(plan, /SEARCH tr EXISTS USING PRIMARY KEY/);
+    assert.doesNotMatch(plan, /SCAN (e|p)\b/);
+    // The index also gives the order: no sort step.
+    assert.doesNotMatch(plan, /TEMP B-TREE/);
+  });
+});

@@ -1,0 +1,85 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { Term } from '../../../shared/models/events.ts';
+
+let s: TestServer;
+let cats: string;
+let tags: string;
+before(async () => {
+  s = await startTestServer();
+  cats = `${s.root}evt/events/v1/categories`;
+  tags = `${s.root}evt/events/v1/tags`;
+});
+after(() => s.close());
+
+describe('categories', () => {
+  test('create 201 with Location; term shape; duplicate name 400 term_exists; unknown parent 400', async () => {
+    const music = await call(cats, { method: 'POST', auth: s.admin, body: { name: 'Music', description: 'Live music' } });
+    assert.equal(music.status, 201);
+    Term.parse(music.body);
+    assert.equal(music.headers.get('location'), `${cats}/${music.body.id}`);
+    assert.deepEqual(Object.keys(music.body), ['id', 'count', 'description', 'name', 'slug', 'taxonomy', 'parent', 'meta', 'url', 'urls']);
+    assert.equal(music.body.taxonomy, 'tribe_events_cat');
+    assert.equal(music.body.url, `${s.base}/events/category/music/`);
+    const jazz = await call(cats, { method: 'POST', auth: s.admin, body: { name: 'Jazz', parent: music.body.id } });
+    assert.equal(jazz.body.urls.up, `${cats}/${music.body.id}`);
+    const dup = await call(cats, { method: 'POST', auth: s.admin, body: { name: 'music' } });
+    assert.equal(dup.status, 400);
+    assert.equal(dup.body.code, 'term_exists');
+    assert.equal((await call(cats, { method: 'POST', auth: s.admin, body: { name: 'Orphan', parent: 987654 } })).body.code, 'rest_term_invalid');
+    assert.equal((await call(cats, { method: 'POST', auth: s.admin, body: { name: '' } })).status, 400);
+    assert.equal((await call(cats, { method: 'POST', body: { name: 'Anon' } })).status, 401);
+  });
+
+  test('list: hide_empty by default, paging shape and headers, order, include, parent, post, slug', async () => {
+    const e = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, body: { title: 'Tagged', start_date: '2031-01-01', end_date: '2031-01-01', categories: ['Theatre', 'Music'] } });
+    const empty = await call(cats);
+    assert.deepEqual(empty.body.categories.map((c: { name: string }) => c.name), ['Music', 'Theatre']);
+    assert.deepEqual(Object.keys(empty.body), ['rest_url', 'total', 'total_pages', 'categories']);
+    assert.equal(empty.headers.get('x-tec-total'), '2');
+    const all = await call(`${cats}?hide_empty=false&per_page=2`);
+    assert.equal(all.body.total, 3);
+    assert.equal(all.body.next_rest_url, `${cats}/?page=2`);
+    const page2 = await call(all.body.next_rest_url + '&hide_empty=false&per_page=2');
+    assert.equal(page2.body.previous_rest_url, `${cats}/`);
+    assert.equal((await call(`${cats}?hide_empty=false&page=9`)).body.code, 'rest_term_invalid_page_number');
+    assert.deepEqual((await call(`${cats}?hide_empty=0&orderby=id&order=desc&per_page=50`)).body.categories.map((c: { name: string }) => c.name), ['Theatre', 'Jazz', 'Music']);
+    const music = all.body.categories.find((c: { name: string }) => c.name === 'Jazz') ?? (await call(`${cats}?hide_empty=0&slug=jazz`)).body.categories[0];
+    assert.equal(music.name, 'Jazz');
+    assert.deepEqual((await call(`${cats}?hide_empty=0&parent=${music.parent}`)).body.categories.map((c: { name: string }) => c.name), ['Jazz']);
+    assert.deepEqual((await call(`${cats}?event=${e.body.id}`)).body.categories.map((c: { name: string }) => c.name), ['Music', 'Theatre']);
+    assert.equal((await call(`${cats}?post=987654`)).status, 400);
+    assert.equal((await call(`${cats}?per_page=51`)).status, 400);
+    assert.equal((await call(`${cats}?orderby=color`)).body.data.details.orderby.code, 'rest_not_in_enum');
+  });
+
+  test('read, update, delete for good (children move up); IDs of other taxonomies are 400', async () => {
+    const parent = await call(cats, { method: 'POST', auth: s.admin, body: { name: 'Parent' } });
+    const child = await call(cats, { method: 'POST', auth: s.admin, body: { name: 'Child', parent: parent.body.id } });
+    const u = await call(`${cats}/${child.body.id}`, { method: 'PATCH', auth: s.admin, body: { description: 'Updated', slug: 'kid' } });
+    assert.equal(u.body.slug, 'kid');
+    assert.equal(u.body.description, 'Updated');
+    const selfParent = await call(`${cats}/${parent.body.id}`, { method: 'PATCH', auth: s.admin, body: { parent: child.body.id } });
+    assert.equal(selfParent.status, 400);
+    const d = await call(`${cats}/${parent.body.id}`, { method: 'DELETE', auth: s.admin });
+    assert.equal(d.status, 200);
+    assert.equal(d.body.name, 'Parent');
+    assert.equal((await call(`${cats}/${parent.body.id}`)).status, 400);
+    assert.equal((await call(`${cats}/${child.body.id}`)).body.parent, 0);
+    const tag = await call(tags, { method: 'POST', auth: s.admin, body: { name: 'outdoor' } });
+    assert.equal((await call(`${cats}/${tag.body.id}`)).body.code, 'rest_invalid_param');
+  });
+});
+
+describe('tags', () => {
+  test('tags have no parent and use post_tag', async () => {
+    const t = await call(tags, { method: 'POST', auth: s.admin, body: { name: 'Free entry', slug: 'free' } });
+    assert.equal(t.status, 201);
+    assert.equal(t.body.taxonomy, 'post_tag');
+    assert.equal('parent' in t.body, false);
+    assert.equal(t.body.url, `${s.base}/tag/free/`);
+    const list = await call(`${tags}?hide_empty=false`);
+    assert.ok(list.body.tags.some((x: { slug: string }) => x.slug === 'free'));
+  });
+});

@@ -1,0 +1,77 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, startTestServer, type TestServer } from '../helpers/server.ts';
+import { NAMESPACES, unboundRoutes } from '../../server/routes/index.ts';
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer();
+});
+after(() => s.close());
+
+describe('route table', () => {
+  test('every shared route definition has a handler', () => {
+    assert.deepEqual(unboundRoutes(), []);
+  });
+
+  test('the site index lists every namespace and every route with its args', async () => {
+    const r = await call(s.root);
+    assert.equal(r.status, 200);
+    for (const k of ['name', 'description', 'url', 'home', 'gmt_offset', 'timezone_string', 'page_for_posts', 'page_on_front', 'show_on_front', 'namespaces', 'authentication', 'routes']) assert.ok(k in r.body, k);
+    assert.equal(typeof r.body.gmt_offset, 'number');
+    assert.deepEqual(r.body.authentication, []);
+    assert.deepEqual(r.body.namespaces, NAMESPACES.map((n) => n.ns.name));
+    const byId = r.body.routes['/evt/events/v1/events/(?P<id>\\d+)'];
+    assert.equal(byId.namespace, 'evt/events/v1');
+    assert.deepEqual(byId.methods, ['GET', 'DELETE', 'POST', 'PUT', 'PATCH']);
+    assert.deepEqual(byId.endpoints.map((e: { methods: string[] }) => e.methods), [['GET'], ['DELETE'], ['POST', 'PUT', 'PATCH']]);
+    assert.deepEqual(byId.endpoints[0].args.id, { description: 'the event post ID', type: 'integer', minimum: 0, required: true });
+    assert.deepEqual(byId.endpoints[1].allow_batch, { v1: true });
+    assert.equal(byId._links, undefined);
+    const list = r.body.routes['/evt/events/v1/events'];
+    assert.deepEqual(list._links, { self: [{ href: `${s.root}evt/events/v1/events` }] });
+    assert.deepEqual(list.endpoints[0].args.per_page, { description: 'The number of events to return on each page (at most 50)', default: 3, type: 'integer', minimum: 1, required: false });
+    assert.deepEqual(list.endpoints[0].args.translation_language, { description: 'The language of the content to read or write.', type: 'string', enum: ['en', 'et'], required: false });
+    const batch = r.body.routes['/batch/v1'];
+    assert.equal(batch.endpoints[0].args.requests.maxItems, 25);
+    // Every registered route appears once, and each of its endpoints in the index.
+    for (const { ns } of NAMESPACES) {
+      for (const def of ns.routes) {
+        const key = `/${ns.name}${def.route}`;
+        assert.ok(r.body.routes[key], `${key} in the index`);
+        assert.ok(r.body.routes[key].endpoints.some((e: { methods: string[] }) => e.methods.join() === def.methods.join()), `${key} ${def.methods}`);
+      }
+    }
+  });
+
+  test('each namespace has an index and an OpenAPI 3.0.0 /doc generated from the same table', async () => {
+    for (const { ns } of NAMESPACES) {
+      const idx = await call(`${s.root}${ns.name}`);
+      assert.equal(idx.status, 200, ns.name);
+      assert.equal(idx.body.namespace, ns.name);
+      assert.deepEqual(idx.body._links, { up: [{ href: s.root }] });
+      assert.ok(Object.keys(idx.body.routes).every((k) => k.startsWith(`/${ns.name}`)));
+      const doc = await call(`${s.root}${ns.name}/doc`);
+      assert.equal(doc.status, 200);
+      assert.equal(doc.body.openapi, '3.0.0');
+      assert.equal(doc.body.info.title, ns.doc.title);
+      assert.deepEqual(doc.body.servers, [{ url: `${s.root}${ns.name}/` }]);
+      for (const def of ns.routes) {
+        if (def.doc === false) continue;
+        const path = def.route.replace(/\(\?P<([a-z_]+)>[^)]*\)/g, '{$1}');
+        for (const m of def.methods) assert.ok(doc.body.paths[path]?.[m.toLowerCase()], `${ns.name} ${m} ${path} documented`);
+      }
+    }
+    const events = (await call(`${s.root}evt/events/v1/doc`)).body;
+    assert.deepEqual(Object.keys(events.components.schemas), ['ImageSize', 'CostDetails', 'Term', 'Image', 'DateDetails', 'Event', 'Venue', 'Organizer']);
+    const get = events.paths['/events'].get;
+    assert.deepEqual(get.parameters.find((p: { name: string }) => p.name === 'categories'), { name: 'categories', in: 'query', description: 'Events should be assigned one of the specified categories slugs or IDs', required: false, schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: false });
+    assert.ok(events.paths['/events'].post.requestBody.content['application/json'].schema.required.includes('title'));
+  });
+
+  test('an unknown namespace index is rest_no_route', async () => {
+    const r = await call(`${s.root}evt/nothing/v9`);
+    assert.equal(r.status, 404);
+    assert.equal(r.body.code, 'rest_no_route');
+  });
+});
