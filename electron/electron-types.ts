@@ -81,6 +81,7 @@ export type HeadersListener = (
 ) => void;
 
 export interface ElectronSession {
+  on(event: 'will-download', listener: (event: PreventableEvent) => void): unknown;
   setPermissionRequestHandler(handler: PermissionRequestHandler | null): void;
   setPermissionCheckHandler(handler: PermissionCheckHandler | null): void;
   readonly webRequest: { onHeadersReceived(listener: HeadersListener | null): void };

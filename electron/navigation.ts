@@ -1,5 +1,5 @@
 import { isAppUrl } from './app-origin.ts';
-import type { ElectronApp, GuardedContents } from './electron-types.ts';
+import type { ElectronApp, ElectronSession, GuardedContents } from './electron-types.ts';
 
 /**
  * Keeps every web contents on the app's own pages. Moving between app pages is allowed (it is still our
@@ -21,4 +21,12 @@ export function guardContents(contents: GuardedContents): void {
 /** Applies the guards to every web contents the app ever creates, not only the main window. */
 export function setupNavigationGuards(app: ElectronApp): void {
   app.on('web-contents-created', (_event, contents) => guardContents(contents));
+}
+
+/**
+ * No downloads: a download is the page writing a file of its choosing to the disk, and the kiosk has
+ * nothing to save. Refused before any save dialog appears.
+ */
+export function setupDownloadGuard(session: ElectronSession): void {
+  session.on('will-download', (event) => event.preventDefault());
 }

@@ -4,7 +4,7 @@ import { loadOrCreateDeviceId } from './device-id.ts';
 import type { KioskWindow, MainElectron } from './electron-types.ts';
 import { registerIpcHandlers, type IpcLog } from './ipc.ts';
 import { createIpcHandlers } from './ipc-handlers.ts';
-import { setupNavigationGuards } from './navigation.ts';
+import { setupDownloadGuard, setupNavigationGuards } from './navigation.ts';
 import { setupPermissions } from './permissions.ts';
 import { setupSingleInstance } from './single-instance.ts';
 import { setupWindow } from './window.ts';
@@ -42,6 +42,7 @@ export async function startShell<W extends KioskWindow>(electron: MainElectron<W
   setupAppProtocol(electron.protocol, options.rendererRoot);
   setupContentSecurityPolicy(session);
   setupPermissions(session);
+  setupDownloadGuard(session);
   const deviceId = loadOrCreateDeviceId(app.getPath('userData'));
   registerIpcHandlers(
     electron.ipcMain,

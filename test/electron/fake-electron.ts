@@ -149,6 +149,8 @@ export interface FakeElectron {
   electron: MainElectron<FakeBrowserWindow>;
   state: FakeState;
   app: Emitter;
+  /** Events on session.defaultSession, e.g. 'will-download'. */
+  session: Emitter;
   /** The renderer side: a preload module whose ipcRenderer reaches the fake ipcMain from `frame`. */
   preload(frame?: SenderFrame | null): PreloadElectron;
 }
@@ -225,7 +227,12 @@ export function createFakeElectron(options: FakeOptions): FakeElectron {
     },
   });
 
+  const sessionEvents = new Emitter();
   const defaultSession = {
+    on(event: 'will-download', listener: (event: PreventableEvent) => void) {
+      sessionEvents.on(event, listener);
+      return defaultSession;
+    },
     setPermissionRequestHandler(handler: PermissionRequestHandler | null) {
       state.permissionRequestHandler = handler;
     },
@@ -303,5 +310,5 @@ export function createFakeElectron(options: FakeOptions): FakeElectron {
     },
   });
 
-  return { electron, state, app: appEvents, preload };
+  return { electron, state, app: appEvents, session: sessionEvents, preload };
 }

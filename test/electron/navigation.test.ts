@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeWebContents } from './fake-electron.ts';
+import { FakeEvent, FakeWebContents } from './fake-electron.ts';
 import { startFakeShell } from './shell-fixture.ts';
 
 describe('navigation and new windows', () => {
@@ -40,5 +40,12 @@ describe('navigation and new windows', () => {
     app.emit('web-contents-created', {}, later);
     assert.equal(later.attempt('will-navigate', 'https://evil.example/'), true);
     assert.deepEqual(later.windowOpenHandler?.({ url: 'https://evil.example/' }), { action: 'deny' });
+  });
+
+  test('downloads are refused before any save dialog', async (t) => {
+    const { session } = await startFakeShell(t);
+    const event = new FakeEvent();
+    session.emit('will-download', event, { getFilename: () => 'attendees.csv' }, {});
+    assert.equal(event.defaultPrevented, true);
   });
 });

@@ -6,7 +6,7 @@ import { APP_ENTRY_URL } from '../../electron/app-origin.ts';
 import { exposeDoorstepApi } from '../../electron/preload-api.ts';
 import { startShell } from '../../electron/shell.ts';
 import { ipcMethods } from '../../shared/ipc.ts';
-import { createFakeElectron, FakeWebContents, headersDetails, type FakeElectron } from './fake-electron.ts';
+import { createFakeElectron, FakeEvent, FakeWebContents, headersDetails, type FakeElectron } from './fake-electron.ts';
 import { reviewCsp, type Finding } from './findings.ts';
 
 /*
@@ -161,6 +161,9 @@ export async function reviewRuntime(start: ShellStarter = startRealShell): Promi
     const later = new FakeWebContents();
     fake.app.emit('web-contents-created', {}, later);
     findings.push(...reviewGuards(later, 'web contents created later').map((finding) => ({ ...finding, severity: finding.severity === 'HIGH' ? ('MEDIUM' as const) : finding.severity })));
+    const download = new FakeEvent();
+    fake.session.emit('will-download', download, {}, {});
+    if (!download.defaultPrevented) findings.push({ id: 'DOWNLOADS', severity: 'MEDIUM', message: 'downloads are not refused: the page can write files' });
     if (!fake.state.sandboxEnabled) findings.push({ id: 'APP_SANDBOX', severity: 'LOW', message: 'app.enableSandbox() is not called' });
     for (const scheme of fake.state.privilegedSchemes) {
       if (scheme.privileges?.bypassCSP) findings.push({ id: 'BYPASSCSP', severity: 'HIGH', message: `${scheme.scheme}: bypasses CSP` });

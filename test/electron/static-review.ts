@@ -97,6 +97,7 @@ const REQUIRED: { id: string; severity: Severity; message: string; found: (call:
   { id: 'NAVIGATION_HANDLER', severity: 'HIGH', message: "no 'will-navigate' guard", found: (c) => calleeName(c) === 'on' && stringValue((c.arguments as Node[])[0]) === 'will-navigate' },
   { id: 'NEW_WINDOW_HANDLER', severity: 'HIGH', message: 'no webContents.setWindowOpenHandler', found: (c) => calleeName(c) === 'setWindowOpenHandler' },
   { id: 'WEBVIEW_ATTACH_HANDLER', severity: 'MEDIUM', message: "no 'will-attach-webview' guard", found: (c) => calleeName(c) === 'on' && stringValue((c.arguments as Node[])[0]) === 'will-attach-webview' },
+  { id: 'DOWNLOAD_GUARD', severity: 'LOW', message: "no session 'will-download' guard", found: (c) => calleeName(c) === 'on' && stringValue((c.arguments as Node[])[0]) === 'will-download' },
   { id: 'CSP_HEADER', severity: 'HIGH', message: 'no CSP header set through session.webRequest.onHeadersReceived', found: (c) => calleeName(c) === 'onHeadersReceived' },
 ];
 
