@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppState } from './http/context.ts';
+import { mountFiles } from './site/files.ts';
 
 const kioskDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../renderer/dist');
 
@@ -13,4 +14,5 @@ export function mountSite(app: Express, _state: AppState): void {
     res.status(503).type('text/plain').send('The kiosk has not been built yet: run `npm run build:kiosk`, then reload.');
   });
   app.use('/kiosk', express.static(kioskDir, { index: 'index.html', fallthrough: true, dotfiles: 'deny' }));
+  mountFiles(app, _state);
 }

@@ -6,6 +6,8 @@ import { eventsNamespace } from '../../shared/routes/events.ts';
 import { eventsEndpoints } from './events/index.ts';
 import { ticketsNamespace } from '../../shared/routes/tickets.ts';
 import { ticketsEndpoints } from './tickets/index.ts';
+import { protectedFilesNamespace } from '../../shared/routes/protected-files.ts';
+import { protectedFilesEndpoints } from './protected-files/index.ts';
 
 /** Namespaces in index order, each with the endpoints that implement its shared route table. */
 export interface NamespaceModule {
@@ -18,6 +20,7 @@ export interface NamespaceModule {
 export const NAMESPACES: NamespaceModule[] = [
   { ns: eventsNamespace, endpoints: eventsEndpoints },
   { ns: ticketsNamespace, endpoints: ticketsEndpoints },
+  { ns: protectedFilesNamespace, endpoints: protectedFilesEndpoints },
 ];
 
 /** Shared route definitions that no handler implements (test/server/route-table.test.ts requires none). */

@@ -1,0 +1,66 @@
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+
+/** An uploaded file: its attachment post, attachment row and upload record together. */
+export interface FileRow {
+  post_id: number;
+  name: string;
+  sha256: string;
+  uploaded_by: number;
+  created: string;
+  file_path: string | null;
+  mime_type: string;
+  filesize: number | null;
+  protected: number;
+  url: string;
+  parent: number;
+  title: string;
+  status: string;
+}
+
+export interface LinkRow {
+  id: number;
+  post_id: number;
+  created: string;
+  expires: string;
+  hits: number;
+  revoked: number;
+  created_by: number;
+}
+
+export function getFile(db: Db, id: number): FileRow | undefined {
+  return stmt(
+    db,
+    `SELECT u.*, a.file_path, a.mime_type, a.filesize, a.protected, a.url, p.parent, p.title, p.status
+     FROM file_uploads u JOIN attachments a ON a.post_id = u.post_id JOIN posts p ON p.id = u.post_id WHERE u.post_id = ?`,
+  ).get(id) as FileRow | undefined;
+}
+
+export function insertUpload(db: Db, u: { postId: number; name: string; sha256: string; uploadedBy: number; created: string }): void {
+  stmt(db, 'INSERT INTO file_uploads (post_id, name, sha256, uploaded_by, created) VALUES (?, ?, ?, ?, ?)').run(u.postId, u.name, u.sha256, u.uploadedBy, u.created);
+}
+
+export function setProtection(db: Db, id: number, isProtected: boolean, filePath: string): void {
+  stmt(db, 'UPDATE attachments SET protected = ?, file_path = ? WHERE post_id = ?').run(isProtected ? 1 : 0, filePath, id);
+}
+
+export function insertLink(db: Db, l: { postId: number; created: string; expires: string; createdBy: number }): LinkRow {
+  const info = stmt(db, 'INSERT INTO private_links (post_id, created, expires, created_by) VALUES (?, ?, ?, ?)').run(l.postId, l.created, l.expires, l.createdBy);
+  return getLink(db, Number(info.lastInsertRowid))!;
+}
+
+export function getLink(db: Db, id: number): LinkRow | undefined {
+  return stmt(db, 'SELECT * FROM private_links WHERE id = ?').get(id) as LinkRow | undefined;
+}
+
+export function liveLinks(db: Db, postId: number): LinkRow[] {
+  return stmt(db, 'SELECT * FROM private_links WHERE post_id = ? AND revoked = 0 ORDER BY id').all(postId) as LinkRow[];
+}
+
+export function revokeLinks(db: Db, postId: number): number {
+  return stmt(db, 'UPDATE private_links SET revoked = 1 WHERE post_id = ? AND revoked = 0').run(postId).changes;
+}
+
+export function countHit(db: Db, linkId: number): void {
+  stmt(db, 'UPDATE private_links SET hits = hits + 1 WHERE id = ?').run(linkId);
+}
