@@ -6,6 +6,9 @@ import { eventsNamespace } from '../../shared/routes/events.ts';
 import { eventsEndpoints } from './events/index.ts';
 import { ticketsNamespace } from '../../shared/routes/tickets.ts';
 import { ticketsEndpoints } from './tickets/index.ts';
+import { installTickets } from './tickets/event-hooks.ts';
+import { oembedNamespace } from '../../shared/routes/oembed.ts';
+import { installOEmbed, oembedEndpoints } from './oembed/index.ts';
 import { protectedFilesNamespace } from '../../shared/routes/protected-files.ts';
 import { protectedFilesEndpoints } from './protected-files/index.ts';
 
@@ -18,8 +21,9 @@ export interface NamespaceModule {
 }
 
 export const NAMESPACES: NamespaceModule[] = [
+  { ns: oembedNamespace, endpoints: oembedEndpoints, install: installOEmbed },
   { ns: eventsNamespace, endpoints: eventsEndpoints },
-  { ns: ticketsNamespace, endpoints: ticketsEndpoints },
+  { ns: ticketsNamespace, endpoints: ticketsEndpoints, install: installTickets },
   { ns: protectedFilesNamespace, endpoints: protectedFilesEndpoints },
 ];
 
