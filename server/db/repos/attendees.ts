@@ -1,0 +1,173 @@
+import crypto from 'node:crypto';
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+
+/**
+ * Attendees (table `attendees`, each also a post of type `attendee`). Reads join everything an attendee
+ * object shows (its post, ticket, event, order and standing check-in) in one statement per page.
+ */
+
+export interface AttendeeRow {
+  id: number;
+  ticket_id: number;
+  event_id: number;
+  order_id: number | null;
+  provider: 'rsvp' | 'tc';
+  full_name: string;
+  email: string;
+  security_code: string;
+  price_minor: number;
+  optout: number;
+  rsvp_status: string | null;
+  checked_in: number;
+  checkin_id: number | null;
+  change_seq: number;
+  status: string;
+  author: number;
+  slug: string;
+  title: string;
+  date: string;
+  date_gmt: string;
+  modified: string;
+  modified_gmt: string;
+  ticket_title: string;
+  ticket_title_et: string | null;
+  ticket_content: string;
+  ticket_content_et: string | null;
+  ticket_price_minor: number;
+  ticket_currency: string;
+  ticket_sku: string;
+  ticket_start_date: string;
+  ticket_start_time: string;
+  ticket_end_date: string;
+  ticket_end_time: string;
+  event_status: string;
+  event_password: string;
+  order_status: string | null;
+  order_currency: string | null;
+  order_created_utc: string | null;
+  order_completed_utc: string | null;
+  ci_scanned_at: string | null;
+  ci_source: string | null;
+  ci_user_id: number | null;
+  ci_device_id: string | null;
+}
+
+/**
+ * The status the check-in rules and `order_status` read: the order's, except that an RSVP "not going" is
+ * `no` (Event Tickets' RSVP vocabulary), which no rule admits. An attendee without an order counts as complete.
+ */
+export const EFFECTIVE_ORDER_STATUS = "CASE WHEN a.rsvp_status = 'no' THEN 'no' ELSE COALESCE(o.status, 'completed') END";
+
+export function effectiveOrderStatus(row: Pick<AttendeeRow, 'rsvp_status' | 'order_status'>): string {
+  return row.rsvp_status === 'no' ? 'no' : (row.order_status ?? 'completed');
+}
+
+const SELECT_ROWS = `
+SELECT a.post_id AS id, a.ticket_id, a.event_id, a.order_id, a.provider, a.full_name, a.email, a.security_code,
+  a.price_minor, a.optout, a.rsvp_status, a.checked_in, a.checkin_id, a.change_seq, a.status,
+  p.author, p.slug, p.title, p.date, p.date_gmt, p.modified, p.modified_gmt,
+  tp.title AS ticket_title, tp.title_et AS ticket_title_et, tp.content AS ticket_content, tp.content_et AS ticket_content_et,
+  t.price_minor AS ticket_price_minor, t.currency AS ticket_currency, t.sku AS ticket_sku,
+  t.start_date AS ticket_start_date, t.start_time AS ticket_start_time, t.end_date AS ticket_end_date, t.end_time AS ticket_end_time,
+  e.status AS event_status, e.password AS event_password,
+  o.status AS order_status, o.currency AS order_currency, o.created_utc AS order_created_utc, o.completed_utc AS order_completed_utc,
+  c.scanned_at AS ci_scanned_at, c.source AS ci_source, c.user_id AS ci_user_id, c.device_id AS ci_device_id
+FROM attendees a
+JOIN posts p ON p.id = a.post_id
+JOIN tickets t ON t.post_id = a.ticket_id
+JOIN posts tp ON tp.id = a.ticket_id
+JOIN posts e ON e.id = a.event_id
+LEFT JOIN orders o ON o.post_id = a.order_id
+LEFT JOIN checkins c ON c.id = a.checkin_id`;
+
+/** Rows in the order of `ids` (missing ones skipped): one statement for a whole page. */
+export function getAttendeeRows(db: Db, ids: readonly number[]): AttendeeRow[] {
+  if (!ids.length) return [];
+  const rows = stmt(db, `${SELECT_ROWS} WHERE a.post_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as AttendeeRow[];
+  if (rows.length <= 1) return rows;
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id)).filter((r): r is AttendeeRow => r !== undefined);
+}
+
+export function getAttendeeRow(db: Db, id: number): AttendeeRow | undefined {
+  return stmt(db, `${SELECT_ROWS} WHERE a.post_id = ?`).get(id) as AttendeeRow | undefined;
+}
+
+/** The change cursor handed to kiosks (`X-EVT-Cursor`): every attendee change moves it forward. */
+export function attendeeCursor(db: Db): number {
+  return (stmt(db, "SELECT value FROM sequences WHERE name = 'attendee_change'").get() as { value: number }).value;
+}
+
+/** A random security code (16 lowercase hex characters), unique among attendees. */
+export function newSecurityCode(db: Db): string {
+  const taken = stmt(db, 'SELECT 1 FROM attendees WHERE security_code = ?');
+  for (;;) {
+    const code = crypto.randomBytes(8).toString('hex');
+    if (!taken.get(code)) return code;
+  }
+}
+
+export interface AttendeeInsert {
+  postId: number;
+  ticketId: number;
+  eventId: number;
+  orderId: number | null;
+  provider: 'rsvp' | 'tc';
+  fullName: string;
+  email: string;
+  securityCode: string;
+  priceMinor: number;
+  optout?: boolean;
+  rsvpStatus?: 'yes' | 'no' | null;
+}
+
+/** The attendee row of an attendee post created with `insertPost(db, 'attendee', ...)`. */
+export function insertAttendeeRow(db: Db, a: AttendeeInsert): void {
+  stmt(
+    db,
+    `INSERT INTO attendees (post_id, ticket_id, event_id, order_id, provider, full_name, email, security_code, price_minor, optout, rsvp_status)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(a.postId, a.ticketId, a.eventId, a.orderId, a.provider, a.fullName, a.email, a.securityCode, a.priceMinor, a.optout ? 1 : 0, a.rsvpStatus ?? null);
+}
+
+export function updateAttendeeFields(db: Db, id: number, f: { fullName?: string; email?: string; rsvpStatus?: 'yes' | 'no' }): void {
+  if (f.fullName !== undefined) stmt(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(f.fullName, id);
+  if (f.email !== undefined) stmt(db, 'UPDATE attendees SET email = ? WHERE post_id = ?').run(f.email, id);
+  if (f.rsvpStatus !== undefined) stmt(db, 'UPDATE attendees SET rsvp_status = ? WHERE post_id = ?').run(f.rsvpStatus, id);
+}
+
+/** Marks the attendee checked in with a standing check-in, or out (`checkinId` null). */
+export function setCheckedIn(db: Db, id: number, checkinId: number | null): void {
+  stmt(db, 'UPDATE attendees SET checked_in = ?, checkin_id = ? WHERE post_id = ?').run(checkinId === null ? 0 : 1, checkinId, id);
+}
+
+/** Attendees holding a place on a ticket (not trashed, order not given up): capacity counts these. */
+export function countTicketPlaces(db: Db, ticketId: number): number {
+  return (
+    stmt(
+      db,
+      `SELECT COUNT(*) AS n FROM attendees a LEFT JOIN orders o ON o.post_id = a.order_id
+       WHERE a.ticket_id = ? AND a.status <> 'trash' AND COALESCE(o.status, 'completed') NOT IN ('cancelled', 'refunded', 'failed')`,
+    ).get(ticketId) as { n: number }
+  ).n;
+}
+
+export interface TicketRef {
+  id: number;
+  event_id: number;
+  provider: 'rsvp' | 'tc';
+  price_minor: number;
+  currency: string;
+  capacity: number;
+  status: string;
+  title: string;
+}
+
+export function getTicketRef(db: Db, id: number): TicketRef | undefined {
+  return stmt(
+    db,
+    `SELECT t.post_id AS id, t.event_id, t.provider, t.price_minor, t.currency, t.capacity, p.status, p.title
+     FROM tickets t JOIN posts p ON p.id = t.post_id WHERE t.post_id = ?`,
+  ).get(id) as TicketRef | undefined;
+}

@@ -1,0 +1,95 @@
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+
+/** The check-in log (table `checkins`): every scan, accepted or not, by every path (attendee route, QR, batch). */
+
+export type CheckinResult = 'accepted' | 'checked_out' | 'conflict' | 'rejected';
+export const CHECKIN_RESULTS: readonly CheckinResult[] = ['accepted', 'checked_out', 'conflict', 'rejected'];
+
+export interface CheckinRow {
+  id: number;
+  attendee_id: number | null;
+  event_id: number | null;
+  result: CheckinResult;
+  reason: string | null;
+  /** ISO 8601 UTC (`toISOString`): the moment of the scan on the device. */
+  scanned_at: string;
+  /** ISO 8601 UTC: arrival at the server. */
+  received_at: string;
+  device_id: string | null;
+  nonce: string | null;
+  source: string;
+  user_id: number;
+  api_key_id: number | null;
+}
+
+export type CheckinInsert = Omit<CheckinRow, 'id'>;
+
+export function insertCheckin(db: Db, c: CheckinInsert): number {
+  return Number(
+    stmt(
+      db,
+      `INSERT INTO checkins (attendee_id, event_id, result, reason, scanned_at, received_at, device_id, nonce, source, user_id, api_key_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(c.attendee_id, c.event_id, c.result, c.reason, c.scanned_at, c.received_at, c.device_id, c.nonce, c.source, c.user_id, c.api_key_id).lastInsertRowid,
+  );
+}
+
+export function getCheckin(db: Db, id: number): CheckinRow | undefined {
+  return stmt(db, 'SELECT * FROM checkins WHERE id = ?').get(id) as CheckinRow | undefined;
+}
+
+/** The scan a client nonce was first recorded with (nonces are unique across the log). */
+export function findCheckinByNonce(db: Db, nonce: string): CheckinRow | undefined {
+  return stmt(db, 'SELECT * FROM checkins WHERE nonce = ?').get(nonce) as CheckinRow | undefined;
+}
+
+export interface CheckinQuery {
+  eventIds?: number[];
+  attendeeId?: number;
+  deviceId?: string;
+  results?: string[];
+  /** ISO 8601 UTC bounds on the scan time, inclusive. */
+  after?: string;
+  before?: string;
+  order: 'ASC' | 'DESC';
+  limit: number;
+  offset: number;
+}
+
+export function queryCheckins(db: Db, q: CheckinQuery): { rows: CheckinRow[]; total: number } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (q.eventIds) {
+    where.push('event_id IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(q.eventIds));
+  }
+  if (q.attendeeId !== undefined) {
+    where.push('attendee_id = ?');
+    params.push(q.attendeeId);
+  }
+  if (q.deviceId !== undefined) {
+    where.push('device_id = ?');
+    params.push(q.deviceId);
+  }
+  if (q.results) {
+    where.push('result IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(q.results));
+  }
+  if (q.after) {
+    where.push('scanned_at >= ?');
+    params.push(q.after);
+  }
+  if (q.before) {
+    where.push('scanned_at <= ?');
+    params.push(q.before);
+  }
+  const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const total = (stmt(db, `SELECT COUNT(*) AS n FROM checkins ${w}`).get(...params) as { n: number }).n;
+  const rows = stmt(db, `SELECT * FROM checkins ${w} ORDER BY id ${q.order === 'DESC' ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`).all(
+    ...params,
+    q.limit,
+    q.offset,
+  ) as CheckinRow[];
+  return { rows, total };
+}

@@ -1,0 +1,62 @@
+import { parseDateInput } from '../../../shared/dates.ts';
+import type { Ctx } from '../../http/context.ts';
+import { HttpError, invalidParam } from '../../http/errors.ts';
+import { getAttendeeRow, effectiveOrderStatus, type AttendeeRow } from '../../db/repos/attendees.ts';
+import { utcString } from '../../content/site-time.ts';
+import { managesAttendees } from './attendee-present.ts';
+
+/** Order statuses Event Tickets calls "public": the attendee is really coming. */
+export const PUBLIC_ORDER_STATUSES: readonly string[] = ['completed'];
+
+export const attendeeNotFound = () => new HttpError(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee');
+export const attendeeNotAccessible = () => new HttpError(401, 'attendee-not-accessible', 'The requested attendee is not accessible');
+
+/** The event an API key is bound to, if any: such a key sees and scans that event's attendees only. */
+export function keyEventScope(ctx: Ctx): number | null {
+  return ctx.caller.kind === 'api_key' ? ctx.caller.eventId : null;
+}
+
+/** Whether the public may see this attendee (published, not opted out, coming, on a public event). */
+export function publiclyVisible(row: AttendeeRow): boolean {
+  return (
+    row.status === 'publish' &&
+    row.event_status === 'publish' &&
+    row.event_password === '' &&
+    row.optout === 0 &&
+    row.rsvp_status !== 'no' &&
+    PUBLIC_ORDER_STATUSES.includes(effectiveOrderStatus(row))
+  );
+}
+
+/** An attendee for a manager (door key, door staff, organizer): 404 when missing or outside the key's event. */
+export function loadManagedAttendee(ctx: Ctx, id: number): AttendeeRow {
+  const row = getAttendeeRow(ctx.db, id);
+  const scope = keyEventScope(ctx);
+  if (!row || (scope !== null && row.event_id !== scope)) throw attendeeNotFound();
+  return row;
+}
+
+/** `GET /attendees/{id}` rules: managers see any attendee, the public only visible ones (401 otherwise). */
+export function loadReadableAttendee(ctx: Ctx, id: number): AttendeeRow {
+  if (managesAttendees(ctx)) return loadManagedAttendee(ctx, id);
+  const row = getAttendeeRow(ctx.db, id);
+  if (!row) throw attendeeNotFound();
+  if (!publiclyVisible(row)) throw attendeeNotAccessible();
+  return row;
+}
+
+/** A date filter (`after`, `before`) as stored UTC `YYYY-MM-DD HH:MM:SS`. */
+export function utcFilter(value: string, param: string): string {
+  const d = parseDateInput(value, 'UTC', new Date());
+  if (!d) throw invalidParam(param);
+  return utcString(d);
+}
+
+/** `check_in_date`: ISO 8601 with an offset (or Z); anything else is an invalid parameter. */
+export function scanTime(value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(value.trim());
+  const d = ok ? new Date(value.trim()) : null;
+  if (!d || Number.isNaN(d.getTime())) throw invalidParam('check_in_date', 'check_in_date must be an ISO 8601 date-time with an offset.');
+  return d;
+}

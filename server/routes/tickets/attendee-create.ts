@@ -1,0 +1,61 @@
+import { ORDER_STATUSES } from '../../../shared/models/tickets.ts';
+import type { Input } from '../../../shared/http/route.ts';
+import type { ticketsRoutes } from '../../../shared/routes/tickets.ts';
+import type { Ctx } from '../../http/context.ts';
+import { callerUserId } from '../../http/context.ts';
+import { HttpError, forbidden, invalidParam } from '../../http/errors.ts';
+import { created, type Result } from '../../http/result.ts';
+import { hooks } from '../../http/hooks.ts';
+import { countTicketPlaces, getAttendeeRow, getTicketRef } from '../../db/repos/attendees.ts';
+import { sellAtBoxOffice } from '../../db/repos/box-office.ts';
+import { nowDates } from '../../content/site-time.ts';
+import { keyEventScope, scanTime } from './attendee-access.ts';
+import { presentAttendee } from './attendee-present.ts';
+import { applyScan, decideScan } from './scan.ts';
+
+/** The statuses an attendee of a provider may have: RSVP going status, or the order status of a sale. */
+export function providerStatuses(provider: string): readonly string[] {
+  return provider === 'rsvp' ? ['yes', 'no'] : ORDER_STATUSES;
+}
+
+export function checkAttendeeStatus(provider: string, status: string): string {
+  const allowed = providerStatuses(provider);
+  const s = status.trim().toLowerCase();
+  if (!allowed.includes(s)) throw new HttpError(400, 'invalid-attendee-status', `Supported statuses for this attendee are: ${allowed.join(' | ')}`);
+  return s;
+}
+
+const HOLDS_NO_PLACE = ['cancelled', 'refunded', 'failed'];
+
+/**
+ * `POST /attendees` (box-office sale or registration at the door): a one-line order and its attendee, 201.
+ * Capacity is checked inside the request's transaction, so concurrent sales cannot oversell.
+ */
+export function createAttendee(input: Input<typeof ticketsRoutes.createAttendee.args>, ctx: Ctx): Result {
+  const ticket = getTicketRef(ctx.db, input.ticket_id);
+  if (!ticket || ticket.status === 'trash') throw invalidParam('ticket_id');
+  const scope = keyEventScope(ctx);
+  if (scope !== null && ticket.event_id !== scope) throw forbidden(false);
+  const status = input.attendee_status !== undefined ? checkAttendeeStatus(ticket.provider, input.attendee_status) : ticket.provider === 'rsvp' ? 'yes' : 'completed';
+  const scannedAt = scanTime(input.check_in_date);
+  const orderStatus = ticket.provider === 'rsvp' ? 'completed' : status;
+  if (ticket.capacity >= 0 && !HOLDS_NO_PLACE.includes(orderStatus) && countTicketPlaces(ctx.db, ticket.id) >= ticket.capacity) {
+    throw new HttpError(400, 'ticket-capacity-not-available', `The ticket "${ticket.title}" does not have that many available for purchase.`);
+  }
+  const { attendeeId, orderId } = sellAtBoxOffice(ctx.db, {
+    ticket,
+    fullName: input.full_name,
+    email: input.email,
+    orderStatus,
+    rsvpStatus: ticket.provider === 'rsvp' ? (status as 'yes' | 'no') : null,
+    userId: callerUserId(ctx),
+    dates: nowDates(ctx.app.config.timezone),
+  });
+  if (orderStatus === 'completed') for (const h of hooks(ctx.app).orderCompleted) h(ctx, orderId);
+  if (input.check_in !== undefined) {
+    const row = getAttendeeRow(ctx.db, attendeeId)!;
+    const req = { checkIn: input.check_in, scannedAt, deviceId: input.device_id ?? null, nonce: input.nonce ?? null, source: 'site' };
+    applyScan(ctx, row, decideScan(ctx, row, req));
+  }
+  return created(presentAttendee(ctx, getAttendeeRow(ctx.db, attendeeId)!, true));
+}

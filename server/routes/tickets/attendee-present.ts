@@ -1,0 +1,93 @@
+import { dateDetails, formatInZone } from '../../../shared/dates.ts';
+import { currencyFormat, formatMoney, rawPrice } from '../../../shared/money.ts';
+import type { CheckinDetails } from '../../../shared/models/tickets.ts';
+import type { Ctx } from '../../http/context.ts';
+import { can } from '../../http/context.ts';
+import type { AttendeeRow } from '../../db/repos/attendees.ts';
+import { effectiveOrderStatus } from '../../db/repos/attendees.ts';
+import { pick } from '../../content/text.ts';
+import { globalId } from '../events/present.ts';
+
+/** Event Tickets "manage access": door devices (API keys), door staff, organizers and administrators. */
+export const managesAttendees = (ctx: Ctx) => can(ctx, 'manage_attendees');
+
+/** A stored UTC time (`YYYY-MM-DD HH:MM:SS` or ISO 8601) as site-local `Y-m-d H:i:s`. */
+export function utcToLocal(ctx: Ctx, utc: string): string {
+  const iso = utc.includes('T') ? utc : `${utc.replace(' ', 'T')}Z`;
+  return formatInZone(new Date(iso), ctx.app.config.timezone);
+}
+
+function saleDate(date: string, time: string): string {
+  if (!date) return '';
+  const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time.trim());
+  return `${date} ${m ? `${m[1].padStart(2, '0')}:${m[2]}:${m[3] ?? '00'}` : '00:00:00'}`;
+}
+
+/** The standing check-in of a row, or `false`. */
+export function checkinDetails(ctx: Ctx, row: AttendeeRow): CheckinDetails | false {
+  if (!row.checked_in || !row.ci_scanned_at) return false;
+  const date = utcToLocal(ctx, row.ci_scanned_at);
+  return { date, date_details: dateDetails(date), source: row.ci_source ?? 'site', author: String(row.ci_user_id ?? 0), device_id: row.ci_device_id };
+}
+
+function ticketOf(ctx: Ctx, row: AttendeeRow): Record<string, unknown> {
+  const f = currencyFormat(row.ticket_currency);
+  return {
+    id: row.ticket_id,
+    title: pick(ctx.lang, row.ticket_title, row.ticket_title_et),
+    description: pick(ctx.lang, row.ticket_content, row.ticket_content_et),
+    raw_price: rawPrice(row.ticket_price_minor, row.ticket_currency),
+    formatted_price: formatMoney(row.ticket_price_minor, row.ticket_currency),
+    currency_config: { symbol: f.symbol, placement: f.placement, decimal_point: f.decimal_point, thousands_sep: f.thousands_sep, number_of_decimals: f.number_of_decimals },
+    start_sale: saleDate(row.ticket_start_date, row.ticket_start_time),
+    end_sale: saleDate(row.ticket_end_date, row.ticket_end_time),
+  };
+}
+
+/**
+ * `build_attendee_data` (reference 4.4) in its key order. `manager` adds the private fields, then our door
+ * extensions `security_code` and `order_status` (CONTRACT section 7).
+ */
+export function presentAttendee(ctx: Ctx, row: AttendeeRow, manager: boolean): Record<string, unknown> {
+  const gid = globalId(ctx, row.id, 'attendee');
+  const out: Record<string, unknown> = {
+    id: row.id,
+    post_id: row.event_id,
+    ticket_id: row.ticket_id,
+    global_id: gid,
+    global_id_lineage: [gid],
+    author: String(row.author),
+    status: row.status,
+    date: row.date,
+    date_utc: row.date_gmt,
+    modified: row.modified,
+    modified_utc: row.modified_gmt,
+    rest_url: ctx.urls.rest(`/evt/tickets/v1/attendees/${row.id}`),
+    ticket: ticketOf(ctx, row),
+  };
+  const optout = row.optout === 1;
+  if (!optout || manager) out.title = row.full_name || row.title;
+  out.optout = optout;
+  if (!manager) return out;
+  out.provider = row.provider;
+  out.order = row.provider === 'rsvp' ? row.id : (row.order_id ?? row.id);
+  out.sku = row.ticket_sku;
+  out.email = row.email;
+  out.checked_in = row.checked_in === 1;
+  out.checkin_details = checkinDetails(ctx, row);
+  out.is_subscribed = false;
+  out.is_purchaser = true;
+  if (row.provider === 'rsvp') out.rsvp_going = row.rsvp_status !== 'no';
+  else if (row.order_id !== null && row.order_created_utc) {
+    const date = utcToLocal(ctx, row.order_completed_utc ?? row.order_created_utc);
+    const currency = row.order_currency ?? row.ticket_currency;
+    out.payment = { provider: row.provider, price: rawPrice(row.price_minor, currency), currency, date, date_details: dateDetails(date) };
+  }
+  out.security_code = row.security_code;
+  out.order_status = effectiveOrderStatus(row);
+  return out;
+}
+
+export function presentAttendees(ctx: Ctx, rows: readonly AttendeeRow[], manager = managesAttendees(ctx)): Record<string, unknown>[] {
+  return rows.map((r) => presentAttendee(ctx, r, manager));
+}

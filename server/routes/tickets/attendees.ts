@@ -1,0 +1,139 @@
+import { attendeeListArgs, ticketsRoutes } from '../../../shared/routes/tickets.ts';
+import type { Ctx } from '../../http/context.ts';
+import { HttpError, invalidParam } from '../../http/errors.ts';
+import { implement, type Endpoint } from '../../http/registry.ts';
+import { ok } from '../../http/result.ts';
+import type { Input } from '../../../shared/http/route.ts';
+import { queryAttendees, type AttendeeQuery } from '../../db/repos/attendee-query.ts';
+import { attendeeCursor, getAttendeeRows } from '../../db/repos/attendees.ts';
+import { ALL_STATUSES, WRITABLE_STATUSES } from '../events/access.ts';
+import { archiveLinks, knownQuery } from '../events/archive.ts';
+import { keyEventScope, loadReadableAttendee, PUBLIC_ORDER_STATUSES, utcFilter } from './attendee-access.ts';
+import { managesAttendees, presentAttendee, presentAttendees } from './attendee-present.ts';
+import { createAttendee } from './attendee-create.ts';
+
+const SUPPORTED = Object.keys(attendeeListArgs).filter((k) => k !== 'translation_language');
+const ORDER_STATUS_VALUES = ['completed', 'pending', 'refunded', 'cancelled', 'failed', 'yes', 'no'];
+
+export const invalidPage = () => new HttpError(400, 'invalid-page-number', 'The page number requested is larger than the number of pages available.');
+
+export function etTotalHeaders(total: number, totalPages: number): Record<string, string> {
+  return { 'X-ET-TOTAL': String(total), 'X-ET-TOTAL-PAGES': String(totalPages) };
+}
+
+/** A post-status list filter: `any` expands to every status but trash; unknown statuses are invalid. */
+function statusList(given: string[], param: string): string[] {
+  const out = new Set<string>();
+  for (const s of given.map((x) => x.toLowerCase())) {
+    if (s === 'any') WRITABLE_STATUSES.forEach((w) => out.add(w));
+    else if ((ALL_STATUSES as readonly string[]).includes(s)) out.add(s);
+    else throw invalidParam(param);
+  }
+  return [...out];
+}
+
+function orderStatusList(given: string[]): string[] | null {
+  const out = new Set<string>();
+  for (const s of given.map((x) => x.toLowerCase())) {
+    if (s === 'any') return null;
+    if (s === 'public') PUBLIC_ORDER_STATUSES.forEach((p) => out.add(p));
+    else if (ORDER_STATUS_VALUES.includes(s)) out.add(s);
+    else throw invalidParam('order_status');
+  }
+  return [...out];
+}
+
+/** Combines a single-ID filter with its list form (`post_id` with `include_post`): both must hold. */
+function both(one: number | undefined, many: number[] | undefined): number[] | undefined {
+  if (one === undefined) return many;
+  if (!many) return [one];
+  return many.includes(one) ? [one] : [];
+}
+
+type ListInput = Input<typeof attendeeListArgs>;
+
+/** Turns the request into a query, applying the caller's visibility (CONTRACT section 7, reference 4.4). */
+function buildQuery(ctx: Ctx, input: ListInput, perPage: number): AttendeeQuery {
+  const given = (k: string) => ctx.req.params[k] !== undefined && ctx.req.params[k] !== null;
+  const manager = managesAttendees(ctx);
+  const delta = input.changed_since !== undefined;
+  const q: AttendeeQuery = {
+    statuses: ['publish'],
+    eventStatuses: ['publish'],
+    orderStatuses: [...PUBLIC_ORDER_STATUSES],
+    publicOnly: !manager,
+    orderby: delta ? 'id' : input.orderby,
+    order: delta ? 'ASC' : input.order,
+    limit: perPage,
+    offset: (input.offset ?? 0) + (input.page - 1) * perPage,
+  };
+  const statuses = given('status') ? statusList(input.status, 'status') : null;
+  const eventStatuses = given('post_status') ? statusList(input.post_status, 'post_status') : null;
+  const orderStatuses = given('order_status') ? orderStatusList(input.order_status) : null;
+  if (manager) {
+    // Managers default to `any`; a delta also carries trashed attendees so caches drop them.
+    q.statuses = statuses ?? (delta ? null : [...WRITABLE_STATUSES]);
+    if (delta && q.statuses) q.statuses.push('trash');
+    q.eventStatuses = eventStatuses;
+    q.orderStatuses = given('order_status') ? orderStatuses : null;
+  }
+  let events = both(input.post_id, input.include_post);
+  const scope = keyEventScope(ctx);
+  if (scope !== null) events = events ? events.filter((e) => e === scope) : [scope];
+  if (events) {
+    if (events.length === 0) q.empty = true;
+    else q.eventIds = events;
+  }
+  if (input.exclude_post) q.excludeEventIds = input.exclude_post;
+  const tickets = both(input.ticket_id, input.include_ticket);
+  if (tickets) {
+    if (tickets.length === 0) q.empty = true;
+    else q.ticketIds = tickets;
+  }
+  if (input.exclude_ticket) q.excludeTicketIds = input.exclude_ticket;
+  if (input.include) q.include = input.include;
+  if (input.exclude) q.exclude = input.exclude;
+  if (input.provider?.length) q.providers = input.provider.map((p) => p.toLowerCase());
+  if (input.search) q.search = input.search;
+  if (input.name) q.name = input.name;
+  if (input.email) q.email = input.email;
+  if (input.after) q.createdAfter = utcFilter(input.after, 'after');
+  if (input.before) q.createdBefore = utcFilter(input.before, 'before');
+  if (input.price_min !== undefined) q.priceMin = input.price_min * 100;
+  if (input.price_max !== undefined) q.priceMax = input.price_max * 100;
+  if (input.checkedin !== undefined) q.checkedIn = input.checkedin;
+  if (input.rsvp_going_status?.length) {
+    const going = input.rsvp_going_status.map((s) => s.toLowerCase());
+    if (going.some((s) => s !== 'yes' && s !== 'no')) throw invalidParam('rsvp_going_status');
+    q.rsvpGoing = going;
+  }
+  // No ticket collects extra attendee information (that needs the extended add-on).
+  if (input.attendee_information_available === true) q.empty = true;
+  if (delta) q.changedSince = input.changed_since;
+  return q;
+}
+
+const list = implement(ticketsRoutes.listAttendees, (input, ctx) => {
+  const perPage = input.per_page;
+  const q = buildQuery(ctx, input, perPage);
+  // The cursor and the page come from one read transaction: a change committed after the cursor was read
+  // cannot be in this page without also being after the cursor.
+  const { rows, total, cursor } = ctx.db.transaction(() => {
+    const cursor = attendeeCursor(ctx.db);
+    const { ids, total } = queryAttendees(ctx.db, q);
+    return { rows: getAttendeeRows(ctx.db, ids), total, cursor };
+  })();
+  const shown = Math.max(0, total - (input.offset ?? 0));
+  const totalPages = Math.ceil(shown / perPage);
+  if (input.page > 1 && input.page > totalPages) throw invalidPage();
+  const attendees = presentAttendees(ctx, rows);
+  const { rest_url } = archiveLinks(ctx.urls.rest('/evt/tickets/v1/attendees/'), knownQuery(ctx.req.params, SUPPORTED), 1, 1);
+  return ok({ rest_url, total: shown, total_pages: totalPages, attendees }, { ...etTotalHeaders(shown, totalPages), 'X-EVT-Cursor': String(cursor) });
+});
+
+const read = implement(ticketsRoutes.readAttendee, (input, ctx) => {
+  const row = loadReadableAttendee(ctx, input.id);
+  return ok(presentAttendee(ctx, row, managesAttendees(ctx)));
+});
+
+export const attendeeEndpoints: Endpoint[] = [list, read, implement(ticketsRoutes.createAttendee, createAttendee)];

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
+import type { Input } from '../../../shared/http/route.ts';
+import type { Ctx } from '../../http/context.ts';
+import { HttpError, invalidParam } from '../../http/errors.ts';
+import { hooks } from '../../http/hooks.ts';
+import { implement, type Endpoint } from '../../http/registry.ts';
+import { created, errorResult, type Result } from '../../http/result.ts';
+import { stmt } from '../../db/connection.ts';
+import { getAttendeeRow, updateAttendeeFields, type AttendeeRow } from '../../db/repos/attendees.ts';
+import { updatePost } from '../../db/repos/posts.ts';
+import { nowDates } from '../../content/site-time.ts';
+import { attendeeNotFound, loadManagedAttendee, scanTime } from './attendee-access.ts';
+import { checkAttendeeStatus } from './attendee-create.ts';
+import { presentAttendee } from './attendee-present.ts';
+import { applyScan, decideScan, isFailure, type ScanDecision, type ScanOutcome, type ScanRequest } from './scan.ts';
+
+/** The error a failed check-in answers with (CONTRACT section 7; reference 4.2). */
+export function scanError(o: ScanOutcome): HttpError {
+  if (o.kind === 'conflict') {
+    return new HttpError(400, 'tec-et-attendee-already-checked-in', 'Attendee is already checked in.', { checkin_details: o.standing });
+  }
+  if (o.kind === 'rejected' && o.reason === 'revoked') return attendeeNotFound();
+  return new HttpError(400, 'tec-et-attendee-invalid-check-in', 'Attendee Order status is not authorized for check-in.');
+}
+
+/** Thrown inside the savepoint to undo the request's field changes when its scan fails. */
+class ScanFailed extends Error {
+  constructor(readonly decision: ScanDecision) {
+    super('scan failed');
+  }
+}
+
+const emailSchema = z.string().trim().pipe(z.email());
+
+/** Field edits of an attendee update; validated before anything is written. */
+function applyFields(ctx: Ctx, row: AttendeeRow, input: { attendee_status?: string; full_name?: string; email?: string }): void {
+  const status = input.attendee_status !== undefined ? checkAttendeeStatus(row.provider, input.attendee_status) : undefined;
+  let email: string | undefined;
+  if (input.email !== undefined) {
+    const parsed = emailSchema.safeParse(input.email);
+    if (!parsed.success) throw invalidParam('email', 'Invalid email.');
+    email = parsed.data;
+  }
+  const name = input.full_name?.trim();
+  if (name !== undefined && name === '') throw invalidParam('full_name');
+  if (status === undefined && email === undefined && name === undefined) return;
+  if (row.provider === 'rsvp') updateAttendeeFields(ctx.db, row.id, { rsvpStatus: status as 'yes' | 'no' | undefined });
+  else if (status !== undefined && row.order_id !== null && status !== row.order_status) {
+    const now = nowDates(ctx.app.config.timezone);
+    stmt(ctx.db, 'UPDATE orders SET status = ?, completed_utc = CASE WHEN ? = \'completed\' THEN COALESCE(completed_utc, ?) ELSE completed_utc END WHERE post_id = ?').run(
+      status,
+      status,
+      now.date_gmt,
+      row.order_id,
+    );
+    if (status === 'completed') for (const h of hooks(ctx.app).orderCompleted) h(ctx, row.order_id);
+  }
+  updateAttendeeFields(ctx.db, row.id, { fullName: name, email });
+  const now = nowDates(ctx.app.config.timezone);
+  updatePost(ctx.db, row.id, { ...(name !== undefined ? { title: name } : {}), modified: now.date, modified_gmt: now.date_gmt });
+}
+
+/**
+ * `POST|PUT|PATCH /attendees/{id}`: field edits and the kiosk's check-in (201 as in the original). A failed
+ * scan answers with its error but still commits its log row (errorResult); the request's other edits are
+ * undone with it, through a savepoint.
+ */
+export function updateAttendee(input: Input<typeof ticketsRoutes.updateAttendee.args>, ctx: Ctx): Result {
+  const row = loadManagedAttendee(ctx, input.id);
+  const req: ScanRequest | null =
+    input.check_in === undefined
+      ? null
+      : { checkIn: input.check_in, scannedAt: scanTime(input.check_in_date), deviceId: input.device_id ?? null, nonce: input.nonce ?? null, source: 'site' };
+  try {
+    ctx.db.transaction(() => {
+      applyFields(ctx, row, input);
+      if (!req) return;
+      const current = getAttendeeRow(ctx.db, row.id)!;
+      const decision = decideScan(ctx, current, req);
+      if (isFailure(decision.outcome)) throw new ScanFailed(decision);
+      applyScan(ctx, current, decision);
+    })();
+  } catch (e) {
+    if (!(e instanceof ScanFailed)) throw e;
+    applyScan(ctx, row, e.decision);
+    return errorResult(scanError(e.decision.outcome));
+  }
+  return created(presentAttendee(ctx, getAttendeeRow(ctx.db, row.id)!, true));
+}
+
+export const checkinEndpoints: Endpoint[] = [implement(ticketsRoutes.updateAttendee, updateAttendee)];

@@ -1,0 +1,98 @@
+import QRCode from 'qrcode';
+import { ticketCodeUrl } from '../../../shared/checkin/ticket-code.ts';
+import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
+import type { Caller, Ctx } from '../../http/context.ts';
+import { can } from '../../http/context.ts';
+import { HttpError, forbidden, invalidParam } from '../../http/errors.ts';
+import { implement, type Endpoint } from '../../http/registry.ts';
+import { ok, type Result } from '../../http/result.ts';
+import { verifyApiKey } from '../../auth/credentials.ts';
+import { getPostType } from '../../db/repos/posts.ts';
+import { getAttendeeRow, type AttendeeRow } from '../../db/repos/attendees.ts';
+import { keyEventScope } from './attendee-access.ts';
+import { managesAttendees, presentAttendee } from './attendee-present.ts';
+import { applyScan, decideScan, logFailedScan } from './scan.ts';
+import { qrLimiter } from './qr-limit.ts';
+
+/** The check-in URL a ticket's QR code carries (CONTRACT section 7), on the request's language base. */
+export function attendeeQrUrl(ctx: Ctx, row: Pick<AttendeeRow, 'id' | 'event_id' | 'security_code'>): string {
+  return ticketCodeUrl(ctx.urls.site('').replace(/\/+$/, ''), { attendeeId: row.id, eventId: row.event_id, securityCode: row.security_code });
+}
+
+/** `GET /qr/{id}`: the original's `{id, checked_in}`, or the QR image for door and manager callers. */
+const qrImage = implement(
+  ticketsRoutes.qrImage,
+  async (input, ctx): Promise<Result> => {
+    if (getPostType(ctx.db, input.id) !== 'attendee') throw invalidParam('id');
+    const row = getAttendeeRow(ctx.db, input.id);
+    if (!row) throw invalidParam('id');
+    if (input.format === 'json') {
+      if (row.status !== 'publish' && !can(ctx, 'read_private_events')) throw new HttpError(403, 'ticket-not-accessible', 'The requested ticket is not accessible');
+      return ok({ id: row.id, checked_in: row.checked_in ? '1' : '' });
+    }
+    const scope = keyEventScope(ctx);
+    if (!managesAttendees(ctx) || (scope !== null && scope !== row.event_id)) throw forbidden(ctx.caller.kind === 'anonymous');
+    const url = attendeeQrUrl(ctx, row);
+    if (input.format === 'svg') {
+      const svg = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+      return { status: 200, body: null, raw: { contentType: 'image/svg+xml', payload: svg } };
+    }
+    const png = await QRCode.toBuffer(url, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: input.size });
+    return { status: 200, body: null, raw: { contentType: 'image/png', payload: png } };
+  },
+  { async: true },
+);
+
+const qr403 = (body: Record<string, unknown>): Result => ({ status: 403, body });
+
+/**
+ * `GET /qr?api_key&ticket_id&security_code[&event_id]`: the original's QR check-in with its answers for each
+ * case (reference 4.5). Failures that smell of guessing count against the key and the client address.
+ */
+const qrCheckin = implement(ticketsRoutes.qrCheckin, (input, ctx): Result => {
+  const key = verifyApiKey(ctx.db, input.api_key);
+  if (!key.ok) {
+    const eventId = ctx.req.params.event_id;
+    return { status: 400, body: { api_key: input.api_key, ticket_id: input.ticket_id, event_id: typeof eventId === 'string' || typeof eventId === 'number' ? eventId : null, security_code: input.security_code } };
+  }
+  const caller: Caller = { kind: 'api_key', keyId: key.key.id, label: key.key.label, eventId: key.key.event_id, role: 'door' };
+  const door: Ctx = { ...ctx, caller };
+  const limiter = qrLimiter(ctx.app);
+  const limitKeys = [`key:${key.key.id}`, `ip:${ctx.req.ip}`];
+  const wait = limiter.retryAfter(limitKeys);
+  if (wait > 0) {
+    const e = new HttpError(429, 'rest_too_many_requests', `Too many failed check-ins. Try again in ${wait} seconds.`);
+    return { status: 429, body: e.body(), isError: true, headers: { 'Retry-After': String(wait) } };
+  }
+  const id = Number(input.ticket_id);
+  const scan = { checkIn: true, deviceId: null, nonce: null, source: 'app' };
+  // A GET that writes: run it as one transaction, and tell response caches that content moved.
+  ctx.app.contentVersion++;
+  return ctx.db.transaction((): Result => {
+    const row = Number.isSafeInteger(id) ? getAttendeeRow(ctx.db, id) : undefined;
+    if (!row || (key.key.event_id !== null && row.event_id !== key.key.event_id)) {
+      logFailedScan(door, { id: Number.isSafeInteger(id) ? id : 0, event_id: null }, scan, 'unknown_ticket');
+      limiter.fail(limitKeys);
+      return qr403({ msg: 'An attendee is not found with this ID.', error: 'attendee_not_found' });
+    }
+    if (row.security_code.toLowerCase() !== input.security_code.trim().toLowerCase()) {
+      logFailedScan(door, { id: row.id, event_id: row.event_id }, scan, 'wrong_security_code');
+      limiter.fail(limitKeys);
+      return qr403({ msg: 'Security code is not valid!', error: 'security_code_not_valid' });
+    }
+    const decision = decideScan(door, row, scan);
+    applyScan(door, row, decision);
+    const attendee = () => presentAttendee(door, getAttendeeRow(ctx.db, row.id)!, true);
+    const o = decision.outcome;
+    if (o.kind === 'accepted') return { status: 201, body: { msg: 'Checked In!', attendee: attendee() } };
+    if (o.kind === 'conflict') return qr403({ msg: 'Already checked in!', error: 'attendee_already_checked_in', attendee: attendee() });
+    if (o.kind === 'rejected' && o.reason === 'revoked') return qr403({ msg: 'An attendee is not found with this ID.', error: 'attendee_not_found' });
+    return qr403({
+      msg: 'This attendee&#039;s ticket is not authorized to be Checked in. Please check the order status.',
+      error: 'attendee_not_authorized',
+      attendee: attendee(),
+    });
+  })();
+});
+
+export const qrEndpoints: Endpoint[] = [qrImage, qrCheckin];

@@ -1,0 +1,112 @@
+import { decideCheckin, type ScanSubject } from '../../../shared/checkin/decide.ts';
+import type { CheckinDetails } from '../../../shared/models/tickets.ts';
+import type { Ctx } from '../../http/context.ts';
+import { callerUserId } from '../../http/context.ts';
+import { invalidParam } from '../../http/errors.ts';
+import type { AttendeeRow } from '../../db/repos/attendees.ts';
+import { effectiveOrderStatus, setCheckedIn } from '../../db/repos/attendees.ts';
+import { findCheckinByNonce, insertCheckin, type CheckinInsert, type CheckinResult } from '../../db/repos/checkins.ts';
+import { checkinDetails } from './attendee-present.ts';
+
+/**
+ * One scan against one attendee, whichever route carried it (attendee update, QR, batch): the shared
+ * check-in rules decide, the scan is logged, and the attendee's standing check-in moves. Callers run this
+ * inside the request's transaction; better-sqlite3 serialises transactions, so of two devices admitting the
+ * same attendee exactly one is accepted and the other is logged as a conflict.
+ */
+
+export interface ScanRequest {
+  /** true: check in; false: check out. */
+  checkIn: boolean;
+  /** The moment of the scan on the device; the arrival time when absent. */
+  scannedAt?: Date;
+  deviceId: string | null;
+  nonce: string | null;
+  /** `site` (attendee route, as Event Tickets records it) or `app` (QR check-in). */
+  source: string;
+}
+
+export type ScanOutcome =
+  | { kind: 'accepted' | 'checked_out' }
+  | { kind: 'conflict'; standing: CheckinDetails | false }
+  | { kind: 'rejected'; reason: string };
+
+export interface ScanDecision {
+  outcome: ScanOutcome;
+  /** The log row to write; `null` for a replayed nonce (already logged). */
+  log: CheckinInsert | null;
+}
+
+export function scanSubject(row: AttendeeRow, ctx: Ctx): ScanSubject {
+  const standing = checkinDetails(ctx, row);
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    status: row.status,
+    orderStatus: effectiveOrderStatus(row),
+    securityCodeHash: null,
+    checkedIn: row.checked_in === 1,
+    checkin: standing ? { date: standing.date, deviceId: standing.device_id } : null,
+    name: row.full_name,
+    ticketTitle: row.ticket_title,
+  };
+}
+
+function logRow(ctx: Ctx, row: Pick<AttendeeRow, 'id' | 'event_id'> | null, req: ScanRequest, result: CheckinResult, reason: string | null): CheckinInsert {
+  const now = new Date();
+  return {
+    attendee_id: row?.id ?? null,
+    event_id: row?.event_id ?? null,
+    result,
+    reason,
+    scanned_at: (req.scannedAt ?? now).toISOString(),
+    received_at: now.toISOString(),
+    device_id: req.deviceId,
+    nonce: req.nonce,
+    source: req.source,
+    user_id: callerUserId(ctx),
+    api_key_id: ctx.caller.kind === 'api_key' ? ctx.caller.keyId : null,
+  };
+}
+
+/** Decides a scan without writing anything. A nonce seen before answers as it did then and logs nothing. */
+export function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): ScanDecision {
+  if (req.nonce !== null) {
+    const seen = findCheckinByNonce(ctx.db, req.nonce);
+    if (seen) {
+      if (seen.attendee_id !== row.id) throw invalidParam('nonce', 'nonce was already used for a scan of another attendee.');
+      if (seen.result === 'conflict') return { outcome: { kind: 'conflict', standing: checkinDetails(ctx, row) }, log: null };
+      if (seen.result === 'rejected') return { outcome: { kind: 'rejected', reason: seen.reason ?? 'refused' }, log: null };
+      return { outcome: { kind: seen.result }, log: null };
+    }
+  }
+  if (!req.checkIn) {
+    return { outcome: { kind: 'checked_out' }, log: logRow(ctx, row, req, 'checked_out', row.checked_in ? null : 'not_checked_in') };
+  }
+  const verdict = decideCheckin(scanSubject(row, ctx));
+  switch (verdict.kind) {
+    case 'admitted':
+      return { outcome: { kind: 'accepted' }, log: logRow(ctx, row, req, 'accepted', null) };
+    case 'already':
+      return { outcome: { kind: 'conflict', standing: checkinDetails(ctx, row) }, log: logRow(ctx, row, req, 'conflict', 'already_checked_in') };
+    case 'invalid':
+      return { outcome: { kind: 'rejected', reason: verdict.reason }, log: logRow(ctx, row, req, 'rejected', verdict.reason) };
+    default:
+      return { outcome: { kind: 'rejected', reason: 'refused' }, log: logRow(ctx, row, req, 'rejected', 'refused') };
+  }
+}
+
+/** Writes a decision: the log row, and for an accepted check-in or a check-out, the attendee's state. */
+export function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): void {
+  if (!d.log) return;
+  const id = insertCheckin(ctx.db, d.log);
+  if (d.outcome.kind === 'accepted') setCheckedIn(ctx.db, row.id, id);
+  else if (d.outcome.kind === 'checked_out' && row.checked_in) setCheckedIn(ctx.db, row.id, null);
+}
+
+/** Logs a scan that never reached an attendee (unknown ID, wrong security code). */
+export function logFailedScan(ctx: Ctx, target: { id: number; event_id: number | null }, req: ScanRequest, reason: string): void {
+  insertCheckin(ctx.db, { ...logRow(ctx, null, req, 'rejected', reason), attendee_id: target.id, event_id: target.event_id });
+}
+
+export const isFailure = (o: ScanOutcome) => o.kind === 'conflict' || o.kind === 'rejected';

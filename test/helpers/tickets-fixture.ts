@@ -1,0 +1,130 @@
+import type { Db } from '../../server/db/connection.ts';
+import { stmt } from '../../server/db/connection.ts';
+import { insertPost } from '../../server/db/repos/posts.ts';
+import { insertEventCols } from '../../server/db/repos/events.ts';
+import { getTicketRef, insertAttendeeRow, newSecurityCode } from '../../server/db/repos/attendees.ts';
+import { insertOrderRow } from '../../server/db/repos/box-office.ts';
+
+/**
+ * Inserts an event, a ticket, one order and N attendees straight into the database (through the
+ * repositories, no HTTP), for tests, the check-in bench and the demo. Everything is one transaction.
+ */
+export interface TicketsFixtureOptions {
+  attendees?: number;
+  provider?: 'rsvp' | 'tc';
+  /** Ticket price in minor units (cents); RSVP tickets are free. */
+  priceMinor?: number;
+  currency?: string;
+  capacity?: number;
+  orderStatus?: 'completed' | 'pending' | 'refunded' | 'cancelled' | 'failed';
+  eventStatus?: string;
+  eventPassword?: string;
+  eventTitle?: string;
+  ticketTitle?: string;
+  /** Event start, UTC `YYYY-MM-DD HH:MM:SS`; default tomorrow 18:00. */
+  startUtc?: string;
+  /** Name of attendee i (0-based). */
+  name?: (i: number) => string;
+}
+
+export interface TicketsFixture {
+  eventId: number;
+  ticketId: number;
+  orderId: number;
+  attendeeIds: number[];
+  /** Security code of each attendee, by attendee ID. */
+  codes: Map<number, string>;
+}
+
+const nowParts = () => {
+  const s = new Date().toISOString().slice(0, 19).replace('T', ' ');
+  return { date: s, date_gmt: s };
+};
+
+export function insertEvent(db: Db, o: { title?: string; status?: string; password?: string; startUtc?: string } = {}): number {
+  const dates = nowParts();
+  const start = o.startUtc ?? new Date(Date.now() + 86_400_000).toISOString().slice(0, 10) + ' 18:00:00';
+  const end = new Date(new Date(`${start.replace(' ', 'T')}Z`).getTime() + 3 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+  const id = insertPost(db, 'event', { title: o.title ?? 'Door test event', status: o.status ?? 'publish', password: o.password ?? '', author: 1, ...dates });
+  insertEventCols(db, id, {
+    start_local: start, end_local: end, start_utc: start, end_utc: end, timezone: 'UTC', all_day: 0, cost: '',
+    currency_symbol: '', currency_code: '', currency_position: '', website: '', show_map: null, show_map_link: null,
+    hide_from_listings: 0, featured: 0,
+  });
+  return id;
+}
+
+export function insertTicket(
+  db: Db,
+  eventId: number,
+  o: { title?: string; provider?: 'rsvp' | 'tc'; priceMinor?: number; currency?: string; capacity?: number; sku?: string } = {},
+): number {
+  const provider = o.provider ?? 'tc';
+  const id = insertPost(db, 'ticket', { title: o.title ?? 'General admission', content: 'Entry to the event', status: 'publish', parent: eventId, author: 1, ...nowParts() });
+  stmt(db, 'INSERT INTO tickets (post_id, event_id, provider, price_minor, currency, capacity, sku) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    id,
+    eventId,
+    provider,
+    provider === 'rsvp' ? 0 : (o.priceMinor ?? 1500),
+    o.currency ?? 'USD',
+    o.capacity ?? -1,
+    o.sku ?? `GA-${id}`,
+  );
+  return id;
+}
+
+/** Adds `count` attendees on one new order of `ticketId`. */
+export function insertAttendees(
+  db: Db,
+  ticketId: number,
+  count: number,
+  o: { orderStatus?: string; name?: (i: number) => string } = {},
+): { orderId: number; attendeeIds: number[]; codes: Map<number, string> } {
+  return db.transaction(() => {
+    const t = getTicketRef(db, ticketId)!;
+    const dates = nowParts();
+    const name = o.name ?? ((i: number) => `Guest ${i + 1}`);
+    const orderId = insertOrderRow(db, {
+      provider: t.provider,
+      status: o.orderStatus ?? 'completed',
+      name: name(0),
+      email: 'buyer@example.test',
+      userId: 0,
+      totalMinor: t.price_minor * count,
+      currency: t.currency,
+      dates,
+    });
+    if (count > 0) stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)').run(orderId, ticketId, count, t.price_minor);
+    const attendeeIds: number[] = [];
+    const codes = new Map<number, string>();
+    for (let i = 0; i < count; i++) {
+      const fullName = name(i);
+      const id = insertPost(db, 'attendee', { title: fullName, status: 'publish', ...dates });
+      const code = newSecurityCode(db);
+      insertAttendeeRow(db, {
+        postId: id,
+        ticketId,
+        eventId: t.event_id,
+        orderId,
+        provider: t.provider,
+        fullName,
+        email: `guest${i + 1}@example.test`,
+        securityCode: code,
+        priceMinor: t.price_minor,
+        rsvpStatus: t.provider === 'rsvp' ? 'yes' : null,
+      });
+      attendeeIds.push(id);
+      codes.set(id, code);
+    }
+    return { orderId, attendeeIds, codes };
+  })();
+}
+
+export function seedTicketsFixture(db: Db, o: TicketsFixtureOptions = {}): TicketsFixture {
+  return db.transaction(() => {
+    const eventId = insertEvent(db, { title: o.eventTitle, status: o.eventStatus, password: o.eventPassword, startUtc: o.startUtc });
+    const ticketId = insertTicket(db, eventId, { title: o.ticketTitle, provider: o.provider, priceMinor: o.priceMinor, currency: o.currency, capacity: o.capacity });
+    const a = insertAttendees(db, ticketId, o.attendees ?? 3, { orderStatus: o.orderStatus, name: o.name });
+    return { eventId, ticketId, ...a };
+  })();
+}
