@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import {
   ipcChannelName,
   ipcChannels,
@@ -34,8 +34,8 @@ function failure(code: IpcErrorCode, message: string): IpcResult<never> {
 }
 
 interface ChannelSchemas<K extends IpcMethod> {
-  request: z.ZodType<IpcParsedRequest<K>>;
-  response: z.ZodType<IpcResponse<K>>;
+  request: z.ZodMiniType<IpcParsedRequest<K>>;
+  response: z.ZodMiniType<IpcResponse<K>>;
 }
 
 /** Sender check, then request validation, then the handler, then response validation. Never throws. */

@@ -2,7 +2,12 @@
 import electron from 'electron';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
 import { startShell } from './shell.ts';
+
+// zod/mini ships no messages; IPC refusals should say what was wrong ("expected boolean, received string").
+z.config(en());
 
 const appRoot = electron.app.getAppPath();
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
@@ -17,6 +17,8 @@ describe('electron build (esbuild)', () => {
     assert.equal(path.basename(preload), 'preload.cjs');
     const requires = (file: string) => new Set([...readFileSync(file, 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]));
     assert.deepEqual([...requires(preload)], ['electron']);
+    // shared/ipc.ts uses zod/mini so the preload stays small (the classic Zod build made it ~750 kB).
+    assert.ok(statSync(preload).size < 100_000, `preload is ${statSync(preload).size} bytes`);
     for (const name of requires(main)) assert.ok(name === 'electron' || name.startsWith('node:'), `main requires ${name}`);
   });
 
