@@ -1,0 +1,81 @@
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+
+/** A cart, one per owner: `user:<id>`, `key:<api key id>` or `cookie:<sha-256 of the visitor's cookie>`. */
+export interface CartRow {
+  id: number;
+  owner: string;
+  provider: string;
+  post_id: number;
+  meta: string;
+  updated_utc: string;
+}
+
+export interface CartItemRow {
+  ticket_id: number;
+  quantity: number;
+  optout: number;
+  iac: string;
+  /** Joined from the ticket. */
+  provider: string;
+  event_id: number;
+}
+
+export function findCart(db: Db, owner: string): CartRow | undefined {
+  return stmt(db, 'SELECT * FROM carts WHERE owner = ?').get(owner) as CartRow | undefined;
+}
+
+/** The cart's lines, by ticket ID. */
+export function cartItems(db: Db, cartId: number): CartItemRow[] {
+  return stmt(
+    db,
+    `SELECT ci.ticket_id, ci.quantity, ci.optout, ci.iac, t.provider, t.event_id
+     FROM cart_items ci JOIN tickets t ON t.post_id = ci.ticket_id WHERE ci.cart_id = ? ORDER BY ci.ticket_id`,
+  ).all(cartId) as CartItemRow[];
+}
+
+export interface CartLine {
+  ticketId: number;
+  quantity: number;
+  optout: boolean;
+  iac: string;
+}
+
+/**
+ * Replaces the lines the write covers (those of `provider`, and of `postId` when given) with `lines`; other
+ * lines stay, as each Event Tickets provider keeps its own cart. Creates the cart on first write.
+ */
+export function replaceCartLines(
+  db: Db,
+  owner: string,
+  w: { provider: string; postId: number | null; meta: unknown[]; lines: CartLine[]; nowUtc: string },
+): CartRow {
+  stmt(
+    db,
+    `INSERT INTO carts (owner, provider, post_id, meta, updated_utc) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT(owner) DO UPDATE SET provider = excluded.provider, post_id = excluded.post_id, meta = excluded.meta, updated_utc = excluded.updated_utc`,
+  ).run(owner, w.provider, w.postId ?? 0, JSON.stringify(w.meta), w.nowUtc);
+  const cart = findCart(db, owner)!;
+  stmt(
+    db,
+    `DELETE FROM cart_items WHERE cart_id = ? AND ticket_id IN (
+       SELECT post_id FROM tickets WHERE provider = ? AND (? IS NULL OR event_id = ?))`,
+  ).run(cart.id, w.provider, w.postId, w.postId);
+  const put = stmt(
+    db,
+    `INSERT INTO cart_items (cart_id, ticket_id, quantity, optout, iac) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT(cart_id, ticket_id) DO UPDATE SET quantity = excluded.quantity, optout = excluded.optout, iac = excluded.iac`,
+  );
+  for (const l of w.lines) if (l.quantity > 0) put.run(cart.id, l.ticketId, l.quantity, l.optout ? 1 : 0, l.iac);
+  return cart;
+}
+
+export function emptyCart(db: Db, cartId: number): void {
+  stmt(db, 'DELETE FROM cart_items WHERE cart_id = ?').run(cartId);
+  stmt(db, "UPDATE carts SET meta = '[]' WHERE id = ?").run(cartId);
+}
+
+/** A deleted ticket leaves every cart. */
+export function removeTicketFromCarts(db: Db, ticketId: number): void {
+  stmt(db, 'DELETE FROM cart_items WHERE ticket_id = ?').run(ticketId);
+}

@@ -1,0 +1,206 @@
+import type { OrderStatus } from '../../../shared/models/tickets.ts';
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+import { insertPost } from './posts.ts';
+import { insertAttendeeRow, newSecurityCode } from './attendees.ts';
+import { availableOf, EMPTY_STATS, getTicketRows, ticketStats, type Provider, type TicketRow } from './tickets.ts';
+
+export interface OrderRow {
+  id: number;
+  provider: Provider;
+  status: OrderStatus;
+  purchaser_name: string;
+  purchaser_email: string;
+  user_id: number;
+  total_minor: number;
+  currency: string;
+  created_utc: string;
+  completed_utc: string | null;
+  gateway_ref: string;
+  author: number;
+  date: string;
+  date_gmt: string;
+}
+
+export interface OrderItemRow {
+  order_id: number;
+  ticket_id: number;
+  quantity: number;
+  price_minor: number;
+  event_id: number;
+  title: string;
+  title_et: string | null;
+}
+
+/** Order statuses whose attendees hold a place (sold or reserved). */
+export const HOLDING: readonly OrderStatus[] = ['completed', 'pending'];
+
+/** Why an order cannot be made; the routes turn these into Event Tickets' errors. */
+export class OrderError extends Error {
+  constructor(
+    readonly kind: 'capacity' | 'unavailable' | 'not_on_sale' | 'currency' | 'empty',
+    readonly ticketId: number,
+    readonly ticketTitle: string,
+    readonly available = 0,
+  ) {
+    super(`${kind}: ticket ${ticketId}`);
+  }
+}
+
+const SELECT = 'SELECT o.post_id AS id, o.*, p.author, p.date, p.date_gmt FROM orders o JOIN posts p ON p.id = o.post_id';
+
+export function getOrderRows(db: Db, ids: readonly number[]): OrderRow[] {
+  if (!ids.length) return [];
+  const rows = stmt(db, `${SELECT} WHERE o.post_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as OrderRow[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id)).filter((r): r is OrderRow => r !== undefined);
+}
+
+export function getOrderRow(db: Db, id: number): OrderRow | undefined {
+  return stmt(db, `${SELECT} WHERE o.post_id = ?`).get(id) as OrderRow | undefined;
+}
+
+export function orderItems(db: Db, orderIds: readonly number[]): OrderItemRow[] {
+  if (!orderIds.length) return [];
+  return stmt(
+    db,
+    `SELECT oi.order_id, oi.ticket_id, oi.quantity, oi.price_minor, t.event_id, p.title, p.title_et
+     FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id JOIN posts p ON p.id = oi.ticket_id
+     WHERE oi.order_id IN (SELECT value FROM json_each(?)) ORDER BY oi.order_id, oi.ticket_id`,
+  ).all(JSON.stringify(orderIds)) as OrderItemRow[];
+}
+
+export function attendeeIdsOfOrders(db: Db, orderIds: readonly number[]): number[] {
+  if (!orderIds.length) return [];
+  return (stmt(db, 'SELECT post_id FROM attendees WHERE order_id IN (SELECT value FROM json_each(?)) ORDER BY post_id').all(JSON.stringify(orderIds)) as { post_id: number }[]).map((r) => r.post_id);
+}
+
+export interface OrderQuery {
+  postId?: number;
+  statuses?: string[];
+  limit: number;
+  offset: number;
+}
+
+export function queryOrders(db: Db, q: OrderQuery): { ids: number[]; total: number } {
+  const c: string[] = ['1 = 1'];
+  const params: unknown[] = [];
+  if (q.postId !== undefined) {
+    c.push('EXISTS (SELECT 1 FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id WHERE oi.order_id = o.post_id AND t.event_id = ?)');
+    params.push(q.postId);
+  }
+  if (q.statuses) {
+    c.push('o.status IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(q.statuses));
+  }
+  const w = c.join(' AND ');
+  const total = (stmt(db, `SELECT COUNT(*) AS n FROM orders o WHERE ${w}`).get(...params) as { n: number }).n;
+  const ids = (stmt(db, `SELECT o.post_id AS id FROM orders o WHERE ${w} ORDER BY o.post_id DESC LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset) as { id: number }[]).map((r) => r.id);
+  return { ids, total };
+}
+
+export interface NewOrder {
+  purchaserName: string;
+  purchaserEmail: string;
+  userId?: number;
+  items: { ticketId: number; quantity: number; optout?: boolean }[];
+  /** Site-local and UTC `YYYY-MM-DD HH:MM:SS` of the sale. */
+  date: string;
+  dateGmt: string;
+  /** Default: completed when free, pending when there is something to pay. */
+  status?: OrderStatus;
+  /** Refuse tickets outside their sale window (the checkout does; the demo back-fills history). */
+  checkSaleWindow?: boolean;
+}
+
+export interface CreatedOrder {
+  orderId: number;
+  status: OrderStatus;
+  attendeeIds: number[];
+}
+
+function checkAvailability(db: Db, tickets: Map<number, TicketRow>, items: NewOrder['items'], o: NewOrder): void {
+  const stats = ticketStats(db, [...tickets.keys()]);
+  for (const it of items) {
+    const t = tickets.get(it.ticketId)!;
+    if (o.checkSaleWindow && ((t.available_from_utc && o.dateGmt < t.available_from_utc) || (t.available_until_utc && o.dateGmt > t.available_until_utc))) {
+      throw new OrderError('not_on_sale', t.id, t.title);
+    }
+    const available = availableOf(t.capacity, stats.get(t.id) ?? EMPTY_STATS);
+    if (available >= 0 && it.quantity > available) throw new OrderError('capacity', t.id, t.title, available);
+  }
+}
+
+/**
+ * Makes an order with one attendee per ticket bought, each with its own random security code, in one
+ * transaction (a savepoint inside a route's). Availability is counted inside that transaction, so
+ * concurrent sales can never overbook a ticket.
+ */
+export function createOrder(db: Db, o: NewOrder): CreatedOrder {
+  return db.transaction((): CreatedOrder => {
+    const merged = new Map<number, NewOrder['items'][number]>();
+    for (const it of o.items) {
+      const prev = merged.get(it.ticketId);
+      merged.set(it.ticketId, prev ? { ...prev, quantity: prev.quantity + it.quantity } : { ...it });
+    }
+    const items = [...merged.values()].filter((it) => it.quantity > 0);
+    if (!items.length) throw new OrderError('empty', 0, '');
+    const tickets = new Map(getTicketRows(db, items.map((i) => i.ticketId)).map((t) => [t.id, t]));
+    for (const it of items) {
+      const t = tickets.get(it.ticketId);
+      if (!t || t.status !== 'publish') throw new OrderError('unavailable', it.ticketId, t?.title ?? '');
+    }
+    const paid = items.filter((it) => tickets.get(it.ticketId)!.provider === 'tc');
+    const currencies = new Set(paid.map((it) => tickets.get(it.ticketId)!.currency));
+    if (currencies.size > 1) throw new OrderError('currency', paid[0].ticketId, tickets.get(paid[0].ticketId)!.title);
+    checkAvailability(db, tickets, items, o);
+    const total = items.reduce((sum, it) => sum + tickets.get(it.ticketId)!.price_minor * it.quantity, 0);
+    const status: OrderStatus = o.status ?? (total === 0 ? 'completed' : 'pending');
+    const orderId = insertPost(db, 'order', { status: 'publish', author: o.userId ?? 0, title: o.purchaserName, date: o.date, date_gmt: o.dateGmt });
+    stmt(
+      db,
+      `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(orderId, paid.length ? 'tc' : 'rsvp', status, o.purchaserName, o.purchaserEmail, o.userId ?? 0, total, [...currencies][0] ?? 'USD', o.dateGmt, status === 'completed' ? o.dateGmt : null);
+    const putItem = stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)');
+    const attendeeIds: number[] = [];
+    for (const it of items) {
+      const t = tickets.get(it.ticketId)!;
+      putItem.run(orderId, t.id, it.quantity, t.price_minor);
+      for (let n = 0; n < it.quantity; n++) {
+        const id = insertPost(db, 'attendee', { status: 'publish', author: o.userId ?? 0, title: o.purchaserName, parent: t.id, date: o.date, date_gmt: o.dateGmt });
+        insertAttendeeRow(db, {
+          postId: id,
+          ticketId: t.id,
+          eventId: t.event_id,
+          orderId,
+          provider: t.provider,
+          fullName: o.purchaserName,
+          email: o.purchaserEmail,
+          securityCode: newSecurityCode(db),
+          priceMinor: t.price_minor,
+          optout: it.optout ?? false,
+          rsvpStatus: t.provider === 'rsvp' ? 'yes' : null,
+        });
+        attendeeIds.push(id);
+      }
+    }
+    return { orderId, status, attendeeIds };
+  })();
+}
+
+/**
+ * Moves an order to a new status. Going from a status that holds no places (cancelled, failed) back to one
+ * that does re-checks availability in the same transaction.
+ */
+export function setOrderStatus(db: Db, order: OrderRow, status: OrderStatus, nowUtc: string): void {
+  db.transaction(() => {
+    if (!HOLDING.includes(order.status) && HOLDING.includes(status)) {
+      const items = orderItems(db, [order.id]);
+      const tickets = new Map(getTicketRows(db, items.map((i) => i.ticket_id)).map((t) => [t.id, t]));
+      checkAvailability(db, tickets, items.map((i) => ({ ticketId: i.ticket_id, quantity: i.quantity })), { purchaserName: '', purchaserEmail: '', items: [], date: '', dateGmt: nowUtc });
+    }
+    const completed = status === 'completed' ? (order.completed_utc ?? nowUtc) : order.completed_utc;
+    stmt(db, 'UPDATE orders SET status = ?, completed_utc = ? WHERE post_id = ?').run(status, completed, order.id);
+  })();
+}

@@ -1,0 +1,36 @@
+import { rawPrice } from '../../../shared/money.ts';
+import { TICKETS_NS } from '../../../shared/routes/tickets.ts';
+import type { Ctx } from '../../http/context.ts';
+import { getAttendeeRows } from '../../db/repos/attendees.ts';
+import { attendeeIdsOfOrders, orderItems, type OrderRow } from '../../db/repos/orders.ts';
+import { pick } from '../../content/text.ts';
+import { presentAttendees } from './attendee-present.ts';
+
+/**
+ * Orders (our extension) with their lines and attendees. Attendees show the door view: an order is read by
+ * its purchaser right after checkout (who needs the codes for the tickets) or by ticket editors.
+ */
+export function presentOrders(ctx: Ctx, orders: OrderRow[]): Record<string, unknown>[] {
+  const ids = orders.map((o) => o.id);
+  const items = orderItems(ctx.db, ids);
+  const attendeeRows = getAttendeeRows(ctx.db, attendeeIdsOfOrders(ctx.db, ids));
+  const attendees = presentAttendees(ctx, attendeeRows, true);
+  return orders.map((o) => ({
+    id: o.id,
+    provider: o.provider,
+    status: o.status,
+    purchaser_name: o.purchaser_name,
+    purchaser_email: o.purchaser_email,
+    author: String(o.author),
+    total: rawPrice(o.total_minor, o.currency),
+    currency: o.currency,
+    date: o.date,
+    date_utc: o.date_gmt,
+    completed_date_utc: o.completed_utc,
+    items: items
+      .filter((i) => i.order_id === o.id)
+      .map((i) => ({ ticket_id: i.ticket_id, post_id: i.event_id, title: pick(ctx.lang, i.title, i.title_et), quantity: i.quantity, price: rawPrice(i.price_minor, o.currency) })),
+    attendees: attendees.filter((_, n) => attendeeRows[n].order_id === o.id),
+    rest_url: ctx.urls.rest(`/${TICKETS_NS}/orders/${o.id}`),
+  }));
+}

@@ -1,0 +1,80 @@
+import type { OrderStatus } from '../../../shared/models/tickets.ts';
+import { ticketsRoutes, TICKETS_NS } from '../../../shared/routes/tickets.ts';
+import type { Ctx } from '../../http/context.ts';
+import { HttpError, invalidParam } from '../../http/errors.ts';
+import { hooks } from '../../http/hooks.ts';
+import { implement, type Endpoint } from '../../http/registry.ts';
+import { ok } from '../../http/result.ts';
+import { getOrderRow, getOrderRows, OrderError, queryOrders, setOrderStatus } from '../../db/repos/orders.ts';
+import { ORDER_STATUSES } from '../../../shared/models/tickets.ts';
+import { nowUtcString } from './clock.ts';
+import { presentOrders } from './order-present.ts';
+import { etTotalHeaders, invalidPage } from './paging.ts';
+
+/** Runs every `orderCompleted` listener (ticket e-mails) inside the transaction that completed the order. */
+export function orderCompleted(ctx: Ctx, orderId: number): void {
+  for (const listener of hooks(ctx.app).orderCompleted) listener(ctx, orderId);
+}
+
+/** Event Tickets' capacity error, and ours for the other reasons a sale fails. */
+export function orderErrorToHttp(e: OrderError): HttpError {
+  switch (e.kind) {
+    case 'capacity':
+      return new HttpError(400, 'ticket-capacity-not-available', `The ticket "${e.ticketTitle}" does not have that many available for purchase.`, { ticket_id: e.ticketId, available: e.available });
+    case 'not_on_sale':
+      return new HttpError(400, 'ticket-not-on-sale', `The ticket "${e.ticketTitle}" is not on sale now.`, { ticket_id: e.ticketId });
+    case 'unavailable':
+      return new HttpError(400, 'ticket-does-not-exist', `The ticket #${e.ticketId} does not exist.`, { ticket_id: e.ticketId });
+    case 'currency':
+      return new HttpError(400, 'cart-mixed-currencies', 'The tickets in the cart are priced in different currencies.', { ticket_id: e.ticketId });
+    case 'empty':
+      return new HttpError(400, 'cart-empty', 'The cart is empty.');
+  }
+}
+
+/** Which status moves an order may make: paid, refunded, cancelled, or revived when places allow. */
+const MOVES: Record<OrderStatus, readonly OrderStatus[]> = {
+  pending: ['completed', 'cancelled', 'failed', 'refunded'],
+  completed: ['refunded', 'cancelled'],
+  cancelled: ['pending', 'completed'],
+  failed: ['pending', 'completed'],
+  refunded: [],
+};
+
+const notFound = (id: number) => new HttpError(404, 'order-not-found', `The order #${id} does not exist.`);
+
+const list = implement(ticketsRoutes.listOrders, (input, ctx) => {
+  const statuses = input.status?.map((s) => s.toLowerCase());
+  if (statuses?.some((s) => !(ORDER_STATUSES as readonly string[]).includes(s))) throw invalidParam('status');
+  const { ids, total } = queryOrders(ctx.db, { postId: input.post_id, statuses, limit: input.per_page, offset: (input.page - 1) * input.per_page });
+  const totalPages = Math.ceil(total / input.per_page);
+  if (input.page > 1 && input.page > totalPages) throw invalidPage();
+  const orders = presentOrders(ctx, getOrderRows(ctx.db, ids));
+  return ok({ rest_url: ctx.urls.rest(`/${TICKETS_NS}/orders/`), total, total_pages: totalPages, orders }, etTotalHeaders(total, totalPages));
+});
+
+const read = implement(ticketsRoutes.readOrder, (input, ctx) => {
+  const row = getOrderRow(ctx.db, input.id);
+  if (!row) throw notFound(input.id);
+  return ok(presentOrders(ctx, [row])[0]);
+});
+
+const update = implement(ticketsRoutes.updateOrder, (input, ctx) => {
+  const row = getOrderRow(ctx.db, input.id);
+  if (!row) throw notFound(input.id);
+  const to = input.status;
+  if (to !== row.status) {
+    if (!MOVES[row.status].includes(to)) {
+      throw new HttpError(400, 'order-invalid-status-change', `An order cannot go from ${row.status} to ${to}.`, { from: row.status, to });
+    }
+    try {
+      setOrderStatus(ctx.db, row, to, nowUtcString(ctx));
+    } catch (e) {
+      throw e instanceof OrderError ? orderErrorToHttp(e) : e;
+    }
+    if (to === 'completed') orderCompleted(ctx, row.id);
+  }
+  return ok(presentOrders(ctx, [getOrderRow(ctx.db, row.id)!])[0]);
+});
+
+export const orderEndpoints: Endpoint[] = [list, read, update];

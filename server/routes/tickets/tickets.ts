@@ -1,0 +1,178 @@
+import { parseDateInput } from '../../../shared/dates.ts';
+import { ticketListArgs, ticketsRoutes, TICKETS_NS } from '../../../shared/routes/tickets.ts';
+import type { Ctx } from '../../http/context.ts';
+import { HttpError, invalidParam } from '../../http/errors.ts';
+import { implement, type Endpoint } from '../../http/registry.ts';
+import { ok, type Result } from '../../http/result.ts';
+import { nowDates, utcString } from '../../content/site-time.ts';
+import { getPost } from '../../db/repos/posts.ts';
+import { queryTickets, type TicketQuery } from '../../db/repos/ticket-query.ts';
+import { createTicket, EMPTY_STATS, getTicketRow, getTicketRows, ticketStats, updateTicketCols, type TicketRow } from '../../db/repos/tickets.ts';
+import { removeTicketFromCarts } from '../../db/repos/carts.ts';
+import { readsPrivate } from '../events/access.ts';
+import { knownQuery } from '../events/archive.ts';
+import { managesAttendees, presentTickets } from './ticket-present.ts';
+import { invalidNonce, providerOf, requireEditorNonce, ticketColsFrom, ticketPostFields, touchTicket } from './ticket-write.ts';
+import { nowMs } from './clock.ts';
+import { etTotalHeaders, invalidPage } from './paging.ts';
+
+const notFound = () => new HttpError(404, 'ticket-not-found', 'ticket-not-found');
+const notAccessible = () => new HttpError(401, 'ticket-not-accessible', 'ticket-not-accessible');
+const LIVE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'];
+
+/**
+ * `Tickets_Handler::is_ticket_readable`: 404 for no post, 500 for a post that is no ticket, 401 when the
+ * ticket or its post is not public and the caller cannot read private content. A trashed ticket is gone.
+ */
+export function readableTicket(ctx: Ctx, id: number): TicketRow {
+  const post = getPost(ctx.db, id);
+  if (!post) throw notFound();
+  if (post.type !== 'ticket') throw new HttpError(500, 'ticket-provider-not-found', 'ticket-provider-not-found');
+  const row = getTicketRow(ctx.db, id)!;
+  if (row.status === 'trash') throw notFound();
+  const parent = getPost(ctx.db, row.event_id);
+  if (!readsPrivate(ctx) && (row.status !== 'publish' || !parent || parent.status !== 'publish')) throw notAccessible();
+  return row;
+}
+
+/** Whether the caller's `_fields` keeps the embedded attendee lists (computing them is the costly part). */
+function wantsAttendees(ctx: Ctx, listKey?: string): boolean {
+  const f = ctx.req.query._fields ?? ctx.req.params._fields;
+  if (f === undefined) return true;
+  const fields = (Array.isArray(f) ? f : [f]).flatMap((x) => String(x).split(',')).map((s) => s.trim());
+  return fields.some((x) => x.includes('attendees') || (listKey !== undefined && x === listKey));
+}
+
+function single(ctx: Ctx, row: TicketRow, status = 200): Result {
+  const [body] = presentTickets(ctx, [row], { editor: true, skipAttendees: !wantsAttendees(ctx) });
+  return { status, body };
+}
+
+const read = implement(ticketsRoutes.readTicket, (input, ctx) => single(ctx, readableTicket(ctx, input.id)));
+
+function utcParam(ctx: Ctx, value: string | undefined, param: string): string | undefined {
+  if (value === undefined) return undefined;
+  const d = parseDateInput(value, 'UTC', new Date(nowMs(ctx)));
+  if (!d) throw invalidParam(param);
+  return utcString(d);
+}
+
+/** The `status`/`post_status` filters: managers default to every live status; the public sees `publish` only. */
+function statuses(ctx: Ctx, given: string[], param: string): string[] {
+  const explicit = ctx.req.params[param] !== undefined;
+  const manager = readsPrivate(ctx);
+  if (!explicit) return manager ? LIVE_STATUSES : ['publish'];
+  const out = new Set<string>();
+  for (const s of given.map((x) => x.toLowerCase())) {
+    if (s === 'any') LIVE_STATUSES.forEach((x) => out.add(x));
+    else if ([...LIVE_STATUSES, 'trash'].includes(s)) out.add(s);
+    else throw invalidParam(param);
+  }
+  // As the original: statuses the caller may not read are dropped, which can leave nothing to find.
+  return manager ? [...out] : [...out].filter((s) => s === 'publish');
+}
+
+const list = implement(ticketsRoutes.listTickets, (input, ctx) => {
+  const manager = managesAttendees(ctx);
+  const perPage = input.per_page;
+  const skip = input.offset ?? 0;
+  const q: TicketQuery = {
+    statuses: statuses(ctx, input.status, 'status').filter((s) => s !== 'trash'),
+    postStatuses: statuses(ctx, input.post_status, 'post_status'),
+    search: input.search || undefined,
+    include: input.include,
+    exclude: input.exclude,
+    includePost: input.include_post,
+    excludePost: input.exclude_post,
+    providers: input.provider,
+    after: utcParam(ctx, input.after, 'after'),
+    before: utcParam(ctx, input.before, 'before'),
+    availableFrom: utcParam(ctx, input.available_from, 'available_from'),
+    availableUntil: utcParam(ctx, input.available_until, 'available_until'),
+    currencies: input.currency,
+    isAvailable: input.is_available,
+    orderby: input.orderby,
+    order: input.order,
+    limit: perPage,
+    offset: skip + (input.page - 1) * perPage,
+  };
+  if (manager) {
+    Object.assign(q, {
+      attendeesMin: input.attendees_min,
+      attendeesMax: input.attendees_max,
+      checkedinMin: input.checkedin_min,
+      checkedinMax: input.checkedin_max,
+      capacityMin: input.capacity_min,
+      capacityMax: input.capacity_max,
+    });
+  }
+  // ET+ only: without the add-on no ticket offers attendee information.
+  const none = input.attendee_information_available === true || q.statuses.length === 0 || q.postStatuses?.length === 0;
+  const { ids, matches } = none ? { ids: [], matches: 0 } : queryTickets(ctx.db, q);
+  // The original's offset shrinks the total: 5 tickets with offset=1 report total 4.
+  const total = Math.max(0, matches - skip);
+  const totalPages = Math.ceil(total / perPage);
+  if (input.page > 1 && input.page > totalPages) throw invalidPage();
+  const tickets = presentTickets(ctx, getTicketRows(ctx.db, ids), { skipAttendees: !wantsAttendees(ctx, 'tickets') });
+  const pairs = knownQuery(ctx.req.params, Object.keys(ticketListArgs));
+  const base = ctx.urls.rest(`/${TICKETS_NS}/tickets/`);
+  const restUrl = pairs.length ? `${base}?${new URLSearchParams(pairs).toString().replace(/%2C/gi, ',')}` : base;
+  return ok({ rest_url: restUrl, total, total_pages: totalPages, tickets }, etTotalHeaders(total, totalPages));
+});
+
+const create = implement(ticketsRoutes.createTicket, (input, ctx) => {
+  const postId = input.post_id ?? 0;
+  requireEditorNonce(ctx, postId, input.add_ticket_nonce, 'add_ticket_nonce', postId);
+  const provider = providerOf(input.provider);
+  if (!provider) throw new HttpError(400, 'bad_request', 'Commerce Module invalid');
+  const post = ticketPostFields(ctx, input);
+  if (!post.title && !post.title_et) throw new HttpError(406, 'not_acceptable', 'Ticket was not able to be updated');
+  const cols = ticketColsFrom(ctx, input, postId, provider);
+  const now = nowDates(ctx.app.config.timezone, new Date(nowMs(ctx)));
+  const id = createTicket(ctx.db, {
+    eventId: postId,
+    provider,
+    name: post.title ?? '',
+    description: post.content ?? '',
+    author: ctx.caller.kind === 'user' ? ctx.caller.userId : 0,
+    date: now.date,
+    dateGmt: now.date_gmt,
+  });
+  updateTicketCols(ctx.db, id, cols);
+  if (post.title_et !== undefined || post.content_et !== undefined) touchTicket(ctx, id, { title_et: post.title_et, content_et: post.content_et });
+  return single(ctx, getTicketRow(ctx.db, id)!, 202);
+});
+
+/** Update and delete name the ticket's post; a nonce for another post or ticket does not verify. */
+function editable(ctx: Ctx, id: number, postId: number, nonce: string, action: string): TicketRow {
+  const row = readableTicket(ctx, id);
+  if (row.event_id !== postId) throw invalidNonce();
+  requireEditorNonce(ctx, postId, nonce, action, id);
+  return row;
+}
+
+const update = implement(ticketsRoutes.updateTicket, (input, ctx) => {
+  const row = editable(ctx, input.id, input.post_id, input.edit_ticket_nonce, 'edit_ticket_nonce');
+  const post = ticketPostFields(ctx, input, row);
+  if (post.title !== undefined && !post.title) throw new HttpError(406, 'not_acceptable', 'Ticket was not able to be updated');
+  const cols = ticketColsFrom(ctx, input, row.event_id, row.provider, row);
+  if (cols.capacity !== undefined && cols.capacity >= 0) {
+    // Capacity cannot drop below the places already sold or reserved.
+    const s = ticketStats(ctx.db, [row.id]).get(row.id) ?? EMPTY_STATS;
+    const used = s.sold + s.pending;
+    if (cols.capacity < used) throw invalidParam('ticket', `ticket[capacity] cannot be lower than the ${used} places already taken.`);
+  }
+  updateTicketCols(ctx.db, row.id, cols);
+  touchTicket(ctx, row.id, post);
+  return single(ctx, getTicketRow(ctx.db, row.id)!, 202);
+});
+
+const remove = implement(ticketsRoutes.deleteTicket, (input, ctx) => {
+  const row = editable(ctx, input.id, input.post_id, input.remove_ticket_nonce, 'remove_ticket_nonce');
+  // Trashed, not erased: its attendees and orders keep pointing at it.
+  touchTicket(ctx, row.id, { status: 'trash', trashed_from: row.status });
+  removeTicketFromCarts(ctx.db, row.id);
+  return { status: 202, body: true };
+});
+
+export const ticketEndpoints: Endpoint[] = [read, update, remove, list, create];
