@@ -11,6 +11,10 @@ import { oembedNamespace } from '../../shared/routes/oembed.ts';
 import { installOEmbed, oembedEndpoints } from './oembed/index.ts';
 import { protectedFilesNamespace } from '../../shared/routes/protected-files.ts';
 import { protectedFilesEndpoints } from './protected-files/index.ts';
+import { translationNamespace } from '../../shared/routes/translation.ts';
+import { translationEndpoints } from './translation/index.ts';
+import { formsSubmissionsNamespace, formsViewsNamespace } from '../../shared/routes/forms.ts';
+import { formsSubmissionsEndpoints, formsViewsEndpoints } from './forms/index.ts';
 
 /** Namespaces in index order, each with the endpoints that implement its shared route table. */
 export interface NamespaceModule {
@@ -25,6 +29,9 @@ export const NAMESPACES: NamespaceModule[] = [
   { ns: eventsNamespace, endpoints: eventsEndpoints },
   { ns: ticketsNamespace, endpoints: ticketsEndpoints, install: installTickets },
   { ns: protectedFilesNamespace, endpoints: protectedFilesEndpoints },
+  { ns: translationNamespace, endpoints: translationEndpoints },
+  { ns: formsSubmissionsNamespace, endpoints: formsSubmissionsEndpoints },
+  { ns: formsViewsNamespace, endpoints: formsViewsEndpoints },
 ];
 
 /** Shared route definitions that no handler implements (test/server/route-table.test.ts requires none). */
