@@ -3,8 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatFindings, hasHigh } from './findings.ts';
-import { reviewRuntime } from './runtime-review.ts';
-import { reviewSources } from './static-review.ts';
+import { reviewRuntime, RUNTIME_CHECKS } from './runtime-review.ts';
+import { reviewSources, STATIC_CHECKS } from './static-review.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -21,7 +21,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const sources = shellSources();
   const staticFindings = reviewSources(sources);
   const runtimeFindings = await reviewRuntime();
-  process.stdout.write(`Electron shell security review: ${sources.length} source files, runtime probe of the shell against the fake electron\n\n`);
+  process.stdout.write('Electron shell security review\n');
+  process.stdout.write(`  source: ${STATIC_CHECKS.length} checks over ${sources.length} files (${sources.map((file) => file.path).join(', ')})\n`);
+  process.stdout.write(`  runtime: the shell started against the fake electron, ${RUNTIME_CHECKS.length} probes (${RUNTIME_CHECKS.join('; ')})\n\n`);
   process.stdout.write(`Source review\n${formatFindings(staticFindings)}\n\nRuntime review\n${formatFindings(runtimeFindings)}\n`);
   const failed = hasHigh([...staticFindings, ...runtimeFindings]);
   process.stdout.write(`\n${failed ? 'FAIL: HIGH findings above' : 'PASS: no HIGH findings'}\n`);

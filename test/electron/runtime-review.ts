@@ -44,6 +44,15 @@ const REQUIRED_PREFERENCES: { key: keyof WebPreferences; want: boolean; default:
 
 const FOREIGN = 'https://evil.example';
 
+/** What the runtime review probes, for the audit's report. */
+export const RUNTIME_CHECKS: readonly string[] = [
+  ...REQUIRED_PREFERENCES.map((rule) => `webPreferences.${rule.key}`),
+  'will-navigate', 'will-redirect', 'setWindowOpenHandler', 'will-attach-webview', 'guards on later web contents',
+  'permission requests (camera, microphone, local network, 7 others)', 'permission checks', 'CSP header on app pages',
+  'CSP on app:// responses', 'IPC sender check on every channel', 'preload surface', 'downloads', 'app.enableSandbox',
+  'privileged scheme bypassCSP',
+];
+
 function reviewPreferences(preferences: WebPreferences | undefined, where: string): Finding[] {
   const findings: Finding[] = [];
   const prefs = (preferences ?? {}) as Record<string, unknown>;

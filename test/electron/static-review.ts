@@ -101,6 +101,14 @@ const REQUIRED: { id: string; severity: Severity; message: string; found: (call:
   { id: 'CSP_HEADER', severity: 'HIGH', message: 'no CSP header set through session.webRequest.onHeadersReceived', found: (c) => calleeName(c) === 'onHeadersReceived' },
 ];
 
+/** Every check this review makes, by id, for the audit's report. */
+export const STATIC_CHECKS: readonly string[] = [
+  ...Object.keys(UNSAFE_OPTIONS).map((key) => key.toUpperCase()),
+  'REMOTE_MODULE', 'BLINK_FEATURES', 'CSP_UNSAFE_SCRIPT', 'OPEN_EXTERNAL', 'PERMISSION_HANDLER_RESET', 'DANGEROUS_SWITCH',
+  'CERTIFICATE_ERROR_HANDLER', 'NEW_WINDOW_EVENT', 'INSECURE_CONTENT', 'IPC_OUTSIDE_CHOKE_POINT', 'IPC_RENDERER_EXPOSED',
+  ...REQUIRED.map((rule) => rule.id),
+];
+
 function lineOf(text: string, offset: number): number {
   return text.slice(0, offset).split('\n').length;
 }
