@@ -26,13 +26,15 @@ function embedSecret(): string {
 
 /**
  * Host-page script of the embed (WordPress ships wp-embed.js inline): the iframe page posts its height with
- * the secret, and only an iframe carrying that secret, whose window sent the message, is resized.
+ * the secret, and only an iframe carrying that secret, whose window sent the message, is resized or may open a
+ * link (of its own host) in the top window.
  */
 const HOST_SCRIPT =
   "<script>(function(w,d){if(w.evtEmbedHost)return;w.evtEmbedHost=1;w.addEventListener('message',function(e){var m=e.data;" +
-  "if(!m||m.message!=='height'||typeof m.secret!=='string'||!/^[A-Za-z0-9]{10}$/.test(m.secret))return;" +
+  "if(!m||typeof m.secret!=='string'||!/^[A-Za-z0-9]{10}$/.test(m.secret))return;" +
   "var f=d.querySelectorAll('iframe.wp-embedded-content[data-secret=\"'+m.secret+'\"]');for(var i=0;i<f.length;i++){" +
-  "if(f[i].contentWindow!==e.source)continue;f[i].height=String(Math.max(200,Math.min(1000,parseInt(m.value,10)||200)));}});})(window,document);</script>";
+  "if(f[i].contentWindow!==e.source)continue;if(m.message==='height'){f[i].height=String(Math.max(200,Math.min(1000,parseInt(m.value,10)||200)));}" +
+  "else if(m.message==='link'){try{var u=new URL(String(m.value)),s=new URL(f[i].src);if(u.host===s.host&&/^https?:$/.test(u.protocol))w.top.location.href=u.href;}catch(x){}}}});})(window,document);</script>";
 
 /** `get_post_embed_html`: a blockquote fallback, the sandboxed iframe, then the host script. */
 export function embedHtml(opts: { permalink: string; embedUrl: string; title: string; siteName: string; width: number; height: number }): string {

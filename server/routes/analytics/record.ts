@@ -1,0 +1,87 @@
+import crypto from 'node:crypto';
+import { formatInZone } from '../../../shared/dates.ts';
+import type { AppState } from '../../http/context.ts';
+import type { RestResponseFilter } from '../../http/hooks.ts';
+import { nowUtc } from '../../db/clock.ts';
+import { daySalt, insertHit } from '../../db/repos/analytics.ts';
+
+export interface Hit {
+  kind: 'page' | 'api';
+  path: string;
+  postId: number;
+  ip: string;
+  userAgent: string;
+  referrer?: string;
+}
+
+const BOTS = /bot|crawler|spider|slurp|facebookexternalhit|preview/i;
+
+/** Host of an external referrer; '' for none, an unparsable one, or this site itself. */
+export function referrerHost(referrer: string | undefined, publicUrl: string): string {
+  if (!referrer) return '';
+  try {
+    const u = new URL(referrer);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return '';
+    const own = new URL(publicUrl).hostname.toLowerCase();
+    const host = u.hostname.toLowerCase();
+    return host === own ? '' : host.slice(0, 253);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Records one view. The client address never reaches the database: it is hashed with the user agent under a
+ * random salt that exists only for the current day, so visitors are countable within a day and unlinkable
+ * across days once the salt is gone. Failures are logged and never disturb the response.
+ */
+export function recordHit(state: AppState, hit: Hit, now = new Date()): void {
+  if (BOTS.test(hit.userAgent)) return;
+  try {
+    const day = formatInZone(now, state.config.timezone).slice(0, 10);
+    const salt = daySalt(state.db, day);
+    const visitor = crypto.createHash('sha256').update(salt).update(hit.ip).update('\n').update(hit.userAgent).digest('hex').slice(0, 32);
+    insertHit(state.db, {
+      ts: nowUtc(now),
+      day,
+      kind: hit.kind,
+      path: hit.path.slice(0, 500),
+      post_id: hit.postId,
+      referrer_host: referrerHost(hit.referrer, state.config.publicUrl),
+      visitor,
+    });
+  } catch (e) {
+    state.log({ level: 'error', msg: 'analytics record failed', error: String(e) });
+  }
+}
+
+const EVENT_READ = /^\/evt\/events\/v1\/events(\/(?:\d+|by-slug\/[^/]+))?$/i;
+
+function header(h: Record<string, string | string[] | undefined>, name: string): string {
+  const v = h[name];
+  return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
+}
+
+function singleId(body: unknown): number {
+  const id = body && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
+  return typeof id === 'number' && Number.isSafeInteger(id) ? id : 0;
+}
+
+/**
+ * Public API reads of events: an anonymous GET of the events archive or of one event that succeeded. The
+ * single read carries the post ID; archive reads are recorded against the archive path.
+ */
+export const apiReadRecorder: RestResponseFilter = (state, ex, result) => {
+  if (ex.method !== 'GET' || ex.caller.kind !== 'anonymous' || result.status !== 200) return result;
+  const m = EVENT_READ.exec(ex.route);
+  if (!m) return result;
+  recordHit(state, {
+    kind: 'api',
+    path: ex.route,
+    postId: m[1] ? singleId(result.body) : 0,
+    ip: ex.ip,
+    userAgent: header(ex.headers, 'user-agent'),
+    referrer: header(ex.headers, 'referer'),
+  });
+  return result;
+};

@@ -1,0 +1,71 @@
+import type { Express, NextFunction, Request, Response } from 'express';
+import type { AppState, Lang } from '../http/context.ts';
+import { DEFAULT_LANG } from '../http/context.ts';
+import { getLinkedRows } from '../db/repos/linked.ts';
+import { recordHit } from '../routes/analytics/record.ts';
+import { ASSETS } from './assets.ts';
+import { loadEvents } from './content.ts';
+import { securityHeaders, sendPage } from './layout.ts';
+import { embedPage, eventPage, linkedPage, listPage, notFoundPage, type PageEnv } from './pages.ts';
+import { matchPostRoute, publicPostBySlug, splitLang } from './posts.ts';
+
+function header(req: Request, name: string): string {
+  const v = req.headers[name];
+  return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
+}
+
+/**
+ * The public pages: `/event/{slug}/`, `/venue/{slug}/`, `/organizer/{slug}/` (each also with `embed/`, the
+ * oEmbed iframe content) and `/events/`, under an optional `/en` or `/et` segment. Only published, unprotected
+ * content is shown; every page view is recorded for analytics. Anything else falls through.
+ */
+export function mountPublicPages(app: Express, state: AppState): void {
+  const base = state.config.publicUrl;
+  app.get('/site-assets/:name', (req: Request, res: Response, next: NextFunction) => {
+    const asset = ASSETS[String(req.params.name)];
+    if (!asset) return next();
+    securityHeaders(res, false);
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.status(200).type(asset.type).send(asset.body);
+  });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const { lang: segment, rest } = splitLang(req.path);
+    const lang: Lang = segment ?? DEFAULT_LANG;
+    const env: PageEnv = { db: state.db, base, segment, lang, siteName: state.config.siteName };
+    const view = (postId: number) =>
+      recordHit(state, { kind: 'page', path: req.path, postId, ip: req.socket.remoteAddress ?? '', userAgent: header(req, 'user-agent'), referrer: header(req, 'referer') });
+
+    if (/^\/events\/?$/i.test(rest)) {
+      if (!rest.endsWith('/')) return res.redirect(301, `${req.path}/${req.url.slice(req.path.length)}`);
+      const raw = typeof req.query.page === 'string' ? req.query.page : '1';
+      const pageNo = /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 0;
+      if (!pageNo) return sendPage(res, 404, notFoundPage(env));
+      const out = listPage(env, pageNo);
+      if (out.found) view(0);
+      return sendPage(res, out.found ? 200 : 404, out.html);
+    }
+
+    const route = matchPostRoute(rest);
+    if (!route) return next();
+    // WordPress redirect_canonical: permalinks end with a slash.
+    if (!req.path.endsWith('/')) return res.redirect(301, `${req.path}/${req.url.slice(req.path.length)}`);
+    const post = publicPostBySlug(state.db, route.type, route.slug);
+    if (!post) return sendPage(res, 404, notFoundPage(env));
+    const ev = route.type === 'event' ? loadEvents(state.db, [post.id])[0] : undefined;
+    if (route.embed) {
+      view(post.id);
+      return sendPage(res, 200, embedPage(env, post, ev), true);
+    }
+    let html: string;
+    if (ev) html = eventPage(env, ev);
+    else {
+      const kind = route.type === 'venue' ? 'venue' : 'organizer';
+      const row = getLinkedRows(state.db, kind, [post.id])[0];
+      if (!row) return sendPage(res, 404, notFoundPage(env));
+      html = linkedPage(env, kind, row);
+    }
+    view(post.id);
+    return sendPage(res, 200, html);
+  });
+}
