@@ -15,6 +15,8 @@ import { translationNamespace } from '../../shared/routes/translation.ts';
 import { translationEndpoints } from './translation/index.ts';
 import { formsSubmissionsNamespace, formsViewsNamespace } from '../../shared/routes/forms.ts';
 import { formsSubmissionsEndpoints, formsViewsEndpoints } from './forms/index.ts';
+import { mailLogV1Namespace, mailLogV2Namespace } from '../../shared/routes/mail-log.ts';
+import { installMail, mailLogV1Endpoints, mailLogV2Endpoints } from './mail-log/index.ts';
 
 /** Namespaces in index order, each with the endpoints that implement its shared route table. */
 export interface NamespaceModule {
@@ -29,6 +31,8 @@ export const NAMESPACES: NamespaceModule[] = [
   { ns: eventsNamespace, endpoints: eventsEndpoints },
   { ns: ticketsNamespace, endpoints: ticketsEndpoints, install: installTickets },
   { ns: protectedFilesNamespace, endpoints: protectedFilesEndpoints },
+  { ns: mailLogV1Namespace, endpoints: mailLogV1Endpoints, install: installMail },
+  { ns: mailLogV2Namespace, endpoints: mailLogV2Endpoints },
   { ns: translationNamespace, endpoints: translationEndpoints },
   { ns: formsSubmissionsNamespace, endpoints: formsSubmissionsEndpoints },
   { ns: formsViewsNamespace, endpoints: formsViewsEndpoints },

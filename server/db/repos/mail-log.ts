@@ -1,0 +1,256 @@
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+import { nowUtc } from '../clock.ts';
+
+/** The mail log, its attachments, connected mail apps, the pairing key and the license (migration 006). */
+
+export type MailStatus = 'queued' | 'sent' | 'failed';
+
+export interface MailLogRow {
+  id: number;
+  status: MailStatus;
+  from_header: string;
+  to_header: string;
+  cc_header: string;
+  bcc_header: string;
+  reply_to_header: string;
+  subject: string;
+  headers: string;
+  text_body: string;
+  html_body: string | null;
+  transport: string;
+  error: string | null;
+  transcript: string;
+  message_id: string | null;
+  eml_file: string | null;
+  source: string;
+  related_id: number | null;
+  resent_from: number | null;
+  created_utc: string;
+  updated_utc: string;
+  sent_utc: string | null;
+  attempts: number;
+  resend_count: number;
+  opened: number;
+  notification_deleted: number;
+}
+
+export interface NewMailLog {
+  from_header: string;
+  to_header: string;
+  cc_header: string;
+  bcc_header: string;
+  reply_to_header: string;
+  subject: string;
+  headers: Record<string, string>;
+  text_body: string;
+  html_body: string | null;
+  source: string;
+  related_id: number | null;
+  resent_from: number | null;
+}
+
+export interface AttachmentMeta {
+  id: number;
+  log_id: number;
+  position: number;
+  filename: string;
+  content_type: string;
+  cid: string | null;
+  size: number;
+  sha256: string;
+}
+
+export interface AttachmentRow extends AttachmentMeta {
+  content: Buffer;
+}
+
+export function insertMailLog(db: Db, m: NewMailLog): number {
+  const now = nowUtc();
+  const r = stmt(
+    db,
+    `INSERT INTO mail_log (status, from_header, to_header, cc_header, bcc_header, reply_to_header, subject, headers, text_body, html_body,
+       source, related_id, resent_from, created_utc, updated_utc)
+     VALUES ('queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(m.from_header, m.to_header, m.cc_header, m.bcc_header, m.reply_to_header, m.subject, JSON.stringify(m.headers), m.text_body, m.html_body,
+    m.source, m.related_id, m.resent_from, now, now);
+  return Number(r.lastInsertRowid);
+}
+
+export function insertAttachment(
+  db: Db,
+  a: { log_id: number; position: number; filename: string; content_type: string; cid: string | null; sha256: string; content: Buffer },
+): void {
+  stmt(db, 'INSERT INTO mail_attachments (log_id, position, filename, content_type, cid, size, sha256, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    .run(a.log_id, a.position, a.filename, a.content_type, a.cid, a.content.length, a.sha256, a.content);
+}
+
+export function getMailLog(db: Db, id: number): MailLogRow | undefined {
+  return stmt(db, 'SELECT * FROM mail_log WHERE id = ?').get(id) as MailLogRow | undefined;
+}
+
+export function getAttachments(db: Db, logId: number): AttachmentRow[] {
+  return stmt(db, 'SELECT * FROM mail_attachments WHERE log_id = ? ORDER BY position').all(logId) as AttachmentRow[];
+}
+
+export function getAttachmentMeta(db: Db, logId: number): AttachmentMeta[] {
+  return stmt(db, 'SELECT id, log_id, position, filename, content_type, cid, size, sha256 FROM mail_attachments WHERE log_id = ? ORDER BY position')
+    .all(logId) as AttachmentMeta[];
+}
+
+export type LogFilter = 'all' | 'success' | 'failed' | 'in_queue';
+
+export interface LogQuery {
+  offset: number;
+  limit: number;
+  filter: LogFilter;
+  /** Post SMTP searches the subject, the status text and the To header. */
+  search: string;
+}
+
+const STATUS_OF: Record<Exclude<LogFilter, 'all'>, MailStatus> = { success: 'sent', failed: 'failed', in_queue: 'queued' };
+
+function likePattern(s: string): string {
+  return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Newest first (Post SMTP orders by time, then we break ties by id). */
+export function listMailLogs(db: Db, q: LogQuery): { rows: MailLogRow[]; total: number } {
+  const status = q.filter === 'all' ? null : STATUS_OF[q.filter];
+  const like = q.search ? likePattern(q.search) : null;
+  const where = `(@status IS NULL OR status = @status)
+    AND (@like IS NULL OR subject LIKE @like ESCAPE '\\' OR to_header LIKE @like ESCAPE '\\' OR COALESCE(error, '') LIKE @like ESCAPE '\\'
+         OR (status = 'sent' AND '1' LIKE @like ESCAPE '\\') OR (status = 'queued' AND 'In Queue' LIKE @like ESCAPE '\\'))`;
+  const rows = stmt(db, `SELECT * FROM mail_log WHERE ${where} ORDER BY created_utc DESC, id DESC LIMIT @limit OFFSET @offset`)
+    .all({ status, like, limit: q.limit, offset: q.offset }) as MailLogRow[];
+  const total = (stmt(db, `SELECT COUNT(*) AS n FROM mail_log WHERE ${where}`).get({ status, like }) as { n: number }).n;
+  return { rows, total };
+}
+
+/** Counts of messages created in [fromUtc, toUtc]. */
+export function countMailLogs(db: Db, fromUtc: string, toUtc: string): { success: number; failed: number; total: number } {
+  const r = stmt(
+    db,
+    `SELECT COUNT(*) AS total, COALESCE(SUM(status = 'sent'), 0) AS success, COALESCE(SUM(status = 'failed'), 0) AS failed
+     FROM mail_log WHERE created_utc >= ? AND created_utc <= ?`,
+  ).get(fromUtc, toUtc) as { total: number; success: number; failed: number };
+  return { success: r.success, failed: r.failed, total: r.total };
+}
+
+/** Every message, newest first, with only the columns the dashboard lists. */
+export function allMailLogsBrief(db: Db): Pick<MailLogRow, 'id' | 'status' | 'subject' | 'to_header' | 'error' | 'created_utc' | 'opened' | 'notification_deleted'>[] {
+  return stmt(db, 'SELECT id, status, subject, to_header, error, created_utc, opened, notification_deleted FROM mail_log ORDER BY id DESC').all() as never;
+}
+
+export function queuedMailIds(db: Db): number[] {
+  return (stmt(db, "SELECT id FROM mail_log WHERE status = 'queued' ORDER BY id").all() as { id: number }[]).map((r) => r.id);
+}
+
+export interface DeliveryRecord {
+  status: 'sent' | 'failed';
+  transport: string;
+  error: string | null;
+  transcript: string;
+  message_id: string | null;
+  eml_file: string | null;
+}
+
+/** Records one delivery attempt; only a message still queued is updated (a deleted row stays deleted). */
+export function recordDelivery(db: Db, id: number, d: DeliveryRecord): boolean {
+  const now = nowUtc();
+  const r = stmt(
+    db,
+    `UPDATE mail_log SET status = ?, transport = ?, error = ?, transcript = transcript || ?, message_id = COALESCE(?, message_id),
+       eml_file = COALESCE(?, eml_file), attempts = attempts + 1, updated_utc = ?, sent_utc = CASE WHEN ? = 'sent' THEN ? ELSE sent_utc END
+     WHERE id = ? AND status = 'queued'`,
+  ).run(d.status, d.transport, d.error, d.transcript, d.message_id, d.eml_file, now, d.status, now, id);
+  return r.changes === 1;
+}
+
+/** Puts a message back in the queue for a resend. */
+export function requeueMailLog(db: Db, id: number): void {
+  stmt(db, "UPDATE mail_log SET status = 'queued', error = NULL, resend_count = resend_count + 1, updated_utc = ? WHERE id = ?").run(nowUtc(), id);
+}
+
+export function countResend(db: Db, id: number): void {
+  stmt(db, 'UPDATE mail_log SET resend_count = resend_count + 1, updated_utc = ? WHERE id = ?').run(nowUtc(), id);
+}
+
+// Connected apps ------------------------------------------------------------------------------------------
+
+export interface MailAppRow {
+  id: number;
+  token_hash: string;
+  token_hint: string;
+  device: string;
+  server_url: string;
+  enable_notification: number;
+  connected_utc: string;
+  last_seen_utc: string | null;
+}
+
+export function upsertMailApp(db: Db, a: { token_hash: string; token_hint: string; device: string; server_url: string }): MailAppRow {
+  stmt(
+    db,
+    `INSERT INTO mail_apps (token_hash, token_hint, device, server_url, connected_utc) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (token_hash) DO UPDATE SET device = excluded.device, server_url = excluded.server_url, connected_utc = excluded.connected_utc`,
+  ).run(a.token_hash, a.token_hint, a.device, a.server_url, nowUtc());
+  return findMailApp(db, a.token_hash)!;
+}
+
+export function findMailApp(db: Db, tokenHash: string): MailAppRow | undefined {
+  return stmt(db, 'SELECT * FROM mail_apps WHERE token_hash = ?').get(tokenHash) as MailAppRow | undefined;
+}
+
+export function touchMailApp(db: Db, id: number): void {
+  stmt(db, 'UPDATE mail_apps SET last_seen_utc = ? WHERE id = ?').run(nowUtc(), id);
+}
+
+export function listMailApps(db: Db): MailAppRow[] {
+  return stmt(db, 'SELECT * FROM mail_apps ORDER BY id').all() as MailAppRow[];
+}
+
+export function deleteMailApp(db: Db, id: number): boolean {
+  return stmt(db, 'DELETE FROM mail_apps WHERE id = ?').run(id).changes === 1;
+}
+
+export function deleteAllMailApps(db: Db): number {
+  return stmt(db, 'DELETE FROM mail_apps').run().changes;
+}
+
+// Pairing key and license ----------------------------------------------------------------------------------
+
+export function setPairing(db: Db, keyHash: string, expiresUtc: string, userId: number): void {
+  stmt(db, 'INSERT OR REPLACE INTO mail_pairing (id, key_hash, expires_utc, created_by) VALUES (1, ?, ?, ?)').run(keyHash, expiresUtc, userId);
+}
+
+export function getPairing(db: Db): { key_hash: string; expires_utc: string } | undefined {
+  return stmt(db, 'SELECT key_hash, expires_utc FROM mail_pairing WHERE id = 1').get() as { key_hash: string; expires_utc: string } | undefined;
+}
+
+export function clearPairing(db: Db): void {
+  stmt(db, 'DELETE FROM mail_pairing').run();
+}
+
+export interface LicenseRow {
+  license_key: string;
+  activated_utc: string;
+  activated_by: number;
+  last_checked_utc: string | null;
+}
+
+export function setLicense(db: Db, key: string, userId: number): void {
+  stmt(db, 'INSERT OR REPLACE INTO mail_license (id, license_key, activated_utc, activated_by) VALUES (1, ?, ?, ?)').run(key, nowUtc(), userId);
+}
+
+export function getLicense(db: Db): LicenseRow | undefined {
+  return stmt(db, 'SELECT license_key, activated_utc, activated_by, last_checked_utc FROM mail_license WHERE id = 1').get() as LicenseRow | undefined;
+}
+
+export function touchLicense(db: Db): void {
+  stmt(db, 'UPDATE mail_license SET last_checked_utc = ? WHERE id = 1').run(nowUtc());
+}
+
+export function deleteLicense(db: Db): boolean {
+  return stmt(db, 'DELETE FROM mail_license').run().changes === 1;
+}

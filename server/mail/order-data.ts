@@ -1,0 +1,56 @@
+import type { Db } from '../db/connection.ts';
+import { stmt } from '../db/connection.ts';
+
+/**
+ * What a ticket e-mail needs about an order, read straight from the tickets tables (migration 002) so the
+ * mail module does not depend on how the tickets repositories shape their objects.
+ */
+
+export interface OrderForMail {
+  id: number;
+  status: string;
+  purchaser_name: string;
+  purchaser_email: string;
+  total_minor: number;
+  currency: string;
+}
+
+export interface AttendeeForMail {
+  id: number;
+  ticket_id: number;
+  event_id: number;
+  full_name: string;
+  email: string;
+  security_code: string;
+  ticket_title: string;
+  ticket_title_et: string | null;
+  event_title: string;
+  event_title_et: string | null;
+  start_local: string | null;
+  all_day: number | null;
+  timezone: string | null;
+}
+
+export function orderForMail(db: Db, orderId: number): OrderForMail | undefined {
+  return stmt(
+    db,
+    'SELECT post_id AS id, status, purchaser_name, purchaser_email, total_minor, currency FROM orders WHERE post_id = ?',
+  ).get(orderId) as OrderForMail | undefined;
+}
+
+/** The order's admitted attendees (RSVP "not going" and trashed ones have no ticket to show), in ID order. */
+export function attendeesForMail(db: Db, orderId: number): AttendeeForMail[] {
+  return stmt(
+    db,
+    `SELECT a.post_id AS id, a.ticket_id, a.event_id, a.full_name, a.email, a.security_code,
+            t.title AS ticket_title, t.title_et AS ticket_title_et, e.title AS event_title, e.title_et AS event_title_et,
+            ev.start_local, ev.all_day, ev.timezone
+     FROM attendees a
+     JOIN posts ap ON ap.id = a.post_id
+     LEFT JOIN posts t ON t.id = a.ticket_id
+     LEFT JOIN posts e ON e.id = a.event_id
+     LEFT JOIN events ev ON ev.post_id = a.event_id
+     WHERE a.order_id = ? AND ap.status != 'trash' AND (a.rsvp_status IS NULL OR a.rsvp_status = 'yes')
+     ORDER BY a.post_id`,
+  ).all(orderId) as AttendeeForMail[];
+}

@@ -1,0 +1,209 @@
+import crypto from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import type Mail from 'nodemailer/lib/mailer';
+import type { AppState } from '../http/context.ts';
+import { HttpError } from '../http/errors.ts';
+import {
+  getAttachments, getMailLog, insertAttachment, insertMailLog, queuedMailIds, recordDelivery, requeueMailLog, countResend,
+  type MailLogRow,
+} from '../db/repos/mail-log.ts';
+import { cleanHeaders, cleanSubject, normalizeAddress, normalizeAddressList, prepareAttachments, type MailMessage } from './message.ts';
+import { fileDeliver, smtpDeliver, type Deliver, type DeliveryResult } from './transport.ts';
+
+/**
+ * The mail service. `sendMail` only writes the message to the log (status `queued`), inside whatever
+ * transaction the caller is in; delivery starts on a later turn of the event loop, after that transaction
+ * has committed, so no network wait ever holds SQLite. A message whose transaction rolled back is gone from
+ * the log by then and is not sent. Every attempt updates the log (`sent` or `failed`, with the transcript).
+ */
+
+interface MailService {
+  deliver: Deliver;
+  from: string;
+  /** Deliveries in flight or waiting for their turn, by log ID. */
+  pending: Map<number, Promise<DeliveryResult | null>>;
+}
+
+const KEY = 'mail';
+
+/** `"Site" <wordpress@host>`, as WordPress builds its default From. */
+export function defaultFrom(state: AppState): string {
+  let host = 'localhost';
+  try {
+    host = new URL(state.config.publicUrl).hostname.replace(/^www\./, '') || 'localhost';
+  } catch {
+    // keep localhost
+  }
+  if (net.isIP(host.replace(/^\[|\]$/g, '')) || !host.includes('.')) host = 'localhost.localdomain';
+  return normalizeAddress(`"${state.config.siteName}" <wordpress@${host}>`, 'from');
+}
+
+function service(state: AppState): MailService {
+  let s = state.services[KEY] as MailService | undefined;
+  if (!s) {
+    const { smtpUrl } = state.config;
+    s = { deliver: smtpUrl ? smtpDeliver(smtpUrl) : fileDeliver(mailDir(state)), from: defaultFrom(state), pending: new Map() };
+    state.services[KEY] = s;
+  }
+  return s;
+}
+
+/** Where the file transport writes: `<dataDir>/mail/`. */
+export function mailDir(state: AppState): string {
+  return path.join(state.config.dataDir, 'mail');
+}
+
+/** Replaces how messages leave (tests inject a transport; production keeps SMTP or files). */
+export function setMailTransport(state: AppState, deliver: Deliver): void {
+  service(state).deliver = deliver;
+}
+
+/** Logs a message as queued and schedules its delivery after the current transaction. Returns the log ID. */
+export function sendMail(state: AppState, message: MailMessage): number {
+  const svc = service(state);
+  const to = normalizeAddressList(message.to, 'to', true);
+  const cc = normalizeAddressList(message.cc, 'cc', false);
+  const bcc = normalizeAddressList(message.bcc, 'bcc', false);
+  const replyTo = message.replyTo ? normalizeAddress(message.replyTo, 'replyTo') : '';
+  const from = message.from ? normalizeAddress(message.from, 'from') : svc.from;
+  const subject = cleanSubject(String(message.subject ?? ''));
+  if (!subject) throw new HttpError(400, 'evt_mail_invalid', 'A message needs a subject.', { field: 'subject' });
+  const text = message.text ?? '';
+  const html = message.html ?? null;
+  if (!text && !html) throw new HttpError(400, 'evt_mail_invalid', 'A message needs a body.', { field: 'text' });
+  const headers = cleanHeaders(message.headers);
+  const attachments = prepareAttachments(message.attachments);
+  const db = state.db;
+  // A nested transaction is a savepoint: the row and its attachments are written whole or not at all.
+  const id = db.transaction(() => {
+    const logId = insertMailLog(db, {
+      from_header: from, to_header: to.join(', '), cc_header: cc.join(', '), bcc_header: bcc.join(', '), reply_to_header: replyTo,
+      subject, headers, text_body: text, html_body: html, source: message.source ?? '', related_id: message.relatedId ?? null, resent_from: null,
+    });
+    attachments.forEach((a, position) =>
+      insertAttachment(db, {
+        log_id: logId, position, filename: a.filename, content_type: a.contentType, cid: a.cid,
+        sha256: crypto.createHash('sha256').update(a.content).digest('hex'), content: a.content,
+      }),
+    );
+    return logId;
+  })();
+  schedule(state, id);
+  return id;
+}
+
+/** Composes a logged message for nodemailer, exactly as it was first logged. */
+export function composeFromLog(state: AppState, row: MailLogRow): Mail.Options {
+  const split = (s: string) => (s ? s.split(', ') : undefined);
+  return {
+    from: row.from_header,
+    to: split(row.to_header),
+    cc: split(row.cc_header),
+    bcc: split(row.bcc_header),
+    replyTo: row.reply_to_header || undefined,
+    subject: row.subject,
+    text: row.text_body || undefined,
+    html: row.html_body ?? undefined,
+    headers: { ...(JSON.parse(row.headers) as Record<string, string>), 'X-Doorstep-Mail-Id': String(row.id) },
+    date: new Date(`${row.created_utc.replace(' ', 'T')}Z`),
+    attachments: getAttachments(state.db, row.id).map((a) => ({
+      filename: a.filename,
+      content: a.content,
+      contentType: a.content_type,
+      ...(a.cid ? { cid: a.cid, contentDisposition: 'inline' as const } : {}),
+    })),
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until no transaction is open on the connection (an async handler may hold one across an await). */
+async function outsideTransaction(state: AppState): Promise<void> {
+  for (let i = 0; state.db.open && state.db.inTransaction && i < 6000; i++) await sleep(5);
+}
+
+async function deliverNow(state: AppState, id: number): Promise<DeliveryResult | null> {
+  await outsideTransaction(state);
+  if (!state.db.open) return null;
+  const row = getMailLog(state.db, id);
+  if (!row || row.status !== 'queued') return null;
+  const svc = service(state);
+  let result: DeliveryResult;
+  try {
+    result = await svc.deliver(composeFromLog(state, row), { id, attempt: row.attempts + 1 });
+  } catch (e) {
+    result = { ok: false, transport: '', messageId: null, emlFile: null, transcript: '', error: (e as Error).message || 'Delivery failed' };
+  }
+  await outsideTransaction(state);
+  if (!state.db.open) return result;
+  recordDelivery(state.db, id, {
+    status: result.ok ? 'sent' : 'failed', transport: result.transport, error: result.ok ? null : result.error,
+    transcript: result.transcript, message_id: result.messageId, eml_file: result.emlFile,
+  });
+  if (!result.ok) state.log({ level: 'warn', msg: 'mail delivery failed', mail_id: id, transport: result.transport, error: result.error });
+  return result;
+}
+
+/** Delivers a queued message on a later turn (once per ID at a time); resolves with the attempt's outcome. */
+export function schedule(state: AppState, id: number): Promise<DeliveryResult | null> {
+  const svc = service(state);
+  const existing = svc.pending.get(id);
+  if (existing) return existing;
+  const p = new Promise<void>((r) => setImmediate(r))
+    .then(() => deliverNow(state, id))
+    .catch((e: unknown) => {
+      state.log({ level: 'error', msg: 'mail delivery crashed', mail_id: id, error: String((e as Error)?.stack ?? e) });
+      return null;
+    })
+    .finally(() => svc.pending.delete(id));
+  svc.pending.set(id, p);
+  return p;
+}
+
+/** Resolves when every scheduled delivery has finished (tests, shutdown). */
+export async function mailIdle(state: AppState): Promise<void> {
+  const svc = service(state);
+  while (svc.pending.size) await Promise.all([...svc.pending.values()]);
+}
+
+export interface ResendOutcome {
+  /** The log entry that was (re)sent: the same one, or a copy when other recipients were given. */
+  row: MailLogRow;
+  result: DeliveryResult | null;
+}
+
+/**
+ * Resends a logged message now and waits for the outcome (no transaction is open while it waits). Without
+ * `to` the same entry goes out again (its resend count grows); with `to` a copy addressed to them is logged.
+ */
+export async function resendMail(state: AppState, id: number, to?: string[]): Promise<ResendOutcome | null> {
+  const db = state.db;
+  const row = getMailLog(db, id);
+  if (!row) return null;
+  let target = id;
+  if (to && to.length) {
+    const recipients = to.map((a) => normalizeAddress(a, 'sent_to'));
+    target = db.transaction(() => {
+      const copy = insertMailLog(db, {
+        from_header: row.from_header, to_header: recipients.join(', '), cc_header: '', bcc_header: '', reply_to_header: row.reply_to_header,
+        subject: row.subject, headers: JSON.parse(row.headers) as Record<string, string>, text_body: row.text_body, html_body: row.html_body,
+        source: 'resend', related_id: row.related_id, resent_from: row.id,
+      });
+      for (const a of getAttachments(db, id)) insertAttachment(db, { ...a, log_id: copy });
+      countResend(db, id);
+      return copy;
+    })();
+  } else if (row.status !== 'queued') {
+    requeueMailLog(db, id);
+  } else {
+    countResend(db, id);
+  }
+  const result = await schedule(state, target);
+  return { row: getMailLog(db, target) ?? row, result };
+}
+
+/** Picks up messages a previous run logged but never delivered (a crash between commit and delivery). */
+export function resumeQueuedMail(state: AppState): void {
+  for (const id of queuedMailIds(state.db)) schedule(state, id);
+}
