@@ -47,8 +47,11 @@ export class FailureLimiter {
 export function qrLimiter(app: AppState): FailureLimiter {
   let l = app.services.qrLimiter as FailureLimiter | undefined;
   if (!l) {
-    const clock = app.services.clock;
-    l = new FailureLimiter(typeof clock === 'function' ? () => Number(clock()) : Date.now);
+    // Read the app clock on each call: tests move it (app.services.clock) to age failures out.
+    l = new FailureLimiter(() => {
+      const clock = app.services.clock;
+      return typeof clock === 'function' ? Number(clock()) : Date.now();
+    });
     app.services.qrLimiter = l;
   }
   return l;
