@@ -1,0 +1,154 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { mailIdle, sendMail } from '../../../server/mail/index.ts';
+import { getMailLog } from '../../../server/db/repos/mail-log.ts';
+import { HttpError } from '../../../server/http/errors.ts';
+import { leaves, parseMime } from './mime.ts';
+import { closedPort, startSmtpCatcher, type SmtpCatcher } from './smtp-catcher.ts';
+
+const rows = (s: TestServer) => s.db.prepare('SELECT * FROM mail_log ORDER BY id').all() as { id: number; status: string; eml_file: string | null }[];
+
+describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.close());
+
+  test('a message is logged as queued, then written as a parseable .eml and logged as sent', async () => {
+    const pdf = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x10]);
+    const id = sendMail(s.app.state, {
+      to: ['"Mari Maasikas" <mari@example.test>', 'jaan@example.test'],
+      cc: 'boss@example.test',
+      subject: 'Tere – ümberjaotus',
+      text: 'Plain body ÄÖÜ',
+      html: '<p>HTML body</p>',
+      headers: { 'X-Campaign': 'spring' },
+      attachments: [{ filename: 'info.pdf', content: pdf, contentType: 'application/pdf' }],
+      source: 'test',
+    });
+    assert.equal(getMailLog(s.db, id)?.status, 'queued');
+    await mailIdle(s.app.state);
+    const row = getMailLog(s.db, id)!;
+    assert.equal(row.status, 'sent');
+    assert.equal(row.transport, 'file');
+    assert.equal(row.attempts, 1);
+    assert.ok(row.eml_file);
+    const file = path.join(s.dir, 'mail', row.eml_file!);
+    const mail = parseMime(fs.readFileSync(file));
+    assert.equal(mail.headers.subject, 'Tere – ümberjaotus');
+    assert.match(mail.headers.to, /Mari Maasikas/);
+    assert.match(mail.headers.to, /jaan@example\.test/);
+    assert.equal(mail.headers.cc, 'boss@example.test');
+    assert.equal(mail.headers['x-campaign'], 'spring');
+    assert.equal(mail.headers['x-doorstep-mail-id'], String(id));
+    const parts = leaves(mail);
+    assert.equal(parts.find((p) => p.type === 'text/plain')?.body.toString('utf8').trim(), 'Plain body ÄÖÜ');
+    assert.equal(parts.find((p) => p.type === 'text/html')?.body.toString('utf8').trim(), '<p>HTML body</p>');
+    const att = parts.find((p) => p.type === 'application/pdf');
+    assert.ok(att);
+    assert.deepEqual(att.body, pdf);
+    assert.match(att.headers['content-disposition'], /attachment; filename=info\.pdf/);
+    const meta = s.db.prepare('SELECT filename, content_type, size, cid FROM mail_attachments WHERE log_id = ?').all(id);
+    assert.deepEqual(meta, [{ filename: 'info.pdf', content_type: 'application/pdf', size: pdf.length, cid: null }]);
+  });
+
+  test('a message logged in a transaction that rolls back is neither kept nor sent', async () => {
+    const before = rows(s).length;
+    const filesBefore = fs.readdirSync(path.join(s.dir, 'mail')).length;
+    assert.throws(() =>
+      s.db.transaction(() => {
+        sendMail(s.app.state, { to: 'x@example.test', subject: 'Rolled back', text: 'never' });
+        throw new Error('order failed');
+      })(),
+    /order failed/);
+    await mailIdle(s.app.state);
+    assert.equal(rows(s).length, before);
+    assert.equal(fs.readdirSync(path.join(s.dir, 'mail')).length, filesBefore);
+  });
+
+  test('delivery waits for the commit: inside the transaction the message is only queued', async () => {
+    let seen: string | undefined;
+    const id = s.db.transaction(() => {
+      const logId = sendMail(s.app.state, { to: 'y@example.test', subject: 'After commit', text: 'body' });
+      seen = getMailLog(s.db, logId)?.status;
+      return logId;
+    })();
+    assert.equal(seen, 'queued');
+    await mailIdle(s.app.state);
+    assert.equal(getMailLog(s.db, id)?.status, 'sent');
+  });
+
+  test('bad addresses and header injection are refused with a 400 error and log nothing', async () => {
+    const count = rows(s).length;
+    const bad = (m: Parameters<typeof sendMail>[1]) =>
+      assert.throws(() => sendMail(s.app.state, m), (e: unknown) => e instanceof HttpError && e.status === 400 && e.code === 'evt_mail_invalid');
+    bad({ to: 'not an address', subject: 'x', text: 'x' });
+    bad({ to: [], subject: 'x', text: 'x' });
+    bad({ to: 'a@example.test', bcc: 'b@example.test\r\nX: y', subject: 'x', text: 'x' });
+    bad({ to: 'a@example.test', subject: 'x', text: 'x', headers: { 'X-Ok': 'v\r\nBcc: evil@example.test' } });
+    bad({ to: 'a@example.test', subject: 'x', text: 'x', headers: { Bcc: 'evil@example.test' } });
+    bad({ to: 'a@example.test', subject: '', text: 'x' });
+    bad({ to: 'a@example.test', subject: 'x' });
+    assert.equal(rows(s).length, count);
+    // A folded subject becomes one line instead of new headers.
+    const id = sendMail(s.app.state, { to: 'a@example.test', subject: 'Hi\r\nBcc: evil@example.test', text: 'x' });
+    await mailIdle(s.app.state);
+    const mail = parseMime(fs.readFileSync(path.join(s.dir, 'mail', getMailLog(s.db, id)!.eml_file!)));
+    assert.equal(mail.headers.subject, 'Hi Bcc: evil@example.test');
+    assert.equal(mail.headers.bcc, undefined);
+  });
+});
+
+describe('mail service over SMTP', () => {
+  let s: TestServer;
+  let port: number;
+  let catcher: SmtpCatcher | undefined;
+  before(async () => {
+    port = await closedPort();
+    s = await startTestServer({ EVT_SMTP_URL: `smtp://127.0.0.1:${port}` });
+  });
+  after(async () => {
+    await catcher?.close();
+    await s.close();
+  });
+
+  test('a delivery to a closed port is logged as failed; resend succeeds once the server is up', async () => {
+    const id = sendMail(s.app.state, { to: 'guest@example.test', bcc: 'audit@example.test', subject: 'Your tickets', text: 'See you there' });
+    await mailIdle(s.app.state);
+    let row = getMailLog(s.db, id)!;
+    assert.equal(row.status, 'failed');
+    assert.equal(row.transport, `smtp://127.0.0.1:${port}`);
+    assert.match(row.error ?? '', /ECONNREFUSED|ESOCKET|ECONNECTION/);
+    assert.equal(fs.existsSync(path.join(s.dir, 'mail')), false, 'SMTP mode writes no files');
+
+    const failed = await call(`${s.root}mail-log/v1/get-failed-logs`, { auth: s.admin });
+    assert.equal(failed.status, 200);
+    assert.deepEqual(failed.body.logs.map((l: { id: string }) => l.id), [String(id)]);
+
+    catcher = await startSmtpCatcher(port);
+    const r = await call(`${s.root}mail-log/v1/resend-email`, { method: 'POST', auth: s.admin, body: { id } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.success, true);
+    assert.equal(r.body.data.message, 'Email successfully resend.');
+    assert.equal(r.body.data.status, 'sent');
+    assert.equal(r.body.data.resend_count, 1);
+    row = getMailLog(s.db, id)!;
+    assert.equal(row.status, 'sent');
+    assert.equal(row.error, null);
+    assert.equal(row.attempts, 2);
+    assert.equal(catcher.messages.length, 1);
+    const got = catcher.messages[0];
+    assert.deepEqual(got.to.sort(), ['audit@example.test', 'guest@example.test']);
+    const mail = parseMime(got.data);
+    assert.equal(mail.headers.subject, 'Your tickets');
+    assert.equal(mail.headers.bcc, undefined, 'Bcc is not written into the message');
+    assert.equal(mail.body.toString().trim(), 'See you there');
+    // The transcript keeps both attempts: the refused connection and the SMTP conversation.
+    assert.match(row.transcript, /FAILED/);
+    assert.match(row.transcript, /250 2\.0\.0 OK queued/);
+  });
+});
