@@ -5,6 +5,7 @@ import { digest, randomAlnum, slowHash, verifySlowHash } from './hash.ts';
 import { findUserByLogin, findUserByEmail, type UserRow } from '../db/repos/users.ts';
 import { insertAppPassword, touchAppPassword, type AppPasswordRow } from '../db/repos/app-passwords.ts';
 import { getApiKey, insertApiKey, touchApiKey, type ApiKeyRow } from '../db/repos/api-keys.ts';
+import { recordAdminPasswordCheck } from '../security/password-strength.ts';
 
 /**
  * Creates an application password. WordPress shows 24 characters in groups of four; spaces are ignored on use.
@@ -92,7 +93,9 @@ export function ensureAdmin(db: Db, login: string, password: string): { user: Us
     }
     // The configured password becomes the account's one "start-up" application password.
     stmt(db, "DELETE FROM app_passwords WHERE user_id = ? AND name = 'EVT_ADMIN_PASSWORD'").run(user.id);
-    insertAppPassword(db, user.id, 'EVT_ADMIN_PASSWORD', slowHash(password.replace(/\s+/g, '')));
+    const row = insertAppPassword(db, user.id, 'EVT_ADMIN_PASSWORD', slowHash(password.replace(/\s+/g, '')));
+    // The security scanner reports a weak start-up password; only the verdict is kept.
+    recordAdminPasswordCheck(db, user.id, login, row.id, password);
     return { user: findUserByLogin(db, login)!, created };
   })();
 }

@@ -17,6 +17,8 @@ import { formsSubmissionsNamespace, formsViewsNamespace } from '../../shared/rou
 import { formsSubmissionsEndpoints, formsViewsEndpoints } from './forms/index.ts';
 import { mailLogV1Namespace, mailLogV2Namespace } from '../../shared/routes/mail-log.ts';
 import { installMail, mailLogV1Endpoints, mailLogV2Endpoints } from './mail-log/index.ts';
+import { securityNamespace } from '../../shared/routes/security.ts';
+import { securityEndpoints } from './security/index.ts';
 
 /** Namespaces in index order, each with the endpoints that implement its shared route table. */
 export interface NamespaceModule {
@@ -36,6 +38,7 @@ export const NAMESPACES: NamespaceModule[] = [
   { ns: translationNamespace, endpoints: translationEndpoints },
   { ns: formsSubmissionsNamespace, endpoints: formsSubmissionsEndpoints },
   { ns: formsViewsNamespace, endpoints: formsViewsEndpoints },
+  { ns: securityNamespace, endpoints: securityEndpoints },
 ];
 
 /** Shared route definitions that no handler implements (test/server/route-table.test.ts requires none). */

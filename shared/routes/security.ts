@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { defineRoute, translationLanguage, type NamespaceDef, type RouteDef } from '../http/route.ts';
+
+/**
+ * `security/v1`: the security scanner, after Wordfence's `wordfence/v1` routes (same paths, methods and body
+ * shapes; as there, the routes declare no arguments besides the language, and the handlers read `data`,
+ * `signature`, `fields`, `issue`, `group`, `offset`, `limit` from the request). Differences: every route but
+ * `GET|POST /authenticate` needs `manage_options` (the original checks a Central token instead), no call ever
+ * leaves the server, and a scan runs this site's own checks (weak start-up password, default admin logins,
+ * idle API keys and application passwords, a non-HTTPS public URL, open registration, too many administrators).
+ * Added: `GET /scan/issue?id=` reads one issue. Handlers: server/routes/security/.
+ */
+
+export const SECURITY_NS = 'security/v1';
+const ns = SECURITY_NS;
+const tl = { translation_language: translationLanguage };
+const EDITABLE = ['POST', 'PUT', 'PATCH'] as const;
+
+/** The scanner's settings (`config` route), with their defaults. */
+export const SecurityConfig = z.object({
+  scansEnabled_weakPasswords: z.boolean().default(true),
+  scansEnabled_defaultLogins: z.boolean().default(true),
+  scansEnabled_apiKeys: z.boolean().default(true),
+  scansEnabled_https: z.boolean().default(true),
+  scansEnabled_registration: z.boolean().default(true),
+  scansEnabled_administrators: z.boolean().default(true),
+  /** Keys and application passwords idle this long are reported. */
+  apiKeyMaxIdleDays: z.number().int().min(7).max(3650).default(90),
+  maxAdministrators: z.number().int().min(1).max(50).default(3),
+  /** Comma-separated addresses for alerts. */
+  alertEmails: z
+    .string()
+    .max(500)
+    .refine((s) => s.split(',').map((e) => e.trim()).filter(Boolean).every((e) => /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/.test(e)), 'Invalid email address')
+    .default(''),
+});
+export type SecurityConfig = z.infer<typeof SecurityConfig>;
+
+export const ISSUE_STATUSES = ['new', 'ignoreP', 'ignoreC'] as const;
+
+export const SecurityIssue = z.object({
+  id: z.number().int(),
+  time: z.number().int(),
+  lastUpdated: z.number().int(),
+  status: z.enum(ISSUE_STATUSES),
+  type: z.string(),
+  severity: z.number().int(),
+  ignoreP: z.string(),
+  ignoreC: z.string(),
+  shortMsg: z.string(),
+  longMsg: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+export const IssueList = z.object({ count: z.number().int(), 'last-scan-time': z.number().int().nullable(), issues: z.array(SecurityIssue) });
+
+export const securityRoutes = {
+  nonce: defineRoute({
+    id: 'security.authenticate.nonce', namespace: ns, route: '/authenticate', methods: ['GET'], permission: 'public', args: { ...tl },
+    summary: 'A short-lived nonce for the connected account to sign',
+  }),
+  authenticate: defineRoute({
+    id: 'security.authenticate', namespace: ns, route: '/authenticate', methods: ['POST'], permission: 'public', args: { ...tl },
+    summary: 'Exchanges `data` (`<nonce>|<site id>`) and its Ed25519 `signature` (hex) by the connected account for a token',
+  }),
+  authenticatePremium: defineRoute({
+    id: 'security.authenticate-premium', namespace: ns, route: '/authenticate-premium', methods: ['POST'], permission: 'manage_options', args: { ...tl },
+    summary: 'Activates a premium license: `license_key` (64 to 128 hex digits), stored only as a keyed hash',
+  }),
+  readConfig: defineRoute({
+    id: 'security.config.read', namespace: ns, route: '/config', methods: ['GET'], permission: 'manage_options', args: { ...tl },
+    summary: 'The scanner settings (`fields` limits them) and site information',
+  }),
+  setConfig: defineRoute({
+    id: 'security.config.update', namespace: ns, route: '/config', methods: EDITABLE, permission: 'manage_options', args: { ...tl },
+    summary: 'Saves scanner settings from the `fields` object (422 on a validation error)',
+  }),
+  disconnect: defineRoute({
+    id: 'security.disconnect', namespace: ns, route: '/disconnect', methods: EDITABLE, permission: 'manage_options', args: { ...tl },
+    summary: 'Disconnects the site from its account and forgets the account keys',
+  }),
+  premiumConnect: defineRoute({
+    id: 'security.premium-connect', namespace: ns, route: '/premium-connect', methods: EDITABLE, permission: 'manage_options', args: { ...tl },
+    summary: 'Connects the account: `public-key` (Ed25519, hex), `site-id` (UUID), `site-data`; answers with the site public key',
+  }),
+  issues: defineRoute({
+    id: 'security.scan.issues', namespace: ns, route: '/scan/issues', methods: ['GET'], permission: 'manage_options', args: { ...tl },
+    summary: 'Issues of the last scan: `group` (all or pending), `offset`, `limit` (default 100)',
+    doc: { responses: { '200': { description: 'The issues', schema: 'IssueList' } } },
+  }),
+  scan: defineRoute({
+    id: 'security.scan.start', namespace: ns, route: '/scan', methods: ['POST'], permission: 'manage_options', args: { ...tl },
+    summary: 'Runs a scan of this site now and stores its issues',
+  }),
+  stopScan: defineRoute({
+    id: 'security.scan.stop', namespace: ns, route: '/scan', methods: ['DELETE'], permission: 'manage_options', args: { ...tl },
+    summary: 'Stops a running scan (scans run to completion within the request, so none is ever left running)',
+  }),
+  updateIssue: defineRoute({
+    id: 'security.scan.issue.update', namespace: ns, route: '/scan/issue', methods: EDITABLE, permission: 'manage_options', args: { ...tl },
+    summary: 'Sets an issue\'s status: `issue` = {id, status: new | ignoreP | ignoreC}',
+  }),
+  readIssue: defineRoute({
+    id: 'security.scan.issue.read', namespace: ns, route: '/scan/issue', methods: ['GET'], permission: 'manage_options', args: { ...tl },
+    summary: 'One issue of the last scan by `id` (an extension of this server)',
+    doc: { responses: { '200': { description: 'The issue', schema: 'SecurityIssue' } } },
+  }),
+};
+
+export const securityNamespace: NamespaceDef = {
+  name: ns,
+  routes: Object.values(securityRoutes) as RouteDef[],
+  doc: {
+    title: 'Security scanner',
+    description: 'Scans this site\'s configuration for weaknesses and keeps the account connection state.',
+    version: '1.0.0',
+    schemas: { SecurityConfig, SecurityIssue, IssueList },
+  },
+};
