@@ -9,6 +9,10 @@ import { ticketsEndpoints } from './tickets/index.ts';
 import { installTickets } from './tickets/event-hooks.ts';
 import { oembedNamespace } from '../../shared/routes/oembed.ts';
 import { installOEmbed, oembedEndpoints } from './oembed/index.ts';
+import { analyticsNamespace } from '../../shared/routes/analytics.ts';
+import { analyticsEndpoints, installAnalytics } from './analytics/index.ts';
+import { viewsNamespace } from '../../shared/routes/views.ts';
+import { viewsEndpoints } from './views/index.ts';
 import { protectedFilesNamespace } from '../../shared/routes/protected-files.ts';
 import { protectedFilesEndpoints } from './protected-files/index.ts';
 import { translationNamespace } from '../../shared/routes/translation.ts';
@@ -39,6 +43,8 @@ export const NAMESPACES: NamespaceModule[] = [
   { ns: formsSubmissionsNamespace, endpoints: formsSubmissionsEndpoints },
   { ns: formsViewsNamespace, endpoints: formsViewsEndpoints },
   { ns: securityNamespace, endpoints: securityEndpoints },
+  { ns: viewsNamespace, endpoints: viewsEndpoints },
+  { ns: analyticsNamespace, endpoints: analyticsEndpoints, install: installAnalytics },
 ];
 
 /** Shared route definitions that no handler implements (test/server/route-table.test.ts requires none). */
