@@ -1,0 +1,138 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PNG } from 'pngjs';
+import jsQR from 'jsqr';
+import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { seedTicketsFixture, insertTicket, insertEvent } from '../../helpers/tickets-fixture.ts';
+import { mailIdle } from '../../../server/mail/index.ts';
+import { parseTicketCode, ticketCodeUrl } from '../../../shared/checkin/ticket-code.ts';
+import { leaves, parseMime, type MimePart } from './mime.ts';
+
+/**
+ * Ticket e-mails: completing an order over HTTP logs one message to the purchaser, delivered after the
+ * commit (here as an .eml file), with one inline QR image per attendee that decodes to the check-in URL.
+ */
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer();
+});
+after(() => s.close());
+
+interface LogRow { id: number; to_header: string; subject: string; source: string; related_id: number; eml_file: string; status: string }
+const mailFor = (orderId: number) => s.db.prepare("SELECT * FROM mail_log WHERE source = 'tickets' AND related_id = ?").all(orderId) as LogRow[];
+
+function decodeQr(png: Buffer): string | undefined {
+  const img = PNG.sync.read(png);
+  return jsQR(new Uint8ClampedArray(img.data), img.width, img.height)?.data;
+}
+
+function readEml(row: LogRow): MimePart {
+  return parseMime(fs.readFileSync(path.join(s.dir, 'mail', row.eml_file)));
+}
+
+const complete = (lang: string, orderId: number) =>
+  call(`${s.base}/${lang}/wp-json/evt/tickets/v1/orders/${orderId}`, { method: 'PATCH', auth: s.admin, body: { status: 'completed' } });
+
+describe('ticket e-mail when an order completes', () => {
+  test('one message to the purchaser, text and escaped HTML, one QR per attendee decoding to its check-in URL', async () => {
+    const f = seedTicketsFixture(s.db, {
+      attendees: 2, orderStatus: 'pending', eventTitle: 'Jazz <Night> & more', ticketTitle: 'VIP',
+      name: (i) => (i === 0 ? 'Ann "A" <b>Bold</b>' : `Guest ${i + 1}`),
+    });
+    assert.deepEqual(mailFor(f.orderId), [], 'nothing is sent for a pending order');
+    const r = await complete('en', f.orderId);
+    assert.equal(r.status, 200, r.text);
+    await mailIdle(s.app.state);
+    const rows = mailFor(f.orderId);
+    assert.equal(rows.length, 1);
+    const row = rows[0];
+    assert.equal(row.status, 'sent');
+    assert.match(row.to_header, /<buyer@example\.test>$/);
+    assert.equal(row.subject, 'Your tickets for Jazz <Night> & more');
+
+    const mail = readEml(row);
+    assert.equal(mail.headers.subject, 'Your tickets for Jazz <Night> & more');
+    assert.match(mail.headers.to, /buyer@example\.test/);
+    const parts = leaves(mail);
+    const text = parts.find((p) => p.type === 'text/plain')!.body.toString('utf8');
+    const html = parts.find((p) => p.type === 'text/html')!.body.toString('utf8');
+    assert.match(text, /^Hello Ann "A" <b>Bold<\/b>,/);
+    assert.match(text, /Event: Jazz <Night> & more/);
+    assert.match(html, /Hello Ann &quot;A&quot; &lt;b&gt;Bold&lt;\/b&gt;,/);
+    assert.match(html, /Jazz &lt;Night&gt; &amp; more/);
+    assert.doesNotMatch(html, /<Night>|<b>Bold/);
+
+    const images = parts.filter((p) => p.type === 'image/png');
+    assert.equal(images.length, 2);
+    for (const attendeeId of f.attendeeIds) {
+      const img = images.find((p) => p.headers['content-id'] === `<ticket-${attendeeId}@doorstep>`);
+      assert.ok(img, `inline image of attendee ${attendeeId}`);
+      assert.match(img.headers['content-disposition'], /^inline/);
+      assert.ok(html.includes(`src="cid:ticket-${attendeeId}@doorstep"`));
+      const decoded = decodeQr(img.body);
+      const expected = ticketCodeUrl(`${s.base}/en/`, { attendeeId, eventId: f.eventId, securityCode: f.codes.get(attendeeId)! });
+      assert.equal(decoded, expected);
+      assert.deepEqual(parseTicketCode(decoded!), { attendeeId, eventId: f.eventId, securityCode: f.codes.get(attendeeId)! });
+      assert.ok(text.includes(`Check-in link: ${expected}`));
+    }
+    // Only a completion sends: the same order saved again, or another status, adds nothing.
+    await complete('en', f.orderId);
+    await mailIdle(s.app.state);
+    assert.equal(mailFor(f.orderId).length, 1);
+  });
+
+  test('in the language of the request that completed the order, with the translated event title', async () => {
+    const f = seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending', eventTitle: 'Jazz evening', name: () => 'Mari' });
+    s.db.prepare('UPDATE posts SET title_et = ? WHERE id = ?').run('Džässiõhtu', f.eventId);
+    assert.equal((await complete('et', f.orderId)).status, 200);
+    await mailIdle(s.app.state);
+    const [row] = mailFor(f.orderId);
+    const mail = readEml(row);
+    assert.equal(mail.headers.subject, 'Teie piletid: Džässiõhtu');
+    const text = leaves(mail).find((p) => p.type === 'text/plain')!.body.toString('utf8');
+    assert.match(text, /^Tere, Mari!/);
+    assert.match(text, /Üritus: Džässiõhtu/);
+    const img = leaves(mail).find((p) => p.type === 'image/png')!;
+    const id = f.attendeeIds[0];
+    assert.equal(decodeQr(img.body), ticketCodeUrl(`${s.base}/et/`, { attendeeId: id, eventId: f.eventId, securityCode: f.codes.get(id)! }));
+  });
+
+  test('a cancelled order sends nothing', async () => {
+    const f = seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
+    const r = await call(`${s.root}evt/tickets/v1/orders/${f.orderId}`, { method: 'PATCH', auth: s.admin, body: { status: 'cancelled' } });
+    assert.equal(r.status, 200, r.text);
+    await mailIdle(s.app.state);
+    assert.deepEqual(mailFor(f.orderId), []);
+  });
+
+  test('a free checkout completes at once and mails the tickets (anonymous cart)', async (t) => {
+    const eventId = insertEvent(s.db, { title: 'Open day' });
+    const ticketId = insertTicket(s.db, eventId, { provider: 'rsvp', title: 'Free entry' });
+    const cart = await call(`${s.root}evt/tickets/v1/cart`, { method: 'POST', body: { provider: 'rsvp', tickets: [{ ticket_id: ticketId, quantity: 2 }] } });
+    if (cart.status === 404) return t.skip('cart routes not available');
+    assert.ok(cart.status < 300, cart.text);
+    const cookie = (cart.headers.get('set-cookie') ?? '').split(';')[0];
+    const out = await call(`${s.root}evt/tickets/v1/cart/checkout`, {
+      method: 'POST', headers: { cookie }, body: { purchaser_name: 'Kai Kask', purchaser_email: 'kai@example.test' },
+    });
+    assert.equal(out.status, 201, out.text);
+    await mailIdle(s.app.state);
+    const [row] = s.db.prepare("SELECT * FROM mail_log WHERE source = 'tickets' AND to_header LIKE '%kai@example.test%'").all() as LogRow[];
+    assert.ok(row, 'the ticket e-mail was logged');
+    assert.equal(row.status, 'sent');
+    const mail = readEml(row);
+    const images = leaves(mail).filter((p) => p.type === 'image/png');
+    assert.equal(images.length, 2);
+    const codes = images.map((p) => parseTicketCode(decodeQr(p.body) ?? ''));
+    for (const c of codes) {
+      assert.ok(c);
+      assert.equal(c.eventId, eventId);
+      const a = s.db.prepare('SELECT security_code, order_id FROM attendees WHERE post_id = ?').get(c.attendeeId) as { security_code: string; order_id: number };
+      assert.equal(a.security_code, c.securityCode);
+      assert.equal(a.order_id, row.related_id);
+    }
+  });
+});
