@@ -23,6 +23,8 @@ import { mailLogV1Namespace, mailLogV2Namespace } from '../../shared/routes/mail
 import { installMail, mailLogV1Endpoints, mailLogV2Endpoints } from './mail-log/index.ts';
 import { securityNamespace } from '../../shared/routes/security.ts';
 import { securityEndpoints } from './security/index.ts';
+import { onboardingNamespace } from '../../shared/routes/onboarding.ts';
+import { onboardingEndpoints } from './onboarding/index.ts';
 
 /** Namespaces in index order, each with the endpoints that implement its shared route table. */
 export interface NamespaceModule {
@@ -45,6 +47,7 @@ export const NAMESPACES: NamespaceModule[] = [
   { ns: securityNamespace, endpoints: securityEndpoints },
   { ns: viewsNamespace, endpoints: viewsEndpoints },
   { ns: analyticsNamespace, endpoints: analyticsEndpoints, install: installAnalytics },
+  { ns: onboardingNamespace, endpoints: onboardingEndpoints },
 ];
 
 /** Shared route definitions that no handler implements (test/server/route-table.test.ts requires none). */
