@@ -1,7 +1,7 @@
 import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
 
-/** An uploaded file: its attachment post, attachment row and upload record together. */
+/** An attachment: its post, attachment row and upload record (empty name and digest when it was not uploaded). */
 export interface FileRow {
   post_id: number;
   name: string;
@@ -31,8 +31,10 @@ export interface LinkRow {
 export function getFile(db: Db, id: number): FileRow | undefined {
   return stmt(
     db,
-    `SELECT u.*, a.file_path, a.mime_type, a.filesize, a.protected, a.url, p.parent, p.title, p.status
-     FROM file_uploads u JOIN attachments a ON a.post_id = u.post_id JOIN posts p ON p.id = u.post_id WHERE u.post_id = ?`,
+    // Any attachment: images attached by URL have no upload record and no local file.
+    `SELECT a.post_id, COALESCE(u.name, '') AS name, COALESCE(u.sha256, '') AS sha256, COALESCE(u.uploaded_by, p.author) AS uploaded_by,
+       COALESCE(u.created, p.date_gmt) AS created, a.file_path, a.mime_type, a.filesize, a.protected, a.url, p.parent, p.title, p.status
+     FROM attachments a JOIN posts p ON p.id = a.post_id LEFT JOIN file_uploads u ON u.post_id = a.post_id WHERE a.post_id = ?`,
   ).get(id) as FileRow | undefined;
 }
 

@@ -29,7 +29,7 @@ export function publicFileUrl(ctx: Ctx, f: Pick<FileRow, 'post_id' | 'name'>): s
 }
 
 function present(ctx: Ctx, f: FileRow) {
-  const publicUrl = publicFileUrl(ctx, f);
+  const publicUrl = f.name ? publicFileUrl(ctx, f) : f.url;
   return {
     is_protected: f.protected === 1,
     post: { title: f.title === '' ? '(no title)' : f.title, edit_url: publicUrl, s3_link: false, is_file_deleted: !storedExists(ctx.app.config.dataDir, f.file_path) },

@@ -166,6 +166,19 @@ describe('protected-files/v1', () => {
     assert.equal(r.body.file.parent, Number(parent.lastInsertRowid));
   });
 
+  test('an attachment that was never uploaded (an image by URL) reads, but has no file to protect', async () => {
+    const info = s.db.prepare("INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES ('attachment', 'inherit', 'remote', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')").run();
+    const id = Number(info.lastInsertRowid);
+    s.db.prepare("INSERT INTO attachments (post_id, url, mime_type) VALUES (?, 'https://images.example.org/a.jpg', 'image/jpeg')").run(id);
+    const r = await call(url(`/files/${id}`), { auth: s.admin });
+    assert.equal(r.status, 200);
+    assert.equal(r.body.post.edit_url, 'https://images.example.org/a.jpg');
+    assert.equal(r.body.post.is_file_deleted, true);
+    const p = await call(url(`/files/${id}`), { method: 'POST', auth: s.admin });
+    assert.equal(p.status, 404);
+    assert.equal(p.body.code, 'file_not_found');
+  });
+
   test('permissions: anonymous 401, wrong role 403; unknown IDs 404', async () => {
     const up = await upload('p.txt', 'p');
     const id = up.body.file.id;
