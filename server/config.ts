@@ -16,6 +16,8 @@ const Env = z.object({
   EVT_DATA_DIR: z.string().optional(),
   EVT_SMTP_URL: z.string().optional(),
   EVT_LOG: z.enum(['json', 'off']).default('json'),
+  /** Reuse anonymous public reads until the next write (see server/http/response-cache.ts). */
+  EVT_CACHE: z.enum(['on', 'off']).default('on'),
 });
 
 export interface Config {
@@ -33,6 +35,7 @@ export interface Config {
   dataDir: string;
   smtpUrl?: string;
   log: boolean;
+  cache: boolean;
 }
 
 /** Reads the configuration from the environment, once, at start-up. */
@@ -58,5 +61,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.EVT_DATA_DIR ?? (dbFile === ':memory:' ? path.resolve('data') : path.dirname(path.resolve(dbFile))),
     smtpUrl: e.EVT_SMTP_URL,
     log: e.EVT_LOG === 'json',
+    cache: e.EVT_CACHE === 'on',
   };
 }

@@ -16,6 +16,7 @@ import type { Result } from './result.ts';
 import { routeData } from './describe.ts';
 import { mountSite } from '../site.ts';
 import { filterRestResponse } from './hooks.ts';
+import { ResponseCache } from './response-cache.ts';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 const EXPOSE = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, Retry-After';
@@ -56,6 +57,7 @@ export function createApp(opts: { config: Config; db?: Db; log?: AppState['log']
     opts.log ??
     (opts.config.log ? (entry: Record<string, unknown>) => process.stdout.write(JSON.stringify({ time: new Date().toISOString(), ...entry }) + '\n') : () => {});
   const state: AppState = { db, config: opts.config, secret: siteSecret(db, opts.config.secret), contentVersion: 0, services: { registry }, log };
+  state.services.responseCache = new ResponseCache(opts.config.cache);
   installModules(state);
   const app = express();
   app.disable('x-powered-by');
@@ -156,6 +158,17 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       jsonError: parsed.jsonError,
       headers: req.headers,
     };
+    const cache = state.services.responseCache as ResponseCache;
+    const cacheKey = caller.kind === 'anonymous' && restReq.method === 'GET' ? req.originalUrl : null;
+    const hit = cacheKey ? cache.get(state.db, state.contentVersion, cacheKey) : undefined;
+    if (hit) {
+      routeKey = hit.routeKey;
+      res.setHeader('Allow', hit.allow);
+      const result = filterRestResponse(state, { method, route: target.route, matched: routeKey, query: target.query, caller, ip, headers: req.headers }, hit.result);
+      status = globals.envelope ? 200 : result.status;
+      write(res, result, globals, method === 'HEAD', result === hit.result ? hit.json : undefined);
+      return;
+    }
     const cookies = parseCookies(req.headers.cookie);
     const setCookie = (name: string, value: string, maxAge: number) => {
       res.append('Set-Cookie', `${name}=${encodeURIComponent(value)}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax`);
@@ -167,8 +180,12 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       result = { status: outcome.error.status, body: outcome.error.body(), isError: true };
     } else {
       routeKey = outcome.prepared.entry.key;
-      res.setHeader('Allow', allowHeader(outcome.prepared.entry, caller));
+      const allow = allowHeader(outcome.prepared.entry, caller);
+      res.setHeader('Allow', allow);
       result = await execute(outcome.prepared);
+      if (cacheKey && outcome.prepared.endpoint.def.publicCache && result.status === 200 && !result.raw) {
+        cache.set(state.db, state.contentVersion, cacheKey, { result, allow, routeKey });
+      }
     }
     result = filterRestResponse(state, { method, route: target.route, matched: routeKey, query: target.query, caller, ip, headers: req.headers }, result);
     if (typeof override === 'string' && result.status >= 400) res.setHeader('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private');
@@ -192,7 +209,8 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
   }
 }
 
-function write(res: Response, result: Result, g: Globals, head: boolean): void {
+/** Writes a result with the global parameters applied; `json` is the body already serialised (cache hits). */
+function write(res: Response, result: Result, g: Globals, head: boolean, json?: Buffer): void {
   for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
   if (result.raw && !g.envelope) {
     res.status(result.status).setHeader('Content-Type', result.raw.contentType);
@@ -206,13 +224,14 @@ function write(res: Response, result: Result, g: Globals, head: boolean): void {
     body = { body, status: result.status, headers: result.headers ?? {} };
     status = 200;
   }
-  const json = g.pretty ? JSON.stringify(body, null, 4) : JSON.stringify(body);
+  const plain = !g.fields && !g.envelope && !g.pretty;
+  const text = plain && json !== undefined ? json : g.pretty ? JSON.stringify(body, null, 4) : JSON.stringify(body);
   res.status(status);
   if (g.jsonp) {
     res.setHeader('Content-Type', 'application/javascript; charset=UTF-8');
-    res.end(head ? undefined : `/**/${g.jsonp}(${json})`);
+    res.end(head ? undefined : `/**/${g.jsonp}(${text.toString()})`);
     return;
   }
   res.setHeader('Content-Type', 'application/json; charset=UTF-8');
-  res.end(head ? undefined : json);
+  res.end(head ? undefined : text);
 }

@@ -29,6 +29,8 @@ export interface RouteDef<A extends Args = Args> {
   readonly permission: Permission;
   /** Message of the `rest_forbidden` error when the permission fails. */
   readonly forbiddenMessage?: string;
+  /** Anonymous GET answers may be reused until the next write (public content that depends only on data). */
+  readonly publicCache?: boolean;
   /** Whether `POST /batch/v1` may run this endpoint. */
   readonly batch?: boolean;
   /** Read write parameters from the form body only (Event Tickets editor routes). */

@@ -22,6 +22,7 @@ export const siteIndexRoute = defineRoute({
   methods: ['GET'],
   args: { context: string({ default: 'view' }) },
   permission: 'public',
+  publicCache: true,
   summary: 'The site index: every namespace and route with its arguments.',
 });
 
@@ -48,6 +49,7 @@ export function namespaceRoutes(namespace: string): { index: RouteDef; doc: Rout
       methods: ['GET'],
       args: { namespace: string({ default: namespace }), context: string({ default: 'view' }) },
       permission: 'public',
+      publicCache: true,
       summary: `Index of the ${namespace} namespace.`,
       doc: false,
     }),
@@ -58,6 +60,7 @@ export function namespaceRoutes(namespace: string): { index: RouteDef; doc: Rout
       methods: ['GET'],
       args: {},
       permission: 'public',
+      publicCache: true,
       summary: `OpenAPI 3.0.0 document of the ${namespace} namespace.`,
       doc: { responses: { '200': { description: 'Returns the documentation in OpenAPI format.' } } },
     }),

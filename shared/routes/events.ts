@@ -74,13 +74,13 @@ function venueLike<const C extends Args, const U extends Args>(kind: 'venue' | '
   const plural = `${kind}s`;
   return {
     list: defineRoute({
-      id: `${plural}.list`, namespace: ns, route: `/${plural}`, methods: ['GET'], permission: 'public',
+      id: `${plural}.list`, namespace: ns, route: `/${plural}`, methods: ['GET'], permission: 'public', publicCache: true,
       args: { ...linkedListArgs, ...tl },
       summary: `Returns all the ${plural} matching the search criteria`,
       doc: { responses: { '200': { description: `Returns all the ${plural} matching the search criteria` }, '400': { description: 'One or more of the specified query variables has a bad format' }, '404': { description: 'The requested page was not found.' } } },
     }),
     read: defineRoute({
-      id: `${plural}.read`, namespace: ns, route: `/${plural}/(?P<id>\\d+)`, methods: ['GET'], permission: 'public',
+      id: `${plural}.read`, namespace: ns, route: `/${plural}/(?P<id>\\d+)`, methods: ['GET'], permission: 'public', publicCache: true,
       args: { id: idArg(kind), ...tl }, summary: `Returns the data of the ${kind} with the specified post ID`, doc: single(kind, Kind),
     }),
     delete: defineRoute({
@@ -98,7 +98,7 @@ function venueLike<const C extends Args, const U extends Args>(kind: 'venue' | '
       doc: { responses: { '201': { description: `Returns the data of the created ${kind}`, schema: Kind }, '400': { description: 'A required parameter is missing or an input parameter is in the wrong format' }, '403': { description: `The user is not authorized to create ${plural}` } } },
     }),
     readBySlug: defineRoute({
-      id: `${plural}.readBySlug`, namespace: ns, route: `/${plural}/by-slug/(?P<slug>[^/]+)`, methods: ['GET'], permission: 'public',
+      id: `${plural}.readBySlug`, namespace: ns, route: `/${plural}/by-slug/(?P<slug>[^/]+)`, methods: ['GET'], permission: 'public', publicCache: true,
       args: { slug: slugArg(kind), ...tl }, summary: `Returns the data of the ${kind} with the specified slug`, doc: single(kind, Kind),
     }),
     deleteBySlug: defineRoute({
@@ -114,7 +114,7 @@ function venueLike<const C extends Args, const U extends Args>(kind: 'venue' | '
 
 const termRoutes = (plural: 'categories' | 'tags', singular: string, hierarchical: boolean) => ({
   list: defineRoute({
-    id: `${plural}.list`, namespace: ns, route: `/${plural}`, methods: ['GET'], permission: 'public',
+    id: `${plural}.list`, namespace: ns, route: `/${plural}`, methods: ['GET'], permission: 'public', publicCache: true,
     args: { ...termListArgs(hierarchical), ...tl }, summary: `Returns a list of event ${plural}`,
     doc: { responses: { '200': { description: `Returns all the event ${plural} matching the search criteria` }, '400': { description: 'One or more of the specified query variables has a bad format' } } },
   }),
@@ -124,7 +124,7 @@ const termRoutes = (plural: 'categories' | 'tags', singular: string, hierarchica
     doc: { responses: { '201': { description: `Returns the data of the created event ${singular}`, schema: 'Term' }, '400': { description: 'A required parameter is missing or an input parameter is in the wrong format' }, '403': { description: `The user is not authorized to create event ${plural}` } } },
   }),
   read: defineRoute({
-    id: `${plural}.read`, namespace: ns, route: `/${plural}/(?P<id>\\d+)`, methods: ['GET'], permission: 'public',
+    id: `${plural}.read`, namespace: ns, route: `/${plural}/(?P<id>\\d+)`, methods: ['GET'], permission: 'public', publicCache: true,
     args: { id: integer({ description: `the event ${singular} term ID`, required: true, style: 'callback', in: 'path', minimum: 0 }), ...tl },
     summary: `Returns the data of the event ${singular} with the specified term ID`, doc: single(`event ${singular}`, 'Term'),
   }),
@@ -144,12 +144,12 @@ const eventSingle = { responses: { ...single('event', 'Event').responses } };
 
 export const eventsRoutes = {
   list: defineRoute({
-    id: 'events.list', namespace: ns, route: '/events', methods: ['GET'], permission: 'public', args: eventListArgs,
+    id: 'events.list', namespace: ns, route: '/events', methods: ['GET'], permission: 'public', publicCache: true, args: eventListArgs,
     summary: 'Returns all the upcoming events matching the search criteria',
     doc: { responses: { '200': { description: 'Returns all the upcoming events matching the search criteria' }, '400': { description: 'One or more of the specified query variables has a bad format' }, '404': { description: 'The requested page was not found.' } } },
   }),
   read: defineRoute({
-    id: 'events.read', namespace: ns, route: '/events/(?P<id>\\d+)', methods: ['GET'], permission: 'public',
+    id: 'events.read', namespace: ns, route: '/events/(?P<id>\\d+)', methods: ['GET'], permission: 'public', publicCache: true,
     args: { id: idArg('event'), password: passwordArg, context: string({ description: 'Use `edit` with edit rights to bypass the password.' }), ...tl },
     summary: 'Returns the data of the event with the specified post ID', doc: eventSingle,
   }),
@@ -168,7 +168,7 @@ export const eventsRoutes = {
     doc: { responses: { '201': { description: 'Returns the data of the created event', schema: 'Event' }, '400': { description: 'A required parameter is missing or an input parameter is in the wrong format' }, '403': { description: 'The user is not authorized to create events' } } },
   }),
   readBySlug: defineRoute({
-    id: 'events.readBySlug', namespace: ns, route: '/events/by-slug/(?P<slug>[^/]+)', methods: ['GET'], permission: 'public',
+    id: 'events.readBySlug', namespace: ns, route: '/events/by-slug/(?P<slug>[^/]+)', methods: ['GET'], permission: 'public', publicCache: true,
     args: { slug: slugArg('event'), password: passwordArg, ...tl }, summary: 'Returns the data of the event with the specified slug', doc: eventSingle,
   }),
   deleteBySlug: defineRoute({

@@ -152,6 +152,8 @@ CREATE TABLE terms (
   description_et TEXT,
   parent INTEGER NOT NULL DEFAULT 0,
   term_group INTEGER NOT NULL DEFAULT 0,
+  -- Published posts carrying the term, kept exact by the triggers below (WordPress keeps term_taxonomy.count).
+  count INTEGER NOT NULL DEFAULT 0,
   UNIQUE (taxonomy, slug)
 ) STRICT;
 
@@ -161,3 +163,17 @@ CREATE TABLE term_relationships (
   PRIMARY KEY (post_id, term_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX term_relationships_term ON term_relationships(term_id, post_id);
+
+CREATE TRIGGER term_count_insert AFTER INSERT ON term_relationships
+WHEN (SELECT status FROM posts WHERE id = NEW.post_id) = 'publish' BEGIN
+  UPDATE terms SET count = count + 1 WHERE id = NEW.term_id;
+END;
+CREATE TRIGGER term_count_delete AFTER DELETE ON term_relationships
+WHEN (SELECT status FROM posts WHERE id = OLD.post_id) = 'publish' BEGIN
+  UPDATE terms SET count = count - 1 WHERE id = OLD.term_id;
+END;
+CREATE TRIGGER term_count_status AFTER UPDATE OF status ON posts
+WHEN (OLD.status = 'publish') <> (NEW.status = 'publish') BEGIN
+  UPDATE terms SET count = count + (CASE WHEN NEW.status = 'publish' THEN 1 ELSE -1 END)
+  WHERE id IN (SELECT term_id FROM term_relationships WHERE post_id = NEW.id);
+END;

@@ -15,10 +15,9 @@ export interface TermRow {
   count: number;
 }
 
-const COUNT = "(SELECT COUNT(*) FROM term_relationships tr JOIN posts p ON p.id = tr.post_id WHERE tr.term_id = t.id AND p.status = 'publish')";
 
 export function getTerm(db: Db, id: number): TermRow | undefined {
-  return stmt(db, `SELECT t.*, ${COUNT} AS count FROM terms t WHERE t.id = ?`).get(id) as TermRow | undefined;
+  return stmt(db, `SELECT t.* FROM terms t WHERE t.id = ?`).get(id) as TermRow | undefined;
 }
 
 export function getTermInTaxonomy(db: Db, taxonomy: string, id: number): TermRow | undefined {
@@ -27,11 +26,11 @@ export function getTermInTaxonomy(db: Db, taxonomy: string, id: number): TermRow
 }
 
 export function findTermBySlug(db: Db, taxonomy: string, slug: string): TermRow | undefined {
-  return stmt(db, `SELECT t.*, ${COUNT} AS count FROM terms t WHERE t.taxonomy = ? AND t.slug = ?`).get(taxonomy, slug) as TermRow | undefined;
+  return stmt(db, `SELECT t.* FROM terms t WHERE t.taxonomy = ? AND t.slug = ?`).get(taxonomy, slug) as TermRow | undefined;
 }
 
 export function findTermByName(db: Db, taxonomy: string, name: string): TermRow | undefined {
-  return stmt(db, `SELECT t.*, ${COUNT} AS count FROM terms t WHERE t.taxonomy = ? AND t.name = ? COLLATE NOCASE`).get(taxonomy, name) as TermRow | undefined;
+  return stmt(db, `SELECT t.* FROM terms t WHERE t.taxonomy = ? AND t.name = ? COLLATE NOCASE`).get(taxonomy, name) as TermRow | undefined;
 }
 
 /** Terms of many posts at once: `post_id` plus the term. */
@@ -39,7 +38,7 @@ export function termsOfPosts(db: Db, postIds: readonly number[]): (TermRow & { p
   if (!postIds.length) return [];
   return stmt(
     db,
-    `SELECT r.post_id, t.*, ${COUNT} AS count FROM term_relationships r JOIN terms t ON t.id = r.term_id WHERE r.post_id IN (SELECT value FROM json_each(?)) ORDER BY r.post_id, t.name`,
+    `SELECT r.post_id, t.* FROM term_relationships r JOIN terms t ON t.id = r.term_id WHERE r.post_id IN (SELECT value FROM json_each(?)) ORDER BY r.post_id, t.name`,
   ).all(JSON.stringify(postIds)) as (TermRow & { post_id: number })[];
 }
 
@@ -124,7 +123,7 @@ export function queryTerms(db: Db, q: TermQuery): { rows: TermRow[]; total: numb
     where.push('t.slug IN (SELECT value FROM json_each(?))');
     params.push(JSON.stringify(q.slugs));
   }
-  const inner = `SELECT t.*, ${COUNT} AS count FROM terms t WHERE ${where.join(' AND ')}`;
+  const inner = `SELECT t.* FROM terms t WHERE ${where.join(' AND ')}`;
   const filtered = q.hideEmpty ? `SELECT * FROM (${inner}) WHERE count > 0` : inner;
   const dir = q.order === 'desc' ? 'DESC' : 'ASC';
   let order: string;

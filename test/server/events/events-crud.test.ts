@@ -24,6 +24,8 @@ describe('create', () => {
       'id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'rest_url', 'title', 'description', 'excerpt', 'slug', 'image', 'all_day',
       'start_date', 'start_date_details', 'end_date', 'end_date_details', 'utc_start_date', 'utc_start_date_details', 'utc_end_date', 'utc_end_date_details', 'timezone', 'timezone_abbr', 'cost', 'cost_details',
       'website', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'categories', 'tags', 'venue', 'organizer', 'custom_fields',
+      // Event Tickets adds these (attendance only for callers with manage access, as the admin here).
+      'ticketed', 'attendance',
     ]);
     const e = r.body;
     assert.equal(typeof e.author, 'string');

@@ -1,0 +1,50 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
+
+export interface Figures {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Starts a target script with tsx and resolves once it prints `LISTENING <port>`. */
+export function startTarget(script: string, env: Record<string, string>): Promise<{ proc: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error(`${script} did not start in 60 s`)), 60_000);
+    proc.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const m = /LISTENING (\d+)/.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, port: Number(m[1]) });
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+export async function load(name: string, opts: { url: string; paths?: string[]; connections?: number; duration?: number; headers?: Record<string, string> }): Promise<Figures> {
+  let i = 0;
+  const paths = opts.paths;
+  const result = await autocannon({
+    url: opts.url,
+    connections: opts.connections ?? 20,
+    duration: opts.duration ?? 8,
+    headers: opts.headers,
+    requests: paths ? [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: paths[i++ % paths.length] }) }] : undefined,
+  });
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
+}
+
+export function table(rows: Figures[], baseline: Figures): string {
+  const lines = [`${'measure'.padEnd(46)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)} ${'errors'.padStart(6)}`];
+  for (const r of rows) {
+    lines.push(`${r.name.padEnd(46)} ${r.rps.toFixed(0).padStart(9)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.rps / baseline.rps).toFixed(2).padStart(6)} ${String(r.errors + r.non2xx).padStart(6)}`);
+  }
+  return lines.join('\n');
+}
