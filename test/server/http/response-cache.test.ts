@@ -1,0 +1,50 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { openDatabase } from '../../../server/db/connection.ts';
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer();
+});
+after(() => s.close());
+
+const ev = () => `${s.root}evt/events/v1/events?per_page=50&start_date=2030-01-01&end_date=2040-01-01`;
+
+describe('response cache', () => {
+  test('a cached public read is dropped by the next write through the API', async () => {
+    assert.equal((await call(ev())).body.total, 0);
+    assert.equal((await call(ev())).body.total, 0);
+    const c = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, body: { title: 'New', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00' } });
+    assert.equal(c.status, 201);
+    assert.equal((await call(ev())).body.total, 1);
+    await call(`${s.root}evt/events/v1/events/${c.body.id}`, { method: 'PATCH', auth: s.admin, body: { title: 'Renamed' } });
+    assert.equal((await call(ev())).body.events[0].title, 'Renamed');
+  });
+
+  test('a write by another process (another connection) is seen at once', async () => {
+    const before = (await call(ev())).body.total;
+    const other = openDatabase(path.join(s.dir, 'evt.sqlite'));
+    other.prepare("UPDATE posts SET status = 'draft' WHERE type = 'event'").run();
+    other.close();
+    assert.equal((await call(ev())).body.total, before - 1);
+  });
+
+  test('signed-in callers are never served a cached anonymous answer', async () => {
+    const anon = await call(ev());
+    const admin = await call(ev(), { auth: s.admin });
+    assert.equal(anon.body.total, 0);
+    assert.equal(admin.body.total, 1);
+    assert.equal(admin.body.events[0].status, 'draft');
+  });
+
+  test('global parameters still apply to cached answers', async () => {
+    await call(ev());
+    const fields = await call(`${ev()}&_fields=total`);
+    assert.deepEqual(fields.body, { total: 0 });
+    const env = await call(`${ev()}&_envelope`);
+    assert.equal(env.body.status, 200);
+    assert.equal(env.body.headers['X-TEC-Total'], '0');
+  });
+});
