@@ -40,9 +40,11 @@ const BLOCKED_V6: [string, number][] = [
   ['ff00::', 8],
 ];
 
-const blocked = new net.BlockList();
-for (const [a, p] of BLOCKED_V4) blocked.addSubnet(a, p, 'ipv4');
-for (const [a, p] of BLOCKED_V6) blocked.addSubnet(a, p, 'ipv6');
+// Two lists: a BlockList holding ::ffff:0:0/96 would match every IPv4 address checked against it.
+const blockedV4 = new net.BlockList();
+for (const [a, p] of BLOCKED_V4) blockedV4.addSubnet(a, p, 'ipv4');
+const blockedV6 = new net.BlockList();
+for (const [a, p] of BLOCKED_V6) blockedV6.addSubnet(a, p, 'ipv6');
 
 /** True only for a well-formed IP address on the public internet. */
 export function isPublicAddress(ip: string): boolean {
@@ -52,7 +54,7 @@ export function isPublicAddress(ip: string): boolean {
     // An IPv4-mapped address in dotted form is judged by its IPv4 part as well.
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
     if (mapped) return false;
-    return !blocked.check(ip, 'ipv6');
+    return !blockedV6.check(ip, 'ipv6');
   }
-  return !blocked.check(ip, 'ipv4');
+  return !blockedV4.check(ip, 'ipv4');
 }
