@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { AppState } from './http/context.ts';
 import { mountPublicPages } from './site/router.ts';
 import { mountFiles } from './site/files.ts';
+import { mountSeo } from './site/seo.ts';
 
 const kioskDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../renderer/dist');
 
@@ -17,4 +18,5 @@ export function mountSite(app: Express, state: AppState): void {
   });
   app.use('/kiosk', express.static(kioskDir, { index: 'index.html', fallthrough: true, dotfiles: 'deny' }));
   mountFiles(app, state);
+  mountSeo(app, state);
 }

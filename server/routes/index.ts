@@ -25,6 +25,8 @@ import { securityNamespace } from '../../shared/routes/security.ts';
 import { securityEndpoints } from './security/index.ts';
 import { onboardingNamespace } from '../../shared/routes/onboarding.ts';
 import { onboardingEndpoints } from './onboarding/index.ts';
+import { seoNamespace } from '../../shared/routes/seo.ts';
+import { seoEndpoints } from './seo/index.ts';
 
 /** Namespaces in index order, each with the endpoints that implement its shared route table. */
 export interface NamespaceModule {
@@ -48,6 +50,7 @@ export const NAMESPACES: NamespaceModule[] = [
   { ns: viewsNamespace, endpoints: viewsEndpoints },
   { ns: analyticsNamespace, endpoints: analyticsEndpoints, install: installAnalytics },
   { ns: onboardingNamespace, endpoints: onboardingEndpoints },
+  { ns: seoNamespace, endpoints: seoEndpoints },
 ];
 
 /** Shared route definitions that no handler implements (test/server/route-table.test.ts requires none). */

@@ -1,0 +1,106 @@
+import { RobotsSettings, SEO_TYPES, seoRoutes as R } from '../../../shared/routes/seo.ts';
+import type { Ctx } from '../../http/context.ts';
+import { can } from '../../http/context.ts';
+import { HttpError, invalidParam } from '../../http/errors.ts';
+import { implement, type Endpoint } from '../../http/registry.ts';
+import { ok } from '../../http/result.ts';
+import { nowUtc } from '../../db/clock.ts';
+import { getPost, type PostRow } from '../../db/repos/posts.ts';
+import { getSeo, putSeo, type SeoRow } from '../../db/repos/seo.ts';
+import { setJsonOption } from '../../db/repos/site-options.ts';
+import { ROBOTS_OPTION, robotsSettings, robotsTxt, sitemapEntries, sitemapXml } from '../../seo/sitemap.ts';
+
+const invalidId = () => new HttpError(404, 'rest_post_invalid_id', 'Invalid post ID.');
+
+/** A post whose meta the caller may see: published and password-free for everyone, any status for editors. */
+function postFor(ctx: Ctx, id: number, forWrite: boolean): PostRow {
+  const p = getPost(ctx.db, id);
+  if (!p || !(SEO_TYPES as readonly string[]).includes(p.type) || p.status === 'trash') throw invalidId();
+  if (!forWrite && !can(ctx, 'read_private_events') && (p.status !== 'publish' || p.password !== '')) throw invalidId();
+  return p;
+}
+
+function textOf(html: string): string {
+  return html.replace(/<[^>]*>/g, ' ').replace(/&[a-z0-9#]+;/gi, ' ').replace(/\s+/g, ' ').trim();
+}
+
+function present(ctx: Ctx, p: PostRow, m: SeoRow | undefined) {
+  const title = m?.title ?? '';
+  const description = m?.description ?? '';
+  const canonical = m?.canonical ?? '';
+  const noindex = (m?.noindex ?? 0) === 1;
+  const nofollow = (m?.nofollow ?? 0) === 1;
+  const postTitle = ctx.lang === 'et' && p.title_et ? p.title_et : p.title;
+  const excerpt = textOf(ctx.lang === 'et' && p.excerpt_et ? p.excerpt_et : p.excerpt) || textOf(ctx.lang === 'et' && p.content_et ? p.content_et : p.content);
+  return {
+    post_id: p.id,
+    title,
+    description,
+    canonical,
+    noindex,
+    nofollow,
+    effective: {
+      title: title || `${postTitle} – ${ctx.app.config.siteName}`,
+      description: description || (excerpt.length > 160 ? `${excerpt.slice(0, 157).trimEnd()}...` : excerpt),
+      canonical: canonical || (p.slug ? ctx.urls.site(`/${p.type}/${p.slug}/`) : ctx.urls.site(`/?p=${p.id}`)),
+      robots: `${noindex ? 'noindex' : 'index'}, ${nofollow ? 'nofollow' : 'follow'}`,
+    },
+  };
+}
+
+const sitemap = implement(R.sitemap, (input, ctx) => {
+  const entries = sitemapEntries(ctx.db, ctx.urls.site);
+  if (input.format === 'xml') return { status: 200, body: null, raw: { contentType: 'application/xml; charset=UTF-8', payload: sitemapXml(entries) } };
+  return ok({ count: entries.length, urls: entries });
+});
+
+const readMeta = implement(R.readMeta, (input, ctx) => {
+  const p = postFor(ctx, input.id, false);
+  return ok(present(ctx, p, getSeo(ctx.db, p.id)));
+});
+
+function canonicalOk(url: string): boolean {
+  if (url === '') return true;
+  try {
+    const u = new URL(url);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
+  } catch {
+    return false;
+  }
+}
+
+const updateMeta = implement(R.updateMeta, (input, ctx) => {
+  const p = postFor(ctx, input.id, true);
+  if (input.canonical !== undefined && !canonicalOk(input.canonical.trim())) throw invalidParam('canonical', 'canonical must be an http or https URL.', 'rest_invalid_url');
+  const cur = getSeo(ctx.db, p.id);
+  const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  putSeo(ctx.db, {
+    post_id: p.id,
+    title: input.title !== undefined ? oneLine(input.title) : cur?.title ?? '',
+    description: input.description !== undefined ? oneLine(input.description) : cur?.description ?? '',
+    canonical: input.canonical !== undefined ? input.canonical.trim() : cur?.canonical ?? '',
+    noindex: input.noindex !== undefined ? Number(input.noindex) : cur?.noindex ?? 0,
+    nofollow: input.nofollow !== undefined ? Number(input.nofollow) : cur?.nofollow ?? 0,
+    updated: nowUtc(),
+  });
+  return ok(present(ctx, p, getSeo(ctx.db, p.id)));
+});
+
+const readRobots = implement(R.readRobots, (_input, ctx) => {
+  const s = robotsSettings(ctx.db);
+  return ok({ settings: s, robots_txt: robotsTxt(s, ctx.app.config.publicUrl) });
+});
+
+const updateRobots = implement(R.updateRobots, (input, ctx) => {
+  const cur = robotsSettings(ctx.db);
+  const next = RobotsSettings.parse({
+    block_all: input.block_all ?? cur.block_all,
+    disallow: input.disallow ?? cur.disallow,
+    include_sitemap: input.include_sitemap ?? cur.include_sitemap,
+    crawl_delay: input.crawl_delay ?? cur.crawl_delay,
+  });
+  setJsonOption(ctx.db, ROBOTS_OPTION, next);
+  return ok({ settings: next, robots_txt: robotsTxt(next, ctx.app.config.publicUrl) });
+});
+
+export const seoEndpoints: Endpoint[] = [sitemap, readMeta, updateMeta, readRobots, updateRobots];
