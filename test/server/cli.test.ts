@@ -1,0 +1,86 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runCli, CliError } from '../../server/cli.ts';
+import { call } from '../helpers/server.ts';
+import { createApp } from '../../server/http/app.ts';
+import { loadConfig } from '../../server/config.ts';
+import { openDatabase } from '../../server/db/connection.ts';
+
+let dir: string;
+let env: Record<string, string>;
+const run = async (...argv: string[]) => {
+  const lines: string[] = [];
+  await runCli(argv, env, (l) => lines.push(l));
+  return lines;
+};
+
+before(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-cli-'));
+  env = { EVT_DB: path.join(dir, 'evt.sqlite'), EVT_LOG: 'off', EVT_PUBLIC_URL: 'http://door.example:8080' };
+});
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('operator CLI', () => {
+  test('user add validates role and e-mail and refuses duplicates', async () => {
+    assert.match((await run('user', 'add', 'alice', '--role', 'organizer', '--email', 'alice@example.org'))[0], /Created organizer "alice"/);
+    await assert.rejects(run('user', 'add', 'alice', '--role', 'organizer'), CliError);
+    await assert.rejects(run('user', 'add', 'bob', '--role', 'king'), /--role must be/);
+    await assert.rejects(run('user', 'add', 'bob', '--role', 'door', '--email', 'nope'), /not an e-mail/);
+  });
+
+  test('app-password create prints a password that signs in over HTTP Basic', async () => {
+    const lines = await run('app-password', 'create', 'alice', '--name', 'laptop');
+    const password = lines[lines.length - 1];
+    assert.match(password, /^([A-Za-z0-9]{4} ){5}[A-Za-z0-9]{4}$/);
+    await assert.rejects(run('app-password', 'create', 'nobody'), /no user/);
+    // Serve the CLI's database and sign in with the printed password.
+    const db = openDatabase(env.EVT_DB);
+    const app = createApp({ config: loadConfig({ ...env, PORT: '0' }), db });
+    const srv = app.express.listen(0, '127.0.0.1');
+    await new Promise((r) => srv.once('listening', r));
+    const port = (srv.address() as { port: number }).port;
+    const r = await call(`http://127.0.0.1:${port}/wp-json/evt/events/v1/events`, { method: 'POST', auth: 'Basic ' + Buffer.from(`alice:${password}`).toString('base64'), body: { title: 'By Alice', start_date: '2031-01-01', end_date: '2031-01-01' } });
+    assert.equal(r.status, 201);
+    await new Promise((r) => srv.close(r));
+    db.close();
+  });
+
+  test('api-key create/list/revoke; with --event it prints the pairing link and writes the pairing QR', async () => {
+    const plain = await run('api-key', 'create', '--label', 'Door 1');
+    assert.match(plain[plain.length - 1], /^dsk_\d+_[A-Za-z0-9]{32}$/);
+    await assert.rejects(run('api-key', 'create', '--label', 'X', '--event', '999999'), /not an event/);
+    const db = openDatabase(env.EVT_DB);
+    const eventId = (db.prepare("SELECT id FROM posts WHERE type = 'event' ORDER BY id LIMIT 1").get() as { id: number }).id;
+    db.close();
+    const paired = await run('api-key', 'create', '--label', 'Door 2', '--event', String(eventId));
+    const link = paired.find((l) => l.startsWith('Pairing link: '))!.slice('Pairing link: '.length);
+    const payload = JSON.parse(Buffer.from(link.split('#pair=')[1], 'base64url').toString());
+    assert.deepEqual(payload, { url: 'http://door.example:8080/en/wp-json/', api_key: paired[paired.length - 1], event_id: eventId });
+    const files = /Pairing QR: (\S+) and (\S+)/.exec(paired.join('\n'))!;
+    assert.ok(fs.readFileSync(files[1]).subarray(1, 4).toString() === 'PNG');
+    assert.match(fs.readFileSync(files[2], 'utf8'), /<svg/);
+    const list = await run('api-key', 'list');
+    assert.equal(list.length, 2);
+    assert.match((await run('api-key', 'revoke', '1'))[0], /Revoked API key 1/);
+    assert.match((await run('api-key', 'list'))[0], /REVOKED/);
+    await assert.rejects(run('api-key', 'revoke', '1'), /no active API key/);
+  });
+
+  test('demo fills an empty database with events, tickets, attendees and a door key; only an empty one', async () => {
+    env = { ...env, EVT_DB: path.join(dir, 'demo.sqlite') };
+    const out = await run('demo', '--events', '20', '--attendees', '60');
+    assert.match(out[0], /Created 8 venues, 6 organizers, 7 categories, 10 tags and 20 events/);
+    assert.ok(out.some((l) => /Created \d+ tickets and 60 attendees/.test(l)));
+    assert.ok(out.some((l) => l.startsWith('Pair a kiosk by opening http://door.example:8080/kiosk/#pair=')));
+    const db = openDatabase(env.EVT_DB);
+    assert.equal((db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'event'").get() as { n: number }).n, 20);
+    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM attendees').get() as { n: number }).n, 60);
+    db.close();
+    await assert.rejects(run('demo', '--events', '2'), /only fills an empty one/);
+    await assert.rejects(run('frobnicate'), /unknown command/);
+    assert.match((await run('help'))[0], /Usage/);
+  });
+});
