@@ -3,9 +3,10 @@ import net from 'node:net';
 import path from 'node:path';
 import type Mail from 'nodemailer/lib/mailer';
 import type { AppState } from '../http/context.ts';
+import { nowUtc } from '../db/clock.ts';
 import { HttpError } from '../http/errors.ts';
 import {
-  getAttachments, getMailLog, insertAttachment, insertMailLog, queuedMailIds, recordDelivery, requeueMailLog, countResend,
+  claimMailLog, getAttachments, getMailLog, insertAttachment, insertMailLog, queuedMailIds, recordDelivery, requeueMailLog, countResend,
   type MailLogRow,
 } from '../db/repos/mail-log.ts';
 import { cleanHeaders, cleanSubject, normalizeAddress, normalizeAddressList, prepareAttachments, type MailMessage } from './message.ts';
@@ -116,6 +117,9 @@ export function composeFromLog(state: AppState, row: MailLogRow): Mail.Options {
   };
 }
 
+/** A delivery takes at most about a minute (SMTP timeouts): a claim ten minutes old was abandoned. */
+const CLAIM_STALE_MS = 10 * 60_000;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits until no transaction is open on the connection (an async handler may hold one across an await). */
@@ -128,6 +132,7 @@ async function deliverNow(state: AppState, id: number): Promise<DeliveryResult |
   if (!state.db.open) return null;
   const row = getMailLog(state.db, id);
   if (!row || row.status !== 'queued') return null;
+  if (!claimMailLog(state.db, id, nowUtc(new Date(Date.now() - CLAIM_STALE_MS)))) return null;
   const svc = service(state);
   let result: DeliveryResult;
   try {
@@ -203,7 +208,13 @@ export async function resendMail(state: AppState, id: number, to?: string[]): Pr
   return { row: getMailLog(db, target) ?? row, result };
 }
 
-/** Picks up messages a previous run logged but never delivered (a crash between commit and delivery). */
-export function resumeQueuedMail(state: AppState): void {
-  for (const id of queuedMailIds(state.db)) schedule(state, id);
+/**
+ * Picks up messages a previous run logged but never delivered (a crash between commit and delivery), a
+ * moment after start-up. The timer does not keep a process alive: a CLI run exits and leaves them queued.
+ */
+export function resumeQueuedMail(state: AppState, delayMs = 1000): void {
+  setTimeout(() => {
+    if (!state.db.open) return;
+    for (const id of queuedMailIds(state.db)) void schedule(state, id);
+  }, delayMs).unref();
 }

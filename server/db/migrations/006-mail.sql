@@ -31,6 +31,8 @@ CREATE TABLE mail_log (
   created_utc TEXT NOT NULL,
   updated_utc TEXT NOT NULL,
   sent_utc TEXT,
+  -- Set by the process delivering it, so two processes on one database never send a message twice.
+  claimed_utc TEXT,
   attempts INTEGER NOT NULL DEFAULT 0,
   resend_count INTEGER NOT NULL DEFAULT 0,
   -- Dashboard notification state (Post SMTP log meta opened_in_dashboard / notification_deleted).

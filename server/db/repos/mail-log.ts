@@ -29,6 +29,7 @@ export interface MailLogRow {
   created_utc: string;
   updated_utc: string;
   sent_utc: string | null;
+  claimed_utc: string | null;
   attempts: number;
   resend_count: number;
   opened: number;
@@ -155,13 +156,22 @@ export interface DeliveryRecord {
   eml_file: string | null;
 }
 
+/**
+ * Claims a queued message for delivery: true for exactly one caller, even across processes. A claim older
+ * than `staleBeforeUtc` (a process that died mid-delivery) can be taken over.
+ */
+export function claimMailLog(db: Db, id: number, staleBeforeUtc: string): boolean {
+  return stmt(db, "UPDATE mail_log SET claimed_utc = ? WHERE id = ? AND status = 'queued' AND (claimed_utc IS NULL OR claimed_utc < ?)")
+    .run(nowUtc(), id, staleBeforeUtc).changes === 1;
+}
+
 /** Records one delivery attempt; only a message still queued is updated (a deleted row stays deleted). */
 export function recordDelivery(db: Db, id: number, d: DeliveryRecord): boolean {
   const now = nowUtc();
   const r = stmt(
     db,
     `UPDATE mail_log SET status = ?, transport = ?, error = ?, transcript = transcript || ?, message_id = COALESCE(?, message_id),
-       eml_file = COALESCE(?, eml_file), attempts = attempts + 1, updated_utc = ?, sent_utc = CASE WHEN ? = 'sent' THEN ? ELSE sent_utc END
+       eml_file = COALESCE(?, eml_file), claimed_utc = NULL, attempts = attempts + 1, updated_utc = ?, sent_utc = CASE WHEN ? = 'sent' THEN ? ELSE sent_utc END
      WHERE id = ? AND status = 'queued'`,
   ).run(d.status, d.transport, d.error, d.transcript, d.message_id, d.eml_file, now, d.status, now, id);
   return r.changes === 1;
@@ -169,7 +179,7 @@ export function recordDelivery(db: Db, id: number, d: DeliveryRecord): boolean {
 
 /** Puts a message back in the queue for a resend. */
 export function requeueMailLog(db: Db, id: number): void {
-  stmt(db, "UPDATE mail_log SET status = 'queued', error = NULL, resend_count = resend_count + 1, updated_utc = ? WHERE id = ?").run(nowUtc(), id);
+  stmt(db, "UPDATE mail_log SET status = 'queued', error = NULL, claimed_utc = NULL, resend_count = resend_count + 1, updated_utc = ? WHERE id = ?").run(nowUtc(), id);
 }
 
 export function countResend(db: Db, id: number): void {

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { mailIdle, sendMail } from '../../../server/mail/index.ts';
-import { getMailLog } from '../../../server/db/repos/mail-log.ts';
+import { claimMailLog, getMailLog, insertMailLog } from '../../../server/db/repos/mail-log.ts';
+import { resumeQueuedMail } from '../../../server/mail/service.ts';
 import { HttpError } from '../../../server/http/errors.ts';
 import { leaves, parseMime } from './mime.ts';
 import { closedPort, startSmtpCatcher, type SmtpCatcher } from './smtp-catcher.ts';
@@ -100,6 +101,36 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
     const mail = parseMime(fs.readFileSync(path.join(s.dir, 'mail', getMailLog(s.db, id)!.eml_file!)));
     assert.equal(mail.headers.subject, 'Hi Bcc: evil@example.test');
     assert.equal(mail.headers.bcc, undefined);
+  });
+});
+
+describe('messages left queued by an earlier run', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.close());
+
+  const leftOver = (subject: string) =>
+    insertMailLog(s.db, {
+      from_header: 'site@example.test', to_header: 'late@example.test', cc_header: '', bcc_header: '', reply_to_header: '', subject,
+      headers: {}, text_body: 'queued before a crash', html_body: null, source: 'test', related_id: null, resent_from: null,
+    });
+
+  test('are delivered after start-up, once; one another process has claimed is left to it', async () => {
+    const free = leftOver('Left over');
+    const taken = leftOver('Claimed elsewhere');
+    assert.equal(claimMailLog(s.db, taken, '1970-01-01 00:00:00'), true);
+    assert.equal(claimMailLog(s.db, taken, '1970-01-01 00:00:00'), false, 'a claim is exclusive');
+    resumeQueuedMail(s.app.state, 0);
+    resumeQueuedMail(s.app.state, 0);
+    for (let i = 0; i < 500 && getMailLog(s.db, free)?.status === 'queued'; i++) await new Promise((r) => setTimeout(r, 10));
+    await mailIdle(s.app.state);
+    const row = getMailLog(s.db, free)!;
+    assert.equal(row.status, 'sent');
+    assert.equal(row.attempts, 1);
+    assert.equal(fs.readdirSync(path.join(s.dir, 'mail')).length, 1);
+    assert.equal(getMailLog(s.db, taken)?.status, 'queued');
   });
 });
 
