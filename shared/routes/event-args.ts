@@ -70,7 +70,11 @@ function eventFields(required: boolean) {
     start_date: timeArg('The event start date and time', required),
     end_date: timeArg('The event end date and time', required),
     image: any({ description: 'The event featured image ID or URL', extra: { type: ['integer', 'string'] } }),
-    cost: any({ description: 'The event cost' }),
+    cost: custom(
+      z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))]),
+      z.union([z.string(), z.number()]),
+      { description: 'The event cost: a number, a text such as "10 - 20", or a list of prices', style: 'callback' },
+    ),
     currency_symbol: textArg('The currency symbol of the cost, e.g. € (default $)'),
     currency_code: textArg('The ISO 4217 code of the cost currency, e.g. EUR'),
     currency_position: custom(z.enum(['prefix', 'postfix', 'suffix']), z.enum(['prefix', 'postfix', 'suffix']), { description: 'Where the currency symbol goes' }),
