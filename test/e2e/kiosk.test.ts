@@ -1,0 +1,137 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { pairingLink } from '../../shared/checkin/pairing.ts';
+import { launchKiosk } from './browser.ts';
+import { buildKioskTo } from './kiosk-build.ts';
+import { serveKiosk, type HttpServer } from './fake-http-server.ts';
+import { modelBackend, realBackend, realServerGap, type Backend } from './backends.ts';
+import { writeY4m, type Shot } from './y4m.ts';
+
+/**
+ * The kiosk in headless Chromium with a fake camera playing QR codes: pair by scanning, download, scan
+ * online; scan with the network cut and see the queue drain when it returns; close the browser with scans
+ * queued and see them uploaded after relaunch. The kiosk is served from its own origin, as in Electron.
+ */
+
+const FPS = 5;
+let distDir: string;
+let kiosk: HttpServer;
+let work: string;
+
+before(async () => {
+  distDir = await buildKioskTo();
+  kiosk = await serveKiosk(distDir);
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-e2e-'));
+});
+
+after(async () => {
+  await kiosk?.close();
+  fs.rmSync(distDir, { recursive: true, force: true });
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+async function waitFor<T>(what: string, probe: () => Promise<T | false | null | undefined>, timeoutMs = 30_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function video(name: string, shots: Shot[]): string {
+  const file = path.join(work, `${name}.y4m`);
+  writeY4m(file, shots, FPS);
+  return file;
+}
+
+/** Every browser still open, so a failed test closes them and the run can end. */
+const openContexts = new Set<BrowserContext>();
+
+async function open(profile: string, y4m: string, offlineRoot?: string): Promise<{ ctx: BrowserContext; page: Page }> {
+  const ctx = await launchKiosk(profile, y4m);
+  openContexts.add(ctx);
+  ctx.on('close', () => openContexts.delete(ctx));
+  if (offlineRoot) await ctx.route((url) => url.href.startsWith(offlineRoot), (route) => route.abort('internetdisconnected'));
+  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  await page.goto(`${kiosk.base}/kiosk/`);
+  return { ctx, page };
+}
+
+const pending = async (page: Page) => Number(await page.locator('#pending').getAttribute('data-count'));
+const deviceOf = async (page: Page) => (await page.locator('#device').innerText()).split(' ').pop() ?? '';
+
+async function scenario(backend: Backend): Promise<void> {
+  const [a1, a2, a3, a4, a5, a6] = backend.attendees;
+  const profile = path.join(work, `profile-${backend.name.replace(/\W+/g, '-')}`);
+  const pairing = pairingLink(kiosk.base, { url: backend.root, api_key: backend.apiKey, event_id: backend.eventId });
+
+  // 1. Pair by scanning the pairing QR, download the list, scan a ticket online.
+  let { ctx, page } = await open(profile, video('pair', [
+    { text: null, frames: 3 }, { text: pairing, frames: 8 }, { text: null, frames: 12 }, { text: a1.ticketUrl, frames: 8 }, { text: null, frames: 40 },
+  ]));
+  await waitFor('the first check-in on the server', async () => (await backend.checkin(a1.id)).checkedIn);
+  const deviceId = await deviceOf(page);
+  assert.equal((await backend.checkin(a1.id)).deviceId, deviceId);
+  await waitFor('the admitted verdict', async () => (await page.locator('#verdict').getAttribute('data-verdict')) === 'admitted');
+  await waitFor('the whole list cached', async () => (await page.locator('#last-sync').innerText()).length > 0 && !(await page.locator('#progress').isVisible()));
+  await ctx.close();
+
+  // 2. Network cut (route interception): three tickets are admitted offline and queued.
+  ({ ctx, page } = await open(profile, video('offline', [
+    { text: a2.ticketUrl, frames: 6 }, { text: null, frames: 4 }, { text: a3.ticketUrl, frames: 6 }, { text: null, frames: 4 },
+    { text: a4.ticketUrl, frames: 6 }, { text: null, frames: 30 },
+  ]), backend.root));
+  await waitFor('three queued scans', async () => (await pending(page)) === 3);
+  assert.equal(await page.locator('#verdict').getAttribute('data-mode'), 'offline');
+  for (const a of [a2, a3, a4]) assert.equal((await backend.checkin(a.id)).checkedIn, false);
+  // Network back: staff press "Sync now" rather than wait for the backoff timer.
+  await ctx.unrouteAll();
+  await page.locator('#staff-toggle').click();
+  await page.locator('#sync-now').click();
+  await waitFor('the queue to drain', async () => (await pending(page)) === 0);
+  for (const a of [a2, a3, a4]) assert.deepEqual(await backend.checkin(a.id), { checkedIn: true, deviceId });
+  assert.equal(await page.locator('#conflicts li').first().innerText(), 'No conflicts');
+  await ctx.close();
+
+  // 3. Scans queued offline, browser closed before they are sent: after relaunch none is lost.
+  ({ ctx, page } = await open(profile, video('queued', [
+    { text: a5.ticketUrl, frames: 6 }, { text: null, frames: 4 }, { text: a6.ticketUrl, frames: 6 }, { text: null, frames: 30 },
+  ]), backend.root));
+  await waitFor('two queued scans', async () => (await pending(page)) === 2);
+  await ctx.close();
+  ({ ctx, page } = await open(profile, video('blank', [{ text: null, frames: 10 }])));
+  await waitFor('the queued scans on the server', async () => (await backend.checkin(a5.id)).checkedIn && (await backend.checkin(a6.id)).checkedIn);
+  await waitFor('an empty queue', async () => (await pending(page)) === 0);
+  assert.equal((await backend.checkin(a6.id)).deviceId, deviceId);
+  await ctx.close();
+}
+
+describe('kiosk end to end (headless Chromium, fake camera)', () => {
+  test('against the real server', { timeout: 180_000 }, async (t) => {
+    const gap = await realServerGap();
+    if (gap) return t.skip(`real server not ready for the kiosk: ${gap}`);
+    const backend = await realBackend(6);
+    try {
+      await scenario(backend);
+    } finally {
+      for (const ctx of openContexts) await ctx.close();
+      await backend.close();
+    }
+  });
+
+  test('against the contract model of the server', { timeout: 180_000 }, async () => {
+    const backend = await modelBackend(6);
+    try {
+      await scenario(backend);
+    } finally {
+      for (const ctx of openContexts) await ctx.close();
+      await backend.close();
+    }
+  });
+});
