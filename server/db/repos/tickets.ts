@@ -207,3 +207,25 @@ export function attendanceByPost(db: Db, postIds: readonly number[]): Map<number
   for (const r of rows) out.set(r.id, { total_attendees: r.total, checked_in: r.inside ?? 0, not_checked_in: r.total - (r.inside ?? 0) });
   return out;
 }
+
+export type ParentPost = Pick<PostRow, 'id' | 'status' | 'password' | 'image_id'>;
+
+/** The posts tickets are sold for: what decides whether their details show, and the header image. */
+export function parentPosts(db: Db, ids: readonly number[]): Map<number, ParentPost> {
+  if (!ids.length) return new Map();
+  const rows = stmt(db, 'SELECT id, status, password, image_id FROM posts WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as ParentPost[];
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** Live (not trashed) attendees of these tickets, in ID order. */
+export function attendeeIdsOfTickets(db: Db, ticketIds: readonly number[]): number[] {
+  if (!ticketIds.length) return [];
+  return (
+    stmt(db, "SELECT post_id FROM attendees WHERE ticket_id IN (SELECT value FROM json_each(?)) AND status <> 'trash' ORDER BY post_id").all(JSON.stringify(ticketIds)) as { post_id: number }[]
+  ).map((r) => r.post_id);
+}
+
+/** The time zone of an event ('' when the post is no event or has none). */
+export function eventTimezoneOf(db: Db, eventId: number): string {
+  return (stmt(db, 'SELECT timezone FROM events WHERE post_id = ?').get(eventId) as { timezone: string } | undefined)?.timezone ?? '';
+}

@@ -1,5 +1,5 @@
 import type { Ctx } from '../../http/context.ts';
-import { stmt } from '../../db/connection.ts';
+import { attendeeIdsOfTickets } from '../../db/repos/tickets.ts';
 import { getAttendeeRows } from '../../db/repos/attendees.ts';
 import { presentAttendees } from './attendee-present.ts';
 
@@ -7,9 +7,7 @@ import { presentAttendees } from './attendee-present.ts';
 export function attendeesOfTickets(ctx: Ctx, ticketIds: readonly number[]): Map<number, Record<string, unknown>[]> {
   const out = new Map<number, Record<string, unknown>[]>();
   if (!ticketIds.length) return out;
-  const ids = (
-    stmt(ctx.db, "SELECT post_id FROM attendees WHERE ticket_id IN (SELECT value FROM json_each(?)) AND status <> 'trash' ORDER BY post_id").all(JSON.stringify(ticketIds)) as { post_id: number }[]
-  ).map((r) => r.post_id);
+  const ids = attendeeIdsOfTickets(ctx.db, ticketIds);
   const rows = getAttendeeRows(ctx.db, ids);
   const presented = presentAttendees(ctx, rows, true);
   rows.forEach((r, i) => {

@@ -6,8 +6,7 @@ import { can } from '../../http/context.ts';
 import { createNonce } from '../../auth/nonces.ts';
 import { getAttachments } from '../../db/repos/attachments.ts';
 import type { PostRow } from '../../db/repos/posts.ts';
-import { availableOf, EMPTY_STATS, ticketStats, type TicketRow, type TicketStats } from '../../db/repos/tickets.ts';
-import { stmt } from '../../db/connection.ts';
+import { availableOf, EMPTY_STATS, parentPosts, ticketStats, type TicketRow, type TicketStats } from '../../db/repos/tickets.ts';
 import { pick } from '../../content/text.ts';
 import { globalId, imageObject } from '../events/present.ts';
 import { attendeesOfTickets } from './ticket-attendees.ts';
@@ -58,17 +57,12 @@ export interface TicketPresentOpts {
   skipAttendees?: boolean;
 }
 
-function parents(ctx: Ctx, ids: number[]): Map<number, Pick<PostRow, 'id' | 'status' | 'password' | 'image_id'>> {
-  const rows = stmt(ctx.db, 'SELECT id, status, password, image_id FROM posts WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as Pick<PostRow, 'id' | 'status' | 'password' | 'image_id'>[];
-  return new Map(rows.map((r) => [r.id, r]));
-}
-
 /** Presents tickets with a fixed number of queries: stats, parents, images and (managers) attendees. */
 export function presentTickets(ctx: Ctx, rows: TicketRow[], opts: TicketPresentOpts = {}): Record<string, unknown>[] {
   const ids = rows.map((r) => r.id);
   const manager = managesAttendees(ctx);
   const stats = ticketStats(ctx.db, ids);
-  const parentRows = parents(ctx, [...new Set(rows.map((r) => r.event_id))]);
+  const parentRows = parentPosts(ctx.db, [...new Set(rows.map((r) => r.event_id))]);
   const images = getAttachments(ctx.db, [...parentRows.values()].map((p) => p.image_id).filter(Boolean));
   const attendees = manager && !opts.skipAttendees ? attendeesOfTickets(ctx, ids) : new Map<number, Record<string, unknown>[]>();
   const nowUtc = nowUtcString(ctx);

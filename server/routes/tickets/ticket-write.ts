@@ -6,8 +6,7 @@ import { HttpError, invalidParam } from '../../http/errors.ts';
 import { verifyNonce } from '../../auth/nonces.ts';
 import { localToUtcString, nowDates } from '../../content/site-time.ts';
 import { getPost, updatePost, type PostWrite } from '../../db/repos/posts.ts';
-import type { Provider, TicketCols, TicketRow } from '../../db/repos/tickets.ts';
-import { stmt } from '../../db/connection.ts';
+import { eventTimezoneOf, type Provider, type TicketCols, type TicketRow } from '../../db/repos/tickets.ts';
 import { normalTime } from './ticket-present.ts';
 import { nowMs } from './clock.ts';
 
@@ -71,8 +70,7 @@ function saleBound(ctx: Ctx, eventTz: string, date: string, time: string, which:
 }
 
 function eventTimezone(ctx: Ctx, eventId: number): string {
-  const row = stmt(ctx.db, 'SELECT timezone FROM events WHERE post_id = ?').get(eventId) as { timezone: string } | undefined;
-  return row?.timezone || ctx.app.config.timezone;
+  return eventTimezoneOf(ctx.db, eventId) || ctx.app.config.timezone;
 }
 
 /**
