@@ -27,6 +27,8 @@ import { onboardingNamespace } from '../../shared/routes/onboarding.ts';
 import { onboardingEndpoints } from './onboarding/index.ts';
 import { seoNamespace } from '../../shared/routes/seo.ts';
 import { seoEndpoints } from './seo/index.ts';
+import { marketingNamespace } from '../../shared/routes/marketing.ts';
+import { marketingEndpoints } from './marketing/index.ts';
 
 /** Namespaces in index order, each with the endpoints that implement its shared route table. */
 export interface NamespaceModule {
@@ -51,6 +53,7 @@ export const NAMESPACES: NamespaceModule[] = [
   { ns: analyticsNamespace, endpoints: analyticsEndpoints, install: installAnalytics },
   { ns: onboardingNamespace, endpoints: onboardingEndpoints },
   { ns: seoNamespace, endpoints: seoEndpoints },
+  { ns: marketingNamespace, endpoints: marketingEndpoints },
 ];
 
 /** Shared route definitions that no handler implements (test/server/route-table.test.ts requires none). */

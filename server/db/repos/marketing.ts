@@ -1,0 +1,68 @@
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+
+export interface AudienceRow {
+  email: string;
+  full_name: string;
+  attendee_id: number;
+  status: 'subscribed' | 'unsubscribed';
+  synced: string;
+}
+
+export function putOptIn(db: Db, attendeeId: number, consent: boolean, source: string, time: string): void {
+  stmt(db, 'INSERT INTO marketing_optins (attendee_id, consent, source, time) VALUES (?, ?, ?, ?) ON CONFLICT(attendee_id) DO UPDATE SET consent = excluded.consent, source = excluded.source, time = excluded.time').run(
+    attendeeId,
+    consent ? 1 : 0,
+    source,
+    time,
+  );
+}
+
+export interface ConsentRow {
+  email: string;
+  full_name: string;
+  attendee_id: number;
+  consent: number;
+}
+
+/** Per address, the latest consent given by any of its (not trashed) attendees. */
+export function latestConsents(db: Db): ConsentRow[] {
+  return stmt(
+    db,
+    `SELECT email, full_name, attendee_id, consent FROM (
+       SELECT lower(a.email) AS email, a.full_name, a.post_id AS attendee_id, o.consent,
+              row_number() OVER (PARTITION BY lower(a.email) ORDER BY o.time DESC, o.attendee_id DESC) AS rn
+       FROM marketing_optins o JOIN attendees a ON a.post_id = o.attendee_id JOIN posts p ON p.id = a.post_id
+       WHERE p.status <> 'trash' AND a.email <> ''
+     ) WHERE rn = 1 ORDER BY email`,
+  ).all() as ConsentRow[];
+}
+
+export function countOptedIn(db: Db): number {
+  return latestConsents(db).filter((c) => c.consent === 1).length;
+}
+
+export function getMember(db: Db, email: string): AudienceRow | undefined {
+  return stmt(db, 'SELECT * FROM marketing_audience WHERE email = ?').get(email) as AudienceRow | undefined;
+}
+
+export function putMember(db: Db, m: AudienceRow): void {
+  stmt(db, 'INSERT INTO marketing_audience (email, full_name, attendee_id, status, synced) VALUES (?, ?, ?, ?, ?) ON CONFLICT(email) DO UPDATE SET full_name = excluded.full_name, attendee_id = excluded.attendee_id, status = excluded.status, synced = excluded.synced').run(
+    m.email,
+    m.full_name,
+    m.attendee_id,
+    m.status,
+    m.synced,
+  );
+}
+
+export function allMembers(db: Db): AudienceRow[] {
+  return stmt(db, 'SELECT * FROM marketing_audience ORDER BY email').all() as AudienceRow[];
+}
+
+export function listMembers(db: Db, status: string, limit: number, offset: number): { rows: AudienceRow[]; total: number } {
+  const any = status === 'any' ? 1 : 0;
+  const rows = stmt(db, 'SELECT * FROM marketing_audience WHERE (? = 1 OR status = ?) ORDER BY email LIMIT ? OFFSET ?').all(any, status, limit, offset) as AudienceRow[];
+  const total = (stmt(db, 'SELECT COUNT(*) AS n FROM marketing_audience WHERE (? = 1 OR status = ?)').get(any, status) as { n: number }).n;
+  return { rows, total };
+}
