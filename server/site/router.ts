@@ -5,9 +5,11 @@ import { getLinkedRows } from '../db/repos/linked.ts';
 import { recordHit } from '../routes/analytics/record.ts';
 import { ASSETS } from './assets.ts';
 import { loadEvents } from './content.ts';
-import { securityHeaders, sendPage } from './layout.ts';
 import { embedPage, eventPage, linkedPage, listPage, notFoundPage, type PageEnv } from './pages.ts';
-import { matchPostRoute, publicPostBySlug, splitLang } from './posts.ts';
+import { matchPostRoute, publicPostBySlug, siteUrl, splitLang } from './posts.ts';
+import { renderView } from './views/render.ts';
+import { readViewState, viewUrl, ViewStateError } from './views/state.ts';
+import { labels, page, securityHeaders, sendPage } from './layout.ts';
 
 function header(req: Request, name: string): string {
   const v = req.headers[name];
@@ -16,7 +18,7 @@ function header(req: Request, name: string): string {
 
 /**
  * The public pages: `/event/{slug}/`, `/venue/{slug}/`, `/organizer/{slug}/` (each also with `embed/`, the
- * oEmbed iframe content) and `/events/`, under an optional `/en` or `/et` segment. Only published, unprotected
+ * oEmbed iframe content), `/events/` and the calendar views `/events/list/` and `/events/month/`, under an optional `/en` or `/et` segment. Only published, unprotected
  * content is shown; every page view is recorded for analytics. Anything else falls through.
  */
 export function mountPublicPages(app: Express, state: AppState): void {
@@ -44,6 +46,20 @@ export function mountPublicPages(app: Express, state: AppState): void {
       const out = listPage(env, pageNo);
       if (out.found) view(0);
       return sendPage(res, out.found ? 200 : 404, out.html);
+    }
+
+    // The calendar views without JavaScript: the same HTML the views endpoint renders, inside a page.
+    if (/^\/events\/(list|month)(\/|$)/i.test(rest)) {
+      if (!req.path.endsWith('/')) return res.redirect(301, `${req.path}/${req.url.slice(req.path.length)}`);
+      try {
+        const vs = readViewState(`${base}${req.url}`, base, undefined, undefined);
+        const inner = renderView({ db: state.db, base, lang, segment, timezone: state.config.timezone, restUrl: siteUrl(base, segment, '/wp-json/evt/views/v2/html'), shouldManageUrl: true }, vs);
+        view(0);
+        return sendPage(res, 200, page({ base, lang: segment, contentLang: lang, siteName: state.config.siteName, title: labels(lang).events, body: inner, canonical: viewUrl(base, vs) }));
+      } catch (e) {
+        if (e instanceof ViewStateError) return sendPage(res, 404, notFoundPage(env));
+        throw e;
+      }
     }
 
     const route = matchPostRoute(rest);

@@ -141,4 +141,18 @@ describe('the events list page', () => {
     for (const p of ['3', '0', 'abc', '-1']) assert.equal((await page(`${s.base}/events/?page=${p}`)).status, 404, p);
     assert.equal((await page(`${s.base}/events`)).status, 301);
   });
+
+  test('the calendar views work without JavaScript as pages: /events/month/YYYY-MM/ and /events/list/', async () => {
+    const m = await page(`${s.base}/events/month/2030-06/`);
+    assert.equal(m.status, 200);
+    assert.equal(m.headers.get('content-security-policy'), CSP);
+    assert.ok(m.text.includes('<h2 class="tribe-events-header__title">June 2030</h2>'));
+    assert.ok(m.text.includes(`<a href="${ev.url}">Jazz &lt;script&gt;alert(1)&lt;/script&gt;</a>`));
+    assert.ok(m.text.includes(`<a rel="next" href="${s.base}/events/month/2030-07/"`));
+    const l = await page(`${s.base}/et/events/list/`);
+    assert.equal(l.status, 200);
+    assert.ok(l.text.includes('Tulevased üritused'));
+    assert.equal((await page(`${s.base}/events/month/2030-13/`)).status, 404);
+    assert.equal((await page(`${s.base}/events/list/page/x/`)).status, 404);
+  });
 });
