@@ -9,6 +9,7 @@ import { normaliseRoute } from '../http/incoming.ts';
 import { implement, type Endpoint, type Registry } from '../http/registry.ts';
 import { ok, type Result } from '../http/result.ts';
 import { openApiDocument, routesData } from '../http/describe.ts';
+import { runGrouped } from './batch-group.ts';
 
 function registryOf(ctx: Ctx): Registry {
   return ctx.app.services.registry as Registry;
@@ -102,11 +103,7 @@ export const batch = implement(
         },
       };
     }
-    const responses = [];
-    for (const p of prepared) {
-      if (p instanceof HttpError) responses.push({ body: p.body(), status: p.status, headers: {} });
-      else responses.push(envelope(await execute(p)));
-    }
+    const responses = (await runGrouped(ctx.db, prepared, execute)).map(envelope);
     return { status: 207, body: { responses } };
   },
   { async: true },

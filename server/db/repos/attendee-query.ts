@@ -38,6 +38,9 @@ export interface AttendeeQuery {
   offset: number;
 }
 
+/** Every post status but trash (events/access.ts WRITABLE_STATUSES). */
+const NON_TRASH = ['publish', 'future', 'draft', 'pending', 'private'];
+
 const like = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 function build(q: AttendeeQuery): { from: string; where: string; params: unknown[]; orderBy: string } {
@@ -60,7 +63,16 @@ function build(q: AttendeeQuery): { from: string; where: string; params: unknown
   if (q.include) inList('a.post_id', q.include);
   if (q.exclude) inList('a.post_id', q.exclude, true);
   if (q.providers) inList('a.provider', q.providers);
-  if (q.statuses) inList('a.status', q.statuses);
+  if (q.statuses) {
+    // The managers' default (every status but trash) as one comparison: the kiosk's full download pages
+    // through the covering index, and a list lookup per entry would double its cost.
+    const notTrash = NON_TRASH.every((st) => q.statuses!.includes(st)) && !q.statuses.includes('trash');
+    if (notTrash) where.push("a.status <> 'trash'");
+    else if (q.statuses.length === 1) {
+      where.push('a.status = ?');
+      params.push(q.statuses[0]);
+    } else inList('a.status', q.statuses);
+  }
   if (q.eventStatuses || q.publicOnly) joins.add('JOIN posts e ON e.id = a.event_id');
   if (q.eventStatuses) inList('e.status', q.eventStatuses);
   if (q.orderStatuses) {
@@ -132,31 +144,54 @@ function build(q: AttendeeQuery): { from: string; where: string; params: unknown
   return { from, where: where.length ? `WHERE ${where.join(' AND ')}` : '', params, orderBy };
 }
 
-// Totals of recent queries. The key carries the connection's change counter and SQLite's data version, so
-// any write (this connection or another) makes every entry miss; paging through a quiet list costs no recount.
-const totals = new WeakMap<Db, Map<string, number>>();
+// Totals of recent queries, and where each served page ended, keyed by the query and by the connection's
+// change counter plus SQLite's data version: any write (this connection or another) makes every entry miss.
+// On a quiet list, page N+1 of an ID-ordered query then starts after the last ID of page N (keyset) instead
+// of stepping over N pages of index entries, which keeps a 100,000-attendee download linear.
+interface QueryMemo {
+  total: number;
+  /** offset -> ID of the row just before it, for ID-ordered queries. */
+  boundaries: Map<number, number>;
+}
+const memos = new WeakMap<Db, Map<string, QueryMemo>>();
 
-function cachedCount(db: Db, sql: string, params: unknown[]): number {
+function memoFor(db: Db, key: string): { memo: QueryMemo | undefined; store: (m: QueryMemo) => void; k: string } {
   const v = stmt(db, 'SELECT total_changes() AS c').get() as { c: number };
   const dv = db.pragma('data_version', { simple: true }) as number;
-  const key = `${v.c}:${dv}:${sql}:${JSON.stringify(params)}`;
-  let m = totals.get(db);
-  if (!m) totals.set(db, (m = new Map()));
-  const hit = m.get(key);
-  if (hit !== undefined) return hit;
-  const n = (stmt(db, sql).get(...params) as { n: number }).n;
-  if (m.size >= 200) m.clear();
-  m.set(key, n);
-  return n;
+  const k = `${v.c}:${dv}:${key}`;
+  let m = memos.get(db);
+  if (!m) memos.set(db, (m = new Map()));
+  const map = m;
+  return {
+    memo: map.get(k),
+    k,
+    store: (memo) => {
+      if (map.size >= 200) map.clear();
+      map.set(k, memo);
+    },
+  };
 }
 
 /** IDs of one page and the total before paging (offset already taken off, as Event Tickets reports it). */
 export function queryAttendees(db: Db, q: AttendeeQuery): { ids: number[]; total: number } {
   const { from, where, params, orderBy } = build(q);
-  const count = cachedCount(db, `SELECT COUNT(*) AS n FROM ${from} ${where}`, params);
-  const orderParams = q.orderby === 'include' && q.include?.length ? [JSON.stringify(q.include)] : [];
-  const rows = stmt(db, `SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
-    .raw()
-    .all(...params, ...orderParams, q.limit, q.offset) as [number][];
-  return { ids: rows.map((r) => r[0]), total: count };
+  const { memo: found, store } = memoFor(db, `${from} ${where} ${orderBy} ${JSON.stringify(params)}`);
+  const memo = found ?? { total: (stmt(db, `SELECT COUNT(*) AS n FROM ${from} ${where}`).get(...params) as { n: number }).n, boundaries: new Map() };
+  if (!found) store(memo);
+  const byId = q.orderby === 'id' || (q.orderby === 'include' && !q.include?.length);
+  const after = byId ? memo.boundaries.get(q.offset) : undefined;
+  let ids: number[];
+  if (after !== undefined) {
+    const cmp = q.order === 'DESC' ? '<' : '>';
+    const clause = where ? `${where} AND a.post_id ${cmp} ?` : `WHERE a.post_id ${cmp} ?`;
+    ids = (stmt(db, `SELECT a.post_id AS id FROM ${from} ${clause} ORDER BY ${orderBy} LIMIT ?`).raw().all(...params, after, q.limit) as [number][]).map((r) => r[0]);
+  } else {
+    const orderParams = q.orderby === 'include' && q.include?.length ? [JSON.stringify(q.include)] : [];
+    ids = (stmt(db, `SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`).raw().all(...params, ...orderParams, q.limit, q.offset) as [number][]).map((r) => r[0]);
+  }
+  if (byId && ids.length === q.limit) {
+    if (memo.boundaries.size >= 5_000) memo.boundaries.clear();
+    memo.boundaries.set(q.offset + q.limit, ids[ids.length - 1]);
+  }
+  return { ids, total: memo.total };
 }

@@ -48,8 +48,8 @@ function ticketOf(ctx: Ctx, row: AttendeeRow): Record<string, unknown> {
  * `build_attendee_data` (reference 4.4) in its key order. `manager` adds the private fields, then our door
  * extensions `security_code` and `order_status` (CONTRACT section 7).
  */
-export function presentAttendee(ctx: Ctx, row: AttendeeRow, manager: boolean): Record<string, unknown> {
-  const gid = globalId(ctx, row.id, 'attendee');
+export function presentAttendee(ctx: Ctx, row: AttendeeRow, manager: boolean, memo: PageMemo = newMemo(ctx)): Record<string, unknown> {
+  const gid = `${memo.origin}?type=attendee&id=${row.id}`;
   const out: Record<string, unknown> = {
     id: row.id,
     post_id: row.event_id,
@@ -63,7 +63,7 @@ export function presentAttendee(ctx: Ctx, row: AttendeeRow, manager: boolean): R
     modified: row.modified,
     modified_utc: row.modified_gmt,
     rest_url: ctx.urls.rest(`/evt/tickets/v1/attendees/${row.id}`),
-    ticket: ticketOf(ctx, row),
+    ticket: memo.ticket(row),
   };
   const optout = row.optout === 1;
   if (!optout || manager) out.title = row.full_name || row.title;
@@ -88,6 +88,25 @@ export function presentAttendee(ctx: Ctx, row: AttendeeRow, manager: boolean): R
   return out;
 }
 
+/** What every attendee of a page shares: the global-ID origin and each ticket's embedded object. */
+interface PageMemo {
+  origin: string;
+  ticket: (row: AttendeeRow) => Record<string, unknown>;
+}
+
+function newMemo(ctx: Ctx): PageMemo {
+  const tickets = new Map<number, Record<string, unknown>>();
+  return {
+    origin: globalId(ctx, 0).replace(/\?id=0$/, ''),
+    ticket: (row) => {
+      let t = tickets.get(row.ticket_id);
+      if (!t) tickets.set(row.ticket_id, (t = ticketOf(ctx, row)));
+      return t;
+    },
+  };
+}
+
 export function presentAttendees(ctx: Ctx, rows: readonly AttendeeRow[], manager = managesAttendees(ctx)): Record<string, unknown>[] {
-  return rows.map((r) => presentAttendee(ctx, r, manager));
+  const memo = newMemo(ctx);
+  return rows.map((r) => presentAttendee(ctx, r, manager, memo));
 }

@@ -58,6 +58,8 @@ describe('attendee object', () => {
       assert.equal(a.checkin_details, false);
       assert.equal(typeof a.author, 'string');
       assert.equal(a.rest_url, `${A}/${f.attendeeIds[0]}`);
+      assert.equal(a.global_id, `${new URL(s.base).host}?type=attendee&id=${f.attendeeIds[0]}`);
+      assert.deepEqual(a.global_id_lineage, [a.global_id]);
       assert.deepEqual(a.ticket, {
         id: f.ticketId, title: 'General admission', description: 'Entry to the event', raw_price: '15', formatted_price: '$15.00',
         currency_config: { symbol: '$', placement: 'prefix', decimal_point: '.', thousands_sep: ',', number_of_decimals: 2 }, start_sale: '', end_sale: '',
@@ -150,6 +152,17 @@ describe('list paging', () => {
     assert.equal(empty.body.total, 0);
     assert.equal(empty.body.total_pages, 0);
     assert.deepEqual(empty.body.attendees, []);
+  });
+
+  test('consecutive pages stay exact when the list changes between them', async () => {
+    const fx = seedTicketsFixture(s.db, { attendees: 6 });
+    const page = async (p: number) => ids(await list(`post_id=${fx.eventId}&per_page=2&page=${p}`, s.admin));
+    assert.deepEqual([...(await page(1)), ...(await page(2)), ...(await page(3))], fx.attendeeIds);
+    s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(fx.attendeeIds[0]);
+    assert.deepEqual(await page(2), fx.attendeeIds.slice(3, 5));
+    assert.deepEqual(await page(1), fx.attendeeIds.slice(1, 3));
+    const desc = async (p: number) => ids(await list(`post_id=${fx.eventId}&per_page=2&page=${p}&order=DESC`, s.admin));
+    assert.deepEqual([...(await desc(1)), ...(await desc(2)), ...(await desc(3))], fx.attendeeIds.slice(1).reverse());
   });
 
   test('offset skips and shrinks the total', async () => {

@@ -1,0 +1,53 @@
+import type { Db } from '../db/connection.ts';
+import type { Prepared } from '../http/dispatch.ts';
+import { HttpError } from '../http/errors.ts';
+import type { Result } from '../http/result.ts';
+
+/**
+ * Runs the items of a batch in order, each in its own transaction, sharing one commit.
+ *
+ * On this kind of disk a SQLite commit costs far more than a check-in's statements, so consecutive synchronous
+ * items run inside one outer transaction: `execute` wraps each write handler in `db.transaction`, which
+ * better-sqlite3 turns into a SAVEPOINT when a transaction is open. Each item still commits or rolls back on
+ * its own (a failing item undoes only its own writes; an `errorResult` keeps its log row), and items see the
+ * effects of earlier ones, exactly as with separate transactions. What the items share is durability: they reach
+ * the disk together when the batch ends, before the 207 is sent; a crash before that loses the whole batch and
+ * the client, having had no answer, sends it again (check-ins carry nonces, so a replay is safe).
+ *
+ * Only microtasks run between synchronous items, so no other request's statements can enter the open
+ * transaction. An asynchronous handler (one that awaits real I/O) ends the group first and runs on its own.
+ */
+export async function runGrouped(
+  db: Db,
+  items: readonly (Prepared | HttpError)[],
+  execute: (p: Prepared) => Promise<Result>,
+): Promise<Result[]> {
+  const results: Result[] = [];
+  let open = false;
+  const commit = () => {
+    if (!open) return;
+    open = false;
+    db.exec('COMMIT');
+  };
+  try {
+    for (const p of items) {
+      if (p instanceof HttpError) {
+        results.push({ status: p.status, body: p.body(), isError: true });
+        continue;
+      }
+      if (p.endpoint.async) commit();
+      else if (!open && !db.inTransaction) {
+        db.exec('BEGIN IMMEDIATE');
+        open = true;
+      }
+      results.push(await execute(p));
+      // SQLite rolls a whole transaction back on some errors (disk full, I/O): then earlier items are lost too.
+      if (open && !db.inTransaction) throw new Error('batch transaction was rolled back by SQLite');
+    }
+    commit();
+  } catch (e) {
+    if (open && db.inTransaction) db.exec('ROLLBACK');
+    throw e;
+  }
+  return results;
+}
