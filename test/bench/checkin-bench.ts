@@ -1,0 +1,200 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import Database from 'better-sqlite3';
+import { openDatabase } from '../../server/db/connection.ts';
+import { createApiKey } from '../../server/auth/credentials.ts';
+import { insertAttendees, insertEvent, insertTicket } from '../helpers/tickets-fixture.ts';
+import { startTarget } from './bench-util.ts';
+
+/**
+ * npm run bench:checkin: seeds 100,000 attendees of one event, starts the server in its own process and
+ * measures on 127.0.0.1, in one run: check-ins per second through batches of 25 PATCH sub-requests, the same
+ * through single PATCH requests, `GET /qr` check-in latency at 50 connections, and a full paged download of
+ * the event's attendees (per_page 100, as the kiosk does it). Targets: batch >= 5,000 check-ins/s, batch >= 5x
+ * single per check-in, full download < 15 s.
+ */
+const ATTENDEES = Number(process.env.BENCH_ATTENDEES ?? 100_000);
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 1_000);
+const SINGLES = Number(process.env.BENCH_SINGLES ?? 5_000);
+const QR_REQUESTS = Number(process.env.BENCH_QR ?? 20_000);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+
+interface Cannon {
+  requests: { average: number };
+  latency: { p50: number; p99: number; average: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodeStats?: Record<string, { count: number }>;
+}
+type RawRequest = Record<string, unknown>;
+interface CannonOptions {
+  url: string;
+  connections: number;
+  amount: number;
+  headers?: Record<string, string>;
+  requests: { method?: string; path?: string; setupRequest: (req: RawRequest) => RawRequest }[];
+}
+// autocannon ships no types; this is the slice of its API the bench uses.
+const autocannon = createRequire(import.meta.url)('autocannon') as (o: CannonOptions) => Promise<Cannon>;
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-checkin-bench-'));
+const dbFile = path.join(dir, 'bench.sqlite');
+
+interface Seeded {
+  eventId: number;
+  ids: number[];
+  codes: Map<number, string>;
+  key: string;
+}
+
+function seed(): Seeded {
+  const db = openDatabase(dbFile);
+  const t0 = performance.now();
+  const eventId = insertEvent(db, { title: 'Bench festival' });
+  const ticketId = insertTicket(db, eventId, { title: 'Festival pass', priceMinor: 4900, currency: 'EUR' });
+  const { attendeeIds, codes } = insertAttendees(db, ticketId, ATTENDEES);
+  const { key } = createApiKey(db, 'Bench door', null, null);
+  process.stdout.write(`seeded ${ATTENDEES} attendees in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+  db.close();
+  return { eventId, ids: attendeeIds, codes, key };
+}
+
+const scanBody = (nonce: string, device: string) => ({ check_in: true, check_in_date: new Date().toISOString(), device_id: device, nonce });
+
+function accepted(device: string): number {
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    return (db.prepare("SELECT COUNT(*) AS n FROM checkins WHERE result = 'accepted' AND device_id = ?").get(device) as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+
+async function main(): Promise<void> {
+  const s = seed();
+  const app = await startTarget(path.join(import.meta.dirname, 'server-target.ts'), { EVT_DB: dbFile });
+  const url = `http://127.0.0.1:${app.port}`;
+  const auth = { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' };
+  let next = 0;
+  const take = () => s.ids[next++];
+  try {
+    // Warm up the JIT and SQLite's page cache on a few hundred check-ins of each kind.
+    const warm = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const id = take();
+        await fetch(`${url}/wp-json/evt/tickets/v1/attendees/${id}`, { method: 'PATCH', headers: auth, body: JSON.stringify(scanBody(`warm-nonce-${id}-xxxxxx`, 'bench-warm')) });
+      }
+    };
+    await warm(300);
+
+    // (1) Batches of 25 PATCH check-ins.
+    let batchNo = 0;
+    const t1 = performance.now();
+    const batch = await autocannon({
+      url,
+      connections: CONNECTIONS,
+      amount: BATCHES,
+      headers: auth,
+      requests: [
+        {
+          method: 'POST',
+          path: '/wp-json/batch/v1',
+          setupRequest: (req) => {
+            const b = batchNo++;
+            const requests = Array.from({ length: 25 }, (_, i) => {
+              const id = take();
+              return { method: 'PATCH', path: `/evt/tickets/v1/attendees/${id}`, body: scanBody(`bench-batch-${b}-${i}-nonce`, 'bench-batch') };
+            });
+            return { ...req, body: JSON.stringify({ requests }) };
+          },
+        },
+      ],
+    });
+    const batchSecs = (performance.now() - t1) / 1000;
+    const batchOk = accepted('bench-batch');
+    const batchRate = batchOk / batchSecs;
+
+    // (2) Single PATCH check-ins.
+    let single = 0;
+    const t2 = performance.now();
+    const singles = await autocannon({
+      url,
+      connections: CONNECTIONS,
+      amount: SINGLES,
+      headers: auth,
+      requests: [
+        {
+          method: 'PATCH',
+          setupRequest: (req) => {
+            const id = take();
+            return { ...req, path: `/wp-json/evt/tickets/v1/attendees/${id}`, body: JSON.stringify(scanBody(`bench-single-${single++}-nonce`, 'bench-single')) };
+          },
+        },
+      ],
+    });
+    const singleSecs = (performance.now() - t2) / 1000;
+    const singleOk = accepted('bench-single');
+    const singleRate = singleOk / singleSecs;
+
+    // (3) GET /qr check-ins at 50 connections, each a different attendee with its security code.
+    const qrStart = next;
+    const qr = await autocannon({
+      url,
+      connections: 50,
+      amount: Math.min(QR_REQUESTS, s.ids.length - next),
+      requests: [
+        {
+          method: 'GET',
+          setupRequest: (req) => {
+            const id = take();
+            return { ...req, path: `/wp-json/evt/tickets/v1/qr?api_key=${s.key}&ticket_id=${id}&security_code=${s.codes.get(id)}&event_id=${s.eventId}` };
+          },
+        },
+      ],
+    });
+    const qrOk = (qr.statusCodeStats?.['201']?.count ?? 0);
+
+    // (4) Full paged download of the event, page after page as the kiosk does it.
+    const t4 = performance.now();
+    let page = 1;
+    let got = 0;
+    let pages = 1;
+    do {
+      const r = await fetch(`${url}/wp-json/evt/tickets/v1/attendees?post_id=${s.eventId}&per_page=100&page=${page}&orderby=id&order=ASC`, { headers: auth });
+      if (r.status !== 200) throw new Error(`download page ${page}: HTTP ${r.status}`);
+      const body = (await r.json()) as { attendees: unknown[] };
+      got += body.attendees.length;
+      pages = Number(r.headers.get('x-et-total-pages'));
+      page++;
+    } while (page <= pages);
+    const downloadSecs = (performance.now() - t4) / 1000;
+
+    const ratio = batchRate / singleRate;
+    const lines = [
+      '',
+      `${fmt(ATTENDEES)} attendees in one event; server in its own process; 127.0.0.1; ${os.cpus().length} cores; ${CONNECTIONS} connections for (1) and (2)`,
+      `(1) batch of 25 PATCH check-ins : ${fmt(batchOk)} accepted in ${fmt(batchSecs, 2)} s = ${fmt(batchRate)} check-ins/s (batch p50 ${fmt(batch.latency.p50, 1)} ms, p99 ${fmt(batch.latency.p99, 1)} ms, errors ${batch.errors + batch.timeouts + batch.non2xx})`,
+      `(2) single PATCH check-ins      : ${fmt(singleOk)} accepted in ${fmt(singleSecs, 2)} s = ${fmt(singleRate)} check-ins/s (p50 ${fmt(singles.latency.p50, 1)} ms, p99 ${fmt(singles.latency.p99, 1)} ms, errors ${singles.errors + singles.timeouts + singles.non2xx})`,
+      `(3) GET /qr check-in, 50 conns  : ${fmt(qrOk)} of ${fmt(next - qrStart)} checked in (201), ${fmt(qr.requests.average)} req/s, p50 ${fmt(qr.latency.p50, 1)} ms, p99 ${fmt(qr.latency.p99, 1)} ms, errors ${qr.errors + qr.timeouts + qr.non2xx}`,
+      `(4) full download, per_page 100 : ${fmt(got)} attendees in ${pages} pages in ${fmt(downloadSecs, 2)} s (${fmt((downloadSecs * 1000) / pages, 1)} ms per page)`,
+      '',
+      `target batch >= 5,000 check-ins/s        : ${fmt(batchRate)} (${fmt(batchRate / 5000, 2)}x target) ${batchRate >= 5000 ? 'MET' : 'MISSED'}`,
+      `target batch >= 5x single per check-in   : ${fmt(ratio, 2)}x ${ratio >= 5 ? 'MET' : 'MISSED'}`,
+      `target full download of 100,000 < 15 s   : ${fmt(downloadSecs, 2)} s ${downloadSecs < 15 && got >= 100_000 ? 'MET' : got < 100_000 ? `(only ${fmt(got)} attendees seeded)` : 'MISSED'}`,
+    ];
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    app.proc.kill();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});
