@@ -135,12 +135,7 @@ export const USED_SQL = `(SELECT COUNT(*) ${COUNTED} AND a.ticket_id = t.post_id
 export const ATTENDEES_SQL = `(SELECT COUNT(*) ${COUNTED} AND a.ticket_id = t.post_id)`;
 export const CHECKED_IN_SQL = `(SELECT COUNT(*) ${COUNTED} AND a.ticket_id = t.post_id AND a.checked_in = 1)`;
 
-export function ticketStats(db: Db, ids: readonly number[]): Map<number, TicketStats> {
-  const out = new Map<number, TicketStats>();
-  if (!ids.length) return out;
-  const rows = stmt(
-    db,
-    `SELECT a.ticket_id AS id,
+const STATS_SQL = `SELECT a.ticket_id AS id,
        SUM(COALESCE(o.status, 'completed') = 'completed' AND COALESCE(a.rsvp_status, 'yes') <> 'no') AS sold,
        SUM(o.status = 'pending' AND COALESCE(a.rsvp_status, 'yes') <> 'no') AS pending,
        COUNT(*) AS attendees,
@@ -148,8 +143,12 @@ export function ticketStats(db: Db, ids: readonly number[]): Map<number, TicketS
        SUM(a.rsvp_status = 'yes') AS rsvpGoing,
        SUM(a.rsvp_status = 'no') AS rsvpNotGoing
      ${COUNTED} AND a.ticket_id IN (SELECT value FROM json_each(?))
-     GROUP BY a.ticket_id`,
-  ).all(JSON.stringify(ids)) as ({ id: number } & Record<keyof TicketStats, number | null>)[];
+     GROUP BY a.ticket_id`;
+
+export function ticketStats(db: Db, ids: readonly number[]): Map<number, TicketStats> {
+  const out = new Map<number, TicketStats>();
+  if (!ids.length) return out;
+  const rows = stmt(db, STATS_SQL).all(JSON.stringify(ids)) as ({ id: number } & Record<keyof TicketStats, number | null>)[];
   for (const r of rows) {
     out.set(r.id, {
       sold: r.sold ?? 0,
@@ -168,15 +167,14 @@ export function availableOf(capacity: number, s: Pick<TicketStats, 'sold' | 'pen
   return capacity < 0 ? -1 : Math.max(0, capacity - s.sold - s.pending);
 }
 
+const PROVIDERS_SQL = `SELECT t.event_id AS event_id, t.provider AS provider, MIN(t.post_id) AS first FROM tickets t JOIN posts p ON p.id = t.post_id
+     WHERE t.event_id IN (SELECT value FROM json_each(?)) AND p.status = 'publish' GROUP BY t.event_id, t.provider ORDER BY t.event_id, first`;
+
 /** Provider slugs having published tickets on each post, in the order of their first ticket. */
 export function providersByPost(db: Db, postIds: readonly number[]): Map<number, string[]> {
   const out = new Map<number, string[]>();
   if (!postIds.length) return out;
-  const rows = stmt(
-    db,
-    `SELECT t.event_id AS event_id, t.provider AS provider, MIN(t.post_id) AS first FROM tickets t JOIN posts p ON p.id = t.post_id
-     WHERE t.event_id IN (SELECT value FROM json_each(?)) AND p.status = 'publish' GROUP BY t.event_id, t.provider ORDER BY t.event_id, first`,
-  ).all(JSON.stringify(postIds)) as { event_id: number; provider: string }[];
+  const rows = stmt(db, PROVIDERS_SQL).all(JSON.stringify(postIds)) as { event_id: number; provider: string }[];
   for (const r of rows) out.set(r.event_id, [...(out.get(r.event_id) ?? []), r.provider]);
   return out;
 }
@@ -195,15 +193,14 @@ export interface Attendance {
   not_checked_in: number;
 }
 
+const ATTENDANCE_SQL = `SELECT a.event_id AS id, COUNT(*) AS total, SUM(a.checked_in) AS inside ${COUNTED}
+       AND a.event_id IN (SELECT value FROM json_each(?)) AND COALESCE(a.rsvp_status, 'yes') <> 'no' GROUP BY a.event_id`;
+
 /** `attendance` of each event: attendees holding a place, and how many of them are in. */
 export function attendanceByPost(db: Db, postIds: readonly number[]): Map<number, Attendance> {
   const out = new Map<number, Attendance>();
   if (!postIds.length) return out;
-  const rows = stmt(
-    db,
-    `SELECT a.event_id AS id, COUNT(*) AS total, SUM(a.checked_in) AS inside ${COUNTED}
-       AND a.event_id IN (SELECT value FROM json_each(?)) AND COALESCE(a.rsvp_status, 'yes') <> 'no' GROUP BY a.event_id`,
-  ).all(JSON.stringify(postIds)) as { id: number; total: number; inside: number | null }[];
+  const rows = stmt(db, ATTENDANCE_SQL).all(JSON.stringify(postIds)) as { id: number; total: number; inside: number | null }[];
   for (const r of rows) out.set(r.id, { total_attendees: r.total, checked_in: r.inside ?? 0, not_checked_in: r.total - (r.inside ?? 0) });
   return out;
 }
@@ -228,4 +225,10 @@ export function attendeeIdsOfTickets(db: Db, ticketIds: readonly number[]): numb
 /** The time zone of an event ('' when the post is no event or has none). */
 export function eventTimezoneOf(db: Db, eventId: number): string {
   return (stmt(db, 'SELECT timezone FROM events WHERE post_id = ?').get(eventId) as { timezone: string } | undefined)?.timezone ?? '';
+}
+
+/** Query plans of the per-post and per-ticket counts, for the test that they stay on their indexes. */
+export function explainTicketQueries(db: Db): Record<'stats' | 'providers' | 'attendance', string[]> {
+  const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('[1]') as { detail: string }[]).map((r) => r.detail);
+  return { stats: plan(STATS_SQL), providers: plan(PROVIDERS_SQL), attendance: plan(ATTENDANCE_SQL) };
 }
