@@ -59,7 +59,7 @@ function capacityOf(ticket: Record<string, unknown> | undefined): number | undef
   return n;
 }
 
-function saleBound(ctx: Ctx, eventTz: string, date: string, time: string, which: 'start' | 'end'): { date: string; time: string; utc: string } {
+function saleBound(eventTz: string, date: string, time: string, which: 'start' | 'end'): { date: string; time: string; utc: string } {
   if (!date) return { date: '', time: '', utc: '' };
   const t = time ? normalTime(time) : '';
   const param = which === 'start' ? 'start_date' : 'end_date';
@@ -79,6 +79,8 @@ function eventTimezone(ctx: Ctx, eventId: number): string {
  */
 export function ticketColsFrom(ctx: Ctx, f: TicketInput, eventId: number, provider: Provider, existing?: TicketRow): Partial<TicketCols> {
   const has = (k: keyof TicketInput) => !existing || sent(ctx, k);
+  // A field the update did not send keeps its stored value (the route fills unsent ones with '').
+  const value = (k: 'start_date' | 'start_time' | 'end_date' | 'end_time') => (has(k) ? (f[k] ?? '') : existing![k]);
   const cols: Partial<TicketCols> = {};
   let currency = existing?.currency ?? DEFAULT_CURRENCY;
   if (f.currency !== undefined && has('currency')) {
@@ -101,11 +103,11 @@ export function ticketColsFrom(ctx: Ctx, f: TicketInput, eventId: number, provid
   if (has('iac')) cols.iac = ['none', 'allowed', 'required'].includes(f.iac ?? '') ? f.iac! : 'none';
   const tz = eventTimezone(ctx, eventId);
   if (has('start_date') || has('start_time')) {
-    const s = saleBound(ctx, tz, f.start_date ?? existing?.start_date ?? '', f.start_time ?? existing?.start_time ?? '', 'start');
+    const s = saleBound(tz, value('start_date'), value('start_time'), 'start');
     Object.assign(cols, { start_date: s.date, start_time: s.time, available_from_utc: s.utc });
   }
   if (has('end_date') || has('end_time')) {
-    const e = saleBound(ctx, tz, f.end_date ?? existing?.end_date ?? '', f.end_time ?? existing?.end_time ?? '', 'end');
+    const e = saleBound(tz, value('end_date'), value('end_time'), 'end');
     Object.assign(cols, { end_date: e.date, end_time: e.time, available_until_utc: e.utc });
   }
   const from = cols.available_from_utc ?? existing?.available_from_utc ?? '';

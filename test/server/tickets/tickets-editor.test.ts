@@ -131,6 +131,18 @@ describe('POST /tickets/{id} (update) and DELETE /tickets/{id}', () => {
     assert.equal((await call(`${s.base}/et/wp-json/evt/tickets/v1/tickets/${id}`)).body.title, 'Hõbe');
   });
 
+  test('update of the sale start time keeps its date; clearing the date opens the window', async () => {
+    const id = (await makeTicket(s, event, { name: 'Windowed', start_date: '2030-03-01', start_time: '10:00', end_date: '2030-04-01' })).body.id;
+    const n = await editNonces(id);
+    const r = await call(`${tix(s)}/tickets/${id}`, { method: 'POST', auth: s.admin, form: { post_id: String(event), edit_ticket_nonce: n.edit_ticket_nonce, start_time: '12:15' } });
+    assert.equal(r.status, 202);
+    assert.equal(r.body.available_from, '2030-03-01 12:15:00');
+    assert.equal(r.body.available_until, '2030-04-01 23:59:59');
+    const open = await call(`${tix(s)}/tickets/${id}`, { method: 'POST', auth: s.admin, form: { post_id: String(event), edit_ticket_nonce: n.edit_ticket_nonce, start_date: '' } });
+    assert.equal(open.body.available_from, '');
+    assert.equal(open.body.available_until, '2030-04-01 23:59:59');
+  });
+
   test('update errors: missing nonce 400, wrong nonce or post 403, unknown ticket 404, bad price 400; nothing changed', async () => {
     const id = (await makeTicket(s, event, { provider: 'tc', name: 'Bronze', price: '5' })).body.id;
     const n = await editNonces(id);
