@@ -207,6 +207,25 @@ describe('GET /oembed/1.0/proxy: SSRF', () => {
 });
 
 describe('GET /oembed/1.0/proxy: allow-listed providers', () => {
+  test('a name is resolved once per hop and the connection goes to that address (no DNS rebinding)', async () => {
+    useLocalProvider();
+    let answers = 0;
+    // First answer passes the check; any later lookup would point inside the network.
+    setProxyDeps(s.app.state, {
+      policy: {
+        resolve: async (host) => {
+          lookups.push(host);
+          return [{ address: answers++ === 0 ? '127.0.0.1' : '10.0.0.1', family: 4 }];
+        },
+      },
+    });
+    handler = json({ type: 'link', title: 'Pinned' });
+    const r = await proxy({ url: `http://video.test:${port}/watch/pinned` });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(lookups, ['video.test']);
+    assert.deepEqual(connections, [{ host: 'video.test', address: '127.0.0.1' }]);
+  });
+
   test('asks the provider for JSON at the vetted address and rebuilds its HTML safely', async () => {
     useLocalProvider();
     handler = json({
@@ -263,6 +282,11 @@ describe('GET /oembed/1.0/proxy: allow-listed providers', () => {
       ['javascript iframe', json({ type: 'video', html: '<iframe src="javascript:alert(1)"></iframe>' })],
       ['photo without url', json({ type: 'photo', title: 'x' })],
       ['oversized', (_q, res) => res.end(JSON.stringify({ type: 'link', title: 'x'.repeat(100_000) }))],
+      ['oversized without a length', (_q, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        for (let i = 0; i < 100; i++) res.write('x'.repeat(1024));
+        res.end();
+      }],
       ['slow', () => undefined],
     ];
     setProxyDeps(s.app.state, { policy: { timeoutMs: 300 } });
