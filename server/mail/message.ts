@@ -7,7 +7,13 @@ import { HttpError } from '../http/errors.ts';
  */
 export interface MailAttachment {
   filename: string;
-  content: Buffer | string;
+  /** The bytes; or leave it out and give `qrText`. */
+  content?: Buffer | string;
+  /**
+   * A PNG QR code of this text, drawn after the transaction commits (drawing one takes milliseconds, too
+   * long to hold the database's write lock for a large order). Content type becomes image/png.
+   */
+  qrText?: string;
   contentType?: string;
   /** Content-ID for an inline part (`<img src="cid:...">`). */
   cid?: string;
@@ -95,15 +101,19 @@ export interface PreparedAttachment {
   contentType: string;
   cid: string | null;
   content: Buffer;
+  qrText: string | null;
 }
 
 export function prepareAttachments(list: MailAttachment[] | undefined): PreparedAttachment[] {
   return (list ?? []).map((a, i) => {
     const filename = String(a.filename ?? '').replace(/[\r\n\\/"]/g, '_').trim() || `attachment-${i + 1}`;
-    const contentType = a.contentType ?? 'application/octet-stream';
+    const qrText = a.qrText ?? null;
+    if ((qrText === null) === (a.content === undefined)) throw bad(`Attachment ${filename} needs either content or qrText`, 'attachments');
+    if (qrText !== null && (qrText === '' || qrText.length > 2000)) throw bad(`Invalid QR text of attachment ${filename}`, 'attachments');
+    const contentType = qrText !== null ? 'image/png' : (a.contentType ?? 'application/octet-stream');
     if (!/^[\w.+-]+\/[\w.+-]+$/.test(contentType)) throw bad(`Invalid content type of attachment ${filename}`, 'attachments');
     if (a.cid !== undefined && !/^[\w.@+-]{1,200}$/.test(a.cid)) throw bad(`Invalid content ID of attachment ${filename}`, 'attachments');
-    const content = Buffer.isBuffer(a.content) ? a.content : Buffer.from(String(a.content), 'utf8');
-    return { filename, contentType, cid: a.cid ?? null, content };
+    const content = a.content === undefined ? Buffer.alloc(0) : Buffer.isBuffer(a.content) ? a.content : Buffer.from(String(a.content), 'utf8');
+    return { filename, contentType, cid: a.cid ?? null, content, qrText };
   });
 }

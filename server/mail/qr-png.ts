@@ -2,8 +2,8 @@ import zlib from 'node:zlib';
 import QRCode from 'qrcode';
 
 /**
- * A QR code as a PNG, built synchronously: ticket e-mails are composed inside the transaction that completes
- * the order, where nothing may await. `qrcode` computes the modules; this writes an 8-bit grayscale PNG.
+ * A QR code as a PNG, built synchronously (no stream plumbing, no PNG library at run time): `qrcode`
+ * computes the modules, this writes an 8-bit grayscale PNG.
  */
 
 const CRC_TABLE = (() => {

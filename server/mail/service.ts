@@ -6,10 +6,11 @@ import type { AppState } from '../http/context.ts';
 import { nowUtc } from '../db/clock.ts';
 import { HttpError } from '../http/errors.ts';
 import {
-  claimMailLog, getAttachments, getMailLog, insertAttachment, insertMailLog, queuedMailIds, recordDelivery, requeueMailLog, countResend,
+  claimMailLog, deferredAttachments, fillAttachment, getAttachments, getMailLog, insertAttachment, insertMailLog, queuedMailIds, recordDelivery, requeueMailLog, countResend,
   type MailLogRow,
 } from '../db/repos/mail-log.ts';
 import { cleanHeaders, cleanSubject, normalizeAddress, normalizeAddressList, prepareAttachments, type MailMessage } from './message.ts';
+import { qrPng } from './qr-png.ts';
 import { fileDeliver, smtpDeliver, type Deliver, type DeliveryResult } from './transport.ts';
 
 /**
@@ -27,6 +28,8 @@ interface MailService {
 }
 
 const KEY = 'mail';
+
+const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
 /** `"Site" <wordpress@host>`, as WordPress builds its default From. */
 export function defaultFrom(state: AppState): string {
@@ -85,7 +88,7 @@ export function sendMail(state: AppState, message: MailMessage): number {
     attachments.forEach((a, position) =>
       insertAttachment(db, {
         log_id: logId, position, filename: a.filename, content_type: a.contentType, cid: a.cid,
-        sha256: crypto.createHash('sha256').update(a.content).digest('hex'), content: a.content,
+        sha256: sha256(a.content), content: a.content, qr_text: a.qrText,
       }),
     );
     return logId;
@@ -133,6 +136,15 @@ async function deliverNow(state: AppState, id: number): Promise<DeliveryResult |
   const row = getMailLog(state.db, id);
   if (!row || row.status !== 'queued') return null;
   if (!claimMailLog(state.db, id, nowUtc(new Date(Date.now() - CLAIM_STALE_MS)))) return null;
+  // Images deferred at logging time are drawn now, outside any transaction, and kept for resends.
+  for (const a of deferredAttachments(state.db, id)) {
+    // One image per turn of the event loop, so requests keep flowing while a large order is drawn.
+    await new Promise((r) => setImmediate(r));
+    const png = qrPng(a.qr_text);
+    await outsideTransaction(state);
+    if (!state.db.open) return null;
+    fillAttachment(state.db, a.id, png, sha256(png));
+  }
   const svc = service(state);
   let result: DeliveryResult;
   try {

@@ -53,6 +53,8 @@ CREATE TABLE mail_attachments (
   size INTEGER NOT NULL,
   sha256 TEXT NOT NULL,
   content BLOB NOT NULL,
+  -- A QR image drawn after commit (ticket e-mails): its text, while content is still empty.
+  qr_text TEXT,
   UNIQUE (log_id, position)
 ) STRICT;
 

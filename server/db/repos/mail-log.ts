@@ -60,6 +60,7 @@ export interface AttachmentMeta {
   cid: string | null;
   size: number;
   sha256: string;
+  qr_text: string | null;
 }
 
 export interface AttachmentRow extends AttachmentMeta {
@@ -80,10 +81,19 @@ export function insertMailLog(db: Db, m: NewMailLog): number {
 
 export function insertAttachment(
   db: Db,
-  a: { log_id: number; position: number; filename: string; content_type: string; cid: string | null; sha256: string; content: Buffer },
+  a: { log_id: number; position: number; filename: string; content_type: string; cid: string | null; sha256: string; content: Buffer; qr_text: string | null },
 ): void {
-  stmt(db, 'INSERT INTO mail_attachments (log_id, position, filename, content_type, cid, size, sha256, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-    .run(a.log_id, a.position, a.filename, a.content_type, a.cid, a.content.length, a.sha256, a.content);
+  stmt(db, 'INSERT INTO mail_attachments (log_id, position, filename, content_type, cid, size, sha256, content, qr_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    .run(a.log_id, a.position, a.filename, a.content_type, a.cid, a.content.length, a.sha256, a.content, a.qr_text);
+}
+
+/** Attachments whose image is still to be drawn. */
+export function deferredAttachments(db: Db, logId: number): { id: number; qr_text: string }[] {
+  return stmt(db, "SELECT id, qr_text FROM mail_attachments WHERE log_id = ? AND qr_text IS NOT NULL AND size = 0").all(logId) as { id: number; qr_text: string }[];
+}
+
+export function fillAttachment(db: Db, id: number, content: Buffer, sha256: string): void {
+  stmt(db, 'UPDATE mail_attachments SET content = ?, size = ?, sha256 = ? WHERE id = ? AND size = 0').run(content, content.length, sha256, id);
 }
 
 export function getMailLog(db: Db, id: number): MailLogRow | undefined {
@@ -95,7 +105,7 @@ export function getAttachments(db: Db, logId: number): AttachmentRow[] {
 }
 
 export function getAttachmentMeta(db: Db, logId: number): AttachmentMeta[] {
-  return stmt(db, 'SELECT id, log_id, position, filename, content_type, cid, size, sha256 FROM mail_attachments WHERE log_id = ? ORDER BY position')
+  return stmt(db, 'SELECT id, log_id, position, filename, content_type, cid, size, sha256, qr_text FROM mail_attachments WHERE log_id = ? ORDER BY position')
     .all(logId) as AttachmentMeta[];
 }
 
