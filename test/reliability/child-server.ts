@@ -1,0 +1,113 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** A free TCP port on 127.0.0.1 (the server keeps it across restarts, so URLs stay the same). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ChildServer {
+  port: number;
+  base: string;
+  /** `http://127.0.0.1:PORT/wp-json/` */
+  root: string;
+  pid(): number | null;
+  /** Starts the server and resolves once it listens. */
+  start(): Promise<void>;
+  /** SIGKILL, then waits for the process to be gone. */
+  kill(): Promise<void>;
+  /** SIGTERM (graceful), then waits. */
+  stop(): Promise<void>;
+  /** Resident set size in KiB from /proc/<pid>/status, or null when not running. */
+  rssKiB(): number | null;
+  /** The last lines the server wrote to stderr (for failure messages). */
+  stderr(): string;
+}
+
+/**
+ * The real server as `npm start` runs it (`node --import tsx server/main.ts`), on 127.0.0.1 with its own
+ * SQLite file: the only way to test what a SIGKILL does to it.
+ */
+export function childServer(o: { dbFile: string; port: number; env?: Record<string, string> }): ChildServer {
+  let proc: ChildProcess | null = null;
+  let exited: Promise<void> = Promise.resolve();
+  let errTail = '';
+  const base = `http://127.0.0.1:${o.port}`;
+  const env = {
+    ...process.env,
+    PORT: String(o.port),
+    HOST: '127.0.0.1',
+    EVT_DB: o.dbFile,
+    EVT_DATA_DIR: path.dirname(o.dbFile),
+    EVT_LOG: 'off',
+    ...(o.env ?? {}),
+  };
+  const waitExit = async () => {
+    await exited;
+    proc = null;
+  };
+  return {
+    port: o.port,
+    base,
+    root: `${base}/wp-json/`,
+    pid: () => proc?.pid ?? null,
+    stderr: () => errTail,
+    start() {
+      if (proc) throw new Error('server already running');
+      const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      proc = child;
+      exited = new Promise((resolve) => child.once('exit', () => resolve()));
+      child.stderr!.on('data', (c: Buffer) => {
+        errTail = (errTail + c.toString()).slice(-4000);
+      });
+      return new Promise<void>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`server did not start within 120 s: ${errTail}`)), 120_000);
+        child.stdout!.on('data', (c: Buffer) => {
+          out += c.toString();
+          if (out.includes('Doorstep is serving')) {
+            clearTimeout(timer);
+            out = '';
+            resolve();
+          }
+        });
+        child.once('exit', (code, signal) => {
+          clearTimeout(timer);
+          reject(new Error(`server exited during start-up (${code ?? signal}): ${errTail}`));
+        });
+      });
+    },
+    async kill() {
+      if (!proc) return;
+      proc.kill('SIGKILL');
+      await waitExit();
+    },
+    async stop() {
+      if (!proc) return;
+      proc.kill('SIGTERM');
+      await waitExit();
+    },
+    rssKiB() {
+      const pid = proc?.pid;
+      if (!pid) return null;
+      try {
+        const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+        return m ? Number(m[1]) : null;
+      } catch {
+        return null;
+      }
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase, type Db } from '../../server/db/connection.ts';
+import { createApiKey, createAppPassword } from '../../server/auth/credentials.ts';
+import { revokeApiKey } from '../../server/db/repos/api-keys.ts';
+import { insertUser } from '../../server/db/repos/users.ts';
+import type { Role } from '../../shared/auth.ts';
+import { seedTicketsFixture, type TicketsFixture } from '../helpers/tickets-fixture.ts';
+
+export interface Credentials {
+  /** `Authorization` header values. */
+  admin: string;
+  organizer: string;
+  doorUser: string;
+  doorKey: string;
+  revokedKey: string;
+}
+
+export interface SeededSite extends TicketsFixture {
+  dir: string;
+  dbFile: string;
+  auth: Credentials;
+}
+
+function basicFor(db: Db, role: Role, login: string): string {
+  const u = insertUser(db, { login, email: `${login}@example.test`, role });
+  const { password } = createAppPassword(db, u.id, 'reliability');
+  return 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
+}
+
+/**
+ * A fresh SQLite file (migrated by openDatabase) with an event, a ticket and `attendees` attendees, users of
+ * each role and two door keys (one revoked), written before the server process opens it.
+ */
+export function seedSite(attendees: number): SeededSite {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-reliability-'));
+  const dbFile = path.join(dir, 'evt.sqlite');
+  const db = openDatabase(dbFile);
+  try {
+    const fixture = seedTicketsFixture(db, { attendees, provider: 'rsvp' });
+    const doorKey = createApiKey(db, 'Door reliability', null, null).key;
+    const revoked = createApiKey(db, 'Door revoked', null, null);
+    revokeApiKey(db, revoked.row.id);
+    const auth: Credentials = {
+      admin: basicFor(db, 'administrator', 'rel-admin'),
+      organizer: basicFor(db, 'organizer', 'rel-organizer'),
+      doorUser: basicFor(db, 'door', 'rel-door'),
+      doorKey: `Bearer ${doorKey}`,
+      revokedKey: `Bearer ${revoked.key}`,
+    };
+    return { ...fixture, dir, dbFile, auth };
+  } finally {
+    db.close();
+  }
+}
+
+/** Opens the database file for checks after the server stopped (or beside it: WAL readers do not block). */
+export function openForCheck(dbFile: string): Db {
+  return openDatabase(dbFile);
+}
+
+export function integrityCheck(db: Db): string {
+  return (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
+}
+
+export function removeSite(site: { dir: string }): void {
+  fs.rmSync(site.dir, { recursive: true, force: true });
+}
