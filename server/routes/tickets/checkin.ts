@@ -34,7 +34,7 @@ class ScanFailed extends Error {
 const emailSchema = z.string().trim().pipe(z.email());
 
 /** Field edits of an attendee update; validated before anything is written. */
-function applyFields(ctx: Ctx, row: AttendeeRow, input: { attendee_status?: string; full_name?: string; email?: string }): void {
+function applyFields(ctx: Ctx, row: AttendeeRow, input: { attendee_status?: string; full_name?: string; email?: string }): boolean {
   const status = input.attendee_status !== undefined ? checkAttendeeStatus(row.provider, input.attendee_status) : undefined;
   let email: string | undefined;
   if (input.email !== undefined) {
@@ -44,7 +44,7 @@ function applyFields(ctx: Ctx, row: AttendeeRow, input: { attendee_status?: stri
   }
   const name = input.full_name?.trim();
   if (name !== undefined && name === '') throw invalidParam('full_name');
-  if (status === undefined && email === undefined && name === undefined) return;
+  if (status === undefined && email === undefined && name === undefined) return false;
   if (row.provider === 'rsvp') updateAttendeeFields(ctx.db, row.id, { rsvpStatus: status as 'yes' | 'no' | undefined });
   else if (status !== undefined && row.order_id !== null && status !== row.order_status) {
     const now = nowDates(ctx.app.config.timezone);
@@ -59,6 +59,7 @@ function applyFields(ctx: Ctx, row: AttendeeRow, input: { attendee_status?: stri
   updateAttendeeFields(ctx.db, row.id, { fullName: name, email });
   const now = nowDates(ctx.app.config.timezone);
   updatePost(ctx.db, row.id, { ...(name !== undefined ? { title: name } : {}), modified: now.date, modified_gmt: now.date_gmt });
+  return true;
 }
 
 /**
@@ -74,9 +75,9 @@ export function updateAttendee(input: Input<typeof ticketsRoutes.updateAttendee.
       : { checkIn: input.check_in, scannedAt: scanTime(input.check_in_date), deviceId: input.device_id ?? null, nonce: input.nonce ?? null, source: 'site' };
   try {
     ctx.db.transaction(() => {
-      applyFields(ctx, row, input);
+      const edited = applyFields(ctx, row, input);
       if (!req) return;
-      const current = getAttendeeRow(ctx.db, row.id)!;
+      const current = edited ? getAttendeeRow(ctx.db, row.id)! : row;
       const decision = decideScan(ctx, current, req);
       if (isFailure(decision.outcome)) throw new ScanFailed(decision);
       applyScan(ctx, current, decision);
