@@ -78,6 +78,16 @@ describe('ticket e-mail when an order completes', () => {
       assert.deepEqual(parseTicketCode(decoded!), { attendeeId, eventId: f.eventId, securityCode: f.codes.get(attendeeId)! });
       assert.ok(text.includes(`Check-in link: ${expected}`));
     }
+    // The log shows the images (drawn after commit) and a resend carries the same bytes.
+    const det = await call(`${s.root}mail-log/v1/get-details?id=${row.id}`, { auth: s.admin });
+    assert.deepEqual(det.body.details.attachments.map((a: { filename: string; content_type: string; inline: boolean }) => [a.filename, a.content_type, a.inline]),
+      f.attendeeIds.map((id) => [`ticket-${id}.png`, 'image/png', true]));
+    for (const a of det.body.details.attachments) assert.ok(a.size > 0);
+    const re = await call(`${s.root}mail-log/v1/resend-email`, { method: 'POST', auth: s.admin, body: { id: row.id } });
+    assert.equal(re.body.success, true);
+    const resent = leaves(parseMime(fs.readFileSync(path.join(s.dir, 'mail', mailFor(f.orderId)[0].eml_file)))).filter((p) => p.type === 'image/png');
+    assert.notEqual(mailFor(f.orderId)[0].eml_file, row.eml_file);
+    assert.deepEqual(resent.map((p) => p.body), images.map((p) => p.body));
     // Only a completion sends: the same order saved again, or another status, adds nothing.
     await complete('en', f.orderId);
     await mailIdle(s.app.state);
