@@ -48,7 +48,7 @@ export class SimKiosk {
     readonly deviceId: string,
     private readonly root: string,
     private readonly auth: string,
-    private readonly opts: { batchSize?: number; idleMs?: number } = {},
+    private readonly opts: { batchSize?: number; idleMs?: number; single?: boolean } = {},
   ) {}
 
   scan(attendeeId: number): Scan {
@@ -63,8 +63,38 @@ export class SimKiosk {
     return this.acks.filter((a) => a.code === 'tec-et-attendee-already-checked-in');
   }
 
-  /** One upload attempt of the head of the outbox. True when the server answered the batch. */
+  /** One upload of the head of the outbox as a single `PATCH /attendees/{id}` (no batch). */
+  private async sendSingle(s: Scan): Promise<boolean> {
+    this.stats.batches++;
+    this.inFlight++;
+    let res: Response;
+    let body: { code?: string; data?: { checkin_details?: unknown } };
+    try {
+      res = await fetch(`${this.root}evt/tickets/v1/attendees/${s.attendeeId}`, {
+        method: 'PATCH',
+        headers: { authorization: this.auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ check_in: true, nonce: s.nonce, device_id: this.deviceId, check_in_date: s.scannedAt }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      body = await res.json();
+    } catch {
+      this.stats.networkErrors++;
+      return false;
+    } finally {
+      this.inFlight--;
+    }
+    if (res.status >= 500) {
+      this.stats.item5xx++;
+      return false;
+    }
+    this.acks.push({ nonce: s.nonce, attendeeId: s.attendeeId, status: res.status, code: body?.code ?? null, standing: body?.data?.checkin_details ?? null });
+    this.outbox.splice(this.outbox.indexOf(s), 1);
+    return true;
+  }
+
+  /** One upload attempt of the head of the outbox. True when the server answered. */
   async syncOnce(): Promise<boolean> {
+    if (this.opts.single && this.outbox.length) return this.sendSingle(this.outbox[0]!);
     const items = this.outbox.slice(0, this.opts.batchSize ?? 25);
     if (!items.length) return true;
     this.stats.batches++;
