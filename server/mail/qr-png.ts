@@ -59,7 +59,7 @@ export function qrPng(text: string, opts: { scale?: number; margin?: number } = 
   const scale = opts.scale ?? 8;
   const margin = opts.margin ?? 4;
   // One byte-mode segment: the automatic segmentation costs several times the rest and gains nothing for URLs.
-  const { modules } = QRCode.create([{ data: text, mode: 'byte' }], { errorCorrectionLevel: 'M' });
+  const { modules } = QRCode.create([{ data: Buffer.from(text, 'utf8'), mode: 'byte' }], { errorCorrectionLevel: 'M' });
   const side = (modules.size + 2 * margin) * scale;
   const px = new Uint8Array(side * side).fill(255);
   for (let r = 0; r < modules.size; r++) {
