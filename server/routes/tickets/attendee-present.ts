@@ -94,10 +94,19 @@ interface PageMemo {
   ticket: (row: AttendeeRow) => Record<string, unknown>;
 }
 
+const origins = new Map<string, string>();
+
+/** `globalId`'s `<host><path>` part, parsed once per public URL. */
+function globalOrigin(ctx: Ctx): string {
+  let o = origins.get(ctx.app.config.publicUrl);
+  if (o === undefined) origins.set(ctx.app.config.publicUrl, (o = globalId(ctx, 0).replace(/\?id=0$/, '')));
+  return o;
+}
+
 function newMemo(ctx: Ctx): PageMemo {
   const tickets = new Map<number, Record<string, unknown>>();
   return {
-    origin: globalId(ctx, 0).replace(/\?id=0$/, ''),
+    origin: globalOrigin(ctx),
     ticket: (row) => {
       let t = tickets.get(row.ticket_id);
       if (!t) tickets.set(row.ticket_id, (t = ticketOf(ctx, row)));

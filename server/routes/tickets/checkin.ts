@@ -73,21 +73,29 @@ export function updateAttendee(input: Input<typeof ticketsRoutes.updateAttendee.
     input.check_in === undefined
       ? null
       : { checkIn: input.check_in, scannedAt: scanTime(input.check_in_date), deviceId: input.device_id ?? null, nonce: input.nonce ?? null, source: 'site' };
+  const edits = input.attendee_status !== undefined || input.full_name !== undefined || input.email !== undefined;
+  if (req && !edits) {
+    // The kiosk's plain check-in: nothing to undo on failure, so no savepoint.
+    const decision = decideScan(ctx, row, req);
+    const after = applyScan(ctx, row, decision);
+    return isFailure(decision.outcome) ? errorResult(scanError(decision.outcome)) : created(presentAttendee(ctx, after, true));
+  }
+  let after: AttendeeRow;
   try {
-    ctx.db.transaction(() => {
+    after = ctx.db.transaction(() => {
       const edited = applyFields(ctx, row, input);
-      if (!req) return;
       const current = edited ? getAttendeeRow(ctx.db, row.id)! : row;
+      if (!req) return current;
       const decision = decideScan(ctx, current, req);
       if (isFailure(decision.outcome)) throw new ScanFailed(decision);
-      applyScan(ctx, current, decision);
+      return applyScan(ctx, current, decision);
     })();
   } catch (e) {
     if (!(e instanceof ScanFailed)) throw e;
     applyScan(ctx, row, e.decision);
     return errorResult(scanError(e.decision.outcome));
   }
-  return created(presentAttendee(ctx, getAttendeeRow(ctx.db, row.id)!, true));
+  return created(presentAttendee(ctx, after, true));
 }
 
 export const checkinEndpoints: Endpoint[] = [implement(ticketsRoutes.updateAttendee, updateAttendee)];

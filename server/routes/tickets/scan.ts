@@ -96,12 +96,23 @@ export function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): ScanDe
   }
 }
 
-/** Writes a decision: the log row, and for an accepted check-in or a check-out, the attendee's state. */
-export function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): void {
-  if (!d.log) return;
-  const id = insertCheckin(ctx.db, d.log);
-  if (d.outcome.kind === 'accepted') setCheckedIn(ctx.db, row.id, id);
-  else if (d.outcome.kind === 'checked_out' && row.checked_in) setCheckedIn(ctx.db, row.id, null);
+/**
+ * Writes a decision: the log row, and for an accepted check-in or a check-out, the attendee's state. Returns
+ * the row as it now stands (what a re-read would give for every presented field), saving a query per scan.
+ */
+export function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): AttendeeRow {
+  if (!d.log) return row;
+  const log = d.log;
+  const id = insertCheckin(ctx.db, log);
+  if (d.outcome.kind === 'accepted') {
+    setCheckedIn(ctx.db, row.id, id);
+    return { ...row, checked_in: 1, checkin_id: id, ci_scanned_at: log.scanned_at, ci_source: log.source, ci_user_id: log.user_id, ci_device_id: log.device_id };
+  }
+  if (d.outcome.kind === 'checked_out' && row.checked_in) {
+    setCheckedIn(ctx.db, row.id, null);
+    return { ...row, checked_in: 0, checkin_id: null, ci_scanned_at: null, ci_source: null, ci_user_id: null, ci_device_id: null };
+  }
+  return row;
 }
 
 /** Logs a scan that never reached an attendee (unknown ID, wrong security code). */
