@@ -14,6 +14,15 @@ describe('route table', () => {
     assert.deepEqual(unboundRoutes(), []);
   });
 
+  test('every route takes translation_language; every write of the evt namespaces may be batched', () => {
+    for (const { ns } of NAMESPACES) {
+      for (const def of ns.routes) {
+        assert.ok('translation_language' in def.args, `${ns.name} ${def.id} takes translation_language`);
+        if ((ns.name === 'evt/events/v1' || ns.name === 'evt/tickets/v1') && def.methods.some((m) => m !== 'GET')) assert.equal(def.batch, true, `${ns.name} ${def.id} opts in to batch`);
+      }
+    }
+  });
+
   test('the site index lists every namespace and every route with its args', async () => {
     const r = await call(s.root);
     assert.equal(r.status, 200);
