@@ -90,6 +90,12 @@ function operation(def: RouteDef, method: string): Record<string, unknown> {
       parameters.push(param);
     }
   }
+  // A path parameter the route does not declare as an argument (the original registered none) must still be
+  // described: OpenAPI requires every templated path segment to be.
+  for (const m of def.route.matchAll(/\(\?P<([a-zA-Z_][a-zA-Z0-9_]*)>([^)]*)\)/g)) {
+    if (m[1] in def.args) continue;
+    parameters.unshift({ name: m[1], in: 'path', description: '', required: true, schema: m[2] === '\\d+' ? { type: 'integer' } : { type: 'string' } });
+  }
   const op: Record<string, unknown> = { summary: def.summary, operationId: `${def.id}.${method}` };
   if (parameters.length) op.parameters = parameters;
   if (isWrite && Object.keys(bodyProps).length) {
