@@ -81,9 +81,9 @@ describe('forms-views: public submit', () => {
     assert.equal(r.body.seq_num, 1);
     const row = s.db.prepare('SELECT ip_hash FROM submissions WHERE post_id = ?').get(r.body.id) as { ip_hash: string };
     assert.match(row.ip_hash, /^[0-9a-f]{32}$/);
-    assert.ok(!row.ip_hash.includes('127.0.0.1'));
+    assert.ok(!row.ip_hash.includes('127.0.0.1'), "!row.ip_hash.includes('127.0.0.1')");
     const all = JSON.stringify(s.db.prepare('SELECT * FROM submissions').all()) + JSON.stringify(s.db.prepare('SELECT * FROM posts WHERE type = ?').all('submission'));
-    assert.ok(!all.includes('127.0.0.1'));
+    assert.ok(!all.includes('127.0.0.1'), "!all.includes('127.0.0.1')");
 
     const subs = await call(`${s.root}forms-views/forms/${form.id}/submissions`, { auth: s.admin });
     assert.equal(subs.status, 200);
@@ -231,5 +231,44 @@ describe('forms-views: submit rate limit', () => {
     } finally {
       await own.close();
     }
+  });
+});
+
+describe('forms namespaces: index and /doc', () => {
+  test('the namespace indexes list every route with the original argument names', async () => {
+    const sub = await call(`${s.root}forms-submissions`);
+    assert.equal(sub.status, 200);
+    const routes = sub.body.routes as Record<string, { endpoints: { methods: string[]; args: Record<string, { type?: string; required: boolean; minimum?: number; maximum?: number }> }[] }>;
+    const argsOf = (r: string) => routes[`/forms-submissions${r}`].endpoints[0].args;
+    assert.deepEqual(
+      Object.keys(routes).filter((k) => k !== '/forms-submissions' && k !== '/forms-submissions/doc'),
+      ['/submissions/get', '/submissions/delete', '/submissions/update', '/submissions/restore', '/submissions/handle-extra', '/export', '/download-all', '/delete-download-file', '/set-submissions-settings', '/get-submissions-settings', '/email-action', '/download'].map((r) => `/forms-submissions${r}`),
+    );
+    assert.equal(argsOf('/submissions/get').form_ids.required, true);
+    assert.equal(argsOf('/submissions/get').form_ids.type, 'array');
+    assert.equal(argsOf('/submissions/update').singleSubmission.required, true);
+    assert.equal(argsOf('/submissions/restore').restore.type, 'boolean');
+    assert.equal(argsOf('/submissions/handle-extra').handleExtra.required, true);
+    assert.equal(argsOf('/delete-download-file').file_path.required, true);
+    assert.equal(argsOf('/set-submissions-settings').settingName.required, true);
+    assert.equal(argsOf('/set-submissions-settings').data.type, 'object');
+    assert.equal(argsOf('/email-action').submission.type, 'integer');
+    assert.equal(argsOf('/email-action').action_settings.required, true);
+
+    const views = await call(`${s.root}forms-views`);
+    const vr = views.body.routes as typeof routes;
+    const sargs = vr['/forms-views/forms/(?P<id>\\d+)/submissions'].endpoints[0].args;
+    assert.deepEqual([sargs.perPage.minimum, sargs.perPage.maximum, sargs.page.minimum], [1, 100, 1]);
+    assert.equal(sargs.id.required, true);
+    assert.deepEqual(vr['/forms-views/forms'].endpoints.map((e) => e.methods[0]), ['GET', 'POST']);
+    assert.ok('/forms-views/token/refresh' in vr, 'token/refresh listed');
+
+    for (const ns of ['forms-submissions', 'forms-views']) {
+      const doc = await call(`${s.root}${ns}/doc`);
+      assert.equal(doc.status, 200);
+      assert.equal(doc.body.openapi, '3.0.0');
+    }
+    const index = await call(s.root);
+    assert.ok(index.body.namespaces.includes('forms-submissions') && index.body.namespaces.includes('forms-views'), 'both namespaces in the site index');
   });
 });
