@@ -35,7 +35,8 @@ const jsonSubmission = <const O extends { required?: boolean; description: strin
 
 /** Submission IDs: integers, numeric strings or submission entities (`{submissionRecordId}`), as an array or CSV. */
 const submissionIds = (description: string) => {
-  const base = z.array(z.number().int().min(1)).min(1);
+  // An empty list is valid and changes nothing, as in the original.
+  const base = z.array(z.number().int().min(1));
   const schema = z.preprocess((v) => {
     const l = parseList(v);
     if (!Array.isArray(l)) return l;

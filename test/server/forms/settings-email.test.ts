@@ -105,6 +105,27 @@ describe('forms-submissions: email-action', () => {
     assert.match(eml, /^To: office@example\.test, sender@example\.test$/m);
   });
 
+  test('a field value cannot inject headers or recipients', async () => {
+    const form = await createForm(s, 'Mail inject');
+    const id = seedSubmission(s, form.id, { name: 'Eve\r\nBcc: evil@example.test', email: 'eve@example.test', message: 'x\r\nTo: evil@example.test' });
+    const r = await call(`${NS()}/email-action`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { submission: id, action_settings: { to: 'office@example.test', email_subject: 'From {field:name}', email_message: '{field:message}', email_format: 'plain' } },
+    });
+    assert.equal(r.body, true);
+    await mailIdle(s.app.state);
+    const row = s.db.prepare("SELECT * FROM mail_log WHERE source = 'forms' AND related_id = ?").get(id) as Record<string, string>;
+    assert.equal(row.to_header, 'office@example.test');
+    assert.equal(row.bcc_header, '');
+    assert.equal(row.subject, 'From Eve Bcc: evil@example.test');
+    const eml = fs.readFileSync(path.join(s.dir, 'mail', row.eml_file), 'utf8');
+    const head = eml.slice(0, eml.indexOf('\n\n'));
+    assert.doesNotMatch(head, /^Bcc:/im);
+    assert.equal(head.match(/^To:/gim)?.length, 1);
+    assert.match(head, /^To: office@example\.test$/m);
+  });
+
   test('a failed delivery answers the submission number; bad input is 400 and sends nothing', async () => {
     const form = await createForm(s, 'Mail fail');
     seedSubmission(s, form.id, { name: 'First', email: 'f@example.test' });

@@ -133,7 +133,10 @@ describe('forms-submissions: delete, restore', () => {
     const badBool = await call(`${NS()}/submissions/restore`, { method: 'POST', auth: s.admin, body: { restore: 'maybe', submissions: [a] } });
     assert.equal(badBool.status, 400);
     const empty = await call(`${NS()}/submissions/delete`, { method: 'POST', auth: s.admin, body: { submissions: [] } });
-    assert.equal(empty.status, 400);
+    assert.equal(empty.status, 200);
+    assert.equal(empty.body, 'ok');
+    const zero = await call(`${NS()}/submissions/delete`, { method: 'POST', auth: s.admin, body: { submissions: [0] } });
+    assert.equal(zero.status, 400);
     const text = await call(`${NS()}/submissions/delete`, { method: 'POST', auth: s.admin, body: { submissions: ['abc'] } });
     assert.equal(text.status, 400);
   });
