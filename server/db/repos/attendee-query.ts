@@ -195,3 +195,13 @@ export function queryAttendees(db: Db, q: AttendeeQuery): { ids: number[]; total
   }
   return { ids, total: memo.total };
 }
+
+/** `EXPLAIN QUERY PLAN` of a list query's count and page statements (a test holds them to their indexes). */
+export function explainAttendeeQuery(db: Db, q: AttendeeQuery): { count: string[]; page: string[] } {
+  const { from, where, params, orderBy } = build(q);
+  const plan = (sql: string, p: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...p) as { detail: string }[]).map((r) => r.detail);
+  return {
+    count: plan(`SELECT COUNT(*) AS n FROM ${from} ${where}`, params),
+    page: plan(`SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`, [...params, q.limit, q.offset]),
+  };
+}
