@@ -81,8 +81,13 @@ function build(q: AttendeeQuery): { from: string; where: string; params: unknown
   }
   if (q.publicOnly) where.push("a.optout = 0 AND (a.rsvp_status IS NULL OR a.rsvp_status = 'yes') AND e.password = ''");
   if (q.search) {
-    where.push("(a.full_name LIKE ? ESCAPE '\\' OR a.email LIKE ? ESCAPE '\\')");
-    params.push(like(q.search), like(q.search));
+    // E-mail addresses are private: only a manager's search looks into them.
+    if (q.publicOnly) where.push("a.full_name LIKE ? ESCAPE '\\'");
+    else {
+      where.push("(a.full_name LIKE ? ESCAPE '\\' OR a.email LIKE ? ESCAPE '\\')");
+      params.push(like(q.search));
+    }
+    params.push(like(q.search));
   }
   if (q.name) {
     where.push("a.full_name LIKE ? ESCAPE '\\'");

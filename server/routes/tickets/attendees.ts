@@ -96,7 +96,8 @@ function buildQuery(ctx: Ctx, input: ListInput, perPage: number): AttendeeQuery 
   if (input.provider?.length) q.providers = input.provider.map((p) => p.toLowerCase());
   if (input.search) q.search = input.search;
   if (input.name) q.name = input.name;
-  if (input.email) q.email = input.email;
+  // Filtering by e-mail would let the public probe who is coming: managers only.
+  if (input.email && manager) q.email = input.email;
   if (input.after) q.createdAfter = utcFilter(input.after, 'after');
   if (input.before) q.createdBefore = utcFilter(input.before, 'before');
   if (input.price_min !== undefined) q.priceMin = input.price_min * 100;
