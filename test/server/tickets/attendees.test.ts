@@ -186,6 +186,12 @@ describe('list paging', () => {
     assert.deepEqual(ids(desc), [...f.attendeeIds].reverse());
     const byTitle = await list(`post_id=${f.eventId}&per_page=100&orderby=title&order=DESC`, s.admin);
     assert.deepEqual(byTitle.body.attendees.map((a: { title: string }) => a.title), ['Gus Kent', 'Fay Wong', 'Eve Moss', 'Dee Ray', 'Cy Young', 'Bob Stone', 'Ann Lee']);
+    s.db.prepare("UPDATE posts SET date_gmt = '2020-01-01 00:00:00' WHERE id = ?").run(f.attendeeIds[5]);
+    const byDate = await list(`post_id=${f.eventId}&per_page=100&orderby=date`, s.admin);
+    assert.deepEqual(ids(byDate), [f.attendeeIds[5], ...f.attendeeIds.filter((x) => x !== f.attendeeIds[5])]);
+    s.db.prepare('UPDATE posts SET date_gmt = date WHERE id = ?').run(f.attendeeIds[5]);
+    const bySlug = await list(`post_id=${f.eventId}&per_page=100&orderby=slug&order=DESC`, s.admin);
+    assert.deepEqual(ids(bySlug), [...f.attendeeIds].reverse());
     const inc = [f.attendeeIds[4], f.attendeeIds[1], f.attendeeIds[6]];
     const byInclude = await list(`include=${inc.join(',')}&orderby=include`, s.admin);
     assert.deepEqual(ids(byInclude), inc);

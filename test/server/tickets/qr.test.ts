@@ -199,10 +199,16 @@ describe('GET /qr/{id}', () => {
     assert.match(r.text, /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   });
 
-  test('images for door and manager callers only', async () => {
+  test('images for door and manager callers only, and a bound key only for its event', async () => {
     const anon = await call(`${Q}/${f.attendeeIds[1]}?format=png`);
     assert.equal(anon.status, 401);
     assert.equal(anon.body.code, 'rest_forbidden');
     assert.equal((await call(`${Q}/${f.attendeeIds[1]}?format=gif`)).body.code, 'rest_invalid_param');
+    const other = seedTicketsFixture(s.db, { attendees: 1 });
+    const bound = s.apiKey('Other event door', other.eventId);
+    const r = await call(`${Q}/${f.attendeeIds[1]}?format=svg`, { auth: `Bearer ${bound.key}` });
+    assert.equal(r.status, 403);
+    assert.equal(r.body.code, 'rest_forbidden');
+    assert.equal((await call(`${Q}/${other.attendeeIds[0]}?format=svg`, { auth: `Bearer ${bound.key}` })).status, 200);
   });
 });
