@@ -11,10 +11,20 @@ import { globalId } from '../events/present.ts';
 /** Event Tickets "manage access": door devices (API keys), door staff, organizers and administrators. */
 export const managesAttendees = (ctx: Ctx) => can(ctx, 'manage_attendees');
 
+// Stored times repeat a lot on a page (an order's date on each of its attendees): converted once each.
+const localTimes = new Map<string, string>();
+
 /** A stored UTC time (`YYYY-MM-DD HH:MM:SS` or ISO 8601) as site-local `Y-m-d H:i:s`. */
 export function utcToLocal(ctx: Ctx, utc: string): string {
-  const iso = utc.includes('T') ? utc : `${utc.replace(' ', 'T')}Z`;
-  return formatInZone(new Date(iso), ctx.app.config.timezone);
+  const key = `${ctx.app.config.timezone}|${utc}`;
+  let local = localTimes.get(key);
+  if (local === undefined) {
+    const iso = utc.includes('T') ? utc : `${utc.replace(' ', 'T')}Z`;
+    local = formatInZone(new Date(iso), ctx.app.config.timezone);
+    if (localTimes.size >= 20_000) localTimes.clear();
+    localTimes.set(key, local);
+  }
+  return local;
 }
 
 function saleDate(date: string, time: string): string {
