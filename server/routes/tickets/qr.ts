@@ -81,8 +81,8 @@ const qrCheckin = implement(ticketsRoutes.qrCheckin, (input, ctx): Result => {
       return qr403({ msg: 'Security code is not valid!', error: 'security_code_not_valid' });
     }
     const decision = decideScan(door, row, scan);
-    applyScan(door, row, decision);
-    const attendee = () => presentAttendee(door, getAttendeeRow(ctx.db, row.id)!, true);
+    const after = applyScan(door, row, decision);
+    const attendee = () => presentAttendee(door, after, true);
     const o = decision.outcome;
     if (o.kind === 'accepted') return { status: 201, body: { msg: 'Checked In!', attendee: attendee() } };
     if (o.kind === 'conflict') return qr403({ msg: 'Already checked in!', error: 'attendee_already_checked_in', attendee: attendee() });
