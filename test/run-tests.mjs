@@ -1,6 +1,7 @@
 // Runs the test suite with node's test runner (Node 20 has no glob in --test): every test/**/*.test.ts
 // except benchmarks, or only those under the folders given as arguments.
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
 
@@ -23,7 +24,19 @@ if (!files.length) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-// A test that hangs fails after 5 minutes instead of stalling the run.
-const timeout = process.env.TEST_TIMEOUT_MS ?? '300000';
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeout}`, ...files], { cwd: root, stdio: 'inherit' });
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+// A test that hangs fails after 5 minutes instead of stalling the run (25 for the full reliability profile,
+// whose crash test alone restarts the server 50 times).
+const timeout = process.env.TEST_TIMEOUT_MS ?? (process.env.RELIABILITY_PROFILE === 'full' ? '1500000' : '300000');
+// The reliability tests append their figures here; the summary is printed once every file has run.
+const figuresDir = mkdtempSync(join(tmpdir(), 'doorstep-figures-'));
+const figures = join(figuresDir, 'figures.jsonl');
+const env = { ...process.env, RELIABILITY_FIGURES: figures };
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeout}`, ...files], { cwd: root, stdio: 'inherit', env });
+child.on('exit', async (code, signal) => {
+  if (existsSync(figures)) {
+    const { summary } = await import('./reliability/summary.mjs');
+    process.stdout.write(`\n${summary(readFileSync(figures, 'utf8'))}`);
+  }
+  rmSync(figuresDir, { recursive: true, force: true });
+  process.exit(code ?? (signal ? 1 : 0));
+});

@@ -27,7 +27,7 @@ function docPath(route: string): string {
   return route.replace(/\(\?P<(\w+)>[^)]*\)/g, '{$1}');
 }
 
-describe('access by role', () => {
+describe('access by role', { timeout: 15 * 60_000 }, () => {
   test('every route against every caller', { timeout: 10 * 60_000 }, async () => {
     const srv = await startTestServer();
     setProxyDeps(srv.app.state, {

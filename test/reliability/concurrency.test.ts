@@ -15,7 +15,7 @@ import { acceptedPerAttendee, auditCheckins } from './verify-checkins.ts';
 const P = profile();
 const KIOSKS = 10;
 
-describe('concurrency', () => {
+describe('concurrency', { timeout: 15 * 60_000 }, () => {
   test(`${KIOSKS} kiosks over overlapping sets of ${P.concurrencyAttendees} attendees`, { timeout: 10 * 60_000 }, async () => {
     const site = seedSite(P.concurrencyAttendees);
     const server = childServer({ dbFile: site.dbFile, port: await freePort() });

@@ -24,7 +24,7 @@ function shuffle<T>(a: T[]): T[] {
   return a;
 }
 
-describe('crash safety (SIGKILL)', () => {
+describe('crash safety (SIGKILL)', { timeout: 30 * 60_000 }, () => {
   test(`the server killed ${P.kills} times during batch uploads`, { timeout: 20 * 60_000 }, async () => {
     const site = seedSite(P.crashAttendees);
     const server = childServer({ dbFile: site.dbFile, port: await freePort() });

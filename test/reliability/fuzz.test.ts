@@ -75,7 +75,7 @@ export function judge(status: number, text: string, o: { batch: boolean; postSmt
   return null;
 }
 
-describe('hostile input from the OpenAPI documents', () => {
+describe('hostile input from the OpenAPI documents', { timeout: 20 * 60_000 }, () => {
   test(`${P.fuzzRequests} generated requests`, { timeout: 15 * 60_000 }, async () => {
     const srv = await startTestServer();
     // The oEmbed proxy must never reach out: every name resolves to loopback, which the policy refuses.
