@@ -6,8 +6,11 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/connection.ts';
 import type { Ctx } from '../http/context.ts';
-import { insertPost } from '../db/repos/posts.ts';
 import { nowDates, utcString } from '../content/site-time.ts';
+import { createTicket } from '../db/repos/tickets.ts';
+import { createOrder } from '../db/repos/orders.ts';
+import { insertCheckin } from '../db/repos/checkins.ts';
+import { setCheckedIn } from '../db/repos/attendees.ts';
 import { createApiKey } from '../auth/credentials.ts';
 import { pairingLink, writePairingQr } from '../pairing.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
@@ -27,48 +30,49 @@ export async function demoTickets(db: Db, config: Config, ctx: Ctx, eventIds: nu
   const now = new Date();
   const ticketed = eventIds.slice(0, Math.min(eventIds.length, 40));
   const stats = db.transaction(() => {
-    const tickets: { id: number; event: number; provider: 'rsvp' | 'tc'; price: number; capacity: number }[] = [];
-    for (const event of ticketed) {
+    const d = nowDates(tz, now);
+    const tickets = ticketed.map((event) => {
       const paid = random() < 0.7;
       const capacity = pick([50, 100, 150, 200, 300]);
-      const d = nowDates(tz, now);
-      const id = insertPost(db, 'ticket', { ...d, title: paid ? 'General admission' : 'Free RSVP', content: paid ? 'Standing and seating, first come first served.' : 'Reserve a free place.', slug: `ticket-${event}`, author: ctx.caller.kind === 'user' ? ctx.caller.userId : 0 });
-      const price = paid ? pick([1000, 1500, 2000, 2500]) : 0;
-      stmt(db, "INSERT INTO tickets (post_id, event_id, provider, price_minor, currency, capacity) VALUES (?, ?, ?, ?, 'EUR', ?)").run(id, event, paid ? 'tc' : 'rsvp', price, capacity);
-      tickets.push({ id, event, provider: paid ? 'tc' : 'rsvp', price, capacity });
-    }
+      const id = createTicket(db, {
+        eventId: event,
+        provider: paid ? 'tc' : 'rsvp',
+        name: paid ? 'General admission' : 'Free RSVP',
+        description: paid ? 'Standing and seating, first come first served.' : 'Reserve a free place.',
+        priceMinor: paid ? pick([1000, 1500, 2000, 2500]) : 0,
+        currency: 'EUR',
+        capacity,
+        date: d.date,
+        dateGmt: d.date_gmt,
+      });
+      return { id, event, paid, capacity };
+    });
     const sold = new Map<number, number>();
     let made = 0;
     let checkedIn = 0;
-    let guard = 0;
-    while (made < attendees && guard++ < attendees * 4) {
+    for (let guard = 0; made < attendees && guard < attendees * 4; guard++) {
       const t = pick(tickets);
       const qty = Math.min(1 + Math.floor(random() * 4), attendees - made, t.capacity - (sold.get(t.id) ?? 0));
       if (qty <= 0) continue;
       const first = pick(FIRST);
       const last = pick(LAST);
       const email = `${first}.${last}${Math.floor(random() * 1000)}@example.test`.toLowerCase().replace(/[^a-z0-9.@]/g, '');
-      const status = t.provider === 'tc' && random() < 0.06 ? 'pending' : 'completed';
-      const d = nowDates(tz, now);
-      const orderId = insertPost(db, 'order', { ...d, title: `Order for ${first} ${last}`, status: 'publish' });
-      stmt(db, 'INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, total_minor, currency, created_utc, completed_utc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-        orderId, t.provider, status, `${first} ${last}`, email, t.price * qty, 'EUR', d.date_gmt, status === 'completed' ? d.date_gmt : null,
-      );
-      stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)').run(orderId, t.id, qty, t.price);
-      for (let i = 0; i < qty; i++) {
-        const name = i === 0 ? `${first} ${last}` : `${pick(FIRST)} ${last}`;
-        const aid = insertPost(db, 'attendee', { ...d, title: name, status: 'publish' });
-        stmt(db, 'INSERT INTO attendees (post_id, ticket_id, event_id, order_id, provider, full_name, email, security_code, price_minor, rsvp_status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-          aid, t.id, t.event, orderId, t.provider, name, email, crypto.randomBytes(6).toString('hex'), t.price, t.provider === 'rsvp' ? 'yes' : null,
-        );
+      const status = t.paid && random() < 0.06 ? 'pending' : 'completed';
+      const order = createOrder(db, { purchaserName: `${first} ${last}`, purchaserEmail: email, items: [{ ticketId: t.id, quantity: qty }], date: d.date, dateGmt: d.date_gmt, status });
+      order.attendeeIds.forEach((aid, i) => {
+        if (i > 0) {
+          // Companions of the purchaser get names of their own.
+          const name = `${pick(FIRST)} ${last}`;
+          stmt(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(name, aid);
+          stmt(db, 'UPDATE posts SET title = ? WHERE id = ?').run(name, aid);
+        }
         if (status === 'completed' && random() < 0.25) {
-          const at = utcString(new Date(now.getTime() - Math.floor(random() * 3 * 3600_000)));
-          const iso = at.replace(' ', 'T') + 'Z';
-          const c = stmt(db, "INSERT INTO checkins (attendee_id, event_id, result, scanned_at, received_at, device_id, nonce, source, user_id) VALUES (?, ?, 'accepted', ?, ?, 'demo-door-1', ?, 'demo', 0)").run(aid, t.event, iso, iso, crypto.randomUUID());
-          stmt(db, 'UPDATE attendees SET checked_in = 1, checkin_id = ? WHERE post_id = ?').run(Number(c.lastInsertRowid), aid);
+          const at = new Date(now.getTime() - Math.floor(random() * 3 * 3600_000)).toISOString();
+          const checkin = insertCheckin(db, { attendee_id: aid, event_id: t.event, result: 'accepted', reason: null, scanned_at: at, received_at: at, device_id: 'demo-door-1', nonce: crypto.randomUUID(), source: 'demo', user_id: 0, api_key_id: null });
+          setCheckedIn(db, aid, checkin);
           checkedIn++;
         }
-      }
+      });
       sold.set(t.id, (sold.get(t.id) ?? 0) + qty);
       made += qty;
     }
