@@ -51,6 +51,12 @@ export function writeNew(dataDir: string, area: Area, ext: UploadExt, bytes: Buf
   return `${area}/${name}`;
 }
 
+/** Deletes a stored file (only ever inside the files directory). */
+export function removeStored(dataDir: string, rel: string): void {
+  const abs = resolveStored(dataDir, rel);
+  if (abs) fs.rmSync(abs, { force: true });
+}
+
 /** Moves a stored file to the other area; returns its new relative path (unchanged if already there). */
 export function moveTo(dataDir: string, rel: string, area: Area): string {
   const m = STORED.exec(rel);

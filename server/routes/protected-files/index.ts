@@ -11,7 +11,7 @@ import { insertAttachmentCols } from '../../db/repos/attachments.ts';
 import { getFile, insertLink, insertUpload, liveLinks, revokeLinks, setProtection, type FileRow, type LinkRow } from '../../db/repos/files.ts';
 import { nowDates } from '../../content/site-time.ts';
 import { LINK_TTL_SECONDS, signLink } from '../../files/links.ts';
-import { mimeOf, moveTo, sniff, storedExists, typeMatches, writeNew } from '../../files/storage.ts';
+import { mimeOf, moveTo, removeStored, sniff, storedExists, typeMatches, writeNew } from '../../files/storage.ts';
 
 const unix = (utc: string) => Math.floor(Date.parse(utc.replace(' ', 'T') + 'Z') / 1000);
 
@@ -136,9 +136,14 @@ const upload = implement(R.upload, (input, ctx) => {
   });
   const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
   insertUpload(ctx.db, { postId: id, name: input.filename, sha256, uploadedBy: callerUserId(ctx), created: nowUtc() });
-  // Written last, so a failed write rolls the rows back.
+  // Written last, so a failed write rolls the rows back (and a failed row removes the file).
   const rel = writeNew(ctx.app.config.dataDir, 'public', ext, bytes);
-  insertAttachmentCols(ctx.db, id, { url: publicFileUrl(ctx, { post_id: id, name: input.filename }), file_path: rel, mime_type: mimeOf(ext), filesize: bytes.length, protected: 0 });
+  try {
+    insertAttachmentCols(ctx.db, id, { url: publicFileUrl(ctx, { post_id: id, name: input.filename }), file_path: rel, mime_type: mimeOf(ext), filesize: bytes.length, protected: 0 });
+  } catch (e) {
+    removeStored(ctx.app.config.dataDir, rel);
+    throw e;
+  }
   return created(present(ctx, getFile(ctx.db, id)!));
 });
 
