@@ -195,6 +195,12 @@ describe('protected-files/v1', () => {
     assert.equal((await call(url('/files'), { method: 'POST', body: { filename: 'a.txt', content: b64('a') } })).status, 401);
     assert.equal((await upload('a.txt', 'a', door)).status, 403);
     assert.equal((await call(url(`/files/${id}`), { method: 'DELETE', auth: s.admin })).body.code, 'rest_no_route');
+    // IDs only: anything path-like in the REST routes matches no route at all.
+    for (const bad of [`/files/..%2F${id}`, `/files/${id}%00`, `/private-urls/%2Fetc%2Fpasswd`, `/un-protect-files/${id}/..`, '/files/-1']) {
+      const r = await call(url(bad), { auth: s.admin });
+      assert.equal(r.status, 404, bad);
+      assert.equal(r.body.code, 'rest_no_route', bad);
+    }
   });
 
   test('the namespace index lists only the language parameter on the original routes', async () => {
