@@ -92,6 +92,27 @@ describe('batch check-ins', () => {
     assert.equal(count('SELECT SUM(checked_in) AS n FROM attendees WHERE post_id IN (?, ?)', ok1, ok2), 2);
   });
 
+  test('an item that fails after writing undoes its own writes only, keeping its scan log row', async () => {
+    const id = f.attendeeIds[42];
+    const other = f.attendeeIds[43];
+    assert.equal((await batch({ requests: [scan(id)] })).body.responses[0].status, 201);
+    const logBefore = count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id);
+    const r = await batch({
+      requests: [
+        scan(other),
+        // Renames, then loses the scan: the rename is undone, the conflict is logged.
+        { method: 'PATCH', path: `/evt/tickets/v1/attendees/${id}`, body: { full_name: 'Renamed In Batch', check_in: true, nonce: nonce(), device_id: 'late' } },
+        { method: 'PATCH', path: `/evt/tickets/v1/attendees/${other}`, body: { full_name: 'Kept Rename' } },
+      ],
+    });
+    assert.deepEqual(r.body.responses.map((x: { status: number }) => x.status), [201, 400, 201]);
+    const name = (x: number) => (s.db.prepare('SELECT full_name AS n FROM attendees WHERE post_id = ?').get(x) as { n: string }).n;
+    assert.equal(name(id), 'Guest 43');
+    assert.equal(name(other), 'Kept Rename');
+    assert.equal(count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id), logBefore + 1);
+    assert.equal(s.db.inTransaction, false);
+  });
+
   test('require-all-validate with one invalid item executes nothing', async () => {
     const ids = f.attendeeIds.slice(34, 37);
     const before = count('SELECT COUNT(*) AS n FROM checkins');
