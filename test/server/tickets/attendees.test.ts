@@ -312,6 +312,20 @@ describe('changed_since deltas', () => {
     assert.equal(delta.body.attendees[0].checked_in, true);
   });
 
+  test('changed_since=0 is a full pass that nothing can shift: trashing during paging skips no one', async () => {
+    const fx = seedTicketsFixture(s.db, { attendees: 6 });
+    const auth = bearer(door.key);
+    const page = async (p: number) => list(`post_id=${fx.eventId}&per_page=2&page=${p}&changed_since=0`, auth);
+    const p1 = await page(1);
+    s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(fx.attendeeIds[0]);
+    const p2 = await page(2);
+    const p3 = await page(3);
+    assert.deepEqual([...ids(p1), ...ids(p2), ...ids(p3)], fx.attendeeIds);
+    const delta = await list(`post_id=${fx.eventId}&changed_since=${p1.headers.get('x-evt-cursor')}`, auth);
+    assert.deepEqual(ids(delta), [fx.attendeeIds[0]]);
+    assert.equal(delta.body.attendees[0].status, 'trash');
+  });
+
   test('new attendees appear in the delta; a negative cursor is a parameter error', async () => {
     const fx = seedTicketsFixture(s.db, { attendees: 1 });
     const c = (await list(`post_id=${fx.eventId}`, s.admin)).headers.get('x-evt-cursor');
