@@ -110,7 +110,9 @@ function buildQuery(ctx: Ctx, input: ListInput, perPage: number): AttendeeQuery 
   }
   // No ticket collects extra attendee information (that needs the extended add-on).
   if (input.attendee_information_available === true) q.empty = true;
-  if (delta) q.changedSince = input.changed_since;
+  // Every attendee has a change number above 0: `changed_since=0` is a full pass (trashed included, so
+  // nothing shifts between pages), read through the ID-ordered index rather than sorted.
+  if (delta && input.changed_since! > 0) q.changedSince = input.changed_since;
   return q;
 }
 
