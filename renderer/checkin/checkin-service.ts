@@ -7,7 +7,6 @@ import {
 } from '../../shared/checkin/wire.ts';
 import { getAttendee, toSubject } from '../store/attendees.ts';
 import type { AttendeeRow, KioskDb } from '../store/db.ts';
-import { getSyncState } from '../store/meta.ts';
 import { hasPending, logScan, recordLocalScan, storeServerAttendee } from '../store/outbox.ts';
 import { ApiError, createApiClient, type ApiClient, type FetchLike } from '../sync/api-client.ts';
 import type { SyncEngine } from '../sync/engine.ts';
@@ -87,7 +86,8 @@ export class CheckinService {
     if (engine.status.unauthorized) {
       return finish({ kind: 'invalid', reason: 'refused', attendeeId: code?.attendeeId ?? null, name: null, message: 'device key refused: pair again' }, 'offline');
     }
-    const ctx = async () => ({ eventId: settings.event_id, now: this.now(), lastSyncAt: (await getSyncState(db)).lastSyncAt });
+    // The engine keeps the last download time in memory; no storage read on the scan path.
+    const ctx = async () => ({ eventId: settings.event_id, now: this.now(), lastSyncAt: engine.status.lastSyncAt });
     let local = code ? await getAttendee(db, code.attendeeId) : undefined;
     const pre = await rules(local, await ctx());
     if (code === null || isFinalLocally(pre)) return finish(pre, 'offline');

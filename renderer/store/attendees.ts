@@ -13,12 +13,18 @@ export function parseCheckinDate(date: string | null | undefined): number | null
   return Number.isFinite(ms) ? ms : null;
 }
 
-function wordsOf(...texts: string[]): string[] {
+/**
+ * Search keys: each word of the name, the whole email and its local part. Domain parts are left out: they
+ * match half the list and every index entry costs time when 100,000 attendees are cached.
+ */
+function wordsOf(name: string, email: string): string[] {
   const words = new Set<string>();
-  for (const text of texts) {
-    const lower = text.toLowerCase();
-    if (lower) words.add(lower);
-    for (const w of lower.split(/[\s@.,_+-]+/)) if (w) words.add(w);
+  for (const w of name.toLowerCase().split(/[\s,]+/)) if (w) words.add(w);
+  const mail = email.toLowerCase().trim();
+  if (mail) {
+    words.add(mail);
+    const local = mail.split('@')[0];
+    if (local) words.add(local);
   }
   return [...words];
 }
@@ -54,21 +60,23 @@ export function overlayPending(row: AttendeeRow, pending: OutboxRow): AttendeeRo
 }
 
 /**
- * Stores one downloaded page in one transaction. Attendees with scans still in the outbox keep the state of
- * the newest such scan: the server has not heard of it yet.
+ * Stores downloaded attendees in one transaction, together with `after` (the download's progress), so a
+ * crash leaves either both or neither. Attendees with scans still in the outbox keep the state of the
+ * newest such scan: the server has not heard of it yet.
  */
-export async function applyAttendees(db: KioskDb, attendees: readonly DoorAttendee[]): Promise<void> {
+export async function applyAttendees(
+  db: KioskDb,
+  attendees: readonly DoorAttendee[],
+  after?: () => Promise<unknown>,
+): Promise<void> {
   const rows = attendees.map(toAttendeeRow);
-  await db.transaction('rw', db.attendees, db.outbox, async () => {
+  await db.transaction('rw', db.attendees, db.outbox, db.meta, async () => {
     const ids = rows.map((r) => r.id);
     const pending = ids.length ? await db.outbox.where('attendeeId').anyOf(ids).sortBy('seq') : [];
-    if (pending.length === 0) {
-      await db.attendees.bulkPut(rows);
-      return;
-    }
     const latest = new Map<number, OutboxRow>();
     for (const p of pending) latest.set(p.attendeeId, p);
-    await db.attendees.bulkPut(rows.map((r) => (latest.has(r.id) ? overlayPending(r, latest.get(r.id)!) : r)));
+    await db.attendees.bulkPut(latest.size ? rows.map((r) => (latest.has(r.id) ? overlayPending(r, latest.get(r.id)!) : r)) : rows);
+    await after?.();
   });
 }
 

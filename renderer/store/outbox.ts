@@ -1,6 +1,6 @@
 import type { DoorAttendee } from '../../shared/checkin/wire.ts';
-import { overlayPending, parseCheckinDate, toAttendeeRow } from './attendees.ts';
-import type { AttendeeRow, ConflictRow, KioskDb, OutboxRow, RejectedRow, ScanRow } from './db.ts';
+import { overlayPending, toAttendeeRow } from './attendees.ts';
+import type { AttendeeRow, KioskDb, OutboxRow, ScanRow } from './db.ts';
 
 export interface LocalScan {
   nonce: string;
@@ -65,75 +65,6 @@ export function nextOutboxBatch(db: KioskDb, size: number): Promise<OutboxRow[]>
 /** Whether this device still has scans of the attendee that the server has not heard of. */
 export async function hasPending(db: KioskDb, attendeeId: number): Promise<boolean> {
   return (await db.outbox.where('attendeeId').equals(attendeeId).count()) > 0;
-}
-
-/** Upload accepted: the row leaves the outbox and the server's attendee replaces the local mark. */
-export async function settleAccepted(db: KioskDb, row: OutboxRow, attendee: DoorAttendee): Promise<void> {
-  await db.transaction('rw', db.outbox, db.attendees, async () => {
-    await db.outbox.delete(row.seq!);
-    await storeServerAttendee(db, attendee);
-  });
-}
-
-/**
- * Upload lost to an earlier admission on another device: kept in the conflicts list with both times and
- * devices, and the cache takes the standing check-in.
- */
-export async function settleConflict(
-  db: KioskDb,
-  row: OutboxRow,
-  standing: { date: string | null; deviceId: string | null },
-  now: number,
-): Promise<ConflictRow> {
-  return db.transaction('rw', db.outbox, db.attendees, db.conflicts, async () => {
-    await db.outbox.delete(row.seq!);
-    const attendee = await db.attendees.get(row.attendeeId);
-    const conflict: ConflictRow = {
-      nonce: row.nonce, attendeeId: row.attendeeId, name: attendee?.name ?? '',
-      ourScanIso: row.scanIso, ourDevice: row.deviceId, theirDate: standing.date, theirDevice: standing.deviceId,
-      recordedAt: now,
-    };
-    if (!(await db.conflicts.where('nonce').equals(row.nonce).count())) conflict.id = await db.conflicts.add(conflict);
-    if (attendee && !(await db.outbox.where('attendeeId').equals(row.attendeeId).count())) {
-      await db.attendees.put({
-        ...attendee, checkedIn: 1, checkinDate: standing.date,
-        checkinAt: parseCheckinDate(standing.date), checkinDevice: standing.deviceId,
-      });
-    }
-    return conflict;
-  });
-}
-
-/**
- * Upload refused for good (order not complete, unknown attendee, ...): set aside with the reason. A refused
- * admission no longer counts as inside, unless later scans of this device say otherwise.
- */
-export async function settleRejected(
-  db: KioskDb,
-  row: OutboxRow,
-  reason: { code: string; message: string },
-  now: number,
-): Promise<RejectedRow> {
-  return db.transaction('rw', db.outbox, db.attendees, db.rejected, async () => {
-    await db.outbox.delete(row.seq!);
-    const attendee = await db.attendees.get(row.attendeeId);
-    const rejected: RejectedRow = {
-      nonce: row.nonce, attendeeId: row.attendeeId, name: attendee?.name ?? '', checkIn: row.checkIn,
-      scanIso: row.scanIso, code: reason.code, message: reason.message, recordedAt: now,
-    };
-    if (!(await db.rejected.where('nonce').equals(row.nonce).count())) rejected.id = await db.rejected.add(rejected);
-    if (attendee && row.checkIn && !(await db.outbox.where('attendeeId').equals(row.attendeeId).count())) {
-      await db.attendees.put({ ...attendee, checkedIn: 0, checkinDate: null, checkinAt: null, checkinDevice: null });
-    }
-    return rejected;
-  });
-}
-
-/** A retryable item failure: count the attempt and keep the row. */
-export async function noteAttempt(db: KioskDb, row: OutboxRow): Promise<number> {
-  const attempts = row.attempts + 1;
-  await db.outbox.update(row.seq!, { attempts });
-  return attempts;
 }
 
 /**

@@ -1,10 +1,12 @@
-import { AttendeeArchive, DoorEvent, TicketArchive } from '../../shared/checkin/wire.ts';
+import { AttendeeArchive, DoorEvent, TicketArchive, type DoorAttendee } from '../../shared/checkin/wire.ts';
 import { applyAttendees } from '../store/attendees.ts';
 import type { KioskDb } from '../store/db.ts';
 import { getSyncState, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
 import { ApiError, type ApiClient, type ApiResponse } from './api-client.ts';
 
 export const ATTENDEES_PER_PAGE = 100;
+/** Pages requested ahead while earlier ones are parsed and written, so server and kiosk work at once. */
+const PAGES_IN_FLIGHT = 4;
 
 export interface DownloadProgress {
   phase: 'full' | 'delta';
@@ -19,10 +21,6 @@ export interface DownloadOptions {
   now: () => number;
   onProgress?: (p: DownloadProgress) => void;
   signal?: AbortSignal;
-}
-
-function header(res: ApiResponse, name: string): string | null {
-  return res.headers.get(name);
 }
 
 /** The event and its tickets; small, so refreshed whole on every full pass and on demand. */
@@ -41,55 +39,104 @@ export async function downloadEventInfo({ api, db, eventId, signal }: DownloadOp
   });
 }
 
-async function fetchPage(opts: DownloadOptions, page: number, changedSince: string | null): Promise<ApiResponse | null> {
-  const query: Record<string, string | number> = {
-    post_id: opts.eventId, per_page: ATTENDEES_PER_PAGE, page, orderby: 'id', order: 'ASC',
-  };
-  if (changedSince !== null) query.changed_since = changedSince;
+interface Page {
+  attendees: DoorAttendee[];
+  total: number;
+  totalPages: number;
+  cursor: string | null;
+}
+
+async function fetchPage(opts: DownloadOptions, page: number, changedSince: string): Promise<Page | null> {
+  const query = { post_id: opts.eventId, per_page: ATTENDEES_PER_PAGE, page, changed_since: changedSince };
+  let res: ApiResponse;
   try {
-    return await opts.api.get('evt/tickets/v1/attendees', query, { signal: opts.signal, timeoutMs: 30_000 });
+    res = await opts.api.get('evt/tickets/v1/attendees', query, { signal: opts.signal, timeoutMs: 30_000 });
   } catch (err) {
     // The list shrank while we paged: the pass is over, and the next delta brings whatever moved.
     if (err instanceof ApiError && err.failure.kind === 'http' && err.failure.code === 'invalid-page-number') return null;
     throw err;
   }
+  const body = AttendeeArchive.parse(res.body);
+  return {
+    attendees: body.attendees,
+    total: Number(res.headers.get('X-ET-TOTAL') ?? body.total),
+    totalPages: Number(res.headers.get('X-ET-TOTAL-PAGES') ?? body.total_pages),
+    cursor: res.headers.get('X-EVT-Cursor'),
+  };
 }
 
 /**
- * Runs one paging pass. The cursor is taken from the first page, so changes made while paging are picked
- * up by the next delta. Each page is fetched while the previous one is being written.
+ * One paging pass over `changed_since`. The first download uses cursor 0: that list is in ID order and keeps
+ * trashed attendees, so pages do not shift when attendees are added or removed meanwhile, and an interrupted
+ * pass resumes by page number. The cursor for the next delta is taken from the first page. Pages are
+ * fetched several at a time but written strictly in order, each with the progress it completes.
  */
 async function pagePass(
   opts: DownloadOptions,
-  changedSince: string | null,
+  changedSince: string,
   start: { page: number; cursor: string | null; loaded: number },
-  onPage: (s: FullDownloadState) => Promise<void>,
-): Promise<{ cursor: string | null; loaded: number; total: number }> {
-  let page = start.page;
+  progressState: (s: FullDownloadState) => (() => Promise<unknown>) | undefined,
+): Promise<{ cursor: string | null; loaded: number }> {
   let cursor = start.cursor;
   let loaded = start.loaded;
-  let total = 0;
-  let next = fetchPage(opts, page, changedSince);
-  for (;;) {
-    const res = await next;
-    if (res === null) break;
-    const body = AttendeeArchive.parse(res.body);
-    if (page === start.page && cursor === null) cursor = header(res, 'X-EVT-Cursor');
-    const totalPages = Number(header(res, 'X-ET-TOTAL-PAGES') ?? body.total_pages);
-    total = Number(header(res, 'X-ET-TOTAL') ?? body.total);
-    const more = page < totalPages && body.attendees.length > 0;
-    next = more ? fetchPage(opts, page + 1, changedSince) : Promise.resolve(null);
-    // Keep a rejected prefetch from surfacing as unhandled while this page is written.
-    next.catch(() => undefined);
-    await applyAttendees(opts.db, body.attendees);
-    loaded += body.attendees.length;
-    await onPage({ cursor, nextPage: page + 1, totalPages, loaded, total });
-    opts.onProgress?.({ phase: changedSince === null ? 'full' : 'delta', loaded, total });
-    if (!more) break;
-    page += 1;
+  const first = await fetchPage(opts, start.page, changedSince);
+  if (first === null) return { cursor, loaded };
+  if (cursor === null) cursor = first.cursor;
+  const totalPages = first.totalPages;
+  const inFlight = new Map<number, Promise<Page | null>>();
+  /** Pages that have arrived; consecutive ones are written together in one transaction. */
+  const arrived = new Map<number, Page | null>();
+  let nextToFetch = start.page + 1;
+  const fill = () => {
+    while (inFlight.size < PAGES_IN_FLIGHT && nextToFetch <= totalPages) {
+      const n = nextToFetch++;
+      const p = fetchPage(opts, n, changedSince);
+      // Keep a failed prefetch from surfacing as unhandled while earlier pages are written.
+      p.then((v) => arrived.set(n, v), () => undefined);
+      inFlight.set(n, p);
+    }
+  };
+  let page = start.page;
+  let current: Page | null = first;
+  try {
+    while (current) {
+      fill();
+      const batch = [...current.attendees];
+      let last = current;
+      let end = false;
+      for (;;) {
+        if (page >= totalPages || last.attendees.length === 0) {
+          end = true;
+          break;
+        }
+        if (!arrived.has(page + 1) || batch.length >= 1000) break;
+        const more = arrived.get(page + 1)!;
+        inFlight.delete(page + 1);
+        arrived.delete(page + 1);
+        page += 1;
+        if (more === null) {
+          end = true;
+          break;
+        }
+        batch.push(...more.attendees);
+        last = more;
+      }
+      loaded += batch.length;
+      const state: FullDownloadState = { cursor, nextPage: page + 1, totalPages, loaded, total: last.total };
+      await applyAttendees(opts.db, batch, progressState(state));
+      opts.onProgress?.({ phase: changedSince === '0' ? 'full' : 'delta', loaded, total: last.total });
+      if (end) break;
+      page += 1;
+      const next = inFlight.get(page)!;
+      inFlight.delete(page);
+      arrived.delete(page);
+      current = await next;
+    }
+  } finally {
+    // Do not leave requests running past a failure; their answers are not needed any more.
+    await Promise.allSettled(inFlight.values());
   }
-  await next;
-  return { cursor, loaded, total };
+  return { cursor, loaded };
 }
 
 /**
@@ -103,15 +150,15 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
     if (!resume) await downloadEventInfo(opts);
     const result = await pagePass(
       opts,
-      null,
+      '0',
       resume ? { page: resume.nextPage, cursor: resume.cursor, loaded: resume.loaded } : { page: 1, cursor: null, loaded: 0 },
-      (full) => putSyncState(opts.db, { ...state, full }),
+      (full) => () => putSyncState(opts.db, { ...state, full }),
     );
     const done: SyncState = { complete: true, full: null, cursor: result.cursor, lastSyncAt: opts.now() };
     await putSyncState(opts.db, done);
     return result.loaded - (resume?.loaded ?? 0);
   }
-  const result = await pagePass(opts, state.cursor, { page: 1, cursor: null, loaded: 0 }, async () => undefined);
+  const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, () => undefined);
   await putSyncState(opts.db, { ...state, cursor: result.cursor ?? state.cursor, lastSyncAt: opts.now() });
   return result.loaded;
 }

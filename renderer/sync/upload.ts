@@ -2,9 +2,8 @@ import {
   BATCH_MAX_REQUESTS, BatchResponse, checkinBatchItem, classifyCheckinResponse,
 } from '../../shared/checkin/wire.ts';
 import type { KioskDb, OutboxRow } from '../store/db.ts';
-import {
-  nextOutboxBatch, noteAttempt, settleAccepted, settleConflict, settleRejected,
-} from '../store/outbox.ts';
+import { nextOutboxBatch } from '../store/outbox.ts';
+import { settleBatch, type Settlement } from '../store/settle.ts';
 import { ApiError, type ApiClient } from './api-client.ts';
 import type { SyncFailure } from './events.ts';
 
@@ -42,38 +41,40 @@ export async function uploadBatch(
     // No usable answer for the whole batch: nothing is settled, the same nonces go again later.
     return { ...result, stop: { kind: 'network', message: err instanceof Error ? err.message : String(err) } };
   }
+  const items: Array<{ row: OutboxRow; result: Settlement }> = [];
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i];
     const item = body.responses[i];
     const outcome = item ? classifyCheckinResponse(item.status, item.body) : { kind: 'retry' as const, status: 0, message: 'no answer' };
     switch (outcome.kind) {
       case 'accepted':
-        await settleAccepted(db, row, outcome.attendee);
-        result.uploaded++;
+        items.push({ row, result: { kind: 'accepted', attendee: outcome.attendee } });
         break;
-      case 'conflict': {
-        const standing = { date: outcome.standing?.date ?? null, deviceId: outcome.standing?.device_id ?? null };
-        result.failures.push({ kind: 'conflict', item: await settleConflict(db, row, standing, now()) });
-        result.uploaded++;
+      case 'conflict':
+        items.push({ row, result: { kind: 'conflict', standing: { date: outcome.standing?.date ?? null, deviceId: outcome.standing?.device_id ?? null } } });
         break;
-      }
       case 'rejected':
-        result.failures.push({ kind: 'rejected', item: await settleRejected(db, row, outcome, now()) });
-        result.uploaded++;
+        items.push({ row, result: { kind: 'rejected', code: outcome.code, message: outcome.message } });
         break;
       case 'unauthorized':
+        // The row stays queued for the new key.
         result.stop = { kind: 'unauthorized', message: outcome.message };
         break;
       case 'retry':
-        if ((await noteAttempt(db, row)) >= MAX_ITEM_ATTEMPTS) {
-          const reason = { code: 'server_error', message: `${outcome.status}: ${outcome.message}` };
-          result.failures.push({ kind: 'rejected', item: await settleRejected(db, row, reason, now()) });
+        if (row.attempts + 1 >= MAX_ITEM_ATTEMPTS) {
+          items.push({ row, result: { kind: 'rejected', code: 'server_error', message: `${outcome.status}: ${outcome.message}` } });
         } else {
+          items.push({ row, result: { kind: 'retry' } });
           result.stop ??= { kind: 'network', message: `server answered ${outcome.status}: ${outcome.message}` };
         }
         break;
     }
   }
+  // One transaction for the whole batch; the UI hears of conflicts and refusals only after it commits.
+  const settled = await settleBatch(db, items, now());
+  result.uploaded = items.filter((i) => i.result.kind !== 'retry').length;
+  for (const item of settled.conflicts) result.failures.push({ kind: 'conflict', item });
+  for (const item of settled.rejected) result.failures.push({ kind: 'rejected', item });
   return result;
 }
 

@@ -35,6 +35,11 @@ export class StatusBar {
     byId('last-sync').textContent = !paired ? '' : age === null ? t('status.neverSynced') : t('status.lastSync', { age });
     byId('cache-age').textContent = paired && age !== null ? t('status.cacheAge', { age }) : '';
     byId('device').textContent = t('status.device', { id: this.ctx.deviceId });
+    // Machine-readable state for tests and monitoring of a kiosk fleet.
+    const bar = byId('status-bar');
+    bar.dataset.online = String(s.online);
+    bar.dataset.ready = String(paired && s.ready);
+    bar.dataset.lastSync = s.lastSyncAt === null ? '' : String(s.lastSyncAt);
     const alert = byId('alert');
     alert.hidden = !s.unauthorized;
     alert.textContent = s.unauthorized ? t('status.unauthorized') : '';

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import 'fake-indexeddb/auto';
 import { openKioskDb } from '../../../renderer/store/db.ts';
 import { applyAttendees, countAttendees, searchAttendees, getAttendee } from '../../../renderer/store/attendees.ts';
-import { recordLocalScan, settleConflict, settleRejected, nextOutboxBatch, clearEventData } from '../../../renderer/store/outbox.ts';
+import { recordLocalScan, nextOutboxBatch, clearEventData } from '../../../renderer/store/outbox.ts';
+import { settleBatch } from '../../../renderer/store/settle.ts';
 import { getDeviceId } from '../../../renderer/store/meta.ts';
 import { hashSecurityCode } from '../../../shared/checkin/security-code.ts';
 import type { DoorAttendee } from '../../../shared/checkin/wire.ts';
@@ -87,7 +88,7 @@ describe('outbox', () => {
     await applyAttendees(db, [attendee(1)]);
     await recordLocalScan(db, scan('n1', 1), 'admitted');
     const [row] = await nextOutboxBatch(db, 25);
-    const c = await settleConflict(db, row, { date: '2026-11-22T19:58:00+02:00', deviceId: 'door-b' }, 5);
+    const { conflicts: [c] } = await settleBatch(db, [{ row, result: { kind: 'conflict', standing: { date: '2026-11-22T19:58:00+02:00', deviceId: 'door-b' } } }], 5);
     assert.deepEqual(
       { ...c, id: undefined },
       { id: undefined, nonce: row.nonce, attendeeId: 1, name: 'Mari Tamm 1', ourScanIso: row.scanIso, ourDevice: 'door-a',
@@ -95,13 +96,29 @@ describe('outbox', () => {
     );
     assert.equal(await db.outbox.count(), 0);
     assert.equal((await getAttendee(db, 1))?.checkinDevice, 'door-b');
+    assert.equal((await db.conflicts.toArray()).length, 1);
+  });
+  test('a batch settles accepted rows, keeps retries queued, and keeps a later queued scan on top', async () => {
+    const db = freshDb();
+    await applyAttendees(db, [attendee(1), attendee(2)]);
+    await recordLocalScan(db, scan('in-1', 1), 'admitted');
+    await recordLocalScan(db, scan('in-2', 2), 'admitted');
+    await recordLocalScan(db, { ...scan('out-1', 1, false), scanIso: '2026-11-22T20:05:00.000+02:00' }, 'admitted');
+    const [r1, r2] = await nextOutboxBatch(db, 2);
+    const server = (id: number) => attendee(id, { checked_in: true, checkin_details: { date: '2026-11-22 18:00:00', device_id: 'door-a' }, security_code: undefined });
+    const out = await settleBatch(db, [{ row: r1, result: { kind: 'accepted', attendee: server(1) } }, { row: r2, result: { kind: 'retry' } }], 9);
+    assert.deepEqual([...out.attempts.values()], [1]);
+    assert.deepEqual((await db.outbox.toArray()).map((r) => [r.nonce.slice(0, 5), r.attempts]), [['in-20', 1], ['out-1', 0]]);
+    const a1 = await getAttendee(db, 1);
+    assert.equal(a1?.checkedIn, 0, 'the queued check-out stays on top of the accepted check-in');
+    assert.equal(a1?.codeHash, hashSecurityCode(1, 'code1xxxxxx'), 'the hash survives an answer without the code');
   });
   test('a rejected admission is set aside with its reason and no longer counts as inside', async () => {
     const db = freshDb();
     await applyAttendees(db, [attendee(1)]);
     await recordLocalScan(db, scan('n1', 1), 'admitted');
     const [row] = await nextOutboxBatch(db, 25);
-    await settleRejected(db, row, { code: 'tec-et-attendee-invalid-check-in', message: 'Order' }, 6);
+    await settleBatch(db, [{ row, result: { kind: 'rejected', code: 'tec-et-attendee-invalid-check-in', message: 'Order' } }], 6);
     const rejected = await db.rejected.toArray();
     assert.equal(rejected.length, 1);
     assert.equal(rejected[0].code, 'tec-et-attendee-invalid-check-in');

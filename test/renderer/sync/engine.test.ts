@@ -20,7 +20,10 @@ describe('download', () => {
     d.engine.events.on((e) => e.type === 'progress' && progress.push(e));
     await d.engine.syncNow();
     assert.equal(await d.db.attendees.count(), 250);
-    assert.deepEqual(progress.map((p) => p.type === 'progress' && p.loaded), [100, 200, 250]);
+    // Pages that arrive together are written together, so progress may skip a step, but it only grows.
+    const loaded = progress.map((p) => (p.type === 'progress' ? p.loaded : 0));
+    assert.equal(loaded.at(-1), 250);
+    assert.deepEqual([...loaded].sort((a, b) => a - b), loaded);
     assert.equal((await d.db.event.toArray())[0].title, 'Door test event');
     assert.equal(d.engine.status.ready, true);
 
@@ -64,7 +67,8 @@ describe('download', () => {
     const off = d.engine.events.on((e) => e.type === 'progress' && pages.push(String(e.loaded)));
     await d.engine.syncNow();
     off();
-    assert.deepEqual(pages, ['300', '350']);
+    assert.equal(pages.at(-1), '350');
+    assert.ok(Number(pages[0]) > 200, 'resumed after the two stored pages');
     assert.equal(await d.db.attendees.count(), 350);
     assert.equal((await getSyncState(d.db)).complete, true);
     assert.equal(d.engine.status.online, true);

@@ -1,0 +1,102 @@
+import type { DoorAttendee } from '../../shared/checkin/wire.ts';
+import { overlayPending, parseCheckinDate, toAttendeeRow } from './attendees.ts';
+import type { AttendeeRow, ConflictRow, KioskDb, OutboxRow, RejectedRow } from './db.ts';
+
+/** What the server said about one uploaded scan, reduced to what the store needs. */
+export type Settlement =
+  | { kind: 'accepted'; attendee: DoorAttendee }
+  | { kind: 'conflict'; standing: { date: string | null; deviceId: string | null } }
+  | { kind: 'rejected'; code: string; message: string }
+  /** No final answer: the row stays queued with one more attempt counted. */
+  | { kind: 'retry' };
+
+export interface SettleResult {
+  conflicts: ConflictRow[];
+  rejected: RejectedRow[];
+  /** Attempts of each row left queued, by `seq`. */
+  attempts: Map<number, number>;
+}
+
+/**
+ * Applies the answers to one uploaded batch in one transaction with a handful of bulk requests (not one
+ * request per item: on a busy door PC each IndexedDB round trip waits for the main thread).
+ *
+ * Accepted rows leave the outbox and the server's attendee replaces the local one; conflicts go to the
+ * conflicts list with both times and devices, and the cache takes the standing check-in; refusals go to the
+ * rejected list (a refused admission stops counting as inside). Where this device still has later scans of
+ * the same attendee queued, the newest of them stays on top.
+ */
+export async function settleBatch(
+  db: KioskDb,
+  items: ReadonlyArray<{ row: OutboxRow; result: Settlement }>,
+  now: number,
+): Promise<SettleResult> {
+  return db.transaction('rw', [db.outbox, db.attendees, db.conflicts, db.rejected], async () => {
+    const ids = [...new Set(items.map((i) => i.row.attendeeId))];
+    const nonces = items.map((i) => i.row.nonce);
+    const [current, queued, knownConflicts, knownRejected] = await Promise.all([
+      db.attendees.bulkGet(ids),
+      db.outbox.where('attendeeId').anyOf(ids).sortBy('seq'),
+      db.conflicts.where('nonce').anyOf(nonces).toArray(),
+      db.rejected.where('nonce').anyOf(nonces).toArray(),
+    ]);
+    const rows = new Map<number, AttendeeRow>();
+    current.forEach((r) => r && rows.set(r.id, r));
+    const touched = new Set<number>();
+    const done = new Set<number>();
+    const seen = new Set([...knownConflicts.map((c) => c.nonce), ...knownRejected.map((r) => r.nonce)]);
+    const out: SettleResult = { conflicts: [], rejected: [], attempts: new Map() };
+
+    for (const { row, result } of items) {
+      const before = rows.get(row.attendeeId);
+      if (result.kind === 'retry') {
+        out.attempts.set(row.seq!, row.attempts + 1);
+        continue;
+      }
+      done.add(row.seq!);
+      touched.add(row.attendeeId);
+      if (result.kind === 'accepted') {
+        const fresh = toAttendeeRow(result.attendee);
+        // A check-in answer may omit the security code; keep the hash we have.
+        rows.set(row.attendeeId, fresh.codeHash === null && before?.codeHash ? { ...fresh, codeHash: before.codeHash } : fresh);
+      } else if (result.kind === 'conflict') {
+        const conflict: ConflictRow = {
+          nonce: row.nonce, attendeeId: row.attendeeId, name: before?.name ?? '', ourScanIso: row.scanIso, ourDevice: row.deviceId,
+          theirDate: result.standing.date, theirDevice: result.standing.deviceId, recordedAt: now,
+        };
+        if (!seen.has(row.nonce)) out.conflicts.push(conflict);
+        if (before) {
+          rows.set(row.attendeeId, {
+            ...before, checkedIn: 1, checkinDate: result.standing.date,
+            checkinAt: parseCheckinDate(result.standing.date), checkinDevice: result.standing.deviceId,
+          });
+        }
+      } else {
+        const rejected: RejectedRow = {
+          nonce: row.nonce, attendeeId: row.attendeeId, name: before?.name ?? '', checkIn: row.checkIn, scanIso: row.scanIso,
+          code: result.code, message: result.message, recordedAt: now,
+        };
+        if (!seen.has(row.nonce)) out.rejected.push(rejected);
+        if (before && row.checkIn) {
+          rows.set(row.attendeeId, { ...before, checkedIn: 0, checkinDate: null, checkinAt: null, checkinDevice: null });
+        }
+      }
+    }
+
+    const latestLeft = new Map<number, OutboxRow>();
+    for (const q of queued) if (!done.has(q.seq!)) latestLeft.set(q.attendeeId, q);
+    const puts: AttendeeRow[] = [];
+    for (const id of touched) {
+      const r = rows.get(id);
+      if (r) puts.push(latestLeft.has(id) ? overlayPending(r, latestLeft.get(id)!) : r);
+    }
+    await Promise.all([
+      db.outbox.bulkDelete([...done]),
+      db.attendees.bulkPut(puts),
+      out.conflicts.length ? db.conflicts.bulkAdd(out.conflicts) : undefined,
+      out.rejected.length ? db.rejected.bulkAdd(out.rejected) : undefined,
+      ...[...out.attempts].map(([seq, attempts]) => db.outbox.update(seq, { attempts })),
+    ]);
+    return out;
+  });
+}

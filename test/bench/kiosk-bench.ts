@@ -1,0 +1,193 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { BrowserContext, Page } from 'playwright-core';
+import { openDatabase } from '../../server/db/connection.ts';
+import { createApiKey } from '../../server/auth/credentials.ts';
+import { pairingLink } from '../../shared/checkin/pairing.ts';
+import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
+import { makeNonce, isoWithOffset } from '../../shared/checkin/ids.ts';
+import { seedTicketsFixture } from '../helpers/tickets-fixture.ts';
+import { launchKiosk } from '../e2e/browser.ts';
+import { build } from 'vite';
+import { buildKioskTo } from '../e2e/kiosk-build.ts';
+import { serveKiosk } from '../e2e/fake-http-server.ts';
+import { writeY4m, type Shot } from '../e2e/y4m.ts';
+import { startTarget } from './bench-util.ts';
+
+/**
+ * npm run bench:kiosk: the kiosk in headless Chromium against the real server (own process, 127.0.0.1),
+ * served by that server at `{base}/kiosk/` (renderer/dist is rebuilt first), as at a venue:
+ * caching 10,000 and 100,000 attendees from pairing to a complete cache; cached lookups by attendee ID;
+ * scan-to-verdict from the camera frame that first shows a code (fake camera, online and offline); and
+ * uploading 1,000 queued check-ins. Targets: 100,000 cached < 30 s, scan-to-verdict p95 < 150 ms,
+ * 1,000 synced < 5 s.
+ */
+const SMALL = Number(process.env.BENCH_SMALL ?? 10_000);
+const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
+const SCANS = Number(process.env.BENCH_SCANS ?? 25);
+const QUEUED = Number(process.env.BENCH_QUEUED ?? 1_000);
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-bench-'));
+const dbFile = path.join(work, 'bench.sqlite');
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+};
+const contexts = new Set<BrowserContext>();
+
+async function browser(profile: string, y4m: string | null | 'no-camera', offlineRoot?: string): Promise<Page> {
+  const ctx = await launchKiosk(path.join(work, profile), y4m);
+  contexts.add(ctx);
+  if (offlineRoot) await ctx.route((u) => u.href.startsWith(offlineRoot), (r) => r.abort('internetdisconnected'));
+  return ctx.pages()[0] ?? ctx.newPage();
+}
+
+async function closeAll(): Promise<void> {
+  for (const c of contexts) await c.close();
+  contexts.clear();
+}
+
+const waitReady = (page: Page, timeout: number) =>
+  page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout, polling: 50 });
+
+/** Pairs a fresh profile by link and times pairing-to-complete-cache. */
+async function cacheRun(kioskBase: string, root: string, key: string, eventId: number, expected: number, profile: string) {
+  const page = await browser(profile, process.env.BENCH_CAMERA ? null : 'no-camera');
+  const t0 = performance.now();
+  await page.goto(pairingLink(kioskBase, { url: root, api_key: key, event_id: eventId }));
+  await waitReady(page, 600_000);
+  const seconds = (performance.now() - t0) / 1000;
+  const count = await page.evaluate(() => new Promise<number>((resolve) => {
+    const open = indexedDB.open('doorstep-kiosk');
+    open.onsuccess = () => {
+      const req = open.result.transaction('attendees').objectStore('attendees').count();
+      req.onsuccess = () => resolve(req.result);
+    };
+  }));
+  if (count !== expected) throw new Error(`cached ${count} attendees, expected ${expected}`);
+  return { page, seconds };
+}
+
+/** Times IndexedDB reads by attendee ID in the kiosk's own database, as a scan decision does them. */
+function lookups(page: Page, ids: number[]): Promise<number[]> {
+  return page.evaluate((ids) => new Promise<number[]>((resolve) => {
+    const open = indexedDB.open('doorstep-kiosk');
+    open.onsuccess = async () => {
+      const db = open.result;
+      const times: number[] = [];
+      for (const id of ids) {
+        const t = performance.now();
+        await new Promise((r) => { db.transaction('attendees').objectStore('attendees').get(id).onsuccess = r; });
+        times.push(performance.now() - t);
+      }
+      resolve(times);
+    };
+  }), ids);
+}
+
+/** Plays SCANS ticket codes to the fake camera and collects the page's scan-to-verdict measures. */
+async function scanRun(profile: string, urls: string[], offlineRoot?: string): Promise<number[]> {
+  const shots: Shot[] = [{ text: null, frames: 10 }];
+  for (const u of urls) shots.push({ text: u, frames: 3 }, { text: null, frames: 3 });
+  const y4m = path.join(work, `${profile}-${offlineRoot ? 'off' : 'on'}.y4m`);
+  writeY4m(y4m, shots, 10);
+  const page = await browser(profile, y4m, offlineRoot);
+  await page.goto(`${kioskUrl}`);
+  await page.waitForFunction((n) => performance.getEntriesByName('scan-to-verdict').length >= n, urls.length, { timeout: 120_000, polling: 200 });
+  const times = await page.evaluate(() => performance.getEntriesByName('scan-to-verdict').map((e) => e.duration));
+  await closeAll();
+  fs.rmSync(y4m, { force: true });
+  return times;
+}
+
+let kioskUrl = '';
+
+async function main(): Promise<void> {
+  await build({ configFile: path.join(import.meta.dirname, '../../vite.config.ts'), logLevel: 'silent' });
+  // The same build on another origin, as the Electron shell's app:// is: every API call then needs CORS.
+  const dist = await buildKioskTo();
+  const kiosk = await serveKiosk(dist);
+  const db = openDatabase(dbFile);
+  let t = performance.now();
+  const small = seedTicketsFixture(db, { attendees: SMALL, eventTitle: 'Bench 10k', provider: 'rsvp' });
+  const large = seedTicketsFixture(db, { attendees: LARGE, eventTitle: 'Bench 100k', provider: 'rsvp' });
+  const { key } = createApiKey(db, 'Bench door', null, null);
+  db.close();
+  console.log(`seeded ${SMALL + LARGE} attendees in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  const server = await startTarget(path.join(import.meta.dirname, 'server-target.ts'), { EVT_DB: dbFile });
+  const base = `http://127.0.0.1:${server.port}`;
+  const root = `${base}/wp-json/`;
+  kioskUrl = `${base}/kiosk/`;
+  const rows: string[] = [];
+  try {
+    const x = await cacheRun(kiosk.base, root, key, small.eventId, SMALL, 'cross-origin');
+    rows.push(`cache ${SMALL.toLocaleString('en-US')} attendees, kiosk on its own origin (Electron-like, CORS preflights): ${x.seconds.toFixed(2)} s (${Math.round(SMALL / x.seconds)} /s)`);
+    await closeAll();
+    const s = await cacheRun(base, root, key, small.eventId, SMALL, 'small');
+    rows.push(`cache ${SMALL.toLocaleString('en-US')} attendees: ${s.seconds.toFixed(2)} s (${Math.round(SMALL / s.seconds)} /s)`);
+    await closeAll();
+    const l = await cacheRun(base, root, key, large.eventId, LARGE, 'large');
+    rows.push(`cache ${LARGE.toLocaleString('en-US')} attendees: ${l.seconds.toFixed(2)} s (${Math.round(LARGE / l.seconds)} /s) — target < 30 s: ${(l.seconds / 30).toFixed(2)}x of budget`);
+    const ids = Array.from({ length: 500 }, (_, i) => large.attendeeIds[(i * 7919) % large.attendeeIds.length]);
+    const look = await lookups(l.page, ids);
+    rows.push(`cached lookup by ID (${LARGE.toLocaleString('en-US')} cached, ${ids.length} reads): p50 ${ms(pct(look, 50))}, p95 ${ms(pct(look, 95))}`);
+    await closeAll();
+
+    const code = (i: number) => {
+      const id = small.attendeeIds[i];
+      return ticketCodeUrl('http://door.example', { attendeeId: id, eventId: small.eventId, securityCode: small.codes.get(id)! });
+    };
+    const online = await scanRun('small', Array.from({ length: SCANS }, (_, i) => code(i)));
+    rows.push(`scan-to-verdict online (${online.length} scans): p50 ${ms(pct(online, 50))}, p95 ${ms(pct(online, 95))} — target p95 < 150 ms: ${(pct(online, 95) / 150).toFixed(2)}x`);
+    const offline = await scanRun('small', Array.from({ length: SCANS }, (_, i) => code(SCANS + i)), root);
+    rows.push(`scan-to-verdict offline (${offline.length} scans): p50 ${ms(pct(offline, 50))}, p95 ${ms(pct(offline, 95))} — target p95 < 150 ms: ${(pct(offline, 95) / 150).toFixed(2)}x`);
+
+    // 1,000 admissions waiting in the outbox (written straight into IndexedDB as offline scans leave them).
+    const page = await browser('small', null, root);
+    await page.goto(kioskUrl);
+    await waitReady(page, 60_000);
+    const queued = small.attendeeIds.slice(1000, 1000 + QUEUED).map((id) => ({
+      nonce: makeNonce(), attendeeId: id, checkIn: true, scanAt: Date.now(), scanIso: isoWithOffset(Date.now()), attempts: 0,
+    }));
+    const deviceId = await page.evaluate((rows) => new Promise<string>((resolve) => {
+      const open = indexedDB.open('doorstep-kiosk');
+      open.onsuccess = () => {
+        const tx = open.result.transaction(['outbox', 'meta'], 'readwrite');
+        const meta = tx.objectStore('meta').get('device');
+        meta.onsuccess = () => {
+          const device = String((meta.result as { value: string }).value);
+          for (const r of rows) tx.objectStore('outbox').add({ ...r, deviceId: device });
+          tx.oncomplete = () => resolve(device);
+        };
+      };
+    }), queued);
+    await contexts.values().next().value!.unrouteAll();
+    await page.locator('#staff-toggle').click();
+    const check = new Database(dbFile, { readonly: true });
+    const acceptedNow = () => (check.prepare("SELECT COUNT(*) AS n FROM checkins WHERE result = 'accepted' AND device_id = ?").get(deviceId) as { n: number }).n;
+    const before = acceptedNow();
+    t = performance.now();
+    await page.locator('#sync-now').click();
+    // Synced means on the server: poll its database until every queued check-in is accepted there.
+    while (acceptedNow() < before + QUEUED && performance.now() - t < 120_000) await new Promise((r) => setTimeout(r, 10));
+    const uploadSeconds = (performance.now() - t) / 1000;
+    const accepted = acceptedNow() - before;
+    await page.waitForFunction(() => document.getElementById('pending')?.dataset.count === '0', null, { timeout: 60_000, polling: 50 });
+    check.close();
+    rows.push(`sync ${QUEUED.toLocaleString('en-US')} queued check-ins: ${uploadSeconds.toFixed(2)} s (${accepted} of ${QUEUED} accepted on the server) — target < 5 s: ${(uploadSeconds / 5).toFixed(2)}x of budget`);
+    await closeAll();
+  } finally {
+    await closeAll();
+    server.proc.kill();
+    await kiosk.close();
+    fs.rmSync(dist, { recursive: true, force: true });
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  console.log(`\nkiosk bench (headless Chromium ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'}, real server on 127.0.0.1)`);
+  for (const r of rows) console.log(`  ${r}`);
+}
+
+await main();
