@@ -72,7 +72,9 @@ const submit = implement(R.submit, (input, ctx): Result => {
   for (const k of Object.keys(input.values)) if (!known.has(k)) errors[k] = 'Unknown field.';
   const values = new Map<number, FieldValue>();
   for (const f of formFields) {
-    const raw = input.values[f.key] ?? input.values[String(f.id)];
+    // Own properties only: a field keyed `constructor` must not read Object.prototype.
+    const own = (k: string) => (Object.hasOwn(input.values, k) ? input.values[k] : undefined);
+    const raw = own(f.key) ?? own(String(f.id));
     const r = checkValue(f, raw);
     if ('error' in r) errors[f.key] = r.error;
     else if (r.value !== null) values.set(f.id, r.value);

@@ -101,6 +101,17 @@ describe('forms-views: public submit', () => {
     assert.equal(byId.body.seq_num, 2);
   });
 
+  test('field keys that name Object.prototype members are ordinary fields', async () => {
+    const form = await createForm(s, 'Proto', [{ label: 'Constructor', type: 'textbox' }, { label: 'x', key: 'tostring', type: 'textbox', required: true }]);
+    assert.deepEqual(form.fields.map((f) => f.key), ['constructor', 'tostring']);
+    const r = await call(submitUrl(s, form.id), { method: 'POST', body: { values: { tostring: 'ok' } } });
+    assert.equal(r.status, 201, r.text);
+    const proto = await call(submitUrl(s, form.id), { method: 'POST', body: '{"values": {"__proto__": {"tostring": "x"}, "tostring": "y"}}' });
+    // A `__proto__` key never reaches the handler as data, and pollutes nothing.
+    assert.equal(proto.status, 201, proto.text);
+    assert.equal(({} as Record<string, unknown>).tostring, undefined);
+  });
+
   test('invalid values: required, email, number, select option, unknown field; nothing stored', async () => {
     const form = await createForm(s, 'Validation');
     const before = (s.db.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n;
