@@ -81,12 +81,46 @@ JOIN posts e ON e.id = a.event_id
 LEFT JOIN orders o ON o.post_id = a.order_id
 LEFT JOIN checkins c ON c.id = a.checkin_id`;
 
-/** Rows in the order of `ids` (missing ones skipped): one statement for a whole page. */
+// A page's attendees share a handful of tickets and events: those are read once each, not once per row.
+const SELECT_PAGE = `
+SELECT a.post_id AS id, a.ticket_id, a.event_id, a.order_id, a.provider, a.full_name, a.email, a.security_code,
+  a.price_minor, a.optout, a.rsvp_status, a.checked_in, a.checkin_id, a.change_seq, a.status,
+  p.author, p.slug, p.title, p.date, p.date_gmt, p.modified, p.modified_gmt,
+  o.status AS order_status, o.currency AS order_currency, o.created_utc AS order_created_utc, o.completed_utc AS order_completed_utc,
+  c.scanned_at AS ci_scanned_at, c.source AS ci_source, c.user_id AS ci_user_id, c.device_id AS ci_device_id
+FROM attendees a
+JOIN posts p ON p.id = a.post_id
+LEFT JOIN orders o ON o.post_id = a.order_id
+LEFT JOIN checkins c ON c.id = a.checkin_id
+WHERE a.post_id IN (SELECT value FROM json_each(?))`;
+
+const SELECT_TICKETS = `
+SELECT t.post_id AS ticket_id, tp.title AS ticket_title, tp.title_et AS ticket_title_et, tp.content AS ticket_content,
+  tp.content_et AS ticket_content_et, t.price_minor AS ticket_price_minor, t.currency AS ticket_currency, t.sku AS ticket_sku,
+  t.start_date AS ticket_start_date, t.start_time AS ticket_start_time, t.end_date AS ticket_end_date, t.end_time AS ticket_end_time
+FROM tickets t JOIN posts tp ON tp.id = t.post_id WHERE t.post_id IN (SELECT value FROM json_each(?))`;
+
+const SELECT_EVENTS = 'SELECT id AS event_id, status AS event_status, password AS event_password FROM posts WHERE id IN (SELECT value FROM json_each(?))';
+
+type TicketPart = Pick<AttendeeRow, 'ticket_id' | 'ticket_title' | 'ticket_title_et' | 'ticket_content' | 'ticket_content_et' | 'ticket_price_minor' | 'ticket_currency' | 'ticket_sku' | 'ticket_start_date' | 'ticket_start_time' | 'ticket_end_date' | 'ticket_end_time'>;
+type EventPart = Pick<AttendeeRow, 'event_id' | 'event_status' | 'event_password'>;
+type CorePart = Omit<AttendeeRow, keyof TicketPart | keyof EventPart> & { ticket_id: number; event_id: number };
+
+/** Rows in the order of `ids` (missing ones skipped): three statements for a whole page. */
 export function getAttendeeRows(db: Db, ids: readonly number[]): AttendeeRow[] {
   if (!ids.length) return [];
-  const rows = stmt(db, `${SELECT_ROWS} WHERE a.post_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as AttendeeRow[];
-  if (rows.length <= 1) return rows;
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  const core = stmt(db, SELECT_PAGE).all(JSON.stringify(ids)) as CorePart[];
+  const tickets = new Map(
+    (stmt(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))])) as TicketPart[]).map((t) => [t.ticket_id, t]),
+  );
+  const events = new Map((stmt(db, SELECT_EVENTS).all(JSON.stringify([...new Set(core.map((r) => r.event_id))])) as EventPart[]).map((e) => [e.event_id, e]));
+  const byId = new Map<number, AttendeeRow>();
+  for (const r of core) {
+    const t = tickets.get(r.ticket_id);
+    const e = events.get(r.event_id);
+    // The single-row join drops attendees whose ticket or event is gone; so does a page.
+    if (t && e) byId.set(r.id, { ...r, ...t, ...e });
+  }
   return ids.map((id) => byId.get(id)).filter((r): r is AttendeeRow => r !== undefined);
 }
 
