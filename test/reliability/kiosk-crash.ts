@@ -90,7 +90,8 @@ export async function kioskCrashScenario(kills: number): Promise<KioskCrashResul
     for (let round = 0; round < kills; round++) {
       const batch = rest.slice(round * 3, round * 3 + 3);
       ({ ctx, page } = await open(video(`offline-${round}`, batch.flatMap((a) => [{ text: a.ticketUrl, frames: 6 }, { text: null, frames: 4 }]).concat([{ text: null, frames: 30 }])), true));
-      await waitFor(`round ${round}: three queued scans`, async () => (await pending(page)) >= 3);
+      // Every earlier round's scans are still queued too (each sync was cut before the kiosk had an answer).
+      await waitFor(`round ${round}: ${3 * (round + 1)} queued scans`, async () => (await pending(page)) === 3 * (round + 1));
       queued.push(...batch.map((a) => a.id));
       const mode: HoldMode = round % 2 === 0 ? 'after-commit' : 'before-server';
       const caught = trap.arm(mode);
