@@ -171,8 +171,17 @@ export function integer<O extends IntOpts>(o: O = {} as O): Param<number, Presen
   let base = z.number().int();
   if (o.minimum !== undefined) base = base.min(o.minimum);
   if (o.maximum !== undefined) base = base.max(o.maximum);
-  // Bounds beyond the safe range still answer "not an integer" rather than overflow.
-  return make(z.preprocess(toInteger, base), base, o);
+  // Checked by hand so a fraction or a word reads "is not of type integer." as in core, not "number".
+  const schema = z.preprocess(
+    toInteger,
+    z.unknown().transform((v, ctx): number => {
+      if (typeof v !== 'number' || !Number.isSafeInteger(v)) return wpIssue(ctx, 'rest_invalid_type', '%s is not of type integer.');
+      if (o.minimum !== undefined && v < o.minimum) return wpIssue(ctx, 'rest_out_of_bounds', `%s must be greater than or equal to ${o.minimum}`);
+      if (o.maximum !== undefined && v > o.maximum) return wpIssue(ctx, 'rest_out_of_bounds', `%s must be less than or equal to ${o.maximum}`);
+      return v;
+    }),
+  );
+  return make(schema as z.ZodType<number>, base, o);
 }
 
 export function number<O extends Common<number> & { minimum?: number; maximum?: number }>(o: O = {} as O): Param<number, Present<O>> {
