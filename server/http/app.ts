@@ -88,7 +88,7 @@ function commonHeaders(res: Response, req: Request, urls: Urls, caller: Caller):
   res.setHeader('Link', `<${urls.root}>; rel="https://api.w.org/"`);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Access-Control-Expose-Headers', EXPOSE);
-  res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override');
+  res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, X-EVT-FormsViews-Auth');
   const origin = req.headers.origin;
   if (origin) {
     res.setHeader('Access-Control-Allow-Origin', origin);
