@@ -14,18 +14,14 @@ export function parseCheckinDate(date: string | null | undefined): number | null
 }
 
 /**
- * Search keys: each word of the name, the whole email and its local part. Domain parts are left out: they
- * match half the list and every index entry costs time when 100,000 attendees are cached.
+ * Search keys: each word of the name, and the whole email (a prefix of which is its local part). Domain
+ * parts are left out: they match half the list, and each index entry costs time when 100,000 are cached.
  */
 function wordsOf(name: string, email: string): string[] {
   const words = new Set<string>();
   for (const w of name.toLowerCase().split(/[\s,]+/)) if (w) words.add(w);
   const mail = email.toLowerCase().trim();
-  if (mail) {
-    words.add(mail);
-    const local = mail.split('@')[0];
-    if (local) words.add(local);
-  }
+  if (mail) words.add(mail);
   return [...words];
 }
 
@@ -34,7 +30,7 @@ export function toAttendeeRow(a: DoorAttendee): AttendeeRow {
   const details = a.checkin_details || null;
   const name = a.title ?? '';
   const email = a.email ?? '';
-  return {
+  const row: AttendeeRow = {
     id: a.id,
     eventId: a.post_id,
     ticketId: a.ticket_id,
@@ -43,20 +39,27 @@ export function toAttendeeRow(a: DoorAttendee): AttendeeRow {
     codeHash: a.security_code ? hashSecurityCode(a.id, a.security_code) : null,
     checkedIn: a.checked_in ? 1 : 0,
     checkinDate: a.checked_in && details ? details.date : null,
-    checkinAt: a.checked_in && details ? parseCheckinDate(details.date) : null,
+    checkinAt: a.checked_in ? (parseCheckinDate(details ? details.date : null) ?? 0) : null,
     checkinDevice: a.checked_in && details ? (details.device_id ?? null) : null,
     name,
     email,
     ticketTitle: a.ticket?.title ?? null,
     words: wordsOf(name, email),
   };
+  if (a.status === 'trash') row.trashed = 1;
+  return row;
 }
 
 /** Applies this device's own not-yet-uploaded scan on top of a row, so the server's older view cannot undo it. */
 export function overlayPending(row: AttendeeRow, pending: OutboxRow): AttendeeRow {
   return pending.checkIn
     ? { ...row, checkedIn: 1, checkinDate: pending.scanIso, checkinAt: pending.scanAt, checkinDevice: pending.deviceId }
-    : { ...row, checkedIn: 0, checkinDate: null, checkinAt: null, checkinDevice: null };
+    : notCheckedIn(row);
+}
+
+/** The row with no standing check-in. */
+export function notCheckedIn(row: AttendeeRow): AttendeeRow {
+  return { ...row, checkedIn: 0, checkinDate: null, checkinAt: null, checkinDevice: null };
 }
 
 /**
@@ -133,11 +136,11 @@ export interface DoorCounts {
 export async function countAttendees(db: KioskDb, deviceId: string, now: number): Promise<DoorCounts> {
   return db.transaction('r', db.attendees, async () => {
     const [checkedIn, all, trashed, thisDevice, lastHour] = await Promise.all([
-      db.attendees.where('checkedIn').equals(1).filter((r) => r.status !== 'trash').count(),
+      db.attendees.where('checkinAt').aboveOrEqual(0).filter((r) => r.status !== 'trash').count(),
       db.attendees.count(),
-      db.attendees.where('status').equals('trash').count(),
-      db.attendees.where('checkinDevice').equals(deviceId).filter((r) => r.checkedIn === 1).count(),
-      db.attendees.where('checkinAt').aboveOrEqual(now - 3_600_000).filter((r) => r.checkedIn === 1).count(),
+      db.attendees.where('trashed').equals(1).count(),
+      db.attendees.where('checkinDevice').equals(deviceId).filter((r) => r.checkedIn === 1 && r.status !== 'trash').count(),
+      db.attendees.where('checkinAt').aboveOrEqual(now - 3_600_000).filter((r) => r.status !== 'trash').count(),
     ]);
     return { checkedIn, total: all - trashed, thisDevice, lastHour };
   });

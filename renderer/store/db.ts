@@ -13,7 +13,10 @@ export interface AttendeeRow {
   checkedIn: 0 | 1;
   /** The standing check-in's date as the server or this device wrote it. */
   checkinDate: string | null;
-  /** The same moment in ms, when it could be parsed (for "last hour" counts). */
+  /**
+   * The same moment in ms (0 when checked in at a time that could not be read), `null` when not checked in.
+   * Indexed sparsely: IndexedDB leaves null out of an index, so only checked-in rows cost an entry.
+   */
   checkinAt: number | null;
   checkinDevice: string | null;
   name: string;
@@ -21,6 +24,8 @@ export interface AttendeeRow {
   ticketTitle: string | null;
   /** Lower-case words of name and email, for prefix search. */
   words: string[];
+  /** 1 for trashed attendees, absent otherwise: a sparse index for the "total" count. */
+  trashed?: 1;
 }
 
 /** A scan waiting for upload: an admitted check-in, or a check-out. */
@@ -106,8 +111,7 @@ export type KioskDb = Dexie & {
 /** Opens (creating or upgrading) the kiosk database. Tests pass distinct names to simulate devices. */
 export function openKioskDb(name = 'doorstep-kiosk'): KioskDb {
   const db = new Dexie(name) as KioskDb;
-  db.version(1).stores({
-    attendees: 'id, status, checkedIn, checkinAt, checkinDevice, *words',
+  const tables = {
     outbox: '++seq, &nonce, attendeeId',
     conflicts: '++id, &nonce, attendeeId',
     rejected: '++id, &nonce, attendeeId',
@@ -115,6 +119,16 @@ export function openKioskDb(name = 'doorstep-kiosk'): KioskDb {
     event: 'id',
     tickets: 'id',
     meta: 'key',
-  });
+  };
+  db.version(1).stores({ attendees: 'id, status, checkedIn, checkinAt, checkinDevice, *words', ...tables });
+  // Version 2: only sparse indexes on attendees (every dense index entry costs time when 100,000 are cached).
+  db.version(2)
+    .stores({ attendees: 'id, checkinAt, checkinDevice, trashed, *words', ...tables })
+    .upgrade((tx) =>
+      tx.table<AttendeeRow, number>('attendees').toCollection().modify((row) => {
+        if (row.status === 'trash') row.trashed = 1;
+        if (row.checkedIn === 1 && row.checkinAt === null) row.checkinAt = 0;
+      }),
+    );
   return db;
 }

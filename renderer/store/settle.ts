@@ -1,5 +1,5 @@
 import type { DoorAttendee } from '../../shared/checkin/wire.ts';
-import { overlayPending, parseCheckinDate, toAttendeeRow } from './attendees.ts';
+import { notCheckedIn, overlayPending, parseCheckinDate, toAttendeeRow } from './attendees.ts';
 import type { AttendeeRow, ConflictRow, KioskDb, OutboxRow, RejectedRow } from './db.ts';
 
 /** What the server said about one uploaded scan, reduced to what the store needs. */
@@ -68,7 +68,7 @@ export async function settleBatch(
         if (before) {
           rows.set(row.attendeeId, {
             ...before, checkedIn: 1, checkinDate: result.standing.date,
-            checkinAt: parseCheckinDate(result.standing.date), checkinDevice: result.standing.deviceId,
+            checkinAt: parseCheckinDate(result.standing.date) ?? 0, checkinDevice: result.standing.deviceId,
           });
         }
       } else {
@@ -78,7 +78,7 @@ export async function settleBatch(
         };
         if (!seen.has(row.nonce)) out.rejected.push(rejected);
         if (before && row.checkIn) {
-          rows.set(row.attendeeId, { ...before, checkedIn: 0, checkinDate: null, checkinAt: null, checkinDevice: null });
+          rows.set(row.attendeeId, notCheckedIn(before));
         }
       }
     }

@@ -142,8 +142,10 @@ async function main(): Promise<void> {
     };
     const online = await scanRun('small', Array.from({ length: SCANS }, (_, i) => code(i)));
     rows.push(`scan-to-verdict online (${online.length} scans): p50 ${ms(pct(online, 50))}, p95 ${ms(pct(online, 95))} — target p95 < 150 ms: ${(pct(online, 95) / 150).toFixed(2)}x`);
+    if (process.env.BENCH_VERBOSE) rows.push(`  online samples: ${online.map((x) => x.toFixed(0)).join(' ')}`);
     const offline = await scanRun('small', Array.from({ length: SCANS }, (_, i) => code(SCANS + i)), root);
     rows.push(`scan-to-verdict offline (${offline.length} scans): p50 ${ms(pct(offline, 50))}, p95 ${ms(pct(offline, 95))} — target p95 < 150 ms: ${(pct(offline, 95) / 150).toFixed(2)}x`);
+    if (process.env.BENCH_VERBOSE) rows.push(`  offline samples: ${offline.map((x) => x.toFixed(0)).join(' ')}`);
 
     // 1,000 admissions waiting in the outbox (written straight into IndexedDB as offline scans leave them).
     const page = await browser('small', null, root);
