@@ -104,13 +104,14 @@ export function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): Attendee
   if (!d.log) return row;
   const log = d.log;
   const id = insertCheckin(ctx.db, log);
+  // Rows are read fresh for each request, so updating this one in place is safe (and spares a copy per scan).
   if (d.outcome.kind === 'accepted') {
     setCheckedIn(ctx.db, row.id, id);
-    return { ...row, checked_in: 1, checkin_id: id, ci_scanned_at: log.scanned_at, ci_source: log.source, ci_user_id: log.user_id, ci_device_id: log.device_id };
+    return Object.assign(row, { checked_in: 1, checkin_id: id, ci_scanned_at: log.scanned_at, ci_source: log.source, ci_user_id: log.user_id, ci_device_id: log.device_id });
   }
   if (d.outcome.kind === 'checked_out' && row.checked_in) {
     setCheckedIn(ctx.db, row.id, null);
-    return { ...row, checked_in: 0, checkin_id: null, ci_scanned_at: null, ci_source: null, ci_user_id: null, ci_device_id: null };
+    return Object.assign(row, { checked_in: 0, checkin_id: null, ci_scanned_at: null, ci_source: null, ci_user_id: null, ci_device_id: null });
   }
   return row;
 }
