@@ -29,6 +29,7 @@ describe('attendee object', () => {
     const r = await list(`post_id=${f.eventId}&per_page=100`);
     assert.equal(r.status, 200);
     assert.deepEqual(Object.keys(r.body), ['rest_url', 'total', 'total_pages', 'attendees']);
+    assert.match(r.headers.get('x-evt-cursor') ?? '', /^\d+$/);
     for (const a of r.body.attendees) {
       assert.deepEqual(Object.keys(a), PUBLIC_KEYS);
       Attendee.parse(a);
