@@ -52,6 +52,8 @@ function video(name: string, shots: Shot[]): string {
 
 /** Every browser still open, so a failed test closes them and the run can end. */
 const openContexts = new Set<BrowserContext>();
+/** Console messages about the Content-Security-Policy: the kiosk must run without tripping it. */
+const cspViolations: string[] = [];
 
 async function open(profile: string, y4m: string, offlineRoot?: string): Promise<{ ctx: BrowserContext; page: Page }> {
   const ctx = await launchKiosk(profile, y4m);
@@ -59,6 +61,9 @@ async function open(profile: string, y4m: string, offlineRoot?: string): Promise
   ctx.on('close', () => openContexts.delete(ctx));
   if (offlineRoot) await ctx.route((url) => url.href.startsWith(offlineRoot), (route) => route.abort('internetdisconnected'));
   const page = ctx.pages()[0] ?? (await ctx.newPage());
+  page.on('console', (m) => {
+    if (/Content.Security.Policy|Refused to/i.test(m.text())) cspViolations.push(m.text());
+  });
   await page.goto(`${kiosk.base}/kiosk/`);
   return { ctx, page };
 }
@@ -110,6 +115,7 @@ async function scenario(backend: Backend): Promise<void> {
   await waitFor('an empty queue', async () => (await pending(page)) === 0);
   assert.equal((await backend.checkin(a6.id)).deviceId, deviceId);
   await ctx.close();
+  assert.deepEqual(cspViolations, []);
 }
 
 describe('kiosk end to end (headless Chromium, fake camera)', () => {
