@@ -50,6 +50,13 @@ describe('crash safety (SIGKILL)', { timeout: 30 * 60_000 }, () => {
           queueSome((k) => Math.ceil(portion(k, cycles) / (2 * bursts)));
           await sleep(upMs / bursts);
         }
+        // Three kills in four wait (briefly) for an upload in flight, so most land inside a batch: before the
+        // server reads it, during its transactions, or after the commit with the answer still on the wire.
+        if (kill % 4 !== 3) {
+          const until = Date.now() + 1000;
+          while (!kiosks.some((k) => k.inFlight > 0) && Date.now() < until) await sleep(2);
+          await sleep(Math.random() * 15);
+        }
         if (kiosks.some((k) => k.inFlight > 0)) killsMidBatch++;
         await server.kill();
         // Scans made while it is down pile up in the outboxes.

@@ -59,11 +59,12 @@ describe('soak', { timeout: 20 * 60_000 }, () => {
       assert.equal(counts.checkinFailures, 0, 'check-ins not answered 201');
       assert.ok(result.requests.total > 0);
       assert.equal(integrity, 'ok');
-      // Flat: the RSS settles within the first half minute (V8 heap and SQLite cache warm-up) and then saws
-      // up and down by a few tens of MiB with garbage collection. Over the full profile's last 150 s a leak
-      // shows as a trend: under 10 MiB/min is flat (a 1 KiB-per-request leak would be ~12). The short
-      // profile is too short for a trend through the sawtooth, so it only bounds the peak.
-      if (P.soakSeconds >= 120) assert.ok(slopePerMin < 10, `RSS grows ${slopePerMin.toFixed(2)} MiB/min over the last half`);
+      // Flat: the RSS settles within the first half minute (V8 heap and SQLite cache warm-up), then saws up
+      // and down by some 30-60 MiB as V8 resizes its heap (the live heap after a forced GC stays at ~24 MiB
+      // over minutes of this load). A leak shows as a trend over the full profile's last 150 s: 20 MiB/min
+      // is twice the largest slope seen from the sawtooth alone, and what a leak of ~1 KiB per request at
+      // ~350 requests/s would give. The short profile is too short for a trend, so it only bounds the peak.
+      if (P.soakSeconds >= 120) assert.ok(slopePerMin < 20, `RSS grows ${slopePerMin.toFixed(2)} MiB/min over the last half`);
       assert.ok(Math.max(...mem) < 1024, `RSS peaked at ${Math.max(...mem).toFixed(1)} MiB`);
     } finally {
       clearInterval(timer);
