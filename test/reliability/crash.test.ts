@@ -53,6 +53,8 @@ describe('crash safety (SIGKILL)', { timeout: 30 * 60_000 }, () => {
         // Three kills in four wait (briefly) for an upload in flight, so most land inside a batch: before the
         // server reads it, during its transactions, or after the commit with the answer still on the wire.
         if (kill % 4 !== 3) {
+          // A scan at each door now starts an upload if none is running.
+          queueSome(() => 1);
           const until = Date.now() + 1000;
           while (!kiosks.some((k) => k.inFlight > 0) && Date.now() < until) await sleep(2);
           await sleep(Math.random() * 15);
