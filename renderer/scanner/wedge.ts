@@ -19,7 +19,7 @@ export interface WedgeKey {
 }
 
 export function createWedge(opts: WedgeOptions) {
-  const idleMs = opts.idleMs ?? 80;
+  const idleMs = opts.idleMs ?? 150;
   const minLength = opts.minLength ?? 4;
   const setTimer = opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
   const clearTimer = opts.clearTimer ?? ((h) => clearTimeout(h as ReturnType<typeof setTimeout>));

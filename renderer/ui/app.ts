@@ -71,6 +71,8 @@ export class KioskApp {
     this.status.render();
     await this.renderEvent();
     await this.openPairingLink();
+    // A pairing link opened in a tab that already shows the kiosk only changes the hash.
+    window.addEventListener('hashchange', () => void this.openPairingLink());
     void this.startCamera(localStorage.getItem(CAMERA_KEY));
   }
 

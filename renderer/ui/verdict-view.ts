@@ -23,7 +23,9 @@ export class VerdictView {
     byId('verdict-headline').textContent = text.headline;
     byId('verdict-name').textContent = text.name;
     byId('verdict-detail').textContent = text.detail;
-    byId('verdict-mode').textContent = result.mode === 'offline' ? t('verdict.offline') : '';
+    // "Decided offline" matters where the server might disagree: an admission or an "already".
+    const offlineMatters = result.mode === 'offline' && (result.verdict.kind === 'admitted' || result.verdict.kind === 'already');
+    byId('verdict-mode').textContent = offlineMatters ? t('verdict.offline') : '';
     this.root.hidden = false;
     if (opts.frameAt !== undefined) {
       // Scan-to-verdict, read by the benchmark: from the frame with the code to the verdict on screen.
