@@ -1,6 +1,7 @@
 /// <reference lib="webworker" />
 import jsQR from 'jsqr';
 import type { DecodeReply, DecodeRequest } from './decoder-protocol.ts';
+import { warmUpImage } from './warm-up.ts';
 
 /**
  * Decodes QR codes off the main thread: the page hands over each frame as an ImageBitmap (a transfer, no
@@ -9,6 +10,11 @@ import type { DecodeReply, DecodeRequest } from './decoder-protocol.ts';
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 let canvas: OffscreenCanvas | null = null;
 let ctx: OffscreenCanvasRenderingContext2D | null = null;
+
+{
+  const warm = warmUpImage();
+  jsQR(warm.data, warm.width, warm.height, { inversionAttempts: 'dontInvert' });
+}
 
 scope.onmessage = (event: MessageEvent<DecodeRequest>) => {
   const { id, frame, frameAt } = event.data;
