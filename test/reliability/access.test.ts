@@ -121,6 +121,12 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
           tally.set(`${caller} ${res.status}`, (tally.get(`${caller} ${res.status}`) ?? 0) + 1);
           const why = allowed(caller, permission ?? 'public', { status: res.status, code });
           if (why && !(res.status === 500 && code === 'ticket-provider-not-found')) failures.push(`${c.method} ${c.route} (${permission}): ${why}`);
+          // Public reads of published objects are public, as in the original: no 401/403 for anyone. (The
+          // auxiliary namespaces copy plugins that check inside the handler: signed links, form tokens.)
+          const original = /^\/(evt|oembed)\//.test(c.route) || c.route === '/' || c.route.endsWith('/doc');
+          if (original && c.method === 'GET' && permission === 'public' && caller !== 'revoked key' && (res.status === 401 || res.status === 403)) {
+            failures.push(`GET ${c.route} (public): ${caller} refused with ${res.status} ${code}`);
+          }
           if (caller === 'door key' && res.status < 300) for (const s of privateStrings) if (res.text.includes(s)) seenByDoor.add(s);
           if ((caller === 'anonymous' || caller === 'revoked key') && res.status < 300) {
             for (const s of privateStrings) if (s && res.text.includes(s)) leaks.push(`${caller} ${c.method} ${c.route}: ${s}`);
