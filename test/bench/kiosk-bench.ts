@@ -26,7 +26,7 @@ import { startTarget } from './bench-util.ts';
  */
 const SMALL = Number(process.env.BENCH_SMALL ?? 10_000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
-const SCANS = Number(process.env.BENCH_SCANS ?? 25);
+const SCANS = Number(process.env.BENCH_SCANS ?? 40);
 const QUEUED = Number(process.env.BENCH_QUEUED ?? 1_000);
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-bench-'));
@@ -91,7 +91,7 @@ function lookups(page: Page, ids: number[]): Promise<number[]> {
 /** Plays SCANS ticket codes to the fake camera and collects the page's scan-to-verdict measures. */
 async function scanRun(profile: string, urls: string[], offlineRoot?: string): Promise<number[]> {
   const shots: Shot[] = [{ text: null, frames: 10 }];
-  for (const u of urls) shots.push({ text: u, frames: 3 }, { text: null, frames: 3 });
+  for (const u of urls) shots.push({ text: u, frames: 3 }, { text: null, frames: 2 });
   const y4m = path.join(work, `${profile}-${offlineRoot ? 'off' : 'on'}.y4m`);
   writeY4m(y4m, shots, 10);
   const page = await browser(profile, y4m, offlineRoot);
