@@ -7,6 +7,7 @@ import { HttpError, forbidden, internalError, noRoute } from './errors.ts';
 import type { Endpoint, Registry, RouteEntry } from './registry.ts';
 import { errorResult, type Result } from './result.ts';
 import { validateArgs } from './validate.ts';
+import { inTransaction } from '../db/in-transaction.ts';
 
 /** A request in REST terms, whether it came over HTTP or as an item of a batch. */
 export interface RestRequest {
@@ -109,7 +110,7 @@ export async function execute(p: Prepared): Promise<Result> {
     if (endpoint.async) {
       result = await endpoint.handler(p.input as never, ctx);
     } else if (isWrite) {
-      result = ctx.db.transaction(() => endpoint.handler(p.input as never, ctx) as Result)();
+      result = inTransaction(ctx.db, () => endpoint.handler(p.input as never, ctx) as Result);
     } else {
       result = endpoint.handler(p.input as never, ctx) as Result;
     }

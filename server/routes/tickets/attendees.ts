@@ -6,6 +6,7 @@ import { ok } from '../../http/result.ts';
 import type { Input } from '../../../shared/http/route.ts';
 import { queryAttendees, type AttendeeQuery } from '../../db/repos/attendee-query.ts';
 import { attendeeCursor, getAttendeeRows } from '../../db/repos/attendees.ts';
+import { inTransaction } from '../../db/in-transaction.ts';
 import { ALL_STATUSES, WRITABLE_STATUSES } from '../events/access.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
 import { keyEventScope, loadReadableAttendee, PUBLIC_ORDER_STATUSES, utcFilter } from './attendee-access.ts';
@@ -121,11 +122,11 @@ const list = implement(ticketsRoutes.listAttendees, (input, ctx) => {
   const q = buildQuery(ctx, input, perPage);
   // The cursor and the page come from one read transaction: a change committed after the cursor was read
   // cannot be in this page without also being after the cursor.
-  const { rows, total, cursor } = ctx.db.transaction(() => {
+  const { rows, total, cursor } = inTransaction(ctx.db, () => {
     const cursor = attendeeCursor(ctx.db);
     const { ids, total } = queryAttendees(ctx.db, q);
     return { rows: getAttendeeRows(ctx.db, ids), total, cursor };
-  })();
+  });
   const shown = Math.max(0, total - (input.offset ?? 0));
   const totalPages = Math.ceil(shown / perPage);
   if (input.page > 1 && input.page > totalPages) throw invalidPage();

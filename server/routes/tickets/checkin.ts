@@ -7,6 +7,7 @@ import { hooks } from '../../http/hooks.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, errorResult, type Result } from '../../http/result.ts';
 import { stmt } from '../../db/connection.ts';
+import { inTransaction } from '../../db/in-transaction.ts';
 import { getAttendeeRow, updateAttendeeFields, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { updatePost } from '../../db/repos/posts.ts';
 import { nowDates } from '../../content/site-time.ts';
@@ -82,14 +83,14 @@ export function updateAttendee(input: Input<typeof ticketsRoutes.updateAttendee.
   }
   let after: AttendeeRow;
   try {
-    after = ctx.db.transaction(() => {
+    after = inTransaction(ctx.db, () => {
       const edited = applyFields(ctx, row, input);
       const current = edited ? getAttendeeRow(ctx.db, row.id)! : row;
       if (!req) return current;
       const decision = decideScan(ctx, current, req);
       if (isFailure(decision.outcome)) throw new ScanFailed(decision);
       return applyScan(ctx, current, decision);
-    })();
+    });
   } catch (e) {
     if (!(e instanceof ScanFailed)) throw e;
     applyScan(ctx, row, e.decision);

@@ -13,6 +13,7 @@ import { keyEventScope } from './attendee-access.ts';
 import { managesAttendees, presentAttendee } from './attendee-present.ts';
 import { applyScan, decideScan, logFailedScan } from './scan.ts';
 import { qrLimiter } from './qr-limit.ts';
+import { inTransaction } from '../../db/in-transaction.ts';
 
 /** The check-in URL a ticket's QR code carries (CONTRACT section 7), on the request's language base. */
 export function attendeeQrUrl(ctx: Ctx, row: Pick<AttendeeRow, 'id' | 'event_id' | 'security_code'>): string {
@@ -68,7 +69,7 @@ const qrCheckin = implement(ticketsRoutes.qrCheckin, (input, ctx): Result => {
   const scan = { checkIn: true, deviceId: null, nonce: null, source: 'app' };
   // A GET that writes: run it as one transaction, and tell response caches that content moved.
   ctx.app.contentVersion++;
-  return ctx.db.transaction((): Result => {
+  return inTransaction(ctx.db, (): Result => {
     const row = Number.isSafeInteger(id) ? getAttendeeRow(ctx.db, id) : undefined;
     if (!row || (key.key.event_id !== null && row.event_id !== key.key.event_id)) {
       logFailedScan(door, { id: Number.isSafeInteger(id) ? id : 0, event_id: null }, scan, 'unknown_ticket');
@@ -92,7 +93,7 @@ const qrCheckin = implement(ticketsRoutes.qrCheckin, (input, ctx): Result => {
       error: 'attendee_not_authorized',
       attendee: attendee(),
     });
-  })();
+  });
 });
 
 export const qrEndpoints: Endpoint[] = [qrImage, qrCheckin];
