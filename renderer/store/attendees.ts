@@ -2,6 +2,7 @@ import type { DoorAttendee } from '../../shared/checkin/wire.ts';
 import type { ScanSubject } from '../../shared/checkin/decide.ts';
 import { hashSecurityCode } from '../../shared/checkin/security-code.ts';
 import type { AttendeeRow, KioskDb, OutboxRow } from './db.ts';
+import { putSnapshotChunk, snapshotGet, snapshotRows } from './snapshot.ts';
 
 /**
  * Parses a check-in date as ms. ISO strings carry their offset; the original's `Y-m-d H:i:s` has none and is
@@ -83,6 +84,28 @@ export async function applyAttendees(
   });
 }
 
+/**
+ * Stores one page of the first full download as a snapshot chunk, with `after` in the same transaction.
+ * Attendees this device has already scanned (a resumed download) also get a row in `attendees` carrying
+ * that scan, since `attendees` takes precedence over the snapshot.
+ */
+export async function applySnapshotPage(
+  db: KioskDb,
+  attendees: readonly DoorAttendee[],
+  after?: () => Promise<unknown>,
+): Promise<void> {
+  const rows = attendees.map(toAttendeeRow);
+  await db.transaction('rw', [db.snapshot, db.attendees, db.outbox, db.meta], async () => {
+    const ids = rows.map((r) => r.id);
+    const pending = ids.length ? await db.outbox.where('attendeeId').anyOf(ids).sortBy('seq') : [];
+    const latest = new Map<number, OutboxRow>();
+    for (const p of pending) latest.set(p.attendeeId, p);
+    await putSnapshotChunk(db, rows);
+    if (latest.size) await db.attendees.bulkPut(rows.filter((r) => latest.has(r.id)).map((r) => overlayPending(r, latest.get(r.id)!)));
+    await after?.();
+  });
+}
+
 /** The rules' view of a cached attendee. */
 export function toSubject(row: AttendeeRow): ScanSubject {
   return {
@@ -98,8 +121,12 @@ export function toSubject(row: AttendeeRow): ScanSubject {
   };
 }
 
-export function getAttendee(db: KioskDb, id: number): Promise<AttendeeRow | undefined> {
-  return db.attendees.get(id);
+/**
+ * The cached attendee: the newest row in `attendees`, else the first download's. Callers inside a
+ * transaction must include both `attendees` and `snapshot` in its scope.
+ */
+export async function getAttendee(db: KioskDb, id: number): Promise<AttendeeRow | undefined> {
+  return (await db.attendees.get(id)) ?? snapshotGet(db, id);
 }
 
 /**
@@ -110,19 +137,25 @@ export async function searchAttendees(db: KioskDb, query: string, limit = 20): P
   const q = query.trim().toLowerCase().replace(/^#/, '');
   if (q === '') return [];
   if (/^\d+$/.test(q)) {
-    const row = await db.attendees.get(Number(q));
+    const row = await getAttendee(db, Number(q));
     return row ? [row] : [];
   }
-  const first = q.split(/\s+/)[0];
-  const rest = q.split(/\s+/).slice(1);
-  const hits = await db.attendees
-    .where('words')
-    .startsWith(first)
-    .distinct()
-    .filter((r) => rest.every((w) => r.words.some((x) => x.startsWith(w))))
-    .limit(limit)
-    .toArray();
-  return hits.sort((a, b) => a.name.localeCompare(b.name));
+  const [first, ...rest] = q.split(/\s+/);
+  const matches = (r: AttendeeRow) =>
+    r.words.some((x) => x.startsWith(first)) && rest.every((w) => r.words.some((x) => x.startsWith(w)));
+  const snapshotHits: AttendeeRow[] = [];
+  for (const r of await snapshotRows(db)) {
+    if (matches(r) && snapshotHits.push(r) >= limit * 2) break;
+  }
+  const byId = new Map<number, AttendeeRow>(snapshotHits.map((r) => [r.id, r]));
+  // Newer rows replace the snapshot's (and may no longer match).
+  const newer = await db.attendees.bulkGet(snapshotHits.map((r) => r.id));
+  newer.forEach((r, i) => {
+    if (r) byId.set(snapshotHits[i].id, r);
+  });
+  const changed = await db.attendees.where('words').startsWith(first).distinct().filter(matches).limit(limit).toArray();
+  for (const r of changed) byId.set(r.id, r);
+  return [...byId.values()].filter(matches).sort((a, b) => a.name.localeCompare(b.name)).slice(0, limit);
 }
 
 export interface DoorCounts {
@@ -134,14 +167,27 @@ export interface DoorCounts {
 
 /** Door figures from the cache (which includes this device's not-yet-uploaded scans). */
 export async function countAttendees(db: KioskDb, deviceId: string, now: number): Promise<DoorCounts> {
+  const snapshot = await snapshotRows(db);
+  const hourAgo = now - 3_600_000;
   return db.transaction('r', db.attendees, async () => {
-    const [checkedIn, all, trashed, thisDevice, lastHour] = await Promise.all([
+    const [keys, checkedIn, all, trashed, thisDevice, lastHour] = await Promise.all([
+      db.attendees.toCollection().primaryKeys(),
       db.attendees.where('checkinAt').aboveOrEqual(0).filter((r) => r.status !== 'trash').count(),
       db.attendees.count(),
       db.attendees.where('trashed').equals(1).count(),
       db.attendees.where('checkinDevice').equals(deviceId).filter((r) => r.checkedIn === 1 && r.status !== 'trash').count(),
-      db.attendees.where('checkinAt').aboveOrEqual(now - 3_600_000).filter((r) => r.status !== 'trash').count(),
+      db.attendees.where('checkinAt').aboveOrEqual(hourAgo).filter((r) => r.status !== 'trash').count(),
     ]);
-    return { checkedIn, total: all - trashed, thisDevice, lastHour };
+    const counts = { checkedIn, total: all - trashed, thisDevice, lastHour };
+    const newer = new Set(keys);
+    for (const r of snapshot) {
+      if (newer.has(r.id) || r.status === 'trash') continue;
+      counts.total++;
+      if (r.checkedIn !== 1) continue;
+      counts.checkedIn++;
+      if (r.checkinDevice === deviceId) counts.thisDevice++;
+      if ((r.checkinAt ?? -1) >= hourAgo) counts.lastHour++;
+    }
+    return counts;
   });
 }

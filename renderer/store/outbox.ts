@@ -1,5 +1,6 @@
 import type { DoorAttendee } from '../../shared/checkin/wire.ts';
-import { overlayPending, toAttendeeRow } from './attendees.ts';
+import { getAttendee, overlayPending, toAttendeeRow } from './attendees.ts';
+import { snapshotChanged } from './snapshot.ts';
 import type { AttendeeRow, KioskDb, OutboxRow, ScanRow } from './db.ts';
 
 export interface LocalScan {
@@ -17,12 +18,12 @@ export interface LocalScan {
  * let this device admit the same person twice.
  */
 export async function recordLocalScan(db: KioskDb, scan: LocalScan, verdict: string): Promise<void> {
-  await db.transaction('rw', db.outbox, db.attendees, db.scans, async () => {
+  await db.transaction('rw', [db.outbox, db.attendees, db.snapshot, db.scans], async () => {
     // The same nonce again (a late online answer racing the offline fallback) must not queue twice.
     if (await db.outbox.where('nonce').equals(scan.nonce).count()) return;
     const row: OutboxRow = { ...scan, attempts: 0 };
     await db.outbox.add(row);
-    const attendee = await db.attendees.get(scan.attendeeId);
+    const attendee = await getAttendee(db, scan.attendeeId);
     if (attendee) await db.attendees.put(overlayPending(attendee, row));
     await db.scans.add({
       nonce: scan.nonce, at: scan.scanAt, attendeeId: scan.attendeeId, verdict, reason: null, mode: 'offline',
@@ -40,8 +41,8 @@ export async function logScan(db: KioskDb, scan: Omit<ScanRow, 'id'>): Promise<v
  * other scans of that attendee queued, the newest of them stays on top.
  */
 export async function storeServerAttendee(db: KioskDb, attendee: DoorAttendee, exceptNonce?: string): Promise<void> {
-  await db.transaction('rw', db.attendees, db.outbox, async () => {
-    const existing = await db.attendees.get(attendee.id);
+  await db.transaction('rw', [db.attendees, db.snapshot, db.outbox], async () => {
+    const existing = await getAttendee(db, attendee.id);
     let row: AttendeeRow = toAttendeeRow(attendee);
     // The single-attendee answer may omit the security code; keep the hash we have.
     if (row.codeHash === null && existing?.codeHash) row = { ...row, codeHash: existing.codeHash };
@@ -72,10 +73,10 @@ export async function hasPending(db: KioskDb, attendeeId: number): Promise<boole
  * rejected list (visible, not lost) and the event's cache is cleared.
  */
 export async function clearEventData(db: KioskDb, now: number): Promise<number> {
-  return db.transaction('rw', [db.outbox, db.rejected, db.attendees, db.event, db.tickets, db.meta], async () => {
+  const cleared = await db.transaction('rw', [db.outbox, db.rejected, db.attendees, db.snapshot, db.event, db.tickets, db.meta], async () => {
     const rows = await db.outbox.toArray();
     for (const row of rows) {
-      const attendee = await db.attendees.get(row.attendeeId);
+      const attendee = await getAttendee(db, row.attendeeId);
       if (!(await db.rejected.where('nonce').equals(row.nonce).count())) {
         await db.rejected.add({
           nonce: row.nonce, attendeeId: row.attendeeId, name: attendee?.name ?? '', checkIn: row.checkIn,
@@ -84,7 +85,11 @@ export async function clearEventData(db: KioskDb, now: number): Promise<number> 
         });
       }
     }
-    await Promise.all([db.outbox.clear(), db.attendees.clear(), db.event.clear(), db.tickets.clear(), db.meta.delete('sync')]);
+    await Promise.all([
+      db.outbox.clear(), db.attendees.clear(), db.snapshot.clear(), db.event.clear(), db.tickets.clear(), db.meta.delete('sync'),
+    ]);
     return rows.length;
   });
+  snapshotChanged(db);
+  return cleared;
 }

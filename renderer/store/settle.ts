@@ -1,6 +1,7 @@
 import type { DoorAttendee } from '../../shared/checkin/wire.ts';
 import { notCheckedIn, overlayPending, parseCheckinDate, toAttendeeRow } from './attendees.ts';
 import type { AttendeeRow, ConflictRow, KioskDb, OutboxRow, RejectedRow } from './db.ts';
+import { snapshotGet } from './snapshot.ts';
 
 /** What the server said about one uploaded scan, reduced to what the store needs. */
 export type Settlement =
@@ -31,7 +32,7 @@ export async function settleBatch(
   items: ReadonlyArray<{ row: OutboxRow; result: Settlement }>,
   now: number,
 ): Promise<SettleResult> {
-  return db.transaction('rw', [db.outbox, db.attendees, db.conflicts, db.rejected], async () => {
+  return db.transaction('rw', [db.outbox, db.attendees, db.snapshot, db.conflicts, db.rejected], async () => {
     const ids = [...new Set(items.map((i) => i.row.attendeeId))];
     const nonces = items.map((i) => i.row.nonce);
     const [current, queued, knownConflicts, knownRejected] = await Promise.all([
@@ -42,6 +43,12 @@ export async function settleBatch(
     ]);
     const rows = new Map<number, AttendeeRow>();
     current.forEach((r) => r && rows.set(r.id, r));
+    // Attendees never changed since the first download are only in the snapshot.
+    for (const id of ids) {
+      if (rows.has(id)) continue;
+      const r = await snapshotGet(db, id);
+      if (r) rows.set(id, r);
+    }
     const touched = new Set<number>();
     const done = new Set<number>();
     const seen = new Set([...knownConflicts.map((c) => c.nonce), ...knownRejected.map((r) => r.nonce)]);

@@ -1,5 +1,5 @@
 import { AttendeeArchive, DoorEvent, TicketArchive, type DoorAttendee } from '../../shared/checkin/wire.ts';
-import { applyAttendees } from '../store/attendees.ts';
+import { applyAttendees, applySnapshotPage } from '../store/attendees.ts';
 import type { KioskDb } from '../store/db.ts';
 import { getSyncState, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
 import { ApiError, type ApiClient, type ApiResponse } from './api-client.ts';
@@ -76,6 +76,7 @@ async function pagePass(
   changedSince: string,
   start: { page: number; cursor: string | null; loaded: number },
   progressState: (s: FullDownloadState) => (() => Promise<unknown>) | undefined,
+  deltaIntoRows = false,
 ): Promise<{ cursor: string | null; loaded: number }> {
   let cursor = start.cursor;
   let loaded = start.loaded;
@@ -123,7 +124,8 @@ async function pagePass(
       }
       loaded += batch.length;
       const state: FullDownloadState = { cursor, nextPage: page + 1, totalPages, loaded, total: last.total };
-      await applyAttendees(opts.db, batch, progressState(state));
+      // The first download goes to snapshot chunks (fast); deltas update single rows.
+      await (changedSince === '0' && !deltaIntoRows ? applySnapshotPage : applyAttendees)(opts.db, batch, progressState(state));
       opts.onProgress?.({ phase: changedSince === '0' ? 'full' : 'delta', loaded, total: last.total });
       if (end) break;
       page += 1;
@@ -158,7 +160,7 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
     await putSyncState(opts.db, done);
     return result.loaded - (resume?.loaded ?? 0);
   }
-  const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, () => undefined);
+  const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, () => undefined, true);
   await putSyncState(opts.db, { ...state, cursor: result.cursor ?? state.cursor, lastSyncAt: opts.now() });
   return result.loaded;
 }

@@ -1,12 +1,20 @@
 import 'fake-indexeddb/auto';
 import { openKioskDb, type KioskDb } from '../../renderer/store/db.ts';
 import { putSettings } from '../../renderer/store/meta.ts';
+import { snapshotRows } from '../../renderer/store/snapshot.ts';
 import { SyncEngine } from '../../renderer/sync/engine.ts';
 import { CheckinService } from '../../renderer/checkin/checkin-service.ts';
 import type { PairingPayload } from '../../shared/checkin/pairing.ts';
 import type { FakeDoorServer, FakeRequest, InterceptMode } from './fake-door-server.ts';
 
 let dbCounter = 0;
+
+/** Every attendee ID the device has cached, from the first download's snapshot and later rows alike. */
+export async function cachedIds(db: KioskDb): Promise<Set<number>> {
+  const ids = new Set((await snapshotRows(db)).map((r) => r.id));
+  for (const id of await db.attendees.toCollection().primaryKeys()) ids.add(id);
+  return ids;
+}
 
 export interface Device {
   db: KioskDb;

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { getAttendee } from '../../../renderer/store/attendees.ts';
 import { FakeDoorServer, type InterceptMode } from '../fake-door-server.ts';
 import { makeDevice, type Device } from '../kiosk-fixture.ts';
 import type { ScanResult } from '../../../renderer/checkin/checkin-service.ts';
@@ -95,7 +96,7 @@ async function run({ primed, actions }: { primed: boolean[]; actions: Action[] }
       const accepted = server.log.filter((e) => e.attendeeId === p.id && e.result === 'accepted').length;
       assert.equal(accepted, admittedIds.has(p.id) ? 1 : 0, `attendee ${p.id} has ${accepted} accepted check-ins`);
       for (const d of devices) {
-        const row = await d.db.attendees.get(p.id);
+        const row = await getAttendee(d.db, p.id);
         assert.equal(row?.checkedIn === 1, server.attendees.get(p.id)!.checkin !== null, `${d.deviceId} disagrees on ${p.id}`);
       }
     }

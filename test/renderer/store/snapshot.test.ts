@@ -1,0 +1,33 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import 'fake-indexeddb/auto';
+import { openKioskDb } from '../../../renderer/store/db.ts';
+import { applyAttendees, applySnapshotPage, countAttendees, getAttendee, searchAttendees } from '../../../renderer/store/attendees.ts';
+import { recordLocalScan } from '../../../renderer/store/outbox.ts';
+import type { DoorAttendee } from '../../../shared/checkin/wire.ts';
+
+const a = (id: number, over: Partial<DoorAttendee> = {}): DoorAttendee => ({
+  id, post_id: 10, ticket_id: 11, status: 'publish', title: `Guest ${id}`, email: `g${id}@x.ee`, checked_in: false,
+  checkin_details: false, security_code: `code-${id}`, order_status: 'completed', ...over,
+});
+
+test('the first download lives in chunks; later rows take precedence in lookups, search and counts', async () => {
+  const db = openKioskDb('snapshot-test');
+  // Two pages, the second given out of order, with a gap in the IDs.
+  await applySnapshotPage(db, [a(1), a(2), a(5)]);
+  await applySnapshotPage(db, [a(9), a(7, { checked_in: true, checkin_details: { date: '2026-11-22T16:00:00Z', device_id: 'door-b' } })]);
+  assert.equal((await getAttendee(db, 5))?.name, 'Guest 5');
+  assert.equal((await getAttendee(db, 7))?.checkinDevice, 'door-b');
+  for (const missing of [0, 3, 6, 8, 10]) assert.equal(await getAttendee(db, missing), undefined, `id ${missing}`);
+
+  // A delta renames 2 and trashes 9; a local scan admits 5.
+  await applyAttendees(db, [a(2, { title: 'Renamed Person' }), a(9, { status: 'trash' })]);
+  await recordLocalScan(db, { nonce: 'x'.repeat(20), attendeeId: 5, checkIn: true, scanAt: Date.parse('2026-11-22T17:30:00Z'), scanIso: '2026-11-22T19:30:00.000+02:00', deviceId: 'door-a' }, 'admitted');
+  assert.equal((await getAttendee(db, 2))?.name, 'Renamed Person');
+  assert.equal((await getAttendee(db, 5))?.checkedIn, 1);
+  assert.deepEqual((await searchAttendees(db, 'guest')).map((r) => r.id), [1, 5, 7, 9]);
+  assert.deepEqual((await searchAttendees(db, 'renamed')).map((r) => r.id), [2]);
+  assert.deepEqual(await searchAttendees(db, 'guest 2'), [], 'the old name no longer matches');
+  assert.deepEqual(await countAttendees(db, 'door-a', Date.parse('2026-11-22T17:45:00Z')), { checkedIn: 2, total: 4, thisDevice: 1, lastHour: 1 });
+  db.close();
+});
