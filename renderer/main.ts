@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import './zod-setup.ts';
 import { getDoorstep } from '../shared/ipc.ts';
 import { CheckinService } from './checkin/checkin-service.ts';
 import { openKioskDb, type KioskDb } from './store/db.ts';
@@ -7,9 +7,6 @@ import { SyncEngine } from './sync/engine.ts';
 import { KioskApp } from './ui/app.ts';
 import { translator, type Lang } from './ui/i18n.ts';
 import type { KioskContext } from './ui/context.ts';
-
-// Zod's fast path compiles validators with `new Function`, which the page's CSP (rightly) forbids.
-z.config({ jitless: true });
 
 /** Inside the Electron shell the installation's device ID lives outside the page's storage; prefer it. */
 async function resolveDeviceId(db: KioskDb): Promise<string> {
