@@ -21,13 +21,15 @@ const notAccessible = () => new HttpError(401, 'ticket-not-accessible', 'ticket-
 const LIVE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'];
 
 /**
- * `Tickets_Handler::is_ticket_readable`: 404 for no post, 500 for a post that is no ticket, 401 when the
- * ticket or its post is not public and the caller cannot read private content. A trashed ticket is gone.
+ * `Tickets_Handler::is_ticket_readable`: 404 for no post, `ticket-provider-not-found` for a post that is no
+ * ticket, 401 when the ticket or its post is not public and the caller cannot read private content. A trashed
+ * ticket is gone. The original answers a non-ticket ID with 500; an ID of the wrong kind is bad input, and bad
+ * input never gets a 5xx here, so it is 400 with the original code.
  */
 export function readableTicket(ctx: Ctx, id: number): TicketRow {
   const post = getPost(ctx.db, id);
   if (!post) throw notFound();
-  if (post.type !== 'ticket') throw new HttpError(500, 'ticket-provider-not-found', 'ticket-provider-not-found');
+  if (post.type !== 'ticket') throw new HttpError(400, 'ticket-provider-not-found', 'ticket-provider-not-found');
   const row = getTicketRow(ctx.db, id)!;
   if (row.status === 'trash') throw notFound();
   const parent = getPost(ctx.db, row.event_id);
