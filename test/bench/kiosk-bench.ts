@@ -173,7 +173,7 @@ async function main(): Promise<void> {
     const queued = small.attendeeIds.slice(1000, 1000 + QUEUED).map((id) => ({
       nonce: makeNonce(), attendeeId: id, checkIn: true, scanAt: Date.now(), scanIso: isoWithOffset(Date.now()), attempts: 0,
     }));
-    const deviceId = await page.evaluate((rows) => new Promise<string>((resolve) => {
+    const [deviceId, queuedTotal] = await page.evaluate((rows) => new Promise<[string, number]>((resolve) => {
       const open = indexedDB.open('doorstep-kiosk');
       open.onsuccess = () => {
         const tx = open.result.transaction(['outbox', 'meta'], 'readwrite');
@@ -181,24 +181,27 @@ async function main(): Promise<void> {
         meta.onsuccess = () => {
           const device = String((meta.result as { value: string }).value);
           for (const r of rows) tx.objectStore('outbox').add({ ...r, deviceId: device });
-          tx.oncomplete = () => resolve(device);
+          const count = tx.objectStore('outbox').count();
+          tx.oncomplete = () => resolve([device, count.result]);
         };
       };
     }), queued);
-    await contexts.values().next().value!.unrouteAll();
     await page.locator('#staff-toggle').click();
     const check = new Database(dbFile, { readonly: true });
     const acceptedNow = () => (check.prepare("SELECT COUNT(*) AS n FROM checkins WHERE result = 'accepted' AND device_id = ?").get(deviceId) as { n: number }).n;
+    // Counted while still offline: once the network is back the engine's own retry may start at once.
     const before = acceptedNow();
     t = performance.now();
+    await contexts.values().next().value!.unrouteAll();
     await page.locator('#sync-now').click();
     // Synced means on the server: poll its database until every queued check-in is accepted there.
-    while (acceptedNow() < before + QUEUED && performance.now() - t < 120_000) await new Promise((r) => setTimeout(r, 10));
+    // The queue also holds the offline scan run's admissions, uploaded first.
+    while (acceptedNow() < before + queuedTotal && performance.now() - t < 120_000) await new Promise((r) => setTimeout(r, 10));
     const uploadSeconds = (performance.now() - t) / 1000;
     const accepted = acceptedNow() - before;
     await page.waitForFunction(() => document.getElementById('pending')?.dataset.count === '0', null, { timeout: 60_000, polling: 50 });
     check.close();
-    rows.push(`sync ${QUEUED.toLocaleString('en-US')} queued check-ins: ${uploadSeconds.toFixed(2)} s (${accepted} of ${QUEUED} accepted on the server) — target < 5 s: ${(uploadSeconds / 5).toFixed(2)}x of budget`);
+    rows.push(`sync ${queuedTotal.toLocaleString('en-US')} queued check-ins (${QUEUED} + ${queuedTotal - QUEUED} from the offline scans): ${uploadSeconds.toFixed(2)} s (${accepted} of ${queuedTotal} accepted on the server) — target 1,000 < 5 s: ${((uploadSeconds * 1000) / queuedTotal / 5).toFixed(2)}x of budget`);
     await closeAll();
   } finally {
     await closeAll();
