@@ -32,6 +32,11 @@ export interface ChildServer {
   stop(): Promise<void>;
   /** Resident set size in KiB from /proc/<pid>/status, or null when not running. */
   rssKiB(): number | null;
+  /**
+   * The RSS split as /proc/<pid>/status gives it (KiB): `anon` (heap, SQLite page cache), `file` (mapped
+   * files: code, and the database read through mmap), `shmem` (the WAL index).
+   */
+  memKiB(): { rss: number; anon: number; file: number; shmem: number } | null;
   /** The last lines the server wrote to stderr (for failure messages). */
   stderr(): string;
 }
@@ -40,7 +45,7 @@ export interface ChildServer {
  * The real server as `npm start` runs it (`node --import tsx server/main.ts`), on 127.0.0.1 with its own
  * SQLite file: the only way to test what a SIGKILL does to it.
  */
-export function childServer(o: { dbFile: string; port: number; env?: Record<string, string> }): ChildServer {
+export function childServer(o: { dbFile: string; port: number; env?: Record<string, string>; nodeArgs?: string[] }): ChildServer {
   let proc: ChildProcess | null = null;
   let exited: Promise<void> = Promise.resolve();
   let errTail = '';
@@ -66,7 +71,7 @@ export function childServer(o: { dbFile: string; port: number; env?: Record<stri
     stderr: () => errTail,
     start() {
       if (proc) throw new Error('server already running');
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...(o.nodeArgs ?? []), '--import', 'tsx', 'server/main.ts'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
       proc = child;
       exited = new Promise((resolve) => child.once('exit', () => resolve()));
       child.stderr!.on('data', (c: Buffer) => {
@@ -100,14 +105,20 @@ export function childServer(o: { dbFile: string; port: number; env?: Record<stri
       await waitExit();
     },
     rssKiB() {
+      return this.memKiB()?.rss ?? null;
+    },
+    memKiB() {
       const pid = proc?.pid;
       if (!pid) return null;
+      let status: string;
       try {
-        const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-        return m ? Number(m[1]) : null;
+        status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
       } catch {
         return null;
       }
+      const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(status)?.[1] ?? NaN);
+      const rss = field('VmRSS');
+      return Number.isNaN(rss) ? null : { rss, anon: field('RssAnon'), file: field('RssFile'), shmem: field('RssShmem') };
     },
   };
 }

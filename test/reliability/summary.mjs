@@ -8,7 +8,7 @@ const ROWS = [
   ['fuzz', 'requests fuzzed', (f) => `${f.requests_fuzzed} over ${f.operations} operations, 5xx ${f['5xx']} (plus ${f.original_500s} documented original 500s), integrity ${f.integrity}`],
   ['access', 'access table', (f) => `${f.route_methods} route-methods x ${f.callers} callers = ${f.answers} answers, violations ${f.violations}, leaks ${f.leaks}`],
   ['electron', 'electron review', (f) => `HIGH ${f.high}, MEDIUM ${f.medium}, LOW ${f.low}, audit exit ${f.audit_exit}`],
-  ['soak', 'soak', (f) => `${f.connections} connections x ${f.seconds} s: ${f.requests} requests (${f.rps}/s), p99 ${f.p99_ms} ms, errors ${f.errors}, non-2xx ${f.non2xx}, 5xx ${f['5xx']}; RSS start ${f.rss_start_mib} / peak ${f.rss_peak_mib} / end ${f.rss_end_mib} MiB, last-half slope ${f.rss_last_half_slope_mib_per_min} MiB/min`],
+  ['soak', 'soak', (f) => `${f.connections} connections x ${f.seconds} s: ${f.requests} requests (${f.rps}/s), p99 ${f.p99_ms} ms, errors ${f.errors}, non-2xx ${f.non2xx}, 5xx ${f['5xx']}; RSS start ${f.rss_start_mib} / peak ${f.rss_peak_mib} / end ${f.rss_end_mib} MiB (last-half slope ${f.rss_last_half_slope_mib_per_min} MiB/min), of which anonymous ${f.anon_start_mib} / ${f.anon_peak_mib} / ${f.anon_end_mib} MiB (slope ${f.anon_last_half_slope_mib_per_min} MiB/min) and mapped files ${f.file_end_mib} MiB at the end (database ${f.db_end_mib} MiB); live JS heap after GC ${f.heap_live_start_mib} -> ${f.heap_live_end_mib} MiB (slope ${f.heap_live_last_half_slope_mib_per_min} MiB/min)`],
 ];
 
 export function summary(jsonl) {
