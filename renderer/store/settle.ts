@@ -1,7 +1,7 @@
 import type { DoorAttendee } from '../../shared/checkin/wire.ts';
 import { notCheckedIn, overlayPending, parseCheckinDate, toAttendeeRow } from './attendees.ts';
 import type { AttendeeRow, ConflictRow, KioskDb, OutboxRow, RejectedRow } from './db.ts';
-import { snapshotGet } from './snapshot.ts';
+import { snapshotBulkGet } from './snapshot.ts';
 
 /** What the server said about one uploaded scan, reduced to what the store needs. */
 export type Settlement =
@@ -44,11 +44,8 @@ export async function settleBatch(
     const rows = new Map<number, AttendeeRow>();
     current.forEach((r) => r && rows.set(r.id, r));
     // Attendees never changed since the first download are only in the snapshot.
-    for (const id of ids) {
-      if (rows.has(id)) continue;
-      const r = await snapshotGet(db, id);
-      if (r) rows.set(id, r);
-    }
+    const missing = ids.filter((id) => !rows.has(id));
+    if (missing.length) for (const [id, r] of await snapshotBulkGet(db, missing)) rows.set(id, r);
     const touched = new Set<number>();
     const done = new Set<number>();
     const seen = new Set([...knownConflicts.map((c) => c.nonce), ...knownRejected.map((r) => r.nonce)]);

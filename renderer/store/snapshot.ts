@@ -20,12 +20,19 @@ export function snapshotChanged(db: KioskDb): void {
   e.rows = null;
 }
 
-/** Stores one page of the first download (rows sorted by id here). */
+/** Rows per chunk: few records to write, yet small enough that a lookup reads little. */
+const CHUNK_ROWS = 200;
+
+/** Stores downloaded rows of the first download as chunks (sorted by id here). */
 export async function putSnapshotChunk(db: KioskDb, rows: AttendeeRow[]): Promise<void> {
   if (rows.length === 0) return;
   const sorted = [...rows].sort((a, b) => a.id - b.id);
-  const chunk: SnapshotChunk = { first: sorted[0].id, last: sorted[sorted.length - 1].id, rows: sorted };
-  await db.snapshot.put(chunk);
+  const chunks: SnapshotChunk[] = [];
+  for (let i = 0; i < sorted.length; i += CHUNK_ROWS) {
+    const part = sorted.slice(i, i + CHUNK_ROWS);
+    chunks.push({ first: part[0].id, last: part[part.length - 1].id, rows: part });
+  }
+  await db.snapshot.bulkPut(chunks);
   snapshotChanged(db);
 }
 
@@ -46,6 +53,18 @@ function find(chunk: SnapshotChunk | undefined, id: number): AttendeeRow | undef
 /** The attendee as of the first download, if it was in it. */
 export async function snapshotGet(db: KioskDb, id: number): Promise<AttendeeRow | undefined> {
   return find(await db.snapshot.where('first').belowOrEqual(id).last(), id);
+}
+
+/** Several attendees as of the first download; neighbouring IDs share one chunk read. */
+export async function snapshotBulkGet(db: KioskDb, ids: readonly number[]): Promise<Map<number, AttendeeRow>> {
+  const out = new Map<number, AttendeeRow>();
+  let chunk: SnapshotChunk | undefined;
+  for (const id of [...ids].sort((a, b) => a - b)) {
+    if (!chunk || id < chunk.first || id > chunk.last) chunk = await db.snapshot.where('first').belowOrEqual(id).last();
+    const row = find(chunk, id);
+    if (row) out.set(id, row);
+  }
+  return out;
 }
 
 /** Every attendee of the first download, in id order (read once, then from memory). */

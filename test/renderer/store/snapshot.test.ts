@@ -31,3 +31,16 @@ test('the first download lives in chunks; later rows take precedence in lookups,
   assert.deepEqual(await countAttendees(db, 'door-a', Date.parse('2026-11-22T17:45:00Z')), { checkedIn: 2, total: 4, thisDevice: 1, lastHour: 1 });
   db.close();
 });
+
+test('large pages are split into several chunks and bulk lookups find every row', async () => {
+  const { snapshotBulkGet } = await import('../../../renderer/store/snapshot.ts');
+  const db = openKioskDb('snapshot-chunks-test');
+  const ids = Array.from({ length: 450 }, (_, i) => 1000 + i * 3);
+  await applySnapshotPage(db, ids.map((id) => a(id)).reverse());
+  assert.ok((await db.snapshot.count()) >= 3);
+  const wanted = [1000, 1003, 1600, 2347, 1001, 5000];
+  const found = await snapshotBulkGet(db, wanted);
+  assert.deepEqual([...found.keys()].sort((x, y) => x - y), [1000, 1003, 1600, 2347]);
+  assert.equal((await getAttendee(db, 2347))?.name, 'Guest 2347');
+  db.close();
+});
