@@ -15,7 +15,7 @@ import type { Registry, RouteEntry } from './registry.ts';
 import type { Result } from './result.ts';
 import { routeData } from './describe.ts';
 import { mountSite } from '../site.ts';
-import { filterRestResponse } from './hooks.ts';
+import { filterRestResponse, hooks } from './hooks.ts';
 import { ResponseCache } from './response-cache.ts';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
@@ -75,7 +75,15 @@ export function createApp(opts: { config: Config; db?: Db; log?: AppState['log']
   app.use((req: Request, res: Response) => {
     res.status(404).type('text/plain').send('Not found');
   });
-  return { express: app, state, registry, close: () => db.close() };
+  return {
+    express: app,
+    state,
+    registry,
+    close: () => {
+      for (const f of hooks(state).onClose) f(state);
+      db.close();
+    },
+  };
 }
 
 function sendJson(res: Response, status: number, body: unknown, pretty: boolean): void {

@@ -19,6 +19,8 @@ export interface Hooks {
    * it is written, and may replace it (oEmbed XML) or just observe it (analytics).
    */
   restResponse: RestResponseFilter[];
+  /** Run when the app closes (flush buffers before the database closes). */
+  onClose: ((state: AppState) => void)[];
 }
 
 /** What a response filter knows about the request it answers. */
@@ -46,7 +48,7 @@ export function filterRestResponse(state: AppState, exchange: RestExchange, resu
 export function hooks(app: AppState): Hooks {
   let h = app.services.hooks as Hooks | undefined;
   if (!h) {
-    h = { eventDecorators: [], eventFilters: [], orderCompleted: [], restResponse: [] };
+    h = { eventDecorators: [], eventFilters: [], orderCompleted: [], restResponse: [], onClose: [] };
     app.services.hooks = h;
   }
   return h;

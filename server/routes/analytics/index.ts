@@ -10,7 +10,7 @@ import { pathsSince, series, since, topPosts, topReferrers, totals, type Counts 
 import { getPost } from '../../db/repos/posts.ts';
 import { pick } from '../../content/text.ts';
 import { isPageType, postPermalink } from '../../site/posts.ts';
-import { apiReadRecorder } from './record.ts';
+import { apiReadRecorder, flushHits } from './record.ts';
 
 const LIST_LIMIT = 100;
 const DEFAULT_RANGE_DAYS = 30;
@@ -58,6 +58,7 @@ function periods(r: Range, monthly: boolean): string[] {
 }
 
 const stats = implement(analyticsRoutes.stats, (input, ctx) => {
+  flushHits(ctx.app);
   const r = resolveRange(ctx, input, input.monthly ? MAX_MONTHLY_RANGE_DAYS : MAX_DAILY_RANGE_DAYS);
   const rows = new Map(series(ctx.db, r.start_date, r.end_date, input.monthly).map((s) => [s.period, counts(s)]));
   const zero: Counts = { views: 0, visitors: 0, page_views: 0, api_reads: 0 };
@@ -71,12 +72,14 @@ const stats = implement(analyticsRoutes.stats, (input, ctx) => {
 });
 
 const totalsRoute = implement(analyticsRoutes.totals, (input, ctx) => {
+  flushHits(ctx.app);
   const r = resolveRange(ctx, input, MAX_MONTHLY_RANGE_DAYS);
   const t = totals(ctx.db, r.start_date, r.end_date);
   return ok({ ...r, ...counts(t), posts: t.posts, referrers: t.referrers });
 });
 
 const posts = implement(analyticsRoutes.posts, (input, ctx) => {
+  flushHits(ctx.app);
   const r = resolveRange(ctx, input, MAX_MONTHLY_RANGE_DAYS);
   const list = topPosts(ctx.db, r.start_date, r.end_date, LIST_LIMIT).map((row) => {
     const p = getPost(ctx.db, row.post_id);
@@ -92,11 +95,13 @@ const posts = implement(analyticsRoutes.posts, (input, ctx) => {
 });
 
 const referrers = implement(analyticsRoutes.referrers, (input, ctx) => {
+  flushHits(ctx.app);
   const r = resolveRange(ctx, input, MAX_MONTHLY_RANGE_DAYS);
   return ok({ ...r, referrers: topReferrers(ctx.db, r.start_date, r.end_date, LIST_LIMIT).map((x) => ({ host: x.host, ...counts(x) })) });
 });
 
 const realtime = implement(analyticsRoutes.realtime, (input, ctx) => {
+  flushHits(ctx.app);
   const now = new Date();
   let from = new Date(now.getTime() - REALTIME_WINDOW_MS);
   if (input.since !== undefined) {
@@ -114,4 +119,5 @@ export const analyticsEndpoints: Endpoint[] = [stats, totalsRoute, posts, referr
 /** Anonymous reads of the events API are recorded as they are answered. */
 export function installAnalytics(state: AppState): void {
   hooks(state).restResponse.push(apiReadRecorder);
+  hooks(state).onClose.push(flushHits);
 }

@@ -3,7 +3,8 @@ import { formatInZone } from '../../../shared/dates.ts';
 import type { AppState } from '../../http/context.ts';
 import type { RestResponseFilter } from '../../http/hooks.ts';
 import { nowUtc } from '../../db/clock.ts';
-import { daySalt, insertHit } from '../../db/repos/analytics.ts';
+import { daySalt, insertHit, type HitRow } from '../../db/repos/analytics.ts';
+import { inTransaction } from '../../db/in-transaction.ts';
 
 export interface Hit {
   kind: 'page' | 'api';
@@ -30,6 +31,41 @@ export function referrerHost(referrer: string | undefined, publicUrl: string): s
   }
 }
 
+interface Pending {
+  rows: HitRow[];
+  timer: NodeJS.Timeout | null;
+}
+
+const FLUSH_AFTER_MS = 1000;
+const FLUSH_AT_ROWS = 500;
+const pending = new WeakMap<AppState, Pending>();
+
+function queueOf(state: AppState): Pending {
+  let q = pending.get(state);
+  if (!q) pending.set(state, (q = { rows: [], timer: null }));
+  return q;
+}
+
+/**
+ * Writes the views recorded so far in one transaction. Recording buffers rows so that a public read does not
+ * pay for a write of its own; the analytics routes flush before they count, so they always see every view.
+ */
+export function flushHits(state: AppState): void {
+  const q = pending.get(state);
+  if (!q || !q.rows.length) return;
+  const rows = q.rows;
+  q.rows = [];
+  if (q.timer) clearTimeout(q.timer);
+  q.timer = null;
+  try {
+    inTransaction(state.db, () => {
+      for (const r of rows) insertHit(state.db, r);
+    });
+  } catch (e) {
+    state.log({ level: 'error', msg: 'analytics flush failed', rows: rows.length, error: String(e) });
+  }
+}
+
 /**
  * Records one view. The client address never reaches the database: it is hashed with the user agent under a
  * random salt that exists only for the current day, so visitors are countable within a day and unlinkable
@@ -38,10 +74,11 @@ export function referrerHost(referrer: string | undefined, publicUrl: string): s
 export function recordHit(state: AppState, hit: Hit, now = new Date()): void {
   if (BOTS.test(hit.userAgent)) return;
   try {
+    const q = queueOf(state);
     const day = formatInZone(now, state.config.timezone).slice(0, 10);
     const salt = daySalt(state.db, day);
     const visitor = crypto.createHash('sha256').update(salt).update(hit.ip).update('\n').update(hit.userAgent).digest('hex').slice(0, 32);
-    insertHit(state.db, {
+    q.rows.push({
       ts: nowUtc(now),
       day,
       kind: hit.kind,
@@ -50,6 +87,11 @@ export function recordHit(state: AppState, hit: Hit, now = new Date()): void {
       referrer_host: referrerHost(hit.referrer, state.config.publicUrl),
       visitor,
     });
+    if (q.rows.length >= FLUSH_AT_ROWS) flushHits(state);
+    else if (!q.timer) {
+      q.timer = setTimeout(() => flushHits(state), FLUSH_AFTER_MS);
+      q.timer.unref();
+    }
   } catch (e) {
     state.log({ level: 'error', msg: 'analytics record failed', error: String(e) });
   }

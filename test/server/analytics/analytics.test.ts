@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { insertHit } from '../../../server/db/repos/analytics.ts';
 import { createEvent, createLinked } from '../site/fixtures.ts';
+import { flushHits } from '../../../server/routes/analytics/record.ts';
 
 let s: TestServer;
 let ev: { id: number; url: string };
@@ -60,6 +61,7 @@ describe('recording', () => {
     await call(`${s.root}evt/events/v1/venues`);
     await visit(ev.url, { 'user-agent': 'Googlebot/2.1' });
     await visit(`${s.base}/event/nothing/`);
+    flushHits(s.app.state);
     const rows = s.db.prepare('SELECT kind, path, post_id, referrer_host, visitor FROM analytics_hits WHERE id > ? ORDER BY id').all(before) as { kind: string; path: string; post_id: number; referrer_host: string; visitor: string }[];
     assert.deepEqual(rows.map((r) => [r.kind, r.path, r.post_id, r.referrer_host]), [
       ['page', new URL(ev.url).pathname, ev.id, 'www.search.example'],
@@ -77,6 +79,15 @@ describe('recording', () => {
     assert.ok(!everything.includes('127.0.0.1') && !everything.includes('::ffff'), 'no address stored');
   });
 
+  test('buffered views reach the database by themselves, within a few seconds', async () => {
+    flushHits(s.app.state);
+    const count = () => (s.db.prepare('SELECT COUNT(*) AS n FROM analytics_hits').get() as { n: number }).n;
+    const before = count();
+    await visit(ev.url);
+    for (let i = 0; i < 50 && count() === before; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(count(), before + 1);
+  });
+
   test("only today's salt is kept", async () => {
     s.db.prepare('INSERT OR REPLACE INTO analytics_salts (day, salt) VALUES (?, ?)').run('2020-01-01', Buffer.alloc(32));
     s.db.prepare('DELETE FROM analytics_salts WHERE day = ?').run(today());
@@ -92,6 +103,7 @@ describe('reports', () => {
     assert.equal(r.body.end_date, today());
     const start = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
     assert.equal(r.body.start_date, start);
+    flushHits(s.app.state);
     const n = (s.db.prepare('SELECT COUNT(*) AS n FROM analytics_hits WHERE day BETWEEN ? AND ?').get(start, today()) as { n: number }).n;
     assert.equal(r.body.views, n);
     assert.ok(r.body.page_views >= 5 && r.body.api_reads >= 2);
