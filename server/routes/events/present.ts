@@ -16,10 +16,16 @@ import { hooks } from '../../http/hooks.ts';
 export const TAXONOMY = { categories: 'tribe_events_cat', tags: 'post_tag' } as const;
 const NS = '/evt/events/v1';
 
+const origins = new Map<string, string>();
+
 /** `Tribe__Utils__Global_ID`: `<host><path>?id=<post id>`. */
 export function globalId(ctx: Ctx, id: number, type?: string): string {
-  const u = new URL(ctx.app.config.publicUrl);
-  const origin = `${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  let origin = origins.get(ctx.app.config.publicUrl);
+  if (origin === undefined) {
+    const u = new URL(ctx.app.config.publicUrl);
+    origin = `${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+    origins.set(ctx.app.config.publicUrl, origin);
+  }
   return type ? `${origin}?type=${type}&id=${id}` : `${origin}?id=${id}`;
 }
 
