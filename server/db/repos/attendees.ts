@@ -176,17 +176,6 @@ export function setCheckedIn(db: Db, id: number, checkinId: number | null): void
   stmt(db, 'UPDATE attendees SET checked_in = ?, checkin_id = ? WHERE post_id = ?').run(checkinId === null ? 0 : 1, checkinId, id);
 }
 
-/** Attendees holding a place on a ticket (not trashed, order not given up): capacity counts these. */
-export function countTicketPlaces(db: Db, ticketId: number): number {
-  return (
-    stmt(
-      db,
-      `SELECT COUNT(*) AS n FROM attendees a LEFT JOIN orders o ON o.post_id = a.order_id
-       WHERE a.ticket_id = ? AND a.status <> 'trash' AND COALESCE(o.status, 'completed') NOT IN ('cancelled', 'refunded', 'failed')`,
-    ).get(ticketId) as { n: number }
-  ).n;
-}
-
 export interface TicketRef {
   id: number;
   event_id: number;

@@ -6,7 +6,8 @@ import { callerUserId } from '../../http/context.ts';
 import { HttpError, forbidden, invalidParam } from '../../http/errors.ts';
 import { created, type Result } from '../../http/result.ts';
 import { hooks } from '../../http/hooks.ts';
-import { countTicketPlaces, getAttendeeRow, getTicketRef } from '../../db/repos/attendees.ts';
+import { getAttendeeRow, getTicketRef } from '../../db/repos/attendees.ts';
+import { availableOf, EMPTY_STATS, ticketStats } from '../../db/repos/tickets.ts';
 import { sellAtBoxOffice } from '../../db/repos/box-office.ts';
 import { nowDates } from '../../content/site-time.ts';
 import { keyEventScope, scanTime } from './attendee-access.ts';
@@ -39,7 +40,9 @@ export function createAttendee(input: Input<typeof ticketsRoutes.createAttendee.
   const status = input.attendee_status !== undefined ? checkAttendeeStatus(ticket.provider, input.attendee_status) : ticket.provider === 'rsvp' ? 'yes' : 'completed';
   const scannedAt = scanTime(input.check_in_date);
   const orderStatus = ticket.provider === 'rsvp' ? 'completed' : status;
-  if (ticket.capacity >= 0 && !HOLDS_NO_PLACE.includes(orderStatus) && countTicketPlaces(ctx.db, ticket.id) >= ticket.capacity) {
+  // Places are counted as the ticket routes count them (ticketStats): an RSVP "no" takes none.
+  const holdsPlace = !HOLDS_NO_PLACE.includes(orderStatus) && !(ticket.provider === 'rsvp' && status === 'no');
+  if (holdsPlace && availableOf(ticket.capacity, ticketStats(ctx.db, [ticket.id]).get(ticket.id) ?? EMPTY_STATS) === 0) {
     throw new HttpError(400, 'ticket-capacity-not-available', `The ticket "${ticket.title}" does not have that many available for purchase.`);
   }
   const { attendeeId, orderId } = sellAtBoxOffice(ctx.db, {
