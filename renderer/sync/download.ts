@@ -27,7 +27,9 @@ export interface DownloadOptions {
 export async function downloadEventInfo({ api, db, eventId, signal }: DownloadOptions): Promise<void> {
   const [eventRes, ticketsRes] = await Promise.all([
     api.get(`evt/events/v1/events/${eventId}`, {}, { signal }),
-    api.get('evt/tickets/v1/tickets', { include_post: eventId, per_page: 100 }, { signal }),
+    // A door key reads tickets as a manager, whose ticket objects embed every attendee: ask only for what the
+    // door keeps, so the server skips building those lists (megabytes at a large event).
+    api.get('evt/tickets/v1/tickets', { include_post: eventId, per_page: 100, _fields: 'total,total_pages,tickets.id,tickets.post_id,tickets.title' }, { signal }),
   ]);
   const event = DoorEvent.parse(eventRes.body);
   const tickets = TicketArchive.parse(ticketsRes.body).tickets;
