@@ -2,7 +2,6 @@ import {
   BATCH_MAX_REQUESTS, BatchResponse, checkinBatchItem, classifyCheckinResponse,
 } from '../../shared/checkin/wire.ts';
 import type { KioskDb, OutboxRow } from '../store/db.ts';
-import { nextOutboxBatch } from '../store/outbox.ts';
 import { settleBatch, type Settlement } from '../store/settle.ts';
 import { ApiError, type ApiClient } from './api-client.ts';
 import type { SyncFailure } from './events.ts';
@@ -21,11 +20,14 @@ function checkinBody(row: OutboxRow) {
   return { check_in: row.checkIn, check_in_date: row.scanIso, device_id: row.deviceId, nonce: row.nonce };
 }
 
-/** Sends one batch of queued scans and settles each item by its answer. */
-export async function uploadBatch(
-  api: ApiClient, db: KioskDb, rows: OutboxRow[], now: () => number,
-): Promise<UploadResult> {
-  const result: UploadResult = { uploaded: 0, failures: [], stop: null };
+interface SentBatch {
+  items: Array<{ row: OutboxRow; result: Settlement }>;
+  stop: UploadResult['stop'];
+}
+
+/** Sends one batch of queued scans and sorts each item's answer; stores nothing. */
+async function sendBatch(api: ApiClient, rows: OutboxRow[]): Promise<SentBatch> {
+  const result: SentBatch = { items: [], stop: null };
   let body: BatchResponse;
   try {
     const res = await api.post('batch/v1', {
@@ -36,12 +38,12 @@ export async function uploadBatch(
     if (body.responses.length !== rows.length) throw new Error('batch answer has the wrong number of items');
   } catch (err) {
     if (err instanceof ApiError && err.failure.kind === 'unauthorized') {
-      return { ...result, stop: { kind: 'unauthorized', message: err.failure.message } };
+      return { items: [], stop: { kind: 'unauthorized', message: err.failure.message } };
     }
     // No usable answer for the whole batch: nothing is settled, the same nonces go again later.
-    return { ...result, stop: { kind: 'network', message: err instanceof Error ? err.message : String(err) } };
+    return { items: [], stop: { kind: 'network', message: err instanceof Error ? err.message : String(err) } };
   }
-  const items: Array<{ row: OutboxRow; result: Settlement }> = [];
+  const items = result.items;
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i];
     const item = body.responses[i];
@@ -70,27 +72,48 @@ export async function uploadBatch(
         break;
     }
   }
-  // One transaction for the whole batch; the UI hears of conflicts and refusals only after it commits.
-  const settled = await settleBatch(db, items, now());
-  result.uploaded = items.filter((i) => i.result.kind !== 'retry').length;
-  for (const item of settled.conflicts) result.failures.push({ kind: 'conflict', item });
-  for (const item of settled.rejected) result.failures.push({ kind: 'rejected', item });
   return result;
 }
 
-/** Drains the outbox in batches of at most 25, oldest first, until it is empty or a batch must stop. */
+/** Stores one batch's answers in one transaction; the UI hears of conflicts and refusals only after it commits. */
+async function settleSent(db: KioskDb, sent: SentBatch, now: () => number): Promise<UploadResult> {
+  const settled = await settleBatch(db, sent.items, now());
+  return {
+    uploaded: sent.items.filter((i) => i.result.kind !== 'retry').length,
+    failures: [
+      ...settled.conflicts.map((item) => ({ kind: 'conflict' as const, item })),
+      ...settled.rejected.map((item) => ({ kind: 'rejected' as const, item })),
+    ],
+    stop: sent.stop,
+  };
+}
+
+/**
+ * Drains the outbox in batches of at most 25, oldest first, until it is empty or a batch must stop. While
+ * one batch's answers are written, the next batch is already on its way: rows are taken strictly after the
+ * last one sent, so nothing goes twice in a run, and scans keep their order.
+ */
 export async function uploadOutbox(api: ApiClient, db: KioskDb, now: () => number, maxBatches = 1000): Promise<UploadResult> {
   const total: UploadResult = { uploaded: 0, failures: [], stop: null };
-  for (let n = 0; n < maxBatches; n++) {
-    const rows = await nextOutboxBatch(db, BATCH_MAX_REQUESTS);
-    if (rows.length === 0) break;
-    const r = await uploadBatch(api, db, rows, now);
+  const add = (r: UploadResult) => {
     total.uploaded += r.uploaded;
     total.failures.push(...r.failures);
-    if (r.stop) {
-      total.stop = r.stop;
-      break;
+    total.stop ??= r.stop;
+  };
+  let settling: Promise<UploadResult> | null = null;
+  let after = 0;
+  try {
+    for (let n = 0; n < maxBatches && !total.stop; n++) {
+      const rows = await db.outbox.where('seq').above(after).limit(BATCH_MAX_REQUESTS).toArray();
+      if (rows.length === 0) break;
+      const sent = await sendBatch(api, rows);
+      if (settling) add(await settling);
+      after = rows[rows.length - 1].seq!;
+      settling = settleSent(db, sent, now);
+      if (sent.stop) break;
     }
+  } finally {
+    if (settling) add(await settling);
   }
   return total;
 }
