@@ -1,28 +1,11 @@
 /** How the fuzzer judges one answer (test/reliability/fuzz.test.ts). */
 
 /**
- * 500s the original plugins answer on purpose and the contract keeps (reference/original-behaviour.md, the
- * `GET /tickets/{id}` errors table): not faults, but counted and reported apart.
- */
-const ORIGINAL_500_CODES = new Set(['ticket-provider-not-found', 'ticket-post-not-found', 'ticket-object-not-found']);
-
-/** A 500 in the envelope with one of the codes above. */
-export function isOriginal500(status: number, text: string): boolean {
-  if (status !== 500) return false;
-  try {
-    const b = JSON.parse(text) as { code?: string; data?: { status?: number } };
-    return ORIGINAL_500_CODES.has(b.code ?? '') && b.data?.status === 500;
-  } catch {
-    return false;
-  }
-}
-
-/**
  * What is wrong with one answer, or null. `postSmtp`: the mail-log namespaces copy Post SMTP, whose errors
  * are `wp_send_json_error` bodies (`{"success": false, "data": ...}`), on purpose (server/routes/mail-log).
  */
 export function judge(status: number, text: string, o: { batch: boolean; postSmtp: boolean }): string | null {
-  if (status >= 500 && !isOriginal500(status, text)) return `${status}`;
+  if (status >= 500) return `${status}`;
   const envelope = (s: number, body: unknown): string | null => {
     if (o.postSmtp && body && typeof body === 'object' && (body as { success?: unknown }).success === false && 'data' in body) return null;
     const b = body as { code?: unknown; message?: unknown; data?: { status?: unknown } } | null;
@@ -45,7 +28,7 @@ export function judge(status: number, text: string, o: { batch: boolean; postSmt
       // require-all-validate answers only the failing items; the others are null, as in WordPress.
       if (r === null && body.failed === 'validation') continue;
       if (!r || typeof r.status !== 'number') return `batch item ${i} is not an answer: ${JSON.stringify(r)}`;
-      if (r.status >= 500 && !isOriginal500(r.status, JSON.stringify(r.body))) return `batch item ${i}: ${r.status}`;
+      if (r.status >= 500) return `batch item ${i}: ${r.status}`;
       if (r.status >= 400) {
         const bad = envelope(r.status, r.body);
         if (bad) return `batch item ${i}: ${bad}`;
