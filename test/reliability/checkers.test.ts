@@ -40,14 +40,13 @@ describe('reliability checkers', () => {
   });
 
   test('the fuzz judge wants no 5xx and the envelope with a matching data.status', () => {
-    assert.equal(judge(200, 'not json at all', { batch: false, postSmtp: false }), null);
-    assert.match(judge(500, '{"code":"rest_internal_error","message":"x","data":{"status":500}}', { batch: false, postSmtp: false })!, /500/);
-    assert.match(judge(400, '{"code":"x","message":"y","data":{"status":404}}', { batch: false, postSmtp: false })!, /data.status 404/);
-    assert.match(judge(403, '{"success":false,"data":{"error":"no"}}', { batch: false, postSmtp: false })!, /envelope/);
-    assert.equal(judge(403, '{"success":false,"data":{"error":"no"}}', { batch: false, postSmtp: true }), null);
-    assert.match(judge(404, '<html>', { batch: false, postSmtp: false })!, /not JSON/);
-    assert.match(judge(207, '{"responses":[{"status":201,"body":{}},{"status":502,"body":{}}]}', { batch: true, postSmtp: false })!, /item 1: 502/);
-    assert.match(judge(207, '{"responses":[{"status":400,"body":{"code":"c"}}]}', { batch: true, postSmtp: false })!, /item 0/);
+    assert.equal(judge(200, 'not json at all', { batch: false }), null);
+    assert.match(judge(500, '{"code":"rest_internal_error","message":"x","data":{"status":500}}', { batch: false })!, /500/);
+    assert.match(judge(400, '{"code":"x","message":"y","data":{"status":404}}', { batch: false })!, /data.status 404/);
+    assert.match(judge(403, '{"success":false,"data":{"error":"no"}}', { batch: false })!, /envelope/);
+    assert.match(judge(404, '<html>', { batch: false })!, /not JSON/);
+    assert.match(judge(207, '{"responses":[{"status":201,"body":{}},{"status":502,"body":{}}]}', { batch: true })!, /item 1: 502/);
+    assert.match(judge(207, '{"responses":[{"status":400,"body":{"code":"c"}}]}', { batch: true })!, /item 0/);
   });
 
   test('the access table refuses the wrong status for each caller', () => {

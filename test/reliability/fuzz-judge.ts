@@ -1,13 +1,9 @@
 /** How the fuzzer judges one answer (test/reliability/fuzz.test.ts). */
 
-/**
- * What is wrong with one answer, or null. `postSmtp`: the mail-log namespaces copy Post SMTP, whose errors
- * are `wp_send_json_error` bodies (`{"success": false, "data": ...}`), on purpose (server/routes/mail-log).
- */
-export function judge(status: number, text: string, o: { batch: boolean; postSmtp: boolean }): string | null {
+/** What is wrong with one answer, or null. Every namespace answers errors in the envelope, mail-log included. */
+export function judge(status: number, text: string, o: { batch: boolean }): string | null {
   if (status >= 500) return `${status}`;
   const envelope = (s: number, body: unknown): string | null => {
-    if (o.postSmtp && body && typeof body === 'object' && (body as { success?: unknown }).success === false && 'data' in body) return null;
     const b = body as { code?: unknown; message?: unknown; data?: { status?: unknown } } | null;
     if (!b || typeof b !== 'object' || typeof b.code !== 'string' || typeof b.message !== 'string' || !b.data || typeof b.data !== 'object') {
       return `${s} without the error envelope: ${JSON.stringify(body)?.slice(0, 160)}`;

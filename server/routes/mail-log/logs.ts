@@ -53,7 +53,7 @@ const getDetails = implement(v1.getDetails, replies((_i, ctx) => {
   mailCaller(ctx, { accessToken: true });
   const p = readParams(ctx, detailsArgs);
   const row = getMailLog(ctx.db, p.id);
-  if (!row) return ok({ success: false, message: 'Details not found', status: 404 });
+  if (!row) throw fail({ message: 'Details not found' }, 404);
   let details: Record<string, unknown>;
   if (p.type === 'show_transcript') {
     details = { session_transcript: row.transcript };

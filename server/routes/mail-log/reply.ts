@@ -15,7 +15,16 @@ export class Reply extends Error {
 }
 
 export const jsonSuccess = (data: unknown, status = 200): Result => ({ status, body: { success: true, data } });
-export const jsonError = (data: unknown, status: number): Result => ({ status, body: { success: false, data }, isError: status >= 400 });
+
+/**
+ * A Post SMTP error that is also the contract's envelope: `{code, message, data: {status, ...}}` for every
+ * client of this server, plus `success: false` and the plugin's `data.error`/`data.message` for the app.
+ */
+export function jsonError(data: Record<string, unknown>, status: number): Result {
+  const text = String(data.error ?? data.message ?? 'Request failed.');
+  const code = `mail_log_${text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+  return { status, body: { code, message: text, data: { status, ...data }, success: false }, isError: status >= 400 };
+}
 
 export function fail(data: Record<string, unknown>, status: number): Reply {
   return new Reply(jsonError(data, status));

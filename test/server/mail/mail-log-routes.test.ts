@@ -6,6 +6,12 @@ import { call, startTestServer, type TestServer } from '../../helpers/server.ts'
 import { mailIdle, sendMail, setMailTransport } from '../../../server/mail/index.ts';
 import { generateLicenseKey } from '../../../server/mail/license.ts';
 
+/** Post SMTP's error answer as this server sends it: the contract's envelope plus the plugin's fields. */
+function failBody(status: number, data: Record<string, string>) {
+  const message = data.error ?? data.message;
+  return { code: `mail_log_${message.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '')}`, message, data: { status, ...data }, success: false };
+}
+
 /**
  * mail-log/v1 and mail-log/v2 through real HTTP: each route, who may call it (administrators, connected
  * apps by their token), bad input, and the stored state behind connect/disconnect and the license.
@@ -161,11 +167,11 @@ describe('get-log, get-details, get-failed-logs, email-count', () => {
 
   test('unknown IDs and bad input', async () => {
     const missing = await call(`${v1}get-details?id=999999`, { auth: s.admin });
-    assert.equal(missing.status, 200);
-    assert.deepEqual(missing.body, { success: false, message: 'Details not found', status: 404 });
+    assert.equal(missing.status, 404);
+    assert.deepEqual(missing.body, failBody(404, { message: 'Details not found' }));
     const noLog = await call(`${v1}get-log?id=999999`, { auth: s.admin });
     assert.equal(noLog.status, 404);
-    assert.deepEqual(noLog.body, { success: false, data: { error: 'Invalid email id.' } });
+    assert.deepEqual(noLog.body, failBody(404, { error: 'Invalid email id.' }));
     const noId = await call(`${v1}get-details`, { auth: s.admin });
     assert.equal(noId.status, 400);
     assert.equal(noId.body.code, 'rest_missing_callback_param');
@@ -232,9 +238,9 @@ describe('resend-email', () => {
   test('missing, unknown and malformed input', async () => {
     const total = Number((await call(`${v1}get-logs`, { auth: s.admin })).headers.get('x-wp-total'));
     const post = (body: unknown) => call(`${v1}resend-email`, { method: 'POST', auth: s.admin, body });
-    assert.deepEqual((await post({})).body, { success: false, data: { error: 'Enter email id.' } });
+    assert.deepEqual((await post({})).body, failBody(401, { error: 'Enter email id.' }));
     assert.equal((await post({})).status, 401);
-    assert.deepEqual((await post({ id: 999999 })).body, { success: false, data: { error: 'Invalid email id.' } });
+    assert.deepEqual((await post({ id: 999999 })).body, failBody(401, { error: 'Invalid email id.' }));
     const abc = await post({ id: 'abc' });
     assert.equal(abc.status, 400);
     assert.equal(abc.body.code, 'rest_invalid_param');
@@ -251,7 +257,7 @@ describe('connected apps', () => {
   test('pairing key with its QR code; connect-app trades it (once) for a connection', async () => {
     const anon = await call(`${v1}connect-app`, { method: 'POST', headers: { auth_key: 'guess', fcm_token: token, device: 'Pixel' } });
     assert.equal(anon.status, 200);
-    assert.deepEqual(anon.body, { success: false, data: { error: 'Regenerate QR Code, and scan again.' } });
+    assert.deepEqual(anon.body, failBody(200, { error: 'Regenerate QR Code, and scan again.' }));
 
     const p = await call(`${v1}connect-app`, { auth: s.admin });
     assert.equal(p.status, 200);
@@ -292,10 +298,10 @@ describe('connected apps', () => {
     assert.equal(r2.body.data.logs.length, 1);
     const empty = await call(`${v1}get-logs`, { headers: { fcm_token: '' } });
     assert.equal(empty.status, 400);
-    assert.deepEqual(empty.body, { success: false, data: { error: 'Auth token missing.' } });
+    assert.deepEqual(empty.body, failBody(400, { error: 'Auth token missing.' }));
     const wrong = await call(`${v1}get-logs`, { headers: { fcm_token: 'x'.repeat(40) } });
     assert.equal(wrong.status, 401);
-    assert.deepEqual(wrong.body, { success: false, data: { error: 'Invalid Auth Token.' } });
+    assert.deepEqual(wrong.body, failBody(401, { error: 'Invalid Auth Token.' }));
     const link = await call(`${v1}get-log?id=${ids.e}`, { headers: { fcm_token: token } });
     assert.equal(new URL(link.body.data).searchParams.get('access_token'), token);
     const view = await call(link.body.data);
@@ -316,7 +322,7 @@ describe('connected apps', () => {
     assert.equal((await call(`${v1}get-logs`, { headers: { fcm_token: token } })).status, 401);
     const none = await call(`${v1}disconnect-site`, { method: 'POST', auth: s.admin });
     assert.equal(none.status, 403);
-    assert.deepEqual(none.body, { success: false, data: { error: 'Invalid Request.' } });
+    assert.deepEqual(none.body, failBody(403, { error: 'Invalid Request.' }));
   });
 
   test('an administrator disconnects every app at once', async () => {
@@ -336,7 +342,7 @@ describe('validate-license (v2)', () => {
   test('no license yet: 404 License not found', async () => {
     const r = await call(`${v2}validate-license`, { auth: s.admin });
     assert.equal(r.status, 404);
-    assert.deepEqual(r.body, { success: false, data: { message: 'License not found.' } });
+    assert.deepEqual(r.body, failBody(404, { message: 'License not found.' }));
   });
 
   test('a key of the wrong format or with a wrong check symbol is refused and not stored', async () => {
