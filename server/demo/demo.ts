@@ -12,18 +12,9 @@ import { updateTerm } from '../db/repos/terms.ts';
 import { resolveTermRefs } from '../routes/events/refs.ts';
 import { TAXONOMY } from '../routes/events/present.ts';
 import { demoTickets } from './tickets.ts';
+import { rng } from '../../shared/random.ts';
 
-/** Deterministic PRNG (mulberry32) so every demo database looks the same. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng };
 
 export interface DemoOptions {
   events: number;

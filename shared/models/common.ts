@@ -35,3 +35,15 @@ export const CostDetails = z.object({
   currency_position: z.string(),
   values: z.array(z.string()),
 });
+
+/** Keys every post object of both namespaces carries (events, tickets, attendees), in their wire order. */
+export const postMeta = {
+  global_id: z.string(),
+  global_id_lineage: z.array(z.string()),
+  author: z.string(),
+  status: z.string(),
+  date: z.string(),
+  date_utc: z.string(),
+  modified: z.string(),
+  modified_utc: z.string(),
+};

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CostDetails, DateDetails, Image } from './common.ts';
+import { CostDetails, DateDetails, Image, postMeta } from './common.ts';
 
 /** A term as the term routes return it (core terms controller item, `link` renamed `url`). */
 export const Term = z.object({
@@ -93,14 +93,7 @@ export const Attendance = z.object({
 
 export const Event = z.object({
   id: z.number().int(),
-  global_id: z.string(),
-  global_id_lineage: z.array(z.string()),
-  author: z.string(),
-  status: z.string(),
-  date: z.string(),
-  date_utc: z.string(),
-  modified: z.string(),
-  modified_utc: z.string(),
+  ...postMeta,
   url: z.string(),
   rest_url: z.string(),
   title: z.string(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateDetails, Image, ImageSize } from './common.ts';
+import { DateDetails, Image, ImageSize, postMeta } from './common.ts';
 
 /**
  * Response models of `evt/tickets/v1` (reference 4.3-4.6 plus CONTRACT sections 5 and 7). They document the
@@ -88,14 +88,7 @@ export const Attendee = z.object({
   id: z.number().int(),
   post_id: z.number().int(),
   ticket_id: z.number().int(),
-  global_id: z.string(),
-  global_id_lineage: z.array(z.string()),
-  author: z.string(),
-  status: z.string(),
-  date: z.string(),
-  date_utc: z.string(),
-  modified: z.string(),
-  modified_utc: z.string(),
+  ...postMeta,
   rest_url: z.string(),
   ticket: AttendeeTicket,
   /** Holder name, else purchaser name; omitted when the attendee opted out and the caller is no manager. */
@@ -142,14 +135,7 @@ export const Ticket = z.object({
   provider: z.string(),
   id: z.number().int(),
   type: z.string(),
-  global_id: z.string(),
-  global_id_lineage: z.array(z.string()),
-  author: z.string(),
-  status: z.string(),
-  date: z.string(),
-  date_utc: z.string(),
-  modified: z.string(),
-  modified_utc: z.string(),
+  ...postMeta,
   title: z.string(),
   image: z.union([z.literal(false), Image]),
   available_from: z.string(),

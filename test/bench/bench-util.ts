@@ -36,7 +36,7 @@ export async function load(name: string, opts: { url: string; paths?: string[]; 
     connections: opts.connections ?? 20,
     duration: opts.duration ?? 8,
     headers: opts.headers,
-    requests: paths ? [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: paths[i++ % paths.length] }) }] : undefined,
+    requests: paths ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: paths[i++ % paths.length] }) }] : undefined,
   });
   return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
 }

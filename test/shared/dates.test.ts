@@ -1,5 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { rng } from '../../shared/random.ts';
 import {
   addDays, addMonths, beginningOfDay, dateDetails, endOfDay, formatInZone, gmtOffsetHours, isLocalDateTime,
   isValidTimezone, parseDateInput, tzAbbreviation, zonedToInstant,
@@ -10,18 +11,6 @@ const TALLINN = 'Europe/Tallinn';
 const KOLKATA = 'Asia/Kolkata';
 const utc = (iso: string): Date => new Date(iso);
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
-
-// Deterministic PRNG so the randomised tests are reproducible.
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('isValidTimezone', () => {
   test('accepts IANA names (case-insensitively), UTC and WordPress manual offsets', () => {

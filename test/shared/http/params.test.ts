@@ -50,7 +50,7 @@ describe('WordPress-style parameters', () => {
   test('huge and fractional numbers are not integers', () => {
     for (const v of ['1.5', '99999999999999999999', 1e300, 'NaN', '']) {
       const body = fails({ id: integer() }, { id: v });
-      assert.equal(body.data.params.id, 'id is not of type integer.', String(v));
+      assert.equal((body.data.params as Record<string, string>).id, 'id is not of type integer.', String(v));
     }
   });
 
