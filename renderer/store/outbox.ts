@@ -3,14 +3,8 @@ import { getAttendee, overlayPending, toAttendeeRow } from './attendees.ts';
 import { snapshotChanged } from './snapshot.ts';
 import type { AttendeeRow, KioskDb, OutboxRow, ScanRow } from './db.ts';
 
-export interface LocalScan {
-  nonce: string;
-  attendeeId: number;
-  checkIn: boolean;
-  scanAt: number;
-  scanIso: string;
-  deviceId: string;
-}
+/** A scan as the check-in flow hands it over: an outbox row before it is queued. */
+export type LocalScan = Omit<OutboxRow, 'seq' | 'attempts'>;
 
 /**
  * Records a scan this device decided on its own (an admission, or a check-out): the outbox row, the local
