@@ -1,10 +1,8 @@
 import type { Db } from '../db/connection.ts';
-import { stmt } from '../db/connection.ts';
-import type { Role } from '../../shared/auth.ts';
 import { digest, randomAlnum, slowHash, verifySlowHash } from './hash.ts';
-import { findUserByLogin, findUserByEmail, type UserRow } from '../db/repos/users.ts';
-import { insertAppPassword, touchAppPassword, type AppPasswordRow } from '../db/repos/app-passwords.ts';
-import { getApiKey, insertApiKey, touchApiKey, type ApiKeyRow } from '../db/repos/api-keys.ts';
+import { findUserByLogin, findUserByEmail, insertUser, setUserRole, type UserRow } from '../db/repos/users.ts';
+import { appPasswordsOf, deleteAppPasswordsOf, insertAppPassword, touchAppPassword, type AppPasswordRow } from '../db/repos/app-passwords.ts';
+import { getApiKey, insertApiKey, setApiKeyHash, touchApiKey, type ApiKeyRow } from '../db/repos/api-keys.ts';
 import { recordAdminPasswordCheck } from '../security/password-strength.ts';
 
 /**
@@ -23,7 +21,7 @@ export function createApiKey(db: Db, label: string, eventId: number | null, crea
   const row = db.transaction(() => {
     const r = insertApiKey(db, { label, hash: 'pending', eventId, createdBy });
     const key = `dsk_${r.id}_${secret}`;
-    stmt(db, 'UPDATE api_keys SET hash = ? WHERE id = ?').run(slowHash(key), r.id);
+    setApiKeyHash(db, r.id, slowHash(key));
     return r;
   })();
   return { row: getApiKey(db, row.id)!, key: `dsk_${row.id}_${secret}` };
@@ -59,7 +57,7 @@ export function verifyBasic(db: Db, login: string, password: string, ip: string)
   const user = findUserByLogin(db, login) ?? (login.includes('@') ? findUserByEmail(db, login) : undefined);
   if (!user) return { ok: false, code: 'invalid_username' };
   const plain = password.replace(/\s+/g, '');
-  const rows = stmt(db, 'SELECT id, hash FROM app_passwords WHERE user_id = ? ORDER BY id').all(user.id) as { id: number; hash: string }[];
+  const rows = appPasswordsOf(db, user.id);
   for (const r of rows) {
     if (verifyCached(plain, r.hash)) {
       throttledTouch(`ap${r.id}`, () => touchAppPassword(db, r.id, ip));
@@ -85,14 +83,10 @@ export function ensureAdmin(db: Db, login: string, password: string): { user: Us
   return db.transaction(() => {
     let user = findUserByLogin(db, login);
     const created = !user;
-    if (!user) {
-      stmt(db, "INSERT INTO users (login, email, display_name, role, registered) VALUES (?, '', ?, 'administrator', datetime('now'))").run(login, login);
-      user = findUserByLogin(db, login)!;
-    } else if (user.role !== 'administrator') {
-      stmt(db, "UPDATE users SET role = 'administrator' WHERE id = ?").run(user.id);
-    }
+    if (!user) user = insertUser(db, { login, email: '', role: 'administrator' });
+    else if (user.role !== 'administrator') setUserRole(db, user.id, 'administrator');
     // The configured password becomes the account's one "start-up" application password.
-    stmt(db, "DELETE FROM app_passwords WHERE user_id = ? AND name = 'EVT_ADMIN_PASSWORD'").run(user.id);
+    deleteAppPasswordsOf(db, user.id, 'EVT_ADMIN_PASSWORD');
     const row = insertAppPassword(db, user.id, 'EVT_ADMIN_PASSWORD', slowHash(password.replace(/\s+/g, '')));
     // The security scanner reports a weak start-up password; only the verdict is kept.
     recordAdminPasswordCheck(db, user.id, login, row.id, password);
@@ -100,4 +94,3 @@ export function ensureAdmin(db: Db, login: string, password: string): { user: Us
   })();
 }
 
-export type { Role };

@@ -9,12 +9,11 @@ import { createLinked } from '../routes/events/linked-write.ts';
 import { formatInZone } from '../../shared/dates.ts';
 import { CATEGORIES, ORGANIZERS, TAGS, TITLES, VENUES } from './content.ts';
 import { updateTerm } from '../db/repos/terms.ts';
+import { updatePost } from '../db/repos/posts.ts';
 import { resolveTermRefs } from '../routes/events/refs.ts';
 import { TAXONOMY } from '../routes/events/present.ts';
 import { demoTickets } from './tickets.ts';
 import { rng } from '../../shared/random.ts';
-
-export { rng };
 
 export interface DemoOptions {
   events: number;
@@ -36,7 +35,6 @@ export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (l
     }
   })();
   const ctx = systemContext(db, config, admin!.id);
-  const etCtx = systemContext(db, config, admin!.id, 'et');
   const ids = db.transaction(() => {
     const venues = VENUES.map((v) => createLinked(ctx, 'venue', { venue: v.name, address: v.address, city: v.city, country: 'Estonia', zip: v.zip, phone: v.phone, website: v.website, description: v.description, geo_lat: v.lat, geo_lng: v.lng }));
     const organizers = ORGANIZERS.map((o) => createLinked(ctx, 'organizer', { organizer: o.name, email: o.email, phone: o.phone, website: o.website, description: o.description }));
@@ -77,7 +75,7 @@ export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (l
         sticky: random() < 0.03,
         status: random() < 0.05 ? 'draft' : 'publish',
       });
-      if (random() < 0.3) createEventTranslation(etCtx, id, `${title} (${cat.et})`);
+      if (random() < 0.3) updatePost(db, id, { title_et: `${title} (${cat.et})` });
       events.push(id);
     }
     return { venues, organizers, events };
@@ -88,8 +86,4 @@ export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (l
     out(`  curl -u 'demo-admin:${adminPassword}' ${config.publicUrl}/wp-json/evt/events/v1/events`);
   }
   await demoTickets(db, config, ctx, ids.events, opts.attendees, random, out);
-}
-
-function createEventTranslation(ctx: ReturnType<typeof systemContext>, id: number, title: string): void {
-  stmt(ctx.db, 'UPDATE posts SET title_et = ? WHERE id = ?').run(title, id);
 }

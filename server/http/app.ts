@@ -7,7 +7,7 @@ import { authenticate } from '../auth/authenticate.ts';
 import type { AppState, Caller, Lang, Urls } from './context.ts';
 import { DEFAULT_LANG } from './context.ts';
 import { execute, permitted, prepare, type RestRequest } from './dispatch.ts';
-import { HttpError, internalError } from './errors.ts';
+import { HttpError, internalError, noRoute } from './errors.ts';
 import { filterFields, readGlobals, validJsonpCallback, type Globals } from './globals.ts';
 import { parseBody, parseCookies, readBody, resolveRestTarget } from './incoming.ts';
 import { buildRegistry, installModules } from '../routes/index.ts';
@@ -148,11 +148,11 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
     commonHeaders(res, req, urls, caller);
     if (!METHODS.has(method)) {
       status = 404;
-      return write(res, { status: 404, body: new HttpError(404, 'rest_no_route', 'No route was found matching the URL and request method.').body(), isError: true }, globals, false);
+      return write(res, { status: 404, body: noRoute().body(), isError: true }, globals, false);
     }
     if (method === 'OPTIONS') {
       const m = registry.match(target.route, 'GET');
-      const entry = m.kind === 'found' || m.kind === 'method' ? m.entry : registry.routes.find((r) => r.regex.test(target.route));
+      const entry = m.kind === 'none' ? undefined : m.entry;
       status = 200;
       if (entry) res.setHeader('Allow', allowHeader(entry, caller));
       return write(res, { status: 200, body: entry ? routeData(entry, urls) : [] }, globals, false);
@@ -169,36 +169,37 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
     const cache = state.services.responseCache as ResponseCache;
     const cacheKey = caller.kind === 'anonymous' && restReq.method === 'GET' ? req.originalUrl : null;
     const hit = cacheKey ? cache.get(state.db, state.contentVersion, cacheKey) : undefined;
+    let result: Result;
+    // The body already serialised (a cached answer, or one just cached), so it is not stringified twice.
+    let json: Buffer | undefined;
     if (hit) {
       routeKey = hit.routeKey;
       res.setHeader('Allow', hit.allow);
-      const result = filterRestResponse(state, { method, route: target.route, matched: routeKey, query: target.query, caller, ip, headers: req.headers }, hit.result);
-      status = globals.envelope ? 200 : result.status;
-      write(res, result, globals, method === 'HEAD', result === hit.result ? hit.json : undefined);
-      return;
-    }
-    const cookies = parseCookies(req.headers.cookie);
-    const setCookie = (name: string, value: string, maxAge: number) => {
-      res.append('Set-Cookie', `${name}=${encodeURIComponent(value)}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax`);
-    };
-    const outcome = prepare(registry, state, restReq, { caller, urls, lang, ip, cookies, userAgent: String(req.headers['user-agent'] ?? ''), setCookie }, { inBatch: false });
-    let result: Result;
-    if (!outcome.ok) {
-      if (outcome.entry) res.setHeader('Allow', allowHeader(outcome.entry, caller));
-      result = { status: outcome.error.status, body: outcome.error.body(), isError: true };
+      result = hit.result;
+      json = hit.json;
     } else {
-      routeKey = outcome.prepared.entry.key;
-      const allow = allowHeader(outcome.prepared.entry, caller);
-      res.setHeader('Allow', allow);
-      result = await execute(outcome.prepared);
-      if (cacheKey && outcome.prepared.endpoint.def.publicCache && result.status === 200 && !result.raw) {
-        cache.set(state.db, state.contentVersion, cacheKey, { result, allow, routeKey });
+      const cookies = parseCookies(req.headers.cookie);
+      const setCookie = (name: string, value: string, maxAge: number) => {
+        res.append('Set-Cookie', `${name}=${encodeURIComponent(value)}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax`);
+      };
+      const outcome = prepare(registry, state, restReq, { caller, urls, lang, ip, cookies, userAgent: String(req.headers['user-agent'] ?? ''), setCookie }, { inBatch: false });
+      if (!outcome.ok) {
+        if (outcome.entry) res.setHeader('Allow', allowHeader(outcome.entry, caller));
+        result = { status: outcome.error.status, body: outcome.error.body(), isError: true };
+      } else {
+        routeKey = outcome.prepared.entry.key;
+        const allow = allowHeader(outcome.prepared.entry, caller);
+        res.setHeader('Allow', allow);
+        result = await execute(outcome.prepared);
+        if (cacheKey && outcome.prepared.endpoint.def.publicCache && result.status === 200 && !result.raw) {
+          json = cache.set(state.db, state.contentVersion, cacheKey, { result, allow, routeKey });
+        }
       }
     }
-    result = filterRestResponse(state, { method, route: target.route, matched: routeKey, query: target.query, caller, ip, headers: req.headers }, result);
-    if (typeof override === 'string' && result.status >= 400) res.setHeader('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private');
-    status = globals.envelope ? 200 : result.status;
-    write(res, result, globals, method === 'HEAD');
+    const filtered = filterRestResponse(state, { method, route: target.route, matched: routeKey, query: target.query, caller, ip, headers: req.headers }, result);
+    if (typeof override === 'string' && filtered.status >= 400) res.setHeader('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private');
+    status = globals.envelope ? 200 : filtered.status;
+    write(res, filtered, globals, method === 'HEAD', filtered === result ? json : undefined);
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;
     status = e.status;

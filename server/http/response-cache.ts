@@ -48,11 +48,13 @@ export class ResponseCache {
     return e;
   }
 
-  set(db: Db, contentVersion: number, key: string, answer: Omit<CachedAnswer, 'json'>): void {
-    if (!this.enabled) return;
+  /** Stores an answer; returns its serialised body (also when it is too large to keep), or undefined when off. */
+  set(db: Db, contentVersion: number, key: string, answer: Omit<CachedAnswer, 'json'>): Buffer | undefined {
+    if (!this.enabled) return undefined;
     const json = Buffer.from(JSON.stringify(answer.result.body));
-    if (json.length > MAX_BYTES) return;
+    if (json.length > MAX_BYTES) return json;
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, { ...answer, json, version: this.version(db, contentVersion), expires: Date.now() + TTL_MS });
+    return json;
   }
 }

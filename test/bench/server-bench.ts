@@ -10,7 +10,7 @@ import { createLinked } from '../../server/routes/events/linked-write.ts';
 import { resolveTermRefs } from '../../server/routes/events/refs.ts';
 import { TAXONOMY } from '../../server/routes/events/present.ts';
 import { formatInZone } from '../../shared/dates.ts';
-import { rng } from '../../server/demo/demo.ts';
+import { rng } from '../../shared/random.ts';
 import { load, startTarget, table, type Figures } from './bench-util.ts';
 
 /**

@@ -32,17 +32,15 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-test-'));
   const dbFile = path.join(dir, 'evt.sqlite');
   const db = openDatabase(dbFile);
-  let server: Server | undefined;
-  // The public URL must carry the real port, so listen first on an app-less handler, then attach.
-  const placeholder = await new Promise<Server>((resolve) => {
+  // The public URL must carry the real port, so listen first on an app-less server, then attach the app.
+  const server = await new Promise<Server>((resolve) => {
     const s = http.createServer();
     s.listen(0, '127.0.0.1', () => resolve(s));
   });
-  const port = (placeholder.address() as AddressInfo).port;
+  const port = (server.address() as AddressInfo).port;
   const config = loadConfig({ EVT_DB: dbFile, PORT: String(port), HOST: '127.0.0.1', EVT_LOG: 'off', EVT_DATA_DIR: dir, ...env });
   const app = createApp({ config, db });
-  placeholder.on('request', app.express);
-  server = placeholder;
+  server.on('request', app.express);
   const base = `http://127.0.0.1:${port}`;
   let n = 0;
   const userAuth = (role: Role, login = `${role}${++n}`) => {
@@ -64,8 +62,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
     close: () =>
       new Promise<void>((resolve) => {
-        server!.closeAllConnections?.();
-        server!.close(() => {
+        server.closeAllConnections();
+        server.close(() => {
           app.close();
           fs.rmSync(dir, { recursive: true, force: true });
           resolve();

@@ -73,7 +73,7 @@ export class SimKiosk {
       res = await fetch(`${this.root}evt/tickets/v1/attendees/${s.attendeeId}`, {
         method: 'PATCH',
         headers: { authorization: this.auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ check_in: true, nonce: s.nonce, device_id: this.deviceId, check_in_date: s.scannedAt }),
+        body: JSON.stringify(this.checkinBody(s)),
         signal: AbortSignal.timeout(30_000),
       });
       body = await res.json();
@@ -90,6 +90,11 @@ export class SimKiosk {
     this.acks.push({ nonce: s.nonce, attendeeId: s.attendeeId, status: res.status, code: body?.code ?? null, standing: body?.data?.checkin_details ?? null });
     this.outbox.splice(this.outbox.indexOf(s), 1);
     return true;
+  }
+
+  /** The PATCH body of one queued scan, the same whether it travels alone or in a batch. */
+  private checkinBody(s: { nonce: string; scannedAt: string }): Record<string, unknown> {
+    return { check_in: true, nonce: s.nonce, device_id: this.deviceId, check_in_date: s.scannedAt };
   }
 
   /** One upload attempt of the head of the outbox. True when the server answered. */
@@ -110,7 +115,7 @@ export class SimKiosk {
           requests: items.map((s) => ({
             method: 'PATCH',
             path: `/evt/tickets/v1/attendees/${s.attendeeId}`,
-            body: { check_in: true, nonce: s.nonce, device_id: this.deviceId, check_in_date: s.scannedAt },
+            body: this.checkinBody(s),
           })),
         }),
         signal: AbortSignal.timeout(30_000),

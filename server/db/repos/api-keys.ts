@@ -24,6 +24,11 @@ export function insertApiKey(db: Db, k: { label: string; hash: string; eventId: 
   return getApiKey(db, Number(info.lastInsertRowid))!;
 }
 
+/** The hash is set after the insert: the key's text contains the row's ID. */
+export function setApiKeyHash(db: Db, id: number, hash: string): void {
+  stmt(db, 'UPDATE api_keys SET hash = ? WHERE id = ?').run(hash, id);
+}
+
 export function getApiKey(db: Db, id: number): ApiKeyRow | undefined {
   return stmt(db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as ApiKeyRow | undefined;
 }

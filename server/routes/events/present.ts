@@ -202,6 +202,14 @@ export function presentLinked(ctx: Ctx, kind: 'venue' | 'organizer', ids: number
   return rows.map((r) => presentOrganizer(ctx, r, images, opts));
 }
 
+/** A linked post's own JSON-LD (presented for single reads), without its `@context`, to embed in an event's. */
+function embeddedLd(presented: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const ld = presented?.json_ld as Record<string, unknown> | undefined;
+  if (!ld) return undefined;
+  const { '@context': _context, ...rest } = ld;
+  return rest;
+}
+
 /** Adds fields other namespaces own (Event Tickets: `ticketed`, `attendance`) to presented events. */
 export type EventDecorator = (ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[], opts: PresentOpts) => void;
 
@@ -249,8 +257,6 @@ export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}
   const images = getAttachments(ctx.db, [...rows, ...venueRows, ...organizerRows].map((r) => r.image_id).filter(Boolean));
   const venues = new Map(venueRows.map((v) => [v.id, presentVenue(ctx, v, images, opts)]));
   const organizers = new Map(organizerRows.map((o) => [o.id, presentOrganizer(ctx, o, images, opts)]));
-  const venueLd = opts.single ? new Map(venueRows.map((v) => [v.id, venueJsonLd(ctx, v)])) : null;
-  const organizerLd = opts.single ? new Map(organizerRows.map((o) => [o.id, organizerJsonLd(ctx, o)])) : null;
   const terms = new Map<number, TermRow[]>();
   for (const t of termsOfPosts(ctx.db, ids)) {
     const list = terms.get(t.post_id) ?? [];
@@ -326,8 +332,8 @@ export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}
         eventStatus: 'https://schema.org/EventScheduled',
         startDate: zonedToInstant(r.start_local, tz).toISOString().replace('.000Z', '+00:00'),
         endDate: zonedToInstant(r.end_local, tz).toISOString().replace('.000Z', '+00:00'),
-        location: vIds.length ? venueLd!.get(vIds[0]) : undefined,
-        organizer: oIds.length ? organizerLd!.get(oIds[0]) : undefined,
+        location: vIds.length ? embeddedLd(venues.get(vIds[0])) : undefined,
+        organizer: oIds.length ? embeddedLd(organizers.get(oIds[0])) : undefined,
         performer: 'Organization',
         offers: cost.details.values.length ? { '@type': 'Offer', price: cost.details.values[0], priceCurrency: r.currency_code || undefined, url: e.url } : undefined,
       });
