@@ -21,8 +21,10 @@ export function verifyToken(secret: string, purpose: string, token: string): Rec
   if (typeof token !== 'string' || token.length > 2000) return null;
   const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!m) return null;
-  const expected = crypto.createHmac('sha256', key(secret, purpose)).update(m[1]).digest();
-  const given = Buffer.from(m[2], 'base64url');
+  // The signature is compared as text: its last character carries two unused bits, and a decoder ignores
+  // them, so comparing decoded bytes would take four spellings of one signature.
+  const expected = Buffer.from(crypto.createHmac('sha256', key(secret, purpose)).update(m[1]).digest('base64url'));
+  const given = Buffer.from(m[2]);
   if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return null;
   try {
     const payload: unknown = JSON.parse(Buffer.from(m[1], 'base64url').toString('utf8'));
