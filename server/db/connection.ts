@@ -33,6 +33,43 @@ export function stmt(db: Db, sql: string): Database.Statement {
   return s;
 }
 
+/** A statement that hands back its rows as plain objects of one fixed shape. */
+export interface RowReader<T> {
+  get(...params: unknown[]): T | undefined;
+  all(...params: unknown[]): T[];
+}
+
+const readers = new WeakMap<Db, Map<string, RowReader<unknown>>>();
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Like `stmt`, for wide rows read on hot paths (an attendee row has 49 columns). better-sqlite3 builds each
+ * row object key by key; reading the row as an array and copying it into an object literal compiled from
+ * the statement's own column names gives every row one hidden class and costs about a third as much
+ * (`npm run bench:checkin`). The generated code names only the columns of our own SQL text.
+ */
+export function rowReader<T>(db: Db, sql: string): RowReader<T> {
+  let m = readers.get(db);
+  if (!m) readers.set(db, (m = new Map()));
+  let r = m.get(sql) as RowReader<T> | undefined;
+  if (r) return r;
+  const s = db.prepare(sql).raw(true);
+  const names = s.columns().map((c) => c.name);
+  if (new Set(names).size !== names.length || !names.every((n) => IDENTIFIER.test(n))) {
+    throw new Error(`rowReader needs distinct plain column names: ${names.join(', ')}`);
+  }
+  const toRow = new Function('r', `return { ${names.map((n, i) => `${n}: r[${i}]`).join(', ')} };`) as (row: unknown[]) => T;
+  r = {
+    get: (...params) => {
+      const row = s.get(...params) as unknown[] | undefined;
+      return row === undefined ? undefined : toRow(row);
+    },
+    all: (...params) => (s.all(...params) as unknown[][]).map(toRow),
+  };
+  m.set(sql, r as RowReader<unknown>);
+  return r;
+}
+
 /** Great-circle distance in kilometres (haversine), for the venue geolocation filter. */
 function registerFunctions(db: Db): void {
   db.function('evt_distance_km', { deterministic: true }, (lat1: unknown, lng1: unknown, lat2: unknown, lng2: unknown) => {

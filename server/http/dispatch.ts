@@ -98,27 +98,49 @@ export function permitted(endpoint: Endpoint, caller: Caller): boolean {
   return roleCan(callerRole(caller), p);
 }
 
-/** Permission, then the handler; a sync write handler runs in one transaction so a failure changes nothing. */
-export async function execute(p: Prepared): Promise<Result> {
+/** The permission check's answer when the caller may not run the endpoint, else null. */
+function denied(p: Prepared): Result | null {
+  return permitted(p.endpoint, p.ctx.caller) ? null : errorResult(forbidden(p.ctx.caller.kind === 'anonymous', p.endpoint.def.forbiddenMessage));
+}
+
+/** What a handler's throw answers with: its own error, or a logged 500. */
+function failure(ctx: Ctx, e: unknown): Result {
+  if (e instanceof HttpError) return errorResult(e);
+  ctx.app.log({ level: 'error', msg: 'unhandled error', route: ctx.req.route, method: ctx.req.method, error: String((e as Error)?.stack ?? e) });
+  return errorResult(internalError());
+}
+
+/**
+ * Permission, then a synchronous handler; a write runs in one transaction so a failure changes nothing.
+ * Batches call this directly for their synchronous items, sparing a promise per item.
+ */
+export function executeSync(p: Prepared): Result {
+  const refused = denied(p);
+  if (refused) return refused;
   const { endpoint, ctx } = p;
-  if (!permitted(endpoint, ctx.caller)) {
-    return errorResult(forbidden(ctx.caller.kind === 'anonymous', endpoint.def.forbiddenMessage));
-  }
   const isWrite = WRITE_METHODS.includes(ctx.req.method as Method);
   try {
-    let result: Result;
-    if (endpoint.async) {
-      result = await endpoint.handler(p.input as never, ctx);
-    } else if (isWrite) {
-      result = inTransaction(ctx.db, () => endpoint.handler(p.input as never, ctx) as Result);
-    } else {
-      result = endpoint.handler(p.input as never, ctx) as Result;
-    }
+    const result = isWrite
+      ? inTransaction(ctx.db, () => endpoint.handler(p.input as never, ctx) as Result)
+      : (endpoint.handler(p.input as never, ctx) as Result);
     if (isWrite) ctx.app.contentVersion++;
     return result;
   } catch (e) {
-    if (e instanceof HttpError) return errorResult(e);
-    ctx.app.log({ level: 'error', msg: 'unhandled error', route: ctx.req.route, method: ctx.req.method, error: String((e as Error)?.stack ?? e) });
-    return errorResult(internalError());
+    return failure(ctx, e);
+  }
+}
+
+/** Permission, then the handler; asynchronous handlers manage their own transactions. */
+export async function execute(p: Prepared): Promise<Result> {
+  if (!p.endpoint.async) return executeSync(p);
+  const refused = denied(p);
+  if (refused) return refused;
+  const { endpoint, ctx } = p;
+  try {
+    const result = await endpoint.handler(p.input as never, ctx);
+    if (WRITE_METHODS.includes(ctx.req.method as Method)) ctx.app.contentVersion++;
+    return result;
+  } catch (e) {
+    return failure(ctx, e);
   }
 }

@@ -23,7 +23,18 @@ export interface RouteEntry {
   key: string;
   namespace: string;
   regex: RegExp;
+  /** The pattern's literal start, lowercased: a path that does not start with it cannot match. */
+  prefix: string;
   endpoints: Endpoint[];
+}
+
+/** The literal part of a route pattern before its first regular-expression syntax (ASCII only, else ''). */
+function literalPrefix(key: string): string {
+  if (key.includes('|')) return '';
+  let p = /^[^()[\]\\.*+?{}^$]*/.exec(key)![0];
+  // A quantifier makes the character before it optional or repeatable: it is not part of the prefix.
+  if ('*+?{'.includes(key.charAt(p.length)) && key.length > p.length) p = p.slice(0, -1);
+  return /^[\x20-\x7e]*$/.test(p) ? p.toLowerCase() : '';
 }
 
 export type Match =
@@ -41,7 +52,7 @@ export class Registry {
     const key = namespace ? `/${namespace}${route}` : route;
     let entry = this.byKey.get(key.toLowerCase());
     if (!entry) {
-      entry = { key, namespace, regex: new RegExp(namespace ? routeRegexSource(namespace, route) : `^${route}$`, 'i'), endpoints: [] };
+      entry = { key, namespace, regex: new RegExp(namespace ? routeRegexSource(namespace, route) : `^${route}$`, 'i'), prefix: literalPrefix(key), endpoints: [] };
       this.byKey.set(key.toLowerCase(), entry);
       this.routes.push(entry);
     }
@@ -51,7 +62,10 @@ export class Registry {
   /** WordPress `match_request_to_handler`: first route whose pattern and method both match. */
   match(path: string, method: Method): Match {
     let pathMatched: RouteEntry | null = null;
+    // The regular expressions are case-insensitive; for ASCII literals that is exactly what lowercasing does.
+    const lower = path.toLowerCase();
     for (const entry of this.routes) {
+      if (!lower.startsWith(entry.prefix)) continue;
       const m = entry.regex.exec(path);
       if (!m) continue;
       pathMatched ??= entry;

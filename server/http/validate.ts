@@ -1,14 +1,25 @@
 import type { Args } from '../../shared/http/route.ts';
-import { toWpIssue } from '../../shared/http/params.ts';
+import type { Param } from '../../shared/http/params.ts';
+import { SLOW, toWpIssue } from '../../shared/http/params.ts';
 import { HttpError } from './errors.ts';
+
+const lists = new WeakMap<Args, [string, Param][]>();
+
+/** A route's arguments as a list, made once per route (every request walks it twice). */
+function argList(args: Args): [string, Param][] {
+  let list = lists.get(args);
+  if (!list) lists.set(args, (list = Object.entries(args)));
+  return list;
+}
 
 /**
  * Core's order of checks: every missing required parameter first, then every invalid one reported together,
  * then defaults applied. Returns the coerced input or throws the one `rest_*` error core would send.
  */
 export function validateArgs(args: Args, params: Record<string, unknown>): Record<string, unknown> {
+  const list = argList(args);
   const missing: string[] = [];
-  for (const [name, p] of Object.entries(args)) {
+  for (const [name, p] of list) {
     if (p.required && (params[name] === undefined || params[name] === null)) missing.push(name);
   }
   if (missing.length) {
@@ -17,11 +28,19 @@ export function validateArgs(args: Args, params: Record<string, unknown>): Recor
   const out: Record<string, unknown> = {};
   const invalid: Record<string, string> = {};
   const details: Record<string, unknown> = {};
-  for (const [name, p] of Object.entries(args)) {
+  for (const [name, p] of list) {
     const raw = params[name];
     if (raw === undefined || raw === null) {
-      if (p.default !== undefined) out[name] = structuredClone(p.default);
+      // Object defaults are copied so that no handler can change the route table's own.
+      if (p.default !== undefined) out[name] = p.default !== null && typeof p.default === 'object' ? structuredClone(p.default) : p.default;
       continue;
+    }
+    if (p.accept) {
+      const quick = p.accept(raw);
+      if (quick !== SLOW) {
+        out[name] = quick;
+        continue;
+      }
     }
     const r = p.schema.safeParse(raw);
     if (r.success) {

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.ts';
-import type { Prepared } from '../http/dispatch.ts';
+import { execute, executeSync, type Prepared } from '../http/dispatch.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Result } from '../http/result.ts';
 
@@ -14,14 +14,10 @@ import type { Result } from '../http/result.ts';
  * the disk together when the batch ends, before the 207 is sent; a crash before that loses the whole batch and
  * the client, having had no answer, sends it again (check-ins carry nonces, so a replay is safe).
  *
- * Only microtasks run between synchronous items, so no other request's statements can enter the open
- * transaction. An asynchronous handler (one that awaits real I/O) ends the group first and runs on its own.
+ * Synchronous items run back to back with nothing in between, so no other request's statements can enter
+ * the open transaction. An asynchronous handler (one that awaits real I/O) ends the group first and runs on its own.
  */
-export async function runGrouped(
-  db: Db,
-  items: readonly (Prepared | HttpError)[],
-  execute: (p: Prepared) => Promise<Result>,
-): Promise<Result[]> {
+export async function runGrouped(db: Db, items: readonly (Prepared | HttpError)[]): Promise<Result[]> {
   const results: Result[] = [];
   let open = false;
   const commit = () => {
@@ -40,7 +36,7 @@ export async function runGrouped(
         db.exec('BEGIN IMMEDIATE');
         open = true;
       }
-      results.push(await execute(p));
+      results.push(p.endpoint.async ? await execute(p) : executeSync(p));
       // SQLite rolls a whole transaction back on some errors (disk full, I/O): then earlier items are lost too.
       if (open && !db.inTransaction) throw new Error('batch transaction was rolled back by SQLite');
     }

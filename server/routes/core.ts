@@ -3,7 +3,7 @@ import type { NamespaceDef } from '../../shared/http/route.ts';
 import { batchRoute, namespaceRoutes, siteIndexRoute, type BatchItem } from '../../shared/routes/core.ts';
 import { gmtOffsetHours } from '../../shared/dates.ts';
 import type { Ctx } from '../http/context.ts';
-import { execute, prepare, type Prepared, type RestRequest } from '../http/dispatch.ts';
+import { prepare, type Prepared, type RestRequest } from '../http/dispatch.ts';
 import { HttpError } from '../http/errors.ts';
 import { normaliseRoute } from '../http/incoming.ts';
 import { implement, type Endpoint, type Registry } from '../http/registry.ts';
@@ -52,15 +52,21 @@ function envelope(r: Result): { body: unknown; status: number; headers: Record<s
   return { body: r.body, status: r.status, headers: r.headers ?? {} };
 }
 
+/** A plain path (letters, digits, `-`, `_` segments, no query): parsing it as a URL would change nothing. */
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)+\/?$/;
+
 function subRequest(item: BatchItem): RestRequest | HttpError {
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(item.headers ?? {})) if (k !== '__proto__') headers[k.toLowerCase()] = v;
+  if (PLAIN_PATH.test(item.path)) {
+    return { method: item.method, route: normaliseRoute(item.path), query: {}, body: item.body ?? {}, json: null, jsonError: false, headers };
+  }
   let url: URL;
   try {
     url = new URL(item.path, 'http://batch.invalid');
   } catch {
     return new HttpError(400, 'parse_path_failed', 'Could not parse the path.');
   }
-  const headers: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(item.headers ?? {})) headers[k.toLowerCase()] = v;
   let route: string;
   try {
     route = normaliseRoute(decodeURIComponent(url.pathname));
@@ -103,7 +109,7 @@ export const batch = implement(
         },
       };
     }
-    const responses = (await runGrouped(ctx.db, prepared, execute)).map(envelope);
+    const responses = (await runGrouped(ctx.db, prepared)).map(envelope);
     return { status: 207, body: { responses } };
   },
   { async: true },

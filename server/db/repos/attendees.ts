@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { rowReader, stmt } from '../connection.ts';
 
 /**
  * Attendees (table `attendees`, each also a post of type `attendee`). Reads join everything an attendee
@@ -80,6 +80,7 @@ JOIN posts tp ON tp.id = a.ticket_id
 JOIN posts e ON e.id = a.event_id
 LEFT JOIN orders o ON o.post_id = a.order_id
 LEFT JOIN checkins c ON c.id = a.checkin_id`;
+const SELECT_ROW = `${SELECT_ROWS} WHERE a.post_id = ?`;
 
 // A page's attendees share a handful of tickets and events: those are read once each, not once per row.
 const SELECT_PAGE = `
@@ -109,7 +110,7 @@ type CorePart = Omit<AttendeeRow, keyof TicketPart | keyof EventPart> & { ticket
 /** Rows in the order of `ids` (missing ones skipped): three statements for a whole page. */
 export function getAttendeeRows(db: Db, ids: readonly number[]): AttendeeRow[] {
   if (!ids.length) return [];
-  const core = stmt(db, SELECT_PAGE).all(JSON.stringify(ids)) as CorePart[];
+  const core = rowReader<CorePart>(db, SELECT_PAGE).all(JSON.stringify(ids));
   const tickets = new Map(
     (stmt(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))])) as TicketPart[]).map((t) => [t.ticket_id, t]),
   );
@@ -119,13 +120,13 @@ export function getAttendeeRows(db: Db, ids: readonly number[]): AttendeeRow[] {
     const t = tickets.get(r.ticket_id);
     const e = events.get(r.event_id);
     // The single-row join drops attendees whose ticket or event is gone; so does a page.
-    if (t && e) byId.set(r.id, { ...r, ...t, ...e });
+    if (t && e) byId.set(r.id, Object.assign(r, t, e) as AttendeeRow);
   }
   return ids.map((id) => byId.get(id)).filter((r): r is AttendeeRow => r !== undefined);
 }
 
 export function getAttendeeRow(db: Db, id: number): AttendeeRow | undefined {
-  return stmt(db, `${SELECT_ROWS} WHERE a.post_id = ?`).get(id) as AttendeeRow | undefined;
+  return rowReader<AttendeeRow>(db, SELECT_ROW).get(id);
 }
 
 /** The change cursor handed to kiosks (`X-EVT-Cursor`): every attendee change moves it forward. */
@@ -171,7 +172,10 @@ export function updateAttendeeFields(db: Db, id: number, f: { fullName?: string;
   if (f.rsvpStatus !== undefined) stmt(db, 'UPDATE attendees SET rsvp_status = ? WHERE post_id = ?').run(f.rsvpStatus, id);
 }
 
-/** Marks the attendee checked in with a standing check-in, or out (`checkinId` null). */
+/**
+ * Marks the attendee checked in with a standing check-in, or out (`checkinId` null), and moves it past every
+ * change cursor handed out so far in the same write (the update trigger stands back when change_seq moves).
+ */
 export function setCheckedIn(db: Db, id: number, checkinId: number | null): void {
   stmt(db, 'UPDATE attendees SET checked_in = ?, checkin_id = ? WHERE post_id = ?').run(checkinId === null ? 0 : 1, checkinId, id);
 }

@@ -58,7 +58,7 @@ function ticketOf(ctx: Ctx, row: AttendeeRow): Record<string, unknown> {
  * `build_attendee_data` (reference 4.4) in its key order. `manager` adds the private fields, then our door
  * extensions `security_code` and `order_status` (CONTRACT section 7).
  */
-export function presentAttendee(ctx: Ctx, row: AttendeeRow, manager: boolean, memo: PageMemo = newMemo(ctx)): Record<string, unknown> {
+export function presentAttendee(ctx: Ctx, row: AttendeeRow, manager: boolean, memo = new PageMemo(ctx)): Record<string, unknown> {
   const gid = `${memo.origin}?type=attendee&id=${row.id}`;
   const out: Record<string, unknown> = {
     id: row.id,
@@ -98,12 +98,6 @@ export function presentAttendee(ctx: Ctx, row: AttendeeRow, manager: boolean, me
   return out;
 }
 
-/** What every attendee of a page shares: the global-ID origin and each ticket's embedded object. */
-interface PageMemo {
-  origin: string;
-  ticket: (row: AttendeeRow) => Record<string, unknown>;
-}
-
 const origins = new Map<string, string>();
 
 /** `globalId`'s `<host><path>` part, parsed once per public URL. */
@@ -113,19 +107,23 @@ function globalOrigin(ctx: Ctx): string {
   return o;
 }
 
-function newMemo(ctx: Ctx): PageMemo {
-  const tickets = new Map<number, Record<string, unknown>>();
-  return {
-    origin: globalOrigin(ctx),
-    ticket: (row) => {
-      let t = tickets.get(row.ticket_id);
-      if (!t) tickets.set(row.ticket_id, (t = ticketOf(ctx, row)));
-      return t;
-    },
-  };
+/** What every attendee of a page shares: the global-ID origin and each ticket's embedded object. */
+class PageMemo {
+  readonly origin: string;
+  private readonly tickets = new Map<number, Record<string, unknown>>();
+
+  constructor(private readonly ctx: Ctx) {
+    this.origin = globalOrigin(ctx);
+  }
+
+  ticket(row: AttendeeRow): Record<string, unknown> {
+    let t = this.tickets.get(row.ticket_id);
+    if (!t) this.tickets.set(row.ticket_id, (t = ticketOf(this.ctx, row)));
+    return t;
+  }
 }
 
 export function presentAttendees(ctx: Ctx, rows: readonly AttendeeRow[], manager = managesAttendees(ctx)): Record<string, unknown>[] {
-  const memo = newMemo(ctx);
+  const memo = new PageMemo(ctx);
   return rows.map((r) => presentAttendee(ctx, r, manager, memo));
 }

@@ -53,14 +53,14 @@ export function scanSubject(row: AttendeeRow, ctx: Ctx): ScanSubject {
 }
 
 function logRow(ctx: Ctx, row: Pick<AttendeeRow, 'id' | 'event_id'> | null, req: ScanRequest, result: CheckinResult, reason: string | null): CheckinInsert {
-  const now = new Date();
+  const now = new Date().toISOString();
   return {
     attendee_id: row?.id ?? null,
     event_id: row?.event_id ?? null,
     result,
     reason,
-    scanned_at: (req.scannedAt ?? now).toISOString(),
-    received_at: now.toISOString(),
+    scanned_at: req.scannedAt ? req.scannedAt.toISOString() : now,
+    received_at: now,
     device_id: req.deviceId,
     nonce: req.nonce,
     source: req.source,

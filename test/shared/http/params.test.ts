@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { boolean, enumString, idList, integer, number, string, stringList, argJson } from '../../../shared/http/params.ts';
+import fc from 'fast-check';
+import { boolean, enumString, idList, integer, number, string, stringList, argJson, SLOW, type Param } from '../../../shared/http/params.ts';
 import { validateArgs } from '../../../server/http/validate.ts';
 import { HttpError } from '../../../server/http/errors.ts';
 
@@ -58,5 +59,35 @@ describe('WordPress-style parameters', () => {
     assert.deepEqual(argJson(integer({ description: 'x', default: 1, minimum: 1 })), { description: 'x', default: 1, type: 'integer', minimum: 1, required: false });
     assert.deepEqual(argJson(idList({ required: true })), { type: 'array', items: { type: 'integer', minimum: 0 }, required: true });
     assert.deepEqual(argJson(enumString(['a', 'b'])), { type: 'string', enum: ['a', 'b'], required: false });
+  });
+
+  test('the quick check agrees with the schema on every value it accepts, and takes the plain ones', () => {
+    const params: Param[] = [integer(), integer({ minimum: 1, maximum: 100 }), boolean(), string(), string({ minLength: 16, maxLength: 200 })];
+    const values = fc.oneof(
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.string({ maxLength: 220 }),
+      fc.stringMatching(/^\s*-?\d{1,20}(\.0*)?\s*$/),
+      fc.constantFrom(null, undefined, '', '0', '1', 'true', 'false', -0, 2 ** 53, [], {}, ['1']),
+    );
+    fc.assert(
+      fc.property(values, (v) => {
+        for (const p of params) {
+          const quick = p.accept!(v);
+          if (quick === SLOW) continue;
+          const full = p.schema.safeParse(v);
+          assert.ok(full.success, `schema refused ${JSON.stringify(v)} the quick check took`);
+          assert.ok(Object.is(full.data, quick), `quick ${String(quick)} vs schema ${String(full.data)}`);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    // The plain values a kiosk sends do take the quick path.
+    assert.equal(integer({ minimum: 1 }).accept!(5), 5);
+    assert.equal(integer({ minimum: 1 }).accept!('5'), 5);
+    assert.equal(boolean().accept!(true), true);
+    assert.equal(string({ minLength: 16 }).accept!('a-nonce-of-16-chars'), 'a-nonce-of-16-chars');
+    assert.equal(string({ minLength: 16 }).accept!('short'), SLOW);
   });
 });
