@@ -10,10 +10,13 @@ export interface Figures {
   non2xx: number;
 }
 
-/** Starts a target script with tsx and resolves once it prints `LISTENING <port>`. */
+/**
+ * Starts a target script with tsx and resolves once it prints `LISTENING <port>`. With BENCH_CPU_PROF=<dir> the
+ * target writes a V8 CPU profile there when the bench stops it (open it in Chrome DevTools).
+ */
 export function startTarget(script: string, env: Record<string, string>): Promise<{ proc: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let buf = '';
     const timer = setTimeout(() => reject(new Error(`${script} did not start in 60 s`)), 60_000);
     proc.stdout!.on('data', (d: Buffer) => {

@@ -13,11 +13,13 @@ import { startTarget } from './bench-util.ts';
  * measures on 127.0.0.1, in one run: check-ins per second through batches of 25 PATCH sub-requests, the same
  * through single PATCH requests, `GET /qr` check-in latency at 50 connections, and a full paged download of
  * the event's attendees (per_page 100, as the kiosk does it). Targets: batch >= 5,000 check-ins/s, batch >= 5x
- * single per check-in, full download < 15 s.
+ * single per check-in, full download < 15 s. Batches and single requests alternate over BENCH_ROUNDS rounds, so
+ * the ratio compares the two under the same machine conditions.
  */
 const ATTENDEES = Number(process.env.BENCH_ATTENDEES ?? 100_000);
-const BATCHES = Number(process.env.BENCH_BATCHES ?? 1_000);
-const SINGLES = Number(process.env.BENCH_SINGLES ?? 5_000);
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 1_200);
+const SINGLES = Number(process.env.BENCH_SINGLES ?? 6_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const QR_REQUESTS = Number(process.env.BENCH_QR ?? 20_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
@@ -130,69 +132,102 @@ async function main(): Promise<void> {
   }
   say(`${fmt(ATTENDEES)} attendees in one event; server in its own process; 127.0.0.1; ${os.cpus().length} cores; load average at start ${os.loadavg()[0].toFixed(1)}${priority !== undefined ? `; priority ${priority}` : ''}`);
   try {
-    // Warm up the JIT and SQLite's page cache on a few hundred check-ins.
+    // Warm up the JIT and SQLite's page cache on a few hundred check-ins, single and batched.
     for (let i = 0; i < 300; i++) {
       const id = take();
       await fetch(`${url}/wp-json/evt/tickets/v1/attendees/${id}`, { method: 'PATCH', headers: auth, body: JSON.stringify(scanBody(`warm-nonce-${id}-xxxxxx`, 'bench-warm')) });
     }
+    for (let b = 0; b < 40; b++) {
+      const requests = Array.from({ length: 25 }, () => {
+        const id = take();
+        return { method: 'PATCH', path: `/evt/tickets/v1/attendees/${id}`, body: scanBody(`warm-nonce-${id}-xxxxxx`, 'bench-warm') };
+      });
+      await fetch(`${url}/wp-json/batch/v1`, { method: 'POST', headers: auth, body: JSON.stringify({ requests }) });
+    }
     cpuSince();
 
-    // (1) Batches of 25 PATCH check-ins.
+    // (1) and (2) alternate in ROUNDS rounds, so that both see the machine in the same state: on a shared machine
+    // the speed drifts over seconds, and two phases run one after the other compare two different machines.
     let batchNo = 0;
-    const t1 = span();
-    const batch = await autocannon({
-      url,
-      connections: CONNECTIONS,
-      amount: BATCHES,
-      headers: auth,
-      requests: [
-        {
-          method: 'POST',
-          path: '/wp-json/batch/v1',
-          onResponse: t1.answered,
-          setupRequest: (req) => {
-            t1.sent();
-            const b = batchNo++;
-            const requests = Array.from({ length: 25 }, (_, i) => {
-              const id = take();
-              return { method: 'PATCH', path: `/evt/tickets/v1/attendees/${id}`, body: scanBody(`bench-batch-${b}-${i}-nonce`, 'bench-batch') };
-            });
-            return { ...req, body: JSON.stringify({ requests }) };
-          },
-        },
-      ],
-    });
-    const batchSecs = t1.seconds();
-    const batchCpu = cpuSince();
-    const batchOk = accepted('bench-batch');
-    const batchRate = batchOk / batchSecs;
-    say(`(1) batches of 25 PATCH check-ins, ${CONNECTIONS} connections: ${fmt(batchOk)} accepted in ${fmt(batchSecs, 2)} s = ${fmt(batchRate)} check-ins/s (per batch p50 ${fmt(batch.latency.p50, 1)} ms, p99 ${fmt(batch.latency.p99, 1)} ms; errors ${batch.errors + batch.timeouts + batch.non2xx})${perCpu(batchOk, batchCpu)}`);
-
-    // (2) Single PATCH check-ins.
     let single = 0;
-    const t2 = span();
-    const singles = await autocannon({
-      url,
-      connections: CONNECTIONS,
-      amount: SINGLES,
-      headers: auth,
-      requests: [
-        {
-          method: 'PATCH',
-          onResponse: t2.answered,
-          setupRequest: (req) => {
-            t2.sent();
-            const id = take();
-            return { ...req, path: `/wp-json/evt/tickets/v1/attendees/${id}`, body: JSON.stringify(scanBody(`bench-single-${single++}-nonce`, 'bench-single')) };
+    const rounds: { batchOk: number; batchSecs: number; singleOk: number; singleSecs: number }[] = [];
+    const batchLat: number[] = [];
+    const singleLat: number[] = [];
+    let batchErrors = 0;
+    let singleErrors = 0;
+    let batchCpu = 0;
+    let singleCpu = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      const batchAmount = Math.floor(BATCHES / ROUNDS);
+      const singleAmount = Math.floor(SINGLES / ROUNDS);
+      const before = accepted('bench-batch');
+      const t1 = span();
+      const batch = await autocannon({
+        url,
+        connections: CONNECTIONS,
+        amount: batchAmount,
+        headers: auth,
+        requests: [
+          {
+            method: 'POST',
+            path: '/wp-json/batch/v1',
+            onResponse: t1.answered,
+            setupRequest: (req) => {
+              t1.sent();
+              const b = batchNo++;
+              const requests = Array.from({ length: 25 }, (_, i) => {
+                const id = take();
+                return { method: 'PATCH', path: `/evt/tickets/v1/attendees/${id}`, body: scanBody(`bench-batch-${b}-${i}-nonce`, 'bench-batch') };
+              });
+              return { ...req, body: JSON.stringify({ requests }) };
+            },
           },
-        },
-      ],
-    });
-    const singleSecs = t2.seconds();
-    const singleCpu = cpuSince();
-    const singleOk = accepted('bench-single');
-    const singleRate = singleOk / singleSecs;
-    say(`(2) single PATCH check-ins, ${CONNECTIONS} connections:     ${fmt(singleOk)} accepted in ${fmt(singleSecs, 2)} s = ${fmt(singleRate)} check-ins/s (p50 ${fmt(singles.latency.p50, 1)} ms, p99 ${fmt(singles.latency.p99, 1)} ms; errors ${singles.errors + singles.timeouts + singles.non2xx})${perCpu(singleOk, singleCpu)}`);
+        ],
+      });
+      batchCpu += cpuSince() ?? 0;
+      batchLat.push(batch.latency.p50, batch.latency.p99);
+      batchErrors += batch.errors + batch.timeouts + batch.non2xx;
+      const batchOk = accepted('bench-batch') - before;
+
+      const beforeSingle = accepted('bench-single');
+      const t2 = span();
+      const singles = await autocannon({
+        url,
+        connections: CONNECTIONS,
+        amount: singleAmount,
+        headers: auth,
+        requests: [
+          {
+            method: 'PATCH',
+            onResponse: t2.answered,
+            setupRequest: (req) => {
+              t2.sent();
+              const id = take();
+              return { ...req, path: `/wp-json/evt/tickets/v1/attendees/${id}`, body: JSON.stringify(scanBody(`bench-single-${single++}-nonce`, 'bench-single')) };
+            },
+          },
+        ],
+      });
+      singleCpu += cpuSince() ?? 0;
+      singleLat.push(singles.latency.p50, singles.latency.p99);
+      singleErrors += singles.errors + singles.timeouts + singles.non2xx;
+      rounds.push({ batchOk, batchSecs: t1.seconds(), singleOk: accepted('bench-single') - beforeSingle, singleSecs: t2.seconds() });
+      if (process.env.BENCH_VERBOSE) {
+        const x = rounds[rounds.length - 1];
+        say(`    round ${r + 1}: batch ${fmt(x.batchOk / x.batchSecs)}/s (p99 ${batch.latency.p99} ms), single ${fmt(x.singleOk / x.singleSecs)}/s (p99 ${singles.latency.p99} ms)`);
+      }
+    }
+    const sum = (k: keyof (typeof rounds)[number]) => rounds.reduce((a, x) => a + x[k], 0);
+    const batchOk = sum('batchOk');
+    const singleOk = sum('singleOk');
+    const batchRate = batchOk / sum('batchSecs');
+    const singleRate = singleOk / sum('singleSecs');
+    const roundRatios = rounds.map((x) => x.batchOk / x.batchSecs / (x.singleOk / x.singleSecs)).sort((a, b) => a - b);
+    const median = roundRatios[Math.floor(roundRatios.length / 2)];
+    const worst = (xs: number[], i: number) => Math.max(...xs.filter((_, j) => j % 2 === i));
+    say(`(1) batches of 25 PATCH check-ins, ${CONNECTIONS} connections: ${fmt(batchOk)} accepted in ${fmt(sum('batchSecs'), 2)} s = ${fmt(batchRate)} check-ins/s (per batch p50 up to ${fmt(worst(batchLat, 0), 1)} ms, p99 up to ${fmt(worst(batchLat, 1), 1)} ms; errors ${batchErrors})${perCpu(batchOk, batchCpu)}`);
+    say(`(2) single PATCH check-ins, ${CONNECTIONS} connections:     ${fmt(singleOk)} accepted in ${fmt(sum('singleSecs'), 2)} s = ${fmt(singleRate)} check-ins/s (p50 up to ${fmt(worst(singleLat, 0), 1)} ms, p99 up to ${fmt(worst(singleLat, 1), 1)} ms; errors ${singleErrors})${perCpu(singleOk, singleCpu)}`);
+    say(`    in ${ROUNDS} alternating rounds; batch/single per round: ${roundRatios.map((x) => fmt(x, 2)).join(', ')} (median ${fmt(median, 2)})`);
 
     // (3) GET /qr check-ins at 50 connections, each a different attendee with its security code.
     const qrStart = next;

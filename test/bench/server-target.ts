@@ -10,3 +10,4 @@ const server = app.express.listen(0, '127.0.0.1', () => {
   const addr = server.address();
   process.stdout.write(`LISTENING ${typeof addr === 'object' && addr ? addr.port : 0}\n`);
 });
+process.on('SIGTERM', () => process.exit(0));
