@@ -269,8 +269,8 @@ export function any<O extends Common<unknown>>(o: O = {} as O): Param<unknown, P
 }
 
 /** A parameter whose schema is written by hand: `schema` coerces and validates, `base` documents. */
-export function custom<T, O extends Common<T>>(schema: z.ZodType<T>, base: z.ZodType, o: O): Param<T, Present<O>> {
-  return make(schema, base, o);
+export function custom<T, O extends Common<T>>(schema: z.ZodType<T>, base: z.ZodType, o: O, accept?: (v: unknown) => unknown): Param<T, Present<O>> {
+  return make(schema, base, o, accept);
 }
 
 /** JSON-schema keywords WordPress shows for an arg in the index. */
