@@ -2,6 +2,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import crypto from 'node:crypto';
 import type { Method } from '../../shared/http/route.ts';
 import type { Config } from '../config.ts';
+import { startCheckpointer } from '../db/checkpointer.ts';
 import { openDatabase, stmt, type Db } from '../db/connection.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import type { AppState, Caller, Lang, Urls } from './context.ts';
@@ -58,6 +59,8 @@ export function createApp(opts: { config: Config; db?: Db; log?: AppState['log']
     (opts.config.log ? (entry: Record<string, unknown>) => process.stdout.write(JSON.stringify({ time: new Date().toISOString(), ...entry }) + '\n') : () => {});
   const state: AppState = { db, config: opts.config, secret: siteSecret(db, opts.config.secret), contentVersion: 0, services: { registry }, log };
   state.services.responseCache = new ResponseCache(opts.config.cache);
+  const checkpointer = db.memory ? null : startCheckpointer(db, { onError: (error) => log({ level: 'error', msg: 'WAL checkpoint failed', error }) });
+  state.services.checkpointer = checkpointer;
   installModules(state);
   const app = express();
   app.disable('x-powered-by');
@@ -81,6 +84,7 @@ export function createApp(opts: { config: Config; db?: Db; log?: AppState['log']
     registry,
     close: () => {
       for (const f of hooks(state).onClose) f(state);
+      checkpointer?.stop();
       db.close();
     },
   };
