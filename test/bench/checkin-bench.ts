@@ -150,83 +150,61 @@ async function main(): Promise<void> {
     // the speed drifts over seconds, and two phases run one after the other compare two different machines.
     let batchNo = 0;
     let single = 0;
-    const rounds: { batchOk: number; batchSecs: number; singleOk: number; singleSecs: number }[] = [];
-    const batchLat: number[] = [];
-    const singleLat: number[] = [];
-    let batchErrors = 0;
-    let singleErrors = 0;
-    let batchCpu = 0;
-    let singleCpu = 0;
-    for (let r = 0; r < ROUNDS; r++) {
-      const batchAmount = Math.floor(BATCHES / ROUNDS);
-      const singleAmount = Math.floor(SINGLES / ROUNDS);
-      const before = accepted('bench-batch');
-      const t1 = span();
-      const batch = await autocannon({
-        url,
-        connections: CONNECTIONS,
-        amount: batchAmount,
-        headers: auth,
-        requests: [
-          {
-            method: 'POST',
-            path: '/wp-json/batch/v1',
-            onResponse: t1.answered,
-            setupRequest: (req) => {
-              t1.sent();
-              const b = batchNo++;
-              const requests = Array.from({ length: 25 }, (_, i) => {
-                const id = take();
-                return { method: 'PATCH', path: `/evt/tickets/v1/attendees/${id}`, body: scanBody(`bench-batch-${b}-${i}-nonce`, 'bench-batch') };
-              });
-              return { ...req, body: JSON.stringify({ requests }) };
-            },
-          },
-        ],
-      });
-      batchCpu += cpuSince() ?? 0;
-      batchLat.push(batch.latency.p50, batch.latency.p99);
-      batchErrors += batch.errors + batch.timeouts + batch.non2xx;
-      const batchOk = accepted('bench-batch') - before;
-
-      const beforeSingle = accepted('bench-single');
-      const t2 = span();
-      const singles = await autocannon({
-        url,
-        connections: CONNECTIONS,
-        amount: singleAmount,
-        headers: auth,
-        requests: [
-          {
-            method: 'PATCH',
-            onResponse: t2.answered,
-            setupRequest: (req) => {
-              t2.sent();
-              const id = take();
-              return { ...req, path: `/wp-json/evt/tickets/v1/attendees/${id}`, body: JSON.stringify(scanBody(`bench-single-${single++}-nonce`, 'bench-single')) };
-            },
-          },
-        ],
-      });
-      singleCpu += cpuSince() ?? 0;
-      singleLat.push(singles.latency.p50, singles.latency.p99);
-      singleErrors += singles.errors + singles.timeouts + singles.non2xx;
-      rounds.push({ batchOk, batchSecs: t1.seconds(), singleOk: accepted('bench-single') - beforeSingle, singleSecs: t2.seconds() });
-      if (process.env.BENCH_VERBOSE) {
-        const x = rounds[rounds.length - 1];
-        say(`    round ${r + 1}: batch ${fmt(x.batchOk / x.batchSecs)}/s (p99 ${batch.latency.p99} ms), single ${fmt(x.singleOk / x.singleSecs)}/s (p99 ${singles.latency.p99} ms)`);
-      }
+    interface Tally {
+      ok: number;
+      secs: number;
+      cpu: number;
+      p50: number;
+      p99: number;
+      errors: number;
     }
-    const sum = (k: keyof (typeof rounds)[number]) => rounds.reduce((a, x) => a + x[k], 0);
-    const batchOk = sum('batchOk');
-    const singleOk = sum('singleOk');
-    const batchRate = batchOk / sum('batchSecs');
-    const singleRate = singleOk / sum('singleSecs');
-    const roundRatios = rounds.map((x) => x.batchOk / x.batchSecs / (x.singleOk / x.singleSecs)).sort((a, b) => a - b);
+    const tally = (): Tally => ({ ok: 0, secs: 0, cpu: 0, p50: 0, p99: 0, errors: 0 });
+    const batches = tally();
+    const singles = tally();
+    /** One phase of a round: `amount` requests from `make`, counted by the check-ins accepted from `device`. */
+    const phase = async (t: Tally, device: string, amount: number, method: string, make: () => { path: string; body: string }) => {
+      const before = accepted(device);
+      const clock = span();
+      const res = await autocannon({
+        url,
+        connections: CONNECTIONS,
+        amount,
+        headers: auth,
+        requests: [{ method, onResponse: clock.answered, setupRequest: (req) => (clock.sent(), { ...req, ...make() }) }],
+      });
+      const ok = accepted(device) - before;
+      t.ok += ok;
+      t.secs += clock.seconds();
+      t.cpu += cpuSince() ?? 0;
+      t.p50 = Math.max(t.p50, res.latency.p50);
+      t.p99 = Math.max(t.p99, res.latency.p99);
+      t.errors += res.errors + res.timeouts + res.non2xx;
+      return { rate: ok / clock.seconds(), p99: res.latency.p99 };
+    };
+    const roundRatios: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const b = await phase(batches, 'bench-batch', Math.floor(BATCHES / ROUNDS), 'POST', () => {
+        const n = batchNo++;
+        const requests = Array.from({ length: 25 }, (_, i) => ({ method: 'PATCH', path: `/evt/tickets/v1/attendees/${take()}`, body: scanBody(`bench-batch-${n}-${i}-nonce`, 'bench-batch') }));
+        return { path: '/wp-json/batch/v1', body: JSON.stringify({ requests }) };
+      });
+      const one = await phase(singles, 'bench-single', Math.floor(SINGLES / ROUNDS), 'PATCH', () => ({
+        path: `/wp-json/evt/tickets/v1/attendees/${take()}`,
+        body: JSON.stringify(scanBody(`bench-single-${single++}-nonce`, 'bench-single')),
+      }));
+      roundRatios.push(b.rate / one.rate);
+      if (process.env.BENCH_VERBOSE) say(`    round ${r + 1}: batch ${fmt(b.rate)}/s (p99 ${b.p99} ms), single ${fmt(one.rate)}/s (p99 ${one.p99} ms)`);
+    }
+    const batchOk = batches.ok;
+    const singleOk = singles.ok;
+    const batchRate = batchOk / batches.secs;
+    const singleRate = singleOk / singles.secs;
+    const batchCpu = batches.cpu;
+    const singleCpu = singles.cpu;
+    roundRatios.sort((a, b) => a - b);
     const median = roundRatios[Math.floor(roundRatios.length / 2)];
-    const worst = (xs: number[], i: number) => Math.max(...xs.filter((_, j) => j % 2 === i));
-    say(`(1) batches of 25 PATCH check-ins, ${CONNECTIONS} connections: ${fmt(batchOk)} accepted in ${fmt(sum('batchSecs'), 2)} s = ${fmt(batchRate)} check-ins/s (per batch p50 up to ${fmt(worst(batchLat, 0), 1)} ms, p99 up to ${fmt(worst(batchLat, 1), 1)} ms; errors ${batchErrors})${perCpu(batchOk, batchCpu)}`);
-    say(`(2) single PATCH check-ins, ${CONNECTIONS} connections:     ${fmt(singleOk)} accepted in ${fmt(sum('singleSecs'), 2)} s = ${fmt(singleRate)} check-ins/s (p50 up to ${fmt(worst(singleLat, 0), 1)} ms, p99 up to ${fmt(worst(singleLat, 1), 1)} ms; errors ${singleErrors})${perCpu(singleOk, singleCpu)}`);
+    say(`(1) batches of 25 PATCH check-ins, ${CONNECTIONS} connections: ${fmt(batchOk)} accepted in ${fmt(batches.secs, 2)} s = ${fmt(batchRate)} check-ins/s (per batch p50 up to ${fmt(batches.p50, 1)} ms, p99 up to ${fmt(batches.p99, 1)} ms; errors ${batches.errors})${perCpu(batchOk, batchCpu)}`);
+    say(`(2) single PATCH check-ins, ${CONNECTIONS} connections:     ${fmt(singleOk)} accepted in ${fmt(singles.secs, 2)} s = ${fmt(singleRate)} check-ins/s (p50 up to ${fmt(singles.p50, 1)} ms, p99 up to ${fmt(singles.p99, 1)} ms; errors ${singles.errors})${perCpu(singleOk, singleCpu)}`);
     say(`    in ${ROUNDS} alternating rounds; batch/single per round: ${roundRatios.map((x) => fmt(x, 2)).join(', ')} (median ${fmt(median, 2)})`);
 
     // (3) GET /qr check-ins at 50 connections, each a different attendee with its security code.
