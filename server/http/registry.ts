@@ -37,6 +37,13 @@ function literalPrefix(key: string): string {
   return /^[\x20-\x7e]*$/.test(p) ? p.toLowerCase() : '';
 }
 
+/** The text before a string's third `/` (its first two segments), or null when it has no third `/`. */
+function bucketOf(s: string): string | null {
+  const second = s.indexOf('/', 1);
+  const third = second < 0 ? -1 : s.indexOf('/', second + 1);
+  return third < 0 ? null : s.slice(0, third);
+}
+
 export type Match =
   | { kind: 'found'; entry: RouteEntry; endpoint: Endpoint; pathParams: Record<string, string> }
   | { kind: 'method'; entry: RouteEntry }
@@ -46,6 +53,9 @@ export class Registry {
   readonly routes: RouteEntry[] = [];
   readonly namespaces: NamespaceDef[] = [];
   private readonly byKey = new Map<string, RouteEntry>();
+  /** Candidate routes by a path's first two segments (see `bucketOf`), in registration order; made on first use. */
+  private buckets: Map<string, RouteEntry[]> | null = null;
+  private loose: RouteEntry[] = [];
 
   add(endpoint: Endpoint): void {
     const { namespace, route } = endpoint.def;
@@ -55,8 +65,28 @@ export class Registry {
       entry = { key, namespace, regex: new RegExp(namespace ? routeRegexSource(namespace, route) : `^${route}$`, 'i'), prefix: literalPrefix(key), endpoints: [] };
       this.byKey.set(key.toLowerCase(), entry);
       this.routes.push(entry);
+      this.buckets = null;
     }
     entry.endpoints.push(endpoint);
+  }
+
+  /**
+   * Routes whose literal prefix spans the first two segments (`/evt/tickets/...`) can only match paths that start
+   * with those segments; the rest ("loose": `/`, `/batch/v1`, patterns with early syntax) may match anything.
+   * Each bucket holds its own routes and the loose ones, in registration order, so first-match order holds.
+   */
+  private candidates(lower: string): RouteEntry[] {
+    if (!this.buckets) {
+      const keyed = new Map<string, RouteEntry[]>();
+      this.loose = this.routes.filter((e) => bucketOf(e.prefix) === null);
+      for (const e of this.routes) {
+        const k = bucketOf(e.prefix);
+        if (k !== null && !keyed.has(k)) keyed.set(k, this.routes.filter((r) => bucketOf(r.prefix) === null || bucketOf(r.prefix) === k));
+      }
+      this.buckets = keyed;
+    }
+    const k = bucketOf(lower);
+    return (k !== null && this.buckets.get(k)) || this.loose;
   }
 
   /** WordPress `match_request_to_handler`: first route whose pattern and method both match. */
@@ -64,7 +94,7 @@ export class Registry {
     let pathMatched: RouteEntry | null = null;
     // The regular expressions are case-insensitive; for ASCII literals that is exactly what lowercasing does.
     const lower = path.toLowerCase();
-    for (const entry of this.routes) {
+    for (const entry of this.candidates(lower)) {
       if (!lower.startsWith(entry.prefix)) continue;
       const m = entry.regex.exec(path);
       if (!m) continue;

@@ -1,7 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
-import { NAMESPACES, unboundRoutes } from '../../server/routes/index.ts';
+import fc from 'fast-check';
+import { NAMESPACES, buildRegistry, unboundRoutes } from '../../server/routes/index.ts';
+import { Registry, type Endpoint } from '../../server/http/registry.ts';
+import type { Method } from '../../shared/http/route.ts';
 
 let s: TestServer;
 before(async () => {
@@ -10,6 +13,47 @@ before(async () => {
 after(() => s.close());
 
 describe('route table', () => {
+  test('matching through the prefix buckets finds what a plain first-match scan of every route finds', () => {
+    checkBuckets(buildRegistry());
+    // Patterns chosen to straddle the buckets: syntax inside the first two segments, quantifiers, alternation.
+    const tricky = new Registry();
+    const routes = ['/b/c', '/(?P<x>\\w+)/c', '/b', 'c?/d', '/b/(?P<id>\\d+)', '/(?P<any>[a-z]+)/b/c', '/b/(e|f)', '/b/c/d', ''];
+    routes.forEach((route, i) => tricky.add({ def: { id: `t${i}`, namespace: 'a', route, methods: i % 2 ? ['GET'] : ['POST'] }, handler: () => ({ status: 200, body: null }), async: false } as unknown as Endpoint));
+    checkBuckets(tricky);
+  });
+
+  function checkBuckets(reg: Registry) {
+    const plain = (path: string, method: Method) => {
+      let pathMatched: string | null = null;
+      for (const e of reg.routes) {
+        const m = e.regex.exec(path);
+        if (!m) continue;
+        pathMatched ??= e.key;
+        const ep = e.endpoints.find((x) => x.def.methods.includes(method));
+        if (ep) return { kind: 'found', key: e.key, id: ep.def.id, params: { ...(m.groups ?? {}) } };
+      }
+      return pathMatched ? { kind: 'method', key: pathMatched } : { kind: 'none' };
+    };
+    const seen = (path: string, method: Method) => {
+      const r = reg.match(path, method);
+      return r.kind === 'found' ? { kind: r.kind, key: r.entry.key, id: r.endpoint.def.id, params: r.pathParams } : r.kind === 'method' ? { kind: r.kind, key: r.entry.key } : { kind: r.kind };
+    };
+    // Paths made from the route patterns themselves (parameters filled in, case changed), and noise around them.
+    const concrete = reg.routes.map((e) => e.key.replace(/\(\?P<[^>]+>[^)]*\)/g, '7').replace(/[\\^$]/g, ''));
+    const path = fc.oneof(
+      fc.constantFrom(...concrete),
+      fc.tuple(fc.constantFrom(...concrete), fc.constantFrom('', '/', '/x', '/12', 'abc')).map(([a, b]) => a + b),
+      fc.constantFrom(...concrete).map((p) => p.toUpperCase()),
+      fc.array(fc.constantFrom('evt', 'tickets', 'v1', 'events', 'attendees', '7', 'batch', 'wp', 'oembed', '1.0', '', 'a', 'b', 'bc', 'c', 'd', 'e', 'x'), { maxLength: 6 }).map((a) => `/${a.join('/')}`),
+    );
+    fc.assert(
+      fc.property(path, fc.constantFrom<Method>('GET', 'POST', 'PUT', 'PATCH', 'DELETE'), (p, m) => {
+        assert.deepEqual(seen(p, m), plain(p, m), `${m} ${p}`);
+      }),
+      { numRuns: 4000 },
+    );
+  }
+
   test('every shared route definition has a handler', () => {
     assert.deepEqual(unboundRoutes(), []);
   });
