@@ -38,16 +38,12 @@ export function currencyFormat(code: string): CurrencyFormat {
   return { symbol: `${c} `, placement: 'prefix', decimal_point: '.', thousands_sep: ',', number_of_decimals: 2, ...FORMATS[c] };
 }
 
-function scale(code: string): number {
-  return 10 ** currencyFormat(code).number_of_decimals;
-}
-
 /** `"$1,234.50"` */
 export function formatMoney(minor: number, code: string): string {
   const f = currencyFormat(code);
   const neg = minor < 0;
   const abs = Math.abs(minor);
-  const s = scale(code);
+  const s = 10 ** f.number_of_decimals;
   const whole = Math.floor(abs / s)
     .toString()
     .replace(/\B(?=(\d{3})+(?!\d))/g, f.thousands_sep);
@@ -58,11 +54,12 @@ export function formatMoney(minor: number, code: string): string {
 
 /** The raw price as a plain decimal: `"10"`, `"10.50"` (no symbol, no grouping). */
 export function rawPrice(minor: number, code: string): string {
-  const s = scale(code);
+  const decimals = currencyFormat(code).number_of_decimals;
+  const s = 10 ** decimals;
   const whole = Math.floor(minor / s);
   const frac = minor % s;
   if (!frac) return String(whole);
-  return `${whole}.${String(frac).padStart(currencyFormat(code).number_of_decimals, '0')}`;
+  return `${whole}.${String(frac).padStart(decimals, '0')}`;
 }
 
 /**
@@ -77,6 +74,6 @@ export function parsePrice(input: string, code: string): number | null {
   const decimals = currencyFormat(code).number_of_decimals;
   const frac = (m[2] ?? '').replace(/0+$/, '');
   if (frac.length > decimals) return null;
-  const minor = Number(m[1]) * scale(code) + Number(frac.padEnd(decimals, '0') || '0');
+  const minor = Number(m[1]) * 10 ** decimals + Number(frac.padEnd(decimals, '0') || '0');
   return Number.isSafeInteger(minor) ? minor : null;
 }

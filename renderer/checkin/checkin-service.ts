@@ -1,4 +1,4 @@
-import { decideCheckin, decideScan, type ScanVerdict } from '../../shared/checkin/decide.ts';
+import { decideCheckin, decideScan, type ScanContext, type ScanVerdict } from '../../shared/checkin/decide.ts';
 import { isoWithOffset, makeNonce } from '../../shared/checkin/ids.ts';
 import type { PairingPayload } from '../../shared/checkin/pairing.ts';
 import { parseTicketCode, type TicketCode } from '../../shared/checkin/ticket-code.ts';
@@ -13,7 +13,7 @@ import type { SyncEngine } from '../sync/engine.ts';
 import { verdictFromOutcome } from './online-verdict.ts';
 
 /** How long a scan waits for the server before deciding offline with the same nonce. */
-export const ONLINE_DEADLINE_MS = 1500;
+const ONLINE_DEADLINE_MS = 1500;
 
 export interface ScanResult {
   verdict: ScanVerdict;
@@ -52,13 +52,13 @@ export class CheckinService {
   /** Decides a scanned code (camera or keyboard wedge). */
   async scan(raw: string): Promise<ScanResult> {
     const code = parseTicketCode(raw);
-    return this.decide(code, async (local, ctx) => decideScan(code, local ? toSubject(local) : undefined, ctx), true);
+    return this.decide(code, (local, ctx) => decideScan(code, local ? toSubject(local) : undefined, ctx), true);
   }
 
   /** Staff check-in or check-out by hand (search result); no security code is involved. */
   async manual(attendeeId: number, checkIn: boolean): Promise<ScanResult> {
     const code: TicketCode = { attendeeId, eventId: null, securityCode: '' };
-    return this.decide(code, async (local, ctx) => {
+    return this.decide(code, (local, ctx) => {
       if (!local) return { kind: 'invalid', reason: 'unknown_ticket', attendeeId, name: null };
       if (local.eventId !== ctx.eventId) return { kind: 'invalid', reason: 'other_event', attendeeId, name: null };
       if (!checkIn) return { kind: 'admitted', attendeeId, name: local.name, ticketTitle: local.ticketTitle };
@@ -68,7 +68,7 @@ export class CheckinService {
 
   private async decide(
     code: TicketCode | null,
-    rules: (local: AttendeeRow | undefined, ctx: { eventId: number; now: number; lastSyncAt: number | null }) => Promise<ScanVerdict>,
+    rules: (local: AttendeeRow | undefined, ctx: ScanContext) => ScanVerdict,
     checkIn: boolean,
   ): Promise<ScanResult> {
     const { db, engine } = this.opts;
@@ -87,9 +87,9 @@ export class CheckinService {
       return finish({ kind: 'invalid', reason: 'refused', attendeeId: code?.attendeeId ?? null, name: null, message: 'device key refused: pair again' }, 'offline');
     }
     // The engine keeps the last download time in memory; no storage read on the scan path.
-    const ctx = async () => ({ eventId: settings.event_id, now: this.now(), lastSyncAt: engine.status.lastSyncAt });
+    const ctx = (): ScanContext => ({ eventId: settings.event_id, now: this.now(), lastSyncAt: engine.status.lastSyncAt });
     let local = code ? await getAttendee(db, code.attendeeId) : undefined;
-    const pre = await rules(local, await ctx());
+    const pre = rules(local, ctx());
     if (code === null || isFinalLocally(pre)) return finish(pre, 'offline');
 
     // This device's own queued scans are newer than anything the server knows about this attendee.
@@ -101,7 +101,7 @@ export class CheckinService {
         if (pre.kind === 'stale' || (pre.kind === 'invalid' && pre.reason === 'unknown_ticket')) {
           local = await this.fetchAttendee(api, code.attendeeId, deadline);
           if (!local) return finish({ kind: 'invalid', reason: 'unknown_ticket', attendeeId: code.attendeeId, name: null }, 'online');
-          const fresh = await rules(local, await ctx());
+          const fresh = rules(local, ctx());
           if (isFinalLocally(fresh)) return finish(fresh, 'online');
         }
         const outcome = await this.sendOnline(api, code.attendeeId, checkIn, nonce, at, deadline);
@@ -115,7 +115,7 @@ export class CheckinService {
       }
       local = await getAttendee(db, code.attendeeId);
     }
-    const verdict = await rules(local, await ctx());
+    const verdict = rules(local, ctx());
     if (verdict.kind !== 'admitted') return finish(verdict, 'offline');
     await recordLocalScan(db, {
       nonce, attendeeId: code.attendeeId, checkIn, scanAt: at, scanIso: isoWithOffset(at), deviceId: this.opts.deviceId,

@@ -1,5 +1,5 @@
 /** The same code seen again within this window is the same scan (a QR stays in view for many frames). */
-export const SAME_CODE_WINDOW_MS = 3000;
+const SAME_CODE_WINDOW_MS = 3000;
 
 /** Returns a filter that lets a code through unless the same code passed within the window. */
 export function createDeduper(windowMs = SAME_CODE_WINDOW_MS, now: () => number = () => performance.now()) {

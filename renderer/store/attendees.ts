@@ -51,6 +51,11 @@ export function toAttendeeRow(a: DoorAttendee): AttendeeRow {
   return row;
 }
 
+/** The server's row; a single-attendee or check-in answer may omit the security code, so the hash we have stays. */
+export function keepCodeHash(fresh: AttendeeRow, before: AttendeeRow | undefined): AttendeeRow {
+  return fresh.codeHash === null && before?.codeHash ? { ...fresh, codeHash: before.codeHash } : fresh;
+}
+
 /** Applies this device's own not-yet-uploaded scan on top of a row, so the server's older view cannot undo it. */
 export function overlayPending(row: AttendeeRow, pending: OutboxRow): AttendeeRow {
   return pending.checkIn
@@ -63,24 +68,24 @@ export function notCheckedIn(row: AttendeeRow): AttendeeRow {
   return { ...row, checkedIn: 0, checkinDate: null, checkinAt: null, checkinDevice: null };
 }
 
+/** The newest queued scan of each of these attendees that has one (read inside the caller's transaction). */
+async function latestPending(db: KioskDb, rows: readonly AttendeeRow[]): Promise<Map<number, OutboxRow>> {
+  const latest = new Map<number, OutboxRow>();
+  if (rows.length === 0) return latest;
+  const pending = await db.outbox.where('attendeeId').anyOf(rows.map((r) => r.id)).sortBy('seq');
+  for (const p of pending) latest.set(p.attendeeId, p);
+  return latest;
+}
+
 /**
- * Stores downloaded attendees in one transaction, together with `after` (the download's progress), so a
- * crash leaves either both or neither. Attendees with scans still in the outbox keep the state of the
- * newest such scan: the server has not heard of it yet.
+ * Stores downloaded attendees (a delta) in one transaction. Attendees with scans still in the outbox keep
+ * the state of the newest such scan: the server has not heard of it yet.
  */
-export async function applyAttendees(
-  db: KioskDb,
-  attendees: readonly DoorAttendee[],
-  after?: () => Promise<unknown>,
-): Promise<void> {
+export async function applyAttendees(db: KioskDb, attendees: readonly DoorAttendee[]): Promise<void> {
   const rows = attendees.map(toAttendeeRow);
-  await db.transaction('rw', db.attendees, db.outbox, db.meta, async () => {
-    const ids = rows.map((r) => r.id);
-    const pending = ids.length ? await db.outbox.where('attendeeId').anyOf(ids).sortBy('seq') : [];
-    const latest = new Map<number, OutboxRow>();
-    for (const p of pending) latest.set(p.attendeeId, p);
+  await db.transaction('rw', db.attendees, db.outbox, async () => {
+    const latest = await latestPending(db, rows);
     await db.attendees.bulkPut(latest.size ? rows.map((r) => (latest.has(r.id) ? overlayPending(r, latest.get(r.id)!) : r)) : rows);
-    await after?.();
   });
 }
 
@@ -96,10 +101,7 @@ export async function applySnapshotPage(
 ): Promise<void> {
   const rows = attendees.map(toAttendeeRow);
   await db.transaction('rw', [db.snapshot, db.attendees, db.outbox, db.meta], async () => {
-    const ids = rows.map((r) => r.id);
-    const pending = ids.length ? await db.outbox.where('attendeeId').anyOf(ids).sortBy('seq') : [];
-    const latest = new Map<number, OutboxRow>();
-    for (const p of pending) latest.set(p.attendeeId, p);
+    const latest = await latestPending(db, rows);
     await putSnapshotChunk(db, rows);
     if (latest.size) await db.attendees.bulkPut(rows.filter((r) => latest.has(r.id)).map((r) => overlayPending(r, latest.get(r.id)!)));
     await after?.();
@@ -170,15 +172,14 @@ export async function countAttendees(db: KioskDb, deviceId: string, now: number)
   const snapshot = await snapshotRows(db);
   const hourAgo = now - 3_600_000;
   return db.transaction('r', db.attendees, async () => {
-    const [keys, checkedIn, all, trashed, thisDevice, lastHour] = await Promise.all([
+    const [keys, checkedIn, trashed, thisDevice, lastHour] = await Promise.all([
       db.attendees.toCollection().primaryKeys(),
       db.attendees.where('checkinAt').aboveOrEqual(0).filter((r) => r.status !== 'trash').count(),
-      db.attendees.count(),
       db.attendees.where('trashed').equals(1).count(),
       db.attendees.where('checkinDevice').equals(deviceId).filter((r) => r.checkedIn === 1 && r.status !== 'trash').count(),
       db.attendees.where('checkinAt').aboveOrEqual(hourAgo).filter((r) => r.status !== 'trash').count(),
     ]);
-    const counts = { checkedIn, total: all - trashed, thisDevice, lastHour };
+    const counts = { checkedIn, total: keys.length - trashed, thisDevice, lastHour };
     const newer = new Set(keys);
     for (const r of snapshot) {
       if (newer.has(r.id) || r.status === 'trash') continue;

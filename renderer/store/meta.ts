@@ -24,7 +24,6 @@ export const SyncState = z.object({
 });
 export type SyncState = z.infer<typeof SyncState>;
 
-const Settings = PairingPayload;
 const Language = z.enum(['en', 'et']);
 export type Language = z.infer<typeof Language>;
 
@@ -39,7 +38,7 @@ async function read<T>(db: KioskDb, key: string, schema: z.ZodType<T>): Promise<
 
 /** The pairing settings, or `null` when the device is not paired. */
 export function getSettings(db: KioskDb): Promise<PairingPayload | null> {
-  return read(db, 'settings', Settings);
+  return read(db, 'settings', PairingPayload);
 }
 
 export async function putSettings(db: KioskDb, settings: PairingPayload | null): Promise<void> {

@@ -1,7 +1,7 @@
 import type { DoorAttendee } from '../../shared/checkin/wire.ts';
-import { getAttendee, overlayPending, toAttendeeRow } from './attendees.ts';
+import { getAttendee, keepCodeHash, overlayPending, toAttendeeRow } from './attendees.ts';
 import { snapshotChanged } from './snapshot.ts';
-import type { AttendeeRow, KioskDb, OutboxRow, ScanRow } from './db.ts';
+import type { KioskDb, OutboxRow, ScanRow } from './db.ts';
 
 /** A scan as the check-in flow hands it over: an outbox row before it is queued. */
 export type LocalScan = Omit<OutboxRow, 'seq' | 'attempts'>;
@@ -36,10 +36,7 @@ export async function logScan(db: KioskDb, scan: Omit<ScanRow, 'id'>): Promise<v
  */
 export async function storeServerAttendee(db: KioskDb, attendee: DoorAttendee, exceptNonce?: string): Promise<void> {
   await db.transaction('rw', [db.attendees, db.snapshot, db.outbox], async () => {
-    const existing = await getAttendee(db, attendee.id);
-    let row: AttendeeRow = toAttendeeRow(attendee);
-    // The single-attendee answer may omit the security code; keep the hash we have.
-    if (row.codeHash === null && existing?.codeHash) row = { ...row, codeHash: existing.codeHash };
+    let row = keepCodeHash(toAttendeeRow(attendee), await getAttendee(db, attendee.id));
     const pending = (await db.outbox.where('attendeeId').equals(attendee.id).sortBy('seq')).filter(
       (p) => p.nonce !== exceptNonce,
     );

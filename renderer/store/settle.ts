@@ -1,5 +1,5 @@
 import type { DoorAttendee } from '../../shared/checkin/wire.ts';
-import { notCheckedIn, overlayPending, parseCheckinDate, toAttendeeRow } from './attendees.ts';
+import { keepCodeHash, notCheckedIn, overlayPending, parseCheckinDate, toAttendeeRow } from './attendees.ts';
 import type { AttendeeRow, ConflictRow, KioskDb, OutboxRow, RejectedRow } from './db.ts';
 import { snapshotBulkGet } from './snapshot.ts';
 
@@ -60,9 +60,7 @@ export async function settleBatch(
       done.add(row.seq!);
       touched.add(row.attendeeId);
       if (result.kind === 'accepted') {
-        const fresh = toAttendeeRow(result.attendee);
-        // A check-in answer may omit the security code; keep the hash we have.
-        rows.set(row.attendeeId, fresh.codeHash === null && before?.codeHash ? { ...fresh, codeHash: before.codeHash } : fresh);
+        rows.set(row.attendeeId, keepCodeHash(toAttendeeRow(result.attendee), before));
       } else if (result.kind === 'conflict') {
         const conflict: ConflictRow = {
           nonce: row.nonce, attendeeId: row.attendeeId, name: before?.name ?? '', ourScanIso: row.scanIso, ourDevice: row.deviceId,

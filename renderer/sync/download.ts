@@ -4,7 +4,7 @@ import type { KioskDb } from '../store/db.ts';
 import { getSyncState, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
 import { ApiError, type ApiClient, type ApiResponse } from './api-client.ts';
 
-export const ATTENDEES_PER_PAGE = 100;
+const ATTENDEES_PER_PAGE = 100;
 /** Pages requested ahead while earlier ones are parsed and written, so server and kiosk work at once. */
 const PAGES_IN_FLIGHT = 4;
 
@@ -21,6 +21,8 @@ export interface DownloadOptions {
   now: () => number;
   onProgress?: (p: DownloadProgress) => void;
   signal?: AbortSignal;
+  /** Also fetch the event and its tickets (a first download that starts afresh always does). */
+  refreshEvent?: boolean;
 }
 
 /** The event and its tickets; small, so refreshed whole on every full pass and on demand. */
@@ -71,14 +73,13 @@ async function fetchPage(opts: DownloadOptions, page: number, changedSince: stri
  * One paging pass over `changed_since`. The first download uses cursor 0: that list is in ID order and keeps
  * trashed attendees, so pages do not shift when attendees are added or removed meanwhile, and an interrupted
  * pass resumes by page number. The cursor for the next delta is taken from the first page. Pages are
- * fetched several at a time but written strictly in order, each with the progress it completes.
+ * fetched several at a time but written strictly in order by `store`, each with the progress it completes.
  */
 async function pagePass(
   opts: DownloadOptions,
   changedSince: string,
   start: { page: number; cursor: string | null; loaded: number },
-  progressState: (s: FullDownloadState) => (() => Promise<unknown>) | undefined,
-  deltaIntoRows = false,
+  store: (batch: DoorAttendee[], progress: FullDownloadState) => Promise<void>,
 ): Promise<{ cursor: string | null; loaded: number }> {
   let cursor = start.cursor;
   let loaded = start.loaded;
@@ -125,9 +126,7 @@ async function pagePass(
         last = more;
       }
       loaded += batch.length;
-      const state: FullDownloadState = { cursor, nextPage: page + 1, totalPages, loaded, total: last.total };
-      // The first download goes to snapshot chunks (fast); deltas update single rows.
-      await (changedSince === '0' && !deltaIntoRows ? applySnapshotPage : applyAttendees)(opts.db, batch, progressState(state));
+      await store(batch, { cursor, nextPage: page + 1, totalPages, loaded, total: last.total });
       opts.onProgress?.({ phase: changedSince === '0' ? 'full' : 'delta', loaded, total: last.total });
       if (end) break;
       page += 1;
@@ -149,20 +148,22 @@ async function pagePass(
  */
 export async function downloadAttendees(opts: DownloadOptions): Promise<number> {
   const state = await getSyncState(opts.db);
+  if (opts.refreshEvent || (!state.complete && !state.full)) await downloadEventInfo(opts);
   if (!state.complete) {
     const resume = state.full;
-    if (!resume) await downloadEventInfo(opts);
+    // The first download goes to snapshot chunks (fast), each with the progress that resumes after it.
     const result = await pagePass(
       opts,
       '0',
       resume ? { page: resume.nextPage, cursor: resume.cursor, loaded: resume.loaded } : { page: 1, cursor: null, loaded: 0 },
-      (full) => () => putSyncState(opts.db, { ...state, full }),
+      (batch, full) => applySnapshotPage(opts.db, batch, () => putSyncState(opts.db, { ...state, full })),
     );
     const done: SyncState = { complete: true, full: null, cursor: result.cursor, lastSyncAt: opts.now() };
     await putSyncState(opts.db, done);
     return result.loaded - (resume?.loaded ?? 0);
   }
-  const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, () => undefined, true);
+  // Deltas update single rows.
+  const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, (batch) => applyAttendees(opts.db, batch));
   await putSyncState(opts.db, { ...state, cursor: result.cursor ?? state.cursor, lastSyncAt: opts.now() });
   return result.loaded;
 }

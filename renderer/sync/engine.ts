@@ -3,7 +3,7 @@ import type { KioskDb } from '../store/db.ts';
 import { getSyncState } from '../store/meta.ts';
 import { pendingCount } from '../store/outbox.ts';
 import { ApiError, createApiClient, type FetchLike } from './api-client.ts';
-import { downloadAttendees, downloadEventInfo } from './download.ts';
+import { downloadAttendees } from './download.ts';
 import { SyncEvents, type SyncStatus } from './events.ts';
 import { uploadOutbox } from './upload.ts';
 
@@ -154,13 +154,11 @@ export class SyncEngine {
     if (up.stop?.kind === 'unauthorized') return this.noteUnauthorized(up.stop.message);
     if (up.stop?.kind === 'network') return this.onNetworkFailure(up.stop.message);
 
+    const refreshEvent = this.refreshEvent;
+    this.refreshEvent = false;
     try {
-      if (this.refreshEvent) {
-        this.refreshEvent = false;
-        await downloadEventInfo({ api, db, eventId: settings.event_id, now: this.now });
-      }
       await downloadAttendees({
-        api, db, eventId: settings.event_id, now: this.now,
+        api, db, eventId: settings.event_id, now: this.now, refreshEvent,
         onProgress: (p) => this.events.emit({ type: 'progress', ...p }),
       });
     } catch (err) {

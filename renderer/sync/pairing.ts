@@ -4,7 +4,7 @@ import { getSettings, putSettings, resetSyncState } from '../store/meta.ts';
 import { clearEventData, pendingCount } from '../store/outbox.ts';
 
 /** Whether new pairing settings point at another server or event than the current ones. */
-export function pairsElsewhere(current: PairingPayload | null, next: PairingPayload): boolean {
+function pairsElsewhere(current: PairingPayload | null, next: PairingPayload): boolean {
   return current !== null && (current.url !== next.url || current.event_id !== next.event_id);
 }
 

@@ -7,7 +7,7 @@ import { ApiError, type ApiClient } from './api-client.ts';
 import type { SyncFailure } from './events.ts';
 
 /** After this many retryable answers to one item, it is set aside as rejected rather than blocking forever. */
-export const MAX_ITEM_ATTEMPTS = 20;
+const MAX_ITEM_ATTEMPTS = 20;
 
 export interface UploadResult {
   uploaded: number;

@@ -1,3 +1,5 @@
+import { parseCheckinDate } from '../store/attendees.ts';
+
 export type Lang = 'en' | 'et';
 
 const en = {
@@ -167,8 +169,8 @@ export function formatAge(t: Translate, ms: number): string {
 /** A check-in time as the door shows it: the clock time, with the date only when it is not today. */
 export function formatTime(lang: Lang, date: string | null, now = Date.now()): string {
   if (!date) return '?';
-  const ms = Date.parse(/^\d{4}-\d{2}-\d{2} \d/.test(date) ? date.replace(' ', 'T') : date);
-  if (!Number.isFinite(ms)) return date;
+  const ms = parseCheckinDate(date);
+  if (ms === null) return date;
   const d = new Date(ms);
   const sameDay = new Date(now).toDateString() === d.toDateString();
   const locale = lang === 'et' ? 'et-EE' : 'en-GB';

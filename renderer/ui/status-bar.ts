@@ -1,26 +1,20 @@
-import type { SyncStatus } from '../sync/events.ts';
 import type { KioskContext } from './context.ts';
 import { byId } from './dom.ts';
 import { formatAge } from './i18n.ts';
 
 /** Online/offline, pending uploads, last sync and cache age; ages tick every second. */
 export class StatusBar {
-  private status: SyncStatus;
-
   constructor(private readonly ctx: KioskContext) {
-    this.status = ctx.engine.status;
     ctx.engine.events.on((e) => {
-      if (e.type === 'status') {
-        this.status = e.status;
-        this.render();
-      }
+      if (e.type === 'status') this.render();
     });
     setInterval(() => this.render(), 1000);
   }
 
   render(): void {
     const { t } = this.ctx;
-    const s = this.status;
+    // The engine sets its status before it announces it, so this is always the newest.
+    const s = this.ctx.engine.status;
     const paired = this.ctx.settings.current !== null;
     const net = byId('net');
     net.textContent = s.running ? t('status.syncing') : s.online ? t('status.online') : t('status.offline');

@@ -1,6 +1,7 @@
 import type { Db } from '../db/connection.ts';
 import type { Caller } from '../http/context.ts';
 import { HttpError, forbidden } from '../http/errors.ts';
+import type { ApiKeyRow } from '../db/repos/api-keys.ts';
 import { verifyApiKey, verifyBasic } from './credentials.ts';
 
 export interface Presented {
@@ -9,6 +10,13 @@ export interface Presented {
   apiKeyParam?: string;
   ip: string;
 }
+
+/** The caller an API key makes: a door device, limited to the key's event when it names one. */
+export function apiKeyCaller(key: ApiKeyRow): Caller {
+  return { kind: 'api_key', keyId: key.id, label: key.label, eventId: key.event_id, role: 'door' };
+}
+
+const unknownUser = () => new HttpError(401, 'invalid_username', 'Unknown username. Check again or try your email address.');
 
 /**
  * Resolves the caller before routing, as WordPress's `rest_authentication_errors` does: bad Basic credentials
@@ -20,23 +28,21 @@ export function authenticate(db: Db, p: Presented): Caller {
   if (auth && /^basic\s+/i.test(auth)) {
     const decoded = Buffer.from(auth.replace(/^basic\s+/i, ''), 'base64').toString('utf8');
     const i = decoded.indexOf(':');
-    if (i < 0) throw new HttpError(401, 'invalid_username', 'Unknown username. Check again or try your email address.');
+    if (i < 0) throw unknownUser();
     const r = verifyBasic(db, decoded.slice(0, i), decoded.slice(i + 1), p.ip);
     if (!r.ok) {
-      throw r.code === 'invalid_username'
-        ? new HttpError(401, 'invalid_username', 'Unknown username. Check again or try your email address.')
-        : new HttpError(401, 'incorrect_password', 'The provided password is an invalid application password.');
+      throw r.code === 'invalid_username' ? unknownUser() : new HttpError(401, 'incorrect_password', 'The provided password is an invalid application password.');
     }
     return { kind: 'user', userId: r.user.id, login: r.user.login, displayName: r.user.display_name, role: r.user.role, appPasswordId: r.appPasswordId };
   }
   if (auth && /^bearer\s+/i.test(auth)) {
     const r = verifyApiKey(db, auth.replace(/^bearer\s+/i, ''));
     if (!r.ok) throw forbidden(true);
-    return { kind: 'api_key', keyId: r.key.id, label: r.key.label, eventId: r.key.event_id, role: 'door' };
+    return apiKeyCaller(r.key);
   }
   if (p.apiKeyParam) {
     const r = verifyApiKey(db, p.apiKeyParam);
-    if (r.ok) return { kind: 'api_key', keyId: r.key.id, label: r.key.label, eventId: r.key.event_id, role: 'door' };
+    if (r.ok) return apiKeyCaller(r.key);
     if (r.reason === 'revoked') throw forbidden(true);
   }
   return { kind: 'anonymous' };

@@ -1,15 +1,10 @@
 import crypto from 'node:crypto';
-import type { Ctx } from '../http/context.ts';
+import { callerTag, type Ctx } from '../http/context.ts';
 
 const HALF_DAY_MS = 12 * 60 * 60 * 1000;
 
 function tick(now: number): number {
   return Math.ceil(now / HALF_DAY_MS);
-}
-
-function callerKey(ctx: Pick<Ctx, 'caller'>): string {
-  const c = ctx.caller;
-  return c.kind === 'user' ? `user:${c.userId}` : c.kind === 'api_key' ? `key:${c.keyId}` : 'anonymous';
 }
 
 function mac(secret: string, action: string, object: number | string, who: string, t: number): string {
@@ -21,14 +16,14 @@ function mac(secret: string, action: string, object: number | string, who: strin
  * and previous ticks verify, so a nonce lives 12 to 24 hours, as in WordPress.
  */
 export function createNonce(ctx: Pick<Ctx, 'caller' | 'app'>, action: string, object: number | string, now = Date.now()): string {
-  return mac(ctx.app.secret, action, object, callerKey(ctx), tick(now));
+  return mac(ctx.app.secret, action, object, callerTag(ctx.caller), tick(now));
 }
 
 export function verifyNonce(ctx: Pick<Ctx, 'caller' | 'app'>, nonce: unknown, action: string, object: number | string, now = Date.now()): boolean {
   if (typeof nonce !== 'string' || !/^[0-9a-f]{10}$/.test(nonce)) return false;
   const t = tick(now);
   for (const candidate of [t, t - 1]) {
-    const expected = mac(ctx.app.secret, action, object, callerKey(ctx), candidate);
+    const expected = mac(ctx.app.secret, action, object, callerTag(ctx.caller), candidate);
     if (crypto.timingSafeEqual(Buffer.from(expected), Buffer.from(nonce))) return true;
   }
   return false;

@@ -42,11 +42,6 @@ export function isHttpUrl(s: string): boolean {
   }
 }
 
-/** `sanitize_text_field`: no tags, no line breaks, trimmed. */
-export function sanitizeText(s: string): string {
-  return stripTags(s).replace(/[\r\n\t]+/g, ' ').replace(/ {2,}/g, ' ').trim();
-}
-
 /** Drops the values PHP's `array_filter` drops: '', '0', 0, false, null, empty arrays. */
 export function dropEmpty<T extends Record<string, unknown>>(o: T, keep: readonly string[] = []): Partial<T> {
   const out: Record<string, unknown> = {};

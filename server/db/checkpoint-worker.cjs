@@ -15,7 +15,7 @@ let pendingSince = 0;
 function checkpoint() {
   try {
     const [r] = db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ kind: 'checkpoint', busy: r.busy, log: r.log, checkpointed: r.checkpointed });
+    parentPort.postMessage({ kind: 'checkpoint', checkpointed: r.checkpointed });
   } catch (e) {
     parentPort.postMessage({ kind: 'error', error: String((e && e.stack) || e) });
   }

@@ -6,14 +6,14 @@ import { startCheckpointer } from '../db/checkpointer.ts';
 import { openDatabase, stmt, type Db } from '../db/connection.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import type { AppState, Caller, Lang, Urls } from './context.ts';
-import { DEFAULT_LANG } from './context.ts';
+import { DEFAULT_LANG, callerTag } from './context.ts';
 import { execute, permitted, prepare, type RestRequest } from './dispatch.ts';
 import { HttpError, internalError, noRoute } from './errors.ts';
 import { filterFields, readGlobals, validJsonpCallback, type Globals } from './globals.ts';
-import { parseBody, parseCookies, readBody, resolveRestTarget } from './incoming.ts';
+import { parseBody, parseCookies, readBody, resolveRestTarget, type RestTarget } from './incoming.ts';
 import { buildRegistry, installModules } from '../routes/index.ts';
 import type { Registry, RouteEntry } from './registry.ts';
-import type { Result } from './result.ts';
+import { errorResult, type Result } from './result.ts';
 import { routeData } from './describe.ts';
 import { mountSite } from '../site.ts';
 import { filterRestResponse, hooks } from './hooks.ts';
@@ -120,7 +120,7 @@ function allowHeader(entry: RouteEntry, caller: Caller): string {
   return methods.join(', ');
 }
 
-async function serveRest(state: AppState, registry: Registry, req: Request, res: Response, target: NonNullable<ReturnType<typeof resolveRestTarget>>): Promise<void> {
+async function serveRest(state: AppState, registry: Registry, req: Request, res: Response, target: RestTarget): Promise<void> {
   const started = process.hrtime.bigint();
   const urls = makeUrls(state.config.publicUrl, target.langSegment);
   const lang: Lang = target.langSegment ?? DEFAULT_LANG;
@@ -133,8 +133,8 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
   try {
     let parsed = { body: {} as Record<string, unknown>, json: null as Record<string, unknown> | null, jsonError: false };
     if (req.method !== 'GET' && req.method !== 'HEAD') parsed = parseBody(await readBody(req), req.headers['content-type']);
-    const params = { ...target.query, ...parsed.body, ...(parsed.json ?? {}) };
-    const globals = readGlobals(target.query, params);
+    // A request has a JSON body or a form body, never both (see parseBody).
+    const globals = readGlobals(target.query, parsed.json ?? parsed.body);
     if (globals.jsonp !== null && !validJsonpCallback(globals.jsonp)) {
       status = 400;
       sendJson(res, 400, { code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' }, false);
@@ -147,12 +147,12 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       commonHeaders(res, req, urls, caller);
       if (!(e instanceof HttpError)) throw e;
       status = e.status;
-      return write(res, { status: e.status, body: e.body(), isError: true }, globals, req.method === 'HEAD');
+      return write(res, errorResult(e), globals, req.method === 'HEAD');
     }
     commonHeaders(res, req, urls, caller);
     if (!METHODS.has(method)) {
       status = 404;
-      return write(res, { status: 404, body: noRoute().body(), isError: true }, globals, false);
+      return write(res, errorResult(noRoute()), globals, false);
     }
     if (method === 'OPTIONS') {
       const m = registry.match(target.route, 'GET');
@@ -189,7 +189,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       const outcome = prepare(registry, state, restReq, { caller, urls, lang, ip, cookies, userAgent: String(req.headers['user-agent'] ?? ''), setCookie }, { inBatch: false });
       if (!outcome.ok) {
         if (outcome.entry) res.setHeader('Allow', allowHeader(outcome.entry, caller));
-        result = { status: outcome.error.status, body: outcome.error.body(), isError: true };
+        result = errorResult(outcome.error);
       } else {
         routeKey = outcome.prepared.entry.key;
         const allow = allowHeader(outcome.prepared.entry, caller);
@@ -216,7 +216,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       route: target.route,
       matched: routeKey,
       status,
-      caller: caller.kind === 'user' ? `user:${caller.userId}` : caller.kind === 'api_key' ? `key:${caller.keyId}` : 'anonymous',
+      caller: callerTag(caller),
       ms: Number(process.hrtime.bigint() - started) / 1e6,
     });
   }

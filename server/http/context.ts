@@ -70,6 +70,11 @@ export function callerRole(c: Caller): Role | null {
   return c.kind === 'user' ? c.role : c.kind === 'api_key' ? 'door' : null;
 }
 
+/** A stable name of the caller (`user:1`, `key:2`, `anonymous`) for logs and nonces. */
+export function callerTag(c: Caller): string {
+  return c.kind === 'user' ? `user:${c.userId}` : c.kind === 'api_key' ? `key:${c.keyId}` : 'anonymous';
+}
+
 export function can(ctx: Pick<Ctx, 'caller'>, cap: Capability): boolean {
   return roleCan(callerRole(ctx.caller), cap);
 }

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { argJson, type ArgJson } from '../../shared/http/params.ts';
-import { openApiPath, translationLanguage, type NamespaceDef, type RouteDef } from '../../shared/http/route.ts';
+import { openApiPath, type NamespaceDef, type RouteDef } from '../../shared/http/route.ts';
 import type { Registry, RouteEntry } from './registry.ts';
 import type { Urls } from './context.ts';
 
 /** Removes Zod's safe-integer bounds (WordPress shows none) and draft-only keys, recursively. */
-export function cleanSchema<T>(v: T): T {
+function cleanSchema<T>(v: T): T {
   if (Array.isArray(v)) return v.map(cleanSchema) as T;
   if (!v || typeof v !== 'object') return v;
   const out: Record<string, unknown> = {};
@@ -63,12 +63,10 @@ function toOpenApiSchema(a: ArgJson): Record<string, unknown> {
   return cleanSchema(s);
 }
 
-function pathParamNames(route: string): string[] {
-  return [...route.matchAll(/\(\?P<([a-zA-Z_][a-zA-Z0-9_]*)>/g)].map((m) => m[1]);
-}
-
 function operation(def: RouteDef, method: string): Record<string, unknown> {
-  const inPath = new Set(pathParamNames(def.route));
+  // The route's named groups: [, name, pattern].
+  const groups = [...def.route.matchAll(/\(\?P<([a-zA-Z_][a-zA-Z0-9_]*)>([^)]*)\)/g)];
+  const inPath = new Set(groups.map((m) => m[1]));
   const parameters: Record<string, unknown>[] = [];
   const bodyProps: Record<string, unknown> = {};
   const bodyRequired: string[] = [];
@@ -92,7 +90,7 @@ function operation(def: RouteDef, method: string): Record<string, unknown> {
   }
   // A path parameter the route does not declare as an argument (the original registered none) must still be
   // described: OpenAPI requires every templated path segment to be.
-  for (const m of def.route.matchAll(/\(\?P<([a-zA-Z_][a-zA-Z0-9_]*)>([^)]*)\)/g)) {
+  for (const m of groups) {
     if (m[1] in def.args) continue;
     parameters.unshift({ name: m[1], in: 'path', description: '', required: true, schema: m[2] === '\\d+' ? { type: 'integer' } : { type: 'string' } });
   }
@@ -141,5 +139,3 @@ export function openApiDocument(registry: Registry, ns: NamespaceDef, urls: Urls
     components: { schemas },
   };
 }
-
-export { translationLanguage };

@@ -1,6 +1,6 @@
 /**
  * The one error type of the server. Thrown anywhere below a handler, it becomes the WordPress envelope
- * `{code, message, data: {status, ...}}` through the single writer in `respond.ts`.
+ * `{code, message, data: {status, ...}}` through `errorResult` and the one writer, `write` in `app.ts`.
  */
 export class HttpError extends Error {
   readonly status: number;

@@ -12,8 +12,9 @@ function first(v: unknown): string | undefined {
   return undefined;
 }
 
-export function readGlobals(query: Record<string, unknown>, params: Record<string, unknown>): Globals {
-  const f = query._fields ?? params._fields;
+/** Reads the globals from the query string and the request body (`_fields` and `_pretty` may be in either). */
+export function readGlobals(query: Record<string, unknown>, body: Record<string, unknown>): Globals {
+  const f = query._fields ?? body._fields;
   let fields: string[] | null = null;
   if (typeof f === 'string') fields = f.split(',').map((s) => s.trim()).filter(Boolean);
   else if (Array.isArray(f)) fields = f.filter((x): x is string => typeof x === 'string').flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
@@ -21,7 +22,7 @@ export function readGlobals(query: Record<string, unknown>, params: Record<strin
     fields: fields && fields.length ? fields : null,
     envelope: query._envelope !== undefined,
     jsonp: first(query._jsonp) ?? null,
-    pretty: query._pretty !== undefined || params._pretty !== undefined,
+    pretty: query._pretty !== undefined || body._pretty !== undefined,
   };
 }
 

@@ -36,21 +36,18 @@ export function normaliseRoute(route: string): string {
 export function resolveRestTarget(url: string): RestTarget | null {
   const q = url.indexOf('?');
   const pathname = q < 0 ? url : url.slice(0, q);
-  const search = q < 0 ? '' : url.slice(q + 1);
-  const query = qs.parse(search, QS_OPTIONS) as Record<string, unknown>;
   const m = /^\/(?:(en|et)\/)?wp-json(\/.*)?$/i.exec(pathname);
+  const root = m ? null : /^\/(?:(en|et)\/?)?(?:index\.php)?$/i.exec(pathname);
+  // Site pages and kiosk files are neither: their query strings are not parsed here.
+  if (!m && !root) return null;
+  const query = qs.parse(q < 0 ? '' : url.slice(q + 1), QS_OPTIONS) as Record<string, unknown>;
   if (m) {
     const lang = (m[1]?.toLowerCase() as Lang | undefined) ?? null;
     return { route: normaliseRoute(safeDecode(m[2] ?? '/')), langSegment: lang, query };
   }
-  if (typeof query.rest_route === 'string') {
-    const root = /^\/(?:(en|et)\/?)?(?:index\.php)?$/i.exec(pathname);
-    if (root) {
-      const lang = (root[1]?.toLowerCase() as Lang | undefined) ?? null;
-      return { route: normaliseRoute(query.rest_route), langSegment: lang, query };
-    }
-  }
-  return null;
+  if (typeof query.rest_route !== 'string') return null;
+  const lang = (root![1]?.toLowerCase() as Lang | undefined) ?? null;
+  return { route: normaliseRoute(query.rest_route), langSegment: lang, query };
 }
 
 export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<Buffer> {
@@ -97,10 +94,9 @@ export interface ParsedBody {
 export function parseBody(buf: Buffer, contentType: string | undefined): ParsedBody {
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
   if (buf.length === 0) return { body: {}, json: null, jsonError: false };
-  const text = buf.toString('utf8');
   if (type === 'application/json' || type.endsWith('+json')) {
     try {
-      const v: unknown = JSON.parse(text);
+      const v: unknown = JSON.parse(buf.toString('utf8'));
       const json = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
       return { body: {}, json, jsonError: false };
     } catch {
@@ -108,7 +104,7 @@ export function parseBody(buf: Buffer, contentType: string | undefined): ParsedB
     }
   }
   if (type === '' || type === 'application/x-www-form-urlencoded' || type === 'text/plain') {
-    return { body: qs.parse(text, QS_OPTIONS) as Record<string, unknown>, json: null, jsonError: false };
+    return { body: qs.parse(buf.toString('utf8'), QS_OPTIONS) as Record<string, unknown>, json: null, jsonError: false };
   }
   return { body: {}, json: null, jsonError: false };
 }

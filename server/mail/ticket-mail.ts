@@ -1,5 +1,6 @@
 import type { Ctx, Lang } from '../http/context.ts';
 import { pick } from '../content/text.ts';
+import { esc } from '../site/html.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
 import { attendeesForMail, orderForMail, type AttendeeForMail, type OrderForMail } from './order-data.ts';
 import type { MailMessage } from './message.ts';
@@ -47,10 +48,6 @@ const T = {
   },
 } satisfies Record<Lang, unknown>;
 
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#039;' })[c]!);
-}
-
 /** `2026-12-01 19:00:00` -> `December 1, 2026 7:00 pm` / `1. detsember 2026 19:00`. */
 export function formatWhen(local: string | null, allDay: boolean, tz: string, lang: Lang): string {
   const m = local ? /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})/.exec(local) : null;
@@ -80,9 +77,9 @@ export function composeTicketMail(i: TicketMailInput): MailMessage {
   const subject = events.length === 1 ? t.subjectOne(pick(i.lang, first.event_title, first.event_title_et)) : t.subjectMany(i.siteName);
   const text: string[] = [t.hello(i.order.purchaser_name), '', t.intro(i.order.id, i.siteName), ''];
   const html: string[] = [
-    `<!DOCTYPE html><html lang="${i.lang}"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head><body style="font-family:sans-serif">`,
-    `<p>${escapeHtml(t.hello(i.order.purchaser_name))}</p>`,
-    `<p>${escapeHtml(t.intro(i.order.id, i.siteName))}</p>`,
+    `<!DOCTYPE html><html lang="${i.lang}"><head><meta charset="utf-8"><title>${esc(subject)}</title></head><body style="font-family:sans-serif">`,
+    `<p>${esc(t.hello(i.order.purchaser_name))}</p>`,
+    `<p>${esc(t.intro(i.order.id, i.siteName))}</p>`,
   ];
   const attachments: NonNullable<MailMessage['attachments']> = [];
   i.attendees.forEach((a, n) => {
@@ -100,15 +97,15 @@ export function composeTicketMail(i: TicketMailInput): MailMessage {
     text.push(heading, ...rows.filter(([, v]) => v).map(([k, v]) => `${k}: ${v}`), `${t.link}: ${url}`, '');
     html.push(
       `<div style="border:1px solid #ccc;padding:12px;margin:12px 0">`,
-      `<h2 style="font-size:18px">${escapeHtml(heading)}</h2>`,
-      `<img src="cid:${cid}" alt="${escapeHtml(t.qrAlt(a.id))}" width="264" height="264">`,
-      `<table>${rows.filter(([, v]) => v).map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`,
-      `<p><a href="${escapeHtml(url)}">${escapeHtml(t.link)}</a></p>`,
+      `<h2 style="font-size:18px">${esc(heading)}</h2>`,
+      `<img src="cid:${cid}" alt="${esc(t.qrAlt(a.id))}" width="264" height="264">`,
+      `<table>${rows.filter(([, v]) => v).map(([k, v]) => `<tr><th align="left">${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>`,
+      `<p><a href="${esc(url)}">${esc(t.link)}</a></p>`,
       `</div>`,
     );
   });
   text.push('-- ', i.siteName);
-  html.push(`<p>${escapeHtml(i.siteName)}</p></body></html>`);
+  html.push(`<p>${esc(i.siteName)}</p></body></html>`);
   return {
     to: `"${i.order.purchaser_name.replace(/["\\\r\n]/g, ' ')}" <${i.order.purchaser_email}>`,
     subject,

@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection.ts';
 import { execute, executeSync, type Prepared } from '../http/dispatch.ts';
 import { HttpError } from '../http/errors.ts';
-import type { Result } from '../http/result.ts';
+import { errorResult, type Result } from '../http/result.ts';
 
 /**
  * Runs the items of a batch in order, each in its own transaction, sharing one commit.
@@ -28,7 +28,7 @@ export async function runGrouped(db: Db, items: readonly (Prepared | HttpError)[
   try {
     for (const p of items) {
       if (p instanceof HttpError) {
-        results.push({ status: p.status, body: p.body(), isError: true });
+        results.push(errorResult(p));
         continue;
       }
       if (p.endpoint.async) commit();

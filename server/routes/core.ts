@@ -7,7 +7,7 @@ import { prepare, type Prepared, type RestRequest } from '../http/dispatch.ts';
 import { HttpError } from '../http/errors.ts';
 import { normaliseRoute } from '../http/incoming.ts';
 import { implement, type Endpoint, type Registry } from '../http/registry.ts';
-import { ok, type Result } from '../http/result.ts';
+import { errorResult, ok, type Result } from '../http/result.ts';
 import { openApiDocument, routesData } from '../http/describe.ts';
 import { runGrouped } from './batch-group.ts';
 
@@ -62,13 +62,9 @@ function subRequest(item: BatchItem): RestRequest | HttpError {
     return { method: item.method, route: normaliseRoute(item.path), query: {}, body: item.body ?? {}, json: null, jsonError: false, headers };
   }
   let url: URL;
-  try {
-    url = new URL(item.path, 'http://batch.invalid');
-  } catch {
-    return new HttpError(400, 'parse_path_failed', 'Could not parse the path.');
-  }
   let route: string;
   try {
+    url = new URL(item.path, 'http://batch.invalid');
     route = normaliseRoute(decodeURIComponent(url.pathname));
   } catch {
     return new HttpError(400, 'parse_path_failed', 'Could not parse the path.');
@@ -105,7 +101,7 @@ export const batch = implement(
         status: 207,
         body: {
           failed: 'validation',
-          responses: prepared.map((p) => (p instanceof HttpError ? { body: p.body(), status: p.status, headers: {} } : null)),
+          responses: prepared.map((p) => (p instanceof HttpError ? envelope(errorResult(p)) : null)),
         },
       };
     }

@@ -122,8 +122,3 @@ export function decideScan(
   }
   return decideCheckin(subject);
 }
-
-/** Whether a verdict lets the person in (and so must be queued for upload when decided offline). */
-export function isAdmitted(verdict: ScanVerdict): verdict is Extract<ScanVerdict, { kind: 'admitted' }> {
-  return verdict.kind === 'admitted';
-}

@@ -46,7 +46,7 @@ export interface Param<T = unknown, Present extends boolean = boolean> {
   /**
    * A quick check for the common, plainly valid value: returns what `schema` would return for it, or `SLOW`
    * when the value needs the schema (coercion, or an error with core's message). Requests validate five or
-   * six parameters each; Zod's pipeline costs a microsecond or two per parameter, this a few nanoseconds.
+   * six parameters each; Zod's pipeline costs a microsecond or two per parameter, this is a type and length test.
    */
   readonly accept?: (v: unknown) => unknown;
   /** Type-level marker: the handler always receives a value (required, or has a default). */

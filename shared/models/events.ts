@@ -42,14 +42,19 @@ const postBase = {
   url: z.string(),
 };
 
-/** Venue: empty values are dropped, so most keys are optional. */
-export const Venue = z.object({
-  ...postBase,
-  venue: z.union([z.string(), z.array(z.never())]).optional(),
+/** Keys venues and organizers share after their title key, in wire order. */
+const linkedTexts = {
   description: z.string().optional(),
   excerpt: z.string().optional(),
   slug: z.string().optional(),
   image: Image.optional(),
+};
+
+/** Venue: empty values are dropped, so most keys are optional. */
+export const Venue = z.object({
+  ...postBase,
+  venue: z.union([z.string(), z.array(z.never())]).optional(),
+  ...linkedTexts,
   address: z.string().optional(),
   city: z.string().optional(),
   country: z.string().optional(),
@@ -72,10 +77,7 @@ export type Venue = z.infer<typeof Venue>;
 export const Organizer = z.object({
   ...postBase,
   organizer: z.string().optional(),
-  description: z.string().optional(),
-  excerpt: z.string().optional(),
-  slug: z.string().optional(),
-  image: Image.optional(),
+  ...linkedTexts,
   phone: z.string().optional(),
   website: z.string().optional(),
   email: z.string().optional(),
@@ -130,17 +132,3 @@ export const Event = z.object({
   attendance: Attendance.optional(),
 });
 export type Event = z.infer<typeof Event>;
-
-const archive = <K extends string, T extends z.ZodType>(key: K, item: T) =>
-  z.object({
-    [key]: z.array(item),
-    rest_url: z.string(),
-    next_rest_url: z.string().optional(),
-    previous_rest_url: z.string().optional(),
-    total: z.number().int(),
-    total_pages: z.number().int(),
-  } as { [P in K]: z.ZodArray<T> } & Record<string, z.ZodType>);
-
-export const EventArchive = archive('events', Event);
-export const VenueArchive = archive('venues', Venue);
-export const OrganizerArchive = archive('organizers', Organizer);

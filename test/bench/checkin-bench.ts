@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { openDatabase } from '../../server/db/connection.ts';
 import { createApiKey } from '../../server/auth/credentials.ts';
@@ -22,25 +22,6 @@ const SINGLES = Number(process.env.BENCH_SINGLES ?? 9_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const QR_REQUESTS = Number(process.env.BENCH_QR ?? 20_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-
-interface Cannon {
-  requests: { average: number };
-  latency: { p50: number; p99: number; average: number };
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  statusCodeStats?: Record<string, { count: number }>;
-}
-type RawRequest = Record<string, unknown>;
-interface CannonOptions {
-  url: string;
-  connections: number;
-  amount: number;
-  headers?: Record<string, string>;
-  requests: { method?: string; path?: string; setupRequest: (req: RawRequest) => RawRequest; onResponse?: (status: number) => void }[];
-}
-// autocannon ships no types; this is the slice of its API the bench uses.
-const autocannon = createRequire(import.meta.url)('autocannon') as (o: CannonOptions) => Promise<Cannon>;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-checkin-bench-'));
 const dbFile = path.join(dir, 'bench.sqlite');
@@ -162,7 +143,7 @@ async function main(): Promise<void> {
     const batches = tally();
     const singles = tally();
     /** One phase of a round: `amount` requests from `make`, counted by the check-ins accepted from `device`. */
-    const phase = async (t: Tally, device: string, amount: number, method: string, make: () => { path: string; body: string }) => {
+    const phase = async (t: Tally, device: string, amount: number, method: 'POST' | 'PATCH', make: () => { path: string; body: string }) => {
       const before = accepted(device);
       const clock = span();
       const res = await autocannon({

@@ -9,7 +9,7 @@ import { pairingLink } from '../../shared/checkin/pairing.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
 import { makeNonce, isoWithOffset } from '../../shared/checkin/ids.ts';
 import { seedTicketsFixture } from '../helpers/tickets-fixture.ts';
-import { launchKiosk } from '../e2e/browser.ts';
+import { CHROMIUM, launchKiosk } from '../e2e/browser.ts';
 import { build } from 'vite';
 import { buildKioskTo } from '../e2e/kiosk-build.ts';
 import { serveKiosk } from '../e2e/fake-http-server.ts';
@@ -210,7 +210,7 @@ async function main(): Promise<void> {
     fs.rmSync(dist, { recursive: true, force: true });
     fs.rmSync(work, { recursive: true, force: true });
   }
-  console.log(`\nkiosk bench (headless Chromium ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'}, real server on 127.0.0.1)`);
+  console.log(`\nkiosk bench (headless Chromium ${CHROMIUM}, real server on 127.0.0.1)`);
   for (const r of rows) console.log(`  ${r}`);
 }
 

@@ -32,23 +32,6 @@ export async function modelBackend(count: number): Promise<Backend> {
   };
 }
 
-/**
- * Why the real server cannot host the kiosk tests yet, or null when it can: the tickets namespace
- * (attendees) and the batch route must answer rather than `rest_no_route`.
- */
-export async function realServerGap(): Promise<string | null> {
-  const srv = await startTestServer();
-  try {
-    const attendees = await call(`${srv.root}evt/tickets/v1/attendees?per_page=1`, { auth: srv.admin });
-    if (attendees.status === 404 && attendees.body?.code === 'rest_no_route') return 'GET /evt/tickets/v1/attendees is not on the server yet';
-    const batch = await call(`${srv.root}batch/v1`, { method: 'POST', auth: srv.admin, body: {} });
-    if (batch.status === 404 && batch.body?.code === 'rest_no_route') return 'POST /batch/v1 is not on the server yet';
-    return null;
-  } finally {
-    await srv.close();
-  }
-}
-
 function must<T>(res: { status: number; body: T; text: string }, what: string, ok = [200, 201]): T {
   if (!ok.includes(res.status)) throw new Error(`${what}: HTTP ${res.status} ${res.text.slice(0, 300)}`);
   return res.body;

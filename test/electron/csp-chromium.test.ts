@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import { KIOSK_CSP } from '../../electron/csp.ts';
+import { CHROMIUM, HEADLESS_ARGS } from '../e2e/browser.ts';
 
 /*
  * The kiosk CSP in a real Chromium (the engine Electron embeds): what the renderer needs must work
@@ -60,11 +61,7 @@ describe('kiosk CSP in headless Chromium', () => {
       send('text/html', PAGE);
     });
     t.after(() => app.server.close());
-    const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: HEADLESS_ARGS });
     t.after(() => browser.close());
     const page = await browser.newPage();
     await page.goto(`${app.origin}/`);

@@ -8,6 +8,7 @@ import { chromium } from 'playwright-core';
 import { build } from 'vite';
 import { createAppProtocolHandler } from '../../electron/app-protocol.ts';
 import { tempDir } from './shell-fixture.ts';
+import { CHROMIUM, HEADLESS_ARGS } from '../e2e/browser.ts';
 
 /*
  * The real renderer build, served by the shell's app:// handler and shown in headless Chromium. Chromium
@@ -34,9 +35,8 @@ describe('the kiosk renderer served by the shell protocol under the shell CSP', 
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
     const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync', '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'],
+      executablePath: CHROMIUM,
+      args: [...HEADLESS_ARGS, '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'],
     });
     t.after(() => browser.close());
     const page = await browser.newPage();

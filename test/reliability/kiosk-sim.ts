@@ -63,26 +63,31 @@ export class SimKiosk {
     return this.acks.filter((a) => a.code === 'tec-et-attendee-already-checked-in');
   }
 
-  /** One upload of the head of the outbox as a single `PATCH /attendees/{id}` (no batch). */
-  private async sendSingle(s: Scan): Promise<boolean> {
+  /** One request with the door key; null, counted as a network error, when no answer came back. */
+  private async send<T>(path: string, method: string, payload: unknown): Promise<{ status: number; body: T } | null> {
     this.stats.batches++;
     this.inFlight++;
-    let res: Response;
-    let body: { code?: string; data?: { checkin_details?: unknown } };
     try {
-      res = await fetch(`${this.root}evt/tickets/v1/attendees/${s.attendeeId}`, {
-        method: 'PATCH',
+      const res = await fetch(`${this.root}${path}`, {
+        method,
         headers: { authorization: this.auth, 'content-type': 'application/json' },
-        body: JSON.stringify(this.checkinBody(s)),
+        body: JSON.stringify(payload),
         signal: AbortSignal.timeout(30_000),
       });
-      body = await res.json();
+      return { status: res.status, body: (await res.json()) as T };
     } catch {
       this.stats.networkErrors++;
-      return false;
+      return null;
     } finally {
       this.inFlight--;
     }
+  }
+
+  /** One upload of the head of the outbox as a single `PATCH /attendees/{id}` (no batch). */
+  private async sendSingle(s: Scan): Promise<boolean> {
+    const res = await this.send<{ code?: string; data?: { checkin_details?: unknown } }>(`evt/tickets/v1/attendees/${s.attendeeId}`, 'PATCH', this.checkinBody(s));
+    if (!res) return false;
+    const body = res.body;
     if (res.status >= 500) {
       this.stats.item5xx++;
       return false;
@@ -102,31 +107,12 @@ export class SimKiosk {
     if (this.opts.single && this.outbox.length) return this.sendSingle(this.outbox[0]!);
     const items = this.outbox.slice(0, this.opts.batchSize ?? 25);
     if (!items.length) return true;
-    this.stats.batches++;
-    let res: Response;
-    let body: { responses?: { status: number; body: { code?: string; data?: { checkin_details?: unknown } } }[] };
-    this.inFlight++;
-    try {
-      res = await fetch(`${this.root}batch/v1`, {
-        method: 'POST',
-        headers: { authorization: this.auth, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          validation: 'normal',
-          requests: items.map((s) => ({
-            method: 'PATCH',
-            path: `/evt/tickets/v1/attendees/${s.attendeeId}`,
-            body: this.checkinBody(s),
-          })),
-        }),
-        signal: AbortSignal.timeout(30_000),
-      });
-      body = await res.json();
-    } catch {
-      this.stats.networkErrors++;
-      return false;
-    } finally {
-      this.inFlight--;
-    }
+    const res = await this.send<{ responses?: { status: number; body: { code?: string; data?: { checkin_details?: unknown } } }[] }>('batch/v1', 'POST', {
+      validation: 'normal',
+      requests: items.map((s) => ({ method: 'PATCH', path: `/evt/tickets/v1/attendees/${s.attendeeId}`, body: this.checkinBody(s) })),
+    });
+    if (!res) return false;
+    const body = res.body;
     if (res.status !== 207 || !Array.isArray(body.responses) || body.responses.length !== items.length) {
       this.stats.badBatches++;
       return false;

@@ -1,28 +1,5 @@
-import { createRequire } from 'node:module';
+import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
-
-/** The slice of autocannon's API the soak uses (it ships no types). */
-export interface CannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number; average: number; max: number };
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  statusCodeStats?: Record<string, { count: number }>;
-}
-type RawRequest = Record<string, unknown>;
-interface CannonRequest {
-  setupRequest: (req: RawRequest) => RawRequest;
-  onResponse?: (status: number, body: string) => void;
-}
-interface CannonOptions {
-  url: string;
-  connections: number;
-  duration: number;
-  timeout: number;
-  requests: CannonRequest[];
-}
-const autocannon = createRequire(import.meta.url)('autocannon') as (o: CannonOptions) => Promise<CannonResult>;
 
 export interface SoakPlan {
   base: string;
@@ -45,7 +22,7 @@ export interface SoakCounts {
  * door key, a single check-in PATCH, the archive again, a batch of 25 check-ins, with fresh nonces; every
  * check-in is meant to succeed, so any 4xx is a finding.
  */
-export async function soak(plan: SoakPlan): Promise<{ result: CannonResult; counts: SoakCounts }> {
+export async function soak(plan: SoakPlan): Promise<{ result: autocannon.Result; counts: SoakCounts }> {
   const pages = Math.max(1, Math.floor(plan.attendeeIds.length / 50));
   // A fresh headers object per request: autocannon writes content-length into the one it is given, and a
   // GET sent with a previous POST's length would hang waiting for a body.
@@ -73,8 +50,8 @@ export async function soak(plan: SoakPlan): Promise<{ result: CannonResult; coun
     const parsed = JSON.parse(body) as { responses: { status: number; body: unknown }[] };
     for (const r of parsed.responses) if (r.status !== 201) fail(`batch item ${r.status} ${JSON.stringify(r.body)}`);
   };
-  const archive: CannonRequest = { setupRequest: (req) => ({ ...req, method: 'GET', path: '/wp-json/evt/events/v1/events', headers: {}, body: undefined }), onResponse };
-  const requests: CannonRequest[] = [
+  const archive: autocannon.Request = { setupRequest: (req) => ({ ...req, method: 'GET', path: '/wp-json/evt/events/v1/events', headers: {}, body: undefined }), onResponse };
+  const requests: autocannon.Request[] = [
     archive,
     { setupRequest: (req) => ({ ...req, method: 'GET', path: `/wp-json/evt/events/v1/events/${plan.eventId}`, headers: {}, body: undefined }), onResponse },
     {

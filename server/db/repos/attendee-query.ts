@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { likeContains as like, stmt } from '../connection.ts';
 import { EFFECTIVE_ORDER_STATUS } from './attendees.ts';
 
 /** What an attendee list asks for, already resolved against the caller's rights. */
@@ -41,7 +41,6 @@ export interface AttendeeQuery {
 /** Every post status but trash (events/access.ts WRITABLE_STATUSES). */
 const NON_TRASH = ['publish', 'future', 'draft', 'pending', 'private'];
 
-const like = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 function build(q: AttendeeQuery): { from: string; where: string; params: unknown[]; orderBy: string } {
   const where: string[] = [];

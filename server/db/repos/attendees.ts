@@ -63,42 +63,32 @@ export function effectiveOrderStatus(row: Pick<AttendeeRow, 'rsvp_status' | 'ord
   return row.rsvp_status === 'no' ? 'no' : (row.order_status ?? 'completed');
 }
 
-const SELECT_ROWS = `
-SELECT a.post_id AS id, a.ticket_id, a.event_id, a.order_id, a.provider, a.full_name, a.email, a.security_code,
+// Column lists shared by the single-row join and the page reads, so the two cannot drift apart.
+const CORE_COLS = `a.post_id AS id, a.ticket_id, a.event_id, a.order_id, a.provider, a.full_name, a.email, a.security_code,
   a.price_minor, a.optout, a.rsvp_status, a.checked_in, a.checkin_id, a.change_seq, a.status,
   p.author, p.slug, p.title, p.date, p.date_gmt, p.modified, p.modified_gmt,
-  tp.title AS ticket_title, tp.title_et AS ticket_title_et, tp.content AS ticket_content, tp.content_et AS ticket_content_et,
-  t.price_minor AS ticket_price_minor, t.currency AS ticket_currency, t.sku AS ticket_sku,
-  t.start_date AS ticket_start_date, t.start_time AS ticket_start_time, t.end_date AS ticket_end_date, t.end_time AS ticket_end_time,
-  e.status AS event_status, e.password AS event_password,
   o.status AS order_status, o.currency AS order_currency, o.created_utc AS order_created_utc, o.completed_utc AS order_completed_utc,
-  c.scanned_at AS ci_scanned_at, c.source AS ci_source, c.user_id AS ci_user_id, c.device_id AS ci_device_id
+  c.scanned_at AS ci_scanned_at, c.source AS ci_source, c.user_id AS ci_user_id, c.device_id AS ci_device_id`;
+const TICKET_COLS = `tp.title AS ticket_title, tp.title_et AS ticket_title_et, tp.content AS ticket_content, tp.content_et AS ticket_content_et,
+  t.price_minor AS ticket_price_minor, t.currency AS ticket_currency, t.sku AS ticket_sku,
+  t.start_date AS ticket_start_date, t.start_time AS ticket_start_time, t.end_date AS ticket_end_date, t.end_time AS ticket_end_time`;
+const CORE_JOINS = `JOIN posts p ON p.id = a.post_id
+LEFT JOIN orders o ON o.post_id = a.order_id
+LEFT JOIN checkins c ON c.id = a.checkin_id`;
+
+const SELECT_ROW = `
+SELECT ${CORE_COLS}, ${TICKET_COLS}, e.status AS event_status, e.password AS event_password
 FROM attendees a
-JOIN posts p ON p.id = a.post_id
+${CORE_JOINS}
 JOIN tickets t ON t.post_id = a.ticket_id
 JOIN posts tp ON tp.id = a.ticket_id
 JOIN posts e ON e.id = a.event_id
-LEFT JOIN orders o ON o.post_id = a.order_id
-LEFT JOIN checkins c ON c.id = a.checkin_id`;
-const SELECT_ROW = `${SELECT_ROWS} WHERE a.post_id = ?`;
+WHERE a.post_id = ?`;
 
 // A page's attendees share a handful of tickets and events: those are read once each, not once per row.
-const SELECT_PAGE = `
-SELECT a.post_id AS id, a.ticket_id, a.event_id, a.order_id, a.provider, a.full_name, a.email, a.security_code,
-  a.price_minor, a.optout, a.rsvp_status, a.checked_in, a.checkin_id, a.change_seq, a.status,
-  p.author, p.slug, p.title, p.date, p.date_gmt, p.modified, p.modified_gmt,
-  o.status AS order_status, o.currency AS order_currency, o.created_utc AS order_created_utc, o.completed_utc AS order_completed_utc,
-  c.scanned_at AS ci_scanned_at, c.source AS ci_source, c.user_id AS ci_user_id, c.device_id AS ci_device_id
-FROM attendees a
-JOIN posts p ON p.id = a.post_id
-LEFT JOIN orders o ON o.post_id = a.order_id
-LEFT JOIN checkins c ON c.id = a.checkin_id
-WHERE a.post_id IN (SELECT value FROM json_each(?))`;
+const SELECT_PAGE = `SELECT ${CORE_COLS} FROM attendees a ${CORE_JOINS} WHERE a.post_id IN (SELECT value FROM json_each(?))`;
 
-const SELECT_TICKETS = `
-SELECT t.post_id AS ticket_id, tp.title AS ticket_title, tp.title_et AS ticket_title_et, tp.content AS ticket_content,
-  tp.content_et AS ticket_content_et, t.price_minor AS ticket_price_minor, t.currency AS ticket_currency, t.sku AS ticket_sku,
-  t.start_date AS ticket_start_date, t.start_time AS ticket_start_time, t.end_date AS ticket_end_date, t.end_time AS ticket_end_time
+const SELECT_TICKETS = `SELECT t.post_id AS ticket_id, ${TICKET_COLS}
 FROM tickets t JOIN posts tp ON tp.id = t.post_id WHERE t.post_id IN (SELECT value FROM json_each(?))`;
 
 const SELECT_EVENTS = 'SELECT id AS event_id, status AS event_status, password AS event_password FROM posts WHERE id IN (SELECT value FROM json_each(?))';

@@ -35,10 +35,6 @@ export function insertCheckin(db: Db, c: CheckinInsert): number {
   );
 }
 
-export function getCheckin(db: Db, id: number): CheckinRow | undefined {
-  return stmt(db, 'SELECT * FROM checkins WHERE id = ?').get(id) as CheckinRow | undefined;
-}
-
 /** The scan a client nonce was first recorded with (nonces are unique across the log). */
 export function findCheckinByNonce(db: Db, nonce: string): CheckinRow | undefined {
   return stmt(db, 'SELECT * FROM checkins WHERE nonce = ?').get(nonce) as CheckinRow | undefined;

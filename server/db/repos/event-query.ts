@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { likeContains, stmt } from '../connection.ts';
 
 /** A SQL condition over `p` (posts) and `e` (events) with its parameters. */
 export interface Condition {
@@ -30,8 +30,6 @@ export interface EventQuery {
   offset: number;
 }
 
-const like = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 function where(q: EventQuery): Condition {
   const c: string[] = ['p.status IN (SELECT value FROM json_each(?))'];
   const params: unknown[] = [JSON.stringify(q.statuses)];
@@ -46,7 +44,7 @@ function where(q: EventQuery): Condition {
   if (q.endsBefore) add('e.end_utc < ?', q.endsBefore);
   if (q.endsAfter) add('e.end_utc > ?', q.endsAfter);
   if (q.search) {
-    const l = like(q.search);
+    const l = likeContains(q.search);
     add("(p.title LIKE ? ESCAPE '\\' OR p.content LIKE ? ESCAPE '\\' OR p.title_et LIKE ? ESCAPE '\\' OR p.content_et LIKE ? ESCAPE '\\')", l, l, l, l);
   }
   for (const ids of q.termIds ?? []) add('EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = p.id AND tr.term_id IN (SELECT value FROM json_each(?)))', JSON.stringify(ids));

@@ -1,6 +1,6 @@
 import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
-import type { PostRow } from './posts.ts';
+import { getPostsWithDetail, insertDetailCols, updateDetailCols, type PostRow } from './posts.ts';
 
 export interface EventCols {
   start_local: string;
@@ -26,20 +26,15 @@ const EVENT_COLS: (keyof EventCols)[] = ['start_local', 'end_local', 'start_utc'
 
 /** Rows in the order of `ids` (missing ones skipped). One statement whatever the list length. */
 export function getEventRows(db: Db, ids: readonly number[]): EventRow[] {
-  if (!ids.length) return [];
-  const rows = stmt(db, 'SELECT p.*, e.* FROM posts p JOIN events e ON e.post_id = p.id WHERE p.id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as EventRow[];
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.map((id) => byId.get(id)).filter((r): r is EventRow => r !== undefined);
+  return getPostsWithDetail<EventRow>(db, 'events', ids);
 }
 
 export function insertEventCols(db: Db, postId: number, cols: EventCols): void {
-  stmt(db, `INSERT INTO events (post_id, ${EVENT_COLS.join(', ')}) VALUES (?, ${EVENT_COLS.map(() => '?').join(', ')})`).run(postId, ...EVENT_COLS.map((c) => cols[c]));
+  insertDetailCols(db, 'events', postId, cols, EVENT_COLS);
 }
 
 export function updateEventCols(db: Db, postId: number, cols: Partial<EventCols>): void {
-  const keys = EVENT_COLS.filter((c) => cols[c] !== undefined);
-  if (!keys.length) return;
-  stmt(db, `UPDATE events SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE post_id = ?`).run(...keys.map((k) => cols[k] as unknown), postId);
+  updateDetailCols(db, 'events', postId, cols, EVENT_COLS);
 }
 
 export interface LinkRow {

@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { likeContains, stmt } from '../connection.ts';
 import { insertPost, sanitizeSlug, uniqueSlug, updatePost } from './posts.ts';
 import type { PostDates } from '../../content/site-time.ts';
 import type { FieldInput, FieldOption, FieldType, FieldValue, FormField } from '../../../shared/models/forms.ts';
@@ -123,7 +123,7 @@ export function querySubmissions(db: Db, q: SubmissionQuery): { rows: Submission
   if (q.search) {
     // Values are JSON text; a LIKE on the encoded text finds plain substrings (escaped for LIKE).
     where.push("EXISTS (SELECT 1 FROM submission_values v WHERE v.submission_id = p.id AND v.value LIKE ? ESCAPE '\\')");
-    params.push(`%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    params.push(likeContains(q.search));
   }
   const sqlWhere = where.join(' AND ');
   const total = (stmt(db, `SELECT COUNT(*) AS n FROM posts p JOIN submissions s ON s.post_id = p.id WHERE ${sqlWhere}`).get(...params) as { n: number }).n;
@@ -172,16 +172,6 @@ export function setFlags(db: Db, id: number, flags: Partial<{ is_read: number; s
   const cols = (['is_read', 'starred', 'spam', 'note'] as const).filter((c) => flags[c] !== undefined);
   if (!cols.length) return;
   stmt(db, `UPDATE submissions SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE post_id = ?`).run(...cols.map((c) => flags[c]), id);
-}
-
-// ---- options ----
-
-export function getOption(db: Db, name: string): string | undefined {
-  return (stmt(db, 'SELECT value FROM options WHERE name = ?').get(name) as { value: string } | undefined)?.value;
-}
-
-export function setOption(db: Db, name: string, value: string): void {
-  stmt(db, 'INSERT INTO options (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value').run(name, value);
 }
 
 // ---- views tokens ----

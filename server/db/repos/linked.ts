@@ -1,6 +1,6 @@
 import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
-import type { PostRow } from './posts.ts';
+import { getPostsWithDetail, insertDetailCols, updateDetailCols, type PostRow } from './posts.ts';
 
 /** Venues and organizers: a post plus its detail row. */
 export interface VenueCols {
@@ -33,21 +33,15 @@ export const ORGANIZER_COLS: (keyof OrganizerCols)[] = ['phone', 'website', 'ema
 const COLS: Record<LinkedKind, readonly string[]> = { venue: VENUE_COLS, organizer: ORGANIZER_COLS };
 
 export function getLinkedRows<K extends LinkedKind>(db: Db, kind: K, ids: readonly number[]): (K extends 'venue' ? VenueRow : OrganizerRow)[] {
-  if (!ids.length) return [];
-  const rows = stmt(db, `SELECT p.*, d.* FROM posts p JOIN ${TABLE[kind]} d ON d.post_id = p.id WHERE p.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as (PostRow & { post_id: number })[];
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.map((id) => byId.get(id)).filter((r) => r !== undefined) as never;
+  return getPostsWithDetail(db, TABLE[kind], ids) as never;
 }
 
 export function insertLinkedCols(db: Db, kind: LinkedKind, postId: number, cols: Record<string, unknown>): void {
-  const keys = COLS[kind].filter((c) => cols[c] !== undefined);
-  stmt(db, `INSERT INTO ${TABLE[kind]} (post_id${keys.map((k) => `, ${k}`).join('')}) VALUES (?${keys.map(() => ', ?').join('')})`).run(postId, ...keys.map((k) => cols[k]));
+  insertDetailCols(db, TABLE[kind], postId, cols, COLS[kind]);
 }
 
 export function updateLinkedCols(db: Db, kind: LinkedKind, postId: number, cols: Record<string, unknown>): void {
-  const keys = COLS[kind].filter((c) => cols[c] !== undefined);
-  if (!keys.length) return;
-  stmt(db, `UPDATE ${TABLE[kind]} SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE post_id = ?`).run(...keys.map((k) => cols[k]), postId);
+  updateDetailCols(db, TABLE[kind], postId, cols, COLS[kind]);
 }
 
 /** A live (not trashed) venue or organizer with exactly this title, for duplicate avoidance. */

@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { likeContains, stmt } from '../connection.ts';
 import { nowUtc } from '../clock.ts';
 
 /** The mail log, its attachments, connected mail apps, the pairing key and the license (migration 006). */
@@ -121,14 +121,10 @@ export interface LogQuery {
 
 const STATUS_OF: Record<Exclude<LogFilter, 'all'>, MailStatus> = { success: 'sent', failed: 'failed', in_queue: 'queued' };
 
-function likePattern(s: string): string {
-  return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 /** Newest first (Post SMTP orders by time, then we break ties by id). */
 export function listMailLogs(db: Db, q: LogQuery): { rows: MailLogRow[]; total: number } {
   const status = q.filter === 'all' ? null : STATUS_OF[q.filter];
-  const like = q.search ? likePattern(q.search) : null;
+  const like = q.search ? likeContains(q.search) : null;
   const where = `(@status IS NULL OR status = @status)
     AND (@like IS NULL OR subject LIKE @like ESCAPE '\\' OR to_header LIKE @like ESCAPE '\\' OR COALESCE(error, '') LIKE @like ESCAPE '\\'
          OR (status = 'sent' AND '1' LIKE @like ESCAPE '\\') OR (status = 'queued' AND 'In Queue' LIKE @like ESCAPE '\\'))`;
@@ -269,8 +265,4 @@ export function getLicense(db: Db): LicenseRow | undefined {
 
 export function touchLicense(db: Db): void {
   stmt(db, 'UPDATE mail_license SET last_checked_utc = ? WHERE id = 1').run(nowUtc());
-}
-
-export function deleteLicense(db: Db): boolean {
-  return stmt(db, 'DELETE FROM mail_license').run().changes === 1;
 }

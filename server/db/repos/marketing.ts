@@ -42,10 +42,6 @@ export function countOptedIn(db: Db): number {
   return latestConsents(db).filter((c) => c.consent === 1).length;
 }
 
-export function getMember(db: Db, email: string): AudienceRow | undefined {
-  return stmt(db, 'SELECT * FROM marketing_audience WHERE email = ?').get(email) as AudienceRow | undefined;
-}
-
 export function putMember(db: Db, m: AudienceRow): void {
   stmt(db, 'INSERT INTO marketing_audience (email, full_name, attendee_id, status, synced) VALUES (?, ?, ?, ?, ?) ON CONFLICT(email) DO UPDATE SET full_name = excluded.full_name, attendee_id = excluded.attendee_id, status = excluded.status, synced = excluded.synced').run(
     m.email,

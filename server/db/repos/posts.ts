@@ -28,6 +28,30 @@ export type PostWrite = Partial<Omit<PostRow, 'id' | 'type'>>;
 
 const COLUMNS = ['status', 'author', 'slug', 'title', 'title_et', 'content', 'content_et', 'excerpt', 'excerpt_et', 'password', 'parent', 'menu_order', 'image_id', 'date', 'date_gmt', 'modified', 'modified_gmt', 'trashed_from'] as const;
 
+/**
+ * Posts joined with their detail table (`events`, `tickets`, `venues`, `organizers`: one row per post, keyed
+ * by `post_id`), in the order of `ids` (missing ones skipped). One statement whatever the list length.
+ */
+export function getPostsWithDetail<T extends PostRow>(db: Db, table: string, ids: readonly number[]): T[] {
+  if (!ids.length) return [];
+  const rows = stmt(db, `SELECT p.*, d.* FROM posts p JOIN ${table} d ON d.post_id = p.id WHERE p.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as T[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined);
+}
+
+/** Inserts a post's detail row with the `keys` of `cols` that are set. */
+export function insertDetailCols<C>(db: Db, table: string, postId: number, cols: Partial<C>, keys: readonly (keyof C & string)[]): void {
+  const set = keys.filter((k) => cols[k] !== undefined);
+  stmt(db, `INSERT INTO ${table} (post_id${set.map((k) => `, ${k}`).join('')}) VALUES (?${set.map(() => ', ?').join('')})`).run(postId, ...set.map((k) => cols[k] as unknown));
+}
+
+/** Updates the `keys` of `cols` that are set in a post's detail row; nothing to set, no statement. */
+export function updateDetailCols<C>(db: Db, table: string, postId: number, cols: Partial<C>, keys: readonly (keyof C & string)[]): void {
+  const set = keys.filter((k) => cols[k] !== undefined);
+  if (!set.length) return;
+  stmt(db, `UPDATE ${table} SET ${set.map((k) => `${k} = ?`).join(', ')} WHERE post_id = ?`).run(...set.map((k) => cols[k] as unknown), postId);
+}
+
 export function getPost(db: Db, id: number): PostRow | undefined {
   return stmt(db, 'SELECT * FROM posts WHERE id = ?').get(id) as PostRow | undefined;
 }

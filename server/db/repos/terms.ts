@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { likeContains, stmt } from '../connection.ts';
 
 export interface TermRow {
   id: number;
@@ -15,8 +15,7 @@ export interface TermRow {
   count: number;
 }
 
-
-export function getTerm(db: Db, id: number): TermRow | undefined {
+function getTerm(db: Db, id: number): TermRow | undefined {
   return stmt(db, `SELECT t.* FROM terms t WHERE t.id = ?`).get(id) as TermRow | undefined;
 }
 
@@ -98,31 +97,19 @@ export interface TermQuery {
 export function queryTerms(db: Db, q: TermQuery): { rows: TermRow[]; total: number } {
   const where = ['t.taxonomy = ?'];
   const params: unknown[] = [q.taxonomy];
+  const add = (sql: string, ...ps: unknown[]) => {
+    where.push(sql);
+    params.push(...ps);
+  };
   if (q.search) {
-    where.push("(t.name LIKE ? ESCAPE '\\' OR t.slug LIKE ? ESCAPE '\\' OR t.name_et LIKE ? ESCAPE '\\')");
-    const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    params.push(like, like, like);
+    const like = likeContains(q.search);
+    add("(t.name LIKE ? ESCAPE '\\' OR t.slug LIKE ? ESCAPE '\\' OR t.name_et LIKE ? ESCAPE '\\')", like, like, like);
   }
-  if (q.include.length) {
-    where.push('t.id IN (SELECT value FROM json_each(?))');
-    params.push(JSON.stringify(q.include));
-  }
-  if (q.exclude.length) {
-    where.push('t.id NOT IN (SELECT value FROM json_each(?))');
-    params.push(JSON.stringify(q.exclude));
-  }
-  if (q.parent !== undefined) {
-    where.push('t.parent = ?');
-    params.push(q.parent);
-  }
-  if (q.post !== undefined) {
-    where.push('t.id IN (SELECT term_id FROM term_relationships WHERE post_id = ?)');
-    params.push(q.post);
-  }
-  if (q.slugs?.length) {
-    where.push('t.slug IN (SELECT value FROM json_each(?))');
-    params.push(JSON.stringify(q.slugs));
-  }
+  if (q.include.length) add('t.id IN (SELECT value FROM json_each(?))', JSON.stringify(q.include));
+  if (q.exclude.length) add('t.id NOT IN (SELECT value FROM json_each(?))', JSON.stringify(q.exclude));
+  if (q.parent !== undefined) add('t.parent = ?', q.parent);
+  if (q.post !== undefined) add('t.id IN (SELECT term_id FROM term_relationships WHERE post_id = ?)', q.post);
+  if (q.slugs?.length) add('t.slug IN (SELECT value FROM json_each(?))', JSON.stringify(q.slugs));
   const inner = `SELECT t.* FROM terms t WHERE ${where.join(' AND ')}`;
   const filtered = q.hideEmpty ? `SELECT * FROM (${inner}) WHERE count > 0` : inner;
   const dir = q.order === 'desc' ? 'DESC' : 'ASC';

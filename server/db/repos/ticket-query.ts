@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { likeContains as like, stmt } from '../connection.ts';
 import { ATTENDEES_SQL, CHECKED_IN_SQL, USED_SQL } from './tickets.ts';
 
 /** The Event Tickets archive query over `t` (tickets), `p` (ticket posts) and `ep` (the parent posts). */
@@ -34,7 +34,6 @@ export interface TicketQuery {
   offset: number;
 }
 
-const like = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const json = (v: unknown) => JSON.stringify(v);
 
 function where(q: TicketQuery): { sql: string; params: unknown[] } {

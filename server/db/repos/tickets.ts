@@ -1,7 +1,7 @@
 import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
 import type { PostRow } from './posts.ts';
-import { insertPost, uniqueSlug } from './posts.ts';
+import { getPostsWithDetail, insertDetailCols, insertPost, uniqueSlug, updateDetailCols } from './posts.ts';
 
 export type Provider = 'rsvp' | 'tc';
 export const PROVIDERS: readonly Provider[] = ['rsvp', 'tc'];
@@ -29,28 +29,19 @@ export interface TicketCols {
 
 export type TicketRow = PostRow & TicketCols & { post_id: number };
 
-const COLS: (keyof TicketCols)[] = ['event_id', 'provider', 'type', 'price_minor', 'currency', 'capacity', 'show_description', 'start_date', 'start_time', 'end_date', 'end_time', 'available_from_utc', 'available_until_utc', 'sku', 'iac', 'sale_price_minor', 'sale_start', 'sale_end'];
+const COLS: readonly (keyof TicketCols)[] = ['event_id', 'provider', 'type', 'price_minor', 'currency', 'capacity', 'show_description', 'start_date', 'start_time', 'end_date', 'end_time', 'available_from_utc', 'available_until_utc', 'sku', 'iac', 'sale_price_minor', 'sale_start', 'sale_end'];
 
 /** Rows in the order of `ids` (missing ones skipped). */
 export function getTicketRows(db: Db, ids: readonly number[]): TicketRow[] {
-  if (!ids.length) return [];
-  const rows = stmt(db, 'SELECT p.*, t.* FROM posts p JOIN tickets t ON t.post_id = p.id WHERE p.id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as TicketRow[];
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.map((id) => byId.get(id)).filter((r): r is TicketRow => r !== undefined);
+  return getPostsWithDetail<TicketRow>(db, 'tickets', ids);
 }
 
 export function getTicketRow(db: Db, id: number): TicketRow | undefined {
   return stmt(db, 'SELECT p.*, t.* FROM posts p JOIN tickets t ON t.post_id = p.id WHERE p.id = ?').get(id) as TicketRow | undefined;
 }
 
-export function insertTicketCols(db: Db, postId: number, cols: TicketCols): void {
-  stmt(db, `INSERT INTO tickets (post_id, ${COLS.join(', ')}) VALUES (?, ${COLS.map(() => '?').join(', ')})`).run(postId, ...COLS.map((c) => cols[c]));
-}
-
 export function updateTicketCols(db: Db, postId: number, cols: Partial<TicketCols>): void {
-  const keys = COLS.filter((c) => cols[c] !== undefined);
-  if (!keys.length) return;
-  stmt(db, `UPDATE tickets SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE post_id = ?`).run(...keys.map((k) => cols[k] as unknown), postId);
+  updateDetailCols(db, 'tickets', postId, cols, COLS);
 }
 
 export interface NewTicket {
@@ -86,7 +77,8 @@ export function createTicket(db: Db, t: NewTicket): number {
     date: t.date,
     date_gmt: t.dateGmt,
   });
-  insertTicketCols(db, id, {
+  // Typed in full so that a column added to TicketCols cannot be forgotten here.
+  const cols: TicketCols = {
     event_id: t.eventId,
     provider: t.provider,
     type: 'default',
@@ -105,7 +97,8 @@ export function createTicket(db: Db, t: NewTicket): number {
     sale_price_minor: null,
     sale_start: '',
     sale_end: '',
-  });
+  };
+  insertDetailCols(db, 'tickets', id, cols, COLS);
   return id;
 }
 

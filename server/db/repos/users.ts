@@ -24,10 +24,6 @@ export function getUser(db: Db, id: number): UserRow | undefined {
   return stmt(db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
 }
 
-export function listUsers(db: Db): UserRow[] {
-  return stmt(db, 'SELECT * FROM users ORDER BY id').all() as UserRow[];
-}
-
 export function insertUser(db: Db, u: { login: string; email: string; displayName?: string; role: Role }): UserRow {
   const info = stmt(db, 'INSERT INTO users (login, email, display_name, role, registered) VALUES (?, ?, ?, ?, ?)').run(
     u.login,

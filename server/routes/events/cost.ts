@@ -4,7 +4,7 @@ export interface CostOut {
 }
 
 /** Numbers in a cost string ("10", "10 - 20", "€5,50") as TEC's cost utilities read them, ascending. */
-export function costValues(cost: string): string[] {
+function costValues(cost: string): string[] {
   const values = [...cost.matchAll(/\d+(?:[.,]\d+)?/g)].map((m) => m[0].replace(',', '.'));
   return [...new Set(values)].sort((a, b) => Number(a) - Number(b));
 }

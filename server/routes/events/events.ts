@@ -19,7 +19,7 @@ import { hooks } from '../../http/hooks.ts';
 
 const MAX_PER_PAGE = 50;
 /** Radius of the `geoloc_lat`/`geoloc_lng` filter: events whose venue is within 50 km, nearest first. */
-export const GEOLOC_RADIUS_KM = 50;
+const GEOLOC_RADIUS_KM = 50;
 
 /** Extra archive filters other namespaces contribute (Event Tickets: `ticketed`). */
 export type EventFilter = (input: Record<string, unknown>, ctx: Ctx) => Condition | null;
@@ -30,6 +30,9 @@ const notFound = (id: number) => new HttpError(404, 'rest-event-not-found', `Eve
 
 /** Resolves `/events/{id}` for any method: 404 when nothing has that ID, 400 when it is not an event. */
 function loadEvent(ctx: Ctx, id: number): EventRow {
+  // The common case, an event, is one query; the post is read on its own only to tell 404 from 400.
+  const row = id > 0 ? eventRow(ctx, id) : undefined;
+  if (row?.type === 'event') return row;
   const post = id > 0 ? getPost(ctx.db, id) : undefined;
   if (!post) throw notFound(id);
   if (post.type !== 'event') throw new HttpError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');

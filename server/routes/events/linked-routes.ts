@@ -3,7 +3,7 @@ import type { Ctx } from '../../http/context.ts';
 import { HttpError, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok } from '../../http/result.ts';
-import { stmt } from '../../db/connection.ts';
+import { likeContains, stmt } from '../../db/connection.ts';
 import { findPostIdBySlug, getPost, updatePost, type PostRow } from '../../db/repos/posts.ts';
 import type { LinkedKind } from '../../db/repos/linked.ts';
 import { nowDates, utcString } from '../../content/site-time.ts';
@@ -62,7 +62,7 @@ function archive(ctx: Ctx, kind: LinkedKind, input: { page: number; per_page: nu
   const where = ['p.type = ?', 'p.status IN (SELECT value FROM json_each(?))'];
   const params: unknown[] = [kind, JSON.stringify(statusFilter(ctx, input.status))];
   if (input.search) {
-    const like = `%${input.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = likeContains(input.search);
     const cols = ['p.title', 'p.content', 'p.title_et', ...search.map((c) => `d.${c}`)];
     where.push(`(${cols.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
     params.push(...cols.map(() => like));

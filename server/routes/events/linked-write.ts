@@ -2,7 +2,7 @@ import type { Ctx } from '../../http/context.ts';
 import { callerUserId } from '../../http/context.ts';
 import { HttpError, invalidParam } from '../../http/errors.ts';
 import { validateArgs } from '../../http/validate.ts';
-import { findLinkedByTitle, getLinkedRows, insertLinkedCols, updateLinkedCols, type LinkedKind } from '../../db/repos/linked.ts';
+import { findLinkedByTitle, insertLinkedCols, updateLinkedCols, type LinkedKind } from '../../db/repos/linked.ts';
 import { getUser } from '../../db/repos/users.ts';
 import { insertPost, updatePost, uniqueSlug, type PostRow, type PostWrite } from '../../db/repos/posts.ts';
 import { nowDates, publicationDates } from '../../content/site-time.ts';
@@ -129,8 +129,4 @@ export function resolveLinkedInput(ctx: Ctx, kind: LinkedKind, value: unknown): 
     }
   }
   return [...new Set(ids)];
-}
-
-export function linkedRow(ctx: Ctx, kind: LinkedKind, id: number) {
-  return getLinkedRows(ctx.db, kind, [id])[0];
 }

@@ -4,12 +4,12 @@ import type { AttachmentRow } from '../../db/repos/attachments.ts';
 import { getAttachments } from '../../db/repos/attachments.ts';
 import type { EventRow } from '../../db/repos/events.ts';
 import { organizerLinks, venueLinks } from '../../db/repos/events.ts';
-import type { OrganizerRow, VenueRow } from '../../db/repos/linked.ts';
+import type { LinkedKind, OrganizerRow, VenueRow } from '../../db/repos/linked.ts';
 import { getLinkedRows } from '../../db/repos/linked.ts';
 import type { PostRow } from '../../db/repos/posts.ts';
 import type { TermRow } from '../../db/repos/terms.ts';
 import { termsOfPosts } from '../../db/repos/terms.ts';
-import { autop, dropEmpty, excerptOf, pick } from '../../content/text.ts';
+import { autop, dropEmpty, excerptOf, pick, stripTags } from '../../content/text.ts';
 import { formatCost } from './cost.ts';
 import { hooks } from '../../http/hooks.ts';
 
@@ -67,7 +67,7 @@ function termUrls(ctx: Ctx, t: TermRow): { self: string; collection: string; up?
   return urls;
 }
 
-export function termLink(ctx: Ctx, t: TermRow): string {
+function termLink(ctx: Ctx, t: TermRow): string {
   return t.taxonomy === TAXONOMY.categories ? ctx.urls.site(`/events/category/${t.slug}/`) : ctx.urls.site(`/tag/${t.slug}/`);
 }
 
@@ -127,7 +127,7 @@ function venueJsonLd(ctx: Ctx, v: VenueRow): Record<string, unknown> {
   const ld: Record<string, unknown> = {
     '@type': 'Place',
     name: titleOf(ctx, v),
-    description: excerptText(ctx, v).replace(/<[^>]*>/g, ''),
+    description: stripTags(excerptText(ctx, v)),
     url: permalink(ctx, 'venue', v),
     address: { '@type': 'PostalAddress', streetAddress: v.address, addressLocality: v.city, addressRegion: v.stateprovince || v.state || v.province, postalCode: v.zip, addressCountry: v.country },
     telephone: v.phone,
@@ -138,17 +138,24 @@ function venueJsonLd(ctx: Ctx, v: VenueRow): Record<string, unknown> {
 }
 
 function organizerJsonLd(ctx: Ctx, o: OrganizerRow): Record<string, unknown> {
-  return { '@type': 'Person', name: titleOf(ctx, o), description: excerptText(ctx, o).replace(/<[^>]*>/g, ''), url: permalink(ctx, 'organizer', o), telephone: o.phone, email: o.email, sameAs: o.website };
+  return { '@type': 'Person', name: titleOf(ctx, o), description: stripTags(excerptText(ctx, o)), url: permalink(ctx, 'organizer', o), telephone: o.phone, email: o.email, sameAs: o.website };
 }
 
-export function presentVenue(ctx: Ctx, v: VenueRow, images: Map<number, AttachmentRow>, opts: PresentOpts = {}): Record<string, unknown> {
+/** The keys venues and organizers share, in TEC's order: post head, title under the kind's key, texts, image. */
+function linkedHead(ctx: Ctx, p: VenueRow | OrganizerRow, kind: LinkedKind, images: Map<number, AttachmentRow>): Record<string, unknown> {
+  return {
+    ...postHead(ctx, p, kind),
+    [kind]: titleOf(ctx, p),
+    description: autop(contentOf(ctx, p)),
+    excerpt: excerptText(ctx, p),
+    slug: p.slug,
+    image: imageObject(images.get(p.image_id)),
+  };
+}
+
+function presentVenue(ctx: Ctx, v: VenueRow, images: Map<number, AttachmentRow>, opts: PresentOpts): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    ...postHead(ctx, v, 'venue'),
-    venue: titleOf(ctx, v),
-    description: autop(contentOf(ctx, v)),
-    excerpt: excerptText(ctx, v),
-    slug: v.slug,
-    image: imageObject(images.get(v.image_id)),
+    ...linkedHead(ctx, v, 'venue', images),
     address: v.address,
     city: v.city,
     country: v.country,
@@ -164,42 +171,34 @@ export function presentVenue(ctx: Ctx, v: VenueRow, images: Map<number, Attachme
     body.geo_lng = v.lng;
   }
   if (opts.single) body.json_ld = { '@context': 'http://schema.org', ...venueJsonLd(ctx, v) };
+  const gid = globalId(ctx, v.id);
   return {
     ...dropEmpty(body),
     show_map: v.show_map === null ? true : v.show_map === 1,
     show_map_link: v.show_map_link === null ? true : v.show_map_link === 1,
-    global_id: globalId(ctx, v.id),
-    global_id_lineage: [globalId(ctx, v.id)],
+    global_id: gid,
+    global_id_lineage: [gid],
   };
 }
 
-export function presentOrganizer(ctx: Ctx, o: OrganizerRow, images: Map<number, AttachmentRow>, opts: PresentOpts = {}): Record<string, unknown> {
+function presentOrganizer(ctx: Ctx, o: OrganizerRow, images: Map<number, AttachmentRow>, opts: PresentOpts): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    ...postHead(ctx, o, 'organizer'),
-    organizer: titleOf(ctx, o),
-    description: autop(contentOf(ctx, o)),
-    excerpt: excerptText(ctx, o),
-    slug: o.slug,
-    image: imageObject(images.get(o.image_id)),
+    ...linkedHead(ctx, o, 'organizer', images),
     phone: o.phone,
     website: o.website,
     email: o.email,
   };
   if (opts.single) body.json_ld = { '@context': 'http://schema.org', ...organizerJsonLd(ctx, o) };
-  body.global_id = globalId(ctx, o.id);
-  body.global_id_lineage = [globalId(ctx, o.id)];
+  const gid = globalId(ctx, o.id);
+  body.global_id = gid;
+  body.global_id_lineage = [gid];
   return dropEmpty(body);
 }
 
-export function presentLinked(ctx: Ctx, kind: 'venue' | 'organizer', ids: number[], opts: PresentOpts = {}): Record<string, unknown>[] {
-  if (kind === 'venue') {
-    const rows = getLinkedRows(ctx.db, 'venue', ids);
-    const images = getAttachments(ctx.db, rows.map((r) => r.image_id).filter(Boolean));
-    return rows.map((r) => presentVenue(ctx, r, images, opts));
-  }
-  const rows = getLinkedRows(ctx.db, 'organizer', ids);
+export function presentLinked(ctx: Ctx, kind: LinkedKind, ids: number[], opts: PresentOpts = {}): Record<string, unknown>[] {
+  const rows = getLinkedRows(ctx.db, kind, ids);
   const images = getAttachments(ctx.db, rows.map((r) => r.image_id).filter(Boolean));
-  return rows.map((r) => presentOrganizer(ctx, r, images, opts));
+  return rows.map((r) => (kind === 'venue' ? presentVenue(ctx, r as VenueRow, images, opts) : presentOrganizer(ctx, r as OrganizerRow, images, opts)));
 }
 
 /** A linked post's own JSON-LD (presented for single reads), without its `@context`, to embed in an event's. */
@@ -257,15 +256,24 @@ export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}
   const images = getAttachments(ctx.db, [...rows, ...venueRows, ...organizerRows].map((r) => r.image_id).filter(Boolean));
   const venues = new Map(venueRows.map((v) => [v.id, presentVenue(ctx, v, images, opts)]));
   const organizers = new Map(organizerRows.map((o) => [o.id, presentOrganizer(ctx, o, images, opts)]));
-  const terms = new Map<number, TermRow[]>();
+  // A term shared by many events of the page is presented once.
+  const embedded = new Map<number, Record<string, unknown>>();
+  const terms = new Map<number, { categories: Record<string, unknown>[]; tags: Record<string, unknown>[] }>();
   for (const t of termsOfPosts(ctx.db, ids)) {
-    const list = terms.get(t.post_id) ?? [];
-    list.push(t);
-    terms.set(t.post_id, list);
+    let e = embedded.get(t.id);
+    if (!e) embedded.set(t.id, (e = embeddedTerm(ctx, t)));
+    let lists = terms.get(t.post_id);
+    if (!lists) terms.set(t.post_id, (lists = { categories: [], tags: [] }));
+    if (t.taxonomy === TAXONOMY.categories) lists.categories.push(e);
+    else if (t.taxonomy === TAXONOMY.tags) lists.tags.push(e);
   }
   const group = (links: { event_id: number; linked_id: number }[]) => {
     const m = new Map<number, number[]>();
-    for (const l of links) m.set(l.event_id, [...(m.get(l.event_id) ?? []), l.linked_id]);
+    for (const l of links) {
+      const list = m.get(l.event_id);
+      if (list) list.push(l.linked_id);
+      else m.set(l.event_id, [l.linked_id]);
+    }
     return m;
   };
   const vBy = group(vLinks);
@@ -273,20 +281,23 @@ export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}
   const out = rows.map((r) => {
     const eventVenues = (vBy.get(r.id) ?? []).map((id) => venues.get(id)).filter((v): v is Record<string, unknown> => !!v);
     const eventOrganizers = (oBy.get(r.id) ?? []).map((id) => organizers.get(id)).filter((o): o is Record<string, unknown> => !!o);
-    const postTerms = terms.get(r.id) ?? [];
+    const postTerms = terms.get(r.id);
     const tz = r.timezone || ctx.app.config.timezone;
+    const start = zonedToInstant(r.start_local, tz);
     const cost = formatCost(r.cost, r.currency_symbol, r.currency_position, r.currency_code);
+    const url = permalink(ctx, 'event', r);
+    const gid = globalId(ctx, r.id);
     const e: Record<string, unknown> = {
       id: r.id,
-      global_id: globalId(ctx, r.id),
-      global_id_lineage: [globalId(ctx, r.id)],
+      global_id: gid,
+      global_id_lineage: [gid],
       author: String(r.author),
       status: r.status,
       date: r.date,
       date_utc: r.date_gmt,
       modified: r.modified,
       modified_utc: r.modified_gmt,
-      url: permalink(ctx, 'event', r),
+      url,
       rest_url: ctx.urls.rest(`${NS}/events/${r.id}`),
       title: titleOf(ctx, r),
       description: autop(contentOf(ctx, r)),
@@ -303,17 +314,17 @@ export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}
       utc_end_date: r.end_utc,
       utc_end_date_details: dateDetails(r.end_utc),
       timezone: r.timezone,
-      timezone_abbr: tzAbbreviation(tz, zonedToInstant(r.start_local, tz)),
+      timezone_abbr: tzAbbreviation(tz, start),
       cost: cost.text,
       cost_details: cost.details,
-      website: r.website || permalink(ctx, 'event', r),
+      website: r.website || url,
       show_map: r.show_map === null ? true : r.show_map === 1,
       show_map_link: r.show_map_link === null ? true : r.show_map_link === 1,
       hide_from_listings: r.hide_from_listings === 1,
       sticky: r.menu_order === -1,
       featured: r.featured === 1,
-      categories: postTerms.filter((t) => t.taxonomy === TAXONOMY.categories).map((t) => embeddedTerm(ctx, t)),
-      tags: postTerms.filter((t) => t.taxonomy === TAXONOMY.tags).map((t) => embeddedTerm(ctx, t)),
+      categories: postTerms?.categories ?? [],
+      tags: postTerms?.tags ?? [],
       venue: eventVenues.length === 1 ? eventVenues[0] : eventVenues,
       organizer: eventOrganizers,
       custom_fields: [],
@@ -325,12 +336,12 @@ export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}
         '@context': 'http://schema.org',
         '@type': 'Event',
         name: e.title,
-        description: String(e.excerpt).replace(/<[^>]*>/g, ''),
+        description: stripTags(String(e.excerpt)),
         image: images.get(r.image_id)?.url ?? '',
         url: e.url,
         eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
         eventStatus: 'https://schema.org/EventScheduled',
-        startDate: zonedToInstant(r.start_local, tz).toISOString().replace('.000Z', '+00:00'),
+        startDate: start.toISOString().replace('.000Z', '+00:00'),
         endDate: zonedToInstant(r.end_local, tz).toISOString().replace('.000Z', '+00:00'),
         location: vIds.length ? embeddedLd(venues.get(vIds[0])) : undefined,
         organizer: oIds.length ? embeddedLd(organizers.get(oIds[0])) : undefined,

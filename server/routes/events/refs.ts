@@ -7,7 +7,7 @@ import { isHttpUrl } from '../../content/text.ts';
 import { nowDates } from '../../content/site-time.ts';
 import { callerUserId } from '../../http/context.ts';
 
-export function listOf(value: unknown): unknown[] {
+function listOf(value: unknown): unknown[] {
   if (value === null || value === undefined || value === '') return [];
   if (Array.isArray(value)) return value;
   if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter(Boolean);

@@ -46,6 +46,3 @@ export function dateBound(ctx: Ctx, value: string | undefined, param: string, en
   if (!d) throw invalidParam(param, `${param} is not a valid date.`, 'rest_invalid_date');
   return utcString(d);
 }
-
-/** The caller's user ID, or 0 for API keys (which never hold manage_forms). */
-export const userIdOf = (ctx: Ctx): number => (ctx.caller.kind === 'user' ? ctx.caller.userId : 0);

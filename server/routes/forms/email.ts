@@ -8,6 +8,7 @@ import { submissionsRoutes as R } from '../../../shared/routes/forms.ts';
 import { displayValue, type FieldValue, type FormField } from '../../../shared/models/forms.ts';
 import { getFields, getForm, submissionValues, type SubmissionRow } from '../../db/repos/forms.ts';
 import { stripTags } from '../../content/text.ts';
+import { esc } from '../../site/html.ts';
 import { schedule, sendMail } from '../../mail/service.ts';
 import { requireSubmissions } from './common.ts';
 
@@ -30,28 +31,26 @@ const Settings = z.object({
   email_format: z.enum(['html', 'plain']).default('html'),
 });
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#039;' })[c]!);
-
 function fieldsTable(fields: FormField[], values: Map<number, FieldValue>, html: boolean, all: boolean): string {
   const shown = fields.filter((f) => all || values.has(f.id));
   if (!html) return shown.map((f) => `${f.label}: ${displayValue(values.get(f.id))}`).join('\n');
-  const rows = shown.map((f) => `<tr><td>${escapeHtml(f.label)}:</td><td>${escapeHtml(displayValue(values.get(f.id)))}</td></tr>`);
+  const rows = shown.map((f) => `<tr><td>${esc(f.label)}:</td><td>${esc(displayValue(values.get(f.id)))}</td></tr>`);
   return `<table>${rows.join('')}</table>`;
 }
 
 /** Replaces `{field:key}`, `{field:id}`, `{all_fields_table}`, `{fields_table}`, `{submission:sequence}`, `{form:title}`, `{site:title}`. */
 function merge(template: string, c: { fields: FormField[]; values: Map<number, FieldValue>; row: SubmissionRow; formTitle: string; siteName: string }, html: boolean): string {
-  const esc = html ? escapeHtml : (s: string) => s;
+  const escText = html ? esc : (s: string) => s;
   return template.replace(/\{([a-z_]+)(?::([A-Za-z0-9_]+))?\}/g, (tag, kind: string, arg: string | undefined) => {
     if (kind === 'field' && arg) {
       const f = c.fields.find((x) => x.key === arg || String(x.id) === arg);
-      return f ? esc(displayValue(c.values.get(f.id))) : '';
+      return f ? escText(displayValue(c.values.get(f.id))) : '';
     }
     if (kind === 'all_fields_table' && !arg) return fieldsTable(c.fields, c.values, html, true);
     if (kind === 'fields_table' && !arg) return fieldsTable(c.fields, c.values, html, false);
     if (kind === 'submission' && arg === 'sequence') return String(c.row.seq_num);
-    if (kind === 'form' && arg === 'title') return esc(c.formTitle);
-    if (kind === 'site' && arg === 'title') return esc(c.siteName);
+    if (kind === 'form' && arg === 'title') return escText(c.formTitle);
+    if (kind === 'site' && arg === 'title') return escText(c.siteName);
     return tag;
   });
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { strToU8, zipSync } from 'fflate';
 import type { Endpoint } from '../../http/registry.ts';
 import { implement } from '../../http/registry.ts';
+import { callerUserId } from '../../http/context.ts';
 import { HttpError } from '../../http/errors.ts';
 import { ok } from '../../http/result.ts';
 import { roleCan } from '../../../shared/auth.ts';
@@ -9,7 +10,7 @@ import { submissionsRoutes as R } from '../../../shared/routes/forms.ts';
 import { getForm, listForms } from '../../db/repos/forms.ts';
 import { getUser } from '../../db/repos/users.ts';
 import { sanitizeSlug } from '../../db/repos/posts.ts';
-import { missingData, requireForms, userIdOf } from './common.ts';
+import { missingData, requireForms } from './common.ts';
 import { DOWNLOAD_TTL_SECONDS, downloadsDir, pruneDownloads, resolveDownload, writeDownload } from './downloads.ts';
 import { signToken, verifyToken } from './signing.ts';
 import { exportCsvOf } from './submissions.ts';
@@ -37,7 +38,7 @@ const downloadAll = implement(R.downloadAll, (input, ctx) => {
     name = writeDownload(dir, 'zip', zipSync(files, { level: 6 }));
   }
   const exp = Math.floor(Date.now() / 1000) + DOWNLOAD_TTL_SECONDS;
-  const token = signToken(ctx.app.secret, PURPOSE, { f: name, u: userIdOf(ctx), exp });
+  const token = signToken(ctx.app.secret, PURPOSE, { f: name, u: callerUserId(ctx), exp });
   return ok({
     formId: String(formIds[0]),
     downloadUrl: `${ctx.urls.rest('/forms-submissions/download')}?token=${encodeURIComponent(token)}`,

@@ -4,7 +4,8 @@ import { implement } from '../../http/registry.ts';
 import { invalidParam } from '../../http/errors.ts';
 import { ok } from '../../http/result.ts';
 import { SETTING_NAMES, submissionsRoutes as R } from '../../../shared/routes/forms.ts';
-import { getFields, getOption, setOption } from '../../db/repos/forms.ts';
+import { getFields } from '../../db/repos/forms.ts';
+import { getOption, setOption } from '../../db/repos/site-options.ts';
 import { requireForms } from './common.ts';
 
 /**

@@ -1,11 +1,12 @@
 import type { Endpoint } from '../../http/registry.ts';
 import { implement } from '../../http/registry.ts';
+import { callerUserId } from '../../http/context.ts';
 import { HttpError } from '../../http/errors.ts';
 import { created, ok, type Result } from '../../http/result.ts';
 import { viewsRoutes as R } from '../../../shared/routes/forms.ts';
 import { checkValue, displayValue, type FieldValue } from '../../../shared/models/forms.ts';
 import { createForm, getFields, getForm, insertSubmission, listForms, querySubmissions, submissionValues } from '../../db/repos/forms.ts';
-import { formNotFound, now, userIdOf } from './common.ts';
+import { formNotFound, now } from './common.ts';
 import { hashIp } from './signing.ts';
 import { hit } from './rate-limit.ts';
 import { authorizeViews, issueViewsToken, revokeOwnToken, VIEWS_TOKEN_TTL } from './views-auth.ts';
@@ -27,7 +28,7 @@ const createFormHandler = implement(R.createForm, (input, ctx) => {
   if (new Set(keys).size !== keys.length) {
     throw new HttpError(400, 'rest_invalid_param', 'Invalid parameter(s): fields', { params: { fields: 'Field keys must be unique.' }, details: [] });
   }
-  const id = createForm(ctx.db, { title: input.title.trim(), author: userIdOf(ctx), fields: input.fields, dates: now(ctx) });
+  const id = createForm(ctx.db, { title: input.title.trim(), author: callerUserId(ctx), fields: input.fields, dates: now(ctx) });
   return created({ formID: id, formTitle: input.title.trim(), fields: getFields(ctx.db, id) });
 });
 
@@ -86,7 +87,7 @@ const submit = implement(R.submit, (input, ctx): Result => {
 });
 
 const tokenRefresh = implement(R.tokenRefresh, (input, ctx) => {
-  const userId = userIdOf(ctx);
+  const userId = callerUserId(ctx);
   if (input.formID !== undefined && !getForm(ctx.db, input.formID)) throw formNotFound();
   revokeOwnToken(ctx, userId);
   const { token, id } = issueViewsToken(ctx, userId, input.formID !== undefined ? [input.formID] : null);

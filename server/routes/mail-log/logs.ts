@@ -1,3 +1,4 @@
+import { utcSeconds } from '../../db/clock.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import type { Ctx } from '../../http/context.ts';
 import { ok } from '../../http/result.ts';
@@ -7,9 +8,10 @@ import { addDays, addMonths, beginningOfDay, formatInZone, zonedToInstant } from
 import { utcString } from '../../content/site-time.ts';
 import { allMailLogsBrief, countMailLogs, getAttachmentMeta, getMailLog, listMailLogs } from '../../db/repos/mail-log.ts';
 import { humanTimeDiff } from '../../mail/human-time.ts';
+import { esc } from '../../site/html.ts';
 import { mailCaller } from './auth.ts';
 import { header, idArg, logListArgs, readParams } from './params.ts';
-import { attachmentList, epochSeconds, escHtml, fullRow, listRow, phpFiltered, wpDateTime } from './present.ts';
+import { attachmentList, fullRow, listRow, phpFiltered, wpDateTime } from './present.ts';
 import { fail, jsonSuccess, replies } from './reply.ts';
 
 function listLogs(ctx: Ctx) {
@@ -59,7 +61,7 @@ const getDetails = implement(v1.getDetails, replies((_i, ctx) => {
     details = { session_transcript: row.transcript };
   } else {
     const full = fullRow(row);
-    details = Object.fromEntries(Object.entries(full).map(([k, v]) => [k, k === 'original_message' ? v : escHtml(v)]));
+    details = Object.fromEntries(Object.entries(full).map(([k, v]) => [k, k === 'original_message' ? v : esc(v)]));
     details.log_url = `${ctx.urls.rest(`/${MAIL_LOG_V1}/get-details`)}?id=${row.id}&type=show_view`;
     details.time = wpDateTime(row.created_utc, ctx.app.config.timezone);
     details.status = row.status;
@@ -78,7 +80,7 @@ const getFailedLogs = implement(v1.getFailedLogs, (_i, ctx) => {
       subject: r.subject,
       sent_to: r.to_header,
       status: r.status === 'sent' ? 'success' : 'failed',
-      delivery_time: humanTimeDiff(epochSeconds(r.created_utc), now),
+      delivery_time: humanTimeDiff(utcSeconds(r.created_utc), now),
       opened: r.opened === 1,
       ...(r.status === 'sent' ? {} : { error: r.status === 'queued' ? 'In Queue' : r.error ?? '' }),
     },

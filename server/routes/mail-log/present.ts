@@ -1,9 +1,8 @@
 import type { MailLogRow, AttachmentMeta } from '../../db/repos/mail-log.ts';
 import { formatInZone } from '../../../shared/dates.ts';
+import { utcSeconds } from '../../db/clock.ts';
 
 /** Log rows in Post SMTP's shapes (post_smtp_logs columns; wpdb hands every value back as a string). */
-
-export const epochSeconds = (utc: string) => Math.floor(Date.parse(`${utc.replace(' ', 'T')}Z`) / 1000);
 
 /** Post SMTP's `success` column: "1" when delivered, "In Queue" while waiting, else the error text. */
 export function successText(row: Pick<MailLogRow, 'status' | 'error'>): string {
@@ -16,7 +15,7 @@ export function listRow(row: MailLogRow) {
     original_subject: row.subject,
     to_header: row.to_header,
     success: successText(row),
-    time: String(epochSeconds(row.created_utc)),
+    time: String(utcSeconds(row.created_utc)),
   };
 }
 
@@ -46,13 +45,8 @@ export function fullRow(row: MailLogRow) {
     original_message: row.html_body ?? row.text_body,
     original_headers: headerLines(row),
     session_transcript: row.transcript,
-    time: String(epochSeconds(row.created_utc)),
+    time: String(utcSeconds(row.created_utc)),
   };
-}
-
-/** WordPress `esc_html` (without its entity-preserving subtlety). */
-export function escHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#039;' })[c]!);
 }
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];

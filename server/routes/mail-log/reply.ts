@@ -1,5 +1,4 @@
 import type { Result } from '../../http/result.ts';
-import { HttpError } from '../../http/errors.ts';
 import type { Handler } from '../../http/registry.ts';
 import type { Args } from '../../../shared/http/route.ts';
 
@@ -44,6 +43,5 @@ export function replies<A extends Args>(h: Handler<A>): Handler<A> {
 
 function unwrap(e: unknown): Result {
   if (e instanceof Reply) return e.result;
-  if (e instanceof HttpError) throw e;
   throw e;
 }

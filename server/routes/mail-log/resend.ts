@@ -1,6 +1,5 @@
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { invalidParam } from '../../http/errors.ts';
-import { HttpError } from '../../http/errors.ts';
+import { HttpError, invalidParam } from '../../http/errors.ts';
 import { integer, string } from '../../../shared/http/params.ts';
 import { mailLogV1Routes as v1 } from '../../../shared/routes/mail-log.ts';
 import { getMailLog } from '../../db/repos/mail-log.ts';

@@ -96,8 +96,9 @@ const sync = implement(R.sync, (_input, ctx) => {
     if (cur) counts.updated++;
     else counts.added++;
   }
-  const subscribed = allMembers(ctx.db).filter((m) => m.status === 'subscribed').length;
-  setJsonOption(ctx.db, LAST_SYNC, { time, subscribed, unsubscribed: allMembers(ctx.db).length - subscribed });
+  const after = allMembers(ctx.db);
+  const subscribed = after.filter((m) => m.status === 'subscribed').length;
+  setJsonOption(ctx.db, LAST_SYNC, { time, subscribed, unsubscribed: after.length - subscribed });
   return ok({ ...counts, subscribed, synced_at: time, list_id: c.list_id, provider: c.provider });
 });
 

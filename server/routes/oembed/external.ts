@@ -42,14 +42,21 @@ function decodeEntities(s: string): string {
 }
 
 const ATTR = /([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+
+/** A tag's attributes by lower-case name, values entity-decoded (a bare attribute is ''). */
+function parseAttrs(source: string): Map<string, string> {
+  const attrs = new Map<string, string>();
+  for (const m of source.matchAll(ATTR)) attrs.set(m[1].toLowerCase(), decodeEntities(m[2] ?? m[3] ?? m[4] ?? ''));
+  return attrs;
+}
+
 const REFERRER_POLICIES = new Set(['no-referrer', 'no-referrer-when-downgrade', 'origin', 'origin-when-cross-origin', 'same-origin', 'strict-origin', 'strict-origin-when-cross-origin', 'unsafe-url']);
 
 /** The provider's first iframe, rebuilt with only safe attributes; null when there is none or its src is not http(s). */
 export function safeIframe(html: string): string | null {
   const tag = /<iframe\b([^>]*)>/i.exec(html);
   if (!tag) return null;
-  const attrs = new Map<string, string>();
-  for (const m of tag[1].matchAll(ATTR)) attrs.set(m[1].toLowerCase(), decodeEntities(m[2] ?? m[3] ?? m[4] ?? ''));
+  const attrs = parseAttrs(tag[1]);
   const src = httpUrl(attrs.get('src'));
   if (!src) return null;
   const out: string[] = [`src="${esc(src)}"`];
@@ -116,8 +123,7 @@ export function externalAnswer(raw: unknown, url: string): Record<string, unknow
 /** `WP_oEmbed::discover`: the first JSON oEmbed link of an HTML page, resolved against the page URL. */
 export function discoverLink(html: string, pageUrl: URL): string | null {
   for (const m of html.matchAll(/<link\b([^>]*)>/gi)) {
-    const attrs = new Map<string, string>();
-    for (const a of m[1].matchAll(ATTR)) attrs.set(a[1].toLowerCase(), decodeEntities(a[2] ?? a[3] ?? a[4] ?? ''));
+    const attrs = parseAttrs(m[1]);
     if (attrs.get('type')?.toLowerCase() !== 'application/json+oembed') continue;
     const href = attrs.get('href');
     if (!href) continue;

@@ -5,7 +5,7 @@ import { callerUserId } from '../../http/context.ts';
 import { HttpError, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok } from '../../http/result.ts';
-import { nowUtc } from '../../db/clock.ts';
+import { nowUtc, utcSeconds } from '../../db/clock.ts';
 import { getPost, insertPost, uniqueSlug } from '../../db/repos/posts.ts';
 import { insertAttachmentCols } from '../../db/repos/attachments.ts';
 import { getFile, insertLink, insertUpload, liveLinks, revokeLinks, setProtection, type FileRow, type LinkRow } from '../../db/repos/files.ts';
@@ -13,7 +13,6 @@ import { nowDates } from '../../content/site-time.ts';
 import { LINK_TTL_SECONDS, signLink } from '../../files/links.ts';
 import { mimeOf, moveTo, removeStored, sniff, storedExists, typeMatches, writeNew } from '../../files/storage.ts';
 
-const unix = (utc: string) => Math.floor(Date.parse(utc.replace(' ', 'T') + 'Z') / 1000);
 
 /** The path ID: these routes declare no arguments, as in the original, so it is read from the URL. */
 function fileOf(ctx: Ctx): FileRow {
@@ -48,12 +47,12 @@ function present(ctx: Ctx, f: FileRow) {
 }
 
 function presentLink(ctx: Ctx, l: LinkRow) {
-  const exp = unix(l.expires);
+  const exp = utcSeconds(l.expires);
   const token = signLink(ctx.app.secret, l.id, l.post_id, exp);
   return {
     ID: l.id,
     post_id: l.post_id,
-    time: unix(l.created),
+    time: utcSeconds(l.created),
     url: token,
     full_url: `${ctx.urls.base}/private/${token}`,
     is_prevented: 1,

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { securityRoutes as R } from '../../../shared/routes/security.ts';
 import { string } from '../../../shared/http/params.ts';
 import type { Ctx } from '../../http/context.ts';
-import { isAnonymous } from '../../http/context.ts';
+import { callerUserId, isAnonymous } from '../../http/context.ts';
 import { HttpError, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../http/result.ts';
@@ -48,6 +48,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // DER prefix of an Ed25519 SubjectPublicKeyInfo; the raw 32-byte key follows.
 const ED25519_SPKI = Buffer.from('302a300506032b6570032100', 'hex');
 
+const ed25519PublicKey = (hex: string) => crypto.createPublicKey({ key: Buffer.concat([ED25519_SPKI, Buffer.from(hex, 'hex')]), format: 'der', type: 'spki' });
+
 export const getConnection = (ctx: Ctx) => getJsonOption<Connection | null>(ctx.db, CONNECTION, null);
 export const getPremium = (ctx: Ctx) => getJsonOption<Premium | null>(ctx.db, PREMIUM, null);
 
@@ -61,6 +63,8 @@ function rawString(ctx: Ctx, name: string): string {
   const v = ctx.req.params[name];
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
 }
+
+const callerEmail = (ctx: Ctx) => (ctx.caller.kind === 'user' ? getUser(ctx.db, ctx.caller.userId)?.email || null : null);
 
 function denied(ctx: Ctx, message: string): HttpError {
   return new HttpError(isAnonymous(ctx) ? 401 : 403, 'rest_forbidden_context', message);
@@ -81,7 +85,7 @@ const authenticate = implement(R.authenticate, (_input, ctx) => {
   const fresh = [tick, tick - 1].some((t) => crypto.timingSafeEqual(Buffer.from(nonceFor(ctx.app.secret, t)), given));
   if (!fresh) throw denied(ctx, 'Nonce is invalid.');
   const signature = rawString(ctx, 'signature');
-  const key = crypto.createPublicKey({ key: Buffer.concat([ED25519_SPKI, Buffer.from(conn.account_public_key, 'hex')]), format: 'der', type: 'spki' });
+  const key = ed25519PublicKey(conn.account_public_key);
   if (!/^[0-9a-f]{128}$/i.test(signature) || !crypto.verify(null, Buffer.from(data), key, Buffer.from(signature, 'hex'))) {
     throw denied(ctx, 'Signature is invalid.');
   }
@@ -95,7 +99,7 @@ const authenticate = implement(R.authenticate, (_input, ctx) => {
 const authenticatePremium = implement(R.authenticatePremium, (_input, ctx) => {
   const { license_key: key } = validateArgs({ license_key: string({ required: true }) }, ctx.req.params) as { license_key: string };
   if (!/^[0-9a-f]{64,128}$/i.test(key)) throw invalidParam('license_key', 'Invalid license key.', 'rest_invalid_license_key');
-  const premium: Premium = { key_hash: hmac(ctx.app.secret, `license|${key.toLowerCase()}`), key_last4: key.slice(-4).toLowerCase(), activated: nowUtc(), activated_by: ctx.caller.kind === 'user' ? ctx.caller.userId : 0 };
+  const premium: Premium = { key_hash: hmac(ctx.app.secret, `license|${key.toLowerCase()}`), key_last4: key.slice(-4).toLowerCase(), activated: nowUtc(), activated_by: callerUserId(ctx) };
   setJsonOption(ctx.db, PREMIUM, premium);
   return ok({ success: true, premium: true, key_last4: premium.key_last4 });
 });
@@ -111,13 +115,12 @@ const premiumConnect = implement(R.premiumConnect, (_input, ctx) => {
     throw invalidParam('site-data', 'site-data must be an object of at most 4 KiB.');
   }
   try {
-    crypto.createPublicKey({ key: Buffer.concat([ED25519_SPKI, Buffer.from(publicKey, 'hex')]), format: 'der', type: 'spki' });
+    ed25519PublicKey(publicKey);
   } catch {
     throw invalidParam('public-key', 'The public key is not an Ed25519 key.');
   }
   const pair = crypto.generateKeyPairSync('ed25519');
   const sitePublic = pair.publicKey.export({ format: 'der', type: 'spki' }).subarray(ED25519_SPKI.length).toString('hex');
-  const email = ctx.caller.kind === 'user' ? getUser(ctx.db, ctx.caller.userId)?.email || null : null;
   const conn: Connection = {
     site_id: siteId.toLowerCase(),
     account_public_key: publicKey.toLowerCase(),
@@ -125,7 +128,7 @@ const premiumConnect = implement(R.premiumConnect, (_input, ctx) => {
     site_public_key: sitePublic,
     site_secret_key: pair.privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
     connect_time: nowUtc(),
-    connect_email: email,
+    connect_email: callerEmail(ctx),
     last_authenticated: null,
     token_hash: null,
   };
@@ -137,7 +140,7 @@ const premiumConnect = implement(R.premiumConnect, (_input, ctx) => {
 const disconnect = implement(R.disconnect, (_input, ctx) => {
   const conn = getConnection(ctx);
   deleteOption(ctx.db, CONNECTION);
-  const email = ctx.caller.kind === 'user' ? getUser(ctx.db, ctx.caller.userId)?.email || null : null;
+  const email = callerEmail(ctx);
   if (conn) setJsonOption(ctx.db, DISCONNECTED, { time: nowUtc(), email, site_id: conn.site_id });
   return ok({ success: true, was_connected: conn !== null });
 });

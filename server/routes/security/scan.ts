@@ -7,7 +7,7 @@ import { HttpError, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../http/result.ts';
 import { validateArgs } from '../../http/validate.ts';
-import { nowUtc } from '../../db/clock.ts';
+import { nowUtc, utcSeconds } from '../../db/clock.ts';
 import { getJsonOption, setJsonOption } from '../../db/repos/site-options.ts';
 import {
   countIssues, deleteDismissal, getDismissal, getIssue, insertIssue, insertScan, latestScan, listIssues, putDismissal, setIssueStatus, type IssueRow,
@@ -16,7 +16,6 @@ import { detailHash, runChecks } from '../../security/checks.ts';
 import { DISCONNECTED, getConnection, getPremium } from './connection.ts';
 
 const SETTINGS = 'security.config';
-const unix = (utc: string) => Math.floor(Date.parse(utc.replace(' ', 'T') + 'Z') / 1000);
 
 export function settings(ctx: Ctx): SecurityConfig {
   const parsed = SecurityConfig.safeParse(getJsonOption<unknown>(ctx.db, SETTINGS, {}));
@@ -26,8 +25,8 @@ export function settings(ctx: Ctx): SecurityConfig {
 function presentIssue(i: IssueRow) {
   return {
     id: i.id,
-    time: unix(i.time),
-    lastUpdated: unix(i.last_updated),
+    time: utcSeconds(i.time),
+    lastUpdated: utcSeconds(i.last_updated),
     status: i.status,
     type: i.type,
     severity: i.severity,
@@ -56,13 +55,13 @@ const readConfig = implement(R.readConfig, (_input, ctx) => {
       node_version: process.version,
       connected: conn !== null,
       site_id: conn?.site_id ?? null,
-      connect_time: conn ? unix(conn.connect_time) : null,
+      connect_time: conn ? utcSeconds(conn.connect_time) : null,
       connect_email: conn?.connect_email ?? null,
-      last_authenticated: conn?.last_authenticated ? unix(conn.last_authenticated) : null,
-      disconnect_time: disconnected ? unix(disconnected.time) : null,
+      last_authenticated: conn?.last_authenticated ? utcSeconds(conn.last_authenticated) : null,
+      disconnect_time: disconnected ? utcSeconds(disconnected.time) : null,
       premium: premium !== null,
       license_last4: premium?.key_last4 ?? null,
-      last_scan_time: scan ? unix(scan.finished) : null,
+      last_scan_time: scan ? utcSeconds(scan.finished) : null,
     },
   });
 });
@@ -118,7 +117,7 @@ const scan = implement(R.scan, (_input, ctx) => {
       short_msg: f.shortMsg, long_msg: f.longMsg, data: JSON.stringify(f.data), time: finished, last_updated: finished,
     });
   }
-  return ok({ success: true, scan: { id: scanId, started: unix(started), finished: unix(finished), issue_count: findings.length, pending_count: pending } });
+  return ok({ success: true, scan: { id: scanId, started: utcSeconds(started), finished: utcSeconds(finished), issue_count: findings.length, pending_count: pending } });
 });
 
 // Scans run to completion inside their request, so there is never one to stop.
@@ -133,7 +132,7 @@ const issues = implement(R.issues, (_input, ctx) => {
   const limit = Math.min(absint(p.limit) || 100, 1000);
   const last = latestScan(ctx.db);
   if (!last) return ok({ count: 0, 'last-scan-time': null, issues: [] });
-  return ok({ count: countIssues(ctx.db, last.id, pending), 'last-scan-time': unix(last.finished), issues: listIssues(ctx.db, last.id, pending, offset, limit).map(presentIssue) });
+  return ok({ count: countIssues(ctx.db, last.id, pending), 'last-scan-time': utcSeconds(last.finished), issues: listIssues(ctx.db, last.id, pending, offset, limit).map(presentIssue) });
 });
 
 const IssueUpdate = z.object({

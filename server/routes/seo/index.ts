@@ -5,6 +5,7 @@ import { HttpError, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../http/result.ts';
 import { nowUtc } from '../../db/clock.ts';
+import { pick } from '../../content/text.ts';
 import { getPost, type PostRow } from '../../db/repos/posts.ts';
 import { getSeo, putSeo, type SeoRow } from '../../db/repos/seo.ts';
 import { setJsonOption } from '../../db/repos/site-options.ts';
@@ -30,8 +31,8 @@ function present(ctx: Ctx, p: PostRow, m: SeoRow | undefined) {
   const canonical = m?.canonical ?? '';
   const noindex = (m?.noindex ?? 0) === 1;
   const nofollow = (m?.nofollow ?? 0) === 1;
-  const postTitle = ctx.lang === 'et' && p.title_et ? p.title_et : p.title;
-  const excerpt = textOf(ctx.lang === 'et' && p.excerpt_et ? p.excerpt_et : p.excerpt) || textOf(ctx.lang === 'et' && p.content_et ? p.content_et : p.content);
+  const postTitle = pick(ctx.lang, p.title, p.title_et);
+  const excerpt = textOf(pick(ctx.lang, p.excerpt, p.excerpt_et)) || textOf(pick(ctx.lang, p.content, p.content_et));
   return {
     post_id: p.id,
     title,
@@ -74,7 +75,7 @@ const updateMeta = implement(R.updateMeta, (input, ctx) => {
   if (input.canonical !== undefined && !canonicalOk(input.canonical.trim())) throw invalidParam('canonical', 'canonical must be an http or https URL.', 'rest_invalid_url');
   const cur = getSeo(ctx.db, p.id);
   const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-  putSeo(ctx.db, {
+  const row: SeoRow = {
     post_id: p.id,
     title: input.title !== undefined ? oneLine(input.title) : cur?.title ?? '',
     description: input.description !== undefined ? oneLine(input.description) : cur?.description ?? '',
@@ -82,8 +83,9 @@ const updateMeta = implement(R.updateMeta, (input, ctx) => {
     noindex: input.noindex !== undefined ? Number(input.noindex) : cur?.noindex ?? 0,
     nofollow: input.nofollow !== undefined ? Number(input.nofollow) : cur?.nofollow ?? 0,
     updated: nowUtc(),
-  });
-  return ok(present(ctx, p, getSeo(ctx.db, p.id)));
+  };
+  putSeo(ctx.db, row);
+  return ok(present(ctx, p, row));
 });
 
 const readRobots = implement(R.readRobots, (_input, ctx) => {

@@ -5,7 +5,6 @@ import type { Ctx } from '../../http/context.ts';
 import { callerUserId } from '../../http/context.ts';
 import { HttpError, forbidden, invalidParam } from '../../http/errors.ts';
 import { created, type Result } from '../../http/result.ts';
-import { hooks } from '../../http/hooks.ts';
 import { getAttendeeRow, getTicketRef } from '../../db/repos/attendees.ts';
 import { availableOf, EMPTY_STATS, ticketStats } from '../../db/repos/tickets.ts';
 import { sellAtBoxOffice } from '../../db/repos/box-office.ts';
@@ -13,6 +12,7 @@ import { nowDates } from '../../content/site-time.ts';
 import { keyEventScope, scanTime } from './attendee-access.ts';
 import { presentAttendee } from './attendee-present.ts';
 import { applyScan, decideScan } from './scan.ts';
+import { orderCompleted } from './orders.ts';
 
 /** The statuses an attendee of a provider may have: RSVP going status, or the order status of a sale. */
 export function providerStatuses(provider: string): readonly string[] {
@@ -54,11 +54,10 @@ export function createAttendee(input: Input<typeof ticketsRoutes.createAttendee.
     userId: callerUserId(ctx),
     dates: nowDates(ctx.app.config.timezone),
   });
-  if (orderStatus === 'completed') for (const h of hooks(ctx.app).orderCompleted) h(ctx, orderId);
-  if (input.check_in !== undefined) {
-    const row = getAttendeeRow(ctx.db, attendeeId)!;
-    const req = { checkIn: input.check_in, scannedAt, deviceId: input.device_id ?? null, nonce: input.nonce ?? null, source: 'site' };
-    applyScan(ctx, row, decideScan(ctx, row, req));
-  }
-  return created(presentAttendee(ctx, getAttendeeRow(ctx.db, attendeeId)!, true));
+  if (orderStatus === 'completed') orderCompleted(ctx, orderId);
+  const row = getAttendeeRow(ctx.db, attendeeId)!;
+  if (input.check_in === undefined) return created(presentAttendee(ctx, row, true));
+  const req = { checkIn: input.check_in, scannedAt, deviceId: input.device_id ?? null, nonce: input.nonce ?? null, source: 'site' };
+  // applyScan answers with the row as it now stands: no second read.
+  return created(presentAttendee(ctx, applyScan(ctx, row, decideScan(ctx, row, req)), true));
 }

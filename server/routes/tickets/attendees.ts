@@ -1,6 +1,7 @@
+import { ORDER_STATUSES } from '../../../shared/models/tickets.ts';
 import { attendeeListArgs, ticketsRoutes } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import { invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../http/result.ts';
 import type { Input } from '../../../shared/http/route.ts';
@@ -12,15 +13,11 @@ import { archiveLinks, knownQuery } from '../events/archive.ts';
 import { keyEventScope, loadReadableAttendee, PUBLIC_ORDER_STATUSES, utcFilter } from './attendee-access.ts';
 import { managesAttendees, presentAttendee, presentAttendees } from './attendee-present.ts';
 import { createAttendee } from './attendee-create.ts';
+import { etTotalHeaders, invalidPage } from './paging.ts';
 
 const SUPPORTED = Object.keys(attendeeListArgs).filter((k) => k !== 'translation_language');
-const ORDER_STATUS_VALUES = ['completed', 'pending', 'refunded', 'cancelled', 'failed', 'yes', 'no'];
-
-export const invalidPage = () => new HttpError(400, 'invalid-page-number', 'The page number requested is larger than the number of pages available.');
-
-export function etTotalHeaders(total: number, totalPages: number): Record<string, string> {
-  return { 'X-ET-TOTAL': String(total), 'X-ET-TOTAL-PAGES': String(totalPages) };
-}
+// Order statuses, plus the RSVP answers that stand in for them (EFFECTIVE_ORDER_STATUS).
+const ORDER_STATUS_VALUES: readonly string[] = [...ORDER_STATUSES, 'yes', 'no'];
 
 /** A post-status list filter: `any` expands to every status but trash; unknown statuses are invalid. */
 function statusList(given: string[], param: string): string[] {

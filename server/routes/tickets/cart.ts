@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
-import type { Ctx } from '../../http/context.ts';
+import { callerTag, type Ctx } from '../../http/context.ts';
 import { HttpError, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok } from '../../http/result.ts';
@@ -8,7 +8,7 @@ import { nowDates } from '../../content/site-time.ts';
 import { cartItems, emptyCart, findCart, replaceCartLines, type CartLine } from '../../db/repos/carts.ts';
 import { createOrder, getOrderRow, OrderError } from '../../db/repos/orders.ts';
 import { getPost } from '../../db/repos/posts.ts';
-import { availableOf, EMPTY_STATS, getTicketRows, postHasTickets, ticketStats, type TicketRow } from '../../db/repos/tickets.ts';
+import { availableOf, EMPTY_STATS, getTicketRows, parentPosts, postHasTickets, ticketStats, type TicketRow } from '../../db/repos/tickets.ts';
 import { nowMs, nowUtcString } from './clock.ts';
 import { orderCompleted, orderErrorToHttp } from './orders.ts';
 import { presentOrders } from './order-present.ts';
@@ -23,8 +23,7 @@ const hashToken = (token: string) => crypto.createHash('sha256').update(token).d
 /** Whose cart this request reads and writes; null for a visitor without a cart cookie yet. */
 function ownerOf(ctx: Ctx): string | null {
   const c = ctx.caller;
-  if (c.kind === 'user') return `user:${c.userId}`;
-  if (c.kind === 'api_key') return `key:${c.keyId}`;
+  if (c.kind !== 'anonymous') return callerTag(c);
   const token = ctx.req.cookies[CART_COOKIE];
   return token && /^[0-9a-f]{48}$/.test(token) ? `cookie:${hashToken(token)}` : null;
 }
@@ -39,10 +38,11 @@ function ownerForWrite(ctx: Ctx): string {
   return `cookie:${hashToken(token)}`;
 }
 
-/** A cart ticket is shown only while it can be bought: published, on a published post. */
-function purchasable(ctx: Ctx, t: TicketRow | undefined): t is TicketRow {
-  if (!t || t.status !== 'publish') return false;
-  return getPost(ctx.db, t.event_id)?.status === 'publish';
+/** The cart's tickets by ID, and a test that one can be bought (published, on a published post). */
+function cartTickets(ctx: Ctx, ids: readonly number[]): { tickets: Map<number, TicketRow>; purchasable: (t: TicketRow | undefined) => t is TicketRow } {
+  const tickets = new Map(getTicketRows(ctx.db, ids).map((t) => [t.id, t]));
+  const parents = parentPosts(ctx.db, [...new Set([...tickets.values()].map((t) => t.event_id))]);
+  return { tickets, purchasable: (t): t is TicketRow => !!t && t.status === 'publish' && parents.get(t.event_id)?.status === 'publish' };
 }
 
 /** `post_id` must name a post (400) that has tickets (403 `post-has-no-tickets`, with an empty message). */
@@ -56,9 +56,9 @@ function cartBody(ctx: Ctx, providers: string[] | undefined, postId: number | un
   const owner = ownerOf(ctx);
   const cart = owner ? findCart(ctx.db, owner) : undefined;
   const lines = cart ? cartItems(ctx.db, cart.id) : [];
-  const tickets = new Map(getTicketRows(ctx.db, lines.map((l) => l.ticket_id)).map((t) => [t.id, t]));
+  const { tickets, purchasable } = cartTickets(ctx, lines.map((l) => l.ticket_id));
   const wanted = providers?.map((p) => providerOf(p) ?? p);
-  const shown = lines.filter((l) => purchasable(ctx, tickets.get(l.ticket_id)) && (!wanted || wanted.includes(l.provider)) && (postId === undefined || l.event_id === postId));
+  const shown = lines.filter((l) => purchasable(tickets.get(l.ticket_id)) && (!wanted || wanted.includes(l.provider)) && (postId === undefined || l.event_id === postId));
   let meta: unknown = [];
   try {
     meta = cart ? JSON.parse(cart.meta) : [];
@@ -103,11 +103,11 @@ const update = implement(ticketsRoutes.updateCart, (input, ctx) => {
   if (!provider) throw invalidParam('provider', 'Unknown ticket provider.');
   checkPost(ctx, input.post_id);
   const lines = parseLines(input.tickets);
-  const tickets = new Map(getTicketRows(ctx.db, lines.map((l) => l.ticketId)).map((t) => [t.id, t]));
+  const { tickets, purchasable } = cartTickets(ctx, lines.map((l) => l.ticketId));
   const stats = ticketStats(ctx.db, [...tickets.keys()]);
   for (const l of lines) {
     const t = tickets.get(l.ticketId);
-    if (!purchasable(ctx, t)) throw new HttpError(400, 'ticket-does-not-exist', `The ticket #${l.ticketId} does not exist.`, { ticket_id: l.ticketId });
+    if (!purchasable(t)) throw new HttpError(400, 'ticket-does-not-exist', `The ticket #${l.ticketId} does not exist.`, { ticket_id: l.ticketId });
     if (t.provider !== provider) throw invalidParam('tickets', `The ticket #${l.ticketId} is not provided by ${provider}.`);
     if (input.post_id !== undefined && t.event_id !== input.post_id) throw invalidParam('tickets', `The ticket #${l.ticketId} is not a ticket of post ${input.post_id}.`);
     const available = availableOf(t.capacity, stats.get(t.id) ?? EMPTY_STATS);

@@ -3,7 +3,6 @@ import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
 import type { Input } from '../../../shared/http/route.ts';
 import type { Ctx } from '../../http/context.ts';
 import { HttpError, invalidParam } from '../../http/errors.ts';
-import { hooks } from '../../http/hooks.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, errorResult, type Result } from '../../http/result.ts';
 import { stmt } from '../../db/connection.ts';
@@ -14,6 +13,7 @@ import { nowDates } from '../../content/site-time.ts';
 import { attendeeNotFound, loadManagedAttendee, scanTime } from './attendee-access.ts';
 import { checkAttendeeStatus } from './attendee-create.ts';
 import { presentAttendee } from './attendee-present.ts';
+import { orderCompleted } from './orders.ts';
 import { applyScan, decideScan, isFailure, type ScanDecision, type ScanOutcome, type ScanRequest } from './scan.ts';
 
 /** The error a failed check-in answers with (CONTRACT section 7; reference 4.2). */
@@ -46,19 +46,18 @@ function applyFields(ctx: Ctx, row: AttendeeRow, input: { attendee_status?: stri
   const name = input.full_name?.trim();
   if (name !== undefined && name === '') throw invalidParam('full_name');
   if (status === undefined && email === undefined && name === undefined) return false;
-  if (row.provider === 'rsvp') updateAttendeeFields(ctx.db, row.id, { rsvpStatus: status as 'yes' | 'no' | undefined });
-  else if (status !== undefined && row.order_id !== null && status !== row.order_status) {
-    const now = nowDates(ctx.app.config.timezone);
+  const now = nowDates(ctx.app.config.timezone);
+  const rsvp = row.provider === 'rsvp';
+  if (!rsvp && status !== undefined && row.order_id !== null && status !== row.order_status) {
     stmt(ctx.db, 'UPDATE orders SET status = ?, completed_utc = CASE WHEN ? = \'completed\' THEN COALESCE(completed_utc, ?) ELSE completed_utc END WHERE post_id = ?').run(
       status,
       status,
       now.date_gmt,
       row.order_id,
     );
-    if (status === 'completed') for (const h of hooks(ctx.app).orderCompleted) h(ctx, row.order_id);
+    if (status === 'completed') orderCompleted(ctx, row.order_id);
   }
-  updateAttendeeFields(ctx.db, row.id, { fullName: name, email });
-  const now = nowDates(ctx.app.config.timezone);
+  updateAttendeeFields(ctx.db, row.id, { fullName: name, email, rsvpStatus: rsvp ? (status as 'yes' | 'no' | undefined) : undefined });
   updatePost(ctx.db, row.id, { ...(name !== undefined ? { title: name } : {}), modified: now.date, modified_gmt: now.date_gmt });
   return true;
 }

@@ -1,15 +1,14 @@
-import { dateDetails } from '../../../shared/dates.ts';
+import { dateDetails, parseDateInput } from '../../../shared/dates.ts';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../http/context.ts';
 import { invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../http/result.ts';
 import { CHECKIN_RESULTS, queryCheckins, type CheckinRow } from '../../db/repos/checkins.ts';
-import { parseDateInput } from '../../../shared/dates.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
 import { keyEventScope } from './attendee-access.ts';
 import { utcToLocal } from './attendee-present.ts';
-import { etTotalHeaders, invalidPage } from './attendees.ts';
+import { etTotalHeaders, invalidPage } from './paging.ts';
 
 const SUPPORTED = Object.keys(ticketsRoutes.listCheckins.args).filter((k) => k !== 'translation_language');
 

@@ -1,4 +1,5 @@
 import type { Ctx } from '../../http/context.ts';
+import { nowUtc } from '../../db/clock.ts';
 
 /**
  * The tickets namespace's notion of now (ms): nonce ticks, sale windows, order times. Tests replace it with
@@ -11,5 +12,5 @@ export function nowMs(ctx: Pick<Ctx, 'app'>): number {
 
 /** `YYYY-MM-DD HH:MM:SS` UTC of `nowMs`. */
 export function nowUtcString(ctx: Pick<Ctx, 'app'>): string {
-  return new Date(nowMs(ctx)).toISOString().slice(0, 19).replace('T', ' ');
+  return nowUtc(new Date(nowMs(ctx)));
 }

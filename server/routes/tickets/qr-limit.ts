@@ -1,4 +1,5 @@
 import type { AppState } from '../../http/context.ts';
+import { nowMs } from './clock.ts';
 
 /**
  * Failed QR check-ins (wrong security code, unknown attendee) per API key and per client address: past
@@ -48,10 +49,7 @@ export function qrLimiter(app: AppState): FailureLimiter {
   let l = app.services.qrLimiter as FailureLimiter | undefined;
   if (!l) {
     // Read the app clock on each call: tests move it (app.services.clock) to age failures out.
-    l = new FailureLimiter(() => {
-      const clock = app.services.clock;
-      return typeof clock === 'function' ? Number(clock()) : Date.now();
-    });
+    l = new FailureLimiter(() => nowMs({ app }));
     app.services.qrLimiter = l;
   }
   return l;

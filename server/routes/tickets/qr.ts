@@ -1,13 +1,13 @@
 import QRCode from 'qrcode';
 import { ticketCodeUrl } from '../../../shared/checkin/ticket-code.ts';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
-import type { Caller, Ctx } from '../../http/context.ts';
+import type { Ctx } from '../../http/context.ts';
+import { apiKeyCaller } from '../../auth/authenticate.ts';
 import { can } from '../../http/context.ts';
 import { HttpError, forbidden, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok, type Result } from '../../http/result.ts';
 import { verifyApiKey } from '../../auth/credentials.ts';
-import { getPostType } from '../../db/repos/posts.ts';
 import { getAttendeeRow, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { keyEventScope } from './attendee-access.ts';
 import { managesAttendees, presentAttendee } from './attendee-present.ts';
@@ -24,7 +24,7 @@ export function attendeeQrUrl(ctx: Ctx, row: Pick<AttendeeRow, 'id' | 'event_id'
 const qrImage = implement(
   ticketsRoutes.qrImage,
   async (input, ctx): Promise<Result> => {
-    if (getPostType(ctx.db, input.id) !== 'attendee') throw invalidParam('id');
+    // Only attendee posts have an attendee row: any other ID is no attendee.
     const row = getAttendeeRow(ctx.db, input.id);
     if (!row) throw invalidParam('id');
     if (input.format === 'json') {
@@ -56,8 +56,7 @@ const qrCheckin = implement(ticketsRoutes.qrCheckin, (input, ctx): Result => {
     const eventId = ctx.req.params.event_id;
     return { status: 400, body: { api_key: input.api_key, ticket_id: input.ticket_id, event_id: typeof eventId === 'string' || typeof eventId === 'number' ? eventId : null, security_code: input.security_code } };
   }
-  const caller: Caller = { kind: 'api_key', keyId: key.key.id, label: key.key.label, eventId: key.key.event_id, role: 'door' };
-  const door: Ctx = { ...ctx, caller };
+  const door: Ctx = { ...ctx, caller: apiKeyCaller(key.key) };
   const limiter = qrLimiter(ctx.app);
   const limitKeys = [`key:${key.key.id}`, `ip:${ctx.req.ip}`];
   const wait = limiter.retryAfter(limitKeys);

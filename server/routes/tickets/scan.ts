@@ -37,8 +37,7 @@ export interface ScanDecision {
   log: CheckinInsert | null;
 }
 
-export function scanSubject(row: AttendeeRow, ctx: Ctx): ScanSubject {
-  const standing = checkinDetails(ctx, row);
+function scanSubject(row: AttendeeRow, standing: CheckinDetails | false): ScanSubject {
   return {
     id: row.id,
     eventId: row.event_id,
@@ -83,12 +82,13 @@ export function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): ScanDe
   if (!req.checkIn) {
     return { outcome: { kind: 'checked_out' }, log: logRow(ctx, row, req, 'checked_out', row.checked_in ? null : 'not_checked_in') };
   }
-  const verdict = decideCheckin(scanSubject(row, ctx));
+  const standing = checkinDetails(ctx, row);
+  const verdict = decideCheckin(scanSubject(row, standing));
   switch (verdict.kind) {
     case 'admitted':
       return { outcome: { kind: 'accepted' }, log: logRow(ctx, row, req, 'accepted', null) };
     case 'already':
-      return { outcome: { kind: 'conflict', standing: checkinDetails(ctx, row) }, log: logRow(ctx, row, req, 'conflict', 'already_checked_in') };
+      return { outcome: { kind: 'conflict', standing }, log: logRow(ctx, row, req, 'conflict', 'already_checked_in') };
     case 'invalid':
       return { outcome: { kind: 'rejected', reason: verdict.reason }, log: logRow(ctx, row, req, 'rejected', verdict.reason) };
     default:

@@ -10,10 +10,9 @@ import { availableOf, EMPTY_STATS, parentPosts, ticketStats, type TicketRow, typ
 import { pick } from '../../content/text.ts';
 import { globalId, imageObject } from '../events/present.ts';
 import { attendeesOfTickets } from './ticket-attendees.ts';
+import { managesAttendees } from './attendee-present.ts';
 import { nowMs, nowUtcString } from './clock.ts';
 
-/** Event Tickets "manage access": capacity internals, attendee lists and check-in stats. */
-export const managesAttendees = (ctx: Ctx) => can(ctx, 'manage_attendees');
 
 /** `HH:MM:SS` from an editor time (`H:MM`, `HH:MM:SS`), '' when unset. */
 export function normalTime(t: string): string {

@@ -5,13 +5,14 @@ import { HttpError, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok, type Result } from '../../http/result.ts';
 import { nowDates, utcString } from '../../content/site-time.ts';
-import { getPost } from '../../db/repos/posts.ts';
+import { getPost, getPostType } from '../../db/repos/posts.ts';
 import { queryTickets, type TicketQuery } from '../../db/repos/ticket-query.ts';
 import { createTicket, EMPTY_STATS, getTicketRow, getTicketRows, ticketStats, updateTicketCols, type TicketRow } from '../../db/repos/tickets.ts';
 import { removeTicketFromCarts } from '../../db/repos/carts.ts';
 import { readsPrivate } from '../events/access.ts';
 import { knownQuery } from '../events/archive.ts';
-import { managesAttendees, presentTickets } from './ticket-present.ts';
+import { presentTickets } from './ticket-present.ts';
+import { managesAttendees } from './attendee-present.ts';
 import { invalidNonce, providerOf, requireEditorNonce, ticketColsFrom, ticketPostFields, touchTicket } from './ticket-write.ts';
 import { nowMs } from './clock.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
@@ -27,10 +28,12 @@ const LIVE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'];
  * input never gets a 5xx here, so it is 400 with the original code.
  */
 export function readableTicket(ctx: Ctx, id: number): TicketRow {
-  const post = getPost(ctx.db, id);
-  if (!post) throw notFound();
-  if (post.type !== 'ticket') throw new HttpError(400, 'ticket-provider-not-found', 'ticket-provider-not-found');
-  const row = getTicketRow(ctx.db, id)!;
+  // The ticket join reads the post too; only a miss needs the post alone, to tell "none" from "no ticket".
+  const row = getTicketRow(ctx.db, id);
+  if (!row) {
+    if (!getPostType(ctx.db, id)) throw notFound();
+    throw new HttpError(400, 'ticket-provider-not-found', 'ticket-provider-not-found');
+  }
   if (row.status === 'trash') throw notFound();
   const parent = getPost(ctx.db, row.event_id);
   if (!readsPrivate(ctx) && (row.status !== 'publish' || !parent || parent.status !== 'publish')) throw notAccessible();

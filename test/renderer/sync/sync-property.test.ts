@@ -38,6 +38,9 @@ const scenario = fc.record({
   actions: fc.array(action, { minLength: 5, maxLength: 40 }),
 });
 
+/** What the seeded runs actually exercised, so the checks below cannot all pass by finding nothing to check. */
+const exercised = { admitted: 0, lostConflicts: 0, liveRefusals: 0 };
+
 async function run({ primed, actions }: { primed: boolean[]; actions: Action[] }): Promise<void> {
   const server = new FakeDoorServer();
   const people = server.seed(PEOPLE);
@@ -85,6 +88,7 @@ async function run({ primed, actions }: { primed: boolean[]; actions: Action[] }
       assert.equal(await d.db.rejected.count(), 0, `${d.deviceId} had scans refused`);
     }
     const admitted = results.filter((x) => x.r.verdict.kind === 'admitted');
+    exercised.admitted += admitted.length;
     const logByNonce = new Map(server.log.map((e) => [e.nonce, e]));
     for (const { r } of admitted) {
       const entry = logByNonce.get(r.nonce);
@@ -107,10 +111,12 @@ async function run({ primed, actions }: { primed: boolean[]; actions: Action[] }
     for (const e of server.log.filter((x) => x.result === 'conflict')) {
       const owner = admittedNonces.get(e.nonce);
       if (owner !== undefined) {
+        exercised.lostConflicts++;
         assert.ok(deviceConflicts.has(e.nonce), `conflict ${e.nonce} not listed on door-${owner}`);
         assert.equal(e.deviceId, `door-${owner}`);
       } else {
         // The server turned it down live: the device showed "already checked in" and logged it.
+        exercised.liveRefusals++;
         const seen = results.find((x) => x.r.nonce === e.nonce);
         assert.equal(seen?.r.verdict.kind, 'already');
       }
@@ -127,4 +133,5 @@ async function run({ primed, actions }: { primed: boolean[]; actions: Action[] }
 
 test('devices and server agree after faults, offline gaps and conflicts (seeded)', async () => {
   await fc.assert(fc.asyncProperty(scenario, run), { seed: 20261122, numRuns: 40, endOnFailure: true });
+  assert.ok(exercised.admitted > 0 && exercised.lostConflicts > 0 && exercised.liveRefusals > 0, `the runs exercised too little: ${JSON.stringify(exercised)}`);
 });

@@ -13,6 +13,13 @@ before(async () => {
 });
 after(() => s.close());
 
+/** The logged message about a submission once the mail queue is idle, and the text of its .eml file. */
+async function formMail(submission: number): Promise<{ row: Record<string, string>; eml: string }> {
+  await mailIdle(s.app.state);
+  const row = s.db.prepare("SELECT * FROM mail_log WHERE source = 'forms' AND related_id = ?").get(submission) as Record<string, string>;
+  return { row, eml: fs.readFileSync(path.join(s.dir, 'mail', row.eml_file), 'utf8') };
+}
+
 describe('forms-submissions: settings', () => {
   test('get before any save is "false"; add, unchanged, update; answers are JSON-encoded text', async () => {
     const get0 = await call(`${NS()}/get-submissions-settings`, { auth: s.admin });
@@ -90,8 +97,7 @@ describe('forms-submissions: email-action', () => {
     });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body, true);
-    await mailIdle(s.app.state);
-    const row = s.db.prepare("SELECT * FROM mail_log WHERE source = 'forms' AND related_id = ?").get(id) as Record<string, string>;
+    const { row, eml } = await formMail(id);
     assert.equal(row.status, 'sent');
     assert.equal(row.to_header, 'office@example.test, sender@example.test');
     assert.equal(row.reply_to_header, 'sender@example.test');
@@ -101,7 +107,6 @@ describe('forms-submissions: email-action', () => {
     assert.ok(row.html_body.includes('<td>&lt;script&gt;x&lt;/script&gt;</td>'), "row.html_body.includes('<td>&lt;script&gt;x&lt;/script&gt;</td>')");
     assert.ok(!row.html_body.includes('<script>'), "!row.html_body.includes('<script>')");
     assert.ok(row.text_body.includes('Topics: food'), "row.text_body.includes('Topics: food')");
-    const eml = fs.readFileSync(path.join(s.dir, 'mail', row.eml_file), 'utf8');
     assert.match(eml, /^To: office@example\.test, sender@example\.test$/m);
   });
 
@@ -114,12 +119,10 @@ describe('forms-submissions: email-action', () => {
       body: { submission: id, action_settings: { to: 'office@example.test', email_subject: 'From {field:name}', email_message: '{field:message}', email_format: 'plain' } },
     });
     assert.equal(r.body, true);
-    await mailIdle(s.app.state);
-    const row = s.db.prepare("SELECT * FROM mail_log WHERE source = 'forms' AND related_id = ?").get(id) as Record<string, string>;
+    const { row, eml } = await formMail(id);
     assert.equal(row.to_header, 'office@example.test');
     assert.equal(row.bcc_header, '');
     assert.equal(row.subject, 'From Eve Bcc: evil@example.test');
-    const eml = fs.readFileSync(path.join(s.dir, 'mail', row.eml_file), 'utf8');
     const head = eml.slice(0, eml.indexOf('\n\n'));
     assert.doesNotMatch(head, /^Bcc:/im);
     assert.equal(head.match(/^To:/gim)?.length, 1);

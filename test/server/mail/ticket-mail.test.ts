@@ -118,11 +118,10 @@ describe('ticket e-mail when an order completes', () => {
     assert.deepEqual(mailFor(f.orderId), []);
   });
 
-  test('a free checkout completes at once and mails the tickets (anonymous cart)', async (t) => {
+  test('a free checkout completes at once and mails the tickets (anonymous cart)', async () => {
     const eventId = insertEvent(s.db, { title: 'Open day' });
     const ticketId = insertTicket(s.db, eventId, { provider: 'rsvp', title: 'Free entry' });
     const cart = await call(`${s.root}evt/tickets/v1/cart`, { method: 'POST', body: { provider: 'rsvp', tickets: [{ ticket_id: ticketId, quantity: 2 }] } });
-    if (cart.status === 404) return t.skip('cart routes not available');
     assert.ok(cart.status < 300, cart.text);
     const cookie = (cart.headers.get('set-cookie') ?? '').split(';')[0];
     const out = await call(`${s.root}evt/tickets/v1/cart/checkout`, {

@@ -30,6 +30,7 @@ describe('attendee object', () => {
     assert.equal(r.status, 200);
     assert.deepEqual(Object.keys(r.body), ['rest_url', 'total', 'total_pages', 'attendees']);
     assert.match(r.headers.get('x-evt-cursor') ?? '', /^\d+$/);
+    assert.equal(r.body.attendees.length, f.attendeeIds.length);
     for (const a of r.body.attendees) {
       assert.deepEqual(Object.keys(a), PUBLIC_KEYS);
       Attendee.parse(a);
@@ -119,6 +120,7 @@ describe('single read', () => {
     assert.equal((await call(`${A}/${other.attendeeIds[0]}`, { auth: bearer(bound.key) })).status, 404);
     assert.equal((await call(`${A}/${f.attendeeIds[0]}`, { auth: bearer(bound.key) })).status, 200);
     const r = await list('per_page=100', bearer(bound.key));
+    assert.equal(r.body.attendees.length, f.attendeeIds.length);
     assert.ok(r.body.attendees.every((a: { post_id: number }) => a.post_id === f.eventId));
   });
 

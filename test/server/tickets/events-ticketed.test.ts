@@ -55,6 +55,7 @@ describe('events carry Event Tickets marks', () => {
     const single = await call(`${ev}/${both}`, { auth: s.admin });
     assert.match(single.body.nonces.add_ticket_nonce, /^[0-9a-f]{10}$/);
     const archive = await call(`${ev}?per_page=10`, { auth: s.admin });
+    assert.ok(ids(archive).includes(both));
     assert.ok(archive.body.events.every((e: Record<string, unknown>) => !('nonces' in e)));
   });
 
