@@ -18,6 +18,16 @@ const Env = z.object({
   EVT_LOG: z.enum(['json', 'off']).default('json'),
   /** Reuse anonymous public reads until the next write (see server/http/response-cache.ts). */
   EVT_CACHE: z.enum(['on', 'off']).default('on'),
+  /** Tickets per cart line and per order at most (CONTRACT section 3). */
+  EVT_MAX_TICKETS_PER_ORDER: z.coerce.number().int().min(1).max(10_000).default(50),
+  /** Minutes an unpaid (pending) order holds its places before it is cancelled. */
+  EVT_ORDER_HOLD_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(30),
+  /** Origins allowed to send credentials (comma-separated); any other origin gets `*` without credentials (D9). */
+  EVT_CORS_ORIGINS: z.string().default(''),
+  /** Open connections at most; further ones are closed at once. */
+  EVT_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
+  /** Seconds a request body may take to arrive after its headers (answered 408 past it). */
+  EVT_BODY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
 });
 
 export interface Config {
@@ -36,6 +46,12 @@ export interface Config {
   smtpUrl?: string;
   log: boolean;
   cache: boolean;
+  maxTicketsPerOrder: number;
+  orderHoldMinutes: number;
+  /** Origins (scheme://host[:port], lower case) allowed to send credentials. */
+  corsOrigins: string[];
+  maxConnections: number;
+  bodyTimeoutMs: number;
 }
 
 /** Reads the configuration from the environment, once, at start-up. */
@@ -62,5 +78,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: e.EVT_SMTP_URL,
     log: e.EVT_LOG === 'json',
     cache: e.EVT_CACHE === 'on',
+    maxTicketsPerOrder: e.EVT_MAX_TICKETS_PER_ORDER,
+    orderHoldMinutes: e.EVT_ORDER_HOLD_MINUTES,
+    corsOrigins: e.EVT_CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '').toLowerCase()).filter(Boolean),
+    maxConnections: e.EVT_MAX_CONNECTIONS,
+    bodyTimeoutMs: e.EVT_BODY_TIMEOUT_SECONDS * 1000,
   };
 }

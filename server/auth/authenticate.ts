@@ -23,7 +23,7 @@ const unknownUser = () => new HttpError(401, 'invalid_username', 'Unknown userna
  * or a revoked or unknown Bearer key fail the request whatever the route. An unknown `api_key` parameter leaves
  * the caller anonymous (the QR route answers that case itself); a revoked one is refused.
  */
-export function authenticate(db: Db, p: Presented): Caller {
+export async function authenticate(db: Db, p: Presented): Promise<Caller> {
   const auth = p.authorization?.trim();
   if (auth && /^basic\s+/i.test(auth)) {
     const decoded = Buffer.from(auth.replace(/^basic\s+/i, ''), 'base64').toString('utf8');

@@ -142,7 +142,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
     }
     const apiKeyParam = typeof parsed.body.api_key === 'string' ? parsed.body.api_key : typeof target.query.api_key === 'string' ? target.query.api_key : undefined;
     try {
-      caller = authenticate(state.db, { authorization: req.headers.authorization, apiKeyParam, ip });
+      caller = await authenticate(state.db, { authorization: req.headers.authorization, apiKeyParam, ip });
     } catch (e) {
       commonHeaders(res, req, urls, caller);
       if (!(e instanceof HttpError)) throw e;

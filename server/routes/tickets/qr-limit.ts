@@ -1,5 +1,6 @@
 import type { AppState } from '../../http/context.ts';
 import { nowMs } from './clock.ts';
+import { WindowLimiter } from '../../security/window-limiter.ts';
 
 /**
  * Failed QR check-ins (wrong security code, unknown attendee) per API key and per client address: past
@@ -9,38 +10,13 @@ import { nowMs } from './clock.ts';
 export const MAX_FAILURES = 10;
 export const WINDOW_MS = 60_000;
 
-export class FailureLimiter {
-  private readonly hits = new Map<string, number[]>();
-
-  constructor(private readonly now: () => number = Date.now) {}
-
-  private recent(key: string): number[] {
-    const cutoff = this.now() - WINDOW_MS;
-    const list = (this.hits.get(key) ?? []).filter((t) => t > cutoff);
-    if (list.length) this.hits.set(key, list);
-    else this.hits.delete(key);
-    return list;
-  }
-
-  /** Seconds to wait when any of the keys is over the limit, else 0. */
-  retryAfter(keys: readonly string[]): number {
-    let wait = 0;
-    for (const k of keys) {
-      const list = this.recent(k);
-      if (list.length >= MAX_FAILURES) wait = Math.max(wait, Math.ceil((list[list.length - MAX_FAILURES] + WINDOW_MS - this.now()) / 1000));
-    }
-    return wait > 0 ? wait : 0;
+export class FailureLimiter extends WindowLimiter {
+  constructor(now: () => number = Date.now) {
+    super({ max: MAX_FAILURES, windowMs: WINDOW_MS, now });
   }
 
   fail(keys: readonly string[]): void {
-    const t = this.now();
-    for (const k of keys) {
-      const list = this.recent(k);
-      list.push(t);
-      this.hits.set(k, list);
-    }
-    // Bound memory under a spray of addresses: forget the quietest half.
-    if (this.hits.size > 50_000) for (const k of [...this.hits.keys()].slice(0, 25_000)) this.hits.delete(k);
+    this.record(keys);
   }
 }
 

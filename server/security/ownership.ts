@@ -1,0 +1,34 @@
+import type { Ctx } from '../http/context.ts';
+import { forbidden } from '../http/errors.ts';
+import { stmt } from '../db/connection.ts';
+
+/**
+ * Who may change what (CONTRACT section 3): an administrator changes everything; an organizer changes only the
+ * events it authored (and their tickets, attendees and orders), and only the venues, organizers and terms it
+ * authored; door users and keys change no content at all (their check-in rights are checked elsewhere).
+ */
+export function isAdministrator(ctx: Pick<Ctx, 'caller'>): boolean {
+  return ctx.caller.kind === 'user' && ctx.caller.role === 'administrator';
+}
+
+/** Whether the caller may change a post (event, venue, organizer, ticket's event) whose author is `author`. */
+export function mayChangeAuthored(ctx: Pick<Ctx, 'caller'>, author: number | null | undefined): boolean {
+  if (isAdministrator(ctx)) return true;
+  return ctx.caller.kind === 'user' && ctx.caller.role === 'organizer' && author !== null && author !== undefined && author === ctx.caller.userId;
+}
+
+/** The author of a post, or undefined when there is no such post. */
+export function postAuthor(ctx: Pick<Ctx, 'db'>, postId: number): number | undefined {
+  return (stmt(ctx.db, 'SELECT author FROM posts WHERE id = ?').pluck().get(postId) as number | undefined) ?? undefined;
+}
+
+/** Whether the caller may change event `eventId` and what hangs off it (tickets, attendees, orders). */
+export function mayChangeEvent(ctx: Pick<Ctx, 'caller' | 'db'>, eventId: number): boolean {
+  if (isAdministrator(ctx)) return true;
+  return mayChangeAuthored(ctx, postAuthor(ctx, eventId));
+}
+
+/** Throws the contract's `403 rest_forbidden` (401 for anonymous callers) unless the caller may change the event. */
+export function assertMayChangeEvent(ctx: Pick<Ctx, 'caller' | 'db'>, eventId: number): void {
+  if (!mayChangeEvent(ctx, eventId)) throw forbidden(ctx.caller.kind === 'anonymous');
+}
