@@ -13,6 +13,8 @@ export interface TermRow {
   term_group: number;
   /** Published posts carrying the term. */
   count: number;
+  /** The user who created it (0: made before terms had an author; only administrators change those). */
+  author: number;
 }
 
 function getTerm(db: Db, id: number): TermRow | undefined {
@@ -46,9 +48,12 @@ export function setPostTerms(db: Db, postId: number, taxonomy: string, termIds: 
   for (const t of termIds) stmt(db, 'INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)').run(postId, t);
 }
 
-export function insertTerm(db: Db, t: { taxonomy: string; name: string; name_et?: string | null; slug: string; description: string; description_et?: string | null; parent: number }): number {
+export function insertTerm(
+  db: Db,
+  t: { taxonomy: string; name: string; name_et?: string | null; slug: string; description: string; description_et?: string | null; parent: number; author: number },
+): number {
   return Number(
-    stmt(db, 'INSERT INTO terms (taxonomy, name, name_et, slug, description, description_et, parent) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    stmt(db, 'INSERT INTO terms (taxonomy, name, name_et, slug, description, description_et, parent, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
       t.taxonomy,
       t.name,
       t.name_et ?? null,
@@ -56,11 +61,12 @@ export function insertTerm(db: Db, t: { taxonomy: string; name: string; name_et?
       t.description,
       t.description_et ?? null,
       t.parent,
+      t.author,
     ).lastInsertRowid,
   );
 }
 
-export function updateTerm(db: Db, id: number, fields: Partial<Omit<TermRow, 'id' | 'taxonomy' | 'count'>>): void {
+export function updateTerm(db: Db, id: number, fields: Partial<Omit<TermRow, 'id' | 'taxonomy' | 'count' | 'author'>>): void {
   const keys = (['name', 'name_et', 'slug', 'description', 'description_et', 'parent'] as const).filter((k) => fields[k] !== undefined);
   if (!keys.length) return;
   stmt(db, `UPDATE terms SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`).run(...keys.map((k) => fields[k] as unknown), id);

@@ -1,6 +1,7 @@
 import type { Ctx } from '../../http/context.ts';
 import { can } from '../../http/context.ts';
-import { invalidParam } from '../../http/errors.ts';
+import { forbidden, invalidParam } from '../../http/errors.ts';
+import { isAdministrator, mayChangeAuthored } from '../../security/ownership.ts';
 
 export const WRITABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'] as const;
 export const ALL_STATUSES = [...WRITABLE_STATUSES, 'trash'] as const;
@@ -31,4 +32,24 @@ export function statusFilter(ctx: Ctx, given: string[] | undefined, param = 'sta
 /** Whether the caller may see a post of this status at all. */
 export function visibleStatus(ctx: Ctx, status: string): boolean {
   return status === 'publish' || readsPrivate(ctx);
+}
+
+/**
+ * The permission to change (edit, publish, trash, delete) something authored by `author`: an event, venue,
+ * organizer or term. Organizers change only their own; administrators everything (CONTRACT section 3). Terms
+ * made before terms had an author carry author 0, so only administrators change them. Called after the
+ * write's parameters are checked, before anything is written (the original's order of checks).
+ */
+export function assertMayChange(ctx: Ctx, author: number): void {
+  if (!mayChangeAuthored(ctx, author)) throw forbidden(ctx.caller.kind === 'anonymous');
+}
+
+/**
+ * Only an administrator sets `author` to someone else (CONTRACT section 3): an organizer may name only itself,
+ * on create and on update; any other user, or 0, is `403 rest_forbidden`. `author` is the validated value.
+ */
+export function assertMayAssignAuthor(ctx: Ctx, author: number | undefined): void {
+  if (author === undefined || isAdministrator(ctx)) return;
+  if (ctx.caller.kind === 'user' && author === ctx.caller.userId) return;
+  throw forbidden(ctx.caller.kind === 'anonymous');
 }

@@ -8,6 +8,8 @@ import { utcString } from '../../content/site-time.ts';
 import { isHttpUrl } from '../../content/text.ts';
 import { postWriteFields, resolveLinkedInput } from './linked-write.ts';
 import { TAXONOMY } from './present.ts';
+import { assertMayAssignAuthor } from './access.ts';
+import { assertMayChangeEvent } from '../../security/ownership.ts';
 import { resolveTermRefs } from './refs.ts';
 
 export type EventFields = Record<string, unknown>;
@@ -76,11 +78,33 @@ const DEFAULTS: EventCols = {
   currency_position: '', website: '', show_map: null, show_map_link: null, hide_from_listings: 0, featured: 0,
 };
 
-function links(ctx: Ctx, id: number, f: EventFields): void {
-  if (f.venue !== undefined) setEventVenues(ctx.db, id, resolveLinkedInput(ctx, 'venue', f.venue));
-  if (f.organizer !== undefined) setEventOrganizers(ctx.db, id, resolveLinkedInput(ctx, 'organizer', f.organizer));
-  if (f.categories !== undefined) setPostTerms(ctx.db, id, TAXONOMY.categories, resolveTermRefs(ctx, TAXONOMY.categories, f.categories, 'categories', true));
-  if (f.tags !== undefined) setPostTerms(ctx.db, id, TAXONOMY.tags, resolveTermRefs(ctx, TAXONOMY.tags, f.tags, 'tags', true));
+/** The venues, organizers and terms an event write names, resolved (new ones created) before anything is linked. */
+interface Links {
+  venues?: number[];
+  organizers?: number[];
+  categories?: number[];
+  tags?: number[];
+}
+
+/**
+ * Resolves the write's `venue`, `organizer`, `categories` and `tags`. Naming a venue, organizer or term someone
+ * else authored only links it (use); an inline object with the name of an existing one reuses it unchanged, so an
+ * event write never changes another author's venue or organizer. New ones are the caller's.
+ */
+function resolveLinks(ctx: Ctx, f: EventFields): Links {
+  return {
+    venues: f.venue !== undefined ? resolveLinkedInput(ctx, 'venue', f.venue) : undefined,
+    organizers: f.organizer !== undefined ? resolveLinkedInput(ctx, 'organizer', f.organizer) : undefined,
+    categories: f.categories !== undefined ? resolveTermRefs(ctx, TAXONOMY.categories, f.categories, 'categories', true) : undefined,
+    tags: f.tags !== undefined ? resolveTermRefs(ctx, TAXONOMY.tags, f.tags, 'tags', true) : undefined,
+  };
+}
+
+function setLinks(ctx: Ctx, id: number, l: Links): void {
+  if (l.venues) setEventVenues(ctx.db, id, l.venues);
+  if (l.organizers) setEventOrganizers(ctx.db, id, l.organizers);
+  if (l.categories) setPostTerms(ctx.db, id, TAXONOMY.categories, l.categories);
+  if (l.tags) setPostTerms(ctx.db, id, TAXONOMY.tags, l.tags);
 }
 
 function postFields(ctx: Ctx, f: EventFields, existing?: EventRow): PostWrite {
@@ -90,19 +114,34 @@ function postFields(ctx: Ctx, f: EventFields, existing?: EventRow): PostWrite {
   return w;
 }
 
-/** Creates an event with its links and terms (the caller's transaction makes it all or nothing). */
+/**
+ * Creates an event with its links and terms (the caller's transaction makes it all or nothing). Parameters are
+ * checked first, then the permission (only an administrator creates an event for someone else), then it is written.
+ */
 export function createEvent(ctx: Ctx, f: EventFields): number {
   const cols = { ...DEFAULTS, ...Object.fromEntries(Object.entries(detailCols(ctx, f, undefined)).filter(([, v]) => v !== undefined)) } as EventCols;
-  const id = insertPost(ctx.db, 'event', postFields(ctx, f) as PostWrite & { date: string; date_gmt: string });
+  const post = postFields(ctx, f) as PostWrite & { date: string; date_gmt: string };
+  const links = resolveLinks(ctx, f);
+  assertMayAssignAuthor(ctx, f.author !== undefined ? post.author : undefined);
+  const id = insertPost(ctx.db, 'event', post);
   insertEventCols(ctx.db, id, cols);
-  links(ctx, id, f);
+  setLinks(ctx, id, links);
   return id;
 }
 
+/**
+ * Updates an event: parameters first, then the permission (only its author or an administrator changes it, only
+ * an administrator gives it to someone else), then the write. A refusal throws, so the transaction keeps nothing.
+ */
 export function updateEvent(ctx: Ctx, existing: EventRow, f: EventFields): void {
-  updatePost(ctx.db, existing.id, postFields(ctx, f, existing));
-  updateEventCols(ctx.db, existing.id, detailCols(ctx, f, existing));
-  links(ctx, existing.id, f);
+  const post = postFields(ctx, f, existing);
+  const cols = detailCols(ctx, f, existing);
+  const links = resolveLinks(ctx, f);
+  assertMayChangeEvent(ctx, existing.id);
+  assertMayAssignAuthor(ctx, post.author);
+  updatePost(ctx.db, existing.id, post);
+  updateEventCols(ctx.db, existing.id, cols);
+  setLinks(ctx, existing.id, links);
 }
 
 export function eventRow(ctx: Ctx, id: number): EventRow | undefined {

@@ -16,6 +16,7 @@ import { blankProtected, presentEvents, TAXONOMY } from './present.ts';
 import { resolveTermRefs } from './refs.ts';
 import { getLinkedRows } from '../../db/repos/linked.ts';
 import { hooks } from '../../http/hooks.ts';
+import { assertMayChangeEvent } from '../../security/ownership.ts';
 
 const MAX_PER_PAGE = 50;
 /** Radius of the `geoloc_lat`/`geoloc_lng` filter: events whose venue is within 50 km, nearest first. */
@@ -56,8 +57,10 @@ function readOne(ctx: Ctx, id: number, password: string | undefined, context?: s
   return ok(presentEvents(ctx, [row], { single: true })[0]);
 }
 
+/** Trashes an event: 404/400 for what is not an event, then the permission (its author or an administrator), then 410. */
 function trash(ctx: Ctx, id: number) {
   const row = loadEvent(ctx, id);
+  assertMayChangeEvent(ctx, row.id);
   if (row.status === 'trash') throw new HttpError(410, 'event-is-in-trash', 'The event is already trashed');
   const now = nowDates(ctx.app.config.timezone);
   updatePost(ctx.db, id, { status: 'trash', trashed_from: row.status, modified: now.date, modified_gmt: now.date_gmt });

@@ -7,7 +7,7 @@ import { likeContains, stmt } from '../../db/connection.ts';
 import { findPostIdBySlug, getPost, updatePost, type PostRow } from '../../db/repos/posts.ts';
 import type { LinkedKind } from '../../db/repos/linked.ts';
 import { nowDates, utcString } from '../../content/site-time.ts';
-import { statusFilter, visibleStatus } from './access.ts';
+import { assertMayChange, statusFilter, visibleStatus } from './access.ts';
 import { archiveLinks, knownQuery, totalHeaders } from './archive.ts';
 import { createLinked, updateLinked } from './linked-write.ts';
 import { presentLinked } from './present.ts';
@@ -44,7 +44,9 @@ function read(ctx: Ctx, kind: LinkedKind, p: PostRow) {
   return ok(presentLinked(ctx, kind, [p.id], { single: true })[0]);
 }
 
+/** Trashes a venue or organizer: only its author or an administrator (checked before the 410 for a trashed one). */
 function trash(ctx: Ctx, kind: LinkedKind, p: PostRow) {
+  assertMayChange(ctx, p.author);
   if (p.status === 'trash') throw new HttpError(410, `${kind}-is-in-trash`, `The ${kind} is already trashed`);
   const now = nowDates(ctx.app.config.timezone);
   updatePost(ctx.db, p.id, { status: 'trash', trashed_from: p.status, modified: now.date, modified_gmt: now.date_gmt });

@@ -8,7 +8,7 @@ import { insertPost, updatePost, uniqueSlug, type PostRow, type PostWrite } from
 import { nowDates, publicationDates } from '../../content/site-time.ts';
 import { isHttpUrl } from '../../content/text.ts';
 import { organizerCreateArgs, venueCreateArgs } from '../../../shared/routes/event-args.ts';
-import { WRITABLE_STATUSES } from './access.ts';
+import { assertMayAssignAuthor, assertMayChange, WRITABLE_STATUSES } from './access.ts';
 import { requireLinked, resolveImage } from './refs.ts';
 
 type Fields = Record<string, unknown>;
@@ -84,14 +84,24 @@ function detailCols(kind: LinkedKind, f: Fields): Record<string, unknown> {
 export function createLinked(ctx: Ctx, kind: LinkedKind, f: Fields): number {
   const w = postWriteFields(ctx, kind, f, kind);
   const cols = detailCols(kind, f);
+  // Parameters first, then permission: any organizer creates, only an administrator for someone else.
+  assertMayAssignAuthor(ctx, f.author !== undefined ? w.author : undefined);
   const id = insertPost(ctx.db, kind, w as PostWrite & { date: string; date_gmt: string });
   insertLinkedCols(ctx.db, kind, id, cols);
   return id;
 }
 
+/**
+ * Updates a venue or organizer: its parameters are checked first, then the permission (only its author or an
+ * administrator changes it, only an administrator gives it to someone else), then it is written.
+ */
 export function updateLinked(ctx: Ctx, kind: LinkedKind, existing: PostRow, f: Fields): void {
-  updatePost(ctx.db, existing.id, postWriteFields(ctx, kind, f, kind, existing));
-  updateLinkedCols(ctx.db, kind, existing.id, detailCols(kind, f));
+  const w = postWriteFields(ctx, kind, f, kind, existing);
+  const cols = detailCols(kind, f);
+  assertMayChange(ctx, existing.author);
+  assertMayAssignAuthor(ctx, w.author);
+  updatePost(ctx.db, existing.id, w);
+  updateLinkedCols(ctx.db, kind, existing.id, cols);
 }
 
 /**

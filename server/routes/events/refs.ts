@@ -38,7 +38,8 @@ export function resolveTermRefs(ctx: Ctx, taxonomy: string, value: unknown, para
     }
     if (!create) throw invalidParam(param);
     const slug = uniqueTermSlug(ctx.db, taxonomy, sanitizeSlug(name) || 'term');
-    ids.push(insertTerm(ctx.db, { taxonomy, name, slug, description: '', parent: 0 }));
+    // A term made inline by an event write is the caller's (its author, or an administrator, changes it).
+    ids.push(insertTerm(ctx.db, { taxonomy, name, slug, description: '', parent: 0, author: callerUserId(ctx) }));
   }
   return [...new Set(ids)];
 }

@@ -5,6 +5,8 @@ import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../http/result.ts';
 import { getPost, sanitizeSlug } from '../../db/repos/posts.ts';
 import { deleteTerm, findTermByName, findTermBySlug, getTermInTaxonomy, insertTerm, queryTerms, updateTerm, type TermRow } from '../../db/repos/terms.ts';
+import { callerUserId } from '../../http/context.ts';
+import { assertMayChange } from './access.ts';
 import { archiveLinks, totalHeaders } from './archive.ts';
 import { presentTerm, TAXONOMY } from './present.ts';
 
@@ -38,10 +40,16 @@ function exists(ctx: Ctx, taxonomy: string, name: string, slug: string | undefin
   }
 }
 
+/**
+ * Creates or updates a term. Parameters are checked first, then (on update) the permission: only the term's
+ * author or an administrator changes it (terms made before terms had an author: administrators only); then
+ * name, slug and parent clashes, as the core terms controller checks them in its callback.
+ */
 function write(ctx: Ctx, taxonomy: string, input: { name?: string; description?: string; slug?: string; parent?: number }, existing?: TermRow): number {
   const et = ctx.lang === 'et';
   const slug = input.slug !== undefined && input.slug !== '' ? sanitizeSlug(input.slug) : undefined;
   if (input.slug !== undefined && input.slug !== '' && !slug) throw invalidParam('slug');
+  if (existing) assertMayChange(ctx, existing.author);
   if (input.name !== undefined && !et) exists(ctx, taxonomy, input.name.trim(), slug, existing?.id ?? 0);
   else if (slug) exists(ctx, taxonomy, '\u0000', slug, existing?.id ?? 0);
   checkParent(ctx, taxonomy, input.parent, existing?.id ?? 0);
@@ -51,7 +59,16 @@ function write(ctx: Ctx, taxonomy: string, input: { name?: string; description?:
     if (!slug && findTermBySlug(ctx.db, taxonomy, finalSlug)) {
       throw new HttpError(400, 'term_exists', 'A term with the name provided already exists in this taxonomy.', { term_id: findTermBySlug(ctx.db, taxonomy, finalSlug)!.id });
     }
-    return insertTerm(ctx.db, { taxonomy, name, name_et: et ? name : null, slug: finalSlug, description: input.description ?? '', description_et: et ? (input.description ?? null) : null, parent: input.parent ?? 0 });
+    return insertTerm(ctx.db, {
+      taxonomy,
+      name,
+      name_et: et ? name : null,
+      slug: finalSlug,
+      description: input.description ?? '',
+      description_et: et ? (input.description ?? null) : null,
+      parent: input.parent ?? 0,
+      author: callerUserId(ctx),
+    });
   }
   updateTerm(ctx.db, existing.id, {
     ...(input.name !== undefined ? (et ? { name_et: input.name.trim() } : { name: input.name.trim() }) : {}),
@@ -109,6 +126,7 @@ function endpoints(plural: Plural): Endpoint[] {
     }),
     implement(routes.delete, (input, ctx) => {
       const t = load(ctx, taxonomy, input.id);
+      assertMayChange(ctx, t.author);
       const body = presentTerm(ctx, t);
       deleteTerm(ctx.db, t);
       return ok(body);
