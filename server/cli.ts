@@ -8,16 +8,19 @@ import { listApiKeys, revokeApiKey } from './db/repos/api-keys.ts';
 import { getPost } from './db/repos/posts.ts';
 import { Role } from '../shared/auth.ts';
 import { runDemo } from './demo/demo.ts';
-import { pairingLink, writePairingQr } from './pairing.ts';
+import { pairingLink, removePairingQr, writePairingQr } from './pairing.ts';
+import { appPasswordsOf, deleteAppPassword } from './db/repos/app-passwords.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
 
   user add <login> --role administrator|organizer|door [--email E] [--name "Display Name"]
   app-password create <login> [--name N]        prints the new application password as its last line
+  app-password list <login>                     ID, name, created, last used and last address (never a hash)
+  app-password revoke <login> <id>              deletes it: it is refused at once
   api-key create --label "Door 1" [--event N]    prints the pairing link, writes the pairing QR (PNG, SVG),
                                                  and prints the new key as its last line
   api-key list
-  api-key revoke <id>
+  api-key revoke <id>                           also deletes the key's pairing images
   demo [--events N] [--attendees M]             fills an empty database with a believable site
 
 Environment: EVT_DB (default data/evt.sqlite), EVT_PUBLIC_URL, PORT, HOST, as for npm start.`;
@@ -48,6 +51,12 @@ function positiveInt(v: string | undefined, name: string, dflt: number): number 
   const n = Number(v);
   if (!Number.isSafeInteger(n) || n < 0) throw new CliError(`--${name} must be a whole number`);
   return n;
+}
+
+/** Lines of a plain table: columns padded to their widest cell, separated by two spaces. */
+function table(head: string[], rows: string[][]): string[] {
+  const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  return [head, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(width[i]))).join('  '));
 }
 
 /** Runs one command; `out` receives each printed line. Throws CliError for bad usage. */
@@ -81,6 +90,22 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       out(password);
       return;
     }
+    if (group === 'app-password' && (action === 'list' || action === 'revoke')) {
+      if (!arg) throw new CliError(`app-password ${action} needs a login`);
+      const u = findUserByLogin(db, arg);
+      if (!u) throw new CliError(`no user "${arg}"`);
+      if (action === 'list') {
+        const rows = appPasswordsOf(db, u.id).map((r) => [String(r.id), r.name, r.created, r.last_used ?? 'never', r.last_ip ?? '-']);
+        for (const line of table(['ID', 'NAME', 'CREATED', 'LAST USED', 'LAST IP'], rows)) out(line);
+        return;
+      }
+      const id = positiveInt(words[3], 'id', -1);
+      if (id < 0) throw new CliError('app-password revoke needs the login and the password ID (see app-password list)');
+      const row = deleteAppPassword(db, u.id, id);
+      if (!row) throw new CliError(`no application password ${id} for "${u.login}"`);
+      out(`Revoked application password ${id} ("${row.name}") of "${u.login}".`);
+      return;
+    }
     if (group === 'api-key' && action === 'create') {
       const label = flags.label;
       if (!label) throw new CliError('api-key create needs --label');
@@ -111,8 +136,12 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     if (group === 'api-key' && action === 'revoke') {
       const id = positiveInt(arg, 'id', -1);
       if (id < 0) throw new CliError('api-key revoke needs the key ID (see api-key list)');
-      if (!revokeApiKey(db, id)) throw new CliError(`no active API key with ID ${id}`);
+      const revoked = revokeApiKey(db, id);
+      // The pairing images hold the key: they go even when the key was revoked before (by an older version).
+      const removed = removePairingQr(config, id);
+      if (!revoked) throw new CliError(`no active API key with ID ${id}${removed.length ? ` (its pairing images were deleted)` : ''}`);
       out(`Revoked API key ${id}.`);
+      if (removed.length) out(`Deleted its pairing images: ${removed.join(', ')}`);
       return;
     }
     if (group === 'demo') {

@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection.ts';
-import { digest, randomAlnum, slowHash, verifySlowHash } from './hash.ts';
+import { DUMMY_HASH, digest, randomAlnum, slowHash, verifySlowHash, verifySlowHashAsync } from './hash.ts';
+import { Lru } from './lru.ts';
 import { findUserByLogin, findUserByEmail, insertUser, setUserRole, type UserRow } from '../db/repos/users.ts';
 import { appPasswordsOf, deleteAppPasswordsOf, insertAppPassword, touchAppPassword, type AppPasswordRow } from '../db/repos/app-passwords.ts';
 import { getApiKey, insertApiKey, setApiKeyHash, touchApiKey, type ApiKeyRow } from '../db/repos/api-keys.ts';
@@ -27,21 +28,51 @@ export function createApiKey(db: Db, label: string, eventId: number | null, crea
   return { row: getApiKey(db, row.id)!, key: `dsk_${row.id}_${secret}` };
 }
 
-// Successful slow-hash verifications, keyed by a digest of (presented secret, stored hash): a changed or
-// deleted credential misses the cache. Revocation is read from the row on every request.
-const verified = new Map<string, number>();
-const VERIFIED_MAX = 10_000;
+// Slow-hash verdicts, keyed by a keyed digest of (presented secret, stored hash): a changed or deleted credential
+// misses the cache, and revocation is read from the row on every request. Both maps are LRUs (a flood of
+// distinct guesses evicts the oldest verdicts, never everyone's at once). A failed verdict is remembered too: the
+// same wrong secret against the same hash always fails, and the QR route's synchronous check then never runs
+// scrypt on the request thread for a key authenticate() has already refused.
+const verified = new Lru<string, true>(10_000);
+const refused = new Lru<string, true>(2_000);
+// Verifications under way, so concurrent identical credentials share one scrypt run.
+const inFlight = new Map<string, Promise<boolean>>();
 
-function verifyCached(secret: string, hash: string): boolean {
-  const k = digest(`${secret}\u0000${hash}`);
-  if (verified.has(k)) return true;
-  if (!verifySlowHash(secret, hash)) return false;
-  if (verified.size >= VERIFIED_MAX) verified.clear();
-  verified.set(k, Date.now());
-  return true;
+function verdict(k: string): boolean | undefined {
+  if (verified.get(k)) return true;
+  if (refused.get(k)) return false;
+  return undefined;
 }
 
-const lastTouched = new Map<string, number>();
+function remember(k: string, ok: boolean): boolean {
+  if (ok) verified.set(k, true);
+  else refused.set(k, true);
+  return ok;
+}
+
+/** Off the request thread, answered from the caches when it can be, and shared by concurrent identical checks. */
+function verifyCachedAsync(secret: string, hash: string): Promise<boolean> {
+  const k = digest(`${secret}\u0000${hash}`);
+  const known = verdict(k);
+  if (known !== undefined) return Promise.resolve(known);
+  let p = inFlight.get(k);
+  if (!p) {
+    p = verifySlowHashAsync(secret, hash).then((ok) => {
+      inFlight.delete(k);
+      return remember(k, ok);
+    });
+    inFlight.set(k, p);
+  }
+  return p;
+}
+
+/** The synchronous check, for callers that cannot wait: usually a cache hit, as authenticate() ran first. */
+function verifyCachedSync(secret: string, hash: string): boolean {
+  const k = digest(`${secret}\u0000${hash}`);
+  return verdict(k) ?? remember(k, verifySlowHash(secret, hash));
+}
+
+const lastTouched = new Lru<string, number>(10_000);
 function throttledTouch(key: string, fn: () => void): void {
   const now = Date.now();
   if ((lastTouched.get(key) ?? 0) > now - 60_000) return;
@@ -49,34 +80,75 @@ function throttledTouch(key: string, fn: () => void): void {
   fn();
 }
 
-export type BasicResult =
-  | { ok: true; user: UserRow; appPasswordId: number }
-  | { ok: false; code: 'invalid_username' | 'incorrect_password' };
+export type BasicResult = { ok: true; user: UserRow; appPasswordId: number } | { ok: false };
 
-export function verifyBasic(db: Db, login: string, password: string, ip: string): BasicResult {
-  const user = findUserByLogin(db, login) ?? (login.includes('@') ? findUserByEmail(db, login) : undefined);
-  if (!user) return { ok: false, code: 'invalid_username' };
+/**
+ * Checks a login (or e-mail) and application password. An unknown login, or a user without application
+ * passwords, costs one verification against a dummy hash, as a wrong password does; a user's passwords are
+ * checked side by side (WordPress also tries each), so the time is that of one check for up to four of them.
+ */
+export async function verifyBasic(db: Db, login: string, password: string, ip: string): Promise<BasicResult> {
+  const user = login ? (findUserByLogin(db, login) ?? (login.includes('@') ? findUserByEmail(db, login) : undefined)) : undefined;
   const plain = password.replace(/\s+/g, '');
-  const rows = appPasswordsOf(db, user.id);
-  for (const r of rows) {
-    if (verifyCached(plain, r.hash)) {
-      throttledTouch(`ap${r.id}`, () => touchAppPassword(db, r.id, ip));
-      return { ok: true, user, appPasswordId: r.id };
-    }
+  const rows = user ? appPasswordsOf(db, user.id) : [];
+  if (!user || !rows.length) {
+    await verifyCachedAsync(plain, DUMMY_HASH);
+    return { ok: false };
   }
-  return { ok: false, code: 'incorrect_password' };
+  const matches = await Promise.all(rows.map((r) => verifyCachedAsync(plain, r.hash)));
+  const i = matches.indexOf(true);
+  if (i < 0) return { ok: false };
+  // Read the row again: it may have been revoked while the hash was being checked.
+  const row = appPasswordsOf(db, user.id).find((r) => r.id === rows[i].id && r.hash === rows[i].hash);
+  if (!row) return { ok: false };
+  throttledTouch(`ap${row.id}`, () => touchAppPassword(db, row.id, ip));
+  return { ok: true, user, appPasswordId: row.id };
 }
 
 export type KeyResult = { ok: true; key: ApiKeyRow } | { ok: false; reason: 'unknown' | 'revoked' };
 
-export function verifyApiKey(db: Db, presented: string): KeyResult {
-  const m = /^dsk_(\d{1,12})_([A-Za-z0-9]{16,64})$/.exec(presented.trim());
+const KEY_FORMAT = /^dsk_(\d{1,12})_([A-Za-z0-9]{16,64})$/;
+
+function keyResult(row: ApiKeyRow): KeyResult {
+  if (row.revoked_at) return { ok: false, reason: 'revoked' };
+  return { ok: true, key: row };
+}
+
+/**
+ * Checks an API key off the request thread. A well-formed key with an unknown ID costs one verification
+ * against a dummy hash, as a wrong secret does. A malformed one is refused at once (its shape is public).
+ */
+export async function verifyApiKeyAsync(db: Db, presented: string): Promise<KeyResult> {
+  const text = presented.trim();
+  const m = KEY_FORMAT.exec(text);
   if (!m) return { ok: false, reason: 'unknown' };
   const row = getApiKey(db, Number(m[1]));
-  if (!row || !verifyCached(presented.trim(), row.hash)) return { ok: false, reason: 'unknown' };
-  if (row.revoked_at) return { ok: false, reason: 'revoked' };
-  throttledTouch(`k${row.id}`, () => touchApiKey(db, row.id));
-  return { ok: true, key: row };
+  if (!row) {
+    await verifyCachedAsync(text, DUMMY_HASH);
+    return { ok: false, reason: 'unknown' };
+  }
+  if (!(await verifyCachedAsync(text, row.hash))) return { ok: false, reason: 'unknown' };
+  // Read the row again: it may have been revoked while the hash was being checked.
+  const now = getApiKey(db, row.id);
+  if (!now || now.hash !== row.hash) return { ok: false, reason: 'unknown' };
+  const r = keyResult(now);
+  if (r.ok) throttledTouch(`k${now.id}`, () => touchApiKey(db, now.id));
+  return r;
+}
+
+/**
+ * The synchronous check (the QR check-in route calls it after authenticate() has checked the same key, so it is
+ * answered from the verdict caches; a key authenticate() did not see is verified on this thread).
+ */
+export function verifyApiKey(db: Db, presented: string): KeyResult {
+  const text = presented.trim();
+  const m = KEY_FORMAT.exec(text);
+  if (!m) return { ok: false, reason: 'unknown' };
+  const row = getApiKey(db, Number(m[1]));
+  if (!row || !verifyCachedSync(text, row.hash)) return { ok: false, reason: 'unknown' };
+  const r = keyResult(row);
+  if (r.ok) throttledTouch(`k${row.id}`, () => touchApiKey(db, row.id));
+  return r;
 }
 
 export function ensureAdmin(db: Db, login: string, password: string): { user: UserRow; created: boolean } {

@@ -2,12 +2,25 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { migrate } from './migrate.ts';
+import { Lru } from '../auth/lru.ts';
+import { privateDir, privateFile } from '../auth/private-files.ts';
 
 export type Db = Database.Database;
 
-/** Opens (creating if needed) and migrates the SQLite database: WAL, foreign keys, busy timeout, page cache and mmap sizes. */
+/**
+ * Opens (creating if needed) and migrates the SQLite database: WAL, foreign keys, busy timeout, page cache and mmap
+ * sizes. The database holds key and password hashes, ticket security codes and attendees' e-mails, so its folders
+ * are created 0700 and the file is made 0600 before anything is written; SQLite gives the -wal and -shm files it
+ * creates later the database file's mode, and existing ones are closed up here too (whatever the umask).
+ */
 export function openDatabase(file: string): Db {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const onDisk = file !== ':memory:' && !file.startsWith('file:');
+  if (onDisk) {
+    privateDir(path.dirname(path.resolve(file)), { existing: false });
+    // Created empty with the right mode, so no moment passes with the data readable by others.
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+    privateFile(file);
+  }
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
@@ -20,18 +33,29 @@ export function openDatabase(file: string): Db {
   db.pragma('mmap_size = 268435456');
   registerFunctions(db);
   migrate(db);
+  if (onDisk) for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) privateFile(f);
   return db;
 }
 
-/** Cache of prepared statements per connection, so repositories prepare each SQL text once. */
-const cache = new WeakMap<Db, Map<string, Database.Statement>>();
+/**
+ * Prepared statements per connection, so repositories prepare each SQL text once. An LRU: some texts are built
+ * from the shape of a request (the filters a list sets, the columns an update names), so their number is not
+ * fixed; the least recently used statement is dropped past the bound (and prepared again if asked for).
+ */
+export const STATEMENT_CACHE_MAX = 500;
+const cache = new WeakMap<Db, Lru<string, Database.Statement>>();
 
 export function stmt(db: Db, sql: string): Database.Statement {
   let m = cache.get(db);
-  if (!m) cache.set(db, (m = new Map()));
+  if (!m) cache.set(db, (m = new Lru(STATEMENT_CACHE_MAX)));
   let s = m.get(sql);
   if (!s) m.set(sql, (s = db.prepare(sql)));
   return s;
+}
+
+/** Statements held for `db` (for tests of the bound). */
+export function statementCacheSize(db: Db): number {
+  return (cache.get(db)?.size ?? 0) + (readers.get(db)?.size ?? 0);
 }
 
 /** A `LIKE ? ESCAPE '\\'` pattern matching `s` anywhere, its own `%`, `_` and `\\` taken literally. */
@@ -45,7 +69,7 @@ export interface RowReader<T> {
   all(...params: unknown[]): T[];
 }
 
-const readers = new WeakMap<Db, Map<string, RowReader<unknown>>>();
+const readers = new WeakMap<Db, Lru<string, RowReader<unknown>>>();
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
@@ -53,10 +77,11 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * row object key by key; reading the row as an array and copying it into an object literal compiled from
  * the statement's own column names gives every row one hidden class and costs about 40% less (one attendee
  * row: 16.8 µs before, 9.9 µs after, in a direct loop over 100,000 attendees). The generated code names only the columns of our own SQL text.
+ * Bounded as `stmt` is.
  */
 export function rowReader<T>(db: Db, sql: string): RowReader<T> {
   let m = readers.get(db);
-  if (!m) readers.set(db, (m = new Map()));
+  if (!m) readers.set(db, (m = new Lru(STATEMENT_CACHE_MAX)));
   let r = m.get(sql) as RowReader<T> | undefined;
   if (r) return r;
   const s = db.prepare(sql).raw(true);
@@ -76,8 +101,17 @@ export function rowReader<T>(db: Db, sql: string): RowReader<T> {
   return r;
 }
 
+/** The clock SQL's `evt_now_utc()` reads, per connection (the app's: tests move it); `Date.now` by default. */
+const clocks = new WeakMap<Db, () => number>();
+
+export function setDbClock(db: Db, clock: () => number): void {
+  clocks.set(db, clock);
+}
+
 /** Great-circle distance in kilometres (haversine), for the venue geolocation filter. */
 function registerFunctions(db: Db): void {
+  // Now as `YYYY-MM-DD HH:MM:SS` UTC: capacity counts leave out pending orders whose hold has run out.
+  db.function('evt_now_utc', () => new Date((clocks.get(db) ?? Date.now)()).toISOString().slice(0, 19).replace('T', ' '));
   db.function('evt_distance_km', { deterministic: true }, (lat1: unknown, lng1: unknown, lat2: unknown, lng2: unknown) => {
     if (typeof lat1 !== 'number' || typeof lng1 !== 'number' || typeof lat2 !== 'number' || typeof lng2 !== 'number') return null;
     const rad = Math.PI / 180;

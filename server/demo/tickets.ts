@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import QRCode from 'qrcode';
 import type { Config } from '../config.ts';
@@ -13,6 +12,7 @@ import { insertCheckin } from '../db/repos/checkins.ts';
 import { setCheckedIn } from '../db/repos/attendees.ts';
 import { createApiKey } from '../auth/credentials.ts';
 import { pairingLink, writePairingQr } from '../pairing.ts';
+import { privateDir, writePrivateFile } from '../auth/private-files.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
 
 const FIRST = ['Mari', 'Jaan', 'Liis', 'Kristjan', 'Kadri', 'Andres', 'Triin', 'Martin', 'Anna', 'Peeter', 'Eva', 'Karl', 'Laura', 'Mihkel', 'Sofia', 'Rasmus', 'Emma', 'Oliver', 'Hanna', 'Robin'];
@@ -88,11 +88,13 @@ export async function demoTickets(db: Db, config: Config, ctx: Ctx, eventIds: nu
   out(`Pair a kiosk by opening ${link}`);
   out(`  or by scanning ${files.png} (also ${files.svg}).`);
   const dir = path.join(config.dataDir, 'demo-qr');
-  fs.mkdirSync(dir, { recursive: true });
+  // Ticket QR images carry security codes: 0600 in a 0700 folder.
+  privateDir(config.dataDir, { existing: false });
+  privateDir(dir, { existing: true });
   const sample = stmt(db, 'SELECT a.post_id, a.security_code FROM attendees a JOIN orders o ON o.post_id = a.order_id WHERE a.event_id = ? AND a.checked_in = 0 AND o.status = ? ORDER BY a.post_id LIMIT 5').all(busiest.id, 'completed') as { post_id: number; security_code: string }[];
   for (const a of sample) {
     const url = ticketCodeUrl(config.publicUrl, { attendeeId: a.post_id, eventId: busiest.id, securityCode: a.security_code });
-    await QRCode.toFile(path.join(dir, `attendee-${a.post_id}.png`), url, { width: 400, margin: 4 });
+    writePrivateFile(path.join(dir, `attendee-${a.post_id}.png`), await QRCode.toBuffer(url, { type: 'png', width: 400, margin: 4 }));
   }
   out(`Ticket QR codes of ${sample.length} attendees to scan: ${dir}/attendee-*.png`);
 }

@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import { startCheckpointer } from '../db/checkpointer.ts';
 import { openDatabase, stmt, type Db } from '../db/connection.ts';
 import { authenticate } from '../auth/authenticate.ts';
+import { errorHeaders } from '../auth/sign-in-limits.ts';
 import type { AppState, Caller, Lang, Urls } from './context.ts';
 import { DEFAULT_LANG, callerTag } from './context.ts';
 import { execute, permitted, prepare, type RestRequest } from './dispatch.ts';
@@ -142,12 +143,12 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
     }
     const apiKeyParam = typeof parsed.body.api_key === 'string' ? parsed.body.api_key : typeof target.query.api_key === 'string' ? target.query.api_key : undefined;
     try {
-      caller = await authenticate(state.db, { authorization: req.headers.authorization, apiKeyParam, ip });
+      caller = await authenticate(state.db, { authorization: req.headers.authorization, apiKeyParam, ip }, state);
     } catch (e) {
       commonHeaders(res, req, urls, caller);
       if (!(e instanceof HttpError)) throw e;
       status = e.status;
-      return write(res, errorResult(e), globals, req.method === 'HEAD');
+      return write(res, { ...errorResult(e), headers: errorHeaders(e) }, globals, req.method === 'HEAD');
     }
     commonHeaders(res, req, urls, caller);
     if (!METHODS.has(method)) {

@@ -76,6 +76,7 @@ export function fileDeliver(dir: string): Deliver {
     try {
       const info = (await t.sendMail(msg)) as { message: Buffer; messageId?: string };
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+      await fs.chmod(dir, 0o700); // a folder made earlier with a looser mode: the messages hold ticket codes
       const tmp = path.join(dir, `.${name}.${process.pid}.tmp`);
       await fs.writeFile(tmp, info.message, { mode: 0o600 });
       await fs.rename(tmp, path.join(dir, name));

@@ -33,3 +33,8 @@ export function deleteAppPasswordsOf(db: Db, userId: number, name?: string): num
 export function touchAppPassword(db: Db, id: number, ip: string): void {
   stmt(db, 'UPDATE app_passwords SET last_used = ?, last_ip = ? WHERE id = ?').run(nowUtc(), ip, id);
 }
+
+/** Deletes one application password of one user (revocation); returns the deleted row, if there was one. */
+export function deleteAppPassword(db: Db, userId: number, id: number): AppPasswordRow | undefined {
+  return stmt(db, 'DELETE FROM app_passwords WHERE id = ? AND user_id = ? RETURNING *').get(id, userId) as AppPasswordRow | undefined;
+}

@@ -1,0 +1,112 @@
+import { HttpError } from '../http/errors.ts';
+import { WindowLimiter, clientKey } from '../security/window-limiter.ts';
+import { digest } from './hash.ts';
+
+/**
+ * Wrong passwords and keys, limited per login and per client address (CONTRACT section 3): past `MAX_FAILURES`
+ * failures within `WINDOW_MS`, a request presenting credentials answers `429 rest_too_many_requests` with
+ * `Retry-After`, before any check, whatever the credentials (a right password from a limited address or for a
+ * limited login is refused too, or the limit would not stop guessing).
+ *
+ * Concurrency cannot stretch the limit: at most `MAX_FAILURES` checks per key are under way at once, and a
+ * check that finishes after the limit was reached by others answers 429 whatever its outcome, so no more than
+ * `MAX_FAILURES` outcomes per key and window are ever revealed.
+ *
+ * Wrong API keys count per address only: a per-key-ID count would let anyone lock a door out by sending wrong
+ * secrets with its (sequential, guessable) ID. A revoked key was once right and is not counted (a kiosk
+ * retrying with it must not lock out the other kiosks behind the same address).
+ */
+export const MAX_FAILURES = 10;
+export const WINDOW_MS = 5 * 60_000;
+
+export class TooManyFailures extends HttpError {
+  readonly headers: Record<string, string>;
+
+  constructor(readonly retryAfter: number) {
+    super(429, 'rest_too_many_requests', `Too many failed sign-in attempts. Try again in ${retryAfter} seconds.`);
+    this.headers = { 'Retry-After': String(retryAfter) };
+  }
+}
+
+/** The response headers an error carries (the 429's `Retry-After`), for the writer in app.ts. */
+export function errorHeaders(e: unknown): Record<string, string> | undefined {
+  return e instanceof TooManyFailures ? e.headers : undefined;
+}
+
+export const addressKey = (ip: string) => `ip:${clientKey(ip)}`;
+
+/** A login's key: case-folded (logins are matched whatever their case here), long ones by digest, so a key stays small. */
+export function loginKey(login: string): string {
+  const l = login.trim().toLowerCase();
+  return `login:${l.length > 100 ? digest(l) : l}`;
+}
+
+export class SignInGate {
+  readonly limiter: WindowLimiter;
+  private readonly pending = new Map<string, number>();
+
+  constructor(opts: { max?: number; windowMs?: number; maxKeys?: number; now?: () => number } = {}) {
+    this.limiter = new WindowLimiter({ max: opts.max ?? MAX_FAILURES, windowMs: opts.windowMs ?? WINDOW_MS, maxKeys: opts.maxKeys, now: opts.now });
+  }
+
+  /** Checks under way (for tests). */
+  get inFlight(): number {
+    let n = 0;
+    for (const v of this.pending.values()) n += v;
+    return n;
+  }
+
+  private admit(keys: readonly string[]): void {
+    const wait = this.limiter.retryAfter(keys);
+    if (wait > 0) throw new TooManyFailures(wait);
+    if (keys.some((k) => (this.pending.get(k) ?? 0) >= this.limiter.max)) throw new TooManyFailures(1);
+  }
+
+  private hold(keys: readonly string[], d: 1 | -1): void {
+    for (const k of keys) {
+      const n = (this.pending.get(k) ?? 0) + d;
+      if (n > 0) this.pending.set(k, n);
+      else this.pending.delete(k);
+    }
+  }
+
+  /**
+   * Runs one check under the limit of `keys`. `check` answers whether the credentials failed (`counts`: a
+   * failure to record) and its result; throws `TooManyFailures` when the keys are limited.
+   */
+  async attempt<T>(keys: readonly string[], check: () => Promise<{ counts: boolean; result: T }>): Promise<T> {
+    this.admit(keys);
+    this.hold(keys, 1);
+    let out: { counts: boolean; result: T };
+    try {
+      out = await check();
+    } finally {
+      this.hold(keys, -1);
+    }
+    const wait = this.limiter.retryAfter(keys);
+    if (out.counts) this.limiter.record(keys);
+    if (wait > 0) throw new TooManyFailures(wait);
+    return out.result;
+  }
+
+  /** A right password clears its login's failures (never its address's: one valid account must not reset them). */
+  succeeded(login: string): void {
+    this.limiter.clear(loginKey(login));
+  }
+}
+
+interface GateHost {
+  services: Record<string, unknown>;
+}
+
+/** The app's gate (one per server, on `app.services.signInGate`, where a test may put its own). */
+export function signInGate(app: GateHost): SignInGate {
+  let g = app.services.signInGate as SignInGate | undefined;
+  if (!g) {
+    // Read the app clock on each call: tests move it (app.services.clock) to age failures out.
+    const clock = () => (typeof app.services.clock === 'function' ? Number((app.services.clock as () => number)()) : Date.now());
+    g = new SignInGate({ now: clock });
+    app.services.signInGate = g;
+  }
+  return g;
+}

@@ -1,0 +1,145 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { call, startTestServer, type TestServer } from '../helpers/server.ts';
+import { insertUser } from '../../server/db/repos/users.ts';
+import { createAppPassword } from '../../server/auth/credentials.ts';
+
+/**
+ * Failed sign-ins are limited per login and per client address (CONTRACT section 3): past 10 failures in 5
+ * minutes the answer is `429 rest_too_many_requests` with `Retry-After`. Unknown user and wrong password get
+ * one answer (D5). The whole 127.0.0.0/8 block is loopback on Linux, so each test speaks from its own
+ * source addresses (`localAddress`) and the server sees them as distinct clients.
+ */
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
+
+function callFrom(from: string, url: string, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { localAddress: from, headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
+  });
+}
+
+const basic = (login: string, password: string) => 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
+const WRONG = 'abcd efgh ijkl mnop qrst uvwx';
+
+let s: TestServer;
+let url: string;
+let logged: Record<string, unknown>[];
+const users = new Map<string, string>();
+
+function user(login: string): string {
+  const u = insertUser(s.db, { login, email: `${login}@example.test`, role: 'organizer' });
+  const { password } = createAppPassword(s.db, u.id, 'test');
+  users.set(login, password);
+  return password;
+}
+
+before(async () => {
+  s = await startTestServer();
+  url = `${s.root}evt/events/v1/events?status=draft`;
+  logged = [];
+  s.app.state.log = (e) => logged.push(e);
+  for (const l of ['alice', 'bob', 'carol', 'dave', 'erin']) user(l);
+});
+after(() => s.close());
+
+describe('failed sign-ins', () => {
+  test('one address: 10 wrong passwords answer 401, the 11th 429 with Retry-After, even with the right password', async () => {
+    const from = '127.0.0.2';
+    for (let i = 0; i < 10; i++) {
+      const r = await callFrom(from, url, { authorization: basic('alice', `${WRONG}${i}`) });
+      assert.equal(r.status, 401, `attempt ${i + 1}`);
+      assert.equal(r.body.code, 'incorrect_password');
+    }
+    const limited = await callFrom(from, url, { authorization: basic('alice', WRONG) });
+    assert.equal(limited.status, 429);
+    assert.equal(limited.body.code, 'rest_too_many_requests');
+    assert.equal(limited.body.data.status, 429);
+    const wait = Number(limited.headers['retry-after']);
+    assert.ok(Number.isInteger(wait) && wait >= 1 && wait <= 300, `Retry-After ${limited.headers['retry-after']}`);
+    // The limit comes before the check: a right password from that address is refused too.
+    const right = await callFrom(from, url, { authorization: basic('bob', users.get('bob')!) });
+    assert.equal(right.status, 429);
+    // Another address is not limited.
+    assert.equal((await callFrom('127.0.0.3', url, { authorization: basic('bob', users.get('bob')!) })).status, 200);
+  });
+
+  test('unknown user, wrong password and a header without a colon get the same status, code and message', async () => {
+    const from = '127.0.0.4';
+    const wrong = await callFrom(from, url, { authorization: basic('carol', WRONG) });
+    const unknown = await callFrom(from, url, { authorization: basic('nobody-here', WRONG) });
+    const noColon = await callFrom(from, url, { authorization: 'Basic ' + Buffer.from('carol').toString('base64') });
+    for (const r of [wrong, unknown, noColon]) {
+      assert.equal(r.status, 401);
+      assert.deepEqual(r.body, { code: 'incorrect_password', message: wrong.body.message, data: { status: 401 } });
+    }
+    assert.equal(wrong.body.message, 'The provided password is an invalid application password.');
+  });
+
+  test('one login: 10 failures from 10 addresses limit that login everywhere; another login still signs in', async () => {
+    for (let i = 0; i < 10; i++) {
+      const r = await callFrom(`127.0.1.${i + 1}`, url, { authorization: basic('dave', `${WRONG}${i}`) });
+      assert.equal(r.status, 401, `attempt ${i + 1}`);
+    }
+    const from = '127.0.1.50';
+    const limited = await callFrom(from, url, { authorization: basic('dave', users.get('dave')!) });
+    assert.equal(limited.status, 429);
+    assert.ok(Number(limited.headers['retry-after']) >= 1);
+    // The login is matched whatever its case.
+    assert.equal((await callFrom(from, url, { authorization: basic('DAVE', WRONG) })).status, 429);
+    // The same address, another login: not limited.
+    assert.equal((await callFrom(from, url, { authorization: basic('erin', users.get('erin')!) })).status, 200);
+  });
+
+  test('unknown logins are limited like known ones (a 429 tells nobody who exists)', async () => {
+    for (let i = 0; i < 10; i++) assert.equal((await callFrom(`127.0.2.${i + 1}`, url, { authorization: basic('ghost', WRONG) })).status, 401);
+    assert.equal((await callFrom('127.0.2.50', url, { authorization: basic('ghost', WRONG) })).status, 429);
+  });
+
+  test('wrong API keys, as Bearer or api_key parameter, are limited per address; a right key elsewhere still works', async () => {
+    const good = s.apiKey('Door');
+    const from = '127.0.3.1';
+    for (let i = 0; i < 5; i++) {
+      const r = await callFrom(from, url, { authorization: `Bearer dsk_${good.id}_${'x'.repeat(30)}${i}` });
+      assert.equal(r.status, 401, `bearer ${i + 1}`);
+    }
+    for (let i = 0; i < 5; i++) {
+      // An unknown api_key parameter leaves the caller anonymous (the QR route answers that case itself).
+      const r = await callFrom(from, `${s.root}evt/events/v1/events?api_key=dsk_9999_${'y'.repeat(30)}${i}`);
+      assert.equal(r.status, 200, `api_key ${i + 1}`);
+    }
+    const limited = await callFrom(from, url, { authorization: `Bearer ${good.key}` });
+    assert.equal(limited.status, 429);
+    assert.ok(Number(limited.headers['retry-after']) >= 1);
+    assert.equal((await callFrom(from, `${s.root}evt/events/v1/events?api_key=dsk_9999_${'z'.repeat(30)}`)).status, 429);
+    // A wrong secret for key ID N does not lock key N out for everyone else.
+    assert.equal((await callFrom('127.0.3.2', url, { authorization: `Bearer ${good.key}` })).status, 200);
+  });
+
+  test('failures are logged with login and address, never the password', async () => {
+    logged.length = 0;
+    await callFrom('127.0.4.1', url, { authorization: basic('carol', 'secret-guess-123') });
+    const entry = logged.find((e) => e.msg === 'sign-in failed');
+    assert.ok(entry, JSON.stringify(logged));
+    assert.equal(entry.level, 'warn');
+    assert.equal(entry.login, 'carol');
+    assert.equal(entry.ip, '127.0.4.1');
+    assert.ok(!JSON.stringify(logged).includes('secret-guess-123'));
+  });
+
+  test('a right password signs in from a fresh address (the ordinary path is unchanged)', async () => {
+    const r = await call(`${s.root}evt/events/v1/events`, { auth: basic('carol', users.get('carol')!) });
+    assert.equal(r.status, 200);
+  });
+});

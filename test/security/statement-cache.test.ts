@@ -1,0 +1,51 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase, rowReader, stmt, type Db } from '../../server/db/connection.ts';
+
+/**
+ * The prepared-statement caches are bounded (issue 10, item 5): some SQL texts are built from the shape of a
+ * request (which filters it sets, which columns an update names), so the number of distinct texts is not
+ * fixed. The caches keep the most recently used statements; one unused for 2,000 other texts is dropped
+ * (and prepared again when next asked for), while one in steady use stays prepared.
+ */
+
+let dir: string;
+let db: Db;
+before(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-stmt-'));
+  db = openDatabase(path.join(dir, 'evt.sqlite'));
+});
+after(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('statement cache', () => {
+  test('stmt keeps the recently used statements and drops one left unused for 2,000 other texts', () => {
+    const cold = stmt(db, 'SELECT 1 AS cold');
+    const hot = stmt(db, 'SELECT 1 AS hot');
+    for (let i = 0; i < 2_000; i++) {
+      // Each text differs, as `WHERE` clauses built from filters do.
+      assert.equal((stmt(db, `SELECT ${i} AS n WHERE ${i} >= 0`).get() as { n: number }).n, i);
+      if (i % 50 === 0) assert.equal(stmt(db, 'SELECT 1 AS hot'), hot, 'a statement in use stays cached');
+    }
+    assert.equal(stmt(db, 'SELECT 1 AS hot'), hot);
+    const again = stmt(db, 'SELECT 1 AS cold');
+    assert.notEqual(again, cold, 'the cold statement was dropped from the cache');
+    assert.deepEqual(again.get(), { cold: 1 });
+  });
+
+  test('rowReader is bounded the same way', () => {
+    const cold = rowReader(db, 'SELECT 1 AS cold');
+    const hot = rowReader(db, 'SELECT 2 AS hot');
+    for (let i = 0; i < 2_000; i++) {
+      assert.deepEqual(rowReader<{ n: number }>(db, `SELECT ${i} AS n`).get(), { n: i });
+      if (i % 50 === 0) assert.equal(rowReader(db, 'SELECT 2 AS hot'), hot);
+    }
+    assert.equal(rowReader(db, 'SELECT 2 AS hot'), hot);
+    assert.notEqual(rowReader(db, 'SELECT 1 AS cold'), cold);
+  });
+});
