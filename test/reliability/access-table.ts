@@ -29,6 +29,14 @@ export interface Answer {
   code: string | null;
 }
 
+/**
+ * Writes an organizer may make only on what it authored (CONTRACT section 3): the events namespace's writes of
+ * one event, venue, organizer or term, by ID or slug.
+ */
+export function ownedWrite(method: string, route: string): boolean {
+  return method !== 'GET' && /^\/evt\/events\/v1\/(events|venues|organizers|categories|tags)\/(\(\?P<id>|by-slug\/)/.test(route);
+}
+
 const PARAM_ERRORS = new Set(['rest_missing_callback_param', 'rest_invalid_param']);
 
 /**
@@ -36,13 +44,14 @@ const PARAM_ERRORS = new Set(['rest_missing_callback_param', 'rest_invalid_param
  * Parameter errors come before permission (the original's order), so a 400 of that kind is allowed to
  * anyone; `paramStatus` is what the administrator got, which it must match.
  */
-export function allowed(caller: Caller, permission: Permission, a: Answer): string | null {
+export function allowed(caller: Caller, permission: Permission, a: Answer, othersObject = false): string | null {
   if (a.status >= 500) return `${a.status} ${a.code}`;
   if (a.status === 400 && a.code && PARAM_ERRORS.has(a.code)) return null;
   if (caller === 'revoked key') return a.status === 401 ? null : `revoked key got ${a.status} ${a.code}, not 401`;
   if (permission === 'public') return null;
   const role = ROLE_OF[caller];
-  const may = role !== null && (permission === 'authenticated' || ROLE_CAPS[role].includes(permission));
+  // An organizer changes only what it authored (CONTRACT section 3): on another author's object, 403.
+  const may = role !== null && (permission === 'authenticated' || ROLE_CAPS[role].includes(permission)) && !(othersObject && role === 'organizer');
   if (!may) {
     const want = role === null ? 401 : 403;
     return a.status === want && a.code === 'rest_forbidden' ? null : `${caller} without ${permission} got ${a.status} ${a.code}, not ${want} rest_forbidden`;
