@@ -54,3 +54,8 @@ export function attendeesForMail(db: Db, orderId: number): AttendeeForMail[] {
      ORDER BY a.post_id`,
   ).all(orderId) as AttendeeForMail[];
 }
+
+/** Whether the order's ticket e-mail was already logged (an order mails its tickets once; staff resend). */
+export function ticketMailLogged(db: Db, orderId: number): boolean {
+  return stmt(db, "SELECT 1 FROM mail_log WHERE source = 'tickets' AND related_id = ? LIMIT 1").get(orderId) !== undefined;
+}

@@ -1,8 +1,10 @@
-import type { Ctx, Lang } from '../http/context.ts';
+import type { AppState, Ctx, Lang } from '../http/context.ts';
 import { pick } from '../content/text.ts';
 import { esc } from '../site/html.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
-import { attendeesForMail, orderForMail, type AttendeeForMail, type OrderForMail } from './order-data.ts';
+import { attendeesForMail, orderForMail, ticketMailLogged, type AttendeeForMail, type OrderForMail } from './order-data.ts';
+import { WindowLimiter } from '../security/window-limiter.ts';
+import { nowMs } from '../routes/tickets/clock.ts';
 import type { MailMessage } from './message.ts';
 import { sendMail } from './service.ts';
 
@@ -118,15 +120,46 @@ export function composeTicketMail(i: TicketMailInput): MailMessage {
 }
 
 /**
+ * Ticket e-mails per recipient address in a sliding window: free checkouts are anonymous, so without it
+ * anyone could make the server mail a stranger again and again.
+ */
+export const TICKET_MAIL_LIMIT = { max: 10, windowMs: 60 * 60_000 };
+
+export function ticketMailLimiter(app: AppState): WindowLimiter {
+  let l = app.services.ticketMailLimiter as WindowLimiter | undefined;
+  if (!l) {
+    l = new WindowLimiter({ ...TICKET_MAIL_LIMIT, maxKeys: 20_000, now: () => nowMs({ app }) });
+    app.services.ticketMailLimiter = l;
+  }
+  return l;
+}
+
+/**
  * `orderCompleted` listener: runs inside the transaction that completes the order, so it only logs the
  * message (delivery follows the commit). A failure to compose is logged and never blocks the order.
+ * Bounded: one message per order (completing it again sends nothing; staff resend from the mail log), at
+ * most `maxTicketsPerOrder` tickets in it, and at most `TICKET_MAIL_LIMIT` messages per address; what is not
+ * sent is logged, and the order completes all the same (its answer carries the tickets).
  */
 export function ticketMailOnOrderCompleted(ctx: Ctx, orderId: number): void {
   try {
     const order = orderForMail(ctx.db, orderId);
     if (!order) return;
-    const attendees = attendeesForMail(ctx.db, orderId);
+    if (ticketMailLogged(ctx.db, orderId)) return;
+    let attendees = attendeesForMail(ctx.db, orderId);
     if (attendees.length === 0) return;
+    const max = ctx.app.config.maxTicketsPerOrder;
+    if (attendees.length > max) {
+      ctx.app.log({ level: 'warn', msg: 'ticket e-mail holds the first tickets only', order_id: orderId, attendees: attendees.length, max });
+      attendees = attendees.slice(0, max);
+    }
+    const limiter = ticketMailLimiter(ctx.app);
+    const keys = [`to:${order.purchaser_email.trim().toLowerCase()}`];
+    if (limiter.retryAfter(keys) > 0) {
+      ctx.app.log({ level: 'warn', msg: 'ticket e-mail not sent: too many to this address', order_id: orderId });
+      return;
+    }
+    limiter.record(keys);
     const { siteName, timezone } = ctx.app.config;
     const message = composeTicketMail({ order, attendees, lang: ctx.lang, siteName, siteTimezone: timezone, siteBase: ctx.urls.site('') });
     sendMail(ctx.app, message);

@@ -209,6 +209,8 @@ export const Order = z.object({
   date: z.string(),
   date_utc: z.string(),
   completed_date_utc: z.string().nullable(),
+  /** Until when a pending order holds its places (ISO 8601 UTC); null for other orders. */
+  expires: z.string().nullable(),
   items: z.array(OrderItem),
   attendees: z.array(Attendee),
   rest_url: z.string(),

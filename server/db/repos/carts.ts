@@ -70,6 +70,27 @@ export function replaceCartLines(
   return cart;
 }
 
+/** A cart lives as long as the visitor's cart cookie: 30 days after its last write. */
+export const CART_LIFETIME_SECONDS = 30 * 24 * 3600;
+
+/** Carts kept at most: past it, a new cart pushes out the visitor carts least recently written. */
+export const MAX_CARTS = 100_000;
+
+/**
+ * Makes room for one more cart: when `max` carts exist, the least recently written visitor (cookie) carts
+ * go, so the table stays bounded whatever visitors send. Signed-in users' carts are never pushed out.
+ */
+export function makeRoomForCart(db: Db, max = MAX_CARTS): number {
+  const n = (stmt(db, 'SELECT COUNT(*) AS n FROM carts').get() as { n: number }).n;
+  if (n < max) return 0;
+  return stmt(db, "DELETE FROM carts WHERE id IN (SELECT id FROM carts WHERE owner LIKE 'cookie:%' ORDER BY updated_utc, id LIMIT ?)").run(n - max + 1).changes;
+}
+
+/** Drops carts last written before `beforeUtc` (the sweep: a cart lives as long as its cookie). */
+export function dropStaleCarts(db: Db, beforeUtc: string): number {
+  return stmt(db, 'DELETE FROM carts WHERE updated_utc < ?').run(beforeUtc).changes;
+}
+
 export function emptyCart(db: Db, cartId: number): void {
   stmt(db, 'DELETE FROM cart_items WHERE cart_id = ?').run(cartId);
   stmt(db, "UPDATE carts SET meta = '[]' WHERE id = ?").run(cartId);

@@ -17,6 +17,8 @@ export interface OrderRow {
   created_utc: string;
   completed_utc: string | null;
   gateway_ref: string;
+  /** Until when a pending order holds its places (UTC); null: no expiry. */
+  hold_until_utc: string | null;
   author: number;
   date: string;
   date_gmt: string;
@@ -34,6 +36,16 @@ export interface OrderItemRow {
 
 /** Order statuses whose attendees hold a place (sold or reserved). */
 export const HOLDING: readonly OrderStatus[] = ['completed', 'pending'];
+
+/** An order (or a cart) of more tickets than one order may hold: refused before anything is written. */
+export class OrderTooLargeError extends Error {
+  constructor(
+    readonly max: number,
+    readonly requested: number,
+  ) {
+    super(`order of ${requested} tickets, at most ${max}`);
+  }
+}
 
 /** Why an order cannot be made; the routes turn these into Event Tickets' errors. */
 export class OrderError extends Error {
@@ -111,6 +123,10 @@ export interface NewOrder {
   status?: OrderStatus;
   /** Refuse tickets outside their sale window (the checkout does; the demo back-fills history). */
   checkSaleWindow?: boolean;
+  /** Tickets per line and per order at most (the checkout passes `maxTicketsPerOrder`). */
+  maxTickets?: number;
+  /** Until when a pending order holds its places (UTC `YYYY-MM-DD HH:MM:SS`); without it, no expiry. */
+  holdUntilUtc?: string;
 }
 
 export interface CreatedOrder {
@@ -145,6 +161,10 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
     }
     const items = [...merged.values()].filter((it) => it.quantity > 0);
     if (!items.length) throw new OrderError('empty', 0, '');
+    if (o.maxTickets !== undefined) {
+      const count = items.reduce((n, it) => n + it.quantity, 0);
+      if (count > o.maxTickets) throw new OrderTooLargeError(o.maxTickets, count);
+    }
     const tickets = new Map(getTicketRows(db, items.map((i) => i.ticketId)).map((t) => [t.id, t]));
     for (const it of items) {
       const t = tickets.get(it.ticketId);
@@ -159,9 +179,12 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
     const orderId = insertPost(db, 'order', { status: 'publish', author: o.userId ?? 0, title: o.purchaserName, date: o.date, date_gmt: o.dateGmt });
     stmt(
       db,
-      `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(orderId, paid.length ? 'tc' : 'rsvp', status, o.purchaserName, o.purchaserEmail, o.userId ?? 0, total, [...currencies][0] ?? 'USD', o.dateGmt, status === 'completed' ? o.dateGmt : null);
+      `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc, hold_until_utc)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      orderId, paid.length ? 'tc' : 'rsvp', status, o.purchaserName, o.purchaserEmail, o.userId ?? 0, total, [...currencies][0] ?? 'USD', o.dateGmt,
+      status === 'completed' ? o.dateGmt : null, status === 'pending' ? (o.holdUntilUtc ?? null) : null,
+    );
     const putItem = stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)');
     const attendeeIds: number[] = [];
     for (const it of items) {
@@ -189,18 +212,51 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
   })();
 }
 
+const utcMs = (utc: string) => Date.parse(`${utc.replace(' ', 'T')}Z`);
+const utcString = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+
+/** `YYYY-MM-DD HH:MM:SS` UTC `minutes` after `utc`. */
+export function addMinutesUtc(utc: string, minutes: number): string {
+  return utcString(utcMs(utc) + minutes * 60_000);
+}
+
+/** A pending order's hold has run out at `nowUtc` (its places are free again, before or after the sweep). */
+export function holdExpired(order: Pick<OrderRow, 'status' | 'hold_until_utc'>, nowUtc: string): boolean {
+  return order.status === 'pending' && order.hold_until_utc !== null && order.hold_until_utc <= nowUtc;
+}
+
 /**
  * Moves an order to a new status. Going from a status that holds no places (cancelled, failed) back to one
- * that does re-checks availability in the same transaction.
+ * that does re-checks availability in the same transaction. A pending order whose hold ran out holds no
+ * place either: it is re-checked the same way. An order made with a hold that goes back to pending gets a
+ * fresh hold of the same length from now.
  */
 export function setOrderStatus(db: Db, order: OrderRow, status: OrderStatus, nowUtc: string): void {
   db.transaction(() => {
-    if (!HOLDING.includes(order.status) && HOLDING.includes(status)) {
+    const heldBefore = HOLDING.includes(order.status) && !holdExpired(order, nowUtc);
+    if (!heldBefore && HOLDING.includes(status)) {
       const items = orderItems(db, [order.id]);
       const tickets = new Map(getTicketRows(db, items.map((i) => i.ticket_id)).map((t) => [t.id, t]));
       checkAvailability(db, tickets, items.map((i) => ({ ticketId: i.ticket_id, quantity: i.quantity })), { purchaserName: '', purchaserEmail: '', items: [], date: '', dateGmt: nowUtc });
     }
     const completed = status === 'completed' ? (order.completed_utc ?? nowUtc) : order.completed_utc;
-    stmt(db, 'UPDATE orders SET status = ?, completed_utc = ? WHERE post_id = ?').run(status, completed, order.id);
+    let hold = order.hold_until_utc;
+    if (status === 'pending' && hold !== null && order.status !== 'pending') hold = utcString(utcMs(nowUtc) + Math.max(0, utcMs(hold) - utcMs(order.created_utc)));
+    stmt(db, 'UPDATE orders SET status = ?, completed_utc = ?, hold_until_utc = ? WHERE post_id = ?').run(status, completed, hold, order.id);
+  })();
+}
+
+/**
+ * The sweep: cancels every pending order whose hold has run out at `nowUtc` (their places are free again).
+ * Returns the IDs of the orders it cancelled.
+ */
+export function expireHolds(db: Db, nowUtc: string): number[] {
+  return db.transaction(() => {
+    const ids = (
+      stmt(db, "SELECT post_id AS id FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ? ORDER BY post_id").all(nowUtc) as { id: number }[]
+    ).map((r) => r.id);
+    const cancel = stmt(db, "UPDATE orders SET status = 'cancelled' WHERE post_id = ? AND status = 'pending'");
+    for (const id of ids) cancel.run(id);
+    return ids;
   })();
 }

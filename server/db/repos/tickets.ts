@@ -119,9 +119,13 @@ export interface TicketStats {
 
 export const EMPTY_STATS: TicketStats = { sold: 0, pending: 0, attendees: 0, checkedIn: 0, rsvpGoing: 0, rsvpNotGoing: 0 };
 
-/** Attendee rows that count, with their order status ('completed' when there is no order). */
+/**
+ * Attendee rows that count, with their order status ('completed' when there is no order). A pending order
+ * whose hold has run out counts for nothing even before the sweep cancels it (see repos/orders.ts).
+ */
 const COUNTED = `FROM attendees a JOIN posts ap ON ap.id = a.post_id LEFT JOIN orders o ON o.post_id = a.order_id
-  WHERE ap.status <> 'trash' AND COALESCE(o.status, 'completed') IN ('completed', 'pending')`;
+  WHERE ap.status <> 'trash' AND COALESCE(o.status, 'completed') IN ('completed', 'pending')
+    AND (o.hold_until_utc IS NULL OR o.status <> 'pending' OR o.hold_until_utc > evt_now_utc())`;
 
 /** SQL expression: places taken on ticket `t.post_id` (for filters and the capacity check). */
 export const USED_SQL = `(SELECT COUNT(*) ${COUNTED} AND a.ticket_id = t.post_id AND COALESCE(a.rsvp_status, 'yes') <> 'no')`;

@@ -3,10 +3,12 @@ import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
 import { callerTag, type Ctx } from '../../http/context.ts';
 import { HttpError, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { created, ok } from '../../http/result.ts';
+import { created, ok, type Result } from '../../http/result.ts';
 import { nowDates } from '../../content/site-time.ts';
-import { cartItems, emptyCart, findCart, replaceCartLines, type CartLine } from '../../db/repos/carts.ts';
-import { createOrder, getOrderRow, OrderError } from '../../db/repos/orders.ts';
+import { CART_LIFETIME_SECONDS, cartItems, emptyCart, findCart, makeRoomForCart, replaceCartLines, type CartLine } from '../../db/repos/carts.ts';
+import { addMinutesUtc, createOrder, getOrderRow, OrderError, OrderTooLargeError } from '../../db/repos/orders.ts';
+import { clientKey, WindowLimiter } from '../../security/window-limiter.ts';
+import type { AppState } from '../../http/context.ts';
 import { getPost } from '../../db/repos/posts.ts';
 import { availableOf, EMPTY_STATS, getTicketRows, parentPosts, postHasTickets, ticketStats, type TicketRow } from '../../db/repos/tickets.ts';
 import { nowMs, nowUtcString } from './clock.ts';
@@ -16,7 +18,42 @@ import { providerOf } from './ticket-write.ts';
 
 /** The anonymous visitor's cart cookie (CONTRACT section 5). */
 export const CART_COOKIE = 'evt_cart';
-const CART_COOKIE_SECONDS = 30 * 24 * 3600;
+const CART_COOKIE_SECONDS = CART_LIFETIME_SECONDS;
+
+/**
+ * Bounds on what a caller can make the server hold or write (CONTRACT section 3): at most
+ * `maxTicketsPerOrder` tickets per cart line and per cart (a cart becomes one order), few lines per write,
+ * small meta; anonymous checkouts and new visitor carts are limited per client address.
+ */
+export const MAX_LINES_PER_WRITE = 100;
+export const MAX_META_BYTES = 64 * 1024;
+const MAX_IAC_LENGTH = 64;
+/** Anonymous checkouts per client address in a sliding window. */
+export const CHECKOUT_LIMIT = { max: 10, windowMs: 10 * 60_000 };
+/** New visitor carts (first cart write without a cart cookie) per client address in a sliding window. */
+export const NEW_CART_LIMIT = { max: 60, windowMs: 10 * 60_000 };
+
+/** The app's limiter called `name` (one per server); it reads the app clock, which tests move. */
+function limiter(app: AppState, name: string, opts: { max: number; windowMs: number }): WindowLimiter {
+  let l = app.services[name] as WindowLimiter | undefined;
+  if (!l) {
+    l = new WindowLimiter({ ...opts, now: () => nowMs({ app }) });
+    app.services[name] = l;
+  }
+  return l;
+}
+
+export const checkoutLimiter = (app: AppState) => limiter(app, 'checkoutLimiter', CHECKOUT_LIMIT);
+const newCartLimiter = (app: AppState) => limiter(app, 'newCartLimiter', NEW_CART_LIMIT);
+
+/** `429 rest_too_many_requests` with `Retry-After`, as the QR check-in answers it. */
+function tooMany(wait: number, what: string): Result {
+  const e = new HttpError(429, 'rest_too_many_requests', `Too many ${what} from this address. Try again in ${wait} seconds.`);
+  return { status: 429, body: e.body(), isError: true, headers: { 'Retry-After': String(wait) } };
+}
+
+/** The one error for too many tickets (per line or per order): `rest_invalid_param` on `tickets`, coded. */
+const overLimit = (max: number) => invalidParam('tickets', `At most ${max} tickets per ticket line and per order.`, 'tickets-over-limit');
 
 const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
@@ -83,26 +120,31 @@ const int = (v: unknown): number | null => {
   return Number.isSafeInteger(n) ? n : null;
 };
 
-/** `tickets` lines: `{ticket_id, quantity, optout?, iac?}` each, one per ticket. */
-function parseLines(raw: unknown[] | undefined): CartLine[] {
+/** `tickets` lines: `{ticket_id, quantity, optout?, iac?}` each, one per ticket, `max` tickets a line at most. */
+function parseLines(raw: unknown[] | undefined, max: number): CartLine[] {
   const out = new Map<number, CartLine>();
+  if ((raw?.length ?? 0) > MAX_LINES_PER_WRITE) throw invalidParam('tickets', `At most ${MAX_LINES_PER_WRITE} ticket lines per request.`);
   for (const item of raw ?? []) {
     if (!item || typeof item !== 'object') throw invalidParam('tickets', 'Each ticket must be an object with ticket_id and quantity.');
     const o = item as Record<string, unknown>;
     const ticketId = int(o.ticket_id);
     const quantity = int(o.quantity);
     if (ticketId === null || ticketId < 1 || quantity === null || quantity < 0) throw invalidParam('tickets', 'Each ticket needs a positive ticket_id and a quantity of 0 or more.');
+    if (quantity > max) throw overLimit(max);
+    if (typeof o.iac === 'string' && o.iac.length > MAX_IAC_LENGTH) throw invalidParam('tickets', `An iac value has at most ${MAX_IAC_LENGTH} characters.`);
     const optout = o.optout === true || o.optout === 1 || o.optout === '1' || o.optout === 'true' || o.optout === 'yes';
     out.set(ticketId, { ticketId, quantity, optout, iac: typeof o.iac === 'string' && o.iac ? o.iac : 'none' });
   }
   return [...out.values()];
 }
 
-const update = implement(ticketsRoutes.updateCart, (input, ctx) => {
+const update = implement(ticketsRoutes.updateCart, (input, ctx): Result => {
   const provider = providerOf(input.provider);
   if (!provider) throw invalidParam('provider', 'Unknown ticket provider.');
   checkPost(ctx, input.post_id);
-  const lines = parseLines(input.tickets);
+  const max = ctx.app.config.maxTicketsPerOrder;
+  const lines = parseLines(input.tickets, max);
+  if (input.meta !== undefined && Buffer.byteLength(JSON.stringify(input.meta)) > MAX_META_BYTES) throw invalidParam('meta', `The meta may take at most ${MAX_META_BYTES} bytes.`);
   const { tickets, purchasable } = cartTickets(ctx, lines.map((l) => l.ticketId));
   const stats = ticketStats(ctx.db, [...tickets.keys()]);
   for (const l of lines) {
@@ -115,11 +157,32 @@ const update = implement(ticketsRoutes.updateCart, (input, ctx) => {
       throw new HttpError(400, 'ticket-capacity-not-available', `The ticket "${t.title}" does not have that many available for purchase.`, { ticket_id: t.id, available });
     }
   }
+  // The cart becomes one order: the lines this write keeps plus the new ones stay within one order's bound.
+  const owner = ownerOf(ctx);
+  const cart = owner ? findCart(ctx.db, owner) : undefined;
+  const kept = cart ? cartItems(ctx.db, cart.id).filter((l) => !(l.provider === provider && (input.post_id === undefined || l.event_id === input.post_id))) : [];
+  const total = kept.reduce((n, l) => n + l.quantity, 0) + lines.reduce((n, l) => n + l.quantity, 0);
+  if (total > max) throw overLimit(max);
+  if (!cart) {
+    // A visitor's first cart: nothing to keep for an empty write; new carts per address are limited.
+    if (ctx.caller.kind === 'anonymous') {
+      if (!lines.some((l) => l.quantity > 0)) return ok(cartBody(ctx, [provider], input.post_id));
+      const keys = [clientKey(ctx.req.ip)];
+      const wait = newCartLimiter(ctx.app).retryAfter(keys);
+      if (wait > 0) return tooMany(wait, 'new carts');
+      newCartLimiter(ctx.app).record(keys);
+    }
+    makeRoomForCart(ctx.db);
+  }
   replaceCartLines(ctx.db, ownerForWrite(ctx), { provider, postId: input.post_id ?? null, meta: input.meta ?? [], lines, nowUtc: nowUtcString(ctx) });
   return ok(cartBody(ctx, [provider], input.post_id));
 });
 
-const checkout = implement(ticketsRoutes.checkout, (input, ctx) => {
+const checkout = implement(ticketsRoutes.checkout, (input, ctx): Result => {
+  // Anonymous checkouts are limited per client address (signed-in callers answer for their own).
+  const limitKeys = ctx.caller.kind === 'anonymous' ? [clientKey(ctx.req.ip)] : [];
+  const wait = checkoutLimiter(ctx.app).retryAfter(limitKeys);
+  if (wait > 0) return tooMany(wait, 'checkouts');
   const owner = ownerOf(ctx);
   const cart = owner ? findCart(ctx.db, owner) : undefined;
   const lines = cart ? cartItems(ctx.db, cart.id) : [];
@@ -134,10 +197,14 @@ const checkout = implement(ticketsRoutes.checkout, (input, ctx) => {
       date: now.date,
       dateGmt: now.date_gmt,
       checkSaleWindow: true,
+      maxTickets: ctx.app.config.maxTicketsPerOrder,
+      holdUntilUtc: addMinutesUtc(now.date_gmt, ctx.app.config.orderHoldMinutes),
     });
   } catch (e) {
+    if (e instanceof OrderTooLargeError) throw new HttpError(400, 'tickets-over-limit', `At most ${e.max} tickets per ticket line and per order.`, { max: e.max });
     throw e instanceof OrderError ? orderErrorToHttp(e) : e;
   }
+  checkoutLimiter(ctx.app).record(limitKeys);
   emptyCart(ctx.db, cart!.id);
   if (made.status === 'completed') orderCompleted(ctx, made.orderId);
   return created(presentOrders(ctx, [getOrderRow(ctx.db, made.orderId)!])[0]);

@@ -6,6 +6,7 @@ import { attendanceByPost, HAS_TICKETS_SQL, providersByPost } from '../../db/rep
 import type { EventRow } from '../../db/repos/events.ts';
 import type { PresentOpts } from '../events/present.ts';
 import { nowMs } from './clock.ts';
+import { installOrderHolds } from './order-hold.ts';
 
 /**
  * Event Tickets' marks on events (reference 4.8): `ticketed` on every event, `attendance` for callers with
@@ -34,4 +35,5 @@ export function installTickets(state: AppState): void {
   const h = hooks(state);
   h.eventDecorators.push(decorateEvents);
   h.eventFilters.push(ticketedFilter);
+  installOrderHolds(state);
 }

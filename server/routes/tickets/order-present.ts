@@ -27,6 +27,9 @@ export function presentOrders(ctx: Ctx, orders: OrderRow[]): Record<string, unkn
     date: o.date,
     date_utc: o.date_gmt,
     completed_date_utc: o.completed_utc,
+    // Until when a pending order holds its places (ISO 8601 UTC); null for any other order, or a pending one
+    // entered by staff without a hold.
+    expires: o.status === 'pending' && o.hold_until_utc ? `${o.hold_until_utc.replace(' ', 'T')}Z` : null,
     items: items
       .filter((i) => i.order_id === o.id)
       .map((i) => ({ ticket_id: i.ticket_id, post_id: i.event_id, title: pick(ctx.lang, i.title, i.title_et), quantity: i.quantity, price: rawPrice(i.price_minor, o.currency) })),

@@ -1,0 +1,49 @@
+import type { AppState } from '../../http/context.ts';
+import { hooks } from '../../http/hooks.ts';
+import { setDbClock } from '../../db/connection.ts';
+import { nowUtc } from '../../db/clock.ts';
+import { expireHolds } from '../../db/repos/orders.ts';
+import { CART_LIFETIME_SECONDS, dropStaleCarts } from '../../db/repos/carts.ts';
+import { nowMs } from './clock.ts';
+
+/**
+ * Pending orders expire (CONTRACT section 3): a checkout that leaves something to pay holds its places for
+ * `orderHoldMinutes`; past that the places count for nothing at once (capacity counts compare the hold with
+ * SQL's `evt_now_utc()`, the app clock), and this sweep, run at start-up and every minute, cancels the order.
+ * The same sweep drops carts untouched for a cart cookie's lifetime.
+ */
+export const SWEEP_MS = 60_000;
+
+export interface SweepOutcome {
+  cancelled: number[];
+  carts: number;
+}
+
+/** One pass of the sweep, at the app clock's now. Skipped (null) while a request holds a transaction open. */
+export function sweepHolds(state: AppState): SweepOutcome | null {
+  const db = state.db;
+  // An async handler may hold a transaction across an await: a sweep now would become part of it.
+  if (!db.open || db.inTransaction) return null;
+  const now = nowMs({ app: state });
+  const cancelled = expireHolds(db, nowUtc(new Date(now)));
+  const carts = dropStaleCarts(db, nowUtc(new Date(now - CART_LIFETIME_SECONDS * 1000)));
+  if (cancelled.length || carts) state.contentVersion++;
+  if (cancelled.length) state.log({ level: 'info', msg: 'unpaid orders cancelled: their hold ran out', order_ids: cancelled });
+  return { cancelled, carts };
+}
+
+/** Installs the app clock for SQL and the sweep: once now, then on an unref'd timer stopped when the app closes. */
+export function installOrderHolds(state: AppState): void {
+  setDbClock(state.db, () => nowMs({ app: state }));
+  const run = () => {
+    try {
+      sweepHolds(state);
+    } catch (e) {
+      state.log({ level: 'error', msg: 'order hold sweep failed', error: String((e as Error)?.stack ?? e) });
+    }
+  };
+  run();
+  const timer = setInterval(run, SWEEP_MS);
+  timer.unref();
+  hooks(state).onClose.push(() => clearInterval(timer));
+}
