@@ -1,7 +1,9 @@
+import http from 'node:http';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/connection.ts';
 import { ensureAdmin } from './auth/credentials.ts';
 import { createApp } from './http/app.ts';
+import { hardenServer } from './http/harden.ts';
 
 /** `npm start`: migrate the database, make sure the configured administrator exists, serve. */
 function main(): void {
@@ -18,7 +20,9 @@ function main(): void {
     process.stdout.write(`${created ? 'Created' : 'Updated'} administrator "${config.adminUser}".\n`);
   }
   const app = createApp({ config, db });
-  const server = app.express.listen(config.port, config.host, () => {
+  const server = http.createServer(app.express);
+  hardenServer(server, config);
+  server.listen(config.port, config.host, () => {
     process.stdout.write(`Doorstep is serving ${config.publicUrl}/wp-json/ (database ${config.dbFile}); the door kiosk is at ${config.publicUrl}/kiosk/\n`);
   });
   server.on('error', (e) => {

@@ -11,14 +11,14 @@ import { DEFAULT_LANG, callerTag } from './context.ts';
 import { execute, permitted, prepare, type RestRequest } from './dispatch.ts';
 import { HttpError, internalError, noRoute } from './errors.ts';
 import { filterFields, readGlobals, validJsonpCallback, type Globals } from './globals.ts';
-import { parseBody, parseCookies, readBody, resolveRestTarget, type RestTarget } from './incoming.ts';
+import { closeAfterResponse, isRequestTimeout, parseBody, parseCookies, readBody, resolveRestTarget, type RestTarget } from './incoming.ts';
 import { buildRegistry, installModules } from '../routes/index.ts';
 import type { Registry, RouteEntry } from './registry.ts';
 import { errorResult, type Result } from './result.ts';
 import { routeData } from './describe.ts';
 import { mountSite } from '../site.ts';
 import { filterRestResponse, hooks } from './hooks.ts';
-import { ResponseCache } from './response-cache.ts';
+import { ResponseCache, cacheKey } from './response-cache.ts';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 const EXPOSE = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, Retry-After';
@@ -96,7 +96,20 @@ function sendJson(res: Response, status: number, body: unknown, pretty: boolean)
   res.end(pretty ? JSON.stringify(body, null, 4) : JSON.stringify(body));
 }
 
-function commonHeaders(res: Response, req: Request, urls: Urls, caller: Caller): void {
+/** True when `origin` (as the browser sent it) is one of the configured credentialed origins (lower case, no trailing slash). */
+export function corsOriginAllowed(origin: string, allowed: readonly string[]): boolean {
+  if (!allowed.length) return false;
+  return allowed.includes(origin.trim().replace(/\/+$/, '').toLowerCase());
+}
+
+/** A request that carries a body (a length above 0, or a chunked one). */
+function hasBody(req: Request): boolean {
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  const length = req.headers['content-length'];
+  return length !== undefined && length !== '0';
+}
+
+function commonHeaders(res: Response, req: Request, urls: Urls, caller: Caller, corsOrigins: readonly string[]): void {
   res.setHeader('X-Robots-Tag', 'noindex');
   res.setHeader('Link', `<${urls.root}>; rel="https://api.w.org/"`);
   res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -104,9 +117,14 @@ function commonHeaders(res: Response, req: Request, urls: Urls, caller: Caller):
   res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, X-EVT-FormsViews-Auth');
   const origin = req.headers.origin;
   if (origin) {
-    res.setHeader('Access-Control-Allow-Origin', origin);
+    // D9: credentials only for the configured origins; any other origin may read public answers, without them.
+    if (corsOriginAllowed(origin, corsOrigins)) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Allow-Credentials', 'true');
+    } else {
+      res.setHeader('Access-Control-Allow-Origin', '*');
+    }
     res.setHeader('Access-Control-Allow-Methods', 'OPTIONS, GET, POST, PUT, PATCH, DELETE');
-    res.setHeader('Access-Control-Allow-Credentials', 'true');
     res.setHeader('Vary', 'Origin');
   }
   if (caller.kind !== 'anonymous') {
@@ -129,11 +147,12 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
   let caller: Caller = { kind: 'anonymous' };
   let status = 500;
   let routeKey: string | undefined;
-  const override = typeof target.query._method === 'string' ? target.query._method : req.headers['x-http-method-override'];
+  // D6: `_method` and `X-HTTP-Method-Override` act only on a POST; any other request keeps its own method.
+  const override = req.method !== 'POST' ? undefined : typeof target.query._method === 'string' ? target.query._method : req.headers['x-http-method-override'];
   const method = (typeof override === 'string' && override ? override : req.method).toUpperCase();
   try {
     let parsed = { body: {} as Record<string, unknown>, json: null as Record<string, unknown> | null, jsonError: false };
-    if (req.method !== 'GET' && req.method !== 'HEAD') parsed = parseBody(await readBody(req), req.headers['content-type']);
+    if (req.method !== 'GET' && req.method !== 'HEAD') parsed = parseBody(await readBody(req, { timeoutMs: state.config.bodyTimeoutMs }), req.headers['content-type']);
     // A request has a JSON body or a form body, never both (see parseBody).
     const globals = readGlobals(target.query, parsed.json ?? parsed.body);
     if (globals.jsonp !== null && !validJsonpCallback(globals.jsonp)) {
@@ -145,12 +164,12 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
     try {
       caller = await authenticate(state.db, { authorization: req.headers.authorization, apiKeyParam, ip }, state);
     } catch (e) {
-      commonHeaders(res, req, urls, caller);
+      commonHeaders(res, req, urls, caller, state.config.corsOrigins);
       if (!(e instanceof HttpError)) throw e;
       status = e.status;
       return write(res, { ...errorResult(e), headers: errorHeaders(e) }, globals, req.method === 'HEAD');
     }
-    commonHeaders(res, req, urls, caller);
+    commonHeaders(res, req, urls, caller, state.config.corsOrigins);
     if (!METHODS.has(method)) {
       status = 404;
       return write(res, errorResult(noRoute()), globals, false);
@@ -172,8 +191,11 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       headers: req.headers,
     };
     const cache = state.services.responseCache as ResponseCache;
-    const cacheKey = caller.kind === 'anonymous' && restReq.method === 'GET' ? req.originalUrl : null;
-    const hit = cacheKey ? cache.get(state.db, state.contentVersion, cacheKey) : undefined;
+    // Only a real GET (or HEAD) without a body is answered from, or stored into, the anonymous cache: an
+    // overridden POST is answered from its body parameters, which the URL does not show.
+    const cacheable = caller.kind === 'anonymous' && (req.method === 'GET' || req.method === 'HEAD') && restReq.method === 'GET' && !hasBody(req);
+    const key = cacheable ? cacheKey(target) : null;
+    const hit = key ? cache.get(state.db, state.contentVersion, key) : undefined;
     let result: Result;
     // The body already serialised (a cached answer, or one just cached), so it is not stringified twice.
     let json: Buffer | undefined;
@@ -196,8 +218,8 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
         const allow = allowHeader(outcome.prepared.entry, caller);
         res.setHeader('Allow', allow);
         result = await execute(outcome.prepared);
-        if (cacheKey && outcome.prepared.endpoint.def.publicCache && result.status === 200 && !result.raw) {
-          json = cache.set(state.db, state.contentVersion, cacheKey, { result, allow, routeKey });
+        if (key && outcome.prepared.endpoint.def.publicCache && result.status === 200 && !result.raw) {
+          json = cache.set(state.db, state.contentVersion, key, { result, allow, routeKey });
         }
       }
     }
@@ -208,7 +230,8 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;
     status = e.status;
-    commonHeaders(res, req, urls, caller);
+    commonHeaders(res, req, urls, caller, state.config.corsOrigins);
+    if (isRequestTimeout(e)) closeAfterResponse(req, res);
     sendJson(res, e.status, e.body(), false);
   } finally {
     state.log({

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import qs from 'qs';
 import type { Lang } from './context.ts';
 import { HttpError } from './errors.ts';
@@ -50,7 +50,17 @@ export function resolveRestTarget(url: string): RestTarget | null {
   return { route: normaliseRoute(query.rest_route), langSegment: lang, query };
 }
 
-export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<Buffer> {
+/** Seconds a body may take after its headers unless the server says otherwise (CONTRACT section 3). */
+export const BODY_TIMEOUT_MS = 30_000;
+
+/**
+ * Reads a request body of at most `limit` bytes. A body that has not fully arrived `timeoutMs` after this call
+ * (made as soon as the headers are in) fails with `408 rest_request_timeout`; the caller answers and closes
+ * the connection (see `closeAfterResponse`), so a client trickling a body cannot hold a request open.
+ */
+export function readBody(req: IncomingMessage, opts: { limit?: number; timeoutMs?: number } = {}): Promise<Buffer> {
+  const limit = opts.limit ?? BODY_LIMIT;
+  const timeoutMs = opts.timeoutMs ?? BODY_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
@@ -61,22 +71,58 @@ export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<Buff
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
+    const timer = setTimeout(() => {
+      if (failed) return;
+      failed = true;
+      chunks.length = 0;
+      // Stop taking the rest of it: the answer closes the connection.
+      req.pause();
+      reject(requestTimeout(timeoutMs));
+    }, timeoutMs);
+    timer.unref();
     req.on('data', (c: Buffer) => {
       if (failed) return;
       size += c.length;
       if (size > limit) {
         failed = true;
+        clearTimeout(timer);
+        chunks.length = 0;
         reject(payloadTooLarge());
         return;
       }
       chunks.push(c);
     });
     req.on('end', () => {
+      clearTimeout(timer);
       if (!failed) resolve(Buffer.concat(chunks));
     });
+    req.on('close', () => clearTimeout(timer));
     req.on('error', (e) => {
+      clearTimeout(timer);
       if (!failed) reject(new HttpError(400, 'rest_invalid_body', `The request body could not be read: ${e.message}`));
     });
+  });
+}
+
+function requestTimeout(timeoutMs: number): HttpError {
+  return new HttpError(408, 'rest_request_timeout', 'The request body did not arrive in time.', { timeout: Math.round(timeoutMs / 1000) });
+}
+
+/** True for the error of a body that did not arrive in time: its answer must close the connection. */
+export function isRequestTimeout(e: unknown): boolean {
+  return e instanceof HttpError && e.status === 408;
+}
+
+/**
+ * Marks an answer as the connection's last (`Connection: close`) and ends the socket once it is written, so a
+ * client still sending a late body cannot keep it; a socket not closed by the peer is destroyed soon after.
+ */
+export function closeAfterResponse(req: IncomingMessage, res: ServerResponse): void {
+  if (!res.headersSent) res.setHeader('Connection', 'close');
+  res.once('finish', () => {
+    const socket = req.socket;
+    socket.end();
+    setTimeout(() => socket.destroy(), 1000).unref();
   });
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/connection.ts';
+import type { Lang } from './context.ts';
 import type { Result } from './result.ts';
 
 /**
@@ -7,6 +8,14 @@ import type { Result } from './result.ts';
  * reads; indexes and docs). An entry is valid while nothing was written: our own writes bump the app's
  * `contentVersion`, other processes' commits (the CLI) change SQLite's `data_version`; a TTL bounds answers
  * that depend on the clock (the archive's default date window moves at midnight).
+ *
+ * Memory is bounded whatever callers send (CONTRACT section 3): an entry keeps only its serialised body (a
+ * Buffer) and a few headers, never the object tree; the total of entry sizes (body, key, headers and a fixed
+ * overhead) stays within `maxBytes`, an answer larger than `maxEntryBytes` is not kept, and the least recently
+ * used entries make room for new ones. Expired entries and entries of an older content version are dropped
+ * as soon as they are seen to be dead, not only when asked for again. Keys are normalised (see `cacheKey`), so
+ * one answer is one entry however its query is spelt; junk parameters make new entries, which the byte bound
+ * and LRU order push out.
  */
 export interface CachedAnswer {
   result: Result;
@@ -16,45 +25,175 @@ export interface CachedAnswer {
   json: Buffer;
 }
 
-interface Entry extends CachedAnswer {
-  version: string;
+interface Entry {
+  status: number;
+  headers?: Record<string, string>;
+  allow: string;
+  routeKey: string;
+  json: Buffer;
   expires: number;
+  /** What this entry counts against `maxBytes`. */
+  cost: number;
 }
 
-const TTL_MS = 60_000;
-const MAX_ENTRIES = 2_000;
-const MAX_BYTES = 4 * 1024 * 1024;
+export interface ResponseCacheOptions {
+  /** Total bytes of entries at most (default 32 MiB). */
+  maxBytes?: number;
+  /** Largest single entry kept (default 1 MiB, and never more than an eighth of `maxBytes`). */
+  maxEntryBytes?: number;
+  /** Entries at most, whatever their size (default 20,000). */
+  maxEntries?: number;
+  ttlMs?: number;
+  now?: () => number;
+}
+
+export const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
+const ENTRY_OVERHEAD = 256;
+
+/** JSON with object keys sorted at every level (arrays keep their order): one spelling per parsed query. */
+function canonical(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+    .join(',')}}`;
+}
+
+/**
+ * The cache key of a REST GET: language segment, route and the parsed query with its parameters sorted, so
+ * `?a=1&b=2`, `?b=2&a=1` and the `?rest_route=` spelling of one request share an entry. Routes match
+ * case-insensitively and the cached routes' parameters are digits, so the route is lower-cased, except a
+ * by-slug route, whose slug is looked up as written.
+ */
+export function cacheKey(target: { route: string; langSegment: Lang | null; query: Record<string, unknown> }): string {
+  const route = /\/by-slug\//i.test(target.route) ? target.route : target.route.toLowerCase();
+  let query = target.query;
+  if ('rest_route' in query) {
+    // Where the route came from (`?rest_route=` or the path) changes nothing in the answer.
+    const { rest_route: _, ...rest } = query;
+    query = rest;
+  }
+  return `${target.langSegment ?? ''}\u0000${route}\u0000${canonical(query)}`;
+}
 
 export class ResponseCache {
+  /** In least-recently-used-first order: a hit re-inserts its entry. */
   private readonly entries = new Map<string, Entry>();
   private readonly enabled: boolean;
+  readonly maxBytes: number;
+  readonly maxEntryBytes: number;
+  readonly maxEntries: number;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+  private total = 0;
+  /** The content version the entries were made under; a different one empties the cache. */
+  private current = '';
+  private nextSweep = 0;
 
-  constructor(enabled: boolean) {
+  constructor(enabled: boolean, opts: ResponseCacheOptions = {}) {
     this.enabled = enabled;
+    this.maxBytes = opts.maxBytes ?? DEFAULT_CACHE_BYTES;
+    this.maxEntryBytes = Math.min(opts.maxEntryBytes ?? 1024 * 1024, Math.floor(this.maxBytes / 8));
+    this.maxEntries = opts.maxEntries ?? 20_000;
+    this.ttlMs = opts.ttlMs ?? 60_000;
+    this.now = opts.now ?? Date.now;
   }
 
-  private version(db: Db, contentVersion: number): string {
-    return `${contentVersion}:${stmt(db, 'PRAGMA data_version').pluck().get() as number}`;
+  /** Bytes held (bodies, keys, headers and per-entry overhead). */
+  get bytes(): number {
+    return this.total;
+  }
+
+  /** Entries held. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Keys from least to most recently used (for tests of the eviction order). */
+  keys(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.total = 0;
+  }
+
+  private remove(key: string, e: Entry): void {
+    this.entries.delete(key);
+    this.total -= e.cost;
+  }
+
+  /** Checks the content version (a write empties the cache) and, now and then, drops expired entries. */
+  private refresh(db: Db, contentVersion: number, now: number): string {
+    const v = `${contentVersion}:${stmt(db, 'PRAGMA data_version').pluck().get() as number}`;
+    if (v !== this.current) {
+      this.clear();
+      this.current = v;
+    }
+    if (now >= this.nextSweep) {
+      for (const [k, e] of this.entries) if (e.expires <= now) this.remove(k, e);
+      this.nextSweep = now + Math.max(1000, this.ttlMs / 4);
+    }
+    return v;
   }
 
   get(db: Db, contentVersion: number, key: string): CachedAnswer | undefined {
     if (!this.enabled) return undefined;
+    const now = this.now();
+    this.refresh(db, contentVersion, now);
     const e = this.entries.get(key);
     if (!e) return undefined;
-    if (e.expires < Date.now() || e.version !== this.version(db, contentVersion)) {
-      this.entries.delete(key);
+    if (e.expires <= now) {
+      this.remove(key, e);
       return undefined;
     }
-    return e;
+    this.entries.delete(key);
+    this.entries.set(key, e);
+    return { result: answerOf(e), allow: e.allow, routeKey: e.routeKey, json: e.json };
   }
 
   /** Stores an answer; returns its serialised body (also when it is too large to keep), or undefined when off. */
   set(db: Db, contentVersion: number, key: string, answer: Omit<CachedAnswer, 'json'>): Buffer | undefined {
     if (!this.enabled) return undefined;
     const json = Buffer.from(JSON.stringify(answer.result.body));
-    if (json.length > MAX_BYTES) return json;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { ...answer, json, version: this.version(db, contentVersion), expires: Date.now() + TTL_MS });
+    const { status, headers } = answer.result;
+    let cost = ENTRY_OVERHEAD + json.length + 2 * (key.length + answer.allow.length + answer.routeKey.length);
+    for (const [k, v] of Object.entries(headers ?? {})) cost += 2 * (k.length + v.length) + 32;
+    if (cost > this.maxEntryBytes) return json;
+    const now = this.now();
+    this.refresh(db, contentVersion, now);
+    const old = this.entries.get(key);
+    if (old) this.remove(key, old);
+    while (this.entries.size && (this.total + cost > this.maxBytes || this.entries.size >= this.maxEntries)) {
+      const [k, e] = this.entries.entries().next().value as [string, Entry];
+      this.remove(k, e);
+    }
+    this.entries.set(key, { status, headers: headers ? { ...headers } : undefined, allow: answer.allow, routeKey: answer.routeKey, json, expires: now + this.ttlMs, cost });
+    this.total += cost;
     return json;
   }
+}
+
+/** A cached entry as a Result; its body is parsed from the stored JSON only if something reads it. */
+function answerOf(e: Entry): Result {
+  let body: unknown;
+  let parsed = false;
+  return {
+    status: e.status,
+    headers: e.headers && { ...e.headers },
+    get body() {
+      if (!parsed) {
+        body = JSON.parse(e.json.toString('utf8'));
+        parsed = true;
+      }
+      return body;
+    },
+    set body(v: unknown) {
+      body = v;
+      parsed = true;
+    },
+  };
 }

@@ -1,10 +1,20 @@
+import crypto from 'node:crypto';
+
+/** Keys longer than this are held as a hash (a login can be as long as a header), so each key costs little. */
+const MAX_KEY_CHARS = 64;
+
+function held(key: string): string {
+  return key.length <= MAX_KEY_CHARS ? key : `#${crypto.createHash('sha256').update(key).digest('base64url')}`;
+}
+
 /**
  * A sliding-window counter per key (a login, a client address, an API key): past `max` events within
  * `windowMs`, `retryAfter` says how many seconds remain until the oldest of them ages out. Used for failed
  * sign-ins, failed QR check-ins and anonymous checkouts.
  *
  * Memory is bounded whatever callers send: each key keeps at most `max` timestamps, and past `maxKeys` keys the
- * least recently touched ones are forgotten (a Map keeps insertion order; a touched key is re-inserted).
+ * least recently touched ones are forgotten (a Map keeps insertion order; a touched key is re-inserted); a key
+ * longer than 64 characters is held as its hash, so a key costs at most about 100 bytes plus its timestamps.
  */
 export interface WindowLimiterOptions {
   max: number;
@@ -50,8 +60,8 @@ export class WindowLimiter {
   retryAfter(keys: readonly string[]): number {
     const now = this.now();
     let wait = 0;
-    for (const k of keys) {
-      const list = this.recent(k, now);
+    for (const key of keys) {
+      const list = this.recent(held(key), now);
       if (list.length >= this.max) wait = Math.max(wait, Math.ceil((list[list.length - this.max] + this.windowMs - now) / 1000));
     }
     return wait > 0 ? Math.max(1, wait) : 0;
@@ -60,7 +70,8 @@ export class WindowLimiter {
   /** Counts one event against each key. */
   record(keys: readonly string[]): void {
     const now = this.now();
-    for (const k of keys) {
+    for (const key of keys) {
+      const k = held(key);
       const list = this.recent(k, now);
       list.push(now);
       if (list.length > this.max) list.splice(0, list.length - this.max);
@@ -72,7 +83,7 @@ export class WindowLimiter {
 
   /** Forgets a key (a successful sign-in clears its login's failures). */
   clear(key: string): void {
-    this.hits.delete(key);
+    this.hits.delete(held(key));
   }
 }
 

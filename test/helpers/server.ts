@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import { loadConfig } from '../../server/config.ts';
 import { openDatabase, type Db } from '../../server/db/connection.ts';
 import { createApp, type App } from '../../server/http/app.ts';
+import { hardenServer } from '../../server/http/harden.ts';
 import { createApiKey, createAppPassword } from '../../server/auth/credentials.ts';
 import { insertUser } from '../../server/db/repos/users.ts';
 import type { Role } from '../../shared/auth.ts';
@@ -40,6 +41,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const port = (server.address() as AddressInfo).port;
   const config = loadConfig({ EVT_DB: dbFile, PORT: String(port), HOST: '127.0.0.1', EVT_LOG: 'off', EVT_DATA_DIR: dir, ...env });
   const app = createApp({ config, db });
+  hardenServer(server, config);
   server.on('request', app.express);
   const base = `http://127.0.0.1:${port}`;
   let n = 0;

@@ -1,18 +1,38 @@
 import type { AppState } from '../../http/context.ts';
+import { WindowLimiter } from '../../security/window-limiter.ts';
+
+/** Client keys remembered per limit at most: the oldest are forgotten first (CONTRACT section 3, bounded tables). */
+export const MAX_KEYS = 10_000;
+
+interface Store {
+  /** The time of the call being answered (callers pass it, tests move it). */
+  clock: number;
+  limiter: WindowLimiter;
+}
 
 /**
  * A sliding-window limit per key (a hashed client address), kept in memory per app: public form submits
  * are limited to `limit` per `windowMs`. Returns the seconds to wait when over the limit, else 0.
+ *
+ * Memory is bounded whatever callers send: the shared `WindowLimiter` keeps at most `limit` times per key and
+ * `MAX_KEYS` keys, forgetting the least recently seen first.
  */
 export function hit(app: AppState, name: string, key: string, limit: number, windowMs: number, now = Date.now()): number {
-  const store = (app.services[`rate:${name}`] ??= new Map<string, number[]>()) as Map<string, number[]>;
-  const recent = (store.get(key) ?? []).filter((t) => now - t < windowMs);
-  if (recent.length >= limit) {
-    store.set(key, recent);
-    return Math.max(1, Math.ceil((recent[0] + windowMs - now) / 1000));
+  const id = `rate:${name}`;
+  let store = app.services[id] as Store | undefined;
+  if (!store) {
+    const s: Store = { clock: now, limiter: undefined as unknown as WindowLimiter };
+    s.limiter = new WindowLimiter({ max: limit, windowMs, maxKeys: MAX_KEYS, now: () => s.clock });
+    app.services[id] = store = s;
   }
-  recent.push(now);
-  store.set(key, recent);
-  if (store.size > 10000) for (const [k, v] of store) if (!v.some((t) => now - t < windowMs)) store.delete(k);
+  store.clock = now;
+  const wait = store.limiter.retryAfter([key]);
+  if (wait > 0) return wait;
+  store.limiter.record([key]);
   return 0;
+}
+
+/** Keys held by one named limit (for tests of the bound). */
+export function heldKeys(app: AppState, name: string): number {
+  return (app.services[`rate:${name}`] as Store | undefined)?.limiter.size ?? 0;
 }

@@ -9,6 +9,7 @@ import { createForm, getFields, getForm, insertSubmission, listForms, querySubmi
 import { formNotFound, now } from './common.ts';
 import { hashIp } from './signing.ts';
 import { hit } from './rate-limit.ts';
+import { clientKey } from '../../security/window-limiter.ts';
 import { authorizeViews, issueViewsToken, revokeOwnToken, VIEWS_TOKEN_TTL } from './views-auth.ts';
 
 /** `forms-views`: the data behind a submissions table, the views token, and (additive) form creation and public submit. */
@@ -60,7 +61,8 @@ const submissions = implement(R.submissions, (input, ctx) => {
 
 const submit = implement(R.submit, (input, ctx): Result => {
   const ipHash = hashIp(ctx.app.secret, ctx.req.ip);
-  const wait = hit(ctx.app, 'forms-submit', ipHash, SUBMIT_LIMIT, 60_000);
+  // Limited per client key (an IPv6 client by its /64, which one machine commonly holds whole).
+  const wait = hit(ctx.app, 'forms-submit', hashIp(ctx.app.secret, clientKey(ctx.req.ip)), SUBMIT_LIMIT, 60_000);
   if (wait > 0) {
     const e = new HttpError(429, 'rest_too_many_requests', 'Too many submissions from your address. Try again later.', { retry_after: wait });
     return { status: 429, body: e.body(), headers: { 'Retry-After': String(wait) }, isError: true };
