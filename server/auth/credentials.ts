@@ -105,7 +105,8 @@ export async function verifyBasic(db: Db, login: string, password: string, ip: s
   return { ok: true, user, appPasswordId: row.id };
 }
 
-export type KeyResult = { ok: true; key: ApiKeyRow } | { ok: false; reason: 'unknown' | 'revoked' };
+/** `malformed`: not of the `dsk_<id>_<secret>` shape, so it cannot be any key (nothing was checked). */
+export type KeyResult = { ok: true; key: ApiKeyRow } | { ok: false; reason: 'unknown' | 'revoked' | 'malformed' };
 
 const KEY_FORMAT = /^dsk_(\d{1,12})_([A-Za-z0-9]{16,64})$/;
 
@@ -121,7 +122,7 @@ function keyResult(row: ApiKeyRow): KeyResult {
 export async function verifyApiKeyAsync(db: Db, presented: string): Promise<KeyResult> {
   const text = presented.trim();
   const m = KEY_FORMAT.exec(text);
-  if (!m) return { ok: false, reason: 'unknown' };
+  if (!m) return { ok: false, reason: 'malformed' };
   const row = getApiKey(db, Number(m[1]));
   if (!row) {
     await verifyCachedAsync(text, DUMMY_HASH);
@@ -143,7 +144,7 @@ export async function verifyApiKeyAsync(db: Db, presented: string): Promise<KeyR
 export function verifyApiKey(db: Db, presented: string): KeyResult {
   const text = presented.trim();
   const m = KEY_FORMAT.exec(text);
-  if (!m) return { ok: false, reason: 'unknown' };
+  if (!m) return { ok: false, reason: 'malformed' };
   const row = getApiKey(db, Number(m[1]));
   if (!row || !verifyCachedSync(text, row.hash)) return { ok: false, reason: 'unknown' };
   const r = keyResult(row);

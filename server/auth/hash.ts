@@ -52,6 +52,18 @@ export function verifySlowHash(secret: string, stored: string): boolean {
   }
 }
 
+// At most this many scrypt runs on libuv's pool at once (its default size is 4): a flood of wrong passwords
+// then leaves pool threads free for file reads and DNS lookups, and the rest wait their turn in order.
+const POOL_SHARE = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+function next(): void {
+  running--;
+  const go = waiting.shift();
+  if (go) go();
+}
+
 /**
  * Verifies on libuv's thread pool (async `crypto.scrypt`), so the event loop keeps answering other requests
  * while a flood of wrong passwords is checked.
@@ -61,9 +73,21 @@ export function verifySlowHashAsync(secret: string, stored: string): Promise<boo
   if (!h) return Promise.resolve(false);
   verifications++;
   return new Promise((resolve) => {
-    crypto.scrypt(secret, h.salt, h.expected.length, { N: h.n, r: h.r, p: h.p, maxmem: MAXMEM }, (err, actual) => {
-      resolve(!err && crypto.timingSafeEqual(actual, h.expected));
-    });
+    const run = () => {
+      running++;
+      try {
+        crypto.scrypt(secret, h.salt, h.expected.length, { N: h.n, r: h.r, p: h.p, maxmem: MAXMEM }, (err, actual) => {
+          next();
+          resolve(!err && crypto.timingSafeEqual(actual, h.expected));
+        });
+      } catch {
+        // Cost parameters scrypt refuses (a damaged stored hash) throw at once.
+        next();
+        resolve(false);
+      }
+    };
+    if (running < POOL_SHARE) run();
+    else waiting.push(run);
   });
 }
 

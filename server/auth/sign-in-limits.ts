@@ -14,7 +14,8 @@ import { digest } from './hash.ts';
  *
  * Wrong API keys count per address only: a per-key-ID count would let anyone lock a door out by sending wrong
  * secrets with its (sequential, guessable) ID. A revoked key was once right and is not counted (a kiosk
- * retrying with it must not lock out the other kiosks behind the same address).
+ * retrying with it must not lock out the other kiosks behind the same address), nor is a malformed one (it cannot
+ * be right and costs no hash check).
  */
 export const MAX_FAILURES = 10;
 export const WINDOW_MS = 5 * 60_000;

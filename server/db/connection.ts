@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { migrate } from './migrate.ts';
-import { Lru } from '../auth/lru.ts';
+import { GenerationalCache } from '../auth/lru.ts';
 import { privateDir, privateFile } from '../auth/private-files.ts';
 
 export type Db = Database.Database;
@@ -38,16 +38,17 @@ export function openDatabase(file: string): Db {
 }
 
 /**
- * Prepared statements per connection, so repositories prepare each SQL text once. An LRU: some texts are built
- * from the shape of a request (the filters a list sets, the columns an update names), so their number is not
- * fixed; the least recently used statement is dropped past the bound (and prepared again if asked for).
+ * Prepared statements per connection, so repositories prepare each SQL text once. Bounded, least recently used
+ * first out: some texts are built from the shape of a request (the filters a list sets, the columns an update
+ * names), so their number is not fixed; a statement unused for a while is dropped (and prepared again if asked
+ * for). A two-generation cache (see GenerationalCache): a hit costs a plain Map lookup on the check-in path.
  */
 export const STATEMENT_CACHE_MAX = 500;
-const cache = new WeakMap<Db, Lru<string, Database.Statement>>();
+const cache = new WeakMap<Db, GenerationalCache<string, Database.Statement>>();
 
 export function stmt(db: Db, sql: string): Database.Statement {
   let m = cache.get(db);
-  if (!m) cache.set(db, (m = new Lru(STATEMENT_CACHE_MAX)));
+  if (!m) cache.set(db, (m = new GenerationalCache(STATEMENT_CACHE_MAX)));
   let s = m.get(sql);
   if (!s) m.set(sql, (s = db.prepare(sql)));
   return s;
@@ -69,7 +70,7 @@ export interface RowReader<T> {
   all(...params: unknown[]): T[];
 }
 
-const readers = new WeakMap<Db, Lru<string, RowReader<unknown>>>();
+const readers = new WeakMap<Db, GenerationalCache<string, RowReader<unknown>>>();
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
@@ -81,7 +82,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 export function rowReader<T>(db: Db, sql: string): RowReader<T> {
   let m = readers.get(db);
-  if (!m) readers.set(db, (m = new Lru(STATEMENT_CACHE_MAX)));
+  if (!m) readers.set(db, (m = new GenerationalCache(STATEMENT_CACHE_MAX)));
   let r = m.get(sql) as RowReader<T> | undefined;
   if (r) return r;
   const s = db.prepare(sql).raw(true);

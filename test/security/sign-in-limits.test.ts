@@ -127,6 +127,20 @@ describe('failed sign-ins', () => {
     assert.equal((await callFrom('127.0.3.2', url, { authorization: `Bearer ${good.key}` })).status, 200);
   });
 
+  test('a revoked key and malformed keys are not counted: they cannot be guesses (a kiosk retrying with its revoked key locks no one out)', async () => {
+    const revoked = s.apiKey('Old door');
+    s.db.prepare("UPDATE api_keys SET revoked_at = '2030-01-01 00:00:00' WHERE id = ?").run(revoked.id);
+    const good = s.apiKey('Door');
+    const from = '127.0.3.9';
+    for (let i = 0; i < 12; i++) {
+      const r = await callFrom(from, url, { authorization: `Bearer ${revoked.key}` });
+      assert.equal(r.status, 401);
+      assert.equal(r.body.code, 'rest_forbidden');
+      assert.equal((await callFrom(from, `${s.root}evt/events/v1/events?api_key=not-a-door-key-${i}`)).status, 200);
+    }
+    assert.equal((await callFrom(from, url, { authorization: `Bearer ${good.key}` })).status, 200);
+  });
+
   test('failures are logged with login and address, never the password', async () => {
     logged.length = 0;
     await callFrom('127.0.4.1', url, { authorization: basic('carol', 'secret-guess-123') });
@@ -141,5 +155,16 @@ describe('failed sign-ins', () => {
   test('a right password signs in from a fresh address (the ordinary path is unchanged)', async () => {
     const r = await call(`${s.root}evt/events/v1/events`, { auth: basic('carol', users.get('carol')!) });
     assert.equal(r.status, 200);
+  });
+
+  test('the limit lifts once the failures are 5 minutes old', async () => {
+    const from = '127.0.0.2'; // limited by the first test
+    assert.equal((await callFrom(from, url, { authorization: basic('bob', users.get('bob')!) })).status, 429);
+    s.app.state.services.clock = () => Date.now() + 5 * 60_000 + 1_000;
+    try {
+      assert.equal((await callFrom(from, url, { authorization: basic('bob', users.get('bob')!) })).status, 200);
+    } finally {
+      delete s.app.state.services.clock;
+    }
   });
 });

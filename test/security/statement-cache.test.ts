@@ -48,4 +48,19 @@ describe('statement cache', () => {
     assert.equal(rowReader(db, 'SELECT 2 AS hot'), hot);
     assert.notEqual(rowReader(db, 'SELECT 1 AS cold'), cold);
   });
+
+  test('at most 500 statements are held, whatever the number of texts', async () => {
+    // Imported here so the behaviour tests above also run against a tree without it.
+    const { statementCacheSize, STATEMENT_CACHE_MAX } = await import('../../server/db/connection.ts');
+    assert.equal(STATEMENT_CACHE_MAX, 500);
+    const fresh = openDatabase(path.join(dir, 'size.sqlite'));
+    try {
+      for (let i = 0; i < 3_000; i++) stmt(fresh, `SELECT ${i} AS n`);
+      for (let i = 0; i < 3_000; i++) rowReader(fresh, `SELECT ${i} AS m`);
+      const held = statementCacheSize(fresh);
+      assert.ok(held > 0 && held <= 2 * STATEMENT_CACHE_MAX, `${held} statements held (stmt and rowReader, 500 each at most)`);
+    } finally {
+      fresh.close();
+    }
+  });
 });
