@@ -158,7 +158,11 @@ export class ResponseCache {
   /** Stores an answer; returns its serialised body (also when it is too large to keep), or undefined when off. */
   set(db: Db, contentVersion: number, key: string, answer: Omit<CachedAnswer, 'json'>): Buffer | undefined {
     if (!this.enabled) return undefined;
-    const json = Buffer.from(JSON.stringify(answer.result.body));
+    // An unpooled buffer: a small Buffer.from() is a slice of a shared 8 KiB slab, which one kept entry would pin
+    // whole, so the bytes counted would not be the bytes held.
+    const text = JSON.stringify(answer.result.body);
+    const json = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+    json.write(text);
     const { status, headers } = answer.result;
     let cost = ENTRY_OVERHEAD + json.length + 2 * (key.length + answer.allow.length + answer.routeKey.length);
     for (const [k, v] of Object.entries(headers ?? {})) cost += 2 * (k.length + v.length) + 32;
