@@ -31,10 +31,11 @@ export interface Answer {
 
 /**
  * Writes an organizer may make only on what it authored (CONTRACT section 3): the events namespace's writes of
- * one event, venue, organizer or term, by ID or slug.
+ * one event, venue, organizer or term, by ID or slug; the search meta of one post (`seo/v1/meta/{id}`).
  */
 export function ownedWrite(method: string, route: string): boolean {
-  return method !== 'GET' && /^\/evt\/events\/v1\/(events|venues|organizers|categories|tags)\/(\(\?P<id>|by-slug\/)/.test(route);
+  if (method === 'GET') return false;
+  return /^\/evt\/events\/v1\/(events|venues|organizers|categories|tags)\/(\(\?P<id>|by-slug\/)/.test(route) || /^\/seo\/v1\/meta\/\(\?P<id>/.test(route);
 }
 
 const PARAM_ERRORS = new Set(['rest_missing_callback_param', 'rest_invalid_param']);

@@ -2,13 +2,14 @@ import crypto from 'node:crypto';
 import { MAX_UPLOAD_BYTES, protectedFilesRoutes as R, validUploadName } from '../../../shared/routes/protected-files.ts';
 import type { Ctx } from '../../http/context.ts';
 import { callerUserId } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import { forbidden, HttpError, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok } from '../../http/result.ts';
 import { nowUtc, utcSeconds } from '../../db/clock.ts';
 import { getPost, insertPost, uniqueSlug } from '../../db/repos/posts.ts';
 import { insertAttachmentCols } from '../../db/repos/attachments.ts';
 import { getFile, insertLink, insertUpload, liveLinks, revokeLinks, setProtection, type FileRow, type LinkRow } from '../../db/repos/files.ts';
+import { mayChangePost } from '../../security/post-ownership.ts';
 import { nowDates } from '../../content/site-time.ts';
 import { LINK_TTL_SECONDS, signLink } from '../../files/links.ts';
 import { mimeOf, moveTo, removeStored, sniff, storedExists, typeMatches, writeNew } from '../../files/storage.ts';
@@ -122,6 +123,9 @@ const upload = implement(R.upload, (input, ctx) => {
   if (input.post_id !== undefined) {
     const p = getPost(ctx.db, input.post_id);
     if (!p || p.status === 'trash' || p.type === 'attachment') throw invalidParam('post_id');
+    // Attaching a file changes the post: only for a post the caller may change (CONTRACT section 3), checked
+    // after every parameter, as the original orders its checks.
+    if (!mayChangePost(ctx, p)) throw forbidden(ctx.caller.kind === 'anonymous');
     parent = p.id;
   }
   const dates = nowDates(ctx.app.config.timezone);

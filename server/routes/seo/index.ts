@@ -1,7 +1,7 @@
 import { RobotsSettings, SEO_TYPES, seoRoutes as R } from '../../../shared/routes/seo.ts';
 import type { Ctx } from '../../http/context.ts';
 import { can } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import { forbidden, HttpError, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../http/result.ts';
 import { nowUtc } from '../../db/clock.ts';
@@ -9,6 +9,7 @@ import { pick } from '../../content/text.ts';
 import { getPost, type PostRow } from '../../db/repos/posts.ts';
 import { getSeo, putSeo, type SeoRow } from '../../db/repos/seo.ts';
 import { setJsonOption } from '../../db/repos/site-options.ts';
+import { mayChangePost } from '../../security/post-ownership.ts';
 import { ROBOTS_OPTION, robotsSettings, robotsTxt, sitemapEntries, sitemapXml } from '../../seo/sitemap.ts';
 
 const invalidId = () => new HttpError(404, 'rest_post_invalid_id', 'Invalid post ID.');
@@ -73,6 +74,9 @@ function canonicalOk(url: string): boolean {
 const updateMeta = implement(R.updateMeta, (input, ctx) => {
   const p = postFor(ctx, input.id, true);
   if (input.canonical !== undefined && !canonicalOk(input.canonical.trim())) throw invalidParam('canonical', 'canonical must be an http or https URL.', 'rest_invalid_url');
+  // Parameters first, then the permission (the original's order): an organizer changes the meta only of the
+  // events, venues and organizers it may change itself (CONTRACT section 3).
+  if (!mayChangePost(ctx, p)) throw forbidden(ctx.caller.kind === 'anonymous');
   const cur = getSeo(ctx.db, p.id);
   const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   const row: SeoRow = {

@@ -1,0 +1,42 @@
+import type { Ctx } from '../http/context.ts';
+import { can } from '../http/context.ts';
+import { stmt } from '../db/connection.ts';
+import type { PostRow } from '../db/repos/posts.ts';
+import { isAdministrator, mayChangeAuthored, mayChangeEvent } from './ownership.ts';
+
+/**
+ * Whether the caller may change post `p` of any type, for the auxiliary namespaces that write something onto a
+ * post (its search meta, a file attached to it). The rules of CONTRACT section 3, by type:
+ * - an event: `mayChangeEvent`; a venue or organizer: its author (or an administrator);
+ * - a ticket or attendee: the event it belongs to; an order: every event its tickets are for (an order with
+ *   no tickets is the administrator's), as the tickets namespace decides;
+ * - a form or submission: site-wide content, anyone with `manage_forms`;
+ * - anything else (attachments, unknown types): administrators only.
+ */
+export function mayChangePost(ctx: Pick<Ctx, 'caller' | 'db'>, p: Pick<PostRow, 'id' | 'type' | 'author'>): boolean {
+  if (isAdministrator(ctx)) return true;
+  switch (p.type) {
+    case 'event':
+      return mayChangeEvent(ctx, p.id);
+    case 'venue':
+    case 'organizer':
+      return mayChangeAuthored(ctx, p.author);
+    case 'ticket': {
+      const eventId = stmt(ctx.db, 'SELECT event_id FROM tickets WHERE post_id = ?').pluck().get(p.id) as number | undefined;
+      return eventId !== undefined && mayChangeEvent(ctx, eventId);
+    }
+    case 'attendee': {
+      const eventId = stmt(ctx.db, 'SELECT event_id FROM attendees WHERE post_id = ?').pluck().get(p.id) as number | undefined;
+      return eventId !== undefined && mayChangeEvent(ctx, eventId);
+    }
+    case 'order': {
+      const events = stmt(ctx.db, 'SELECT DISTINCT t.event_id FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id WHERE oi.order_id = ?').pluck().all(p.id) as number[];
+      return events.length > 0 && events.every((e) => mayChangeEvent(ctx, e));
+    }
+    case 'form':
+    case 'submission':
+      return can(ctx, 'manage_forms');
+    default:
+      return false;
+  }
+}
