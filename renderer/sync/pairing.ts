@@ -1,34 +1,323 @@
-import type { PairingPayload } from '../../shared/checkin/pairing.ts';
+import { z } from 'zod';
+import { PairingPayload, readPairing } from '../../shared/checkin/pairing.ts';
 import type { KioskDb } from '../store/db.ts';
 import { getSettings, putSettings, resetSyncState } from '../store/meta.ts';
-import { clearEventData, pendingCount } from '../store/outbox.ts';
+import { clearEventData } from '../store/outbox.ts';
+import type { FetchLike } from './api-client.ts';
+
+/**
+ * Pairing, first or replacing, is always shown to staff and confirmed: a pairing QR code or link can come
+ * from anyone, and a kiosk silently re-pointed at another server would hand it every scan.
+ *
+ * Queued check-ins are never moved to another pairing: while the outbox holds scans that have not reached
+ * the current server, pairing with another server or event is refused (staff can upload them first). A new
+ * key for the same server and event keeps the cache and the queue, which then goes up with the new key to
+ * the server it was meant for.
+ */
 
 /** Whether new pairing settings point at another server or event than the current ones. */
-function pairsElsewhere(current: PairingPayload | null, next: PairingPayload): boolean {
+export function pairsElsewhere(current: PairingPayload | null, next: PairingPayload): boolean {
   return current !== null && (current.url !== next.url || current.event_id !== next.event_id);
 }
 
-/** Scans that pairing with `next` would set aside (0 when the server and event stay the same). */
-export async function scansAtRisk(db: KioskDb, next: PairingPayload): Promise<number> {
-  return pairsElsewhere(await getSettings(db), next) ? pendingCount(db) : 0;
+/** How a pairing target reads to door staff. */
+export interface ServerView {
+  /** The interface root as stored. */
+  url: string;
+  /** `http://192.168.1.20:8080`. */
+  origin: string;
+  /** Host and port as shown in large type (`192.168.1.20:8080`, `tickets.example.org`). */
+  host: string;
+  secure: boolean;
+  /** A loopback, private-network or link-local address, or a local-only name. */
+  local: boolean;
+  /** Plain http to an address outside the local network: the key and every scan travel readable. */
+  insecureRemote: boolean;
+}
+
+const LOCAL_NAMES = /(^|\.)(localhost|local|lan|home\.arpa|internal)$/i;
+
+/** Loopback, private (RFC 1918, CGNAT), link-local and unique-local addresses, and local-only names. */
+export function isLocalHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (LOCAL_NAMES.test(h)) return true;
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) ||
+      (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+  }
+  if (h.includes(':')) {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
+    if (mapped) return isLocalHost(mapped[1]);
+    return h === '::1' || /^f[cd][0-9a-f]{2}:/.test(h) || /^fe[89ab][0-9a-f]:/.test(h);
+  }
+  return false;
+}
+
+export function describeServer(url: string): ServerView {
+  const u = new URL(url);
+  const secure = u.protocol === 'https:';
+  const local = isLocalHost(u.hostname);
+  return { url, origin: u.origin, host: u.host, secure, local, insecureRemote: !secure && !local };
+}
+
+/** The event as the target server names it, or only its ID when the server could not be asked. */
+export interface EventView {
+  id: number;
+  title: string | null;
+  startDate: string | null;
+  /** Why the title could not be read (unreachable, key refused, not found); `null` when it was. */
+  problem: { kind: 'network' | 'refused' | 'not-found' | 'bad-answer'; message: string } | null;
+}
+
+/** Control and bidirectional-override characters could make a hostile title read as something else. */
+const HIDDEN_CHARS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+const MAX_TITLE = 200;
+/** An event answer is a few KB; never read more than this from a server that is not trusted yet. */
+const MAX_PROBE_BYTES = 256 * 1024;
+
+export function cleanTitle(title: string): string {
+  const clean = title.replace(HIDDEN_CHARS, '').replace(/\s+/g, ' ').trim();
+  return clean.length > MAX_TITLE ? `${clean.slice(0, MAX_TITLE - 1)}…` : clean;
+}
+
+const ProbedEvent = z.object({
+  id: z.number().int(),
+  title: z.string().nullish(),
+  start_date: z.string().max(40).nullish(),
+});
+
+async function readCapped(res: Response, max: number): Promise<string> {
+  if (!res.body) return res.text();
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      throw new Error('answer too large');
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/**
+ * Asks the target server for the event, with the key from the payload (never the current pairing's key),
+ * a short timeout and a bounded answer.
+ */
+export async function probeEvent(next: PairingPayload, fetchImpl: FetchLike = fetch, timeoutMs = 6000): Promise<EventView> {
+  const view: EventView = { id: next.event_id, title: null, startDate: null, problem: null };
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetchImpl(new URL(`evt/events/v1/events/${next.event_id}`, next.url).toString(), {
+      method: 'GET',
+      headers: { Authorization: `Bearer ${next.api_key}`, Accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+      cache: 'no-store',
+      credentials: 'omit',
+      redirect: 'error',
+    });
+    text = await readCapped(res, MAX_PROBE_BYTES);
+  } catch (err) {
+    return { ...view, problem: { kind: 'network', message: err instanceof Error ? err.message : String(err) } };
+  }
+  if (res.status === 401 || res.status === 403) return { ...view, problem: { kind: 'refused', message: `HTTP ${res.status}` } };
+  if (res.status === 404 || res.status === 410) return { ...view, problem: { kind: 'not-found', message: `HTTP ${res.status}` } };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  const parsed = ProbedEvent.safeParse(body);
+  if (!res.ok || !parsed.success || parsed.data.id !== next.event_id) {
+    return { ...view, problem: { kind: 'bad-answer', message: `HTTP ${res.status}` } };
+  }
+  const title = parsed.data.title ? cleanTitle(parsed.data.title) : '';
+  const start = parsed.data.start_date ? cleanTitle(parsed.data.start_date) : '';
+  return { ...view, title: title || null, startDate: start || null };
+}
+
+/** What staff are asked to confirm. */
+export interface PairingPlan {
+  next: PairingPayload;
+  server: ServerView;
+  event: EventView;
+  /** `first`: not paired yet; `same`: same server and event, new key; `replace`: another server or event. */
+  kind: 'first' | 'same' | 'replace';
+  /** The pairing it replaces: the server and the event as this device has it cached. */
+  current: { settings: PairingPayload; server: ServerView; event: EventView } | null;
+  /** Scans not yet uploaded to the current server. */
+  pending: number;
+  /** Replacing is refused until `pending` reaches 0: queued scans never go to another pairing. */
+  blocked: boolean;
+}
+
+async function currentEvent(db: KioskDb, settings: PairingPayload): Promise<EventView> {
+  const cached = await db.event.get(settings.event_id);
+  return {
+    id: settings.event_id,
+    title: cached?.title ? cleanTitle(cached.title) : null,
+    startDate: cached?.startDate ?? null,
+    problem: null,
+  };
+}
+
+export async function planPairing(
+  db: KioskDb,
+  next: PairingPayload,
+  opts: { fetch?: FetchLike; timeoutMs?: number } = {},
+): Promise<PairingPlan> {
+  const [event, settings, pending] = await Promise.all([
+    probeEvent(next, opts.fetch, opts.timeoutMs),
+    getSettings(db),
+    db.outbox.count(),
+  ]);
+  const kind = settings === null ? 'first' : pairsElsewhere(settings, next) ? 'replace' : 'same';
+  const current = settings && { settings, server: describeServer(settings.url), event: await currentEvent(db, settings) };
+  return { next, server: describeServer(next.url), event, kind, current, pending, blocked: kind === 'replace' && pending > 0 };
+}
+
+/** Pairing elsewhere was refused: scans for the current pairing are still queued. */
+export class PairingBlocked extends Error {
+  constructor(readonly pending: number) {
+    super(`${pending} check-ins have not been uploaded to the current server yet`);
+  }
 }
 
 /**
  * Stores new pairing settings. The same server and event with a new key (after a revocation) keeps the
- * cache and the queue; anywhere else starts a fresh cache, with unsent scans set aside, not dropped.
+ * cache and the queue. Another server or event starts a fresh cache, and is refused with
+ * {@link PairingBlocked} while the queue is not empty: checked in the same transaction as the change, so a
+ * scan queued while staff were reading the question cannot be stranded or sent elsewhere.
  */
 export async function applyPairing(db: KioskDb, next: PairingPayload, now: number): Promise<void> {
-  const current = await getSettings(db);
-  if (current === null || pairsElsewhere(current, next)) {
-    await clearEventData(db, now);
-    await resetSyncState(db);
-  }
-  await putSettings(db, next);
+  const checked = PairingPayload.parse(next);
+  await db.transaction('rw', [db.outbox, db.rejected, db.attendees, db.snapshot, db.event, db.tickets, db.meta], async () => {
+    const current = await getSettings(db);
+    if (current === null || pairsElsewhere(current, checked)) {
+      const pending = await db.outbox.count();
+      if (current !== null && pending > 0) throw new PairingBlocked(pending);
+      await clearEventData(db, now);
+      await resetSyncState(db);
+    }
+    await putSettings(db, checked);
+  });
 }
 
-/** Forgets the pairing; unsent scans are set aside. */
+/** Forgets the pairing; unsent scans are set aside (kept in the refused list, never sent anywhere). */
 export async function unpair(db: KioskDb, now: number): Promise<void> {
   await clearEventData(db, now);
   await resetSyncState(db);
   await putSettings(db, null);
+}
+
+/** Staff's answer to a pairing question. `upload`: send the queue to the current server, then ask again. */
+export type PairingAnswer = 'confirm' | 'cancel' | 'upload';
+export type PairingOutcome = 'paired' | 'cancelled' | 'invalid';
+
+export interface PairingFlowOptions {
+  db: KioskDb;
+  /** Used to read the event from the target server. */
+  fetch?: FetchLike;
+  now?: () => number;
+  probeTimeoutMs?: number;
+  /** The question is coming: the target is known, its event is being read. */
+  checking?: (server: ServerView, next: PairingPayload) => void;
+  /** Shows the plan and resolves with staff's answer; called again with a fresh plan when it changed. */
+  ask: (plan: PairingPlan) => Promise<PairingAnswer>;
+  /** A code or link that looks like pairing but is not valid. */
+  invalid?: (reason: string) => void;
+  /** Uploads the queue to the current pairing. */
+  upload: () => Promise<void>;
+  /** Waits until no sync run is in flight, so none straddles the change. */
+  idle: () => Promise<void>;
+  /** The new pairing is stored. */
+  paired: (next: PairingPayload) => Promise<void> | void;
+}
+
+/**
+ * Every pairing (QR code, link, form) goes through here: validate, show the target and what it replaces,
+ * wait for staff, and only then store it. A newer request supersedes an unanswered one.
+ */
+export class PairingFlow {
+  private generation = 0;
+  /** The payload of the question in progress. */
+  private active: string | null = null;
+
+  constructor(private readonly opts: PairingFlowOptions) {}
+
+  /** A pairing link's hash or a scanned text. `none` when the text is no pairing code at all. */
+  async fromText(raw: string): Promise<PairingOutcome | 'none'> {
+    const read = readPairing(raw);
+    if (read.kind === 'none') return 'none';
+    if (read.kind === 'invalid') {
+      this.opts.invalid?.(read.reason);
+      return 'invalid';
+    }
+    return this.request(read.payload);
+  }
+
+  async request(input: unknown): Promise<PairingOutcome> {
+    const parsed = PairingPayload.safeParse(input);
+    if (!parsed.success) {
+      this.opts.invalid?.(parsed.error.issues.map((i) => i.message).join('; '));
+      return 'invalid';
+    }
+    const next = parsed.data;
+    // The camera sees a pairing code held up again every few seconds: the question already open stays.
+    const key = JSON.stringify([next.url, next.api_key, next.event_id]);
+    if (this.active === key) return 'cancelled';
+    const mine = ++this.generation;
+    this.active = key;
+    try {
+      return await this.run(next, mine);
+    } finally {
+      if (mine === this.generation) this.active = null;
+    }
+  }
+
+  private async run(next: PairingPayload, mine: number): Promise<PairingOutcome> {
+    const { db } = this.opts;
+    this.opts.checking?.(describeServer(next.url), next);
+    for (;;) {
+      const plan = await planPairing(db, next, { fetch: this.opts.fetch, timeoutMs: this.opts.probeTimeoutMs });
+      if (mine !== this.generation) return 'cancelled';
+      const answer = await this.opts.ask(plan);
+      if (mine !== this.generation || answer === 'cancel') return 'cancelled';
+      if (answer === 'upload') {
+        await this.opts.upload();
+        continue;
+      }
+      if (plan.blocked) continue;
+      await this.opts.idle();
+      try {
+        await applyPairing(db, next, (this.opts.now ?? Date.now)());
+      } catch (err) {
+        // A scan was queued while staff read the question: ask again, showing it.
+        if (err instanceof PairingBlocked) continue;
+        throw err;
+      }
+      await this.opts.paired(next);
+      return 'paired';
+    }
+  }
+
+  /** Drops any question in progress (a newer one, or staff closed it). */
+  cancel(): void {
+    this.generation++;
+    this.active = null;
+  }
 }

@@ -1,12 +1,13 @@
-import { parsePairing, type PairingPayload } from '../../shared/checkin/pairing.ts';
+import { readPairing, type PairingPayload } from '../../shared/checkin/pairing.ts';
 import { Camera } from '../scanner/camera.ts';
 import { createDeduper } from '../scanner/dedupe.ts';
 import { createWedge } from '../scanner/wedge.ts';
 import { putLanguage } from '../store/meta.ts';
-import { applyPairing, scansAtRisk, unpair } from '../sync/pairing.ts';
+import { PairingFlow, unpair } from '../sync/pairing.ts';
 import { setLanguage, type KioskContext } from './context.ts';
 import { byId, el } from './dom.ts';
 import type { Lang } from './i18n.ts';
+import { PairConfirmView } from './pair-confirm-view.ts';
 import { PairingView } from './pairing-view.ts';
 import { VerdictSound } from './sound.ts';
 import { StaffPanel } from './staff-panel.ts';
@@ -22,6 +23,8 @@ export class KioskApp {
   private readonly status: StatusBar;
   private readonly staff: StaffPanel;
   private readonly pairing: PairingView;
+  private readonly confirm: PairConfirmView;
+  private readonly flow: PairingFlow;
   private readonly camera: Camera;
   private readonly accept = createDeduper();
   /** Scans are decided one after another, in the order they were read. */
@@ -29,6 +32,16 @@ export class KioskApp {
 
   constructor(private readonly ctx: KioskContext) {
     this.status = new StatusBar(ctx);
+    this.confirm = new PairConfirmView(ctx, () => this.flow.cancel());
+    this.flow = new PairingFlow({
+      db: ctx.db,
+      checking: (server, next) => this.confirm.checking(server, next),
+      ask: (plan) => this.confirm.ask(plan),
+      invalid: () => this.confirm.invalid(),
+      upload: () => ctx.engine.syncNow(),
+      idle: () => ctx.engine.idle(),
+      paired: (next) => this.paired(next),
+    });
     this.pairing = new PairingView(ctx, (p) => this.pair(p));
     this.staff = new StaffPanel(ctx, {
       manual: (id, checkIn) => this.enqueue(async () => {
@@ -84,12 +97,14 @@ export class KioskApp {
   /** Every code from the camera or the wedge comes here. */
   private onCode(text: string, frameAt?: number): void {
     if (!this.accept(text)) return;
-    const pairing = parsePairing(text);
+    const read = readPairing(text);
     const { current } = this.ctx.settings;
-    if (pairing) {
-      // A pairing code only pairs when pairing is what staff are doing (or the device has no working pairing).
-      if (current === null || this.ctx.engine.status.unauthorized || this.pairing.visible || this.staff.open) {
-        void this.enqueue(() => this.pair(pairing));
+    if (read.kind !== 'none') {
+      // A pairing code only pairs when pairing is what staff are doing (or the device has no working pairing);
+      // even then it only asks. Ticket scans go on while the question is open.
+      if (current === null || this.ctx.engine.status.unauthorized || this.pairing.visible || this.staff.open || this.confirm.open) {
+        if (read.kind === 'ok') void this.pair(read.payload);
+        else this.confirm.invalid();
       }
       return;
     }
@@ -103,23 +118,31 @@ export class KioskApp {
     });
   }
 
+  /** Shows the target and what it replaces, and pairs only when staff confirm. */
   private async pair(payload: PairingPayload): Promise<void> {
-    const { db, engine, t } = this.ctx;
-    const atRisk = await scansAtRisk(db, payload);
-    if (atRisk > 0 && !window.confirm(t('pair.confirmElsewhere', { n: atRisk }))) return;
-    await engine.idle();
-    await applyPairing(db, payload, Date.now());
+    try {
+      await this.flow.request(payload);
+    } catch (err) {
+      console.error('pairing failed', err);
+      this.confirm.close();
+    }
+  }
+
+  /** The new pairing is stored: start over with it. */
+  private async paired(payload: PairingPayload): Promise<void> {
+    const { engine } = this.ctx;
     this.ctx.settings.current = payload;
     engine.resetAuth();
     this.pairing.show(false);
     await engine.refreshStatus();
+    await this.renderEvent();
     void engine.syncNow({ refreshEvent: true });
   }
 
   private async unpair(): Promise<void> {
     const { db, engine } = this.ctx;
     const pending = engine.status.pending;
-    if (pending > 0 && !window.confirm(this.ctx.t('pair.confirmElsewhere', { n: pending }))) return;
+    if (pending > 0 && !window.confirm(this.ctx.t('unpair.confirm', { n: pending }))) return;
     await engine.idle();
     await unpair(db, Date.now());
     this.ctx.settings.current = null;
@@ -129,13 +152,17 @@ export class KioskApp {
     await this.renderEvent();
   }
 
-  /** `{base}/kiosk/#pair=...`: pair, then drop the key from the address bar and history. */
+  /**
+   * `{base}/kiosk/#pair=...`: the key leaves the address bar and history at once, whatever staff answer,
+   * so a reload does not ask again; then the pairing is shown and asked like any other.
+   */
   private async openPairingLink(): Promise<void> {
-    if (!location.hash.includes('pair=')) return;
-    const payload = parsePairing(location.hash);
+    if (!/[#&]pair=/.test(location.hash)) return;
+    const hash = location.hash;
     history.replaceState(null, '', location.pathname + location.search);
-    if (payload) await this.pair(payload);
-    else this.pairing.showError(this.ctx.t('pair.invalid'));
+    const read = readPairing(hash);
+    if (read.kind === 'ok') await this.pair(read.payload);
+    else this.confirm.invalid();
   }
 
   private async renderEvent(): Promise<void> {

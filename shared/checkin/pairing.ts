@@ -1,15 +1,49 @@
 import { z } from 'zod';
 
+/** Bounds on what a pairing code may carry: a QR code or a link from anyone must stay small and plain. */
+export const PAIRING_LIMITS = { url: 2048, apiKey: 256, raw: 8192 } as const;
+
+/**
+ * The interface root a kiosk may be pointed at: an absolute http(s) URL with a host, no user name or
+ * password (`https://trusted.example@evil.example/` hides its real host), no query or fragment, no spaces
+ * or control characters. Normalised through the URL parser (lower-case host, punycode, default port
+ * dropped) and to end with one slash.
+ */
+const InterfaceRoot = z
+  .string()
+  .trim()
+  .max(PAIRING_LIMITS.url)
+  .refine((u) => /^https?:\/\/[^\s/\\?#@]+/i.test(u) && !/[\s\u0000-\u001f\u007f-\u009f\\]/.test(u), {
+    message: 'url must be an http(s) URL',
+  })
+  .transform((u, ctx) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(u);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'url must be an http(s) URL' });
+      return z.NEVER;
+    }
+    if (
+      (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname ||
+      parsed.username || parsed.password || parsed.search || parsed.hash || u.includes('?') || u.includes('#')
+    ) {
+      ctx.addIssue({ code: 'custom', message: 'url must be an http(s) URL with no credentials, query or fragment' });
+      return z.NEVER;
+    }
+    return parsed.href.replace(/\/+$/, '') + '/';
+  });
+
 /** The pairing payload a door device receives (QR code, link or manual form). */
 export const PairingPayload = z.object({
   /** Interface root, e.g. `http://127.0.0.1:8080/en/wp-json/`. Normalised to end with one slash. */
-  url: z
-    .string()
-    .trim()
-    .refine((u) => /^https?:\/\/[^\s/]+/i.test(u), { message: 'url must be an http(s) URL' })
-    .transform((u) => u.replace(/\/+$/, '') + '/'),
-  api_key: z.string().trim().min(1),
-  event_id: z.coerce.number().int().positive(),
+  url: InterfaceRoot,
+  /** Sent as `Authorization: Bearer <key>`: visible Latin-1 characters only, so it cannot split a header. */
+  api_key: z.string().trim().min(1).max(PAIRING_LIMITS.apiKey).regex(/^[\x21-\x7e\xa1-\xff]+$/, 'api_key has characters a key never has'),
+  /** A post ID: a positive whole number (digits only when it comes as text, as from the form). */
+  event_id: z
+    .union([z.number(), z.string().trim().regex(/^[0-9]{1,15}$/).transform(Number)])
+    .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
 });
 export type PairingPayload = z.infer<typeof PairingPayload>;
 
@@ -36,31 +70,50 @@ export function pairingLink(base: string, payload: PairingPayload): string {
   return `${base.replace(/\/+$/, '')}/kiosk/#pair=${toBase64Url(json)}`;
 }
 
+/** What a scanned or linked text holds: no pairing code, a pairing code that fails validation, or a valid one. */
+export type PairingRead =
+  | { kind: 'none' }
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'ok'; payload: PairingPayload };
+
 /**
  * Reads a pairing payload from what a scanner or a link gives: the raw JSON, a pairing link (or any text
- * holding `#pair=...`), or the bare base64url part. Returns `null` when the text is not a pairing code, so
- * a ticket scanned on an unpaired device can be told apart from a broken pairing code.
+ * holding `#pair=...`), or the bare base64url part. `none` when the text is not a pairing code at all (so a
+ * ticket scanned on an unpaired device can be told apart from a broken pairing code); `invalid` when it
+ * looks like one but is malformed, oversized or fails {@link PairingPayload}. Nothing unvalidated is shown.
  */
-export function parsePairing(raw: string): PairingPayload | null {
+export function readPairing(raw: string): PairingRead {
   const text = raw.trim();
   let json: string | null = null;
+  const m = /(?:^|[#&?])pair=([^&#\s]*)/.exec(text);
   if (text.startsWith('{')) json = text;
-  else {
-    const m = /(?:^|[#&?])pair=([A-Za-z0-9_-]+={0,2})/.exec(text);
-    const encoded = m ? m[1] : /^[A-Za-z0-9_-]{16,}$/.test(text) ? text : null;
-    if (encoded === null) return null;
+  else if (!m && !/^[A-Za-z0-9_-]{16,}$/.test(text)) return { kind: 'none' };
+  if (text.length > PAIRING_LIMITS.raw) return { kind: 'invalid', reason: 'too long' };
+  if (json === null) {
+    const encoded = m ? m[1] : text;
+    if (!/^[A-Za-z0-9_-]+={0,2}$/.test(encoded)) return m ? { kind: 'invalid', reason: 'not base64url' } : { kind: 'none' };
     try {
       json = fromBase64Url(encoded);
     } catch {
-      return null;
+      return m ? { kind: 'invalid', reason: 'not base64url' } : { kind: 'none' };
     }
   }
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch {
-    return null;
+    return m || text.startsWith('{') ? { kind: 'invalid', reason: 'not JSON' } : { kind: 'none' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return m || text.startsWith('{') ? { kind: 'invalid', reason: 'not an object' } : { kind: 'none' };
   }
   const parsed = PairingPayload.safeParse(value);
-  return parsed.success ? parsed.data : null;
+  if (!parsed.success) return { kind: 'invalid', reason: parsed.error.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; ') };
+  return { kind: 'ok', payload: parsed.data };
+}
+
+/** {@link readPairing}, as the payload or `null` (not a pairing code, or an invalid one). */
+export function parsePairing(raw: string): PairingPayload | null {
+  const read = readPairing(raw);
+  return read.kind === 'ok' ? read.payload : null;
 }

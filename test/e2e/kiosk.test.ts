@@ -12,7 +12,7 @@ import { modelBackend, realBackend, type Backend } from './backends.ts';
 import { writeY4m, type Shot } from './y4m.ts';
 
 /**
- * The kiosk in headless Chromium with a fake camera playing QR codes: pair by scanning, download, scan
+ * The kiosk in headless Chromium with a fake camera playing QR codes: pair by scanning (and confirming), download, scan
  * online; scan with the network cut and see the queue drain when it returns; close the browser with scans
  * queued and see them uploaded after relaunch. The kiosk is served from its own origin, as in Electron.
  */
@@ -80,6 +80,10 @@ async function scenario(backend: Backend): Promise<void> {
   let { ctx, page } = await open(profile, video('pair', [
     { text: null, frames: 3 }, { text: pairing, frames: 8 }, { text: null, frames: 12 }, { text: a1.ticketUrl, frames: 8 }, { text: null, frames: 40 },
   ]));
+  // Every pairing is shown and asked first (issue 10): the target server and event, then staff confirm.
+  await page.locator('#pair-confirm[data-state="ask"]').waitFor();
+  assert.equal(await page.locator('#pc-server').innerText(), new URL(backend.root).host);
+  await page.locator('#pc-ok').click();
   await waitFor('the first check-in on the server', async () => (await backend.checkin(a1.id)).checkedIn);
   const deviceId = await deviceOf(page);
   assert.equal((await backend.checkin(a1.id)).deviceId, deviceId);

@@ -83,6 +83,7 @@ export async function kioskCrashScenario(kills: number): Promise<KioskCrashResul
     let { ctx, page } = await open(video('pair', [
       { text: null, frames: 3 }, { text: pairing, frames: 8 }, { text: null, frames: 12 }, { text: first!.ticketUrl, frames: 8 }, { text: null, frames: 40 },
     ]), false);
+    await page.locator('#pc-ok').click(); // every pairing is confirmed by staff first
     await waitFor('the first check-in', async () => (await backend.checkin(first!.id)).checkedIn);
     await waitFor('the list cached', async () => (await page.locator('#last-sync').innerText()).length > 0 && !(await page.locator('#progress').isVisible()));
     await ctx.close();

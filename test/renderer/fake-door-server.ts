@@ -58,6 +58,8 @@ export class FakeDoorServer {
   keys = new Set<string>(['door-key']);
   private cursor = 1;
   requests = 0;
+  /** What `GET /events/{id}` calls the event. */
+  eventTitle = 'Door test event';
 
   constructor(readonly eventId = 10, readonly ticketId = 11, public baseUrl = 'http://127.0.0.1:8080') {}
 
@@ -108,7 +110,7 @@ export class FakeDoorServer {
     let m: RegExpExecArray | null;
     if (req.method === 'GET' && (m = /^\/evt\/events\/v1\/events\/(\d+)$/.exec(path))) {
       return Number(m[1]) === this.eventId
-        ? { status: 200, headers: {}, body: { id: this.eventId, title: 'Door test event', start_date: '2026-11-22 18:00:00', end_date: '2026-11-22 23:00:00' } }
+        ? { status: 200, headers: {}, body: { id: this.eventId, title: this.eventTitle, start_date: '2026-11-22 18:00:00', end_date: '2026-11-22 23:00:00' } }
         : err(404, 'event-not-found', 'The requested event does not exist');
     }
     if (req.method === 'GET' && path === '/evt/tickets/v1/tickets') {
