@@ -22,7 +22,7 @@ describe('protected-files/v1', () => {
 
   before(async () => {
     s = await startTestServer();
-    organizer = s.userAuth('organizer');
+    organizer = s.userAuth('organizer', 'files-organizer');
     door = s.userAuth('door');
   });
   after(() => s.close());
@@ -160,7 +160,8 @@ describe('protected-files/v1', () => {
   });
 
   test('upload attaches to a parent post', async () => {
-    const parent = s.db.prepare("INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES ('tribe_events', 'publish', 'E', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')").run();
+    // The organizer's own event: attaching changes the post, so only its author or an administrator may.
+    const parent = s.db.prepare("INSERT INTO posts (type, status, author, title, date, date_gmt, modified, modified_gmt) VALUES ('event', 'publish', (SELECT id FROM users WHERE login = 'files-organizer'), 'E', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')").run();
     const r = await call(url('/files'), { method: 'POST', auth: organizer, body: { filename: 'map.gif', content: b64(Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1')), post_id: Number(parent.lastInsertRowid) } });
     assert.equal(r.status, 201);
     assert.equal(r.body.file.parent, Number(parent.lastInsertRowid));

@@ -10,8 +10,9 @@ describe('seo/v1', () => {
   let organizer: string;
   const ids: Record<string, number> = {};
   const url = (r: string) => `${s.root}${NS}${r}`;
+  // The organizer's own events: an organizer changes the meta only of posts it authored (CONTRACT section 3).
   async function event(title: string, extra: Record<string, unknown> = {}) {
-    const r = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, body: { title, description: `<p>About ${title} &amp; more</p>`, start_date: '2026-12-01 19:00:00', end_date: '2026-12-01 22:00:00', status: 'publish', ...extra } });
+    const r = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: organizer, body: { title, description: `<p>About ${title} &amp; more</p>`, start_date: '2026-12-01 19:00:00', end_date: '2026-12-01 22:00:00', status: 'publish', ...extra } });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     return r.body.id as number;
   }
