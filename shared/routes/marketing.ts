@@ -9,7 +9,8 @@ import { defineRoute, translationLanguage, type NamespaceDef, type RouteDef } fr
  *   GET  /connection                manage_options: the connection (never the key)
  *   POST|PUT|PATCH /connection      manage_options: provider, api_key, list_id
  *   DELETE /connection              manage_options: forget the key
- *   POST /opt-ins                   manage_attendees: record an attendee's consent (or its withdrawal)
+ *   POST /opt-ins                   manage_attendees: record an attendee's consent (or its withdrawal); not batchable,
+ *                                   and a key bound to an event reaches that event's attendees only
  *   GET  /audience                  manage_options: the synchronised audience, paged
  *   POST /audience/sync             manage_options: rebuild the audience from attendees' latest consent
  *   GET  /status                    manage_options: counts and the last sync
@@ -61,7 +62,7 @@ export const marketingRoutes = {
     summary: 'Disconnects the mailing list and forgets its API key',
   }),
   optIn: defineRoute({
-    id: 'marketing.opt-ins.create', namespace: ns, route: '/opt-ins', methods: ['POST'], permission: 'manage_attendees', batch: true,
+    id: 'marketing.opt-ins.create', namespace: ns, route: '/opt-ins', methods: ['POST'], permission: 'manage_attendees', batch: false,
     args: {
       attendee_id: integer({ description: 'The attendee', required: true, minimum: 1 }),
       consent: boolean({ description: 'true: the attendee agrees to marketing mail; false: withdraws', required: true }),

@@ -8,6 +8,7 @@ import { stmt } from '../../db/connection.ts';
 import { deleteOption, getJsonOption, setJsonOption } from '../../db/repos/site-options.ts';
 import { allMembers, countOptedIn, latestConsents, listMembers, putMember, putOptIn } from '../../db/repos/marketing.ts';
 import { open, seal } from '../../marketing/secret-box.ts';
+import { assertMayWriteAttendeesOf, inKeyScope } from '../tickets/attendee-access.ts';
 
 const CONNECTION = 'marketing.connection';
 const LAST_SYNC = 'marketing.last_sync';
@@ -53,9 +54,16 @@ const disconnect = implement(R.disconnect, (_input, ctx) => {
   return ok({ deleted: was, ...present(ctx) });
 });
 
+/**
+ * `POST /opt-ins`: as the attendee routes, a key bound to an event reaches that event's attendees only (another
+ * event's attendee answers as an unknown one), and an organizer only attendees of events it authored (403).
+ */
 const optIn = implement(R.optIn, (input, ctx) => {
-  const a = stmt(ctx.db, "SELECT a.post_id, a.email FROM attendees a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ? AND p.status <> 'trash'").get(input.attendee_id) as { post_id: number; email: string } | undefined;
-  if (!a) throw invalidParam('attendee_id');
+  const a = stmt(ctx.db, "SELECT a.post_id, a.email, a.event_id FROM attendees a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ? AND p.status <> 'trash'").get(input.attendee_id) as
+    | { post_id: number; email: string; event_id: number }
+    | undefined;
+  if (!a || !inKeyScope(ctx, a.event_id)) throw invalidParam('attendee_id');
+  assertMayWriteAttendeesOf(ctx, a.event_id);
   if (!a.email) throw new HttpError(400, 'marketing_no_email', 'The attendee has no email address.');
   const time = nowUtc();
   putOptIn(ctx.db, a.post_id, input.consent, input.source ?? '', time);

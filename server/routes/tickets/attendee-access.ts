@@ -1,6 +1,8 @@
 import { parseDateInput } from '../../../shared/dates.ts';
 import type { Ctx } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import { callerRole } from '../../http/context.ts';
+import { HttpError, forbidden, invalidParam } from '../../http/errors.ts';
+import { assertMayChangeEvent } from '../../security/ownership.ts';
 import { getAttendeeRow, effectiveOrderStatus, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { utcString } from '../../content/site-time.ts';
 import { managesAttendees } from './attendee-present.ts';
@@ -14,6 +16,35 @@ export const attendeeNotAccessible = () => new HttpError(401, 'attendee-not-acce
 /** The event an API key is bound to, if any: such a key sees and scans that event's attendees only. */
 export function keyEventScope(ctx: Ctx): number | null {
   return ctx.caller.kind === 'api_key' ? ctx.caller.eventId : null;
+}
+
+/** Whether event `eventId` lies inside the caller's key scope (always, for every caller but a scoped key). */
+export function inKeyScope(ctx: Ctx, eventId: number | null | undefined): boolean {
+  const scope = keyEventScope(ctx);
+  return scope === null || eventId === scope;
+}
+
+/** A door user or any API key: changes check-in state and creates attendees at the door, nothing else. */
+export function isDoorCaller(ctx: Ctx): boolean {
+  return callerRole(ctx.caller) === 'door';
+}
+
+/**
+ * Fields a door caller may not send on an attendee write (CONTRACT section 3): `403 rest_forbidden` when any of
+ * `names` was sent. Only check-in state (`check_in`, `check_in_date`, `device_id`, `nonce`) is the door's.
+ */
+export function refuseDoorFields(ctx: Ctx, names: readonly string[]): void {
+  if (!isDoorCaller(ctx)) return;
+  const p = ctx.req.params;
+  if (names.some((n) => p[n] !== undefined && p[n] !== null)) throw forbidden(false);
+}
+
+/**
+ * Attendee writes (check-in, field edits, creation, opt-in) on event `eventId`: an organizer only on events it
+ * authored (403 rest_forbidden otherwise); door callers by their role and key scope, administrators always.
+ */
+export function assertMayWriteAttendeesOf(ctx: Ctx, eventId: number): void {
+  if (ctx.caller.kind === 'user' && ctx.caller.role === 'organizer') assertMayChangeEvent(ctx, eventId);
 }
 
 /** Whether the public may see this attendee (published, not opted out, coming, on a public event). */
@@ -31,8 +62,7 @@ export function publiclyVisible(row: AttendeeRow): boolean {
 /** An attendee for a manager (door key, door staff, organizer): 404 when missing or outside the key's event. */
 export function loadManagedAttendee(ctx: Ctx, id: number): AttendeeRow {
   const row = getAttendeeRow(ctx.db, id);
-  const scope = keyEventScope(ctx);
-  if (!row || (scope !== null && row.event_id !== scope)) throw attendeeNotFound();
+  if (!row || !inKeyScope(ctx, row.event_id)) throw attendeeNotFound();
   return row;
 }
 

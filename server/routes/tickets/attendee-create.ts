@@ -9,7 +9,7 @@ import { getAttendeeRow, getTicketRef } from '../../db/repos/attendees.ts';
 import { availableOf, EMPTY_STATS, ticketStats } from '../../db/repos/tickets.ts';
 import { sellAtBoxOffice } from '../../db/repos/box-office.ts';
 import { nowDates } from '../../content/site-time.ts';
-import { keyEventScope, scanTime } from './attendee-access.ts';
+import { assertMayWriteAttendeesOf, isDoorCaller, keyEventScope, scanTime } from './attendee-access.ts';
 import { presentAttendee } from './attendee-present.ts';
 import { applyScan, decideScan } from './scan.ts';
 import { orderCompleted } from './orders.ts';
@@ -30,15 +30,21 @@ const HOLDS_NO_PLACE = ['cancelled', 'refunded', 'failed'];
 
 /**
  * `POST /attendees` (box-office sale or registration at the door): a one-line order and its attendee, 201.
- * Capacity is checked inside the request's transaction, so concurrent sales cannot oversell.
+ * Capacity is checked inside the request's transaction, so concurrent sales cannot oversell. A door caller
+ * registers a coming attendee only (an `attendee_status` other than the provider's default is an order-status
+ * change: 403); an organizer sells only on events it authored.
  */
 export function createAttendee(input: Input<typeof ticketsRoutes.createAttendee.args>, ctx: Ctx): Result {
   const ticket = getTicketRef(ctx.db, input.ticket_id);
   if (!ticket || ticket.status === 'trash') throw invalidParam('ticket_id');
+  const standard = ticket.provider === 'rsvp' ? 'yes' : 'completed';
+  const status = input.attendee_status !== undefined ? checkAttendeeStatus(ticket.provider, input.attendee_status) : standard;
+  const scannedAt = scanTime(input.check_in_date);
+  // Parameters first, then permission: the key's event, the organizer's events, the door's limits.
   const scope = keyEventScope(ctx);
   if (scope !== null && ticket.event_id !== scope) throw forbidden(false);
-  const status = input.attendee_status !== undefined ? checkAttendeeStatus(ticket.provider, input.attendee_status) : ticket.provider === 'rsvp' ? 'yes' : 'completed';
-  const scannedAt = scanTime(input.check_in_date);
+  assertMayWriteAttendeesOf(ctx, ticket.event_id);
+  if (isDoorCaller(ctx) && status !== standard) throw forbidden(false);
   const orderStatus = ticket.provider === 'rsvp' ? 'completed' : status;
   // Places are counted as the ticket routes count them (ticketStats): an RSVP "no" takes none.
   const holdsPlace = !HOLDS_NO_PLACE.includes(orderStatus) && !(ticket.provider === 'rsvp' && status === 'no');

@@ -10,7 +10,7 @@ import { inTransaction } from '../../db/in-transaction.ts';
 import { getAttendeeRow, updateAttendeeFields, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { updatePost } from '../../db/repos/posts.ts';
 import { nowDates } from '../../content/site-time.ts';
-import { attendeeNotFound, loadManagedAttendee, scanTime } from './attendee-access.ts';
+import { assertMayWriteAttendeesOf, attendeeNotFound, loadManagedAttendee, refuseDoorFields, scanTime } from './attendee-access.ts';
 import { checkAttendeeStatus } from './attendee-create.ts';
 import { presentAttendee } from './attendee-present.ts';
 import { orderCompleted } from './orders.ts';
@@ -34,8 +34,14 @@ class ScanFailed extends Error {
 
 const emailSchema = z.string().trim().pipe(z.email());
 
-/** Field edits of an attendee update; validated before anything is written. */
-function applyFields(ctx: Ctx, row: AttendeeRow, input: { attendee_status?: string; full_name?: string; email?: string }): boolean {
+interface FieldEdits {
+  status?: string;
+  email?: string;
+  name?: string;
+}
+
+/** Field edits of an attendee update, validated (400) before the permission check and anything written. */
+function parseFields(row: AttendeeRow, input: { attendee_status?: string; full_name?: string; email?: string }): FieldEdits {
   const status = input.attendee_status !== undefined ? checkAttendeeStatus(row.provider, input.attendee_status) : undefined;
   let email: string | undefined;
   if (input.email !== undefined) {
@@ -45,6 +51,10 @@ function applyFields(ctx: Ctx, row: AttendeeRow, input: { attendee_status?: stri
   }
   const name = input.full_name?.trim();
   if (name !== undefined && name === '') throw invalidParam('full_name');
+  return { status, email, name };
+}
+
+function applyFields(ctx: Ctx, row: AttendeeRow, { status, email, name }: FieldEdits): boolean {
   if (status === undefined && email === undefined && name === undefined) return false;
   const now = nowDates(ctx.app.config.timezone);
   const rsvp = row.provider === 'rsvp';
@@ -65,10 +75,17 @@ function applyFields(ctx: Ctx, row: AttendeeRow, input: { attendee_status?: stri
 /**
  * `POST|PUT|PATCH /attendees/{id}`: field edits and the kiosk's check-in (201 as in the original). A failed
  * scan answers with its error but still commits its log row (errorResult); the request's other edits are
- * undone with it, through a savepoint.
+ * undone with it, through a savepoint. Door callers change check-in state only; organizers only attendees of
+ * events they authored (CONTRACT section 3).
  */
+export const DOOR_REFUSED_FIELDS = ['attendee_status', 'full_name', 'email', 'ticket_id', 'order_status'] as const;
+
 export function updateAttendee(input: Input<typeof ticketsRoutes.updateAttendee.args>, ctx: Ctx): Result {
+  // The order of checks: a hidden or missing attendee (404), invalid fields (400), then permission (403).
   const row = loadManagedAttendee(ctx, input.id);
+  const fields = parseFields(row, input);
+  refuseDoorFields(ctx, DOOR_REFUSED_FIELDS);
+  assertMayWriteAttendeesOf(ctx, row.event_id);
   const req: ScanRequest | null =
     input.check_in === undefined
       ? null
@@ -83,7 +100,7 @@ export function updateAttendee(input: Input<typeof ticketsRoutes.updateAttendee.
   let after: AttendeeRow;
   try {
     after = inTransaction(ctx.db, () => {
-      const edited = applyFields(ctx, row, input);
+      const edited = applyFields(ctx, row, fields);
       const current = edited ? getAttendeeRow(ctx.db, row.id)! : row;
       if (!req) return current;
       const decision = decideScan(ctx, current, req);

@@ -6,11 +6,12 @@ import { attendanceByPost, HAS_TICKETS_SQL, providersByPost } from '../../db/rep
 import type { EventRow } from '../../db/repos/events.ts';
 import type { PresentOpts } from '../events/present.ts';
 import { nowMs } from './clock.ts';
+import { inKeyScope } from './attendee-access.ts';
 import { installOrderHolds } from './order-hold.ts';
 
 /**
  * Event Tickets' marks on events (reference 4.8): `ticketed` on every event, `attendance` for callers with
- * manage access, and (CONTRACT section 5) `nonces.add_ticket_nonce` on single reads for ticket editors.
+ * manage access (a key bound to an event: that event's only, CONTRACT section 3), and (CONTRACT section 5) `nonces.add_ticket_nonce` on single reads for ticket editors.
  */
 export function decorateEvents(ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[], opts: PresentOpts): void {
   const ids = rows.map((r) => r.id);
@@ -20,7 +21,7 @@ export function decorateEvents(ctx: Ctx, events: Record<string, unknown>[], rows
   rows.forEach((r, i) => {
     const e = events[i];
     e.ticketed = providers.get(r.id) ?? false;
-    if (attendance) e.attendance = attendance.get(r.id) ?? { total_attendees: 0, checked_in: 0, not_checked_in: 0 };
+    if (attendance && inKeyScope(ctx, r.id)) e.attendance = attendance.get(r.id) ?? { total_attendees: 0, checked_in: 0, not_checked_in: 0 };
     if (editor) e.nonces = { add_ticket_nonce: createNonce(ctx, 'add_ticket_nonce', r.id, nowMs(ctx)) };
   });
 }

@@ -1,11 +1,12 @@
 import type { OrderStatus } from '../../../shared/models/tickets.ts';
 import { ticketsRoutes, TICKETS_NS } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import { forbidden, HttpError, invalidParam } from '../../http/errors.ts';
 import { hooks } from '../../http/hooks.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../http/result.ts';
-import { getOrderRow, getOrderRows, OrderError, queryOrders, setOrderStatus } from '../../db/repos/orders.ts';
+import { getOrderRow, getOrderRows, OrderError, orderItems, queryOrders, setOrderStatus } from '../../db/repos/orders.ts';
+import { isAdministrator, mayChangeEvent } from '../../security/ownership.ts';
 import { ORDER_STATUSES } from '../../../shared/models/tickets.ts';
 import { nowUtcString } from './clock.ts';
 import { presentOrders } from './order-present.ts';
@@ -59,9 +60,20 @@ const read = implement(ticketsRoutes.readOrder, (input, ctx) => {
   return ok(presentOrders(ctx, [row])[0]);
 });
 
+/**
+ * An organizer changes only orders all of whose tickets are on events it authored (CONTRACT section 3); an
+ * order of someone else's event (or of no event at all) is the administrator's: `403 rest_forbidden`.
+ */
+function assertMayChangeOrder(ctx: Ctx, orderId: number): void {
+  if (isAdministrator(ctx)) return;
+  const events = new Set(orderItems(ctx.db, [orderId]).map((i) => i.event_id));
+  if (events.size === 0 || [...events].some((e) => !mayChangeEvent(ctx, e))) throw forbidden(ctx.caller.kind === 'anonymous');
+}
+
 const update = implement(ticketsRoutes.updateOrder, (input, ctx) => {
   const row = getOrderRow(ctx.db, input.id);
   if (!row) throw notFound(input.id);
+  assertMayChangeOrder(ctx, row.id);
   const to = input.status;
   if (to !== row.status) {
     if (!MOVES[row.status].includes(to)) {

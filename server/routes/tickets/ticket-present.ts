@@ -11,6 +11,7 @@ import { pick } from '../../content/text.ts';
 import { globalId, imageObject } from '../events/present.ts';
 import { attendeesOfTickets } from './ticket-attendees.ts';
 import { managesAttendees } from './attendee-present.ts';
+import { inKeyScope } from './attendee-access.ts';
 import { nowMs, nowUtcString } from './clock.ts';
 
 
@@ -56,16 +57,21 @@ export interface TicketPresentOpts {
   skipAttendees?: boolean;
 }
 
-/** Presents tickets with a fixed number of queries: stats, parents, images and (managers) attendees. */
+/**
+ * Presents tickets with a fixed number of queries: stats, parents, images and (managers) attendees. A key bound
+ * to an event has manage access to that event's tickets only; any other ticket it is shown gets the public view.
+ */
 export function presentTickets(ctx: Ctx, rows: TicketRow[], opts: TicketPresentOpts = {}): Record<string, unknown>[] {
   const ids = rows.map((r) => r.id);
-  const manager = managesAttendees(ctx);
+  const managerOf = (t: TicketRow) => managesAttendees(ctx) && inKeyScope(ctx, t.event_id);
+  const managed = rows.filter(managerOf).map((r) => r.id);
   const stats = ticketStats(ctx.db, ids);
   const parentRows = parentPosts(ctx.db, [...new Set(rows.map((r) => r.event_id))]);
   const images = getAttachments(ctx.db, [...parentRows.values()].map((p) => p.image_id).filter(Boolean));
-  const attendees = manager && !opts.skipAttendees ? attendeesOfTickets(ctx, ids) : new Map<number, Record<string, unknown>[]>();
+  const attendees = managed.length && !opts.skipAttendees ? attendeesOfTickets(ctx, managed) : new Map<number, Record<string, unknown>[]>();
   const nowUtc = nowUtcString(ctx);
   return rows.map((t) => {
+    const manager = managerOf(t);
     const s = stats.get(t.id) ?? EMPTY_STATS;
     const parent = parentRows.get(t.event_id);
     const out = ticketObject(ctx, t, s, parent ? imageObject(images.get(parent.image_id)) : false, nowUtc, manager);

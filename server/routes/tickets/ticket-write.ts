@@ -4,6 +4,7 @@ import type { Ctx } from '../../http/context.ts';
 import { can } from '../../http/context.ts';
 import { HttpError, invalidParam } from '../../http/errors.ts';
 import { verifyNonce } from '../../auth/nonces.ts';
+import { assertMayChangeEvent } from '../../security/ownership.ts';
 import { localToUtcString, nowDates } from '../../content/site-time.ts';
 import { getPost, updatePost, type PostWrite } from '../../db/repos/posts.ts';
 import { eventTimezoneOf, type Provider, type TicketCols, type TicketRow } from '../../db/repos/tickets.ts';
@@ -31,12 +32,16 @@ export const invalidNonce = () => new HttpError(403, 'forbidden', 'Invalid nonce
 
 /**
  * The editor routes' permission (Event Tickets checks it in the handler, after validation): the post exists,
- * the nonce verifies for this caller, action and object, and the caller may edit tickets.
+ * the caller may edit tickets, and the nonce verifies for this caller, action and object. An organizer changes
+ * only the tickets of events it authored (CONTRACT section 3): on another's event the answer is
+ * `403 rest_forbidden` whatever the nonce, so the refusal is the same with or without one.
  */
 export function requireEditorNonce(ctx: Ctx, postId: number, nonce: unknown, action: string, object: number): void {
   const post = getPost(ctx.db, postId);
   if (!post || post.type !== 'event' || post.status === 'trash') throw invalidNonce();
-  if (!can(ctx, 'edit_tickets') || !verifyNonce(ctx, nonce, action, object, nowMs(ctx))) throw invalidNonce();
+  if (!can(ctx, 'edit_tickets')) throw invalidNonce();
+  assertMayChangeEvent(ctx, postId);
+  if (!verifyNonce(ctx, nonce, action, object, nowMs(ctx))) throw invalidNonce();
 }
 
 /** `rsvp`, `tc`, or the original's provider class names. */

@@ -13,6 +13,7 @@ import { readsPrivate } from '../events/access.ts';
 import { knownQuery } from '../events/archive.ts';
 import { presentTickets } from './ticket-present.ts';
 import { managesAttendees } from './attendee-present.ts';
+import { inKeyScope, keyEventScope } from './attendee-access.ts';
 import { invalidNonce, providerOf, requireEditorNonce, ticketColsFrom, ticketPostFields, touchTicket } from './ticket-write.ts';
 import { nowMs } from './clock.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
@@ -25,7 +26,8 @@ const LIVE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'];
  * `Tickets_Handler::is_ticket_readable`: 404 for no post, `ticket-provider-not-found` for a post that is no
  * ticket, 401 when the ticket or its post is not public and the caller cannot read private content. A trashed
  * ticket is gone. The original answers a non-ticket ID with 500; an ID of the wrong kind is bad input, and bad
- * input never gets a 5xx here, so it is 400 with the original code.
+ * input never gets a 5xx here, so it is 400 with the original code. A key bound to an event sees only that
+ * event's tickets (CONTRACT section 3): another event's ticket is hidden as a missing one.
  */
 export function readableTicket(ctx: Ctx, id: number): TicketRow {
   // The ticket join reads the post too; only a miss needs the post alone, to tell "none" from "no ticket".
@@ -34,7 +36,7 @@ export function readableTicket(ctx: Ctx, id: number): TicketRow {
     if (!getPostType(ctx.db, id)) throw notFound();
     throw new HttpError(400, 'ticket-provider-not-found', 'ticket-provider-not-found');
   }
-  if (row.status === 'trash') throw notFound();
+  if (row.status === 'trash' || !inKeyScope(ctx, row.event_id)) throw notFound();
   const parent = getPost(ctx.db, row.event_id);
   if (!readsPrivate(ctx) && (row.status !== 'publish' || !parent || parent.status !== 'publish')) throw notAccessible();
   return row;
@@ -77,6 +79,13 @@ function statuses(ctx: Ctx, given: string[], param: string): string[] {
   return manager ? [...out] : [...out].filter((s) => s === 'publish');
 }
 
+/** `include_post` narrowed to a bound key's event, as the attendee list narrows `post_id` (CONTRACT section 3). */
+function scopedPosts(ctx: Ctx, given: number[] | undefined): number[] | undefined {
+  const scope = keyEventScope(ctx);
+  if (scope === null) return given;
+  return given ? given.filter((e) => e === scope) : [scope];
+}
+
 const list = implement(ticketsRoutes.listTickets, (input, ctx) => {
   const manager = managesAttendees(ctx);
   const perPage = input.per_page;
@@ -87,7 +96,7 @@ const list = implement(ticketsRoutes.listTickets, (input, ctx) => {
     search: input.search || undefined,
     include: input.include,
     exclude: input.exclude,
-    includePost: input.include_post,
+    includePost: scopedPosts(ctx, input.include_post),
     excludePost: input.exclude_post,
     providers: input.provider,
     after: utcParam(ctx, input.after, 'after'),
@@ -112,7 +121,7 @@ const list = implement(ticketsRoutes.listTickets, (input, ctx) => {
     });
   }
   // ET+ only: without the add-on no ticket offers attendee information.
-  const none = input.attendee_information_available === true || q.statuses.length === 0 || q.postStatuses?.length === 0;
+  const none = input.attendee_information_available === true || q.statuses.length === 0 || q.postStatuses?.length === 0 || q.includePost?.length === 0;
   const { ids, matches } = none ? { ids: [], matches: 0 } : queryTickets(ctx.db, q);
   // The original's offset shrinks the total: 5 tickets with offset=1 report total 4.
   const total = Math.max(0, matches - skip);

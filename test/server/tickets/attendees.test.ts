@@ -364,8 +364,13 @@ describe('create (box office and door registration)', () => {
     assert.equal(log.body.checkins[0].result, 'accepted');
   });
 
-  test('organizers may create; anonymous callers get 401 rest_forbidden', async () => {
-    assert.equal((await create({ ticket_id: f.ticketId, full_name: 'Org Sale', email: 'o@s.test' }, s.userAuth('organizer'))).status, 201);
+  test('organizers may create on events they authored; anonymous callers get 401 rest_forbidden', async () => {
+    const org = s.userAuth('organizer', 'box-office-org');
+    const own = seedTicketsFixture(s.db, { attendees: 0 });
+    s.db.prepare("UPDATE posts SET author = (SELECT id FROM users WHERE login = 'box-office-org') WHERE id = ?").run(own.eventId);
+    assert.equal((await create({ ticket_id: own.ticketId, full_name: 'Org Sale', email: 'o@s.test' }, org)).status, 201);
+    // Another author's event: 403 (issue 10 item 8).
+    assert.equal((await create({ ticket_id: f.ticketId, full_name: 'Org Sale', email: 'o@s.test' }, org)).status, 403);
     const anon = await create({ ticket_id: f.ticketId, full_name: 'X', email: 'x@x.test' }, null);
     assert.equal(anon.status, 401);
     assert.equal(anon.body.code, 'rest_forbidden');

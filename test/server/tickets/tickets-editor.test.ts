@@ -51,15 +51,21 @@ describe('POST /tickets (create)', () => {
     const wrong = await call(`${tix(s)}/tickets`, { method: 'POST', auth: s.admin, form: { post_id: String(event), add_ticket_nonce: '0123456789', provider: 'rsvp', name: 'X' } });
     assert.deepEqual(wrong.body, forbidden);
     const organizer = s.userAuth('organizer');
-    const theirs = await addNonce(s, event, organizer);
-    const stolen = await call(`${tix(s)}/tickets`, { method: 'POST', auth: s.admin, form: { post_id: String(event), add_ticket_nonce: theirs, provider: 'rsvp', name: 'X' } });
+    // The organizer's own event (an organizer adds tickets only to events it authored, issue 10 item 8).
+    const ownEvent = await makeEvent(s, { title: 'Organizer owned', status: 'publish' }, organizer);
+    const theirs = await addNonce(s, ownEvent, organizer);
+    const stolen = await call(`${tix(s)}/tickets`, { method: 'POST', auth: s.admin, form: { post_id: String(ownEvent), add_ticket_nonce: theirs, provider: 'rsvp', name: 'X' } });
     assert.deepEqual(stolen.body, forbidden);
-    const anon = await call(`${tix(s)}/tickets`, { method: 'POST', form: { post_id: String(event), add_ticket_nonce: theirs, provider: 'rsvp', name: 'X' } });
+    const anon = await call(`${tix(s)}/tickets`, { method: 'POST', form: { post_id: String(ownEvent), add_ticket_nonce: theirs, provider: 'rsvp', name: 'X' } });
     assert.deepEqual(anon.body, forbidden);
-    const otherEvent = await makeEvent(s, { title: 'Other' });
-    const otherPost = await call(`${tix(s)}/tickets`, { method: 'POST', auth: organizer, form: { post_id: String(otherEvent), add_ticket_nonce: theirs, provider: 'rsvp', name: 'X' } });
+    const otherOwn = await makeEvent(s, { title: 'Other' }, organizer);
+    const otherPost = await call(`${tix(s)}/tickets`, { method: 'POST', auth: organizer, form: { post_id: String(otherOwn), add_ticket_nonce: theirs, provider: 'rsvp', name: 'X' } });
     assert.deepEqual(otherPost.body, forbidden);
-    const ok = await call(`${tix(s)}/tickets`, { method: 'POST', auth: organizer, form: { post_id: String(event), add_ticket_nonce: theirs, provider: 'rsvp', name: 'X' } });
+    // Another author's event: rest_forbidden, whatever the nonce.
+    const notTheirs = await call(`${tix(s)}/tickets`, { method: 'POST', auth: organizer, form: { post_id: String(event), add_ticket_nonce: await addNonce(s, event, organizer), provider: 'rsvp', name: 'X' } });
+    assert.equal(notTheirs.status, 403);
+    assert.equal(notTheirs.body.code, 'rest_forbidden');
+    const ok = await call(`${tix(s)}/tickets`, { method: 'POST', auth: organizer, form: { post_id: String(ownEvent), add_ticket_nonce: theirs, provider: 'rsvp', name: 'X' } });
     assert.equal(ok.status, 202);
     assert.equal(count(), before + 1);
   });
@@ -183,8 +189,10 @@ describe('POST /tickets/{id} (update) and DELETE /tickets/{id}', () => {
     assert.equal(missing.status, 400);
     const wrong = await call(`${tix(s)}/tickets/${id}`, { method: 'DELETE', auth: s.admin, form: { post_id: String(event), remove_ticket_nonce: n.edit_ticket_nonce } });
     assert.deepEqual(wrong.body, forbidden);
+    // An organizer who did not author the event: rest_forbidden (issue 10 item 8; it was the nonce's 403 before).
     const stranger = await call(`${tix(s)}/tickets/${id}`, { method: 'DELETE', auth: s.userAuth('organizer'), form: { post_id: String(event), remove_ticket_nonce: n.remove_ticket_nonce } });
-    assert.deepEqual(stranger.body, forbidden);
+    assert.equal(stranger.status, 403);
+    assert.equal(stranger.body.code, 'rest_forbidden');
     const r = await call(`${tix(s)}/tickets/${id}`, { method: 'DELETE', auth: s.admin, form: { post_id: String(event), remove_ticket_nonce: n.remove_ticket_nonce } });
     assert.equal(r.status, 202);
     assert.equal(r.body, true);
