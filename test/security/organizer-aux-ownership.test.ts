@@ -100,7 +100,14 @@ describe("seo/v1 meta of organizer Y's post: organizer X gets 403 rest_forbidden
     const long = await seoMeta(X.auth, 'POST', id, { title: 'x'.repeat(121) });
     assert.equal(long.status, 400, long.text);
     assert.equal(long.body.code, 'rest_invalid_param');
+    assert.equal((await seoMeta(X.auth, 'POST', 99_999_999, { canonical: 'javascript:alert(1)' })).status, 400);
     assert.equal((await seoMeta(X.auth, 'POST', 99_999_999, { title: 'x' })).status, 404);
+    assert.equal(seoRow(id), undefined);
+    // A trashed post is still someone's: 403 to others, 404 (nothing to edit) to its author.
+    assert.equal((await call(`${s.root}evt/events/v1/events/${id}`, { method: 'DELETE', auth: Y.auth })).status, 200);
+    const trashed = await seoMeta(X.auth, 'POST', id, { title: 'x' });
+    assert.equal(trashed.status, 403, trashed.text);
+    assert.equal((await seoMeta(Y.auth, 'POST', id, { title: 'x' })).body.code, 'rest_post_invalid_id');
     assert.equal(seoRow(id), undefined);
   });
 

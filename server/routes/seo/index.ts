@@ -15,10 +15,10 @@ import { ROBOTS_OPTION, robotsSettings, robotsTxt, sitemapEntries, sitemapXml } 
 const invalidId = () => new HttpError(404, 'rest_post_invalid_id', 'Invalid post ID.');
 
 /** A post whose meta the caller may see: published and password-free for everyone, any status for editors. */
-function postFor(ctx: Ctx, id: number, forWrite: boolean): PostRow {
+function postFor(ctx: Ctx, id: number): PostRow {
   const p = getPost(ctx.db, id);
   if (!p || !(SEO_TYPES as readonly string[]).includes(p.type) || p.status === 'trash') throw invalidId();
-  if (!forWrite && !can(ctx, 'read_private_events') && (p.status !== 'publish' || p.password !== '')) throw invalidId();
+  if (!can(ctx, 'read_private_events') && (p.status !== 'publish' || p.password !== '')) throw invalidId();
   return p;
 }
 
@@ -57,7 +57,7 @@ const sitemap = implement(R.sitemap, (input, ctx) => {
 });
 
 const readMeta = implement(R.readMeta, (input, ctx) => {
-  const p = postFor(ctx, input.id, false);
+  const p = postFor(ctx, input.id);
   return ok(present(ctx, p, getSeo(ctx.db, p.id)));
 });
 
@@ -71,12 +71,18 @@ function canonicalOk(url: string): boolean {
   }
 }
 
+/**
+ * The original's order of checks: parameters (400), then the permission callback, which finds the post (404
+ * when there is no such event, venue or organizer) and asks whether the caller may change it (403: an organizer
+ * changes the meta only of posts it may change itself, CONTRACT section 3). A trashed post is then 404 to
+ * those who may change it, as for every reader.
+ */
 const updateMeta = implement(R.updateMeta, (input, ctx) => {
-  const p = postFor(ctx, input.id, true);
   if (input.canonical !== undefined && !canonicalOk(input.canonical.trim())) throw invalidParam('canonical', 'canonical must be an http or https URL.', 'rest_invalid_url');
-  // Parameters first, then the permission (the original's order): an organizer changes the meta only of the
-  // events, venues and organizers it may change itself (CONTRACT section 3).
+  const p = getPost(ctx.db, input.id);
+  if (!p || !(SEO_TYPES as readonly string[]).includes(p.type)) throw invalidId();
   if (!mayChangePost(ctx, p)) throw forbidden(ctx.caller.kind === 'anonymous');
+  if (p.status === 'trash') throw invalidId();
   const cur = getSeo(ctx.db, p.id);
   const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   const row: SeoRow = {
