@@ -8,7 +8,7 @@ import { revokeApiKey } from '../../server/db/repos/api-keys.ts';
 import { createForm } from '../../server/db/repos/forms.ts';
 import { setProxyDeps } from '../../server/routes/oembed/proxy-deps.ts';
 import { FetchRefused } from '../../server/net/guarded-fetch.ts';
-import { allowed, CALLERS, ownedWrite, permissionTable, type Caller } from './access-table.ts';
+import { allowed, CALLERS, ownedWrite, permissionTable, RULES, type Caller } from './access-table.ts';
 import { validValue } from './fuzz-gen.ts';
 import { loadOperations, type Operation } from './openapi-ops.ts';
 import { profile, report } from './profile.ts';
@@ -51,6 +51,8 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
           return `Bearer ${k.key}`;
         })(),
         'door key': `Bearer ${srv.apiKey('Door').key}`,
+        // Bound to an event with a ticket and no attendees: every attendee of the table belongs to another event.
+        'other event key': `Bearer ${srv.apiKey('Elsewhere', seedTicketsFixture(srv.db, { attendees: 0, eventTitle: 'Elsewhere' }).eventId).key}`,
         'door user': srv.userAuth('door', 'door-person'),
         organizer: srv.userAuth('organizer', 'organizer-person'),
         administrator: srv.admin,
@@ -66,8 +68,11 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
       const tag = await made('tags', { name: 'Jazz' });
       const slugOf = (id: number) => (srv.db.prepare('SELECT slug FROM posts WHERE id = ?').get(id) as { slug: string }).slug;
       const secrets = [...pub.codes.values(), ...more.codes.values(), ...prot.codes.values(), ...draft.codes.values()];
+      const attendeeEmails = (srv.db.prepare('SELECT email FROM attendees').all() as { email: string }[]).map((r) => r.email);
       const privateStrings = [SECRET_CONTENT, DRAFT_TITLE, BUYER, ...secrets,
         ...(srv.db.prepare("SELECT email FROM attendees UNION SELECT email FROM users").all() as { email: string }[]).map((r) => r.email)];
+      // What a key bound to another event must never receive (it reads drafts and protected content, as a door).
+      const attendeeStrings = [BUYER, ...secrets, ...attendeeEmails, ...(srv.db.prepare('SELECT full_name FROM attendees').all() as { full_name: string }[]).map((r) => r.full_name)];
 
       const idFor = (route: string): number => {
         if (route.includes('/venues/')) return venue.id;
@@ -132,6 +137,7 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
           if ((caller === 'anonymous' || caller === 'revoked key') && res.status < 300) {
             for (const s of privateStrings) if (s && res.text.includes(s)) leaks.push(`${caller} ${c.method} ${c.route}: ${s}`);
           }
+          if (caller === 'other event key') for (const s of attendeeStrings) if (s && res.text.includes(s)) leaks.push(`${caller} ${c.method} ${c.route} (${res.status}): ${s}`);
         }
       }
       // Lists an anonymous caller might use to fish for private rows.
@@ -146,6 +152,24 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
         answers++;
         if (res.status >= 500) failures.push(`anonymous GET ${l}: ${res.status}`);
         if (res.status < 300) for (const s of privateStrings) if (s && res.text.includes(s)) leaks.push(`anonymous GET ${l}: ${s}`);
+      }
+      // Rules that hang on the body or on whose object it is (door field limits, ownership, key scope).
+      // A fresh event of the administrator's: the sweep's writes have trashed or changed the others.
+      const ruleFx = seedTicketsFixture(srv.db, { attendees: 2, eventTitle: 'Rules' });
+      attendeeStrings.push(...ruleFx.codes.values());
+      for (const rule of RULES) {
+        for (const caller of CALLERS) {
+          const nonce = (await call(`${srv.root}evt/events/v1/events/${ruleFx.eventId}?context=edit`, { auth: auth[caller] ?? undefined })).body?.nonces?.add_ticket_nonce;
+          const r = rule.request({ eventId: ruleFx.eventId, ticketId: ruleFx.ticketId, attendeeId: ruleFx.attendeeIds[1]!, orderId: ruleFx.orderId, addTicketNonce: nonce });
+          const res = await call(`${srv.root}${r.path}`, { method: r.method, auth: auth[caller] ?? undefined, body: r.body });
+          answers++;
+          const want = rule.expect(caller);
+          const code = typeof res.body?.code === 'string' ? res.body.code : undefined;
+          if (res.status !== want.status || (want.code !== undefined && code !== want.code)) {
+            failures.push(`rule "${rule.name}": ${caller} got ${res.status} ${code ?? ''}, not ${want.status} ${want.code ?? ''}`);
+          }
+          if (caller === 'other event key') for (const s of attendeeStrings) if (s && res.text.includes(s)) leaks.push(`${caller} rule "${rule.name}": ${s}`);
+        }
       }
       const byCaller = CALLERS.map((c) => `${c.replace(' ', '_')}[${[...tally].filter(([k]) => k.startsWith(`${c} `)).map(([k, n]) => `${k.split(' ').pop()}:${n}`).join(',')}]`).join(' ');
       report('access', { routes: Object.keys(index.routes).length, route_methods: cases.length, callers: CALLERS.length, answers, violations: failures.length, leaks: leaks.length });
