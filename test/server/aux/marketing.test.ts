@@ -108,7 +108,11 @@ describe('marketing/v1', () => {
 
   test('permissions: consent needs manage_attendees, the rest manage_options', async () => {
     const a = attendee('Dee', 'dee@example.org');
+    // An organizer records consent only for attendees of events it authored (issue 10 item 8).
+    assert.equal((await consent(a, true, organizer)).status, 403);
+    s.db.prepare("UPDATE posts SET author = (SELECT MAX(id) FROM users WHERE role = 'organizer') WHERE id = ?").run(eventId);
     assert.equal((await consent(a, true, organizer)).status, 201);
+    s.db.prepare('UPDATE posts SET author = 0 WHERE id = ?').run(eventId);
     assert.equal((await call(url('/opt-ins'), { method: 'POST', body: { attendee_id: a, consent: true } })).status, 401);
     for (const [method, r] of [['GET', '/connection'], ['POST', '/connection'], ['DELETE', '/connection'], ['GET', '/audience'], ['POST', '/audience/sync'], ['GET', '/status']]) {
       // A valid body: parameter errors come before the permission check.
