@@ -55,7 +55,7 @@ export async function authenticate(db: Db, p: Presented, appEnv?: AuthEnv): Prom
     const i = decoded.indexOf(':');
     const login = i < 0 ? decoded : decoded.slice(0, i);
     const password = i < 0 ? '' : decoded.slice(i + 1);
-    const r = await gate.attempt([ip, loginKey(login)], async () => {
+    const r = await gate.attempt([ip, loginKey(login)], `basic\u0000${decoded}`, async () => {
       const v = await verifyBasic(db, i < 0 ? '' : login, password, p.ip);
       return { counts: !v.ok, result: v };
     });
@@ -69,7 +69,7 @@ export async function authenticate(db: Db, p: Presented, appEnv?: AuthEnv): Prom
   const bearer = auth && /^bearer\s+/i.test(auth) ? auth.replace(/^bearer\s+/i, '') : undefined;
   const presented = bearer ?? p.apiKeyParam;
   if (presented === undefined || presented === '') return { kind: 'anonymous' };
-  const r = await gate.attempt([ip], async () => {
+  const r = await gate.attempt([ip], `key\u0000${presented}`, async () => {
     const v = await verifyApiKeyAsync(db, presented);
     return { counts: !v.ok && v.reason === 'unknown', result: v };
   });

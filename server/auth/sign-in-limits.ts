@@ -8,9 +8,10 @@ import { digest } from './hash.ts';
  * `Retry-After`, before any check, whatever the credentials (a right password from a limited address or for a
  * limited login is refused too, or the limit would not stop guessing).
  *
- * Concurrency cannot stretch the limit: at most `MAX_FAILURES` checks per key are under way at once, and a
- * check that finishes after the limit was reached by others answers 429 whatever its outcome, so no more than
- * `MAX_FAILURES` outcomes per key and window are ever revealed.
+ * Concurrency cannot stretch the limit: at most `MAX_FAILURES` different credentials per key are checked at
+ * once, and a check that finishes after the limit was reached by others answers 429 whatever its outcome, so no
+ * more than `MAX_FAILURES` outcomes per key and window are ever revealed. Requests presenting the same
+ * credentials share one slot: a client sending 30 requests at once with its one password is one check, not 30.
  *
  * Wrong API keys count per address only: a per-key-ID count would let anyone lock a door out by sending wrong
  * secrets with its (sequential, guessable) ID. A revoked key was once right and is not counted (a kiosk
@@ -44,7 +45,8 @@ export function loginKey(login: string): string {
 
 export class SignInGate {
   readonly limiter: WindowLimiter;
-  private readonly pending = new Map<string, number>();
+  /** Per limit key, the credentials (by digest) being checked now, with the number of requests waiting on each. */
+  private readonly pending = new Map<string, Map<string, number>>();
 
   constructor(opts: { max?: number; windowMs?: number; maxKeys?: number; now?: () => number } = {}) {
     this.limiter = new WindowLimiter({ max: opts.max ?? MAX_FAILURES, windowMs: opts.windowMs ?? WINDOW_MS, maxKeys: opts.maxKeys, now: opts.now });
@@ -53,36 +55,44 @@ export class SignInGate {
   /** Checks under way (for tests). */
   get inFlight(): number {
     let n = 0;
-    for (const v of this.pending.values()) n += v;
+    for (const m of this.pending.values()) for (const v of m.values()) n += v;
     return n;
   }
 
-  private admit(keys: readonly string[]): void {
+  private admit(keys: readonly string[], credential: string): void {
     const wait = this.limiter.retryAfter(keys);
     if (wait > 0) throw new TooManyFailures(wait);
-    if (keys.some((k) => (this.pending.get(k) ?? 0) >= this.limiter.max)) throw new TooManyFailures(1);
+    for (const k of keys) {
+      const m = this.pending.get(k);
+      if (m && !m.has(credential) && m.size >= this.limiter.max) throw new TooManyFailures(1);
+    }
   }
 
-  private hold(keys: readonly string[], d: 1 | -1): void {
+  private hold(keys: readonly string[], credential: string, d: 1 | -1): void {
     for (const k of keys) {
-      const n = (this.pending.get(k) ?? 0) + d;
-      if (n > 0) this.pending.set(k, n);
-      else this.pending.delete(k);
+      let m = this.pending.get(k);
+      if (!m) this.pending.set(k, (m = new Map()));
+      const n = (m.get(credential) ?? 0) + d;
+      if (n > 0) m.set(credential, n);
+      else m.delete(credential);
+      if (!m.size) this.pending.delete(k);
     }
   }
 
   /**
    * Runs one check under the limit of `keys`. `check` answers whether the credentials failed (`counts`: a
-   * failure to record) and its result; throws `TooManyFailures` when the keys are limited.
+   * failure to record) and its result; throws `TooManyFailures` when the keys are limited. `credential` names
+   * what is presented (any stable text: it is digested here), so identical concurrent requests share a slot.
    */
-  async attempt<T>(keys: readonly string[], check: () => Promise<{ counts: boolean; result: T }>): Promise<T> {
-    this.admit(keys);
-    this.hold(keys, 1);
+  async attempt<T>(keys: readonly string[], credential: string, check: () => Promise<{ counts: boolean; result: T }>): Promise<T> {
+    const id = digest(credential);
+    this.admit(keys, id);
+    this.hold(keys, id, 1);
     let out: { counts: boolean; result: T };
     try {
       out = await check();
     } finally {
-      this.hold(keys, -1);
+      this.hold(keys, id, -1);
     }
     const wait = this.limiter.retryAfter(keys);
     if (out.counts) this.limiter.record(keys);

@@ -157,6 +157,16 @@ describe('failed sign-ins', () => {
     assert.equal(r.status, 200);
   });
 
+  test('30 requests at once with one right password or key are one check: all answered, none 429', async () => {
+    const from = '127.0.9.1';
+    const pw = user('frank');
+    const key = s.apiKey('Burst door').key;
+    const burst = (headers: Record<string, string>) => Promise.all(Array.from({ length: 30 }, () => callFrom(from, url, headers)));
+    const statuses = (rs: Answer[]) => [...new Set(rs.map((r) => r.status))];
+    assert.deepEqual(statuses(await burst({ authorization: basic('frank', pw) })), [200]);
+    assert.deepEqual(statuses(await burst({ authorization: `Bearer ${key}` })), [200]);
+  });
+
   test('the limit lifts once the failures are 5 minutes old', async () => {
     const from = '127.0.0.2'; // limited by the first test
     assert.equal((await callFrom(from, url, { authorization: basic('bob', users.get('bob')!) })).status, 429);
