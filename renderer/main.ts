@@ -5,6 +5,7 @@ import { openKioskDb, type KioskDb } from './store/db.ts';
 import { getDeviceId, getLanguage, getSettings } from './store/meta.ts';
 import { SyncEngine } from './sync/engine.ts';
 import { KioskApp } from './ui/app.ts';
+import { registerKioskServiceWorker } from './sw-register.ts';
 import { translator, type Lang } from './ui/i18n.ts';
 import type { KioskContext } from './ui/context.ts';
 
@@ -24,6 +25,8 @@ async function resolveDeviceId(db: KioskDb): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  // The app shell for offline reloads and cold starts; never waits on it.
+  void registerKioskServiceWorker(undefined, getDoorstep() !== null);
   // Ask the browser not to evict the cache and the queue under storage pressure.
   void navigator.storage?.persist?.();
   const db = openKioskDb();
