@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const db = openKioskDb();
   const deviceId = await resolveDeviceId(db);
   const settings = { current: await getSettings(db) };
-  const engine = new SyncEngine({ db, settings: () => settings.current });
+  const engine = new SyncEngine({ db, deviceId, settings: () => settings.current });
   const service = new CheckinService({ db, engine, deviceId, settings: () => settings.current });
   const lang: Lang = (await getLanguage(db)) ?? (navigator.language.toLowerCase().startsWith('et') ? 'et' : 'en');
   const ctx: KioskContext = { db, engine, service, deviceId, settings, lang, t: translator(lang) };

@@ -2,24 +2,26 @@ import { decideCheckin, decideScan, type ScanContext, type ScanVerdict } from '.
 import { isoWithOffset, makeNonce } from '../../shared/checkin/ids.ts';
 import type { PairingPayload } from '../../shared/checkin/pairing.ts';
 import { parseTicketCode, type TicketCode } from '../../shared/checkin/ticket-code.ts';
-import {
-  BatchResponse, DoorAttendee, checkinBatchItem, classifyCheckinResponse, type CheckinOutcome,
-} from '../../shared/checkin/wire.ts';
+import { CHECKIN_ERRORS, type CheckinFate } from '../../shared/checkin/wire.ts';
 import { getAttendee, toSubject } from '../store/attendees.ts';
 import type { AttendeeRow, KioskDb } from '../store/db.ts';
-import { hasPending, logScan, recordLocalScan, storeServerAttendee } from '../store/outbox.ts';
-import { ApiError, createApiClient, type ApiClient, type FetchLike } from '../sync/api-client.ts';
+import { hasPending, logScan, recordLocalScan, updateScanLog } from '../store/outbox.ts';
 import type { SyncEngine } from '../sync/engine.ts';
-import { verdictFromOutcome } from './online-verdict.ts';
+import type { DeviceProblem } from '../sync/events.ts';
 
-/** How long a scan waits for the server before deciding offline with the same nonce. */
-const ONLINE_DEADLINE_MS = 1500;
+/** How long a verdict waits for the server before it stands on the local decision (same nonce either way). */
+export const ONLINE_DEADLINE_MS = 1500;
 
 export interface ScanResult {
   verdict: ScanVerdict;
   nonce: string;
+  /** `online`: the server answered within the deadline; `offline`: the device decided from its cache. */
   mode: 'online' | 'offline';
   at: number;
+  /** The device problem standing when the scan was decided (the banner's); never part of the verdict. */
+  device: DeviceProblem | null;
+  /** Whether the scan was queued for the server (an admission or a check-out). */
+  queued: boolean;
 }
 
 export interface CheckinServiceOptions {
@@ -27,21 +29,26 @@ export interface CheckinServiceOptions {
   engine: SyncEngine;
   deviceId: string;
   settings: () => PairingPayload | null;
-  fetch?: FetchLike;
   now?: () => number;
   deadlineMs?: number;
 }
 
-/** A local refusal the server cannot overturn: the code itself is wrong. */
+/** A local refusal nothing on the server can overturn: the code itself is wrong. */
 function isFinalLocally(v: ScanVerdict): boolean {
   return v.kind === 'invalid' && (v.reason === 'unreadable' || v.reason === 'other_event' || v.reason === 'wrong_security_code');
 }
 
-class Fallback extends Error {}
+/** A local answer the server may know better: the cache can be behind on these. */
+function worthLookingUp(v: ScanVerdict): boolean {
+  return v.kind === 'not_in_list' || v.kind === 'already' ||
+    (v.kind === 'invalid' && (v.reason === 'order_not_complete' || v.reason === 'revoked'));
+}
 
 /**
- * Decides scans: online first through the batch route with the scan's nonce; with no answer within the
- * deadline, offline with the same nonce, so an answer that did reach the server is de-duplicated later.
+ * Decides scans, one path for all: every scan is decided from the cache; an admission (or check-out) is
+ * written to the outbox with the attendee's mark in one transaction, then the sync engine (the only code
+ * that talks to the server) uploads it at once and the verdict waits up to the deadline for its answer.
+ * With no answer in time the local verdict stands, and the same nonce goes up later.
  */
 export class CheckinService {
   private readonly now: () => number;
@@ -59,10 +66,10 @@ export class CheckinService {
   async manual(attendeeId: number, checkIn: boolean): Promise<ScanResult> {
     const code: TicketCode = { attendeeId, eventId: null, securityCode: '' };
     return this.decide(code, (local, ctx) => {
-      if (!local) return { kind: 'invalid', reason: 'unknown_ticket', attendeeId, name: null };
+      if (!local) return { kind: 'not_in_list', attendeeId, syncedAgoMs: ctx.lastSyncAt === null ? null : Math.max(0, ctx.now - ctx.lastSyncAt) };
       if (local.eventId !== ctx.eventId) return { kind: 'invalid', reason: 'other_event', attendeeId, name: null };
       if (!checkIn) return { kind: 'admitted', attendeeId, name: local.name, ticketTitle: local.ticketTitle };
-      return decideCheckin(toSubject(local));
+      return decideCheckin(toSubject(local), ctx);
     }, checkIn);
   }
 
@@ -71,109 +78,86 @@ export class CheckinService {
     rules: (local: AttendeeRow | undefined, ctx: ScanContext) => ScanVerdict,
     checkIn: boolean,
   ): Promise<ScanResult> {
-    const { db, engine } = this.opts;
+    const { db, engine, deviceId } = this.opts;
     const at = this.now();
+    const deadlineAt = at + (this.opts.deadlineMs ?? ONLINE_DEADLINE_MS);
     const nonce = makeNonce();
     const settings = this.opts.settings();
+    const result = (verdict: ScanVerdict, mode: 'online' | 'offline', queued = false): ScanResult =>
+      ({ verdict, nonce, mode, at, device: engine.status.device, queued });
     const finish = async (verdict: ScanVerdict, mode: 'online' | 'offline'): Promise<ScanResult> => {
       await logScan(db, {
         nonce, at, attendeeId: code?.attendeeId ?? null, verdict: verdict.kind,
         reason: verdict.kind === 'invalid' ? verdict.reason : null, mode,
       });
-      return { verdict, nonce, mode, at };
+      return result(verdict, mode);
     };
-    if (!settings) return finish({ kind: 'invalid', reason: 'refused', attendeeId: null, name: null, message: 'not paired' }, 'offline');
-    if (engine.status.unauthorized) {
-      return finish({ kind: 'invalid', reason: 'refused', attendeeId: code?.attendeeId ?? null, name: null, message: 'device key refused: pair again' }, 'offline');
-    }
+    if (code === null) return finish({ kind: 'invalid', reason: 'unreadable', attendeeId: null, name: null }, 'offline');
+    if (!settings) return finish({ kind: 'not_in_list', attendeeId: code.attendeeId, syncedAgoMs: null }, 'offline');
     // The engine keeps the last download time in memory; no storage read on the scan path.
-    const ctx = (): ScanContext => ({ eventId: settings.event_id, now: this.now(), lastSyncAt: engine.status.lastSyncAt });
-    let local = code ? await getAttendee(db, code.attendeeId) : undefined;
-    const pre = rules(local, ctx());
-    if (code === null || isFinalLocally(pre)) return finish(pre, 'offline');
+    const ctx = (): ScanContext => ({ eventId: settings.event_id, now: this.now(), lastSyncAt: engine.status.lastSyncAt, deviceId });
+    let local = await getAttendee(db, code.attendeeId);
+    let verdict = rules(local, ctx());
+    if (isFinalLocally(verdict)) return finish(verdict, 'offline');
 
+    let mode: 'online' | 'offline' = 'offline';
     // This device's own queued scans are newer than anything the server knows about this attendee.
-    const mustStayLocal = !engine.status.online || (await hasPending(db, code.attendeeId));
-    if (!mustStayLocal) {
-      const api = createApiClient(settings, this.opts.fetch);
-      const deadline = AbortSignal.timeout(this.opts.deadlineMs ?? ONLINE_DEADLINE_MS);
-      try {
-        if (pre.kind === 'stale' || (pre.kind === 'invalid' && pre.reason === 'unknown_ticket')) {
-          local = await this.fetchAttendee(api, code.attendeeId, deadline);
-          if (!local) return finish({ kind: 'invalid', reason: 'unknown_ticket', attendeeId: code.attendeeId, name: null }, 'online');
-          const fresh = rules(local, ctx());
-          if (isFinalLocally(fresh)) return finish(fresh, 'online');
-        }
-        const outcome = await this.sendOnline(api, code.attendeeId, checkIn, nonce, at, deadline);
-        return finish(await this.applyOnline(outcome, code.attendeeId, nonce), 'online');
-      } catch (err) {
-        if (!(err instanceof Fallback) && !(err instanceof ApiError && err.failure.kind === 'network')) throw err;
-        if (engine.status.unauthorized) {
-          return finish({ kind: 'invalid', reason: 'refused', attendeeId: code.attendeeId, name: null, message: 'device key refused: pair again' }, 'online');
-        }
-        engine.noteNetworkFailure(err.message);
+    if (worthLookingUp(verdict) && !(await hasPending(db, code.attendeeId))) {
+      const found = await engine.lookupAttendee(code.attendeeId, Math.max(1, deadlineAt - this.now()));
+      if (found === 'found') {
+        local = await getAttendee(db, code.attendeeId);
+        verdict = rules(local, ctx());
+        mode = 'online';
+      } else if (found === 'not_found') {
+        mode = 'online';
+        verdict = local
+          ? { kind: 'invalid', reason: 'revoked', attendeeId: code.attendeeId, name: local.name }
+          : { kind: 'invalid', reason: 'unknown_ticket', attendeeId: code.attendeeId, name: null };
       }
-      local = await getAttendee(db, code.attendeeId);
     }
-    const verdict = rules(local, ctx());
-    if (verdict.kind !== 'admitted') return finish(verdict, 'offline');
-    await recordLocalScan(db, {
-      nonce, attendeeId: code.attendeeId, checkIn, scanAt: at, scanIso: isoWithOffset(at), deviceId: this.opts.deviceId,
+    if (verdict.kind !== 'admitted') return finish(verdict, mode);
+
+    const logId = await recordLocalScan(db, {
+      nonce, attendeeId: code.attendeeId, checkIn, scanAt: at, scanIso: isoWithOffset(at), deviceId,
     }, verdict.kind);
-    engine.requestSync();
+    const fate = await engine.flush(nonce, Math.max(0, deadlineAt - this.now()));
     void engine.refreshStatus();
-    return { verdict, nonce, mode: 'offline', at };
+    const answered = fate && verdictFromFate(fate, verdict, local);
+    if (!answered) return result(verdict, 'offline', true);
+    if (logId !== undefined && answered.kind !== verdict.kind) {
+      await updateScanLog(db, logId, { verdict: answered.kind, reason: answered.kind === 'invalid' ? answered.reason : null, mode: 'online' });
+    }
+    return result(answered, 'online', true);
   }
+}
 
-  /** Single attendee for a code the cache does not know (sold after the last sync). */
-  private async fetchAttendee(api: ApiClient, id: number, signal: AbortSignal): Promise<AttendeeRow | undefined> {
-    try {
-      const res = await api.get(`evt/tickets/v1/attendees/${id}`, {}, { signal });
-      await storeServerAttendee(this.opts.db, DoorAttendee.parse(res.body));
-      return getAttendee(this.opts.db, id);
-    } catch (err) {
-      if (err instanceof ApiError && err.failure.kind === 'http' && err.failure.status === 404) return undefined;
-      if (err instanceof ApiError && err.failure.kind === 'unauthorized') {
-        this.opts.engine.noteUnauthorized(err.failure.message);
-        throw new Fallback('unauthorized');
+/**
+ * The verdict once the server answered a queued scan in time; `null` when the answer does not decide it
+ * (a device problem or no final answer): the local verdict stands. A refusal caused by the device is never
+ * a ticket verdict.
+ */
+export function verdictFromFate(
+  fate: CheckinFate,
+  local: Extract<ScanVerdict, { kind: 'admitted' }>,
+  row: AttendeeRow | undefined,
+): ScanVerdict | null {
+  const who = { attendeeId: local.attendeeId };
+  switch (fate.kind) {
+    case 'accepted':
+      return { kind: 'admitted', ...who, name: fate.attendee.title ?? local.name, ticketTitle: fate.attendee.ticket?.title ?? local.ticketTitle };
+    case 'conflict':
+      return {
+        kind: 'already', ...who, name: local.name, ticketTitle: local.ticketTitle,
+        checkedInAt: fate.standing?.date ?? '', deviceId: fate.standing?.device_id ?? null, deviceLabel: fate.standing?.device_label ?? null,
+      };
+    case 'rejected':
+      if (fate.code === CHECKIN_ERRORS.orderNotComplete) {
+        return { kind: 'invalid', reason: 'order_not_complete', ...who, name: local.name, orderStatus: row?.orderStatus ?? null };
       }
-      throw err instanceof ApiError ? err : new Fallback(String(err));
-    }
-  }
-
-  private async sendOnline(
-    api: ApiClient, attendeeId: number, checkIn: boolean, nonce: string, at: number, signal: AbortSignal,
-  ): Promise<Exclude<CheckinOutcome, { kind: 'retry' }>> {
-    const body = { check_in: checkIn, check_in_date: isoWithOffset(at), device_id: this.opts.deviceId, nonce };
-    let outcome: CheckinOutcome;
-    try {
-      const res = await api.post('batch/v1', { validation: 'normal', requests: [checkinBatchItem(attendeeId, body)] }, { signal });
-      const item = BatchResponse.parse(res.body).responses[0];
-      if (!item) throw new Fallback('empty batch answer');
-      outcome = classifyCheckinResponse(item.status, item.body);
-    } catch (err) {
-      if (err instanceof ApiError && err.failure.kind === 'unauthorized') {
-        outcome = { kind: 'unauthorized', code: err.failure.code, message: err.failure.message, status: err.failure.status };
-      } else if (err instanceof ApiError || err instanceof Fallback) throw err;
-      else throw new Fallback(String(err));
-    }
-    if (outcome.kind === 'retry') throw new Fallback(outcome.message);
-    if (outcome.kind === 'unauthorized') this.opts.engine.noteUnauthorized(outcome.message);
-    return outcome;
-  }
-
-  private async applyOnline(outcome: Exclude<CheckinOutcome, { kind: 'retry' }>, attendeeId: number, nonce: string): Promise<ScanVerdict> {
-    const { db } = this.opts;
-    const local = await getAttendee(db, attendeeId);
-    if (outcome.kind === 'accepted') await storeServerAttendee(db, outcome.attendee, nonce);
-    if (outcome.kind === 'conflict' && local && outcome.standing) {
-      await storeServerAttendee(db, {
-        id: local.id, post_id: local.eventId, ticket_id: local.ticketId, status: local.status,
-        title: local.name, email: local.email, order_status: local.orderStatus, checked_in: true,
-        ticket: { id: local.ticketId, title: local.ticketTitle },
-        checkin_details: outcome.standing,
-      });
-    }
-    return verdictFromOutcome(outcome, attendeeId, local);
+      if (fate.code === CHECKIN_ERRORS.attendeeNotFound) return { kind: 'invalid', reason: 'revoked', ...who, name: local.name };
+      return { kind: 'invalid', reason: 'refused', ...who, name: local.name, message: fate.message };
+    case 'device':
+    case 'retry':
+      return null;
   }
 }

@@ -1,5 +1,5 @@
 import type { DoorAttendee } from '../../shared/checkin/wire.ts';
-import type { ScanSubject } from '../../shared/checkin/decide.ts';
+import { checkinDateMs, type ScanSubject } from '../../shared/checkin/decide.ts';
 import { hashSecurityCode } from '../../shared/checkin/security-code.ts';
 import type { AttendeeRow, KioskDb, OutboxRow } from './db.ts';
 import { putSnapshotChunk, snapshotGet, snapshotRows } from './snapshot.ts';
@@ -8,11 +8,7 @@ import { putSnapshotChunk, snapshotGet, snapshotRows } from './snapshot.ts';
  * Parses a check-in date as ms. ISO strings carry their offset; the original's `Y-m-d H:i:s` has none and is
  * read as the device's local time, which at a venue is the site's time.
  */
-export function parseCheckinDate(date: string | null | undefined): number | null {
-  if (!date) return null;
-  const ms = Date.parse(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}/.test(date) ? date.replace(' ', 'T') : date);
-  return Number.isFinite(ms) ? ms : null;
-}
+export const parseCheckinDate = checkinDateMs;
 
 /**
  * Search keys: each word of the name, and the whole email (a prefix of which is its local part). Domain

@@ -41,16 +41,29 @@ export interface OutboxRow {
   attempts: number;
 }
 
-/** Another device admitted the attendee before our offline admission reached the server. */
+/**
+ * Two doors admitted the same attendee (one of them offline): our admission reached the server after the
+ * other one's. Which scan came first is decided by scan time, not by arrival.
+ */
 export interface ConflictRow {
   id?: number;
   nonce: string;
   attendeeId: number;
   name: string;
+  /** Our scan: ISO with offset, and ms. */
   ourScanIso: string;
+  ourScanAt?: number;
   ourDevice: string;
+  /** The standing check-in's scan time as the server sent it (site time, second precision), and in ms. */
   theirDate: string | null;
+  theirScanAt?: number | null;
   theirDevice: string | null;
+  /** The other device's name: the label of its door key ("Door 2"), when the server sends it. */
+  theirDeviceLabel?: string | null;
+  /** Whose scan came first by scan time; `null` when the other time is unknown. */
+  first?: 'ours' | 'theirs' | null;
+  /** |our scan - their scan|, ms (`null` when unknown). */
+  gapMs?: number | null;
   recordedAt: number;
 }
 

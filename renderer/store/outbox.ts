@@ -11,21 +11,26 @@ export type LocalScan = Omit<OutboxRow, 'seq' | 'attempts'>;
  * attendee mark and the log line commit together or not at all, so a crash can neither lose the scan nor
  * let this device admit the same person twice.
  */
-export async function recordLocalScan(db: KioskDb, scan: LocalScan, verdict: string): Promise<void> {
-  await db.transaction('rw', [db.outbox, db.attendees, db.snapshot, db.scans], async () => {
-    // The same nonce again (a late online answer racing the offline fallback) must not queue twice.
-    if (await db.outbox.where('nonce').equals(scan.nonce).count()) return;
+export async function recordLocalScan(db: KioskDb, scan: LocalScan, verdict: string): Promise<number | undefined> {
+  return db.transaction('rw', [db.outbox, db.attendees, db.snapshot, db.scans], async () => {
+    // The same nonce never queues twice.
+    if (await db.outbox.where('nonce').equals(scan.nonce).count()) return undefined;
     const row: OutboxRow = { ...scan, attempts: 0 };
     await db.outbox.add(row);
     const attendee = await getAttendee(db, scan.attendeeId);
     if (attendee) await db.attendees.put(overlayPending(attendee, row));
-    await db.scans.add({
+    return db.scans.add({
       nonce: scan.nonce, at: scan.scanAt, attendeeId: scan.attendeeId, verdict, reason: null, mode: 'offline',
     });
   });
 }
 
-/** Logs a scan that queues nothing (a refusal, or an answer the server gave online). */
+/** The server answered a queued scan while the door waited: its log line takes the final verdict. */
+export async function updateScanLog(db: KioskDb, id: number, patch: Pick<ScanRow, 'verdict' | 'reason' | 'mode'>): Promise<void> {
+  await db.scans.update(id, patch);
+}
+
+/** Logs a scan that queues nothing (a refusal, a re-scan, a code not in the list). */
 export async function logScan(db: KioskDb, scan: Omit<ScanRow, 'id'>): Promise<void> {
   await db.scans.add(scan);
 }

@@ -1,21 +1,26 @@
-import type { DoorAttendee } from '../../shared/checkin/wire.ts';
+import type { CheckinFate } from '../../shared/checkin/wire.ts';
 import { keepCodeHash, notCheckedIn, overlayPending, parseCheckinDate, toAttendeeRow } from './attendees.ts';
 import type { AttendeeRow, ConflictRow, KioskDb, OutboxRow, RejectedRow } from './db.ts';
 import { snapshotBulkGet } from './snapshot.ts';
 
-/** What the server said about one uploaded scan, reduced to what the store needs. */
-export type Settlement =
-  | { kind: 'accepted'; attendee: DoorAttendee }
-  | { kind: 'conflict'; standing: { date: string | null; deviceId: string | null } }
-  | { kind: 'rejected'; code: string; message: string }
-  /** No final answer: the row stays queued with one more attempt counted. */
-  | { kind: 'retry' };
-
 export interface SettleResult {
   conflicts: ConflictRow[];
   rejected: RejectedRow[];
-  /** Attempts of each row left queued, by `seq`. */
+  /** Attempts of each row left queued for a retry, by `seq`. */
   attempts: Map<number, number>;
+}
+
+/** The conflict as the door shows it: both scans, the other device's name, and who came first by scan time. */
+export function conflictRow(row: OutboxRow, name: string, standing: Extract<CheckinFate, { kind: 'conflict' }>['standing'], now: number): ConflictRow {
+  const theirScanAt = parseCheckinDate(standing?.date ?? null);
+  return {
+    nonce: row.nonce, attendeeId: row.attendeeId, name, ourScanIso: row.scanIso, ourScanAt: row.scanAt, ourDevice: row.deviceId,
+    theirDate: standing?.date ?? null, theirScanAt, theirDevice: standing?.device_id ?? null,
+    theirDeviceLabel: standing?.device_label ?? null,
+    first: theirScanAt === null ? null : theirScanAt <= row.scanAt ? 'theirs' : 'ours',
+    gapMs: theirScanAt === null ? null : Math.abs(row.scanAt - theirScanAt),
+    recordedAt: now,
+  };
 }
 
 /**
@@ -25,12 +30,17 @@ export interface SettleResult {
  * Accepted rows leave the outbox and the server's attendee replaces the local one; conflicts go to the
  * conflicts list with both times and devices, and the cache takes the standing check-in; refusals go to the
  * rejected list (a refused admission stops counting as inside). Where this device still has later scans of
- * the same attendee queued, the newest of them stays on top.
+ * the same attendee queued, the newest of them stays on top. `device` and `retry` fates leave the row queued.
+ *
+ * `live` nonces were answered while the door still waited for them: the verdict on screen already says
+ * "already checked in" or "not valid", nobody was let in on the strength of the local decision, so they go
+ * to neither list.
  */
 export async function settleBatch(
   db: KioskDb,
-  items: ReadonlyArray<{ row: OutboxRow; result: Settlement }>,
+  items: ReadonlyArray<{ row: OutboxRow; fate: CheckinFate }>,
   now: number,
+  live: ReadonlySet<string> = new Set(),
 ): Promise<SettleResult> {
   return db.transaction('rw', [db.outbox, db.attendees, db.snapshot, db.conflicts, db.rejected], async () => {
     const ids = [...new Set(items.map((i) => i.row.attendeeId))];
@@ -51,26 +61,24 @@ export async function settleBatch(
     const seen = new Set([...knownConflicts.map((c) => c.nonce), ...knownRejected.map((r) => r.nonce)]);
     const out: SettleResult = { conflicts: [], rejected: [], attempts: new Map() };
 
-    for (const { row, result } of items) {
+    for (const { row, fate: result } of items) {
       const before = rows.get(row.attendeeId);
       if (result.kind === 'retry') {
         out.attempts.set(row.seq!, row.attempts + 1);
         continue;
       }
+      if (result.kind === 'device') continue;
       done.add(row.seq!);
       touched.add(row.attendeeId);
       if (result.kind === 'accepted') {
         rows.set(row.attendeeId, keepCodeHash(toAttendeeRow(result.attendee), before));
       } else if (result.kind === 'conflict') {
-        const conflict: ConflictRow = {
-          nonce: row.nonce, attendeeId: row.attendeeId, name: before?.name ?? '', ourScanIso: row.scanIso, ourDevice: row.deviceId,
-          theirDate: result.standing.date, theirDevice: result.standing.deviceId, recordedAt: now,
-        };
-        if (!seen.has(row.nonce)) out.conflicts.push(conflict);
+        const conflict = conflictRow(row, before?.name ?? '', result.standing, now);
+        if (!seen.has(row.nonce) && !live.has(row.nonce)) out.conflicts.push(conflict);
         if (before) {
           rows.set(row.attendeeId, {
-            ...before, checkedIn: 1, checkinDate: result.standing.date,
-            checkinAt: parseCheckinDate(result.standing.date) ?? 0, checkinDevice: result.standing.deviceId,
+            ...before, checkedIn: 1, checkinDate: conflict.theirDate,
+            checkinAt: conflict.theirScanAt ?? 0, checkinDevice: conflict.theirDevice,
           });
         }
       } else {
@@ -78,7 +86,7 @@ export async function settleBatch(
           nonce: row.nonce, attendeeId: row.attendeeId, name: before?.name ?? '', checkIn: row.checkIn, scanIso: row.scanIso,
           code: result.code, message: result.message, recordedAt: now,
         };
-        if (!seen.has(row.nonce)) out.rejected.push(rejected);
+        if (!seen.has(row.nonce) && !live.has(row.nonce)) out.rejected.push(rejected);
         if (before && row.checkIn) {
           rows.set(row.attendeeId, notCheckedIn(before));
         }

@@ -7,6 +7,8 @@ export type ApiFailure =
   | { kind: 'network'; message: string }
   /** The key is revoked or lacks rights: stop and ask staff to re-pair. */
   | { kind: 'unauthorized'; status: number; code: string; message: string }
+  /** Something answered, but not with JSON: not a Doorstep server (wrong address, captive portal, proxy page). */
+  | { kind: 'bad_answer'; status: number; message: string }
   /** Any other non-success answer. */
   | { kind: 'http'; status: number; code: string; message: string; body: unknown };
 
@@ -40,7 +42,12 @@ function signalFor(timeoutMs: number, outer?: AbortSignal): AbortSignal {
  * A client of the paired server. Paths are relative to the interface root (`evt/tickets/v1/...`). It throws
  * {@link ApiError} for every failure, so callers switch on one typed union; 2xx and 207 are returned.
  */
-export function createApiClient(settings: Pick<PairingPayload, 'url' | 'api_key'>, fetchImpl: FetchLike = fetch): ApiClient {
+export function createApiClient(
+  settings: Pick<PairingPayload, 'url' | 'api_key'>,
+  fetchImpl: FetchLike = fetch,
+  /** Sees every answer's headers (the sync engine reads the server's `Date` for clock skew). */
+  onResponse?: (headers: Headers) => void,
+): ApiClient {
   async function send(method: string, path: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<ApiResponse> {
     let response: Response;
     let parsed: unknown;
@@ -56,11 +63,22 @@ export function createApiClient(settings: Pick<PairingPayload, 'url' | 'api_key'
         signal: signalFor(timeoutMs, signal),
         cache: 'no-store',
       });
-      const text = await response.text();
-      parsed = text === '' ? null : JSON.parse(text);
     } catch (err) {
-      // A body cut off mid-way or a proxy's HTML error page are as good as no answer.
       throw new ApiError({ kind: 'network', message: err instanceof Error ? err.message : String(err) });
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (err) {
+      // A body cut off mid-way is as good as no answer.
+      throw new ApiError({ kind: 'network', message: err instanceof Error ? err.message : String(err) });
+    }
+    onResponse?.(response.headers);
+    try {
+      parsed = text === '' ? null : JSON.parse(text);
+    } catch {
+      // An HTML page (a captive portal, a proxy, a web site at the wrong address) is no Doorstep server.
+      throw new ApiError({ kind: 'bad_answer', status: response.status, message: `HTTP ${response.status}: not a JSON answer` });
     }
     if (response.ok) return { status: response.status, headers: response.headers, body: parsed };
     const envelope = ErrorEnvelope.safeParse(parsed);

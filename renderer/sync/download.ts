@@ -1,4 +1,5 @@
 import { AttendeeArchive, DoorEvent, TicketArchive, type DoorAttendee } from '../../shared/checkin/wire.ts';
+import { kioskPaths } from '../../shared/checkin/paths.ts';
 import { applyAttendees, applySnapshotPage } from '../store/attendees.ts';
 import type { KioskDb } from '../store/db.ts';
 import { getSyncState, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
@@ -28,10 +29,10 @@ export interface DownloadOptions {
 /** The event and its tickets; small, so refreshed whole on every full pass and on demand. */
 export async function downloadEventInfo({ api, db, eventId, signal }: DownloadOptions): Promise<void> {
   const [eventRes, ticketsRes] = await Promise.all([
-    api.get(`evt/events/v1/events/${eventId}`, {}, { signal }),
+    api.get(kioskPaths.event(eventId), {}, { signal }),
     // A door key reads tickets as a manager, whose ticket objects embed every attendee: ask only for what the
     // door keeps, so the server skips building those lists (megabytes at a large event).
-    api.get('evt/tickets/v1/tickets', { include_post: eventId, per_page: 100, _fields: 'total,total_pages,tickets.id,tickets.post_id,tickets.title' }, { signal }),
+    api.get(kioskPaths.tickets(), { include_post: eventId, per_page: 100, _fields: 'total,total_pages,tickets.id,tickets.post_id,tickets.title' }, { signal }),
   ]);
   const event = DoorEvent.parse(eventRes.body);
   const tickets = TicketArchive.parse(ticketsRes.body).tickets;
@@ -54,7 +55,7 @@ async function fetchPage(opts: DownloadOptions, page: number, changedSince: stri
   const query = { post_id: opts.eventId, per_page: ATTENDEES_PER_PAGE, page, changed_since: changedSince };
   let res: ApiResponse;
   try {
-    res = await opts.api.get('evt/tickets/v1/attendees', query, { signal: opts.signal, timeoutMs: 30_000 });
+    res = await opts.api.get(kioskPaths.attendees(), query, { signal: opts.signal, timeoutMs: 30_000 });
   } catch (err) {
     // The list shrank while we paged: the pass is over, and the next delta brings whatever moved.
     if (err instanceof ApiError && err.failure.kind === 'http' && err.failure.code === 'invalid-page-number') return null;

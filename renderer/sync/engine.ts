@@ -1,11 +1,16 @@
 import type { PairingPayload } from '../../shared/checkin/pairing.ts';
+import { kioskPaths } from '../../shared/checkin/paths.ts';
+import { DoorAttendee, type CheckinFate } from '../../shared/checkin/wire.ts';
+import { countAttendees } from '../store/attendees.ts';
 import type { KioskDb } from '../store/db.ts';
 import { getSyncState } from '../store/meta.ts';
-import { pendingCount } from '../store/outbox.ts';
-import { ApiError, createApiClient, type FetchLike } from './api-client.ts';
+import { pendingCount, storeServerAttendee } from '../store/outbox.ts';
+import { ApiError, createApiClient, type ApiClient, type ApiFailure, type FetchLike } from './api-client.ts';
 import { downloadAttendees } from './download.ts';
-import { SyncEvents, type SyncStatus } from './events.ts';
-import { uploadOutbox } from './upload.ts';
+import {
+  DEVICE_PROBLEM_ORDER, SyncEvents, type DeviceProblem, type DeviceProblemKind, type SyncStatus,
+} from './events.ts';
+import { uploadOutbox, type UploadStop } from './upload.ts';
 
 export interface EngineOptions {
   db: KioskDb;
@@ -20,11 +25,19 @@ export interface EngineOptions {
   debounceMs?: number;
   /** Run by timers: retries after failures and debounced requests (off in tests that drive every run). */
   timers?: boolean;
+  /** This device's ID, for the door counts in {@link SyncStatus.readyInfo}. */
+  deviceId?: string;
 }
 
 const MAX_BACKOFF_MS = 30_000;
 /** Hard cap on back-to-back runs caused by requests that arrive during a run. */
 const MAX_LOOPS = 5;
+/** Clock skew against the server's `Date` beyond which the device needs attention. */
+export const MAX_CLOCK_SKEW_MS = 2 * 60_000;
+/** How often a sync run re-checks the key against the event (it always does while a problem stands). */
+const HEALTH_EVERY_MS = 60_000;
+/** Consecutive failed runs before "unreachable" becomes a device problem (one blip is not). */
+const UNREACHABLE_AFTER_FAILURES = 2;
 
 /** Exponential backoff with jitter: about 1 s, 2 s, 4 s ... up to 30 s after consecutive network failures. */
 export function backoffDelay(failures: number, random: () => number = Math.random): number {
@@ -32,16 +45,35 @@ export function backoffDelay(failures: number, random: () => number = Math.rando
   return Math.round(base * (0.5 + random() / 2));
 }
 
+interface Waiter {
+  resolve: (fate: CheckinFate | null) => void;
+  /** The answer is being stored: the deadline no longer applies. */
+  claimed: boolean;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/** What the server says of one attendee looked up at the door. */
+export type Lookup = 'found' | 'not_found' | 'unavailable';
+
 /**
- * The single-flight sync engine: uploads the outbox, then downloads (first full, then deltas). Only one run
- * is ever in progress; requests during a run schedule exactly one more. Failures become typed events.
+ * The sync engine: the only code of the kiosk that talks to the server. Uploads the outbox (one upload in
+ * flight at a time, shared by sync runs and scans), downloads (first full, then deltas), looks up single
+ * attendees for the door, and keeps the device state (key refused, wrong event, not a Doorstep server,
+ * unreachable, clock off). Sync runs are single-flight; requests during a run schedule exactly one more.
  */
 export class SyncEngine {
   readonly events = new SyncEvents();
-  status: SyncStatus = { online: true, running: false, pending: 0, lastSyncAt: null, ready: false, unauthorized: false, lastError: null };
+  status: SyncStatus = {
+    online: true, running: false, pending: 0, lastSyncAt: null, ready: false, unauthorized: false, lastError: null,
+    problems: [], device: null, clockSkewMs: null, readyInfo: null,
+  };
   private running: Promise<void> | null = null;
   private again = false;
+  private uploading: Promise<UploadStop | null> | null = null;
+  private uploadAgain = false;
+  private readonly waiters = new Map<string, Waiter>();
   private failures = 0;
+  private lastHealthAt = -Infinity;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private debounceTimer: ReturnType<typeof setTimeout> | null = null;
   private interval: ReturnType<typeof setInterval> | null = null;
@@ -55,6 +87,7 @@ export class SyncEngine {
   /** Loads the status from the store, then syncs now and every interval. */
   async start(): Promise<void> {
     await this.refreshStatus();
+    if (this.status.ready) void this.announceReady();
     this.interval ??= setInterval(() => void this.syncNow(), this.opts.intervalMs ?? 30_000);
     void this.syncNow();
   }
@@ -63,9 +96,10 @@ export class SyncEngine {
     for (const t of [this.retryTimer, this.debounceTimer]) if (t) clearTimeout(t);
     if (this.interval) clearInterval(this.interval);
     this.retryTimer = this.debounceTimer = this.interval = null;
+    this.releaseWaiters();
   }
 
-  /** Asks for a sync soon; scans call this so a burst goes up in one batch. */
+  /** Asks for a sync soon; a burst of requests goes up in one run. */
   requestSync(): void {
     if (this.debounceTimer || this.opts.timers === false) return;
     this.debounceTimer = setTimeout(() => {
@@ -97,9 +131,73 @@ export class SyncEngine {
     return this.running;
   }
 
-  /** Waits for the run in progress, if any. */
+  /** Waits for the run and the upload in progress, if any. */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running || this.uploading) await (this.running ?? this.uploading);
+  }
+
+  /** Key refused or for another event: nothing goes to the server until the device is paired again. */
+  private blocked(): boolean {
+    return this.has('revoked') || this.has('wrong_event');
+  }
+
+  /**
+   * A scan was just queued: upload now and wait up to `deadlineMs` for the server's answer to `nonce`.
+   * `null` when there was none in time (offline, device problem, backlog, slow server): the local verdict
+   * stands and the scan goes up with the same nonce later.
+   */
+  flush(nonce: string, deadlineMs: number): Promise<CheckinFate | null> {
+    if (!this.opts.settings() || this.blocked() || !this.status.online) {
+      this.requestSync();
+      return Promise.resolve(null);
+    }
+    const answer = new Promise<CheckinFate | null>((resolve) => {
+      const waiter: Waiter = {
+        resolve, claimed: false,
+        timer: setTimeout(() => {
+          if (waiter.claimed) return;
+          this.waiters.delete(nonce);
+          resolve(null);
+        }, deadlineMs),
+      };
+      this.waiters.set(nonce, waiter);
+    });
+    void this.upload();
+    return answer;
+  }
+
+  /**
+   * Reads one attendee from the server within `deadlineMs` and stores it (a walk-in sold after the last
+   * sync, or a refusal the cache may be behind on). A 404 counts as "not found" only once the key is known
+   * to read this event: a key for another event gets 404 for every attendee of this one.
+   */
+  async lookupAttendee(id: number, deadlineMs: number): Promise<Lookup> {
+    const settings = this.opts.settings();
+    if (!settings || this.blocked() || !this.status.online) return 'unavailable';
+    const api = this.api(settings);
+    const signal = AbortSignal.timeout(deadlineMs);
+    try {
+      const res = await api.get(kioskPaths.attendee(id), {}, { signal });
+      await storeServerAttendee(this.opts.db, DoorAttendee.parse(res.body));
+      return 'found';
+    } catch (err) {
+      if (!(err instanceof ApiError)) {
+        if (signal.aborted) return 'unavailable';
+        this.onFailure({ kind: 'bad_answer', status: 200, message: err instanceof Error ? err.message : String(err) });
+        return 'unavailable';
+      }
+      if (err.failure.kind === 'http' && err.failure.status === 404) {
+        return (await this.checkAccess(api, settings, signal)) ? 'not_found' : 'unavailable';
+      }
+      // A deadline is not a network failure: the server may just be slow for one request.
+      if (err.failure.kind !== 'network' || !signal.aborted) this.onFailure(err.failure);
+      return 'unavailable';
+    }
+  }
+
+  /** The key was refused somewhere: stop syncing until paired again. */
+  noteUnauthorized(message: string): void {
+    this.raise('revoked', message);
   }
 
   /** A scan's own request found no network: go offline now rather than at the next sync. */
@@ -107,16 +205,11 @@ export class SyncEngine {
     if (this.status.online) this.onNetworkFailure(message);
   }
 
-  /** The key was refused somewhere: stop syncing until paired again. */
-  noteUnauthorized(message: string): void {
-    this.setStatus({ unauthorized: true, lastError: message });
-    this.events.emit({ type: 'failure', failure: { kind: 'unauthorized', message } });
-  }
-
-  /** Pairing changed: forget a refused key and start afresh. */
+  /** Pairing changed: forget the device problems of the old pairing and start afresh. */
   resetAuth(): void {
     this.failures = 0;
-    this.setStatus({ unauthorized: false, lastError: null, online: true });
+    this.lastHealthAt = -Infinity;
+    this.setStatus({ unauthorized: false, lastError: null, online: true, problems: [], device: null, readyInfo: null });
   }
 
   async refreshStatus(extra: Partial<SyncStatus> = {}): Promise<void> {
@@ -129,11 +222,61 @@ export class SyncEngine {
     this.events.emit({ type: 'status', status: this.status });
   }
 
+  private has(kind: DeviceProblemKind): boolean {
+    return this.status.problems.some((p) => p.kind === kind);
+  }
+
+  private raise(kind: DeviceProblemKind, message: string, extra: Partial<DeviceProblem> = {}): void {
+    const existing = this.status.problems.find((p) => p.kind === kind);
+    const problem: DeviceProblem = { kind, since: existing?.since ?? this.now(), message, ...extra };
+    const problems = [...this.status.problems.filter((p) => p.kind !== kind), problem]
+      .sort((a, b) => DEVICE_PROBLEM_ORDER.indexOf(a.kind) - DEVICE_PROBLEM_ORDER.indexOf(b.kind));
+    const blocked = problems.some((p) => p.kind === 'revoked' || p.kind === 'wrong_event');
+    this.setStatus({ problems, device: problems[0], unauthorized: blocked, lastError: message });
+    if (!existing) this.events.emit({ type: 'failure', failure: { kind: 'device', problem } });
+    if (kind === 'revoked') this.events.emit({ type: 'failure', failure: { kind: 'unauthorized', message } });
+    if (blocked) this.releaseWaiters();
+  }
+
+  private clear(...kinds: DeviceProblemKind[]): void {
+    if (!this.status.problems.some((p) => kinds.includes(p.kind))) return;
+    const problems = this.status.problems.filter((p) => !kinds.includes(p.kind));
+    const blocked = problems.some((p) => p.kind === 'revoked' || p.kind === 'wrong_event');
+    this.setStatus({ problems, device: problems[0] ?? null, unauthorized: blocked });
+  }
+
+  /** Every answer carries the server's `Date`: the device clock is checked against it. */
+  private noteDate(headers: Headers): void {
+    const date = headers.get('date');
+    const server = date ? Date.parse(date) : NaN;
+    if (!Number.isFinite(server)) return;
+    const skew = this.now() - server;
+    if (this.status.clockSkewMs === null || Math.abs(skew - this.status.clockSkewMs) >= 1000) this.setStatus({ clockSkewMs: skew });
+    if (Math.abs(skew) > MAX_CLOCK_SKEW_MS) this.raise('clock_off', `device clock ${Math.round(skew / 1000)} s off the server's`, { skewMs: skew });
+    else this.clear('clock_off');
+  }
+
+  private api(settings: PairingPayload): ApiClient {
+    return createApiClient(settings, this.opts.fetch, (h) => this.noteDate(h));
+  }
+
+  /** Sorts a failed request into a device problem or a network failure. */
+  private onFailure(failure: ApiFailure): void {
+    if (failure.kind === 'unauthorized') return this.raise('revoked', failure.message);
+    if (failure.kind === 'bad_answer') {
+      this.raise('not_doorstep', failure.message);
+      return this.onNetworkFailure(failure.message);
+    }
+    this.onNetworkFailure(failure.message);
+  }
+
   private onNetworkFailure(message: string): void {
     this.failures++;
     const retryInMs = backoffDelay(this.failures, this.opts.random);
     this.setStatus({ online: false, lastError: message });
+    if (this.failures >= UNREACHABLE_AFTER_FAILURES) this.raise('unreachable', message);
     this.events.emit({ type: 'failure', failure: { kind: 'network', message, retryInMs } });
+    this.releaseWaiters();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.opts.timers === false) return;
     this.retryTimer = setTimeout(() => {
@@ -142,31 +285,147 @@ export class SyncEngine {
     }, retryInMs);
   }
 
-  private async runOnce(): Promise<void> {
-    const settings = this.opts.settings();
-    if (!settings || this.status.unauthorized) return;
-    const api = createApiClient(settings, this.opts.fetch);
-    const { db } = this.opts;
+  private onSuccess(): void {
+    this.failures = 0;
+    this.clear('unreachable', 'not_doorstep');
+    if (!this.status.online) this.setStatus({ online: true, lastError: null });
+  }
 
-    const up = await uploadOutbox(api, db, this.now);
+  /** Scans waiting for an answer stop waiting: their local verdict stands. */
+  private releaseWaiters(): void {
+    for (const [nonce, w] of this.waiters) {
+      clearTimeout(w.timer);
+      this.waiters.delete(nonce);
+      w.resolve(null);
+    }
+  }
+
+  /**
+   * Whether the key reads this event's attendees, from the event as the key sees it: the server adds
+   * `attendance` only for callers who manage the event's attendees (a key for another event does not).
+   * Raises or clears `revoked`, `wrong_event`, `not_doorstep`; `false` when any of them stands or the
+   * server could not be asked.
+   */
+  private async checkAccess(api: ApiClient, settings: PairingPayload, signal?: AbortSignal): Promise<boolean> {
+    this.lastHealthAt = this.now();
+    let body: unknown;
+    try {
+      body = (await api.get(kioskPaths.event(settings.event_id), {}, { signal })).body;
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      if (err.failure.kind === 'http' && (err.failure.status === 404 || err.failure.status === 410)) {
+        this.raise('wrong_event', `event ${settings.event_id} is not on this server (HTTP ${err.failure.status})`);
+      } else if (err.failure.kind !== 'network' || !signal?.aborted) {
+        this.onFailure(err.failure);
+      }
+      return false;
+    }
+    const event = body as { id?: unknown; attendance?: unknown } | null;
+    if (!event || typeof event !== 'object' || event.id !== settings.event_id) {
+      this.raise('not_doorstep', 'the event answer is not a Doorstep event');
+      return false;
+    }
+    this.clear('not_doorstep', 'revoked');
+    if (event.attendance === undefined) {
+      this.raise('wrong_event', `this key cannot read the attendees of event ${settings.event_id}`);
+      return false;
+    }
+    this.clear('wrong_event');
+    return true;
+  }
+
+  /** Uploads the outbox now; one upload at a time, a request during one makes it go round once more. */
+  private upload(): Promise<UploadStop | null> {
+    if (this.uploading) {
+      this.uploadAgain = true;
+      return this.uploading;
+    }
+    this.uploading = (async () => {
+      let stop: UploadStop | null = null;
+      try {
+        do {
+          this.uploadAgain = false;
+          stop = await this.uploadOnce();
+        } while (this.uploadAgain && !stop);
+      } finally {
+        this.uploading = null;
+        this.releaseWaiters();
+      }
+      return stop;
+    })();
+    return this.uploading;
+  }
+
+  private async uploadOnce(): Promise<UploadStop | null> {
+    const settings = this.opts.settings();
+    if (!settings || this.blocked()) return null;
+    const api = this.api(settings);
+    const up = await uploadOutbox(api, this.opts.db, this.now, {
+      claim: (nonce) => {
+        const w = this.waiters.get(nonce);
+        if (!w) return false;
+        w.claimed = true;
+        clearTimeout(w.timer);
+        return true;
+      },
+      answered: (nonce, fate) => {
+        const w = this.waiters.get(nonce);
+        if (!w) return;
+        clearTimeout(w.timer);
+        this.waiters.delete(nonce);
+        w.resolve(fate);
+      },
+      verifyAccess: () => this.checkAccess(api, settings),
+    });
     for (const failure of up.failures) this.events.emit({ type: 'failure', failure });
     await this.refreshStatus();
-    if (up.stop?.kind === 'unauthorized') return this.noteUnauthorized(up.stop.message);
-    if (up.stop?.kind === 'network') return this.onNetworkFailure(up.stop.message);
+    if (!up.stop) {
+      if (up.uploaded > 0) this.onSuccess();
+      return null;
+    }
+    if (up.stop.kind === 'device') this.raise(up.stop.problem, up.stop.message);
+    else this.onFailure(up.stop.failure);
+    return up.stop;
+  }
+
+  private async runOnce(): Promise<void> {
+    const settings = this.opts.settings();
+    if (!settings || this.blocked()) return;
+    const api = this.api(settings);
+    const { db } = this.opts;
+
+    if (this.status.problems.length > 0 || this.now() - this.lastHealthAt >= HEALTH_EVERY_MS) {
+      if (!(await this.checkAccess(api, settings))) return;
+    }
+    const stop = await this.upload();
+    if (stop) return;
 
     const refreshEvent = this.refreshEvent;
     this.refreshEvent = false;
+    const wasReady = this.status.ready;
     try {
       await downloadAttendees({
         api, db, eventId: settings.event_id, now: this.now, refreshEvent,
         onProgress: (p) => this.events.emit({ type: 'progress', ...p }),
       });
     } catch (err) {
-      const failure = err instanceof ApiError ? err.failure : null;
-      if (failure?.kind === 'unauthorized') return this.noteUnauthorized(failure.message);
-      return this.onNetworkFailure(failure?.message ?? (err instanceof Error ? err.message : String(err)));
+      if (err instanceof ApiError) return this.onFailure(err.failure);
+      return this.onFailure({ kind: 'bad_answer', status: 200, message: err instanceof Error ? err.message : String(err) });
     }
-    this.failures = 0;
+    this.onSuccess();
     await this.refreshStatus({ online: true, lastError: null });
+    if (!wasReady && this.status.ready) await this.announceReady();
+  }
+
+  /** "Paired with {event}: N attendees ready", once the list is complete (and once after a restart). */
+  private async announceReady(): Promise<void> {
+    const { db } = this.opts;
+    const [event, counts] = await Promise.all([
+      db.event.toCollection().first(),
+      countAttendees(db, this.opts.deviceId ?? '', this.now()),
+    ]);
+    const info = { eventTitle: event?.title || null, attendees: counts.total };
+    this.setStatus({ readyInfo: info });
+    this.events.emit({ type: 'ready', info });
   }
 }

@@ -1,85 +1,94 @@
+import { kioskPaths } from '../../shared/checkin/paths.ts';
 import {
-  BATCH_MAX_REQUESTS, BatchResponse, checkinBatchItem, classifyCheckinResponse,
+  BATCH_MAX_REQUESTS, BatchResponse, CHECKIN_ERRORS, checkinBatchItem, classifyCheckinResponse, type CheckinBody, type CheckinFate,
 } from '../../shared/checkin/wire.ts';
 import type { KioskDb, OutboxRow } from '../store/db.ts';
-import { settleBatch, type Settlement } from '../store/settle.ts';
-import { ApiError, type ApiClient } from './api-client.ts';
-import type { SyncFailure } from './events.ts';
+import { settleBatch } from '../store/settle.ts';
+import { ApiError, type ApiClient, type ApiFailure } from './api-client.ts';
+import type { DeviceProblemKind, SyncFailure } from './events.ts';
 
 /** After this many retryable answers to one item, it is set aside as rejected rather than blocking forever. */
 const MAX_ITEM_ATTEMPTS = 20;
 
+/** Why an upload stopped early: a device problem (stays queued until re-paired), or no usable answer. */
+export type UploadStop =
+  | { kind: 'device'; problem: Extract<DeviceProblemKind, 'revoked' | 'wrong_event'>; message: string }
+  | { kind: 'failure'; failure: ApiFailure };
+
 export interface UploadResult {
   uploaded: number;
   failures: SyncFailure[];
-  /** Stop the run: `network` (retry later with backoff) or `unauthorized` (ask to re-pair). */
-  stop: { kind: 'network' | 'unauthorized'; message: string } | null;
+  stop: UploadStop | null;
 }
 
-function checkinBody(row: OutboxRow) {
+export interface UploadHooks {
+  /** A scan is waiting for this nonce's answer: returns whether it is (the answer is then stored as seen at the door). */
+  claim?: (nonce: string) => boolean;
+  /** The fate of a nonce is known (stored, for final fates). */
+  answered?: (nonce: string, fate: CheckinFate) => void;
+  /**
+   * Asked when the server says it does not know an attendee the cache knows: `false` when the key cannot
+   * read this event (a key for another event gets 404 for every attendee), so the scans stay queued.
+   */
+  verifyAccess?: () => Promise<boolean>;
+}
+
+function checkinBody(row: OutboxRow): CheckinBody {
   return { check_in: row.checkIn, check_in_date: row.scanIso, device_id: row.deviceId, nonce: row.nonce };
 }
 
 interface SentBatch {
-  items: Array<{ row: OutboxRow; result: Settlement }>;
-  stop: UploadResult['stop'];
+  items: Array<{ row: OutboxRow; fate: CheckinFate }>;
+  stop: UploadStop | null;
 }
 
 /** Sends one batch of queued scans and sorts each item's answer; stores nothing. */
-async function sendBatch(api: ApiClient, rows: OutboxRow[]): Promise<SentBatch> {
-  const result: SentBatch = { items: [], stop: null };
+async function sendBatch(api: ApiClient, rows: OutboxRow[], hooks: UploadHooks): Promise<SentBatch> {
   let body: BatchResponse;
   try {
-    const res = await api.post('batch/v1', {
+    const res = await api.post(kioskPaths.batch(), {
       validation: 'normal',
       requests: rows.map((r) => checkinBatchItem(r.attendeeId, checkinBody(r))),
     });
     body = BatchResponse.parse(res.body);
     if (body.responses.length !== rows.length) throw new Error('batch answer has the wrong number of items');
   } catch (err) {
-    if (err instanceof ApiError && err.failure.kind === 'unauthorized') {
-      return { items: [], stop: { kind: 'unauthorized', message: err.failure.message } };
-    }
     // No usable answer for the whole batch: nothing is settled, the same nonces go again later.
-    return { items: [], stop: { kind: 'network', message: err instanceof Error ? err.message : String(err) } };
+    if (err instanceof ApiError) {
+      if (err.failure.kind === 'unauthorized') return { items: [], stop: { kind: 'device', problem: 'revoked', message: err.failure.message } };
+      return { items: [], stop: { kind: 'failure', failure: err.failure } };
+    }
+    return { items: [], stop: { kind: 'failure', failure: { kind: 'bad_answer', status: 200, message: err instanceof Error ? err.message : String(err) } } };
   }
-  const items = result.items;
+  const result: SentBatch = { items: [], stop: null };
+  let accessChecked: boolean | null = null;
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i];
     const item = body.responses[i];
-    const outcome = item ? classifyCheckinResponse(item.status, item.body) : { kind: 'retry' as const, status: 0, message: 'no answer' };
-    switch (outcome.kind) {
-      case 'accepted':
-        items.push({ row, result: { kind: 'accepted', attendee: outcome.attendee } });
-        break;
-      case 'conflict':
-        items.push({ row, result: { kind: 'conflict', standing: { date: outcome.standing?.date ?? null, deviceId: outcome.standing?.device_id ?? null } } });
-        break;
-      case 'rejected':
-        items.push({ row, result: { kind: 'rejected', code: outcome.code, message: outcome.message } });
-        break;
-      case 'unauthorized':
-        // The row stays queued for the new key.
-        result.stop = { kind: 'unauthorized', message: outcome.message };
-        break;
-      case 'retry':
-        if (row.attempts + 1 >= MAX_ITEM_ATTEMPTS) {
-          items.push({ row, result: { kind: 'rejected', code: 'server_error', message: `${outcome.status}: ${outcome.message}` } });
-        } else {
-          items.push({ row, result: { kind: 'retry' } });
-          result.stop ??= { kind: 'network', message: `server answered ${outcome.status}: ${outcome.message}` };
-        }
-        break;
+    let fate: CheckinFate = item ? classifyCheckinResponse(item.status, item.body) : { kind: 'retry', status: 0, message: 'no answer' };
+    if (fate.kind === 'rejected' && fate.code === CHECKIN_ERRORS.attendeeNotFound && hooks.verifyAccess) {
+      // Deleted on the server, or a key that cannot see this event? Only the first is about the ticket.
+      accessChecked ??= await hooks.verifyAccess();
+      if (!accessChecked) fate = { kind: 'device', problem: 'wrong_event', code: fate.code, message: fate.message, status: fate.status };
     }
+    if (fate.kind === 'retry' && row.attempts + 1 >= MAX_ITEM_ATTEMPTS) {
+      fate = { kind: 'rejected', code: 'server_error', message: `${fate.status}: ${fate.message}`, status: fate.status };
+    }
+    if (fate.kind === 'device') result.stop ??= { kind: 'device', problem: fate.problem, message: fate.message };
+    if (fate.kind === 'retry') result.stop ??= { kind: 'failure', failure: { kind: 'network', message: `server answered ${fate.status}: ${fate.message}` } };
+    result.items.push({ row, fate });
   }
   return result;
 }
 
 /** Stores one batch's answers in one transaction; the UI hears of conflicts and refusals only after it commits. */
-async function settleSent(db: KioskDb, sent: SentBatch, now: () => number): Promise<UploadResult> {
-  const settled = await settleBatch(db, sent.items, now());
+async function settleSent(db: KioskDb, sent: SentBatch, now: () => number, hooks: UploadHooks): Promise<UploadResult> {
+  // Claimed before the transaction starts, so a scan's deadline cannot fire while its answer is being stored.
+  const live = new Set(sent.items.filter((i) => hooks.claim?.(i.row.nonce)).map((i) => i.row.nonce));
+  const settled = await settleBatch(db, sent.items, now(), live);
+  for (const { row, fate } of sent.items) hooks.answered?.(row.nonce, fate);
   return {
-    uploaded: sent.items.filter((i) => i.result.kind !== 'retry').length,
+    uploaded: sent.items.filter((i) => i.fate.kind !== 'retry' && i.fate.kind !== 'device').length,
     failures: [
       ...settled.conflicts.map((item) => ({ kind: 'conflict' as const, item })),
       ...settled.rejected.map((item) => ({ kind: 'rejected' as const, item })),
@@ -93,7 +102,9 @@ async function settleSent(db: KioskDb, sent: SentBatch, now: () => number): Prom
  * one batch's answers are written, the next batch is already on its way: rows are taken strictly after the
  * last one sent, so nothing goes twice in a run, and scans keep their order.
  */
-export async function uploadOutbox(api: ApiClient, db: KioskDb, now: () => number, maxBatches = 1000): Promise<UploadResult> {
+export async function uploadOutbox(
+  api: ApiClient, db: KioskDb, now: () => number, hooks: UploadHooks = {}, maxBatches = 1000,
+): Promise<UploadResult> {
   const total: UploadResult = { uploaded: 0, failures: [], stop: null };
   const add = (r: UploadResult) => {
     total.uploaded += r.uploaded;
@@ -106,10 +117,10 @@ export async function uploadOutbox(api: ApiClient, db: KioskDb, now: () => numbe
     for (let n = 0; n < maxBatches && !total.stop; n++) {
       const rows = await db.outbox.where('seq').above(after).limit(BATCH_MAX_REQUESTS).toArray();
       if (rows.length === 0) break;
-      const sent = await sendBatch(api, rows);
+      const sent = await sendBatch(api, rows, hooks);
       if (settling) add(await settling);
       after = rows[rows.length - 1].seq!;
-      settling = settleSent(db, sent, now);
+      settling = settleSent(db, sent, now, hooks);
       if (sent.stop) break;
     }
   } finally {

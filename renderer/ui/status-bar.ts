@@ -34,8 +34,19 @@ export class StatusBar {
     bar.dataset.online = String(s.online);
     bar.dataset.ready = String(paired && s.ready);
     bar.dataset.lastSync = s.lastSyncAt === null ? '' : String(s.lastSyncAt);
-    const alert = byId('alert');
-    alert.hidden = !s.unauthorized;
-    alert.textContent = s.unauthorized ? t('status.unauthorized') : '';
+    // Device problems go to one banner, never into a ticket verdict.
+    byId('alert').hidden = true;
+    const banner = byId('device-banner');
+    const problem = paired ? s.device : null;
+    banner.hidden = problem === null;
+    banner.dataset.problem = problem?.kind ?? '';
+    banner.textContent = problem === null ? '' : t('device.banner', {
+      what: t(`device.${problem.kind}`, { skew: formatAge(t, Math.abs(problem.skewMs ?? 0)) }),
+      todo: t(`device.${problem.kind}.todo`),
+    });
+    const ready = byId('ready-info');
+    ready.hidden = !paired || s.readyInfo === null;
+    ready.textContent = s.readyInfo ? t('ready.paired', { event: s.readyInfo.eventTitle ?? `#${this.ctx.settings.current?.event_id ?? ''}`, n: s.readyInfo.attendees }) : '';
+    ready.dataset.attendees = String(s.readyInfo?.attendees ?? '');
   }
 }

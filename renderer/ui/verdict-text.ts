@@ -20,15 +20,19 @@ export function verdictText(v: ScanVerdict, t: Translate, lang: Lang, opts: { ch
       };
     case 'already': {
       const time = formatTime(lang, v.checkedInAt, opts.now);
+      const device = v.deviceLabel || v.deviceId;
       return {
         tone: 'warn', name: v.name, headline: t('verdict.already'),
-        detail: v.deviceId ? t('verdict.alreadyAt', { time, device: v.deviceId }) : t('verdict.alreadyAtUnknown', { time }),
+        detail: device ? t('verdict.alreadyAt', { time, device }) : t('verdict.alreadyAtUnknown', { time }),
       };
     }
-    case 'stale':
+    case 'already_here':
+      // Amber, not red: the same guest shown again, not a second entry.
+      return { tone: 'warn', name: v.name, headline: t('verdict.alreadyHere'), detail: t('verdict.alreadyHereAgo', { ago: formatAge(t, v.agoMs) }) };
+    case 'not_in_list':
       return {
-        tone: 'stale', name: '', headline: t('verdict.stale'),
-        detail: v.cacheAgeMs === null ? t('verdict.staleNever') : t('verdict.staleAge', { age: formatAge(t, v.cacheAgeMs) }),
+        tone: 'stale', name: '', headline: t('verdict.notInList'),
+        detail: v.syncedAgoMs === null ? t('verdict.notInListNever') : t('verdict.notInListAge', { age: formatAge(t, v.syncedAgoMs) }),
       };
     case 'invalid': {
       const detail =

@@ -2,9 +2,6 @@ import { orderAllowsCheckin } from './order-status.ts';
 import { securityCodeMatches } from './security-code.ts';
 import type { TicketCode } from './ticket-code.ts';
 
-/** A cache older than this cannot vouch that an unknown ticket really is unknown. */
-export const CACHE_STALE_AFTER_MS = 5 * 60_000;
-
 /** An attendee as the check-in rules see it; the kiosk cache and the server both map their rows to this. */
 export interface ScanSubject {
   id: number;
@@ -44,6 +41,8 @@ export type ScanVerdict =
       checkedInAt: string;
       /** Device that admitted the attendee, when known. */
       deviceId: string | null;
+      /** That device's name (its key's label, e.g. "Door 2"), when the server sent it. */
+      deviceLabel?: string | null;
     }
   | {
       kind: 'invalid';
@@ -53,8 +52,17 @@ export type ScanVerdict =
       orderStatus?: string | null;
       message?: string;
     }
-  /** Not in the cache, and the cache is too old to be sure the ticket does not exist. */
-  | { kind: 'stale'; attendeeId: number; cacheAgeMs: number | null };
+  /**
+   * This device admitted the attendee itself `agoMs` ago: a re-scan, not a conflict (shown amber, never sent
+   * as a new check-in).
+   */
+  | { kind: 'already_here'; attendeeId: number; name: string; ticketTitle: string | null; checkedInAt: string; agoMs: number }
+  /**
+   * A well-formed code for this event that the cache does not know (a walk-in sold after the last sync), and
+   * the server could not be asked in time: neither valid nor not valid, staff check by hand or sync.
+   * `syncedAgoMs` is the age of the last download, `null` when there was none.
+   */
+  | { kind: 'not_in_list'; attendeeId: number; syncedAgoMs: number | null };
 
 export interface ScanContext {
   /** The event this device admits to. */
@@ -63,20 +71,35 @@ export interface ScanContext {
   now: number;
   /** Time of the last successful attendee download, ms since epoch; `null` if never. */
   lastSyncAt: number | null;
-  staleAfterMs?: number;
+  /** This device's ID: a standing check-in made by it is a re-scan (`already_here`), not someone else's. */
+  deviceId?: string;
+}
+
+/** Reads a check-in date (ISO with offset, or the original's `Y-m-d H:i:s` as local time) as ms. */
+export function checkinDateMs(date: string | null | undefined): number | null {
+  if (!date) return null;
+  const ms = Date.parse(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}/.test(date) ? date.replace(' ', 'T') : date);
+  return Number.isFinite(ms) ? ms : null;
 }
 
 /**
  * The part of the rules that needs no security code: the server applies it to a check-in request, the
  * kiosk to a cached attendee once the code is verified.
  */
-export function decideCheckin(subject: ScanSubject): ScanVerdict {
+export function decideCheckin(subject: ScanSubject, ctx?: Pick<ScanContext, 'deviceId' | 'now'>): ScanVerdict {
   const who = { attendeeId: subject.id, name: subject.name };
   if (subject.status === 'trash') return { kind: 'invalid', reason: 'revoked', ...who };
   if (!orderAllowsCheckin(subject.orderStatus)) {
     return { kind: 'invalid', reason: 'order_not_complete', orderStatus: subject.orderStatus, ...who };
   }
   if (subject.checkedIn) {
+    if (ctx?.deviceId !== undefined && subject.checkin?.deviceId === ctx.deviceId) {
+      const at = checkinDateMs(subject.checkin.date);
+      return {
+        kind: 'already_here', ...who, ticketTitle: subject.ticketTitle, checkedInAt: subject.checkin.date,
+        agoMs: at === null ? 0 : Math.max(0, ctx.now - at),
+      };
+    }
     return {
       kind: 'already',
       ...who,
@@ -105,11 +128,9 @@ export function decideScan(
     return { kind: 'invalid', reason: 'other_event', attendeeId: code.attendeeId, name: null };
   }
   if (subject === undefined) {
+    // Only the server can say a well-formed code for this event does not exist: the cache may predate it.
     const age = ctx.lastSyncAt === null ? null : Math.max(0, ctx.now - ctx.lastSyncAt);
-    if (age === null || age > (ctx.staleAfterMs ?? CACHE_STALE_AFTER_MS)) {
-      return { kind: 'stale', attendeeId: code.attendeeId, cacheAgeMs: age };
-    }
-    return { kind: 'invalid', reason: 'unknown_ticket', attendeeId: code.attendeeId, name: null };
+    return { kind: 'not_in_list', attendeeId: code.attendeeId, syncedAgoMs: age };
   }
   if (
     subject.securityCodeHash === null ||
@@ -120,5 +141,5 @@ export function decideScan(
   if (subject.eventId !== ctx.eventId) {
     return { kind: 'invalid', reason: 'other_event', attendeeId: subject.id, name: null };
   }
-  return decideCheckin(subject);
+  return decideCheckin(subject, ctx);
 }

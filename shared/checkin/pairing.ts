@@ -44,6 +44,17 @@ export const PairingPayload = z.object({
   event_id: z
     .union([z.number(), z.string().trim().regex(/^[0-9]{1,15}$/).transform(Number)])
     .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
+  /**
+   * When the server speaks HTTPS with a self-signed certificate: the SHA-256 of that certificate's DER, as 64
+   * hex digits (colons and upper case accepted, normalised to plain lower case), for the device to pin.
+   */
+  fingerprint: z
+    .string()
+    .trim()
+    .max(128)
+    .transform((f) => f.replace(/:/g, '').toLowerCase())
+    .pipe(z.string().regex(/^[0-9a-f]{64}$/, 'fingerprint must be a SHA-256 as 64 hex digits'))
+    .optional(),
 });
 export type PairingPayload = z.infer<typeof PairingPayload>;
 
@@ -66,7 +77,12 @@ export function fromBase64Url(encoded: string): string {
 
 /** The pairing link `{base}/kiosk/#pair=<base64url JSON>`; `base` is the site's public base URL. */
 export function pairingLink(base: string, payload: PairingPayload): string {
-  const json = JSON.stringify({ url: payload.url, api_key: payload.api_key, event_id: payload.event_id });
+  const json = JSON.stringify({
+    url: payload.url,
+    api_key: payload.api_key,
+    event_id: payload.event_id,
+    ...(payload.fingerprint ? { fingerprint: payload.fingerprint } : {}),
+  });
   return `${base.replace(/\/+$/, '')}/kiosk/#pair=${toBase64Url(json)}`;
 }
 

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ErrorEnvelope } from '../errors.ts';
+import { CheckinDetails as ServerCheckinDetails } from '../models/tickets.ts';
+import { kioskPaths } from './paths.ts';
 
 /**
  * Wire shapes of the tickets namespace as the door kiosk reads them (CONTRACT §5–§7). The server sends many
@@ -7,13 +9,17 @@ import { ErrorEnvelope } from '../errors.ts';
  * a 100,000-attendee download cheap. Archive envelopes stay loose.
  */
 
-/** A standing check-in. `device_id` is our extension; the original sends `{date, date_details, source, author}`. */
-export const CheckinDetails = z.object({
-  date: z.string(),
+/**
+ * A standing check-in, as the server's model (shared/models) declares it, read leniently: the original sends
+ * only `{date, date_details, source, author}`; `device_id` and `device_label` (the label of the door key that
+ * made it, e.g. "Door 2") are our additive fields.
+ */
+export const CheckinDetails = ServerCheckinDetails.extend({
   date_details: z.unknown().optional(),
-  source: z.string().nullish(),
+  source: ServerCheckinDetails.shape.source.nullish(),
   author: z.union([z.string(), z.number()]).nullish(),
   device_id: z.string().nullish(),
+  device_label: z.string().nullish(),
 });
 export type CheckinDetails = z.infer<typeof CheckinDetails>;
 
@@ -108,27 +114,44 @@ export const BatchResponse = z.looseObject({
 });
 export type BatchResponse = z.infer<typeof BatchResponse>;
 
-/** Path of the attendee route inside a batch, relative to the interface root. */
+/** Path of the attendee route inside a batch. */
 export function attendeeBatchPath(attendeeId: number): string {
-  return `/evt/tickets/v1/attendees/${attendeeId}`;
+  return kioskPaths.attendeeInBatch(attendeeId);
 }
+
+/** Error codes of the check-in answers the kiosk acts on (CONTRACT section 7; reference 4.2). */
+export const CHECKIN_ERRORS = {
+  alreadyCheckedIn: 'tec-et-attendee-already-checked-in',
+  orderNotComplete: 'tec-et-attendee-invalid-check-in',
+  attendeeNotFound: 'attendee-not-found',
+  forbidden: 'rest_forbidden',
+} as const;
 
 /** A check-in request item for `POST /batch/v1`. */
 export function checkinBatchItem(attendeeId: number, body: CheckinBody): z.infer<typeof BatchRequestItem> {
   return { method: 'PATCH', path: attendeeBatchPath(attendeeId), body };
 }
 
-/** How one check-in item of a batch (or a single response) turned out. */
-export type CheckinOutcome =
+/**
+ * The fate of one scan's check-in at the server: the one outcome type of the kiosk, from the answer to a
+ * batch item through the outbox, the settling of the cache, and the verdict shown at the door.
+ *
+ * - `accepted`: recorded (a check-in or check-out); `attendee` is the server's view.
+ * - `conflict`: someone else's check-in stands (`standing`); ours is recorded as the losing scan.
+ * - `rejected`: refused for a reason about the ticket (`code`), final.
+ * - `device`: refused because of the device, not the ticket (key revoked, key for another event): the scan
+ *   stays queued and its local verdict stands.
+ * - `retry`: no final answer (network, 5xx, 429, unreadable body): stays queued.
+ */
+export type CheckinFate =
   | { kind: 'accepted'; attendee: DoorAttendee }
   | { kind: 'conflict'; standing: CheckinDetails | null; message: string }
   | { kind: 'rejected'; code: string; message: string; status: number }
-  | { kind: 'unauthorized'; code: string; message: string; status: number }
-  /** Worth retrying later: 5xx, 429, or a body we could not read. */
+  | { kind: 'device'; problem: 'revoked' | 'wrong_event'; code: string; message: string; status: number }
   | { kind: 'retry'; status: number; message: string };
 
-/** Sorts a check-in answer into the outcomes the sync engine acts on (CONTRACT §7). */
-export function classifyCheckinResponse(status: number, body: unknown): CheckinOutcome {
+/** Sorts a check-in answer (a batch item, or a single response) into its fate (CONTRACT section 7). */
+export function classifyCheckinResponse(status: number, body: unknown): CheckinFate {
   if (status >= 200 && status < 300) {
     const attendee = DoorAttendee.safeParse(body);
     return attendee.success
@@ -138,10 +161,10 @@ export function classifyCheckinResponse(status: number, body: unknown): CheckinO
   const error = ErrorEnvelope.safeParse(body);
   const code = error.success ? error.data.code : '';
   const message = error.success ? error.data.message : `HTTP ${status}`;
-  if (status === 401 || status === 403 || code === 'rest_forbidden') {
-    return { kind: 'unauthorized', code: code || 'rest_forbidden', message, status };
+  if (status === 401 || status === 403 || code === CHECKIN_ERRORS.forbidden) {
+    return { kind: 'device', problem: 'revoked', code: code || CHECKIN_ERRORS.forbidden, message, status };
   }
-  if (code === 'tec-et-attendee-already-checked-in') {
+  if (code === CHECKIN_ERRORS.alreadyCheckedIn) {
     const data = error.success ? error.data.data : null;
     const standing = CheckinDetails.safeParse(data?.['checkin_details']);
     return { kind: 'conflict', standing: standing.success ? standing.data : null, message };

@@ -60,6 +60,12 @@ export class FakeDoorServer {
   requests = 0;
   /** What `GET /events/{id}` calls the event. */
   eventTitle = 'Door test event';
+  /** Keys bound to one event (`--event N`): they see only that event's attendees (404 for others, issue 10). */
+  keyScopes = new Map<string, number>();
+  /** The server's clock, sent as the `Date` header. */
+  now: (() => number) | null = null;
+  /** What the root answers: a Doorstep index, or (`html`) a page from something else at that address. */
+  rootKind: 'doorstep' | 'html' = 'doorstep';
 
   constructor(readonly eventId = 10, readonly ticketId = 11, public baseUrl = 'http://127.0.0.1:8080') {}
 
@@ -102,26 +108,44 @@ export class FakeDoorServer {
 
   handle(req: FakeRequest): FakeResponse {
     this.requests++;
-    const key = /^Bearer (.+)$/.exec(req.authorization ?? '')?.[1];
-    if (!key || !this.keys.has(key)) return err(401, 'rest_forbidden', 'Sorry, you are not allowed to do that.');
     const url = new URL(req.path, 'http://x/');
     const path = url.pathname.replace(/\/+$/, '');
+    if (req.method === 'GET' && path === '') {
+      return this.rootKind === 'html'
+        ? { status: 200, headers: { 'Content-Type': 'text/html' }, body: '<html>Welcome to the venue Wi-Fi</html>' }
+        : { status: 200, headers: {}, body: { name: 'Doorstep', namespaces: ['evt/events/v1', 'evt/tickets/v1'], authentication: [] } };
+    }
+    if (this.rootKind === 'html') return { status: 200, headers: { 'Content-Type': 'text/html' }, body: '<html>Welcome to the venue Wi-Fi</html>' };
+    const key = /^Bearer (.+)$/.exec(req.authorization ?? '')?.[1];
+    if (!key || !this.keys.has(key)) return err(401, 'rest_forbidden', 'Sorry, you are not allowed to do that.');
+    const scope = this.keyScopes.get(key) ?? null;
+    const inScope = (eventId: number) => scope === null || scope === eventId;
     const q = url.searchParams;
     let m: RegExpExecArray | null;
     if (req.method === 'GET' && (m = /^\/evt\/events\/v1\/events\/(\d+)$/.exec(path))) {
-      return Number(m[1]) === this.eventId
-        ? { status: 200, headers: {}, body: { id: this.eventId, title: this.eventTitle, start_date: '2026-11-22 18:00:00', end_date: '2026-11-22 23:00:00' } }
-        : err(404, 'event-not-found', 'The requested event does not exist');
+      if (Number(m[1]) !== this.eventId) return err(404, 'event-not-found', 'The requested event does not exist');
+      const attendees = [...this.attendees.values()].filter((a) => a.status === 'publish');
+      const checkedIn = attendees.filter((a) => a.checkin).length;
+      return {
+        status: 200, headers: {}, body: {
+          id: this.eventId, title: this.eventTitle, start_date: '2026-11-22 18:00:00', end_date: '2026-11-22 23:00:00',
+          // As the server: attendance only for callers who manage this event's attendees.
+          ...(inScope(this.eventId) ? { attendance: { total_attendees: attendees.length, checked_in: checkedIn, not_checked_in: attendees.length - checkedIn } } : {}),
+        },
+      };
     }
     if (req.method === 'GET' && path === '/evt/tickets/v1/tickets') {
       return { status: 200, headers: {}, body: { rest_url: '', total: 1, total_pages: 1, tickets: [{ id: this.ticketId, post_id: this.eventId, title: 'General admission' }] } };
     }
-    if (req.method === 'GET' && path === '/evt/tickets/v1/attendees') return this.archive(q);
+    if (req.method === 'GET' && path === '/evt/tickets/v1/attendees') {
+      if (scope !== null && Number(q.get('post_id')) !== scope) q.set('post_id', '-1');
+      return this.archive(q);
+    }
     if (req.method === 'GET' && (m = /^\/evt\/tickets\/v1\/attendees\/(\d+)$/.exec(path))) {
       const a = this.attendees.get(Number(m[1]));
-      return a ? { status: 200, headers: {}, body: this.view(a) } : err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee');
+      return a && inScope(a.eventId) ? { status: 200, headers: {}, body: this.view(a) } : err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee');
     }
-    if (req.method === 'POST' && path === '/batch/v1') return this.batch(req.body);
+    if (req.method === 'POST' && path === '/batch/v1') return this.batch(req.body, inScope);
     return err(404, 'rest_no_route', 'No route was found matching the URL and request method.');
   }
 
@@ -144,14 +168,17 @@ export class FakeDoorServer {
     };
   }
 
-  private batch(body: unknown): FakeResponse {
+  private batch(body: unknown, inScope: (eventId: number) => boolean): FakeResponse {
     const requests = (body as { requests?: unknown[] })?.requests;
     if (!Array.isArray(requests)) return err(400, 'rest_missing_callback_param', 'Missing parameter(s): requests');
     if (requests.length > 25) return err(400, 'rest_invalid_param', 'Invalid parameter(s): requests');
     const responses = requests.map((r) => {
       const { method, path, body: b } = r as { method: string; path: string; body: Record<string, unknown> };
       const m = /^\/evt\/tickets\/v1\/attendees\/(\d+)$/.exec(path);
-      const out = m && ['POST', 'PUT', 'PATCH'].includes(method) ? this.checkin(Number(m[1]), b) : err(404, 'rest_no_route', 'No route');
+      const a = m ? this.attendees.get(Number(m[1])) : undefined;
+      const out = !m || !['POST', 'PUT', 'PATCH'].includes(method) ? err(404, 'rest_no_route', 'No route')
+        : a && !inScope(a.eventId) ? err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee')
+        : this.checkin(Number(m[1]), b);
       return { body: out.body, status: out.status, headers: {} };
     });
     return { status: 207, headers: {}, body: { responses } };
@@ -220,7 +247,9 @@ export class FakeDoorServer {
       let res = this.handle(req);
       if (mode === 'duplicate') res = this.handle(req);
       if (mode === 'drop-response') throw new TypeError('Failed to fetch');
-      return new Response(JSON.stringify(res.body), { status: res.status, headers: { 'Content-Type': 'application/json', ...res.headers } });
+      const date = new Date((this.now ?? Date.now)()).toUTCString();
+      const text = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
+      return new Response(text, { status: res.status, headers: { 'Content-Type': 'application/json', Date: date, ...res.headers } });
     };
   }
 }

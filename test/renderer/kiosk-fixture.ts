@@ -43,9 +43,10 @@ export async function makeDevice(
     if (!device.online) throw new TypeError('Failed to fetch');
     return inner(input, init);
   };
-  const engine = new SyncEngine({ db, settings: () => settings, fetch: fetchImpl, now: () => clock.now, timers: false, random: () => 0.5 });
+  server.now ??= () => clock.now;
   const deviceId = opts.deviceId ?? `door-${dbCounter}`;
-  const service = new CheckinService({ db, engine, deviceId, settings: () => settings, fetch: fetchImpl, now: () => clock.now });
+  const engine = new SyncEngine({ db, deviceId, settings: () => settings, fetch: fetchImpl, now: () => clock.now, timers: false, random: () => 0.5 });
+  const service = new CheckinService({ db, engine, deviceId, settings: () => settings, now: () => clock.now });
   Object.assign(device, {
     db, engine, service, deviceId, settings, online: true, clock,
     async close() {

@@ -4,22 +4,58 @@ import { getAttendee } from '../../../renderer/store/attendees.ts';
 import { FakeDoorServer } from '../fake-door-server.ts';
 import { makeDevice } from '../kiosk-fixture.ts';
 
-describe('scanning online first', () => {
-  test('an online scan is decided by the server and queues nothing', async () => {
+const reasonOf = (v: { kind: string; reason?: string }) => (v.kind === 'invalid' ? v.reason : v.kind);
+
+describe('one path: decided locally, queued with the mark, flushed with a deadline', () => {
+  test('an online scan goes through the outbox and the server confirms it in time, with the same nonce', async () => {
     const server = new FakeDoorServer();
     const [a] = server.seed(2);
     const d = await makeDevice(server, { deviceId: 'door-a' });
     await d.engine.syncNow();
     const r = await d.service.scan(server.ticketUrl(a));
     assert.equal(r.mode, 'online');
+    assert.equal(r.queued, true);
     assert.deepEqual(r.verdict, { kind: 'admitted', attendeeId: a.id, name: a.name, ticketTitle: 'General admission' });
-    assert.equal(await d.db.outbox.count(), 0);
+    assert.equal(await d.db.outbox.count(), 0, 'uploaded and settled');
+    assert.equal(server.log.length, 1);
     assert.equal(server.log[0].nonce, r.nonce);
     assert.equal(server.attendees.get(a.id)?.checkin?.deviceId, 'door-a');
+    await d.close();
+  });
+
+  test('a re-scan of an attendee this device admitted is "already admitted here", not sent, not a conflict', async () => {
+    const server = new FakeDoorServer();
+    const [a] = server.seed(1);
+    const d = await makeDevice(server, { deviceId: 'door-a' });
+    await d.engine.syncNow();
+    await d.service.scan(server.ticketUrl(a));
+    d.clock.now += 12_000;
+    const before = server.requests;
     const again = await d.service.scan(server.ticketUrl(a));
-    assert.equal(again.verdict.kind, 'already');
-    assert.equal(again.verdict.kind === 'already' && again.verdict.deviceId, 'door-a');
-    assert.equal(server.log[1].result, 'conflict');
+    assert.equal(again.verdict.kind, 'already_here');
+    assert.equal(again.verdict.kind === 'already_here' && again.verdict.agoMs, 12_000);
+    assert.equal(again.queued, false);
+    assert.equal(server.requests, before, 'nothing sent');
+    assert.deepEqual(server.log.map((e) => e.result), ['accepted']);
+    assert.equal(await d.db.conflicts.count(), 0);
+    // Offline too: the cache knows this device admitted them.
+    d.online = false;
+    d.engine.noteNetworkFailure('cut');
+    assert.equal((await d.service.scan(server.ticketUrl(a))).verdict.kind, 'already_here');
+    await d.close();
+  });
+
+  test('another door admitted first and the server says so in time: ALREADY with that door, no conflict listed', async () => {
+    const server = new FakeDoorServer();
+    const [a] = server.seed(1);
+    const d = await makeDevice(server, { deviceId: 'door-a' });
+    await d.engine.syncNow();
+    a.checkin = { date: '2026-11-22T17:59:50Z', deviceId: 'door-b', nonce: 'x'.repeat(16) };
+    const r = await d.service.scan(server.ticketUrl(a));
+    assert.equal(r.mode, 'online');
+    assert.equal(r.verdict.kind, 'already');
+    assert.equal(r.verdict.kind === 'already' && r.verdict.deviceId, 'door-b');
+    assert.equal(await d.db.conflicts.count(), 0, 'the door was told in time: not a double admission');
     await d.close();
   });
 
@@ -32,30 +68,36 @@ describe('scanning online first', () => {
     const wrong = await d.service.scan(server.ticketUrl(a, a.eventId, 'deadbeef00'));
     const other = await d.service.scan(server.ticketUrl(a, 999));
     const junk = await d.service.scan('4006381333931');
-    assert.deepEqual([wrong, other, junk].map((r) => r.verdict.kind === 'invalid' && r.verdict.reason), ['wrong_security_code', 'other_event', 'unreadable']);
+    assert.deepEqual([wrong, other, junk].map((r) => reasonOf(r.verdict)), ['wrong_security_code', 'other_event', 'unreadable']);
     assert.equal(server.requests, before);
     assert.equal(await d.db.scans.count(), 3, 'every scan is logged on the device');
     await d.close();
   });
 
-  test('a ticket sold after the last sync is fetched, verified and admitted online', async () => {
+  test('a walk-in sold after the last sync: looked up and admitted online; offline "not in this kiosk\'s list yet"', async () => {
     const server = new FakeDoorServer();
     server.seed(1);
     const d = await makeDevice(server);
     await d.engine.syncNow();
-    const [late] = server.seed(1, 500);
+    const [late, late2, late3] = server.seed(3, 500);
     const ok = await d.service.scan(server.ticketUrl(late));
     assert.equal(ok.verdict.kind, 'admitted');
-    const forged = await d.service.scan(server.ticketUrl({ ...late, id: 501 }));
-    assert.equal(forged.verdict.kind === 'invalid' && forged.verdict.reason, 'unknown_ticket');
-    const [late2] = server.seed(1, 600);
+    assert.equal(ok.mode, 'online');
+    const forged = await d.service.scan(server.ticketUrl({ ...late, id: 999 }));
+    assert.equal(reasonOf(forged.verdict), 'unknown_ticket', 'the server says it does not exist');
     const wrongCode = await d.service.scan(server.ticketUrl(late2, late2.eventId, 'nottherightcode'));
-    assert.equal(wrongCode.verdict.kind === 'invalid' && wrongCode.verdict.reason, 'wrong_security_code');
-    assert.equal(server.attendees.get(600)?.checkin, null);
+    assert.equal(reasonOf(wrongCode.verdict), 'wrong_security_code');
+    assert.equal(server.attendees.get(late2.id)?.checkin, null);
+    d.online = false;
+    d.engine.noteNetworkFailure('cut');
+    d.clock.now += 120_000;
+    const off = await d.service.scan(server.ticketUrl(late3));
+    assert.deepEqual(off.verdict, { kind: 'not_in_list', attendeeId: late3.id, syncedAgoMs: 120_000 });
+    assert.equal(await d.db.outbox.count(), 0, 'nobody admitted on an unknown code');
     await d.close();
   });
 
-  test('with no answer the same nonce is decided offline, queued, and later de-duplicated', async () => {
+  test('with no answer the local verdict stands, queued with the same nonce, and later de-duplicated', async () => {
     const server = new FakeDoorServer();
     const [a] = server.seed(1);
     let drop = false;
@@ -68,7 +110,7 @@ describe('scanning online first', () => {
     assert.equal(server.log.length, 1, 'the server did get it');
     const [row] = await d.db.outbox.toArray();
     assert.equal(row.nonce, r.nonce);
-    assert.equal(d.engine.status.online, false, 'later scans go straight to offline');
+    assert.equal(d.engine.status.online, false, 'later scans do not wait');
     drop = false;
     await d.engine.syncNow();
     assert.equal(await d.db.outbox.count(), 0);
@@ -88,32 +130,14 @@ describe('scanning online first', () => {
     await d.engine.syncNow();
     const p = await d.service.scan(server.ticketUrl(pending));
     const t = await d.service.scan(server.ticketUrl(trashed));
-    assert.deepEqual([p, t].map((r) => r.verdict.kind === 'invalid' && r.verdict.reason), ['order_not_complete', 'revoked']);
+    assert.deepEqual([p, t].map((r) => reasonOf(r.verdict)), ['order_not_complete', 'revoked']);
+    // Paid since the last sync: the lookup finds it complete and admits.
+    pending.orderStatus = 'completed';
+    assert.equal((await d.service.scan(server.ticketUrl(pending))).verdict.kind, 'admitted');
     d.online = false;
     d.engine.noteNetworkFailure('cut');
-    const off = await d.service.scan(server.ticketUrl(pending));
-    assert.equal(off.verdict.kind === 'invalid' && off.verdict.reason, 'order_not_complete');
-    assert.equal(await d.db.outbox.count(), 0);
-    await d.close();
-  });
-
-  test('offline: unknown ticket on a stale cache says so; a revoked key refuses', async () => {
-    const server = new FakeDoorServer();
-    server.seed(1);
-    const d = await makeDevice(server);
-    await d.engine.syncNow();
-    d.online = false;
-    d.engine.noteNetworkFailure('cut');
-    d.clock.now += 10 * 60_000;
-    const r = await d.service.scan(`${server.baseUrl}/?event_qr_code=1&ticket_id=999&event_id=10&security_code=abcabcabca`);
-    assert.deepEqual(r.verdict, { kind: 'stale', attendeeId: 999, cacheAgeMs: 600_000 });
-    d.online = true;
-    d.engine.resetAuth();
-    server.keys.clear();
-    const refused = await d.service.scan(server.ticketUrl(server.attendees.get(100)!));
-    assert.equal(refused.verdict.kind === 'invalid' && refused.verdict.reason, 'refused');
-    assert.equal(d.engine.status.unauthorized, true);
-    assert.equal(await d.db.outbox.count(), 0, 'a refused key admits no one offline');
+    const off = await d.service.scan(server.ticketUrl(trashed));
+    assert.equal(reasonOf(off.verdict), 'revoked');
     await d.close();
   });
 
@@ -132,6 +156,73 @@ describe('scanning online first', () => {
     await d.engine.syncNow();
     assert.deepEqual(server.log.map((e) => e.result), ['accepted', 'checked_out', 'accepted']);
     assert.notEqual(server.attendees.get(a.id)?.checkin, null);
+    await d.close();
+  });
+});
+
+describe('device state is never a ticket verdict', () => {
+  test('revoked key: the banner state, valid tickets still admitted from the cache and kept queued', async () => {
+    const server = new FakeDoorServer();
+    const [a, b] = server.seed(2);
+    const d = await makeDevice(server, { deviceId: 'door-a' });
+    await d.engine.syncNow();
+    server.keys.clear();
+    const r = await d.service.scan(server.ticketUrl(a));
+    assert.equal(r.verdict.kind, 'admitted', 'a refused key does not turn a valid ticket into NOT VALID');
+    assert.equal(d.engine.status.device?.kind, 'revoked');
+    assert.equal(r.device?.kind, 'revoked');
+    const r2 = await d.service.scan(server.ticketUrl(b));
+    assert.equal(r2.verdict.kind, 'admitted');
+    assert.equal(await d.db.outbox.count(), 2, 'kept for the new key');
+    assert.equal(server.log.length, 0);
+    // A new key for the same server and event: the queue goes up.
+    server.keys.add('door-key');
+    d.engine.resetAuth();
+    await d.engine.syncNow();
+    assert.equal(await d.db.outbox.count(), 0);
+    assert.deepEqual(server.log.map((e) => e.result), ['accepted', 'accepted']);
+    await d.close();
+  });
+
+  test('wrong event (a key scoped to another event): the banner state, no NOT VALID, nothing rejected', async () => {
+    const server = new FakeDoorServer();
+    const [a, b] = server.seed(2);
+    const d = await makeDevice(server, { deviceId: 'door-a' });
+    await d.engine.syncNow();
+    server.keyScopes.set('door-key', 77);
+    const r = await d.service.scan(server.ticketUrl(a));
+    assert.equal(r.verdict.kind, 'admitted');
+    assert.equal(d.engine.status.device?.kind, 'wrong_event');
+    const walkIn = server.seed(1, 900)[0];
+    const w = await d.service.scan(server.ticketUrl(walkIn));
+    assert.equal(w.verdict.kind, 'not_in_list', 'the server\'s 404 to a key for another event says nothing about the ticket');
+    const r2 = await d.service.scan(server.ticketUrl(b));
+    assert.equal(r2.verdict.kind, 'admitted');
+    assert.equal(await d.db.rejected.count(), 0);
+    assert.equal(await d.db.outbox.count(), 2);
+    await d.close();
+  });
+
+  test('a server that is not a Doorstep server and a clock off by more than 2 minutes are device states', async () => {
+    const server = new FakeDoorServer();
+    const [a] = server.seed(1);
+    const d = await makeDevice(server);
+    await d.engine.syncNow();
+    assert.deepEqual(d.engine.status.problems, []);
+    server.now = () => d.clock.now - 5 * 60_000;
+    await d.engine.syncNow();
+    assert.equal(d.engine.status.device?.kind, 'clock_off');
+    assert.ok(Math.abs((d.engine.status.clockSkewMs ?? 0) - 300_000) < 1000);
+    server.now = () => d.clock.now;
+    server.rootKind = 'html';
+    const r = await d.service.scan(server.ticketUrl(a));
+    assert.equal(r.verdict.kind, 'admitted');
+    assert.equal(d.engine.status.device?.kind, 'not_doorstep');
+    server.rootKind = 'doorstep';
+    d.engine.resetAuth();
+    await d.engine.syncNow();
+    assert.deepEqual(d.engine.status.problems, []);
+    assert.equal(server.log.length, 1);
     await d.close();
   });
 });

@@ -41,7 +41,7 @@ describe('keyboard wedge', () => {
 });
 
 describe('same-code filter', () => {
-  test('drops the same code within 3 s, lets other codes and later repeats through', () => {
+  test('drops the same code within 3 s of its last sighting, lets other codes and later repeats through', () => {
     let now = 0;
     const accept = createDeduper(3000, () => now);
     assert.equal(accept('A'), true);
@@ -51,6 +51,19 @@ describe('same-code filter', () => {
     now = 2999;
     assert.equal(accept('A'), false);
     now = 3000;
-    assert.equal(accept('A'), true);
+    assert.equal(accept('A'), false, 'seen 1 ms ago: still the same scan');
+    now = 5999;
+    assert.equal(accept('A'), false, 'seen 2999 ms ago');
+    now = 8999;
+    assert.equal(accept('A'), true, 'away for 3 s: a new scan');
+  });
+  test('a ticket held in view for 12 s is one scan', () => {
+    let now = 0;
+    const accept = createDeduper(3000, () => now);
+    let passed = 0;
+    for (; now <= 12_000; now += 200) if (accept('T')) passed++;
+    assert.equal(passed, 1);
+    now += 3000;
+    assert.equal(accept('T'), true);
   });
 });

@@ -88,11 +88,14 @@ describe('outbox', () => {
     await applyAttendees(db, [attendee(1)]);
     await recordLocalScan(db, scan('n1', 1), 'admitted');
     const [row] = await nextOutboxBatch(db, 25);
-    const { conflicts: [c] } = await settleBatch(db, [{ row, result: { kind: 'conflict', standing: { date: '2026-11-22T19:58:00+02:00', deviceId: 'door-b' } } }], 5);
+    const standing = { date: '2026-11-22T19:58:00+02:00', device_id: 'door-b', device_label: 'Door 2' };
+    const { conflicts: [c] } = await settleBatch(db, [{ row, fate: { kind: 'conflict', standing, message: 'Already' } }], 5);
+    const theirs = Date.parse('2026-11-22T19:58:00+02:00');
     assert.deepEqual(
       { ...c, id: undefined },
-      { id: undefined, nonce: row.nonce, attendeeId: 1, name: 'Mari Tamm 1', ourScanIso: row.scanIso, ourDevice: 'door-a',
-        theirDate: '2026-11-22T19:58:00+02:00', theirDevice: 'door-b', recordedAt: 5 },
+      { id: undefined, nonce: row.nonce, attendeeId: 1, name: 'Mari Tamm 1', ourScanIso: row.scanIso, ourScanAt: row.scanAt, ourDevice: 'door-a',
+        theirDate: '2026-11-22T19:58:00+02:00', theirScanAt: theirs, theirDevice: 'door-b', theirDeviceLabel: 'Door 2',
+        first: 'theirs', gapMs: 120_000, recordedAt: 5 },
     );
     assert.equal(await db.outbox.count(), 0);
     assert.equal((await getAttendee(db, 1))?.checkinDevice, 'door-b');
@@ -106,7 +109,7 @@ describe('outbox', () => {
     await recordLocalScan(db, { ...scan('out-1', 1, false), scanIso: '2026-11-22T20:05:00.000+02:00' }, 'admitted');
     const [r1, r2] = await nextOutboxBatch(db, 2);
     const server = (id: number) => attendee(id, { checked_in: true, checkin_details: { date: '2026-11-22 18:00:00', device_id: 'door-a' }, security_code: undefined });
-    const out = await settleBatch(db, [{ row: r1, result: { kind: 'accepted', attendee: server(1) } }, { row: r2, result: { kind: 'retry' } }], 9);
+    const out = await settleBatch(db, [{ row: r1, fate: { kind: 'accepted', attendee: server(1) } }, { row: r2, fate: { kind: 'retry', status: 503, message: 'busy' } }], 9);
     assert.deepEqual([...out.attempts.values()], [1]);
     assert.deepEqual((await db.outbox.toArray()).map((r) => [r.nonce.slice(0, 5), r.attempts]), [['in-20', 1], ['out-1', 0]]);
     const a1 = await getAttendee(db, 1);
@@ -118,7 +121,7 @@ describe('outbox', () => {
     await applyAttendees(db, [attendee(1)]);
     await recordLocalScan(db, scan('n1', 1), 'admitted');
     const [row] = await nextOutboxBatch(db, 25);
-    await settleBatch(db, [{ row, result: { kind: 'rejected', code: 'tec-et-attendee-invalid-check-in', message: 'Order' } }], 6);
+    await settleBatch(db, [{ row, fate: { kind: 'rejected', code: 'tec-et-attendee-invalid-check-in', message: 'Order', status: 400 } }], 6);
     const rejected = await db.rejected.toArray();
     assert.equal(rejected.length, 1);
     assert.equal(rejected[0].code, 'tec-et-attendee-invalid-check-in');

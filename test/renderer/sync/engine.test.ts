@@ -121,7 +121,8 @@ describe('upload', () => {
     await d.engine.syncNow();
     await d.engine.syncNow();
     assert.equal(await d.db.outbox.count(), 3);
-    assert.deepEqual(failures.map((f) => [f.kind, f.retryInMs]), [['network', 750], ['network', 1500]]);
+    assert.deepEqual(failures.map((f) => [f.kind, f.retryInMs]), [['network', 750], ['device', undefined], ['network', 1500]]);
+    assert.equal(d.engine.status.device?.kind, 'unreachable', 'the second failure in a row raises the device state');
     mode = 'ok';
     await d.engine.syncNow();
     assert.equal(await d.db.outbox.count(), 0);
@@ -140,8 +141,9 @@ describe('upload', () => {
     const failures: string[] = [];
     d.engine.events.on((e) => e.type === 'failure' && failures.push(e.failure.kind));
     await d.engine.syncNow();
-    assert.deepEqual(failures, ['unauthorized']);
+    assert.deepEqual(failures, ['device', 'unauthorized']);
     assert.equal(d.engine.status.unauthorized, true);
+    assert.equal(d.engine.status.device?.kind, 'revoked');
     assert.equal(await d.db.outbox.count(), 1, 'the scan waits for the new key');
     const before = server.requests;
     await d.engine.syncNow();
@@ -168,8 +170,8 @@ describe('upload', () => {
     assert.equal(p1, p2);
     assert.equal(p2, p3);
     await p1;
-    // Two runs: the first full download (3 GETs) and one delta (1 GET).
-    assert.equal(server.requests, 4);
+    // Two runs: the key checked against the event (1 GET), the first full download (3 GETs) and one delta (1 GET).
+    assert.equal(server.requests, 5);
     await d.close();
   });
 });

@@ -7,8 +7,8 @@ import type { ScanVerdict } from '../../../shared/checkin/decide.ts';
 const verdicts: ScanVerdict[] = [
   { kind: 'admitted', attendeeId: 1, name: 'Mari', ticketTitle: 'VIP' },
   { kind: 'already', attendeeId: 1, name: 'Mari', ticketTitle: 'VIP', checkedInAt: '2026-11-22T18:58:00Z', deviceId: 'door-b' },
-  { kind: 'stale', attendeeId: 1, cacheAgeMs: 600_000 },
-  { kind: 'stale', attendeeId: 1, cacheAgeMs: null },
+  { kind: 'not_in_list', attendeeId: 1, syncedAgoMs: 600_000 },
+  { kind: 'not_in_list', attendeeId: 1, syncedAgoMs: null },
   ...(['unreadable', 'unknown_ticket', 'other_event', 'wrong_security_code', 'revoked'] as const).map(
     (reason): ScanVerdict => ({ kind: 'invalid', reason, attendeeId: 1, name: null }),
   ),
@@ -33,8 +33,8 @@ describe('verdict texts', () => {
   test('already checked in says on which device; stale says how old the list is', () => {
     const t = translator('en');
     assert.match(verdictText(verdicts[1], t, 'en').detail, /on door-b$/);
-    assert.equal(verdictText(verdicts[2], t, 'en').detail, 'The attendee list is 10 min old: it may be a new ticket. Check by hand.');
-    assert.match(verdictText(verdicts[2], translator('et'), 'et').detail, /10 min vana/);
+    assert.equal(verdictText(verdicts[2], t, 'en').detail, 'Synced 10 min ago: check by hand or sync now');
+    assert.match(verdictText(verdicts[2], translator('et'), 'et').detail, /10 min tagasi/);
     assert.deepEqual(verdicts.slice(0, 4).map((v) => verdictText(v, t, 'en').tone), ['ok', 'warn', 'stale', 'stale']);
     assert.equal(verdictText(verdicts[9], t, 'en').detail, 'Order not complete (refunded)');
   });

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideScan, decideCheckin, CACHE_STALE_AFTER_MS, type ScanSubject } from '../../../shared/checkin/decide.ts';
+import { decideScan, decideCheckin, type ScanSubject } from '../../../shared/checkin/decide.ts';
 import { hashSecurityCode } from '../../../shared/checkin/security-code.ts';
 import { orderAllowsCheckin } from '../../../shared/checkin/order-status.ts';
 
@@ -38,7 +38,7 @@ describe('decideScan', () => {
     assert.equal(reason(decideScan(null, undefined, ctx)), 'unreadable');
     assert.equal(reason(decideScan({ ...code, eventId: 11 }, subject(), ctx)), 'other_event');
     assert.equal(reason(decideScan({ ...code, eventId: null }, subject({ eventId: 11 }), ctx)), 'other_event');
-    assert.equal(reason(decideScan(code, undefined, ctx)), 'unknown_ticket');
+    assert.equal(reason(decideScan(code, undefined, ctx)), 'not_in_list', 'only the server can say a code does not exist');
     assert.equal(reason(decideScan({ ...code, securityCode: 'c0ffee1235' }, subject(), ctx)), 'wrong_security_code');
     assert.equal(reason(decideScan(code, subject({ securityCodeHash: null }), ctx)), 'wrong_security_code');
     assert.equal(reason(decideScan(code, subject({ status: 'trash' }), ctx)), 'revoked');
@@ -49,11 +49,16 @@ describe('decideScan', () => {
     const v = decideScan({ ...code, securityCode: 'nope' }, subject({ status: 'trash', checkedIn: true }), ctx);
     assert.deepEqual(v, { kind: 'invalid', reason: 'wrong_security_code', attendeeId: 5, name: null });
   });
-  test('an unknown ticket on a stale or never-synced cache says how stale', () => {
-    const old = { ...ctx, lastSyncAt: now - CACHE_STALE_AFTER_MS - 1 };
-    assert.deepEqual(decideScan(code, undefined, old), { kind: 'stale', attendeeId: 5, cacheAgeMs: CACHE_STALE_AFTER_MS + 1 });
-    assert.deepEqual(decideScan(code, undefined, { ...ctx, lastSyncAt: null }), { kind: 'stale', attendeeId: 5, cacheAgeMs: null });
-    assert.equal(decideScan(code, undefined, { ...ctx, lastSyncAt: now - CACHE_STALE_AFTER_MS }).kind, 'invalid');
+  test('a well-formed code for this event the cache does not know is "not in the list yet", never not valid', () => {
+    assert.deepEqual(decideScan(code, undefined, { ...ctx, lastSyncAt: now - 120_000 }), { kind: 'not_in_list', attendeeId: 5, syncedAgoMs: 120_000 });
+    assert.deepEqual(decideScan(code, undefined, { ...ctx, lastSyncAt: null }), { kind: 'not_in_list', attendeeId: 5, syncedAgoMs: null });
+  });
+  test('a re-scan of an attendee this device admitted is "already admitted here", with how long ago', () => {
+    const mine = subject({ checkedIn: true, checkin: { date: new Date(now - 12_000).toISOString(), deviceId: 'door-a' } });
+    const v = decideScan(code, mine, { ...ctx, deviceId: 'door-a' });
+    assert.equal(v.kind, 'already_here');
+    assert.equal(v.kind === 'already_here' && v.agoMs, 12_000);
+    assert.equal(decideScan(code, mine, { ...ctx, deviceId: 'door-b' }).kind, 'already');
   });
 });
 

@@ -20,8 +20,8 @@ describe('classifyCheckinResponse', () => {
     const invalid = classifyCheckinResponse(400, { code: 'tec-et-attendee-invalid-check-in', message: 'm', data: { status: 400 } });
     assert.deepEqual(invalid, { kind: 'rejected', code: 'tec-et-attendee-invalid-check-in', message: 'm', status: 400 });
     assert.equal(classifyCheckinResponse(404, { code: 'attendee-not-found', message: 'm', data: { status: 404 } }).kind, 'rejected');
-    assert.equal(classifyCheckinResponse(401, { code: 'rest_forbidden', message: 'm', data: { status: 401 } }).kind, 'unauthorized');
-    assert.equal(classifyCheckinResponse(403, { code: 'rest_forbidden', message: 'm', data: { status: 403 } }).kind, 'unauthorized');
+    assert.equal(classifyCheckinResponse(401, { code: 'rest_forbidden', message: 'm', data: { status: 401 } }).kind, 'device');
+    assert.equal(classifyCheckinResponse(403, { code: 'rest_forbidden', message: 'm', data: { status: 403 } }).kind, 'device');
     assert.equal(classifyCheckinResponse(500, { code: 'rest_internal_error', message: 'm', data: { status: 500 } }).kind, 'retry');
     assert.equal(classifyCheckinResponse(429, { code: 'rest_too_many_requests', message: 'm', data: { status: 429 } }).kind, 'retry');
     assert.equal(classifyCheckinResponse(502, '<html>').kind, 'retry');
