@@ -3,6 +3,7 @@ import { PairingPayload, readPairing } from '../../shared/checkin/pairing.ts';
 import type { KioskDb } from '../store/db.ts';
 import { getSettings, putSettings, resetSyncState } from '../store/meta.ts';
 import { clearEventData } from '../store/outbox.ts';
+import { kioskPaths } from '../../shared/checkin/paths.ts';
 import type { FetchLike } from './api-client.ts';
 
 /**
@@ -67,9 +68,16 @@ export interface EventView {
   id: number;
   title: string | null;
   startDate: string | null;
-  /** Why the title could not be read (unreachable, key refused, not found); `null` when it was. */
-  problem: { kind: 'network' | 'refused' | 'not-found' | 'bad-answer'; message: string } | null;
+  /**
+   * Why the event could not be read with this key; `null` when it was. `wrong-event`: the event is there but
+   * the key cannot read its attendees (a key made for another event); `not-doorstep`: what answers at the
+   * address is no Doorstep server.
+   */
+  problem: { kind: 'network' | 'refused' | 'not-found' | 'bad-answer' | 'wrong-event' | 'not-doorstep'; message: string } | null;
 }
+
+/** Problems that refuse a pairing outright: the key demonstrably cannot serve this event at this address. */
+const REFUSING: ReadonlyArray<NonNullable<EventView['problem']>['kind']> = ['refused', 'not-found', 'bad-answer', 'wrong-event', 'not-doorstep'];
 
 /** Control and bidirectional-override characters could make a hostile title read as something else. */
 const HIDDEN_CHARS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
@@ -86,6 +94,8 @@ const ProbedEvent = z.object({
   id: z.number().int(),
   title: z.string().nullish(),
   start_date: z.string().max(40).nullish(),
+  /** Sent only to callers who manage this event's attendees: a door key for this event has it. */
+  attendance: z.unknown().optional(),
 });
 
 async function readCapped(res: Response, max: number): Promise<string> {
@@ -121,7 +131,7 @@ export async function probeEvent(next: PairingPayload, fetchImpl: FetchLike = fe
   let res: Response;
   let text: string;
   try {
-    res = await fetchImpl(new URL(`evt/events/v1/events/${next.event_id}`, next.url).toString(), {
+    res = await fetchImpl(new URL(kioskPaths.event(next.event_id), next.url).toString(), {
       method: 'GET',
       headers: { Authorization: `Bearer ${next.api_key}`, Accept: 'application/json' },
       signal: AbortSignal.timeout(timeoutMs),
@@ -133,21 +143,28 @@ export async function probeEvent(next: PairingPayload, fetchImpl: FetchLike = fe
   } catch (err) {
     return { ...view, problem: { kind: 'network', message: err instanceof Error ? err.message : String(err) } };
   }
-  if (res.status === 401 || res.status === 403) return { ...view, problem: { kind: 'refused', message: `HTTP ${res.status}` } };
-  if (res.status === 404 || res.status === 410) return { ...view, problem: { kind: 'not-found', message: `HTTP ${res.status}` } };
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    body = null;
+    // An HTML page or nothing: a web site, a router, a captive portal, not a Doorstep server.
+    return { ...view, problem: { kind: 'not-doorstep', message: `HTTP ${res.status}: not a JSON answer` } };
   }
+  const code = (body as { code?: unknown } | null)?.code;
+  if (res.status === 401 || res.status === 403) return { ...view, problem: { kind: 'refused', message: `HTTP ${res.status}` } };
+  if (res.status === 404 && code === 'rest_no_route') return { ...view, problem: { kind: 'not-doorstep', message: 'no Doorstep event route at this address' } };
+  if (res.status === 404 || res.status === 410) return { ...view, problem: { kind: 'not-found', message: `HTTP ${res.status}` } };
   const parsed = ProbedEvent.safeParse(body);
   if (!res.ok || !parsed.success || parsed.data.id !== next.event_id) {
     return { ...view, problem: { kind: 'bad-answer', message: `HTTP ${res.status}` } };
   }
   const title = parsed.data.title ? cleanTitle(parsed.data.title) : '';
   const start = parsed.data.start_date ? cleanTitle(parsed.data.start_date) : '';
-  return { ...view, title: title || null, startDate: start || null };
+  const named = { ...view, title: title || null, startDate: start || null };
+  if (parsed.data.attendance === undefined) {
+    return { ...named, problem: { kind: 'wrong-event', message: `this key cannot read the attendees of event ${next.event_id}` } };
+  }
+  return named;
 }
 
 /** What staff are asked to confirm. */
@@ -163,6 +180,11 @@ export interface PairingPlan {
   pending: number;
   /** Replacing is refused until `pending` reaches 0: queued scans never go to another pairing. */
   blocked: boolean;
+  /**
+   * The pairing is refused, whatever staff answer: the key cannot read the event (revoked, another event's
+   * key, no such event) or the address is no Doorstep server; `event.problem` says which.
+   */
+  refused: boolean;
 }
 
 async function currentEvent(db: KioskDb, settings: PairingPayload): Promise<EventView> {
@@ -187,7 +209,8 @@ export async function planPairing(
   ]);
   const kind = settings === null ? 'first' : pairsElsewhere(settings, next) ? 'replace' : 'same';
   const current = settings && { settings, server: describeServer(settings.url), event: await currentEvent(db, settings) };
-  return { next, server: describeServer(next.url), event, kind, current, pending, blocked: kind === 'replace' && pending > 0 };
+  const refused = event.problem !== null && REFUSING.includes(event.problem.kind);
+  return { next, server: describeServer(next.url), event, kind, current, pending, blocked: kind === 'replace' && pending > 0, refused };
 }
 
 /** Pairing elsewhere was refused: scans for the current pairing are still queued. */
@@ -226,7 +249,7 @@ export async function unpair(db: KioskDb, now: number): Promise<void> {
 
 /** Staff's answer to a pairing question. `upload`: send the queue to the current server, then ask again. */
 export type PairingAnswer = 'confirm' | 'cancel' | 'upload';
-export type PairingOutcome = 'paired' | 'cancelled' | 'invalid';
+export type PairingOutcome = 'paired' | 'cancelled' | 'invalid' | 'refused';
 
 export interface PairingFlowOptions {
   db: KioskDb;
@@ -295,6 +318,11 @@ export class PairingFlow {
     for (;;) {
       const plan = await planPairing(db, next, { fetch: this.opts.fetch, timeoutMs: this.opts.probeTimeoutMs });
       if (mine !== this.generation) return 'cancelled';
+      if (plan.refused) {
+        // Shown with the reason, so staff know what to fix; nothing is stored whatever they press.
+        await this.opts.ask(plan);
+        return 'refused';
+      }
       const answer = await this.opts.ask(plan);
       if (mine !== this.generation || answer === 'cancel') return 'cancelled';
       if (answer === 'upload') {

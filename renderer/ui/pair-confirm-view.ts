@@ -46,7 +46,7 @@ export class PairConfirmView {
   ask(plan: PairingPlan): Promise<PairingAnswer> {
     this.drop();
     const { t } = this.ctx;
-    this.root.dataset.state = plan.blocked ? 'blocked' : 'ask';
+    this.root.dataset.state = plan.refused ? 'refused' : plan.blocked ? 'blocked' : 'ask';
     this.root.dataset.kind = plan.kind;
     byId('pc-title').textContent = t(plan.kind === 'first' ? 'confirm.titleFirst' : plan.kind === 'same' ? 'confirm.titleSame' : 'confirm.titleReplace');
     this.renderServer(plan.server);
@@ -86,8 +86,15 @@ export class PairConfirmView {
     this.upload.hidden = !plan.blocked;
     this.upload.disabled = false;
     this.upload.textContent = t('button.upload');
-    this.ok.disabled = plan.blocked;
+    this.ok.disabled = plan.blocked || plan.refused;
+    this.ok.hidden = plan.refused;
     this.ok.textContent = t('button.confirmPair', { host: plan.server.host });
+    if (plan.refused) {
+      // Refused with the reason (the event note says which); only Close is offered.
+      this.upload.hidden = true;
+      byId('pc-advice').textContent = t('confirm.refusedAdvice');
+      this.cancel.textContent = t('button.close');
+    }
     this.show();
     return new Promise((resolve) => {
       this.answer = resolve;
@@ -173,6 +180,8 @@ export class PairConfirmView {
         p.kind === 'refused' ? t('confirm.eventRefused')
         : p.kind === 'not-found' ? t('confirm.eventNotFound', { id: event.id })
         : p.kind === 'bad-answer' ? t('confirm.eventBadAnswer', { message: p.message })
+        : p.kind === 'wrong-event' ? t('confirm.eventWrongEvent', { id: event.id })
+        : p.kind === 'not-doorstep' ? t('confirm.notDoorstep')
         : t('confirm.eventUnreachable', { message: p.message }),
       );
     }
