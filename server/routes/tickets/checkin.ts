@@ -16,10 +16,21 @@ import { presentAttendee } from './attendee-present.ts';
 import { orderCompleted } from './orders.ts';
 import { applyScan, decideScan, isFailure, type ScanDecision, type ScanOutcome, type ScanRequest } from './scan.ts';
 
-/** The error a failed check-in answers with (CONTRACT section 7; reference 4.2). */
-export function scanError(o: ScanOutcome): HttpError {
+/**
+ * The label of the door key that made a check-in (`Door 2`): an additive `device_label` beside `device_id`,
+ * so a kiosk names the other door instead of showing a hex ID. `null` for check-ins made without a key.
+ */
+export function deviceLabelOf(ctx: Ctx, checkinId: number | null): string | null {
+  if (checkinId === null) return null;
+  const row = stmt(ctx.db, 'SELECT k.label FROM checkins c JOIN api_keys k ON k.id = c.api_key_id WHERE c.id = ?').get(checkinId) as { label: string } | undefined;
+  return row?.label ?? null;
+}
+
+/** The error a failed check-in answers with (CONTRACT section 7; reference 4.2). `row`: the attendee as decided. */
+export function scanError(o: ScanOutcome, ctx?: Ctx, row?: AttendeeRow): HttpError {
   if (o.kind === 'conflict') {
-    return new HttpError(400, 'tec-et-attendee-already-checked-in', 'Attendee is already checked in.', { checkin_details: o.standing });
+    const standing = o.standing && ctx && row ? { ...o.standing, device_label: deviceLabelOf(ctx, row.checkin_id) } : o.standing;
+    return new HttpError(400, 'tec-et-attendee-already-checked-in', 'Attendee is already checked in.', { checkin_details: standing });
   }
   if (o.kind === 'rejected' && o.reason === 'revoked') return attendeeNotFound();
   return new HttpError(400, 'tec-et-attendee-invalid-check-in', 'Attendee Order status is not authorized for check-in.');
@@ -95,7 +106,7 @@ export function updateAttendee(input: Input<typeof ticketsRoutes.updateAttendee.
     // The kiosk's plain check-in: nothing to undo on failure, so no savepoint.
     const decision = decideScan(ctx, row, req);
     const after = applyScan(ctx, row, decision);
-    return isFailure(decision.outcome) ? errorResult(scanError(decision.outcome)) : created(presentAttendee(ctx, after, true));
+    return isFailure(decision.outcome) ? errorResult(scanError(decision.outcome, ctx, row)) : created(presentAttendee(ctx, after, true));
   }
   let after: AttendeeRow;
   try {
@@ -110,7 +121,7 @@ export function updateAttendee(input: Input<typeof ticketsRoutes.updateAttendee.
   } catch (e) {
     if (!(e instanceof ScanFailed)) throw e;
     applyScan(ctx, row, e.decision);
-    return errorResult(scanError(e.decision.outcome));
+    return errorResult(scanError(e.decision.outcome, ctx, row));
   }
   return created(presentAttendee(ctx, after, true));
 }

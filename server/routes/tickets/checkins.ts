@@ -1,6 +1,7 @@
 import { dateDetails, parseDateInput } from '../../../shared/dates.ts';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../http/context.ts';
+import { stmt } from '../../db/connection.ts';
 import { invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../http/result.ts';
@@ -11,6 +12,10 @@ import { utcToLocal } from './attendee-present.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
 
 const SUPPORTED = Object.keys(ticketsRoutes.listCheckins.args).filter((k) => k !== 'translation_language');
+
+function keyLabel(ctx: Ctx, keyId: number): string | null {
+  return (stmt(ctx.db, 'SELECT label FROM api_keys WHERE id = ?').get(keyId) as { label: string } | undefined)?.label ?? null;
+}
 
 /** One scan of the log. `date` is the scan time in site time, as in `checkin_details`. */
 export function presentCheckin(ctx: Ctx, c: CheckinRow): Record<string, unknown> {
@@ -30,6 +35,8 @@ export function presentCheckin(ctx: Ctx, c: CheckinRow): Record<string, unknown>
     source: c.source,
     author: String(c.user_id),
     api_key_id: c.api_key_id,
+    // Additive, last: the label of the door key that scanned (`Door 2`), so a kiosk can name the other door.
+    device_label: c.api_key_id === null ? null : keyLabel(ctx, c.api_key_id),
   };
 }
 

@@ -76,15 +76,21 @@ describe('check-in through the attendee route', () => {
     const [win, lose] = a.status === 201 ? [a, b] : [b, a];
     assert.equal(lose.body.code, 'tec-et-attendee-already-checked-in');
     assert.equal(lose.body.message, 'Attendee is already checked in.');
-    assert.deepEqual(lose.body.data.checkin_details, win.body.checkin_details);
+    const { device_label: label, ...details } = lose.body.data.checkin_details;
+    assert.deepEqual(details, win.body.checkin_details);
+    // Additive: the winning door's key label, so the losing kiosk names the door ("Door 2"), not a hex ID.
+    assert.equal(label, win === a ? 'Door 1' : 'Door 2');
     const standing = classifyCheckinResponse(lose.status, lose.body);
     assert.equal(standing.kind, 'conflict');
+    assert.equal(standing.kind === 'conflict' && standing.standing?.device_label, label);
     const log = await logOf(`attendee_id=${id}`);
     assert.deepEqual(log.checkins.map((c: { result: string }) => c.result), ['accepted', 'conflict']);
     const conflicts = await logOf(`result=conflict&post_id=${f.eventId}`);
     assert.equal(conflicts.checkins.filter((c: { attendee_id: number }) => c.attendee_id === id).length, 1);
     const other = win.body.checkin_details.device_id === 'door-1' ? 'door-2' : 'door-1';
-    assert.equal((await logOf(`device_id=${other}&attendee_id=${id}`)).checkins[0].result, 'conflict');
+    const lost = (await logOf(`device_id=${other}&attendee_id=${id}`)).checkins[0];
+    assert.equal(lost.result, 'conflict');
+    assert.equal(lost.device_label, other === 'door-1' ? 'Door 1' : 'Door 2', 'the log names each scan\'s door key');
   });
 
   test('the losing scan replayed with its nonce answers the conflict again and logs nothing new', async () => {
@@ -228,7 +234,7 @@ describe('the check-in log', () => {
     assert.equal(all.headers.get('x-et-total'), '5');
     assert.equal(all.headers.get('x-et-total-pages'), '3');
     assert.deepEqual(Object.keys(all.body), ['rest_url', 'total', 'total_pages', 'checkins']);
-    assert.deepEqual(Object.keys(all.body.checkins[0]), ['id', 'attendee_id', 'post_id', 'result', 'reason', 'date', 'date_details', 'scanned_at', 'received_at', 'device_id', 'nonce', 'source', 'author', 'api_key_id']);
+    assert.deepEqual(Object.keys(all.body.checkins[0]), ['id', 'attendee_id', 'post_id', 'result', 'reason', 'date', 'date_details', 'scanned_at', 'received_at', 'device_id', 'nonce', 'source', 'author', 'api_key_id', 'device_label']);
     assert.equal((await logOf(`post_id=${fx.eventId}&device_id=log-1`)).total, 2);
     assert.deepEqual((await logOf(`post_id=${fx.eventId}&result=conflict,checked_out`)).checkins.map((x: { result: string }) => x.result), ['conflict', 'checked_out']);
     assert.equal((await logOf(`post_id=${fx.eventId}&after=2026-01-02T10:00:00Z&before=2026-01-04T10:00:00Z`)).total, 3);
