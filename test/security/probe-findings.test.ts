@@ -1,0 +1,164 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import { call, startTestServer, type TestServer } from '../helpers/server.ts';
+import { makeEvent, ticketId, tix } from '../server/tickets/fixtures.ts';
+
+/*
+ * Holes left after issue 10, found by an independent black-box probe of a running server (CONTRACT section 3).
+ * Each test here failed on the code of the probe (commit c7fa589 + working tree of that hour) and is marked
+ * `todo` with its finding number until the fix lands: remove the `todo` with the fix.
+ *
+ *   finding 1: the connection cap is global, so one client holding EVT_MAX_CONNECTIONS sockets with trickled
+ *              headers (slowloris) or slow bodies locks every other client out (ECONNRESET) until Node's
+ *              30 s timeout check, and can do it again at once.
+ *   finding 2: a door key made for event A (and any door user) checks out orders on event B: orders and attendees
+ *              written on B, B's attendee security codes in the answer, and no checkout rate limit (it applies to
+ *              anonymous callers only). A door role "changes nothing but check-in state and creates attendees at
+ *              the door".
+ *   finding 3: ten wrong passwords for a login from anywhere lock that login out for everybody, the right
+ *              password from another address included (429 for 5 minutes, renewable by the attacker). Application
+ *              passwords are unguessable (24 random characters), so the lock-out protects nothing and hands
+ *              anyone who knows a login (e.g. "admin", or the door user at the venue) a denial of service.
+ *              CONTRACT section 3 says "limited per login and per client address": needs a contract decision.
+ *   finding 4: a well-formed but wrong `api_key` query parameter is ignored (the caller is served as anonymous,
+ *              200), where the same key as `Authorization: Bearer` is 401; the key's holder is never told.
+ */
+
+const basic = (login: string, password: string) => 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
+
+/** A GET from a chosen loopback source address; resolves with the status or the socket error, never hangs. */
+function getFrom(base: string, route: string, localAddress: string, headers: Record<string, string> = {}): Promise<{ status: number | string; text: string }> {
+  const url = new URL(route, base);
+  return new Promise((resolve) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, localAddress, agent: false, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error('no answer in 10 s')));
+    req.on('error', (e: NodeJS.ErrnoException) => resolve({ status: e.code ?? e.message, text: '' }));
+    req.end();
+  });
+}
+
+describe('finding 1: one client cannot take every connection (slowloris)', () => {
+  let s: TestServer;
+  const held: net.Socket[] = [];
+  before(async () => {
+    s = await startTestServer({ EVT_MAX_CONNECTIONS: '20' });
+  });
+  after(async () => {
+    for (const sock of held) sock.destroy();
+    await s.close();
+  });
+
+  test('20 sockets of one address sending headers slowly leave room for another address', { todo: 'finding 1' }, async () => {
+    const port = Number(new URL(s.base).port);
+    // The attacker: as many connections as the cap, each with an unfinished request head.
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        new Promise<void>((resolve) => {
+          const sock = net.connect({ host: '127.0.0.1', port, localAddress: '127.0.0.5' }, () => {
+            sock.write('GET /wp-json/ HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+            resolve();
+          });
+          sock.on('error', () => resolve());
+          held.push(sock);
+        }),
+      ),
+    );
+    // One more round trip from the attacker's address, so the server has accepted (or dropped) all 20 by now;
+    // whether this one is served or refused is the fix's choice.
+    const first = await getFrom(s.base, '/wp-json/evt/events/v1/events', '127.0.0.5');
+    assert.notEqual(first.status, 500);
+    const other = await getFrom(s.base, '/wp-json/evt/events/v1/events', '127.0.0.9');
+    assert.equal(other.status, 200, `another client was refused: ${other.status}`);
+  });
+});
+
+describe('finding 2: door roles do not check out orders (least of all on another event)', () => {
+  let s: TestServer;
+  let eventA: number;
+  let eventB: number;
+  let ticketB: number;
+  const count = (sql: string, ...p: unknown[]) => (s.db.prepare(sql).get(...p) as { n: number }).n;
+  const written = () => ({
+    orders: count('SELECT COUNT(*) AS n FROM orders'),
+    attendeesB: count('SELECT COUNT(*) AS n FROM attendees WHERE event_id = ?', eventB),
+  });
+  const codesOfB = () => (s.db.prepare('SELECT security_code FROM attendees WHERE event_id = ?').all(eventB) as { security_code: string }[]).map((r) => r.security_code);
+
+  before(async () => {
+    s = await startTestServer();
+    eventA = await makeEvent(s, { title: 'Event A', status: 'publish' });
+    eventB = await makeEvent(s, { title: 'Event B', status: 'publish' });
+    await ticketId(s, eventA);
+    ticketB = await ticketId(s, eventB); // a free RSVP ticket: its order completes at once
+  });
+  after(() => s.close());
+
+  async function checkoutAs(auth: string) {
+    const cart = await call(`${tix(s)}/cart`, { method: 'POST', auth, body: { provider: 'rsvp', tickets: [{ ticket_id: ticketB, quantity: 2 }] } });
+    const done = await call(`${tix(s)}/cart/checkout`, { method: 'POST', auth, body: { purchaser_name: 'Forger', purchaser_email: 'forger@example.test' } });
+    return { cart, done };
+  }
+
+  test('a key of event A checking out on event B writes nothing and sees no code of B', { todo: 'finding 2' }, async () => {
+    const { key } = s.apiKey('Door A', eventA);
+    const before = written();
+    const { cart, done } = await checkoutAs(`Bearer ${key}`);
+    assert.ok(cart.status !== 500 && done.status !== 500);
+    for (const code of codesOfB()) assert.ok(!done.text.includes(code), 'the answer carries a security code of event B');
+    assert.deepEqual(written(), before, `checkout answered ${done.status}: ${done.text.slice(0, 200)}`);
+    assert.equal(done.status, 403);
+    assert.equal(done.body.code, 'rest_forbidden');
+  });
+
+  test('a door user checking out writes nothing', { todo: 'finding 2' }, async () => {
+    const door = s.userAuth('door');
+    const before = written();
+    const { done } = await checkoutAs(door);
+    assert.deepEqual(written(), before, `checkout answered ${done.status}: ${done.text.slice(0, 200)}`);
+    assert.equal(done.status, 403);
+    assert.equal(done.body.code, 'rest_forbidden');
+  });
+});
+
+describe('finding 3: wrong passwords from one address do not lock the owner out everywhere', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.close());
+
+  test('after 10 wrong passwords from 127.0.0.20, the right one from 127.0.0.21 still signs in', { todo: 'finding 3 (needs a contract decision)' }, async () => {
+    const right = s.userAuth('administrator', 'victim');
+    const route = '/wp-json/evt/tickets/v1/attendees?per_page=1';
+    const statuses: (number | string)[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await getFrom(s.base, route, '127.0.0.20', { authorization: basic('victim', `wrong guess ${i}`) })).status);
+    // The attacker's own address is limited (this part holds today).
+    assert.equal(statuses.at(-1), 429, statuses.join(' '));
+    const owner = await getFrom(s.base, route, '127.0.0.21', { authorization: right });
+    assert.equal(owner.status, 200, `the owner, from a clean address, got ${owner.status}: ${owner.text.slice(0, 160)}`);
+  });
+});
+
+describe('finding 4: a wrong api_key parameter is refused like a wrong Bearer key', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.close());
+
+  test('GET /attendees?api_key=<right ID, wrong secret> is 401, not an anonymous 200', { todo: 'finding 4' }, async () => {
+    const { key } = s.apiKey('Door');
+    const wrong = key.slice(0, -4) + (key.endsWith('aaaa') ? 'bbbb' : 'aaaa');
+    const bearer = await call(`${tix(s)}/attendees`, { headers: { authorization: `Bearer ${wrong}` } });
+    assert.equal(bearer.status, 401); // holds today
+    const query = await call(`${tix(s)}/attendees?api_key=${encodeURIComponent(wrong)}`);
+    assert.equal(query.status, 401, `api_key answered ${query.status}: ${query.text.slice(0, 160)}`);
+  });
+});
