@@ -4,6 +4,7 @@ import { createDeduper } from '../scanner/dedupe.ts';
 import { createWedge } from '../scanner/wedge.ts';
 import { putLanguage } from '../store/meta.ts';
 import { PairingFlow, unpair } from '../sync/pairing.ts';
+import { CameraBlockedPanel, cameraBlockedBy } from './camera-blocked.ts';
 import { setLanguage, type KioskContext } from './context.ts';
 import { byId, el } from './dom.ts';
 import type { Lang } from './i18n.ts';
@@ -26,6 +27,8 @@ export class KioskApp {
   private readonly confirm: PairConfirmView;
   private readonly flow: PairingFlow;
   private readonly camera: Camera;
+  /** What blocks the camera (plain http on the LAN, a refused permission) and how to fix it. */
+  private readonly cameraBlocked = new CameraBlockedPanel(byId('camera-view'), location.origin + location.pathname);
   private readonly accept = createDeduper();
   /** Scans are decided one after another, in the order they were read. */
   private queue: Promise<void> = Promise.resolve();
@@ -172,6 +175,11 @@ export class KioskApp {
 
   private async startCamera(deviceId: string | null): Promise<void> {
     const status = byId('camera-status');
+    const blocked = cameraBlockedBy(window);
+    if (blocked) {
+      status.textContent = '';
+      return this.cameraBlocked.show(blocked, this.ctx.t);
+    }
     if (!navigator.mediaDevices?.getUserMedia) {
       status.textContent = this.ctx.t('camera.none');
       return;
@@ -179,7 +187,13 @@ export class KioskApp {
     try {
       await this.camera.start(deviceId);
       status.textContent = '';
+      this.cameraBlocked.hide();
     } catch (err) {
+      const refused = cameraBlockedBy(window, err);
+      if (refused) {
+        status.textContent = '';
+        return this.cameraBlocked.show(refused, this.ctx.t);
+      }
       if (deviceId) return this.startCamera(null);
       status.textContent = this.ctx.t('camera.error', { message: err instanceof Error ? err.message : String(err) });
       return;

@@ -234,3 +234,83 @@ describe('the browser kiosk as a PWA (headless Chromium)', () => {
     }
   });
 });
+
+describe('the camera blocked by the browser (headless Chromium)', () => {
+  test('plain http to a LAN address: a visible panel says why and how to fix it (English, Estonian); the barcode scanner checks guests in', { timeout: 120_000 }, async () => {
+    const kiosk = await hostKiosk(distDir);
+    const { api, pairing, tickets } = await venue();
+    try {
+      // A fake camera that would work, were the page allowed to ask for it.
+      const { ctx, page } = await launch('lan', [
+        '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`,
+      ]);
+      const lanBase = `http://${LAN_HOST}:${new URL(kiosk.base).port}`;
+      await pair(page, lanBase, pairing);
+      assert.equal(await page.evaluate(() => window.isSecureContext), false, 'a LAN-like address over http is not a secure context');
+
+      const panel = page.locator('#camera-blocked');
+      await panel.waitFor({ state: 'visible' });
+      assert.equal(await panel.getAttribute('data-reason'), 'insecure');
+      assert.equal(await panel.getAttribute('role'), 'alert');
+      const text = await panel.innerText();
+      assert.match(text, /camera is blocked: this connection is not secure/);
+      assert.match(text, /npm run cli -- tls-selfsigned/);
+      assert.match(text, /EVT_TLS_CERT/);
+      assert.match(text, /Doorstep Kiosk app/);
+      assert.match(text, /localhost/);
+      assert.match(text, /barcode scanner still works/);
+      assert.ok(text.includes(`${lanBase}/kiosk/`), 'the page address is shown');
+      // Not small grey text: a large box, body text at least 18 px, the title larger, light on dark.
+      const box = await panel.boundingBox();
+      assert.ok(box && box.height >= 200 && box.width >= 400, JSON.stringify(box));
+      const style = await panel.evaluate((el) => {
+        const p = getComputedStyle(el.querySelector('p')!);
+        return { size: parseFloat(p.fontSize), title: parseFloat(getComputedStyle(el.querySelector('h2')!).fontSize), color: p.color };
+      });
+      assert.ok(style.size >= 18 && style.title >= 24, JSON.stringify(style));
+      assert.equal(style.color, 'rgb(255, 255, 255)');
+      await page.screenshot({ path: path.join(os.tmpdir(), 'kiosk-camera-blocked-en.png') });
+
+      await page.selectOption('#lang', 'et');
+      await waitFor('the Estonian panel', async () => /Kaamera on blokeeritud: ühendus pole turvaline/.test(await panel.innerText()));
+      assert.match(await panel.innerText(), /Vöötkoodilugeja töötab edasi/);
+      assert.match(await panel.innerText(), /tls-selfsigned/);
+      await page.screenshot({ path: path.join(os.tmpdir(), 'kiosk-camera-blocked-et.png') });
+
+      // The barcode scanner is unaffected.
+      assert.equal(await wedgeScan(page, tickets[0]), 'admitted');
+      await waitFor('the check-in on the server', async () => api.model.log.some((e) => e.result === 'accepted'));
+      await ctx.close();
+    } finally {
+      await kiosk.close();
+      await api.close();
+    }
+  });
+
+  test('a secure page whose camera permission is refused says so; no panel where the camera works', { timeout: 120_000 }, async () => {
+    const kiosk = await hostKiosk(distDir);
+    const { api, pairing, tickets } = await venue();
+    try {
+      // A camera, but the permission prompt is never granted (headless: refused).
+      let { ctx, page } = await launch('denied', ['--use-fake-device-for-media-stream']);
+      await pair(page, kiosk.base, pairing);
+      const panel = page.locator('#camera-blocked');
+      await panel.waitFor({ state: 'visible' });
+      assert.equal(await panel.getAttribute('data-reason'), 'denied');
+      assert.match(await panel.innerText(), /permission was refused/);
+      assert.match(await panel.innerText(), /barcode scanner still works/);
+      assert.equal(await wedgeScan(page, tickets[1]), 'admitted');
+      await ctx.close();
+
+      // The same kiosk with the camera allowed: the picture, no panel.
+      ({ ctx, page } = await launch('allowed', ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream']));
+      await page.goto(`${kiosk.base}/kiosk/`);
+      await page.waitForFunction(() => (document.getElementById('camera') as HTMLVideoElement | null)?.srcObject != null, null, { timeout: 30_000 });
+      assert.equal(await page.locator('#camera-blocked').isVisible(), false);
+      await ctx.close();
+    } finally {
+      await kiosk.close();
+      await api.close();
+    }
+  });
+});
