@@ -1,21 +1,40 @@
 import { z } from 'zod';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 
+/** A time zone name the runtime knows (`Europe/Tallinn`, `UTC`): checked at start-up, not at the first events list. */
+export function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+
 const Env = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number({ error: 'must be a port number (0-65535)' }).int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).regex(/^[A-Za-z0-9.:_%\[\]-]+$/, 'must be a host name or an IP address').default('127.0.0.1'),
   EVT_DB: z.string().min(1).default('data/evt.sqlite'),
-  EVT_PUBLIC_URL: z.url().optional(),
+  EVT_PUBLIC_URL: httpUrl.optional(),
   EVT_ADMIN_USER: z.string().min(1).optional(),
   EVT_ADMIN_PASSWORD: z.string().min(1).optional(),
   EVT_SITE_NAME: z.string().default('Doorstep'),
   EVT_SITE_DESCRIPTION: z.string().default('Events and tickets'),
-  EVT_TIMEZONE: z.string().default('UTC'),
+  EVT_TIMEZONE: z.string().refine(validTimeZone, 'must be an IANA time zone name such as Europe/Tallinn or UTC').default('UTC'),
   /** Secret for nonces and signed URLs; generated and stored in the database when unset. */
   EVT_SECRET: z.string().min(16).optional(),
   EVT_DATA_DIR: z.string().optional(),
-  EVT_SMTP_URL: z.string().optional(),
-  EVT_LOG: z.enum(['json', 'off']).default('json'),
+  EVT_SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  /** `json`: one JSON object a line on stdout (pino); `pretty`: one readable line a record; `off`: none. */
+  EVT_LOG: z.enum(['json', 'pretty', 'off']).default('json'),
+  EVT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+  /** PEM certificate (chain) and private key: both set, the server speaks HTTPS only. */
+  EVT_TLS_CERT: z.string().min(1).optional(),
+  EVT_TLS_KEY: z.string().min(1).optional(),
   /** Reuse anonymous public reads until the next write (see server/http/response-cache.ts). */
   EVT_CACHE: z.enum(['on', 'off']).default('on'),
   /** Tickets per cart line and per order at most (CONTRACT section 3). */
@@ -45,6 +64,10 @@ export interface Config {
   dataDir: string;
   smtpUrl?: string;
   log: boolean;
+  logFormat: 'json' | 'pretty' | 'off';
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** HTTPS: the PEM files as read at start-up, and the leaf certificate's SHA-256 fingerprint (hex, lower case). */
+  tls?: { certFile: string; keyFile: string; cert: string; key: string; fingerprint: string };
   cache: boolean;
   maxTicketsPerOrder: number;
   orderHoldMinutes: number;
@@ -56,18 +79,27 @@ export interface Config {
 
 /** Reads the configuration from the environment, once, at start-up. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = Env.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
-    throw new Error(`Invalid configuration:\n${lines}`);
-  }
+  // A variable set to nothing (`EVT_PUBLIC_URL=` in a unit or .env file) means its default, except the two
+  // texts that may be empty on purpose.
+  const given = Object.fromEntries(Object.entries(env).filter(([k, v]) => v !== '' || k === 'EVT_SITE_NAME' || k === 'EVT_SITE_DESCRIPTION'));
+  const parsed = Env.safeParse(given);
+  // A misspelt name (EVT_TLS_CRT) would otherwise be ignored without a word, and the server run without it.
+  const known = Object.keys(Env.shape);
+  const unknown = Object.keys(given).filter((k) => k.startsWith('EVT_') && !known.includes(k));
+  const issues = [
+    ...(parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`)),
+    ...unknown.map((k) => `  ${k}: unknown variable (known: ${known.filter((n) => n.startsWith('EVT_')).join(', ')})`),
+  ];
+  if (!parsed.success || issues.length) throw new Error(`Invalid configuration:\n${issues.join('\n')}`);
   const e = parsed.data;
   const dbFile = e.EVT_DB;
+  const tls = readTls(e.EVT_TLS_CERT, e.EVT_TLS_KEY);
+  const host = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST.includes(':') && !e.HOST.startsWith('[') ? `[${e.HOST}]` : e.HOST;
   return {
     port: e.PORT,
     host: e.HOST,
     dbFile,
-    publicUrl: (e.EVT_PUBLIC_URL ?? `http://${e.HOST === '0.0.0.0' ? '127.0.0.1' : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    publicUrl: (e.EVT_PUBLIC_URL ?? `${tls ? 'https' : 'http'}://${host}:${e.PORT}`).replace(/\/+$/, ''),
     adminUser: e.EVT_ADMIN_USER,
     adminPassword: e.EVT_ADMIN_PASSWORD,
     siteName: e.EVT_SITE_NAME,
@@ -76,7 +108,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secret: e.EVT_SECRET,
     dataDir: e.EVT_DATA_DIR ?? (dbFile === ':memory:' ? path.resolve('data') : path.dirname(path.resolve(dbFile))),
     smtpUrl: e.EVT_SMTP_URL,
-    log: e.EVT_LOG === 'json',
+    log: e.EVT_LOG !== 'off',
+    logFormat: e.EVT_LOG,
+    logLevel: e.EVT_LOG_LEVEL,
+    tls,
     cache: e.EVT_CACHE === 'on',
     maxTicketsPerOrder: e.EVT_MAX_TICKETS_PER_ORDER,
     orderHoldMinutes: e.EVT_ORDER_HOLD_MINUTES,
@@ -84,4 +119,39 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxConnections: e.EVT_MAX_CONNECTIONS,
     bodyTimeoutMs: e.EVT_BODY_TIMEOUT_SECONDS * 1000,
   };
+}
+
+/** Reads and checks the TLS files: both or neither, readable PEM, and the key matches the certificate. */
+function readTls(certFile: string | undefined, keyFile: string | undefined): Config['tls'] {
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) throw new Error(`Invalid configuration:\n  ${certFile ? 'EVT_TLS_KEY' : 'EVT_TLS_CERT'}: must be set together with ${certFile ? 'EVT_TLS_CERT' : 'EVT_TLS_KEY'}`);
+  const read = (name: string, file: string) => {
+    try {
+      return fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new Error(`Invalid configuration:\n  ${name}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  };
+  const cert = read('EVT_TLS_CERT', certFile);
+  const key = read('EVT_TLS_KEY', keyFile);
+  let x509: crypto.X509Certificate;
+  try {
+    x509 = new crypto.X509Certificate(cert);
+  } catch {
+    throw new Error(`Invalid configuration:\n  EVT_TLS_CERT: ${certFile} is not a PEM certificate`);
+  }
+  let privateKey: crypto.KeyObject;
+  try {
+    privateKey = crypto.createPrivateKey(key);
+  } catch {
+    throw new Error(`Invalid configuration:\n  EVT_TLS_KEY: ${keyFile} is not a PEM private key (or it is encrypted)`);
+  }
+  if (!x509.checkPrivateKey(privateKey)) throw new Error(`Invalid configuration:\n  EVT_TLS_KEY: ${keyFile} is not the key of the certificate in ${certFile}`);
+  return { certFile, keyFile, cert, key, fingerprint: certificateFingerprint(x509) };
+}
+
+/** SHA-256 of the certificate's DER, as lower-case hex without separators (the pairing payload's `fingerprint`). */
+export function certificateFingerprint(cert: crypto.X509Certificate | string): string {
+  const x509 = typeof cert === 'string' ? new crypto.X509Certificate(cert) : cert;
+  return crypto.createHash('sha256').update(x509.raw).digest('hex');
 }

@@ -1,43 +1,147 @@
 import http from 'node:http';
-import { loadConfig } from './config.ts';
+import https from 'node:https';
+import type { Logger } from 'pino';
+import { loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/connection.ts';
+import { acquireServerLock, LockedError, type ServerLock } from './db/server-lock.ts';
+import type { Checkpointer } from './db/checkpointer.ts';
 import { ensureAdmin } from './auth/credentials.ts';
-import { createApp } from './http/app.ts';
+import { createApp, type App } from './http/app.ts';
 import { hardenServer } from './http/harden.ts';
+import { mailIdle } from './mail/service.ts';
+import { createLogger, logFunction, withRequestLog } from './log.ts';
 
-/** `npm start`: migrate the database, make sure the configured administrator exists, serve. */
+/**
+ * `npm start` (the bundle dist/server/main.js) and `npm run dev`: check the configuration, take the database's
+ * server lock, migrate, make sure the configured administrator exists, listen, and say so only once listening.
+ *
+ * Exit codes: 0 after a clean shutdown (SIGTERM, SIGINT), 1 when the server cannot listen or fails, 2 for an
+ * invalid configuration, 3 when another server already runs on the same database.
+ *
+ * Human messages (the banner, refusals) go to stderr; stdout carries only the JSON log (EVT_LOG).
+ */
+/** Everything is done within this after a signal: in-flight requests get 8 s, then mail and the checkpoint thread. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export const EXIT = { ok: 0, failed: 1, config: 2, locked: 3 } as const;
+
+function say(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+function listenError(e: NodeJS.ErrnoException, config: Config): string {
+  const where = `${config.host}:${config.port}`;
+  if (e.code === 'EADDRINUSE') return `Cannot listen on ${where}: the port is already in use (another server?). Stop it, or set PORT to a free port.`;
+  if (e.code === 'EACCES') return `Cannot listen on ${where}: not allowed (ports below 1024 need privileges). Set PORT to 1024 or above.`;
+  if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') return `Cannot listen on ${where}: HOST is not an address of this machine. Use 127.0.0.1, 0.0.0.0 (every interface) or one of its addresses.`;
+  return `Cannot listen on ${where}: ${e.message}`;
+}
+
 function main(): void {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n`);
-    process.exit(2);
+    say((e as Error).message);
+    process.exit(EXIT.config);
   }
+  const logger: Logger = createLogger(config);
+  const log = logFunction(logger);
+
+  let lock: ServerLock | null;
+  try {
+    lock = acquireServerLock(config.dbFile);
+  } catch (e) {
+    if (!(e instanceof LockedError)) throw e;
+    say(`Doorstep is not starting: ${e.message}. Stop that server first (a crashed one does not hold it).`);
+    process.exit(EXIT.locked);
+  }
+
   const db = openDatabase(config.dbFile);
   if (config.adminUser && config.adminPassword) {
     const { created } = ensureAdmin(db, config.adminUser, config.adminPassword);
-    process.stdout.write(`${created ? 'Created' : 'Updated'} administrator "${config.adminUser}".\n`);
+    say(`${created ? 'Created' : 'Updated'} administrator "${config.adminUser}".`);
+    log({ level: 'info', msg: `${created ? 'created' : 'updated'} administrator`, login: config.adminUser });
   }
-  const app = createApp({ config, db });
-  const server = http.createServer(app.express);
+  const app: App = createApp({ config, db, log });
+  const handler = withRequestLog(app.express, logger);
+  const server: http.Server = config.tls ? (https.createServer({ cert: config.tls.cert, key: config.tls.key }, handler) as unknown as http.Server) : http.createServer(handler);
   hardenServer(server, config);
-  server.listen(config.port, config.host, () => {
-    process.stdout.write(`Doorstep is serving ${config.publicUrl}/wp-json/ (database ${config.dbFile}); the door kiosk is at ${config.publicUrl}/kiosk/\n`);
-  });
-  server.on('error', (e) => {
-    process.stderr.write(`Cannot listen on ${config.host}:${config.port}: ${(e as Error).message}\n`);
-    process.exit(1);
-  });
-  const stop = () => {
-    server.close(() => {
-      app.close();
-      process.exit(0);
-    });
-    setTimeout(() => process.exit(0), 3000).unref();
+
+  let listening = false;
+  let stopping = false;
+
+  /** Closes what the app holds: buffers flushed (onClose hooks), checkpoint thread gone, WAL folded in, database closed. */
+  const closeApp = async (deadline: number): Promise<void> => {
+    await Promise.race([mailIdle(app.state), sleep(Math.max(0, deadline - 1000 - Date.now()))]);
+    const checkpointer = app.state.services.checkpointer as Checkpointer | null;
+    await Promise.race([checkpointer?.stop(), sleep(Math.max(100, deadline - Date.now()))]);
+    app.close();
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+
+  server.on('error', (e: NodeJS.ErrnoException) => {
+    if (listening) {
+      log({ level: 'error', msg: 'server error', error: String(e?.stack ?? e) });
+      return;
+    }
+    say(listenError(e, config));
+    log({ level: 'fatal', msg: 'cannot listen', code: e.code, host: config.host, port: config.port });
+    process.exitCode = EXIT.failed;
+    void closeApp(Date.now()).finally(() => {
+      lock?.release();
+      logger.flush(() => process.exit(EXIT.failed));
+    });
+  });
+
+  server.listen(config.port, config.host, () => {
+    listening = true;
+    const addr = server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : config.port;
+    say(`Doorstep is serving ${config.publicUrl}/wp-json/ (database ${config.dbFile}); the door kiosk is at ${config.publicUrl}/kiosk/`);
+    if (config.tls) say(`HTTPS certificate SHA-256 fingerprint: ${config.tls.fingerprint}`);
+    log({ level: 'info', msg: 'listening', url: config.publicUrl, host: config.host, port, tls: !!config.tls, db: config.dbFile, pid: process.pid });
+  });
+
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      say(`${signal} again: exiting without waiting.`);
+      process.exit(EXIT.failed);
+    }
+    stopping = true;
+    const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+    log({ level: 'info', msg: 'shutting down', signal });
+    // Health answers 503 from now on; no new connections; idle keep-alive connections close at once, busy ones
+    // after their answer (Node closes a connection once its last response is written after close()).
+    app.state.services.draining = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const force = setTimeout(() => {
+      log({ level: 'warn', msg: 'requests still running after the grace period: closing their connections' });
+      server.closeAllConnections();
+    }, SHUTDOWN_GRACE_MS - 2000);
+    force.unref();
+    void (async () => {
+      let code: number = EXIT.ok;
+      try {
+        await closed;
+        clearTimeout(force);
+        await closeApp(deadline);
+        log({ level: 'info', msg: 'stopped' });
+      } catch (e) {
+        code = EXIT.failed;
+        say(`Shutdown failed: ${String((e as Error)?.stack ?? e)}`);
+      }
+      lock?.release();
+      process.exitCode = code;
+      logger.flush(() => process.exit(code));
+    })();
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 main();

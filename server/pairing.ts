@@ -5,9 +5,13 @@ import type { Config } from './config.ts';
 import { pairingLink as link } from '../shared/checkin/pairing.ts';
 import { privateDir, writePrivateFile } from './auth/private-files.ts';
 
-/** The kiosk pairing link for a door key: `{base}/kiosk/#pair=<base64url of {"url","api_key","event_id"}>`. */
-export function pairingLink(config: Config, apiKey: string, eventId: number): string {
-  return link(config.publicUrl, { url: `${config.publicUrl}/en/wp-json/`, api_key: apiKey, event_id: eventId });
+/**
+ * The kiosk pairing link for a door key: `{base}/kiosk/#pair=<base64url of {"url","api_key","event_id"}>`, plus
+ * `"fingerprint"` (SHA-256 of the certificate, for the device to pin) when the server serves HTTPS itself.
+ */
+export function pairingLink(config: Pick<Config, 'publicUrl' | 'tls'>, apiKey: string, eventId: number): string {
+  const fingerprint = config.tls?.fingerprint;
+  return link(config.publicUrl, { url: `${config.publicUrl}/en/wp-json/`, api_key: apiKey, event_id: eventId, ...(fingerprint ? { fingerprint } : {}) });
 }
 
 /** Where a key's pairing images live: `<dataDir>/pairing/api-key-<id>.png|svg`. */

@@ -20,7 +20,8 @@ import type { Db } from './connection.ts';
 export interface Checkpointer {
   /** WAL pages the thread has copied into the database so far. */
   readonly copied: () => number;
-  stop: () => void;
+  /** Asks the thread to close its connection; resolves when it has exited (shutdown waits for it). */
+  stop: () => Promise<void>;
 }
 
 export function startCheckpointer(db: Db, opts: { tickMs?: number; maxDelayMs?: number; onError?: (error: string) => void } = {}): Checkpointer {
@@ -36,17 +37,22 @@ export function startCheckpointer(db: Db, opts: { tickMs?: number; maxDelayMs?: 
   });
   // Without the thread, durability falls back to SQLite's automatic checkpoint: logged, never fatal.
   worker.on('error', (e) => opts.onError?.(String(e?.stack ?? e)));
-  worker.on('exit', (code) => {
-    if (!stopped && code !== 0) opts.onError?.(`checkpoint thread exited with ${code}`);
+  const exited = new Promise<void>((resolve) => {
+    worker.on('exit', (code) => {
+      if (!stopped && code !== 0) opts.onError?.(`checkpoint thread exited with ${code}`);
+      resolve();
+    });
   });
   // The thread must never keep the process alive (after the listeners: adding one refs it again).
   worker.unref();
   return {
     copied: () => copied,
     stop: () => {
-      if (stopped) return;
-      stopped = true;
-      worker.postMessage('stop');
+      if (!stopped) {
+        stopped = true;
+        worker.postMessage('stop');
+      }
+      return exited;
     },
   };
 }

@@ -63,9 +63,12 @@ describe('operator CLI', () => {
     assert.ok(fs.readFileSync(files[1]).subarray(1, 4).toString() === 'PNG');
     assert.match(fs.readFileSync(files[2], 'utf8'), /<svg/);
     const list = await run('api-key', 'list');
-    assert.equal(list.length, 2);
+    assert.match(list[0], /^ID\s+LABEL\s+EVENT\s+CREATED\s+LAST USED\s+STATE$/);
+    assert.equal(list.length, 3);
+    assert.match(list[1], /^1\s+Door 1\s+all\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+never\s+active$/);
+    assert.match(list[2], new RegExp(`^2\\s+Door 2\\s+${eventId}\\s`));
     assert.match((await run('api-key', 'revoke', '1'))[0], /Revoked API key 1/);
-    assert.match((await run('api-key', 'list'))[0], /REVOKED/);
+    assert.match((await run('api-key', 'list'))[1], /REVOKED/);
     await assert.rejects(run('api-key', 'revoke', '1'), /no active API key/);
   });
 

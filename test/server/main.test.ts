@@ -22,7 +22,7 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts the server exactly as `npm start` does and waits for its first line. */
+/** Starts the server from its TypeScript source (as `npm run dev` does) and waits for its banner (on stderr). */
 async function start(env: Record<string, string>): Promise<{ proc: ChildProcess; out: string[] }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: { ...process.env, EVT_LOG: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const out: string[] = [];
@@ -36,7 +36,7 @@ async function start(env: Record<string, string>): Promise<{ proc: ChildProcess;
       }
     };
     proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', (d: Buffer) => out.push(d.toString()));
+    proc.stderr!.on('data', onData);
     proc.on('exit', (code) => {
       clearTimeout(t);
       reject(new Error(`exited ${code}: ${out.join('')}`));

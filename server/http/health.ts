@@ -1,0 +1,26 @@
+import type { Request, Response } from 'express';
+import type { AppState } from './context.ts';
+
+/**
+ * `GET /health` (CONTRACT section 2), for load balancers and service managers: `200 {"status":"ok"}` when the
+ * database answers a query, `503 {"status":"unavailable"}` when it does not, or while the server is shutting
+ * down (so a balancer stops sending before the connections close). Outside every namespace, never cached, no
+ * authentication, and nothing about the site in the answer.
+ */
+export function health(state: AppState) {
+  return (_req: Request, res: Response): void => {
+    let ok = false;
+    if (!state.services.draining) {
+      try {
+        ok = state.db.prepare('SELECT count(*) FROM sqlite_master').pluck().get() !== undefined;
+      } catch {
+        ok = false;
+      }
+    }
+    res.status(ok ? 200 : 503);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Content-Type', 'application/json; charset=UTF-8');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' }));
+  };
+}
