@@ -9,8 +9,30 @@ export type Args = Record<string, Param>;
 
 export interface DocResponse {
   description: string;
-  /** Name of a component schema in the namespace document. */
-  schema?: string;
+  /**
+   * The answer's schema: the name of a component schema of the namespace document (`Event`), an array of one
+   * (`Event[]`), or an inline Zod schema. Error answers without one get the error envelope (`Error`).
+   */
+  schema?: string | z.ZodType;
+  /** Media type of the answer when it is not JSON (`text/html`, `text/csv`, `image/png`, ...). */
+  media?: string | readonly string[];
+}
+
+/** What `/doc` says of an endpoint beyond its args. */
+export interface RouteDoc {
+  /** Answers by status. The error envelope answers (400, 401, 403, 404, 413, 429) are added where they apply. */
+  responses?: Record<string, DocResponse>;
+  /**
+   * Document-only schema keywords for parameters (e.g. `per_page` `maximum` where the original clamps instead of
+   * refusing): shown in `/doc`, not in the route index, not enforced.
+   */
+  paramBounds?: Record<string, Record<string, unknown>>;
+  /** Example values of path parameters, by name (defaults: 42 for integers, a slug for strings). */
+  examples?: Record<string, unknown>;
+  /** Parameters the handler reads from the request itself (the route declares only the language). */
+  extraParams?: readonly { name: string; in: 'query' | 'header' | 'body'; description: string; required?: boolean; schema: Record<string, unknown> }[];
+  /** Answers no statuses besides those listed (no automatic 404 for a path parameter, e.g.). */
+  exact?: boolean;
 }
 
 /**
@@ -36,8 +58,8 @@ export interface RouteDef<A extends Args = Args> {
   /** Read write parameters from the form body only (Event Tickets editor routes). */
   readonly formBodyOnly?: boolean;
   readonly summary: string;
-  /** OpenAPI: `false` leaves the endpoint out of `/doc`. */
-  readonly doc?: false | { responses?: Record<string, DocResponse> };
+  /** OpenAPI: what `/doc` says of the endpoint (every endpoint is documented). */
+  readonly doc?: RouteDoc;
 }
 
 export type Input<A extends Args> = { [K in keyof A]: ParamValue<A[K]> };
@@ -54,6 +76,8 @@ export interface NamespaceDoc {
   description: string;
   version: string;
   schemas: Record<string, z.ZodType>;
+  /** Component schema of the namespace's error answers (default `Error`, the WordPress envelope). */
+  errorSchema?: string;
 }
 
 export interface NamespaceDef {

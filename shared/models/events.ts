@@ -130,5 +130,27 @@ export const Event = z.object({
   json_ld: z.record(z.string(), z.unknown()).optional(),
   ticketed: z.union([z.literal(false), z.array(z.string())]).nullable().optional(),
   attendance: Attendance.optional(),
+  /** For a caller who may edit the event (CONTRACT section 2, ticket editing): the nonce to add a ticket. */
+  nonces: z.object({ add_ticket_nonce: z.string() }).optional(),
 });
 export type Event = z.infer<typeof Event>;
+
+/** Paging keys of the TEC archives: `next_rest_url` and `previous_rest_url` only when there is such a page. */
+const archivePaging = {
+  rest_url: z.string(),
+  next_rest_url: z.string().optional(),
+  previous_rest_url: z.string().optional(),
+  total: z.number().int(),
+  total_pages: z.number().int(),
+};
+
+/** `GET /events`. */
+export const EventArchive = z.object({ events: z.array(Event), ...archivePaging });
+/** `GET /venues`. */
+export const VenueArchive = z.object({ venues: z.array(Venue), ...archivePaging });
+/** `GET /organizers`. */
+export const OrganizerArchive = z.object({ organizers: z.array(Organizer), ...archivePaging });
+/** `GET /categories`. */
+export const CategoryArchive = z.object({ ...archivePaging, categories: z.array(Term) });
+/** `GET /tags`. */
+export const TagArchive = z.object({ ...archivePaging, tags: z.array(Term) });

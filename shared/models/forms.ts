@@ -68,6 +68,27 @@ export const SingleSubmission = z.object({
   submissionHandlers: z.record(z.string(), z.string()),
 });
 
+/** A field definition as submissions/get `type=columns` returns it. */
+export const SubmissionColumn = FormField.extend({ slug: z.string(), adminLabel: z.string(), formId: z.string() });
+
+/** submissions/get `type=data`. */
+export const SubmissionPage = z.object({ data: z.array(SingleSubmission), count: z.number().int() });
+
+/** submissions/handle-extra: `responseType` `download` carries a base64 CSV. */
+export const HandleExtraResult = z.object({ responseType: z.enum(['none', 'download']), download: z.string(), blobType: z.string(), result: z.string(), filename: z.string() });
+
+/** download-all: the signed link to the file. */
+export const DownloadLink = z.object({ formId: z.string(), downloadUrl: z.string(), filePath: z.string(), formIds: z.array(z.string()), expires: z.string() });
+
+/** forms-views POST /forms. */
+export const CreatedForm = z.object({ formID: z.number().int(), formTitle: z.string(), fields: z.array(FormField) });
+
+/** forms-views submit. */
+export const SubmitResult = z.object({ id: z.number().int(), formID: z.number().int(), seq_num: z.number().int(), date: z.string() });
+
+/** forms-views token/refresh. */
+export const ViewsToken = z.object({ token: z.string(), publicKey: z.string(), expiresIn: z.number().int(), formID: z.number().int().nullable() });
+
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 export const isEmail = (s: string): boolean => s.length <= 254 && EMAIL.test(s);
 

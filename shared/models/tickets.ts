@@ -37,6 +37,8 @@ export const CheckinDetails = z.object({
   source: z.string(),
   author: z.string(),
   device_id: z.string().nullable(),
+  /** The label of the door key that made the check-in, where the answer names it. */
+  device_label: z.string().nullable().optional(),
 });
 export type CheckinDetails = z.infer<typeof CheckinDetails>;
 
@@ -227,6 +229,60 @@ export const OrderArchive = z.object({
 /** `GET /qr/{id}` JSON answer. */
 export const QR = z.object({ id: z.number().int(), checked_in: z.string() });
 
+/** `GET /attendees`. */
+export const AttendeeArchive = z.object({
+  rest_url: z.string(),
+  total: z.number().int(),
+  total_pages: z.number().int(),
+  attendees: z.array(Attendee),
+});
+
+/** One scan of the check-in log (our extension, CONTRACT section 7). */
+export const Checkin = z.object({
+  id: z.number().int(),
+  attendee_id: z.number().int(),
+  post_id: z.number().int(),
+  result: z.enum(['accepted', 'checked_out', 'conflict', 'rejected']),
+  reason: z.string().nullable(),
+  date: z.string(),
+  date_details: DateDetails,
+  scanned_at: z.string(),
+  received_at: z.string(),
+  device_id: z.string().nullable(),
+  /** The label of the door key that made the scan (null when no key made it). */
+  device_label: z.string().nullable().optional(),
+  nonce: z.string().nullable(),
+  source: z.string(),
+  author: z.string(),
+  api_key_id: z.number().int().nullable(),
+});
+
+/** `GET /checkins`. */
+export const CheckinArchive = z.object({
+  rest_url: z.string(),
+  total: z.number().int(),
+  total_pages: z.number().int(),
+  checkins: z.array(Checkin),
+});
+
+/** `GET /qr` check-in accepted (201): the attendee as a manager sees it. */
+export const QRCheckin = z.object({ msg: z.string(), attendee: Attendee });
+
+/** `GET /qr` check-in refused (403): why, with the attendee when one was found. */
+export const QRRefusal = z.object({
+  msg: z.string(),
+  error: z.string(),
+  attendee: Attendee.optional(),
+  tribe_qr_status: z.string().optional(),
+  api_key: z.string().optional(),
+  ticket_id: z.string().optional(),
+  event_id: z.string().nullable().optional(),
+  security_code: z.string().optional(),
+});
+
+/** `GET /qr` with an API key that is not the site's (400): the original echoes the inputs. */
+export const QREcho = z.object({ api_key: z.string(), ticket_id: z.string(), event_id: z.string().nullable(), security_code: z.string() });
+
 /** Component schemas of the namespace `/doc`, in the original's order. */
 export const ticketsDocSchemas = {
   Image,
@@ -243,4 +299,12 @@ export const ticketsDocSchemas = {
   QR,
   Cart,
   Order,
+  TicketArchive,
+  AttendeeArchive,
+  OrderArchive,
+  Checkin,
+  CheckinArchive,
+  QRCheckin,
+  QRRefusal,
+  QREcho,
 };

@@ -77,7 +77,7 @@ export function namespaceRoutes(namespace: string): { index: RouteDef; doc: Rout
       permission: 'public',
       publicCache: true,
       summary: `Index of the ${namespace} namespace.`,
-      doc: false,
+      doc: { responses: { '200': { description: 'The namespace, its routes and their arguments', schema: 'NamespaceIndex' } }, exact: true },
     }),
     doc: defineRoute({
       id: `${namespace}.doc`,
@@ -88,7 +88,7 @@ export function namespaceRoutes(namespace: string): { index: RouteDef; doc: Rout
       permission: 'public',
       publicCache: true,
       summary: `OpenAPI 3.0.0 document of the ${namespace} namespace.`,
-      doc: { responses: { '200': { description: 'Returns the documentation in OpenAPI format.' } } },
+      doc: { responses: { '200': { description: 'Returns the documentation in OpenAPI format.', schema: 'OpenApiDocument' } }, exact: true },
     }),
   };
 }

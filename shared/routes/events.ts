@@ -1,7 +1,7 @@
 import { boolean, integer, number, string } from '../http/params.ts';
 import { defineRoute, translationLanguage, type Args, type NamespaceDef, type RouteDef } from '../http/route.ts';
 import { CostDetails, DateDetails, Image, ImageSize } from '../models/common.ts';
-import { Event, Organizer, Term, Venue } from '../models/events.ts';
+import { CategoryArchive, Event, EventArchive, Organizer, OrganizerArchive, TagArchive, Term, Venue, VenueArchive } from '../models/events.ts';
 import {
   eventCreateArgs,
   eventUpdateArgs,
@@ -28,6 +28,9 @@ const tl = { translation_language: translationLanguage };
 const idArg = (what: string) => integer({ description: `the ${what} post ID`, required: true, style: 'callback', in: 'path', minimum: 0 });
 const slugArg = (what: string) => string({ description: `the ${what} slug`, required: true, in: 'path' });
 const passwordArg = string({ description: 'The event password' });
+
+/** The archives clamp `per_page` to 50 (the original's behaviour) rather than refusing more: `/doc` shows the bound. */
+const perPageBound = { per_page: { maximum: 50 } };
 
 const r = {
   ok: (schema: string, description = 'Returns the data') => ({ '200': { description, schema } }),
@@ -77,7 +80,7 @@ function venueLike<const C extends Args, const U extends Args>(kind: 'venue' | '
       id: `${plural}.list`, namespace: ns, route: `/${plural}`, methods: ['GET'], permission: 'public', publicCache: true,
       args: { ...linkedListArgs, ...tl },
       summary: `Returns all the ${plural} matching the search criteria`,
-      doc: { responses: { '200': { description: `Returns all the ${plural} matching the search criteria` }, '400': { description: 'One or more of the specified query variables has a bad format' }, '404': { description: 'The requested page was not found.' } } },
+      doc: { paramBounds: perPageBound, responses: { '200': { description: `Returns all the ${plural} matching the search criteria`, schema: `${Kind}Archive` }, '400': { description: 'One or more of the specified query variables has a bad format' }, '404': { description: 'The requested page was not found.' } } },
     }),
     read: defineRoute({
       id: `${plural}.read`, namespace: ns, route: `/${plural}/(?P<id>\\d+)`, methods: ['GET'], permission: 'public', publicCache: true,
@@ -116,7 +119,7 @@ const termRoutes = (plural: 'categories' | 'tags', singular: string, hierarchica
   list: defineRoute({
     id: `${plural}.list`, namespace: ns, route: `/${plural}`, methods: ['GET'], permission: 'public', publicCache: true,
     args: { ...termListArgs(hierarchical), ...tl }, summary: `Returns a list of event ${plural}`,
-    doc: { responses: { '200': { description: `Returns all the event ${plural} matching the search criteria` }, '400': { description: 'One or more of the specified query variables has a bad format' } } },
+    doc: { responses: { '200': { description: `Returns all the event ${plural} matching the search criteria`, schema: plural === 'tags' ? 'TagArchive' : 'CategoryArchive' }, '400': { description: 'One or more of the specified query variables has a bad format' }, '404': { description: 'The requested page was not found.' } } },
   }),
   create: defineRoute({
     id: `${plural}.create`, namespace: ns, route: `/${plural}`, methods: ['POST'], permission: 'edit_events', batch: true,
@@ -146,7 +149,7 @@ export const eventsRoutes = {
   list: defineRoute({
     id: 'events.list', namespace: ns, route: '/events', methods: ['GET'], permission: 'public', publicCache: true, args: eventListArgs,
     summary: 'Returns all the upcoming events matching the search criteria',
-    doc: { responses: { '200': { description: 'Returns all the upcoming events matching the search criteria' }, '400': { description: 'One or more of the specified query variables has a bad format' }, '404': { description: 'The requested page was not found.' } } },
+    doc: { paramBounds: perPageBound, responses: { '200': { description: 'Returns all the upcoming events matching the search criteria', schema: 'EventArchive' }, '400': { description: 'One or more of the specified query variables has a bad format' }, '404': { description: 'The requested page was not found.' } } },
   }),
   read: defineRoute({
     id: 'events.read', namespace: ns, route: '/events/(?P<id>\\d+)', methods: ['GET'], permission: 'public', publicCache: true,
@@ -199,6 +202,6 @@ export const eventsNamespace: NamespaceDef = {
     title: 'The Events Calendar REST API',
     description: 'The Events Calendar REST API allows accessing upcoming events information easily and conveniently.',
     version: '1.0.0',
-    schemas: { ImageSize, CostDetails, Term, Image, DateDetails, Event, Venue, Organizer },
+    schemas: { ImageSize, CostDetails, Term, Image, DateDetails, Event, Venue, Organizer, EventArchive, VenueArchive, OrganizerArchive, CategoryArchive, TagArchive },
   },
 };

@@ -66,7 +66,7 @@ export const oembedRoutes = {
     },
     permission: 'public',
     summary: 'oEmbed data of a page of this site (an event, venue or organizer), as JSON or XML.',
-    doc: { responses: { '200': { description: 'The oEmbed data of the page', schema: 'OEmbedResponse' }, '404': { description: 'The URL is not an embeddable page of this site (oembed_invalid_url)' } } },
+    doc: { responses: { '200': { description: 'The oEmbed data of the page (format=xml: as XML)', schema: 'OEmbedResponse', media: ['application/json', 'text/xml'] }, '404': { description: 'The URL is not an embeddable page of this site (oembed_invalid_url)' } } },
   }),
   proxy: defineRoute({
     id: 'oembed.proxy',
@@ -86,7 +86,7 @@ export const oembedRoutes = {
     summary: 'oEmbed data of any URL: this site answers itself, other URLs only through allow-listed providers.',
     doc: {
       responses: {
-        '200': { description: 'The oEmbed data of the URL', schema: 'OEmbedResponse' },
+        '200': { description: 'The oEmbed data of the URL (format=xml: as XML)', schema: 'OEmbedResponse', media: ['application/json', 'text/xml'] },
         '401': { description: 'Not signed in' },
         '403': { description: 'The user may not make proxied oEmbed requests' },
         '404': { description: 'No allow-listed provider answered for the URL (oembed_invalid_url)' },

@@ -25,20 +25,33 @@ export const WizardState = z.object({
   last_send: z.record(z.string(), z.unknown()),
 });
 
+export const WizardSaved = z.object({ success: z.literal(true), message: z.array(z.string()) });
+export const WizardRead = z.object({
+  action_nonce: z.string(),
+  settings: WizardState,
+  currency: z.string().nullable(),
+  tickets_commerce_enabled: z.boolean(),
+  timezone: z.string(),
+  optin: z.boolean(),
+  first_event: z.unknown(),
+});
+
 export const onboardingRoutes = {
   save: defineRoute({
     id: 'tickets-onboarding.wizard.save', namespace: ns, route: '/wizard', methods: ['POST'], permission: 'public',
     args: { action_nonce: string({ description: 'The action nonce for the request.', required: true }), ...tl },
     summary: 'Saves a wizard step: begun, finished, currentTab, completedTabs, skippedTabs, paymentOption, currency, timezone, optin, event',
+    doc: { responses: { '200': { description: 'What was saved', schema: 'WizardSaved' }, '403': { description: 'The nonce is invalid, or the caller may not manage options.' } } },
   }),
   read: defineRoute({
     id: 'tickets-onboarding.wizard.read', namespace: ns, route: '/wizard', methods: ['GET'], permission: 'manage_options', args: { ...tl },
     summary: 'The wizard nonce and the stored wizard settings (an extension of this server)',
+    doc: { responses: { '200': { description: 'The nonce and the settings', schema: 'WizardRead' } } },
   }),
 };
 
 export const onboardingNamespace: NamespaceDef = {
   name: ns,
   routes: [onboardingRoutes.save, onboardingRoutes.read] as RouteDef[],
-  doc: { title: 'Tickets onboarding', description: 'The onboarding wizard of the ticketing plugin.', version: '1.0.0', schemas: { WizardState } },
+  doc: { title: 'Tickets onboarding', description: 'The onboarding wizard of the ticketing plugin.', version: '1.0.0', schemas: { WizardState, WizardSaved, WizardRead } },
 };

@@ -66,6 +66,8 @@ export const PrivateLink = z.object({
   expired: z.boolean(),
 });
 
+export const Unprotected = z.object({ ID: z.number().int(), post_id: z.number().int(), time: z.number().int(), url: z.string(), is_prevented: z.number().int(), revoked_links: z.number().int() });
+
 const idRoute = (path: string) => `/${path}/(?P<id>\\d+)`;
 
 export const protectedFilesRoutes = {
@@ -77,6 +79,7 @@ export const protectedFilesRoutes = {
   privateUrls: defineRoute({
     id: 'protected-files.private-urls', namespace: ns, route: idRoute('private-urls'), methods: ['GET'], permission: 'manage_options', args: { ...tl },
     summary: 'Lists the live private links of a protected file',
+    doc: { responses: { '200': { description: 'The live private links (none when the file is not protected)', schema: 'PrivateLink[]' } } },
   }),
   read: defineRoute({
     id: 'protected-files.read', namespace: ns, route: idRoute('files'), methods: ['GET'], permission: 'manage_options', args: { ...tl },
@@ -86,6 +89,7 @@ export const protectedFilesRoutes = {
   unprotect: defineRoute({
     id: 'protected-files.unprotect', namespace: ns, route: idRoute('un-protect-files'), methods: ['POST'], permission: 'manage_options', args: { ...tl },
     summary: 'Unprotects the file: it is served publicly again and its private links stop working',
+    doc: { responses: { '200': { description: 'The file, public again, and how many links were revoked', schema: 'Unprotected' } } },
   }),
   upload: defineRoute({
     id: 'protected-files.upload', namespace: ns, route: '/files', methods: ['POST'], permission: 'edit_events',
@@ -96,7 +100,7 @@ export const protectedFilesRoutes = {
       ...tl,
     },
     summary: 'Uploads a file as an attachment (an extension of this server)',
-    doc: { responses: { '201': { description: 'The stored file', schema: 'ProtectedFileInfo' } } },
+    doc: { responses: { '201': { description: 'The stored file', schema: 'ProtectedFileInfo' }, '404': { description: 'No such post to attach the file to.' }, '413': { description: 'The file is over the upload limit (`rest_upload_too_large`).' } } },
   }),
 };
 
@@ -107,6 +111,6 @@ export const protectedFilesNamespace: NamespaceDef = {
     title: 'Protected files',
     description: 'Protect files attached to posts; a protected file is served only through expiring private links.',
     version: '1.0.0',
-    schemas: { ProtectedFileInfo, PrivateLink },
+    schemas: { ProtectedFileInfo, PrivateLink, Unprotected },
   },
 };

@@ -43,6 +43,9 @@ export const SeoMeta = z.object({
 });
 
 export const SitemapEntry = z.object({ id: z.number().int(), type: z.enum(SEO_TYPES), loc: z.string(), lastmod: z.string() });
+export const Sitemap = z.object({ count: z.number().int(), urls: z.array(SitemapEntry) });
+export const Robots = z.object({ settings: RobotsSettings, robots_txt: z.string() });
+const postErrors = { '404': { description: 'No such published event, venue or organizer (`rest_post_invalid_id`).' } };
 
 const id = integer({ description: 'Unique identifier of the post', required: true, in: 'path', minimum: 1 });
 const pathList = custom(z.preprocess((v) => (typeof v === 'string' ? v.split(/[\n,]+/).map((s) => s.trim()).filter(Boolean) : v), z.array(RobotsPath).max(50)), z.array(z.string()), {
@@ -54,11 +57,12 @@ export const seoRoutes = {
     id: 'seo.sitemap', namespace: ns, route: '/sitemap', methods: ['GET'], permission: 'public',
     args: { format: enumString(['json', 'xml'], { description: 'json (default) or xml (a sitemaps.org urlset)', default: 'json' as const }), ...tl },
     summary: 'The sitemap of published, indexable events, venues and organizers',
+    doc: { responses: { '200': { description: 'The sitemap: JSON, or (format=xml) a sitemaps.org urlset', schema: 'Sitemap', media: ['application/json', 'application/xml'] } } },
   }),
   readMeta: defineRoute({
     id: 'seo.meta.read', namespace: ns, route: '/meta/(?P<id>\\d+)', methods: ['GET'], permission: 'public', args: { id, ...tl },
     summary: 'A post\'s search meta, with the values pages use',
-    doc: { responses: { '200': { description: 'The meta', schema: 'SeoMeta' } } },
+    doc: { responses: { '200': { description: 'The meta', schema: 'SeoMeta' }, ...postErrors } },
   }),
   updateMeta: defineRoute({
     id: 'seo.meta.update', namespace: ns, route: '/meta/(?P<id>\\d+)', methods: EDITABLE, permission: 'edit_events',
@@ -72,11 +76,12 @@ export const seoRoutes = {
       ...tl,
     },
     summary: 'Updates a post\'s search meta',
-    doc: { responses: { '200': { description: 'The meta', schema: 'SeoMeta' } } },
+    doc: { responses: { '200': { description: 'The meta', schema: 'SeoMeta' }, ...postErrors } },
   }),
   readRobots: defineRoute({
     id: 'seo.robots.read', namespace: ns, route: '/robots', methods: ['GET'], permission: 'public', args: { ...tl },
     summary: 'The robots settings and the robots.txt they produce',
+    doc: { responses: { '200': { description: 'The settings and robots.txt', schema: 'Robots' } } },
   }),
   updateRobots: defineRoute({
     id: 'seo.robots.update', namespace: ns, route: '/robots', methods: EDITABLE, permission: 'manage_options',
@@ -88,11 +93,12 @@ export const seoRoutes = {
       ...tl,
     },
     summary: 'Updates the robots settings',
+    doc: { responses: { '200': { description: 'The settings and robots.txt', schema: 'Robots' } } },
   }),
 };
 
 export const seoNamespace: NamespaceDef = {
   name: ns,
   routes: Object.values(seoRoutes) as RouteDef[],
-  doc: { title: 'Search-engine tooling', description: 'Sitemap, per-post search meta and robots settings.', version: '1.0.0', schemas: { SeoMeta, SitemapEntry, RobotsSettings } },
+  doc: { title: 'Search-engine tooling', description: 'Sitemap, per-post search meta and robots settings.', version: '1.0.0', schemas: { SeoMeta, SitemapEntry, RobotsSettings, Sitemap, Robots } },
 };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { any, array, boolean, custom, enumString, idList, integer, object, string, stringList } from '../http/params.ts';
 import { defineRoute, translationLanguage, type NamespaceDef, type RouteDef } from '../http/route.ts';
-import { ticketsDocSchemas } from '../models/tickets.ts';
+import { QREcho, ticketsDocSchemas } from '../models/tickets.ts';
 
 /**
  * The `evt/tickets/v1` route table: Event Tickets' routes (tickets, attendees, cart, QR) plus the kiosk's
@@ -112,6 +112,15 @@ const email = custom(
 
 const write = { batch: true as const };
 const ok = (description: string, schema?: string) => ({ '200': { description, ...(schema ? { schema } : {}) } });
+/** The editor routes check their nonce in the handler: 401 for a caller who may not edit, 403 for a bad nonce. */
+const editorDoc = (description: string, schema: string | z.ZodType) => ({
+  responses: {
+    '202': { description, schema },
+    '401': { description: 'The ticket or event is not accessible to the caller (`ticket-not-accessible`).' },
+    '403': { description: 'The nonce is missing or invalid (`forbidden`), or the caller may not edit tickets of this event.' },
+    '404': { description: 'No such ticket or event.' },
+  },
+});
 
 export const ticketsRoutes = {
   readTicket: defineRoute({
@@ -122,17 +131,17 @@ export const ticketsRoutes = {
   updateTicket: defineRoute({
     id: 'tickets.update', namespace: ns, route: '/tickets/(?P<id>\\d+)', methods: ['POST', 'PUT', 'PATCH'], permission: 'public', ...write,
     args: { id: id('The ticket ID'), post_id: integer({ description: 'The post the ticket is attached to', required: true, minimum: 1 }), edit_ticket_nonce: string({ description: 'The edit_ticket_nonce from GET /tickets/{id}', required: true }), ...ticketFields, ...tl },
-    summary: 'Edits a ticket (editor route; answers 202)', doc: false,
+    summary: 'Edits a ticket (editor route; answers 202)', doc: editorDoc('The edited ticket', 'Ticket'),
   }),
   deleteTicket: defineRoute({
     id: 'tickets.delete', namespace: ns, route: '/tickets/(?P<id>\\d+)', methods: ['DELETE'], permission: 'public', ...write,
     args: { id: id('The ticket ID'), post_id: integer({ description: 'The post the ticket is attached to', required: true, minimum: 1 }), remove_ticket_nonce: string({ description: 'The remove_ticket_nonce from GET /tickets/{id}', required: true }), ...tl },
-    summary: 'Deletes a ticket (editor route; answers 202 with true)', doc: false,
+    summary: 'Deletes a ticket (editor route; answers 202 with true)', doc: editorDoc('true: the ticket was deleted', z.literal(true)),
   }),
   listTickets: defineRoute({
     id: 'tickets.list', namespace: ns, route: '/tickets', methods: ['GET'], permission: 'public', args: ticketListArgs,
     summary: 'Returns all the tickets matching the search criteria',
-    doc: { responses: { ...ok('Returns all the tickets matching the search criteria'), '400': { description: 'One or more of the specified query variables has a bad format.' } } },
+    doc: { responses: { ...ok('Returns all the tickets matching the search criteria', 'TicketArchive'), '400': { description: 'One or more of the specified query variables has a bad format.' } } },
   }),
   createTicket: defineRoute({
     id: 'tickets.create', namespace: ns, route: '/tickets', methods: ['POST'], permission: 'public', ...write,
@@ -143,12 +152,12 @@ export const ticketsRoutes = {
       ...ticketFields,
       ...tl,
     },
-    summary: 'Creates a ticket (editor route; answers 202)', doc: false,
+    summary: 'Creates a ticket (editor route; answers 202)', doc: editorDoc('The created ticket', 'Ticket'),
   }),
   listAttendees: defineRoute({
     id: 'attendees.list', namespace: ns, route: '/attendees', methods: ['GET'], permission: 'public', args: attendeeListArgs,
     summary: 'Returns all the attendees matching the search criteria',
-    doc: { responses: { ...ok('Returns all the attendees matching the search criteria'), '400': { description: 'One or more of the specified query variables has a bad format.' } } },
+    doc: { responses: { ...ok('Returns all the attendees matching the search criteria', 'AttendeeArchive'), '400': { description: 'One or more of the specified query variables has a bad format.' } } },
   }),
   createAttendee: defineRoute({
     id: 'attendees.create', namespace: ns, route: '/attendees', methods: ['POST'], permission: 'manage_attendees', ...write,
@@ -184,7 +193,7 @@ export const ticketsRoutes = {
   readCart: defineRoute({
     id: 'cart.read', namespace: ns, route: '/cart', methods: ['GET'], permission: 'public',
     args: { provider: stringList({ description: 'The cart providers (CSV or array)' }), post_id: integer({ description: 'The post ID', minimum: 1 }), ...tl },
-    summary: 'Returns the caller\'s cart', doc: { responses: ok('Returns the cart') },
+    summary: 'Returns the caller\'s cart', doc: { responses: ok('Returns the cart', 'Cart') },
   }),
   updateCart: defineRoute({
     id: 'cart.update', namespace: ns, route: '/cart', methods: ['POST', 'PUT', 'PATCH'], permission: 'public', ...write,
@@ -195,7 +204,7 @@ export const ticketsRoutes = {
       post_id: integer({ description: 'The post ID', minimum: 1 }),
       ...tl,
     },
-    summary: 'Replaces the contents of the caller\'s cart', doc: { responses: ok('Returns the cart') },
+    summary: 'Replaces the contents of the caller\'s cart', doc: { responses: ok('Returns the cart', 'Cart') },
   }),
   checkout: defineRoute({
     id: 'cart.checkout', namespace: ns, route: '/cart/checkout', methods: ['POST'], permission: 'public', ...write,
@@ -210,7 +219,7 @@ export const ticketsRoutes = {
   listOrders: defineRoute({
     id: 'orders.list', namespace: ns, route: '/orders', methods: ['GET'], permission: 'edit_tickets',
     args: { page, per_page: perPage, post_id: integer({ description: 'Orders with tickets of this post', minimum: 1 }), status: stringList({ description: 'Order statuses' }), ...tl },
-    summary: 'Lists orders', doc: { responses: ok('Returns the orders') },
+    summary: 'Lists orders', doc: { responses: ok('Returns the orders', 'OrderArchive') },
   }),
   readOrder: defineRoute({
     id: 'orders.read', namespace: ns, route: '/orders/(?P<id>\\d+)', methods: ['GET'], permission: 'edit_tickets',
@@ -224,7 +233,13 @@ export const ticketsRoutes = {
   qrImage: defineRoute({
     id: 'qr.read', namespace: ns, route: '/qr/(?P<id>\\d+)', methods: ['GET'], permission: 'public',
     args: { id: id('The attendee ID'), format: enumString(['json', 'svg', 'png'], { description: 'json (the original answer), or the QR image as svg or png (door and manager callers)', default: 'json' as const }), size: integer({ description: 'Image width in pixels for png', minimum: 64, maximum: 2048, default: 300 }), ...tl },
-    summary: 'Returns the QR data of an attendee, or its QR image', doc: false,
+    summary: 'Returns the QR data of an attendee, or its QR image',
+    doc: {
+      responses: {
+        '200': { description: 'The QR data (format=json), or the QR image (format=svg or png)', schema: 'QR', media: ['application/json', 'image/svg+xml', 'image/png'] },
+        '403': { description: 'The attendee or its image is not accessible to the caller (`ticket-not-accessible`).' },
+      },
+    },
   }),
   qrCheckin: defineRoute({
     id: 'qr.checkin', namespace: ns, route: '/qr', methods: ['GET'], permission: 'public',
@@ -235,7 +250,14 @@ export const ticketsRoutes = {
       event_id: any({ description: 'The event ID (as in the ticket QR URL)' }),
       ...tl,
     },
-    summary: 'Checks an attendee in from the ticket QR code', doc: false,
+    summary: 'Checks an attendee in from the ticket QR code',
+    doc: {
+      responses: {
+        '201': { description: 'Checked in: the attendee as it was before the check-in', schema: 'QRCheckin' },
+        '400': { description: 'A parameter is missing or invalid (the error envelope), or the API key is not the site\'s (the inputs echoed)', schema: z.union([z.object({ code: z.string(), message: z.string(), data: z.looseObject({ status: z.number().int() }) }), QREcho]) },
+        '403': { description: 'Not checked in: security code not valid, attendee not found, already checked in, order not complete, or outside the event', schema: 'QRRefusal' },
+      },
+    },
   }),
   listCheckins: defineRoute({
     id: 'checkins.list', namespace: ns, route: '/checkins', methods: ['GET'], permission: 'manage_attendees',
@@ -252,7 +274,7 @@ export const ticketsRoutes = {
       ...tl,
     },
     summary: 'The check-in log: every scan, accepted or not',
-    doc: { responses: ok('Returns the scans') },
+    doc: { responses: ok('Returns the scans', 'CheckinArchive') },
   }),
 };
 

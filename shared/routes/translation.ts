@@ -30,15 +30,17 @@ export const translationRoutes = {
   read: defineRoute({
     id: 'translation.custom-xml-config.read', namespace: ns, route: '/custom-xml-config', methods: ['GET'], permission: 'manage_options', args: { ...tl },
     summary: 'The stored custom XML configuration (a string; empty when none)',
+    doc: { responses: { '200': { description: 'The XML, as a JSON string', schema: z.string() } } },
   }),
   update: defineRoute({
     id: 'translation.custom-xml-config.update', namespace: ns, route: '/custom-xml-config', methods: ['POST'], permission: 'manage_options', args: { ...tl },
     summary: 'Stores `content` as the custom XML configuration once it is well-formed; an empty string removes it',
+    doc: { responses: { '200': { description: 'The XML stored, as a JSON string', schema: z.string() }, '400': { description: 'The content is missing, not a string, too long, or not well-formed XML (`invalid_xml`).' } } },
   }),
   validate: defineRoute({
     id: 'translation.custom-xml-config.validate', namespace: ns, route: '/custom-xml-config/validate', methods: ['POST'], permission: 'manage_options', args: { ...tl },
     summary: 'Checks `content`: an empty list when valid, else the errors with line and column',
-    doc: { responses: { '200': { description: 'The errors (empty when the content is valid)', schema: 'XmlError' } } },
+    doc: { responses: { '200': { description: 'The errors (empty when the content is valid)', schema: 'XmlError[]' } } },
   }),
 };
 

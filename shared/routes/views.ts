@@ -31,7 +31,7 @@ export const viewsRoutes = {
     },
     permission: 'public',
     summary: 'Renders the HTML of the events list view or month view.',
-    doc: { responses: { '200': { description: 'The HTML of the view (text/html)' }, '400': { description: 'The URL, view or view data is invalid' } } },
+    doc: { responses: { '200': { description: 'The HTML of the view', media: 'text/html' }, '400': { description: 'The URL, view or view data is invalid' } } },
   }),
 };
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
 import fc from 'fast-check';
 import { NAMESPACES, buildRegistry, unboundRoutes } from '../../server/routes/index.ts';
+import { namespaceRoutes } from '../../shared/routes/core.ts';
 import { Registry, type Endpoint } from '../../server/http/registry.ts';
 import type { Method } from '../../shared/http/route.ts';
 
@@ -109,17 +110,56 @@ describe('route table', () => {
       assert.equal(doc.body.openapi, '3.0.0');
       assert.equal(doc.body.info.title, ns.doc.title);
       assert.deepEqual(doc.body.servers, [{ url: `${s.root}${ns.name}/` }]);
-      for (const def of ns.routes) {
-        if (def.doc === false) continue;
-        const path = def.route.replace(/\(\?P<([a-z_]+)>[^)]*\)/g, '{$1}');
+      for (const def of [...ns.routes, ...Object.values(namespaceRoutes(ns.name))]) {
+        const path = def.route.replace(/\(\?P<([a-z_]+)>[^)]*\)/g, '{$1}') || '/';
         for (const m of def.methods) assert.ok(doc.body.paths[path]?.[m.toLowerCase()], `${ns.name} ${m} ${path} documented`);
       }
     }
     const events = (await call(`${s.root}evt/events/v1/doc`)).body;
-    assert.deepEqual(Object.keys(events.components.schemas), ['ImageSize', 'CostDetails', 'Term', 'Image', 'DateDetails', 'Event', 'Venue', 'Organizer']);
+    // The original's schemas first, in its order; then the archives and the shared error envelope.
+    assert.deepEqual(Object.keys(events.components.schemas).slice(0, 8), ['ImageSize', 'CostDetails', 'Term', 'Image', 'DateDetails', 'Event', 'Venue', 'Organizer']);
     const get = events.paths['/events'].get;
     assert.deepEqual(get.parameters.find((p: { name: string }) => p.name === 'categories'), { name: 'categories', in: 'query', description: 'Events should be assigned one of the specified categories slugs or IDs', required: false, schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: false });
     assert.ok(events.paths['/events'].post.requestBody.content['application/json'].schema.required.includes('title'));
+  });
+
+  test('every operation of every /doc has a success schema, the error envelope, security, bounds and path examples', async () => {
+    const missing: string[] = [];
+    let ops = 0;
+    for (const { ns } of NAMESPACES) {
+      const doc = (await call(`${s.root}${ns.name}/doc`)).body;
+      assert.deepEqual(Object.keys(doc.components.securitySchemes), ['applicationPassword', 'apiKey', 'apiKeyQuery']);
+      assert.ok(doc.components.schemas.Error, `${ns.name} has the error envelope`);
+      for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+        for (const [method, op] of Object.entries<any>(item)) {
+          ops++;
+          const label = `${method.toUpperCase()} /${ns.name}${path}`;
+          const ok = Object.entries<any>(op.responses).filter(([code]) => code.startsWith('2'));
+          if (!ok.length || ok.some(([, r]) => !r.content || Object.values<any>(r.content).some((c) => !c.schema))) missing.push(`${label}: success schema`);
+          // The namespace index and /doc take no parameter that can fail: they document no 400.
+          for (const code of ['/', '/doc'].includes(path) ? ['401'] : ['400', '401']) if (!op.responses[code]?.content?.['application/json']?.schema) missing.push(`${label}: ${code} envelope`);
+          if (op['x-required-capability'] && !op.responses['403']) missing.push(`${label}: 403`);
+          if (!Array.isArray(op.security) || !op.security.length) missing.push(`${label}: security`);
+          for (const p of op.parameters ?? []) if (p.in === 'path' && p.example === undefined) missing.push(`${label}: example of ${p.name}`);
+          if (/\{/.test(path) && !op.responses['404'] && !['/doc', '/'].includes(path)) missing.push(`${label}: 404`);
+        }
+      }
+    }
+    assert.deepEqual(missing, []);
+    assert.ok(ops > 180, `${ops} operations`);
+    const events = (await call(`${s.root}evt/events/v1/doc`)).body;
+    const perPage = (path: string) => events.paths[path].get.parameters.find((p: { name: string }) => p.name === 'per_page').schema;
+    for (const p of ['/events', '/venues', '/organizers', '/categories', '/tags']) assert.equal(perPage(p).maximum, 50, `${p} per_page maximum`);
+    assert.deepEqual(events.paths['/events'].get.security, [{}, { applicationPassword: [] }, { apiKey: [] }, { apiKeyQuery: [] }]);
+    assert.deepEqual(events.paths['/events'].post.security, [{ applicationPassword: [] }], 'a door key cannot create events');
+    assert.deepEqual(events.paths['/events'].get.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/EventArchive' });
+    const tickets = (await call(`${s.root}evt/tickets/v1/doc`)).body;
+    assert.equal(tickets.paths['/tickets'].get.parameters.find((p: { name: string }) => p.name === 'per_page').schema.maximum, 100);
+    assert.ok(tickets.paths['/qr'].get.responses['201'], 'the QR check-in route is documented');
+    assert.deepEqual(tickets.paths['/attendees/{id}'].post.security, [{ applicationPassword: [] }, { apiKey: [] }, { apiKeyQuery: [] }], 'a door key may check in');
+    // The site index keeps the original's args: the document-only bound is not in it.
+    const idx = (await call(s.root)).body;
+    assert.equal(idx.routes['/evt/events/v1/events'].endpoints[0].args.per_page.maximum, undefined);
   });
 
   test('an unknown namespace index is rest_no_route', async () => {
