@@ -213,7 +213,7 @@ describe('protected-files/v1', () => {
     const doc = await call(`${s.root}${NS}/doc`);
     assert.equal(doc.body.openapi, '3.0.0');
     // The undeclared path ID is still described, as OpenAPI requires.
-    assert.deepEqual(doc.body.paths['/files/{id}'].get.parameters[0], { name: 'id', in: 'path', description: '', required: true, schema: { type: 'integer' } });
+    assert.deepEqual(doc.body.paths['/files/{id}'].get.parameters[0], { name: 'id', in: 'path', description: '', required: true, schema: { type: 'integer' }, example: 42 });
     assert.deepEqual(doc.body.paths['/un-protect-files/{id}'].post.parameters[0].name, 'id');
   });
 });
