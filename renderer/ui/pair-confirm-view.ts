@@ -87,15 +87,16 @@ export class PairConfirmView {
     this.upload.disabled = false;
     this.upload.textContent = t('button.upload');
     this.ok.disabled = plan.blocked || plan.refused;
-    this.ok.hidden = plan.refused;
     this.ok.textContent = t('button.confirmPair', { host: plan.server.host });
     if (plan.refused) {
       // Refused with the reason (the event note says which); only Close is offered.
       this.upload.hidden = true;
       byId('pc-advice').textContent = t('confirm.refusedAdvice');
-      this.cancel.textContent = t('button.close');
     }
     this.show();
+    // Refused: only Close is offered (show() brings the confirm button back for ordinary questions).
+    this.ok.hidden = plan.refused;
+    if (plan.refused) this.cancel.textContent = t('button.close');
     return new Promise((resolve) => {
       this.answer = resolve;
     });

@@ -2,6 +2,7 @@ import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
 import { FakeDoorServer } from '../renderer/fake-door-server.ts';
 import { startTestServer, call } from '../helpers/server.ts';
 import { startFakeHttpServer } from './fake-http-server.ts';
+import { revokeApiKey } from '../../server/db/repos/api-keys.ts';
 
 /** A server the kiosk can pair with, seeded with one event and a few attendees. */
 export interface Backend {
@@ -14,6 +15,12 @@ export interface Backend {
   attendees: Array<{ id: number; name: string; ticketUrl: string }>;
   /** The server's view: is the attendee checked in, and by which device. */
   checkin(attendeeId: number): Promise<{ checkedIn: boolean; deviceId: string | null }>;
+  /** Every scan of the attendee the server recorded, by result, oldest first. */
+  scans(attendeeId: number): Promise<string[]>;
+  /** Revokes the door key the backend was seeded with. */
+  revokeKey(): Promise<void>;
+  /** A door key that works, but only for another event. */
+  otherEventKey(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -27,6 +34,17 @@ export async function modelBackend(count: number): Promise<Backend> {
     async checkin(id) {
       const c = srv.model.attendees.get(id)?.checkin ?? null;
       return { checkedIn: c !== null, deviceId: c?.deviceId ?? null };
+    },
+    async scans(id) {
+      return srv.model.log.filter((e) => e.attendeeId === id).map((e) => e.result);
+    },
+    async revokeKey() {
+      srv.model.keys.delete('door-key');
+    },
+    async otherEventKey() {
+      srv.model.keys.add('other-event-key');
+      srv.model.keyScopes.set('other-event-key', srv.model.eventId + 1000);
+      return 'other-event-key';
     },
     close: () => srv.close(),
   };
@@ -58,7 +76,8 @@ export async function realBackend(count: number): Promise<Backend> {
     },
   }), 'create ticket', [200, 201, 202]) as { id?: number; ticket_id?: number };
   const ticketId = ticket.id ?? ticket.ticket_id;
-  const key = srv.apiKey('Door e2e', event.id).key;
+  const door = srv.apiKey('Door e2e', event.id);
+  const key = door.key;
   const attendees: Backend['attendees'] = [];
   for (let i = 0; i < count; i++) {
     const name = `Guest ${i + 1}`;
@@ -73,6 +92,22 @@ export async function realBackend(count: number): Promise<Backend> {
   }
   return {
     name: 'real server', root, base: srv.base, apiKey: key, eventId: event.id, attendees,
+    async scans(id) {
+      const log = must(await call(`${root}evt/tickets/v1/checkins?attendee_id=${id}&per_page=100&order=ASC`, { auth: admin }), 'check-in log') as {
+        checkins: Array<{ result: string }>;
+      };
+      return log.checkins.map((c) => c.result);
+    },
+    async revokeKey() {
+      revokeApiKey(srv.db, door.id);
+    },
+    async otherEventKey() {
+      const other = must(await call(`${root}evt/events/v1/events`, {
+        method: 'POST', auth: admin,
+        body: { title: 'Another event', status: 'publish', start_date: '2030-02-01 18:00:00', end_date: '2030-02-01 23:00:00' },
+      }), 'create event') as { id: number };
+      return srv.apiKey('Door of another event', other.id).key;
+    },
     async checkin(id) {
       const a = must(await call(`${root}evt/tickets/v1/attendees/${id}`, { auth: admin }), 'read attendee') as {
         checked_in: boolean; checkin_details: false | { device_id?: string | null };
