@@ -80,8 +80,23 @@ export type HeadersListener = (
   callback: (response: HeadersReceivedResponse) => void,
 ) => void;
 
+/** What Chromium tells the certificate verify proc about one TLS handshake (the parts the shell reads). */
+export interface CertificateVerifyRequest {
+  readonly hostname: string;
+  /** `data` is the PEM of the server's certificate. */
+  readonly certificate: { readonly data: string };
+  /** Chromium's own verdict: 'net::OK' or an error such as 'net::ERR_CERT_AUTHORITY_INVALID'. */
+  readonly verificationResult: string;
+  readonly errorCode: number;
+}
+
+/** callback(0): accept; callback(-2): refuse; callback(-3): Chromium's own verification result. */
+export type CertificateVerifyProc = (request: CertificateVerifyRequest, callback: (verificationResult: number) => void) => void;
+
 export interface ElectronSession {
   on(event: 'will-download', listener: (event: PreventableEvent) => void): unknown;
+  setCertificateVerifyProc(proc: CertificateVerifyProc | null): void;
+  closeAllConnections(): Promise<void>;
   setPermissionRequestHandler(handler: PermissionRequestHandler | null): void;
   setPermissionCheckHandler(handler: PermissionCheckHandler | null): void;
   readonly webRequest: { onHeadersReceived(listener: HeadersListener | null): void };

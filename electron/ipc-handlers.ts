@@ -1,5 +1,6 @@
 import type { CameraAccessStatus } from '../shared/ipc.ts';
 import type { ElectronApp, ElectronDialog, ElectronSystemPreferences, KioskWindow } from './electron-types.ts';
+import type { PinningControl } from './cert-pinning.ts';
 import type { IpcHandlers } from './ipc.ts';
 
 export interface HandlerDeps<W extends KioskWindow> {
@@ -12,6 +13,8 @@ export interface HandlerDeps<W extends KioskWindow> {
   platform: NodeJS.Platform;
   arch: string;
   versions: { electron?: string; chrome?: string };
+  /** Replaces the pinned door-server certificates (electron/cert-pinning.ts). */
+  pinning: PinningControl;
 }
 
 function requireWindow<W>(currentWindow: () => W | null): W {
@@ -71,5 +74,6 @@ export function createIpcHandlers<W extends KioskWindow>(deps: HandlerDeps<W>): 
       return { quitting: true };
     },
     requestCameraAccess: async () => ({ status: await cameraAccess(deps) }),
+    setServerPins: async ({ pins }) => ({ hosts: await deps.pinning.replace(pins) }),
   };
 }

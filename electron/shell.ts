@@ -1,4 +1,5 @@
 import { registerAppScheme, setupAppProtocol } from './app-protocol.ts';
+import { CertificatePins, setupCertificatePinning, type PinLog } from './cert-pinning.ts';
 import { setupContentSecurityPolicy } from './csp.ts';
 import { loadOrCreateDeviceId } from './device-id.ts';
 import type { KioskWindow, MainElectron } from './electron-types.ts';
@@ -17,7 +18,8 @@ export interface ShellOptions {
   arch: string;
   versions: { electron?: string; chrome?: string };
   devTools: boolean;
-  log: IpcLog;
+  /** One JSON line per refusal: an IPC call, or a certificate that did not match its pin. */
+  log: (entry: Parameters<IpcLog>[0] | Parameters<PinLog>[0]) => void;
 }
 
 export type ShellStart<W> = { primary: false } | { primary: true; window: W; deviceId: string };
@@ -43,6 +45,8 @@ export async function startShell<W extends KioskWindow>(electron: MainElectron<W
   setupContentSecurityPolicy(session);
   setupPermissions(session);
   setupDownloadGuard(session);
+  // Door servers with a self-signed certificate are trusted only by the fingerprint of their pairing.
+  const pinning = setupCertificatePinning(session, new CertificatePins(), options.log);
   const deviceId = loadOrCreateDeviceId(app.getPath('userData'));
   registerIpcHandlers(
     electron.ipcMain,
@@ -56,6 +60,7 @@ export async function startShell<W extends KioskWindow>(electron: MainElectron<W
       platform: options.platform,
       arch: options.arch,
       versions: options.versions,
+      pinning,
     }),
     options.log,
   );

@@ -1,5 +1,6 @@
 import './zod-setup.ts';
 import { getDoorstep } from '../shared/ipc.ts';
+import { ShellPins } from '../shared/ipc-pins.ts';
 import { CheckinService } from './checkin/checkin-service.ts';
 import { openKioskDb, type KioskDb } from './store/db.ts';
 import { getDeviceId, getLanguage, getSettings } from './store/meta.ts';
@@ -31,12 +32,25 @@ async function main(): Promise<void> {
   void navigator.storage?.persist?.();
   const db = openKioskDb();
   const deviceId = await resolveDeviceId(db);
-  const settings = { current: await getSettings(db) };
+  let paired = await getSettings(db);
+  // In the Electron shell: the paired server's certificate fingerprint is pinned before anything connects to
+  // it, and follows every change of pairing (a new pairing, unpairing).
+  const pins = new ShellPins(getDoorstep(), () => paired);
+  await pins.apply(paired);
+  const settings = {
+    get current() {
+      return paired;
+    },
+    set current(next) {
+      paired = next;
+      void pins.apply(next);
+    },
+  };
   const engine = new SyncEngine({ db, deviceId, settings: () => settings.current });
   const service = new CheckinService({ db, engine, deviceId, settings: () => settings.current });
   const lang: Lang = (await getLanguage(db)) ?? (navigator.language.toLowerCase().startsWith('et') ? 'et' : 'en');
   const ctx: KioskContext = { db, engine, service, deviceId, settings, lang, t: translator(lang) };
-  const app = new KioskApp(ctx);
+  const app = new KioskApp(ctx, pins);
   await app.start();
   window.addEventListener('online', () => void engine.syncNow());
   window.addEventListener('offline', () => engine.noteNetworkFailure('the browser reports no network'));

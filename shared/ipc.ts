@@ -25,6 +25,14 @@ export type AppInfo = z.infer<typeof AppInfo>;
 export const CameraAccessStatus = z.enum(['granted', 'denied', 'restricted', 'not-determined', 'unknown']);
 export type CameraAccessStatus = z.infer<typeof CameraAccessStatus>;
 
+/** One pin: an https address (the pairing's interface root or its origin) and its certificate's SHA-256. */
+export const ServerPin = z.strictObject({
+  url: z.string().check(z.maxLength(2048), z.regex(/^https:\/\//i, 'only https: addresses can be pinned')),
+  /** 64 hex digits, or 32 colon-separated hex pairs, as `tls-selfsigned` prints it. */
+  fingerprint: z.string().check(z.regex(/^(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){31})$/, 'fingerprint must be a SHA-256 in hex')),
+});
+export type ServerPin = z.infer<typeof ServerPin>;
+
 export const ipcChannels = {
   /** Versions, platform and the device identity. */
   getAppInfo: { request: NoInput, response: AppInfo },
@@ -43,6 +51,16 @@ export const ipcChannels = {
    * page's). On macOS an undetermined status triggers the system prompt. 'unknown' where the OS has none.
    */
   requestCameraAccess: { request: NoInput, response: z.object({ status: CameraAccessStatus }) },
+  /**
+   * The door servers whose TLS certificate the shell pins (issue 12 item 8): the paired server and, while staff
+   * are asked about a new pairing, the candidate; each with the SHA-256 fingerprint from its pairing payload.
+   * Replaces every earlier pin; an empty list removes them. A pinned host is accepted only with that
+   * certificate; every other host gets normal verification. Answers the pinned host names.
+   */
+  setServerPins: {
+    request: z.strictObject({ pins: z.array(ServerPin).check(z.maxLength(4)) }),
+    response: z.object({ hosts: z.array(z.string()) }),
+  },
 } as const;
 
 export type IpcChannels = typeof ipcChannels;

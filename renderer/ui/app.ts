@@ -1,4 +1,5 @@
 import { readPairing, type PairingPayload } from '../../shared/checkin/pairing.ts';
+import type { ShellPins } from '../../shared/ipc-pins.ts';
 import { Camera } from '../scanner/camera.ts';
 import { createDeduper } from '../scanner/dedupe.ts';
 import { createWedge } from '../scanner/wedge.ts';
@@ -33,7 +34,11 @@ export class KioskApp {
   /** Scans are decided one after another, in the order they were read. */
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly ctx: KioskContext) {
+  constructor(
+    private readonly ctx: KioskContext,
+    /** The Electron shell's certificate pins: a candidate server's is pinned while staff are asked about it. */
+    private readonly pins: ShellPins | null = null,
+  ) {
     this.status = new StatusBar(ctx);
     this.confirm = new PairConfirmView(ctx, () => this.flow.cancel());
     this.flow = new PairingFlow({
@@ -123,11 +128,14 @@ export class KioskApp {
 
   /** Shows the target and what it replaces, and pairs only when staff confirm. */
   private async pair(payload: PairingPayload): Promise<void> {
+    const pinned = await this.pins?.candidate(payload);
     try {
       await this.flow.request(payload);
     } catch (err) {
       console.error('pairing failed', err);
       this.confirm.close();
+    } finally {
+      if (pinned !== undefined) await this.pins?.settle(pinned);
     }
   }
 

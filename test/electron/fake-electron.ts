@@ -1,5 +1,7 @@
 import type { BrowserWindowConstructorOptions, CustomScheme, MessageBoxOptions, OnHeadersReceivedListenerDetails } from 'electron';
 import type {
+  CertificateVerifyProc,
+  CertificateVerifyRequest,
   GuardedContents,
   HeadersListener,
   InvokeEvent,
@@ -81,6 +83,10 @@ export interface FakeState {
   permissionRequestHandler: PermissionRequestHandler | null | undefined;
   permissionCheckHandler: PermissionCheckHandler | null | undefined;
   headersListener: HeadersListener | null | undefined;
+  /** The session's certificate verify proc, and how many times one was installed. */
+  certificateVerifyProc: CertificateVerifyProc | null | undefined;
+  certificateVerifyProcInstalls: number;
+  closeAllConnectionsCount: number;
   ipcHandlers: Map<string, (event: InvokeEvent, ...args: unknown[]) => unknown>;
   windows: FakeBrowserWindow[];
   dialogs: { window: FakeBrowserWindow; options: MessageBoxOptions }[];
@@ -160,6 +166,31 @@ export function headersDetails(url: string, responseHeaders: Record<string, stri
   return { id: 1, url, method: 'GET', resourceType: 'mainFrame', referrer: '', timestamp: 0, statusLine: 'HTTP/1.1 200 OK', statusCode: 200, responseHeaders };
 }
 
+/**
+ * What Chromium would answer for a TLS handshake with `hostname` presenting `pem`, after the shell's verify
+ * proc (if any): 'accepted' or 'refused'. `chromiumTrusts` is Chromium's own verdict (a CA-issued certificate
+ * valid for that name), used when the proc answers -3 or when there is no proc.
+ */
+export function tlsHandshake(state: FakeState, hostname: string, pem: string, chromiumTrusts: boolean): 'accepted' | 'refused' {
+  const request: CertificateVerifyRequest = {
+    hostname,
+    certificate: { data: pem },
+    verificationResult: chromiumTrusts ? 'net::OK' : 'net::ERR_CERT_AUTHORITY_INVALID',
+    errorCode: chromiumTrusts ? 0 : -202,
+  };
+  const proc = state.certificateVerifyProc;
+  if (!proc) return chromiumTrusts ? 'accepted' : 'refused';
+  let answer: number | undefined;
+  proc(request, (result) => {
+    if (answer !== undefined) throw new Error('verify proc called back twice');
+    answer = result;
+  });
+  if (answer === undefined) throw new Error('verify proc did not call back synchronously');
+  if (answer === 0) return 'accepted';
+  if (answer === -3) return chromiumTrusts ? 'accepted' : 'refused';
+  return 'refused';
+}
+
 export const APP_FRAME: SenderFrame = { url: 'app://kiosk/index.html', parent: null };
 
 export function createFakeElectron(options: FakeOptions): FakeElectron {
@@ -173,6 +204,9 @@ export function createFakeElectron(options: FakeOptions): FakeElectron {
     permissionRequestHandler: undefined,
     permissionCheckHandler: undefined,
     headersListener: undefined,
+    certificateVerifyProc: undefined,
+    certificateVerifyProcInstalls: 0,
+    closeAllConnectionsCount: 0,
     ipcHandlers: new Map(),
     windows: [],
     dialogs: [],
@@ -243,6 +277,13 @@ export function createFakeElectron(options: FakeOptions): FakeElectron {
       onHeadersReceived(listener: HeadersListener | null) {
         state.headersListener = listener;
       },
+    },
+    setCertificateVerifyProc(proc: CertificateVerifyProc | null) {
+      state.certificateVerifyProc = proc;
+      state.certificateVerifyProcInstalls += 1;
+    },
+    async closeAllConnections() {
+      state.closeAllConnectionsCount += 1;
     },
   };
 
