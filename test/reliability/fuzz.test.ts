@@ -96,7 +96,7 @@ describe('hostile input from the OpenAPI documents', { timeout: 20 * 60_000 }, (
           res = res!;
           text = text!;
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          const bad = judge(res.status, text, { batch: r.url === 'batch/v1' });
+          const bad = judge(res.status, text, { batch: r.url === 'batch/v1', label: r.label });
           if (bad) {
             if (res.status >= 500 || bad.includes(': 5')) fivexx++;
             const list = problems.get(r.label) ?? [];
