@@ -147,4 +147,32 @@ describe('operator CLI', () => {
     await assert.rejects(run('frobnicate'), /unknown command/);
     assert.match((await run('help'))[0], /Usage/);
   });
+
+  test('--help on the command line and on every command; unknown flags and commands are refused (exit code 2)', async () => {
+    const top = await run('--help');
+    assert.match(top[0], /^Usage: npm run cli -- <command>/);
+    for (const c of ['user add', 'user list', 'app-password create', 'app-password list', 'app-password revoke', 'api-key create', 'api-key list', 'api-key revoke', 'demo', 'backup', 'tls-selfsigned']) {
+      assert.match(top[0], new RegExp(`\\n  ${c}\\b`), c);
+      const help = await run(...c.split(' '), '--help');
+      assert.match(help[0], new RegExp(`^Usage: npm run cli -- ${c}\\b`), c);
+      assert.deepEqual(await run('help', ...c.split(' ')), help);
+    }
+    assert.match((await run('backup', '-h'))[0], /Restore: stop the server/);
+    await assert.rejects(run('user', 'add', 'carol', '--role', 'door', '--colour', 'red'), (e: Error) => e instanceof CliError && /Unknown option '--colour'/.test(e.message));
+    await assert.rejects(run('api-key', 'list', 'extra'), (e: Error) => e instanceof CliError && /unexpected argument extra/.test(e.message));
+    await assert.rejects(run('--frobnicate'), CliError);
+    await assert.rejects(run('user', 'add'), /user add needs <login>/);
+    const { spawnSync } = await import('node:child_process');
+    const proc = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'api-key', 'list', '--bogus'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    assert.equal(proc.status, 2);
+    assert.match(proc.stderr, /Unknown option '--bogus'/);
+    assert.equal(proc.stdout, '');
+  });
+
+  test('user list is a table with a header', async () => {
+    // (on the demo database of the test above)
+    const list = await run('user', 'list');
+    assert.match(list[0], /^ID\s+LOGIN\s+ROLE\s+EMAIL\s+REGISTERED$/);
+    assert.ok(list.some((l) => /^\d+\s+demo-admin\s+administrator\s+admin@doorstep\.example\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(l)), list.join('\n'));
+  });
 });
