@@ -11,7 +11,7 @@ import { DEFAULT_LANG, callerTag } from './context.ts';
 import { execute, permitted, prepare, type RestRequest } from './dispatch.ts';
 import { HttpError, internalError, noRoute } from './errors.ts';
 import { filterFields, readGlobals, validJsonpCallback, type Globals } from './globals.ts';
-import { closeAfterResponse, isRequestTimeout, parseBody, parseCookies, readBody, resolveRestTarget, type RestTarget } from './incoming.ts';
+import { closeAfterResponse, isRequestTimeout, parseBody, parseCookies, readBody, resolveRestTarget, withFileParams, type ParsedBody, type RestTarget } from './incoming.ts';
 import { buildRegistry, installModules } from '../routes/index.ts';
 import type { Registry, RouteEntry } from './registry.ts';
 import { errorResult, type Result } from './result.ts';
@@ -152,8 +152,13 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
   const override = req.method !== 'POST' ? undefined : typeof target.query._method === 'string' ? target.query._method : req.headers['x-http-method-override'];
   const method = (typeof override === 'string' && override ? override : req.method).toUpperCase();
   try {
-    let parsed = { body: {} as Record<string, unknown>, json: null as Record<string, unknown> | null, jsonError: false };
-    if (req.method !== 'GET' && req.method !== 'HEAD') parsed = parseBody(await readBody(req, { timeoutMs: state.config.bodyTimeoutMs }), req.headers['content-type']);
+    let parsed: ParsedBody = { body: {}, json: null, jsonError: false, files: [] };
+    if (req.method !== 'GET' && req.method !== 'HEAD') parsed = await parseBody(await readBody(req, { timeoutMs: state.config.bodyTimeoutMs }), req.headers['content-type']);
+    // File parts of a multipart body reach only a route that takes files; elsewhere they are ignored.
+    if (parsed.files.length && METHODS.has(method)) {
+      const m = registry.match(target.route, method as Method);
+      if (m.kind === 'found') parsed.body = withFileParams(m.endpoint.def.id, parsed.body, parsed.files);
+    }
     // A request has a JSON body or a form body, never both (see parseBody).
     const globals = readGlobals(target.query, parsed.json ?? parsed.body);
     if (globals.jsonp !== null && !validJsonpCallback(globals.jsonp)) {

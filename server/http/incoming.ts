@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import busboy from 'busboy';
 import qs from 'qs';
 import type { Lang } from './context.ts';
 import { HttpError } from './errors.ts';
@@ -130,29 +131,156 @@ function payloadTooLarge(): HttpError {
   return new HttpError(413, 'rest_payload_too_large', 'The request body is larger than the 1 MiB limit.', { limit: BODY_LIMIT });
 }
 
+/** A file part of a multipart body (bounded by the body limit like everything else in it). */
+export interface UploadedFile {
+  /** The part's form field name. */
+  field: string;
+  /** The file name the client gave (`filename=` of its Content-Disposition); may be empty. */
+  filename: string;
+  mimeType: string;
+  data: Buffer;
+}
+
 export interface ParsedBody {
   body: Record<string, unknown>;
   json: Record<string, unknown> | null;
   jsonError: boolean;
+  /** File parts of a multipart body. Only routes that take files read them (see `withFileParams`); others ignore them, as WordPress leaves `$_FILES` to routes that want it. */
+  files: UploadedFile[];
 }
 
-/** JSON when the content type says so (a syntax error is reported after routing, as core does), else a form. */
-export function parseBody(buf: Buffer, contentType: string | undefined): ParsedBody {
+/** How many form fields a body may carry: the same cap as a urlencoded body's `parameterLimit`. */
+export const MAX_FORM_FIELDS = QS_OPTIONS.parameterLimit;
+/** How many file parts a multipart body may carry. */
+export const MAX_FILE_PARTS = 10;
+/** Longest form field name in a multipart body (busboy would otherwise cut longer names silently). */
+const MAX_FIELD_NAME = 1024;
+
+/**
+ * JSON when the content type says so (a syntax error is reported after routing, as core does), a multipart
+ * form (`multipart/form-data`, as WordPress takes `FormData` bodies), else a form. A malformed multipart body
+ * fails with `400 rest_invalid_multipart`, one with too many parts with `413 rest_too_many_parts`.
+ */
+export async function parseBody(buf: Buffer, contentType: string | undefined): Promise<ParsedBody> {
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
-  if (buf.length === 0) return { body: {}, json: null, jsonError: false };
+  if (buf.length === 0) return { body: {}, json: null, jsonError: false, files: [] };
   if (type === 'application/json' || type.endsWith('+json')) {
     try {
       const v: unknown = JSON.parse(buf.toString('utf8'));
       const json = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-      return { body: {}, json, jsonError: false };
+      return { body: {}, json, jsonError: false, files: [] };
     } catch {
-      return { body: {}, json: null, jsonError: true };
+      return { body: {}, json: null, jsonError: true, files: [] };
     }
   }
   if (type === '' || type === 'application/x-www-form-urlencoded' || type === 'text/plain') {
-    return { body: qs.parse(buf.toString('utf8'), QS_OPTIONS) as Record<string, unknown>, json: null, jsonError: false };
+    return { body: parseForm(buf.toString('utf8')), json: null, jsonError: false, files: [] };
   }
-  return { body: {}, json: null, jsonError: false };
+  if (type === 'multipart/form-data') return parseMultipart(buf, contentType!);
+  return { body: {}, json: null, jsonError: false, files: [] };
+}
+
+function parseForm(text: string): Record<string, unknown> {
+  return qs.parse(text, QS_OPTIONS) as Record<string, unknown>;
+}
+
+function invalidMultipart(detail: string): HttpError {
+  return new HttpError(400, 'rest_invalid_multipart', `The multipart/form-data body could not be read: ${detail}`);
+}
+
+/**
+ * A whole multipart body (already read within the body limit and timeout) parsed with busboy. Its fields become
+ * form parameters exactly as a urlencoded body's do: they are re-encoded in order and parsed with the same qs
+ * options, so `venue[city]`, `tags[]` and repeated names give the same structure either way.
+ */
+function parseMultipart(buf: Buffer, contentType: string): Promise<ParsedBody> {
+  return new Promise((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: { 'content-type': contentType },
+        limits: {
+          fields: MAX_FORM_FIELDS,
+          files: MAX_FILE_PARTS,
+          parts: MAX_FORM_FIELDS + MAX_FILE_PARTS,
+          fieldNameSize: MAX_FIELD_NAME,
+          fieldSize: BODY_LIMIT,
+          fileSize: BODY_LIMIT,
+          headerPairs: 20,
+        },
+      });
+    } catch (e) {
+      // No boundary, or a content type busboy cannot read.
+      reject(invalidMultipart((e as Error).message));
+      return;
+    }
+    const pairs: string[] = [];
+    const files: UploadedFile[] = [];
+    let failure: HttpError | null = null;
+    let settled = false;
+    const fail = (e: HttpError) => {
+      failure ??= e;
+    };
+    const tooMany = (what: string, limit: number) =>
+      fail(new HttpError(413, 'rest_too_many_parts', `The multipart body has more than ${limit} ${what}.`, { limit }));
+    bb.on('field', (name, value, info) => {
+      if (info.nameTruncated) return fail(invalidMultipart(`a field name is longer than ${MAX_FIELD_NAME} bytes.`));
+      if (info.valueTruncated) return fail(invalidMultipart('a field value is too long.'));
+      pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+    });
+    bb.on('file', (name, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        files.push({ field: name, filename: info.filename ?? '', mimeType: info.mimeType, data: Buffer.concat(chunks) });
+      });
+      stream.on('error', () => {});
+    });
+    bb.on('fieldsLimit', () => tooMany('fields', MAX_FORM_FIELDS));
+    bb.on('filesLimit', () => tooMany('files', MAX_FILE_PARTS));
+    bb.on('partsLimit', () => tooMany('parts', MAX_FORM_FIELDS + MAX_FILE_PARTS));
+    bb.on('error', (e: Error) => {
+      if (settled) return;
+      settled = true;
+      reject(failure ?? invalidMultipart(e.message));
+    });
+    bb.on('close', () => {
+      if (settled) return;
+      settled = true;
+      if (failure) reject(failure);
+      else resolve({ body: parseForm(pairs.join('&')), json: null, jsonError: false, files });
+    });
+    try {
+      bb.end(buf);
+    } catch (e) {
+      if (!settled) {
+        settled = true;
+        reject(failure ?? invalidMultipart((e as Error).message));
+      }
+    }
+  });
+}
+
+/**
+ * The routes that take a file from a multipart body, and how its part becomes their parameters. Every other
+ * route ignores file parts (WordPress puts them in `$_FILES`, which only upload routes read).
+ */
+const FILE_ROUTES: Record<string, (body: Record<string, unknown>, files: UploadedFile[]) => Record<string, unknown>> = {
+  // protected-files/v1 POST /files takes `filename` and base64 `content`: a file part named `file` (as
+  // wp/v2/media takes it) or `content` gives both, its bytes and its name unless a `filename` field is sent.
+  'protected-files.upload': (body, files) => {
+    const file = files.find((f) => f.field === 'file' || f.field === 'content');
+    if (!file) return body;
+    const out: Record<string, unknown> = { ...body, content: file.data.toString('base64') };
+    if (typeof body.filename !== 'string' || body.filename === '') out.filename = file.filename;
+    return out;
+  },
+};
+
+/** The form parameters of a request to the endpoint `endpointId`, with its file parts where it takes files. */
+export function withFileParams(endpointId: string, body: Record<string, unknown>, files: UploadedFile[]): Record<string, unknown> {
+  if (!files.length || !Object.hasOwn(FILE_ROUTES, endpointId)) return body;
+  return FILE_ROUTES[endpointId](body, files);
 }
 
 export function parseCookies(header: string | undefined): Record<string, string> {
