@@ -22,8 +22,25 @@ export const KIOSK_HEADERS: Readonly<Record<string, string>> = {
   'Referrer-Policy': 'no-referrer',
 };
 
-/** Non-REST pages: the door kiosk at /kiosk/. */
+/** Paths of static files and the kiosk app: no discovery header there (WordPress sends it from PHP pages only). */
+const STATIC_PATHS = /^\/(?:kiosk|site-assets|files|private)(?:\/|$)/i;
+
+/**
+ * The `Link` header WordPress sends on every site page (`rest_output_link_header`, 404 pages included), which
+ * `WPAPI.discover(siteUrl)` and other clients follow to the interface root; under a language segment it points
+ * at that language's root, as the REST answers do.
+ */
+export function discoveryLink(base: string, path: string): string {
+  const lang = /^\/(en|et)(?:\/|$)/i.exec(path)?.[1]?.toLowerCase();
+  return `<${base}${lang ? `/${lang}` : ''}/wp-json/>; rel="https://api.w.org/"`;
+}
+
+/** Non-REST pages: the public pages, robots.txt and sitemap, file downloads and the door kiosk at /kiosk/. */
 export function mountSite(app: Express, state: AppState): void {
+  app.use((req, res, next) => {
+    if (!STATIC_PATHS.test(req.path)) res.setHeader('Link', discoveryLink(state.config.publicUrl, req.path));
+    next();
+  });
   mountPublicPages(app, state);
   app.use('/kiosk', (_req, res, next) => {
     for (const [name, value] of Object.entries(KIOSK_HEADERS)) res.setHeader(name, value);

@@ -38,8 +38,11 @@ export function mountPublicPages(app: Express, state: AppState): void {
     const view = (postId: number) =>
       recordHit(state, { kind: 'page', path: req.path, postId, ip: req.socket.remoteAddress ?? '', userAgent: header(req, 'user-agent'), referrer: header(req, 'referer') });
 
-    if (/^\/events\/?$/i.test(rest)) {
-      if (!rest.endsWith('/')) return res.redirect(301, `${req.path}/${req.url.slice(req.path.length)}`);
+    // The front page (`/`, `/en/`, `/et/`) is the list of upcoming events: a site page that answers 200, so a
+    // client can discover the interface from the site's address (see `discoveryLink`).
+    const front = rest === '/';
+    if (front || /^\/events\/?$/i.test(rest)) {
+      if (!front && !rest.endsWith('/')) return res.redirect(301, `${req.path}/${req.url.slice(req.path.length)}`);
       const raw = typeof req.query.page === 'string' ? req.query.page : '1';
       const pageNo = /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 0;
       if (!pageNo) return sendPage(res, 404, notFoundPage(env));
