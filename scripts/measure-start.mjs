@@ -86,8 +86,19 @@ async function once() {
   }, 10_000);
   await exited;
   clearTimeout(timer);
+  // Processes SIGTERM to the top one did not end (the old tsx chain left the server running): count, then end them.
+  await new Promise((r) => setTimeout(r, 1000));
+  const orphans = pids.filter((p) => {
+    try {
+      process.kill(p, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  for (const p of orphans) try { process.kill(p, 'SIGKILL'); } catch {}
   fs.rmSync(dir, { recursive: true, force: true });
-  return { ms, rssMb: rss / 1024, processes: names };
+  return { ms, rssMb: rss / 1024, processes: names, orphans: orphans.length };
 }
 
 const runs = Number(values.runs);
@@ -96,5 +107,6 @@ for (let i = 0; i < runs; i++) results.push(await once());
 const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 process.stdout.write(
   `${command.join(' ')}: first 200 on ${values['url-path']} after ${median(results.map((r) => r.ms)).toFixed(0)} ms (median of ${runs}), ` +
-    `RSS ${median(results.map((r) => r.rssMb)).toFixed(0)} MB over ${results[0].processes.length} processes (${results[0].processes.join(', ')})\n`,
+    `RSS ${median(results.map((r) => r.rssMb)).toFixed(0)} MB over ${results[0].processes.length} processes (${results[0].processes.join(', ')}), ` +
+    `processes still running 1 s after SIGTERM to the first: ${results.map((r) => r.orphans).join(', ')}\n`,
 );
