@@ -18,7 +18,8 @@ import { createLogger, logFunction, withRequestLog } from './log.ts';
  * Exit codes: 0 after a clean shutdown (SIGTERM, SIGINT), 1 when the server cannot listen or fails, 2 for an
  * invalid configuration, 3 when another server already runs on the same database.
  *
- * Human messages (the banner, refusals) go to stderr; stdout carries only the JSON log (EVT_LOG).
+ * Refusals and errors go to stderr. The banner and other notices go to stdout, except with JSON logs
+ * (EVT_LOG=json, the default), where stdout carries only JSON lines and they go to stderr.
  */
 /** Everything is done within this after a signal: in-flight requests get 8 s, then mail and the checkpoint thread. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -27,6 +28,11 @@ export const EXIT = { ok: 0, failed: 1, config: 2, locked: 3 } as const;
 
 function say(line: string): void {
   process.stderr.write(`${line}\n`);
+}
+
+/** A notice for whoever watches the terminal: kept out of stdout when stdout is a JSON log. */
+function notice(config: Config, line: string): void {
+  (config.logFormat === 'json' ? process.stderr : process.stdout).write(`${line}\n`);
 }
 
 function listenError(e: NodeJS.ErrnoException, config: Config): string {
@@ -60,7 +66,7 @@ function main(): void {
   const db = openDatabase(config.dbFile);
   if (config.adminUser && config.adminPassword) {
     const { created } = ensureAdmin(db, config.adminUser, config.adminPassword);
-    say(`${created ? 'Created' : 'Updated'} administrator "${config.adminUser}".`);
+    notice(config, `${created ? 'Created' : 'Updated'} administrator "${config.adminUser}".`);
     log({ level: 'info', msg: `${created ? 'created' : 'updated'} administrator`, login: config.adminUser });
   }
   const app: App = createApp({ config, db, log });
@@ -97,8 +103,8 @@ function main(): void {
     listening = true;
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
-    say(`Doorstep is serving ${config.publicUrl}/wp-json/ (database ${config.dbFile}); the door kiosk is at ${config.publicUrl}/kiosk/`);
-    if (config.tls) say(`HTTPS certificate SHA-256 fingerprint: ${config.tls.fingerprint}`);
+    notice(config, `Doorstep is serving ${config.publicUrl}/wp-json/ (database ${config.dbFile}); the door kiosk is at ${config.publicUrl}/kiosk/`);
+    if (config.tls) notice(config, `HTTPS certificate SHA-256 fingerprint: ${config.tls.fingerprint}`);
     log({ level: 'info', msg: 'listening', url: config.publicUrl, host: config.host, port, tls: !!config.tls, db: config.dbFile, pid: process.pid });
   });
 
