@@ -121,9 +121,12 @@ export class CheckinService {
       nonce, attendeeId: code.attendeeId, checkIn, scanAt: at, scanIso: isoWithOffset(at), deviceId,
     }, verdict.kind);
     const fate = await engine.flush(nonce, Math.max(0, deadlineAt - this.now()));
-    void engine.refreshStatus();
     const answered = fate && verdictFromFate(fate, verdict, local);
-    if (!answered) return result(verdict, 'offline', true);
+    if (!answered) {
+      // Queued for later: the pending count changes now (an upload refreshes it when it settles).
+      void engine.refreshStatus();
+      return result(verdict, 'offline', true);
+    }
     if (logId !== undefined && answered.kind !== verdict.kind) {
       await updateScanLog(db, logId, { verdict: answered.kind, reason: answered.kind === 'invalid' ? answered.reason : null, mode: 'online' });
     }

@@ -24,7 +24,7 @@ export interface UploadResult {
 export interface UploadHooks {
   /** A scan is waiting for this nonce's answer: returns whether it is (the answer is then stored as seen at the door). */
   claim?: (nonce: string) => boolean;
-  /** The fate of a nonce is known (stored, for final fates). */
+  /** The fate of a nonce is known (its store transaction is under way). */
   answered?: (nonce: string, fate: CheckinFate) => void;
   /**
    * Asked when the server says it does not know an attendee the cache knows: `false` when the key cannot
@@ -85,8 +85,10 @@ async function sendBatch(api: ApiClient, rows: OutboxRow[], hooks: UploadHooks):
 async function settleSent(db: KioskDb, sent: SentBatch, now: () => number, hooks: UploadHooks): Promise<UploadResult> {
   // Claimed before the transaction starts, so a scan's deadline cannot fire while its answer is being stored.
   const live = new Set(sent.items.filter((i) => hooks.claim?.(i.row.nonce)).map((i) => i.row.nonce));
-  const settled = await settleBatch(db, sent.items, now(), live);
+  // The door hears its answer at once; the store catches up in the same tick's transaction (scans are decided
+  // one after another, and the attendee already carries this device's mark, so nothing reads a gap).
   for (const { row, fate } of sent.items) hooks.answered?.(row.nonce, fate);
+  const settled = await settleBatch(db, sent.items, now(), live);
   return {
     uploaded: sent.items.filter((i) => i.fate.kind !== 'retry' && i.fate.kind !== 'device').length,
     failures: [
