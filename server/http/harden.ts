@@ -1,10 +1,22 @@
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Config } from '../config.ts';
+import { clientKey } from '../security/window-limiter.ts';
+
+/**
+ * Connections one client address (IPv6 by its /64) may hold at once: a quarter of the cap, at most 64. One client
+ * trickling headers or bodies (slowloris) then fills its share, never the whole cap, and other clients are still
+ * served; 64 leaves room for every kiosk of a venue behind one NAT address (a kiosk keeps a handful open).
+ */
+export function perAddressLimit(maxConnections: number): number {
+  return Math.max(1, Math.min(64, Math.floor(maxConnections / 4)));
+}
 
 /**
  * Limits of the HTTP server itself (CONTRACT section 3), applied by `npm start` (server/main.ts) and by the test
  * server alike:
  * - at most `maxConnections` open connections; Node closes further ones as soon as they are accepted;
+ * - at most `perAddressLimit(maxConnections)` of them from one client address: further ones are closed at once;
  * - headers must arrive within the body timeout, and a whole request within twice it (Node answers 408 and
  *   closes). Node checks these every 30 s, so they are the backstop: the REST layer's own timer
  *   (`readBody`) answers a body that has not arrived `bodyTimeoutMs` after its headers with a 408 envelope.
@@ -13,4 +25,20 @@ export function hardenServer(server: Server, config: Pick<Config, 'maxConnection
   server.maxConnections = config.maxConnections;
   server.headersTimeout = config.bodyTimeoutMs;
   server.requestTimeout = 2 * config.bodyTimeoutMs;
+  const share = perAddressLimit(config.maxConnections);
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const key = clientKey(socket.remoteAddress ?? '');
+    const n = open.get(key) ?? 0;
+    if (n >= share) {
+      socket.destroy();
+      return;
+    }
+    open.set(key, n + 1);
+    socket.once('close', () => {
+      const left = (open.get(key) ?? 1) - 1;
+      if (left > 0) open.set(key, left);
+      else open.delete(key);
+    });
+  });
 }
