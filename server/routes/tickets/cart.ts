@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
-import { callerTag, type Ctx } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import { callerRole, callerTag, type Ctx } from '../../http/context.ts';
+import { HttpError, forbidden, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok, type Result } from '../../http/result.ts';
 import { nowDates } from '../../content/site-time.ts';
@@ -139,6 +139,7 @@ function parseLines(raw: unknown[] | undefined, max: number): CartLine[] {
 }
 
 const update = implement(ticketsRoutes.updateCart, (input, ctx): Result => {
+  refuseDoor(ctx);
   const provider = providerOf(input.provider);
   if (!provider) throw invalidParam('provider', 'Unknown ticket provider.');
   checkPost(ctx, input.post_id);
@@ -178,9 +179,22 @@ const update = implement(ticketsRoutes.updateCart, (input, ctx): Result => {
   return ok(cartBody(ctx, [provider], input.post_id));
 });
 
+/**
+ * Door devices and door staff buy nothing (CONTRACT section 3: a door role changes nothing but check-in state and
+ * creates attendees at the door, `POST /attendees`); a cart write or checkout of theirs is `403 rest_forbidden`.
+ */
+function refuseDoor(ctx: Ctx): void {
+  if (callerRole(ctx.caller) === 'door') throw forbidden(false, 'Door devices and door staff cannot buy tickets: register guests at the door instead.');
+}
+
+/** Anonymous checkouts are limited per client address; signed-in buyers (organizers, administrators) answer for their own. */
+function checkoutKeys(ctx: Ctx): string[] {
+  return ctx.caller.kind === 'anonymous' ? [clientKey(ctx.req.ip)] : [];
+}
+
 const checkout = implement(ticketsRoutes.checkout, (input, ctx): Result => {
-  // Anonymous checkouts are limited per client address (signed-in callers answer for their own).
-  const limitKeys = ctx.caller.kind === 'anonymous' ? [clientKey(ctx.req.ip)] : [];
+  refuseDoor(ctx);
+  const limitKeys = checkoutKeys(ctx);
   const wait = checkoutLimiter(ctx.app).retryAfter(limitKeys);
   if (wait > 0) return tooMany(wait, 'checkouts');
   const owner = ownerOf(ctx);
