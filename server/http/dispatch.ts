@@ -8,6 +8,7 @@ import type { Endpoint, Registry, RouteEntry } from './registry.ts';
 import { errorResult, type Result } from './result.ts';
 import { validateArgs } from './validate.ts';
 import { inTransaction } from '../db/in-transaction.ts';
+import { touch, writeTags } from './cache-tags.ts';
 
 /** A request in REST terms, whether it came over HTTP or as an item of a batch. */
 export interface RestRequest {
@@ -130,6 +131,14 @@ function failure(ctx: Ctx, e: unknown): Result {
 }
 
 /**
+ * After a write: the response cache drops what the route declares it changed (server/http/cache-tags.ts), or
+ * everything (the app's `contentVersion` moves) when the route declares nothing.
+ */
+function wrote(p: Prepared): void {
+  touch(p.ctx.app, writeTags(p.endpoint.def.id, p.input));
+}
+
+/**
  * Permission, then a synchronous handler; a write runs in one transaction so a failure changes nothing.
  * Batches call this directly for their synchronous items, sparing a promise per item.
  */
@@ -142,7 +151,7 @@ export function executeSync(p: Prepared): Result {
     const result = isWrite
       ? inTransaction(ctx.db, () => endpoint.handler(p.input as never, ctx) as Result)
       : (endpoint.handler(p.input as never, ctx) as Result);
-    if (isWrite) ctx.app.contentVersion++;
+    if (isWrite) wrote(p);
     return result;
   } catch (e) {
     return failure(ctx, e);
@@ -157,7 +166,7 @@ export async function execute(p: Prepared): Promise<Result> {
   const { endpoint, ctx } = p;
   try {
     const result = await endpoint.handler(p.input as never, ctx);
-    if (WRITE_METHODS.includes(ctx.req.method as Method)) ctx.app.contentVersion++;
+    if (WRITE_METHODS.includes(ctx.req.method as Method)) wrote(p);
     return result;
   } catch (e) {
     return failure(ctx, e);

@@ -2,12 +2,15 @@ import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/connection.ts';
 import type { Lang } from './context.ts';
 import type { Result } from './result.ts';
+import { DEFAULT_READ_TAGS, type Tags } from './cache-tags.ts';
 
 /**
  * Reuse of anonymous GET answers of routes marked `publicCache` (public event, venue, organizer and term
- * reads; indexes and docs). An entry is valid while nothing was written: our own writes bump the app's
- * `contentVersion`, other processes' commits (the CLI) change SQLite's `data_version`; a TTL bounds answers
- * that depend on the clock (the archive's default date window moves at midnight).
+ * reads; indexes and docs). An entry is valid while nothing it shows was written: a write that declares what it
+ * changed (server/http/cache-tags.ts) drops the entries that depend on one of its tags (`invalidate`); any other
+ * write of ours bumps the app's `contentVersion`, and other processes' commits (the CLI) change SQLite's
+ * `data_version`: either empties the cache. A TTL bounds answers that depend on the clock (the archive's
+ * default date window moves at midnight).
  *
  * Memory is bounded whatever callers send (CONTRACT section 3): an entry keeps only its serialised body (a
  * Buffer) and a few headers, never the object tree; the total of entry sizes (body, key, headers and a fixed
@@ -23,6 +26,8 @@ export interface CachedAnswer {
   routeKey: string;
   /** The body as UTF-8 JSON, serialised and encoded once. */
   json: Buffer;
+  /** Compressed forms of `json`, by content coding, made once on first demand (see `compressed`). */
+  encoded?: Map<string, Buffer>;
 }
 
 interface Entry {
@@ -34,6 +39,10 @@ interface Entry {
   expires: number;
   /** What this entry counts against `maxBytes`. */
   cost: number;
+  /** What the answer shows (cache-tags.ts): a write naming one of these drops the entry. */
+  tags: Tags;
+  /** Compressed forms of `json` (counted in `cost` once made). */
+  encoded: Map<string, Buffer>;
 }
 
 export interface ResponseCacheOptions {
@@ -91,6 +100,8 @@ export class ResponseCache {
   /** The content version the entries were made under; a different one empties the cache. */
   private current = '';
   private nextSweep = 0;
+  /** Keys of entries by each tag they depend on. */
+  private readonly byTag = new Map<string, Set<string>>();
 
   constructor(enabled: boolean, opts: ResponseCacheOptions = {}) {
     this.enabled = enabled;
@@ -118,12 +129,62 @@ export class ResponseCache {
 
   clear(): void {
     this.entries.clear();
+    this.byTag.clear();
     this.total = 0;
   }
 
   private remove(key: string, e: Entry): void {
     this.entries.delete(key);
     this.total -= e.cost;
+    for (const t of e.tags) {
+      const keys = this.byTag.get(t);
+      if (!keys) continue;
+      keys.delete(key);
+      if (!keys.size) this.byTag.delete(t);
+    }
+  }
+
+  /**
+   * Drops the entries that depend on what a write changed: a tag, its per-item forms (`tickets` drops
+   * `tickets:12`) and its family (`tickets:12` drops `tickets`, the answers listing every event's tickets).
+   */
+  invalidate(tags: Tags): void {
+    if (!this.entries.size) return;
+    const hit = new Set<string>();
+    for (const t of tags) {
+      const colon = t.indexOf(':');
+      const family = colon < 0 ? null : t.slice(0, colon);
+      for (const [tag, keys] of this.byTag) {
+        if (tag === t || tag.startsWith(`${t}:`) || tag === family) for (const k of keys) hit.add(k);
+      }
+    }
+    for (const k of hit) {
+      const e = this.entries.get(k);
+      if (e) this.remove(k, e);
+    }
+  }
+
+  /**
+   * The entry's body compressed with `coding` by `make`, made on first demand and kept with the entry (its
+   * bytes counted); undefined when the entry is gone, or keeping it would exceed the bounds.
+   */
+  compressed(key: string, coding: string, make: (json: Buffer) => Buffer): Buffer | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    let out = e.encoded.get(coding);
+    if (out) return out;
+    out = make(e.json);
+    const cost = out.length + 64;
+    if (e.cost + cost <= this.maxEntryBytes && this.total + cost <= this.maxBytes) {
+      // An unpooled copy: zlib's result may be a view of a larger allocation.
+      const kept = Buffer.allocUnsafeSlow(out.length);
+      out.copy(kept);
+      e.encoded.set(coding, kept);
+      e.cost += cost;
+      this.total += cost;
+      out = kept;
+    }
+    return out;
   }
 
   /** Checks the content version (a write empties the cache) and, now and then, drops expired entries. */
@@ -152,11 +213,11 @@ export class ResponseCache {
     }
     this.entries.delete(key);
     this.entries.set(key, e);
-    return { result: answerOf(e), allow: e.allow, routeKey: e.routeKey, json: e.json };
+    return { result: answerOf(e), allow: e.allow, routeKey: e.routeKey, json: e.json, encoded: e.encoded };
   }
 
   /** Stores an answer; returns its serialised body (also when it is too large to keep), or undefined when off. */
-  set(db: Db, contentVersion: number, key: string, answer: Omit<CachedAnswer, 'json'>): Buffer | undefined {
+  set(db: Db, contentVersion: number, key: string, answer: Omit<CachedAnswer, 'json' | 'encoded'>, tags: Tags = DEFAULT_READ_TAGS): Buffer | undefined {
     if (!this.enabled) return undefined;
     // An unpooled buffer: a small Buffer.from() is a slice of a shared 8 KiB slab, which one kept entry would pin
     // whole, so the bytes counted would not be the bytes held.
@@ -166,6 +227,7 @@ export class ResponseCache {
     const { status, headers } = answer.result;
     let cost = ENTRY_OVERHEAD + json.length + 2 * (key.length + answer.allow.length + answer.routeKey.length);
     for (const [k, v] of Object.entries(headers ?? {})) cost += 2 * (k.length + v.length) + 32;
+    for (const t of tags) cost += 2 * t.length + 32;
     if (cost > this.maxEntryBytes) return json;
     const now = this.now();
     this.refresh(db, contentVersion, now);
@@ -175,8 +237,13 @@ export class ResponseCache {
       const [k, e] = this.entries.entries().next().value as [string, Entry];
       this.remove(k, e);
     }
-    this.entries.set(key, { status, headers: headers ? { ...headers } : undefined, allow: answer.allow, routeKey: answer.routeKey, json, expires: now + this.ttlMs, cost });
+    this.entries.set(key, { status, headers: headers ? { ...headers } : undefined, allow: answer.allow, routeKey: answer.routeKey, json, expires: now + this.ttlMs, cost, tags, encoded: new Map() });
     this.total += cost;
+    for (const t of tags) {
+      let keys = this.byTag.get(t);
+      if (!keys) this.byTag.set(t, (keys = new Set()));
+      keys.add(key);
+    }
     return json;
   }
 }

@@ -1,4 +1,5 @@
 import { implement, type Endpoint } from '../../http/registry.ts';
+import { touch } from '../../http/cache-tags.ts';
 import { HttpError, invalidParam } from '../../http/errors.ts';
 import { integer, string } from '../../../shared/http/params.ts';
 import { mailLogV1Routes as v1 } from '../../../shared/routes/mail-log.ts';
@@ -34,7 +35,7 @@ const resendEmail = implement(v1.resendEmail, replies(async (_i, ctx) => {
     }
   }
   const out = await resendMail(ctx.app, p.id, to);
-  ctx.app.contentVersion++;
+  touch(ctx.app, ['mail']);
   if (!out) throw fail({ error: 'Invalid email id.' }, 401);
   const { row, result } = out;
   const data = {

@@ -1,4 +1,5 @@
 import type { AppState } from '../../http/context.ts';
+import { touch } from '../../http/cache-tags.ts';
 import { hooks } from '../../http/hooks.ts';
 import { setDbClock } from '../../db/connection.ts';
 import { nowUtc } from '../../db/clock.ts';
@@ -27,7 +28,9 @@ export function sweepHolds(state: AppState): SweepOutcome | null {
   const now = nowMs({ app: state });
   const cancelled = expireHolds(db, nowUtc(new Date(now)));
   const carts = dropStaleCarts(db, nowUtc(new Date(now - CART_LIFETIME_SECONDS * 1000)));
-  if (cancelled.length || carts) state.contentVersion++;
+  // Cancelled holds give their places back (availability moves); dropped carts show in no cached answer.
+  if (cancelled.length) touch(state, ['tickets']);
+  if (carts) touch(state, ['carts']);
   if (cancelled.length) state.log({ level: 'info', msg: 'unpaid orders cancelled: their hold ran out', order_ids: cancelled });
   return { cancelled, carts };
 }

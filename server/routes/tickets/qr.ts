@@ -1,4 +1,5 @@
 import QRCode from 'qrcode';
+import { touch } from '../../http/cache-tags.ts';
 import { ticketCodeUrl } from '../../../shared/checkin/ticket-code.ts';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../http/context.ts';
@@ -66,8 +67,8 @@ const qrCheckin = implement(ticketsRoutes.qrCheckin, (input, ctx): Result => {
   }
   const id = Number(input.ticket_id);
   const scan = { checkIn: true, deviceId: null, nonce: null, source: 'app' };
-  // A GET that writes: run it as one transaction, and tell response caches that content moved.
-  ctx.app.contentVersion++;
+  // A GET that writes: run it as one transaction, and tell response caches what moved (check-ins only).
+  touch(ctx.app, ['checkins']);
   return inTransaction(ctx.db, (): Result => {
     const row = Number.isSafeInteger(id) ? getAttendeeRow(ctx.db, id) : undefined;
     if (!row || (key.key.event_id !== null && row.event_id !== key.key.event_id)) {
