@@ -7,6 +7,7 @@ import type { AppState } from './http/context.ts';
 import { mountPublicPages } from './site/router.ts';
 import { mountFiles } from './site/files.ts';
 import { mountSeo } from './site/seo.ts';
+import { staticCompression } from './http/compress.ts';
 
 const kioskDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../renderer/dist');
 
@@ -50,6 +51,8 @@ export function mountSite(app: Express, state: AppState): void {
     if (fs.existsSync(path.join(kioskDir, 'index.html'))) return next();
     res.status(503).type('text/plain').send('The kiosk has not been built yet: run `npm run build:kiosk`, then reload.');
   });
+  // Compressed copies of the built files for clients that take brotli or gzip; the rest as express.static answers.
+  app.use('/kiosk', staticCompression(kioskDir));
   app.use('/kiosk', express.static(kioskDir, { index: 'index.html', fallthrough: true, dotfiles: 'deny' }));
   mountFiles(app, state);
   mountSeo(app, state);

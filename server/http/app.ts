@@ -19,6 +19,8 @@ import { routeData } from './describe.ts';
 import { mountSite } from '../site.ts';
 import { filterRestResponse, hooks } from './hooks.ts';
 import { ResponseCache, cacheKey } from './response-cache.ts';
+import { readTags } from './cache-tags.ts';
+import { COMPRESS_MIN_BYTES, compressBody, pickEncoding } from './compress.ts';
 import { createLogger, logFunction } from '../log.ts';
 import { health } from './health.ts';
 
@@ -185,7 +187,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       const entry = m.kind === 'none' ? undefined : m.entry;
       status = 200;
       if (entry) res.setHeader('Allow', allowHeader(entry, caller));
-      return write(res, { status: 200, body: entry ? routeData(entry, urls) : [] }, globals, false);
+      return write(res, { status: 200, body: entry ? routeData(entry, urls) : [] }, globals, false, undefined, { accept: req.headers['accept-encoding'] });
     }
     const restReq: RestRequest = {
       method: (method === 'HEAD' ? 'GET' : method) as Method,
@@ -225,14 +227,14 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
         res.setHeader('Allow', allow);
         result = await execute(outcome.prepared);
         if (key && outcome.prepared.endpoint.def.publicCache && result.status === 200 && !result.raw) {
-          json = cache.set(state.db, state.contentVersion, key, { result, allow, routeKey });
+          json = cache.set(state.db, state.contentVersion, key, { result, allow, routeKey }, readTags(outcome.prepared.endpoint.def.id));
         }
       }
     }
     const filtered = filterRestResponse(state, { method, route: target.route, matched: routeKey, query: target.query, caller, ip, headers: req.headers }, result);
     if (typeof override === 'string' && filtered.status >= 400) res.setHeader('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private');
     status = globals.envelope ? 200 : filtered.status;
-    write(res, filtered, globals, method === 'HEAD', filtered === result ? json : undefined);
+    write(res, filtered, globals, method === 'HEAD', filtered === result ? json : undefined, { accept: req.headers['accept-encoding'], cache, key: key ?? undefined });
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;
     status = e.status;
@@ -252,8 +254,19 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
   }
 }
 
-/** Writes a result with the global parameters applied; `json` is the body already serialised (cache hits). */
-function write(res: Response, result: Result, g: Globals, head: boolean, json?: Buffer): void {
+/** How a JSON answer may be compressed: the request's Accept-Encoding, and the cache entry holding its body. */
+interface Encoding {
+  accept: string | string[] | undefined;
+  cache?: ResponseCache;
+  key?: string;
+}
+
+/**
+ * Writes a result with the global parameters applied; `json` is the body already serialised (cache hits). A JSON
+ * body of at least COMPRESS_MIN_BYTES goes compressed when the request accepts brotli or gzip (`enc`), the
+ * compressed form kept with the cache entry when the body is the entry's.
+ */
+function write(res: Response, result: Result, g: Globals, head: boolean, json?: Buffer, enc?: Encoding): void {
   for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
   if (result.raw && !g.envelope) {
     res.status(result.status).setHeader('Content-Type', result.raw.contentType);
@@ -276,5 +289,20 @@ function write(res: Response, result: Result, g: Globals, head: boolean, json?: 
     return;
   }
   res.setHeader('Content-Type', 'application/json; charset=UTF-8');
+  if (enc && !head) {
+    const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+    if (bytes.length >= COMPRESS_MIN_BYTES) {
+      res.vary('Accept-Encoding');
+      const coding = pickEncoding(enc.accept);
+      if (coding) {
+        const kept = plain && json !== undefined && enc.cache && enc.key ? enc.cache.compressed(enc.key, coding, (b) => compressBody(coding, b)) : undefined;
+        res.setHeader('Content-Encoding', coding);
+        res.end(kept ?? compressBody(coding, bytes));
+        return;
+      }
+    }
+    res.end(bytes);
+    return;
+  }
   res.end(head ? undefined : text);
 }

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import http from 'node:http';
+import zlib from 'node:zlib';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { openDatabase } from '../../server/db/connection.ts';
@@ -211,10 +213,30 @@ async function main(): Promise<void> {
     // (4) Full paged download of the event as the kiosk makes it (renderer/sync/download.ts): the first pass
     // is `changed_since=0` (ID order, nothing shifts), with up to 4 pages in flight.
     const t4 = performance.now();
+    // Asked as the kiosk's browser asks (Accept-Encoding: gzip, deflate, br; BENCH_ACCEPT_ENCODING overrides it):
+    // the bytes on the wire are the body bytes as sent, before decoding.
+    const acceptEncoding = process.env.BENCH_ACCEPT_ENCODING ?? 'gzip, deflate, br';
+    let wireBytes = 0;
+    let jsonBytes = 0;
+    const encodings = new Set<string>();
     const fetchPage = (n: number) =>
-      fetch(`${url}/wp-json/evt/tickets/v1/attendees?post_id=${s.eventId}&per_page=100&page=${n}&changed_since=0`, { headers: auth }).then(async (r) => {
-        if (r.status !== 200) throw new Error(`download page ${n}: HTTP ${r.status}`);
-        return { pages: Number(r.headers.get('x-et-total-pages')), body: (await r.json()) as { attendees: unknown[] } };
+      new Promise<{ pages: number; body: { attendees: unknown[] } }>((resolve, reject) => {
+        const req = http.get(`${url}/wp-json/evt/tickets/v1/attendees?post_id=${s.eventId}&per_page=100&page=${n}&changed_since=0`, { headers: { ...auth, 'Accept-Encoding': acceptEncoding } }, (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('error', reject);
+          r.on('end', () => {
+            if (r.statusCode !== 200) return reject(new Error(`download page ${n}: HTTP ${r.statusCode}`));
+            const raw = Buffer.concat(chunks);
+            const enc = String(r.headers['content-encoding'] ?? 'identity');
+            encodings.add(enc);
+            const plain = enc === 'gzip' ? zlib.gunzipSync(raw) : enc === 'br' ? zlib.brotliDecompressSync(raw) : enc === 'deflate' ? zlib.inflateSync(raw) : raw;
+            wireBytes += raw.length;
+            jsonBytes += plain.length;
+            resolve({ pages: Number(r.headers['x-et-total-pages']), body: JSON.parse(plain.toString('utf8')) as { attendees: unknown[] } });
+          });
+        });
+        req.on('error', reject);
       });
     const first = await fetchPage(1);
     const pages = first.pages;
@@ -231,6 +253,7 @@ async function main(): Promise<void> {
     const downloadSecs = (performance.now() - t4) / 1000;
     const downloadCpu = cpuSince();
     say(`(4) full download, per_page 100: ${fmt(got)} attendees in ${pages} pages in ${fmt(downloadSecs, 2)} s (${fmt((downloadSecs * 1000) / pages, 1)} ms per page)${downloadCpu ? `; server CPU ${fmt(downloadCpu, 2)} s` : ''}`);
+    say(`    bytes on the wire (body, Accept-Encoding: ${acceptEncoding}; answered ${[...encodings].join(', ')}): ${fmt(wireBytes)} = ${fmt(wireBytes / Math.max(got, 1), 1)} per attendee; JSON ${fmt(jsonBytes)} (${fmt(wireBytes / Math.max(jsonBytes, 1), 3)} of it)`);
 
     const ratio = batchRate / singleRate;
     say('');
