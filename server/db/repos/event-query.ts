@@ -30,7 +30,13 @@ export interface EventQuery {
   offset: number;
 }
 
-function where(q: EventQuery): Condition {
+/**
+ * The WHERE clause. Term, venue and organizer filters take two equivalent spellings: `EXISTS` per row for a
+ * page (SQLite walks the start-date index in order and stops after a page), and `e.post_id IN (...)` for the
+ * count (SQLite starts from the term's posts instead of testing every event of the date window: 0.5 ms instead
+ * of 5 ms for a category of 700 events among 10,000, bench:server).
+ */
+function where(q: EventQuery, forCount = false): Condition {
   const c: string[] = ['p.status IN (SELECT value FROM json_each(?))'];
   const params: unknown[] = [JSON.stringify(q.statuses)];
   const add = (sql: string, ...ps: unknown[]) => {
@@ -47,9 +53,18 @@ function where(q: EventQuery): Condition {
     const l = likeContains(q.search);
     add("(p.title LIKE ? ESCAPE '\\' OR p.content LIKE ? ESCAPE '\\' OR p.title_et LIKE ? ESCAPE '\\' OR p.content_et LIKE ? ESCAPE '\\')", l, l, l, l);
   }
-  for (const ids of q.termIds ?? []) add('EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = p.id AND tr.term_id IN (SELECT value FROM json_each(?)))', JSON.stringify(ids));
-  if (q.venueIds) add('EXISTS (SELECT 1 FROM event_venues ev WHERE ev.event_id = p.id AND ev.venue_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.venueIds));
-  if (q.organizerIds) add('EXISTS (SELECT 1 FROM event_organizers eo WHERE eo.event_id = p.id AND eo.organizer_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.organizerIds));
+  for (const ids of q.termIds ?? []) {
+    if (forCount) add('e.post_id IN (SELECT tr.post_id FROM term_relationships tr WHERE tr.term_id IN (SELECT value FROM json_each(?)))', JSON.stringify(ids));
+    else add('EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = p.id AND tr.term_id IN (SELECT value FROM json_each(?)))', JSON.stringify(ids));
+  }
+  if (q.venueIds) {
+    if (forCount) add('e.post_id IN (SELECT ev.event_id FROM event_venues ev WHERE ev.venue_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.venueIds));
+    else add('EXISTS (SELECT 1 FROM event_venues ev WHERE ev.event_id = p.id AND ev.venue_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.venueIds));
+  }
+  if (q.organizerIds) {
+    if (forCount) add('e.post_id IN (SELECT eo.event_id FROM event_organizers eo WHERE eo.organizer_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.organizerIds));
+    else add('EXISTS (SELECT 1 FROM event_organizers eo WHERE eo.event_id = p.id AND eo.organizer_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.organizerIds));
+  }
   if (q.featured !== undefined) add('e.featured = ?', q.featured ? 1 : 0);
   if (q.include) add('p.id IN (SELECT value FROM json_each(?))', JSON.stringify(q.include));
   if (q.postParent !== undefined) add('p.parent = ?', q.postParent);
@@ -68,8 +83,9 @@ const distance =
 /** The TEC archive query: one page of IDs in order, and the total. */
 export function queryEvents(db: Db, q: EventQuery): { ids: number[]; total: number } {
   const w = where(q);
+  const wc = where(q, true);
   const from = 'FROM events e JOIN posts p ON p.id = e.post_id';
-  const total = (stmt(db, `SELECT COUNT(*) AS n ${from} WHERE ${w.sql}`).get(...w.params) as { n: number }).n;
+  const total = (stmt(db, `SELECT COUNT(*) AS n ${from} WHERE ${wc.sql}`).get(...wc.params) as { n: number }).n;
   let order = 'e.start_utc ASC, e.post_id ASC';
   const orderParams: unknown[] = [];
   if (q.near) {
