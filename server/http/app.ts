@@ -20,12 +20,14 @@ import { mountSite } from '../site.ts';
 import { filterRestResponse, hooks } from './hooks.ts';
 import { ResponseCache, cacheKey } from './response-cache.ts';
 import { readTags } from './cache-tags.ts';
+import { presetJson } from './preset-json.ts';
 import { COMPRESS_MIN_BYTES, compressBody, pickEncoding } from './compress.ts';
 import { createLogger, logFunction } from '../log.ts';
 import { health } from './health.ts';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
-const EXPOSE = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, Retry-After';
+// `Date`: a door kiosk on its own origin checks its clock against the server's.
+const EXPOSE = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, Retry-After, Date';
 
 export function makeUrls(base: string, lang: Lang | null): Urls {
   const prefix = lang ? `/${lang}` : '';
@@ -281,7 +283,7 @@ function write(res: Response, result: Result, g: Globals, head: boolean, json?: 
     status = 200;
   }
   const plain = !g.fields && !g.envelope && !g.pretty;
-  const text = plain && json !== undefined ? json : g.pretty ? JSON.stringify(body, null, 4) : JSON.stringify(body);
+  const text = plain && json !== undefined ? json : plain ? (presetJson(body) ?? JSON.stringify(body)) : g.pretty ? JSON.stringify(body, null, 4) : JSON.stringify(body);
   res.status(status);
   if (g.jsonp) {
     res.setHeader('Content-Type', 'application/javascript; charset=UTF-8');

@@ -3,6 +3,7 @@ import { stmt } from '../db/connection.ts';
 import type { Lang } from './context.ts';
 import type { Result } from './result.ts';
 import { DEFAULT_READ_TAGS, type Tags } from './cache-tags.ts';
+import { presetJson } from './preset-json.ts';
 
 /**
  * Reuse of anonymous GET answers of routes marked `publicCache` (public event, venue, organizer and term
@@ -221,7 +222,7 @@ export class ResponseCache {
     if (!this.enabled) return undefined;
     // An unpooled buffer: a small Buffer.from() is a slice of a shared 8 KiB slab, which one kept entry would pin
     // whole, so the bytes counted would not be the bytes held.
-    const text = JSON.stringify(answer.result.body);
+    const text = presetJson(answer.result.body) ?? JSON.stringify(answer.result.body);
     const json = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
     json.write(text);
     const { status, headers } = answer.result;

@@ -12,7 +12,8 @@ import { localToUtcString, nowDates } from '../../content/site-time.ts';
 import { readsPrivate, statusFilter, visibleStatus } from './access.ts';
 import { archiveLinks, knownQuery, totalHeaders } from './archive.ts';
 import { createEvent, eventRow, updateEvent } from './event-write.ts';
-import { blankProtected, presentEvents, TAXONOMY } from './present.ts';
+import { blankProtected, eventJson, presentEvents, TAXONOMY } from './present.ts';
+import { withJson } from '../../http/preset-json.ts';
 import { resolveTermRefs } from './refs.ts';
 import { getLinkedRows } from '../../db/repos/linked.ts';
 import { hooks } from '../../http/hooks.ts';
@@ -54,7 +55,8 @@ function readOne(ctx: Ctx, id: number, password: string | undefined, context?: s
   if (row.password && !bypass && password !== row.password) {
     throw new HttpError(403, 'event-password-protected', 'The requested event is not accessible without a password');
   }
-  return ok(presentEvents(ctx, [row], { single: true })[0]);
+  const [event] = presentEvents(ctx, [row], { single: true });
+  return ok(withJson(event, eventJson(event)));
 }
 
 /** Trashes an event: 404/400 for what is not an event, then the permission (its author or an administrator), then 410. */
@@ -143,7 +145,10 @@ const list = implement(eventsRoutes.list, (input, ctx) => {
   });
   const totalPages = Math.ceil(total / perPage);
   const links = archiveLinks(ctx.urls.rest('/evt/events/v1/events/'), knownQuery(ctx.req.params, SUPPORTED), input.page, totalPages);
-  return ok({ events, ...links, total, total_pages: totalPages }, totalHeaders(total, totalPages));
+  const body = { events, ...links, total, total_pages: totalPages };
+  // The JSON from the events' kept JSON (present.ts), the rest serialised as JSON.stringify(body) would.
+  const json = `{"events":[${events.map(eventJson).join(',')}],${JSON.stringify({ ...links, total, total_pages: totalPages }).slice(1)}`;
+  return ok(withJson(body, json), totalHeaders(total, totalPages));
 });
 
 /** The slug in the URL of a by-slug route (a body `slug` is the new slug, not the address). */

@@ -12,6 +12,7 @@ import { termsOfPosts } from '../../db/repos/terms.ts';
 import { autop, dropEmpty, excerptOf, pick, stripTags } from '../../content/text.ts';
 import { formatCost } from './cost.ts';
 import { hooks } from '../../http/hooks.ts';
+import { stmt } from '../../db/connection.ts';
 
 export const TAXONOMY = { categories: 'tribe_events_cat', tags: 'post_tag' } as const;
 const NS = '/evt/events/v1';
@@ -241,11 +242,103 @@ export function blankProtected(e: Record<string, unknown>): void {
   if ('attendance' in e) e.attendance = { total_attendees: null, checked_in: null, not_checked_in: null };
 }
 
+/** A presented event as kept between requests: the object (never handed out itself) and its JSON. */
+interface Kept {
+  event: Record<string, unknown>;
+  json: string;
+}
+
+/**
+ * Presented events kept between requests (issue 14 item 1), by post, language, interface root and single/archive
+ * form. What an event answer shows (the event, its venues, organizers, terms and images, the site's settings)
+ * changes only by writes that change everything for the response cache (cache-tags.ts: no declared write touches
+ * content), so the kept presentations live exactly as long as the app's `contentVersion` and SQLite's
+ * `data_version` (another process's commit) stay the same; check-ins, sales and carts leave them. Bounded:
+ * at most MAX_KEPT entries, emptied whole when full. The caller-dependent parts (decorators: `ticketed`,
+ * `attendance`, nonces; password blanking) are applied per request to a shallow copy.
+ */
+const MAX_KEPT = 4000;
+
+interface PresentCache {
+  version: string;
+  kept: Map<string, Kept>;
+}
+
+/** The copy handed out -> what it was copied from, to write its JSON from the kept JSON (see `eventJson`). */
+const origin = new WeakMap<Record<string, unknown>, Kept>();
+
+function presentCache(ctx: Ctx): Map<string, Kept> {
+  const services = ctx.app.services as { presentCache?: PresentCache };
+  const version = `${ctx.app.contentVersion}:${stmt(ctx.db, 'PRAGMA data_version').pluck().get() as number}`;
+  let c = services.presentCache;
+  if (!c || c.version !== version) services.presentCache = c = { version, kept: new Map() };
+  return c.kept;
+}
+
 /**
  * Presents many events with a fixed number of queries: one for venues, one for organizers, one for terms and
- * one for images, whatever the number of events.
+ * one for images, whatever the number of events; events presented before (and not changed since) are reused.
  */
 export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}): Record<string, unknown>[] {
+  // A write presents what it just changed, before its change is counted: never from (or into) the kept ones.
+  if (ctx.db.inTransaction || (ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD')) {
+    const out = presentFresh(ctx, rows, opts);
+    for (const d of eventDecorators(ctx)) d(ctx, out, rows, opts);
+    return out;
+  }
+  const kept = presentCache(ctx);
+  const prefix = `${ctx.lang}\u0000${ctx.urls.root}\u0000${opts.single ? 1 : 0}\u0000`;
+  const found: (Kept | undefined)[] = rows.map((r) => kept.get(prefix + r.id));
+  const missing = rows.filter((_, i) => !found[i]);
+  if (missing.length) {
+    const fresh = presentFresh(ctx, missing, opts);
+    if (kept.size + fresh.length > MAX_KEPT) kept.clear();
+    let j = 0;
+    rows.forEach((r, i) => {
+      if (found[i]) return;
+      const event = fresh[j++];
+      const k: Kept = { event, json: JSON.stringify(event) };
+      kept.set(prefix + r.id, k);
+      found[i] = k;
+    });
+  }
+  const out = found.map((k) => {
+    const copy = { ...k!.event };
+    origin.set(copy, k!);
+    return copy;
+  });
+  for (const d of eventDecorators(ctx)) d(ctx, out, rows, opts);
+  return out;
+}
+
+/**
+ * The JSON of a presented event, `JSON.stringify(e)` exactly: from the kept JSON when the copy still holds the
+ * kept values under the kept keys (decorators only add keys at the end), else serialised afresh.
+ */
+export function eventJson(e: Record<string, unknown>): string {
+  const k = origin.get(e);
+  if (!k) return JSON.stringify(e);
+  const base = k.event;
+  let n = 0;
+  for (const key in base) {
+    if (e[key] !== base[key]) return JSON.stringify(e);
+    n++;
+  }
+  const keys = Object.keys(e);
+  if (keys.length === n) return k.json;
+  let extra = '';
+  for (let i = 0; i < keys.length; i++) {
+    if (i < n) {
+      if (keys[i] in base) continue;
+      return JSON.stringify(e);
+    }
+    const v = JSON.stringify(e[keys[i]]);
+    if (v !== undefined) extra += `,${JSON.stringify(keys[i])}:${v}`;
+  }
+  return k.json.length > 2 ? `${k.json.slice(0, -1)}${extra}}` : JSON.stringify(e);
+}
+
+function presentFresh(ctx: Ctx, rows: EventRow[], opts: PresentOpts): Record<string, unknown>[] {
   const ids = rows.map((r) => r.id);
   const vLinks = venueLinks(ctx.db, ids);
   const oLinks = organizerLinks(ctx.db, ids);
@@ -351,6 +444,5 @@ export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}
     }
     return e;
   });
-  for (const d of eventDecorators(ctx)) d(ctx, out, rows, opts);
   return out;
 }
