@@ -204,7 +204,8 @@ export const ticketsRoutes = {
       post_id: integer({ description: 'The post ID', minimum: 1 }),
       ...tl,
     },
-    summary: 'Replaces the contents of the caller\'s cart', doc: { responses: ok('Returns the cart', 'Cart') },
+    summary: 'Replaces the contents of the caller\'s cart',
+    doc: { responses: { ...ok('Returns the cart', 'Cart'), '403': { description: 'Door devices and door staff cannot buy tickets (`rest_forbidden`).' } } },
   }),
   checkout: defineRoute({
     id: 'cart.checkout', namespace: ns, route: '/cart/checkout', methods: ['POST'], permission: 'public', ...write,
@@ -214,7 +215,13 @@ export const ticketsRoutes = {
       ...tl,
     },
     summary: 'Turns the caller\'s cart into an order: free orders complete at once, paid ones wait as pending',
-    doc: { responses: { '201': { description: 'Returns the order with its attendees', schema: 'Order' }, '400': { description: 'The cart is empty or a ticket is not available.' } } },
+    doc: {
+      responses: {
+        '201': { description: 'Returns the order with its attendees', schema: 'Order' },
+        '400': { description: 'The cart is empty or a ticket is not available.' },
+        '403': { description: 'Door devices and door staff cannot buy tickets (`rest_forbidden`).' },
+      },
+    },
   }),
   listOrders: defineRoute({
     id: 'orders.list', namespace: ns, route: '/orders', methods: ['GET'], permission: 'edit_tickets',

@@ -2950,6 +2950,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description Door devices and door staff cannot buy tickets (`rest_forbidden`). */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description The request body did not arrive in time (`rest_request_timeout`). */
       408: {
         content: {
@@ -3021,6 +3027,12 @@ export interface operations {
       };
       /** @description Not signed in where the route needs it, or the credentials presented are invalid or revoked (`rest_forbidden`, `incorrect_password`). */
       401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Door devices and door staff cannot buy tickets (`rest_forbidden`). */
+      403: {
         content: {
           "application/json": components["schemas"]["Error"];
         };
@@ -3100,6 +3112,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description Door devices and door staff cannot buy tickets (`rest_forbidden`). */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description The request body did not arrive in time (`rest_request_timeout`). */
       408: {
         content: {
@@ -3169,6 +3187,12 @@ export interface operations {
       };
       /** @description Not signed in where the route needs it, or the credentials presented are invalid or revoked (`rest_forbidden`, `incorrect_password`). */
       401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Door devices and door staff cannot buy tickets (`rest_forbidden`). */
+      403: {
         content: {
           "application/json": components["schemas"]["Error"];
         };
