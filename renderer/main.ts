@@ -7,7 +7,8 @@ import { getDeviceId, getLanguage, getSettings } from './store/meta.ts';
 import { SyncEngine } from './sync/engine.ts';
 import { KioskApp } from './ui/app.ts';
 import { registerKioskServiceWorker } from './sw-register.ts';
-import { translator, type Lang } from './ui/i18n.ts';
+import type { Lang } from '../shared/lang.ts';
+import { translator } from './ui/i18n.ts';
 import type { KioskContext } from './ui/context.ts';
 
 /** Inside the Electron shell the installation's device ID lives outside the page's storage; prefer it. */

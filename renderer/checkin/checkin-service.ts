@@ -119,7 +119,7 @@ export class CheckinService {
 
     const logId = await recordLocalScan(db, {
       nonce, attendeeId: code.attendeeId, checkIn, scanAt: at, scanIso: isoWithOffset(at), deviceId,
-    }, verdict.kind);
+    }, checkIn ? verdict.kind : 'checked_out');
     const fate = await engine.flush(nonce, Math.max(0, deadlineAt - this.now()));
     const answered = fate && verdictFromFate(fate, verdict, local);
     if (!answered) {
@@ -158,7 +158,7 @@ export function verdictFromFate(
         return { kind: 'invalid', reason: 'order_not_complete', ...who, name: local.name, orderStatus: row?.orderStatus ?? null };
       }
       if (fate.code === CHECKIN_ERRORS.attendeeNotFound) return { kind: 'invalid', reason: 'revoked', ...who, name: local.name };
-      return { kind: 'invalid', reason: 'refused', ...who, name: local.name, message: fate.message };
+      return { kind: 'invalid', reason: 'refused', ...who, name: local.name, message: fate.message, code: fate.code };
     case 'device':
     case 'retry':
       return null;

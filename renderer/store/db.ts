@@ -1,4 +1,5 @@
 import { Dexie, type EntityTable } from 'dexie';
+import type { Lang } from '../../shared/lang.ts';
 
 /** A cached attendee. Booleans are stored as 0/1 because IndexedDB cannot index booleans. */
 export interface AttendeeRow {
@@ -112,7 +113,10 @@ export interface EventRow {
 
 export interface TicketRow {
   id: number;
+  /** In the language of the pairing URL (as attendees carry it). */
   title: string;
+  /** The title in each kiosk language (`translation_language`), for the door's screens. */
+  titles?: Partial<Record<Lang, string>>;
 }
 
 export interface MetaRow {

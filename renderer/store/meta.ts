@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PairingPayload } from '../../shared/checkin/pairing.ts';
 import { makeDeviceId } from '../../shared/checkin/ids.ts';
+import { LANGS } from '../../shared/lang.ts';
 import type { KioskDb } from './db.ts';
 
 /** Progress of the first full download, kept so an interrupted one resumes where it stopped. */
@@ -24,7 +25,7 @@ export const SyncState = z.object({
 });
 export type SyncState = z.infer<typeof SyncState>;
 
-const Language = z.enum(['en', 'et']);
+const Language = z.enum(LANGS);
 export type Language = z.infer<typeof Language>;
 
 const INITIAL_SYNC: SyncState = { complete: false, full: null, cursor: null, lastSyncAt: null };

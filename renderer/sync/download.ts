@@ -1,5 +1,6 @@
 import { AttendeeArchive, DoorEvent, TicketArchive, type DoorAttendee } from '../../shared/checkin/wire.ts';
 import { kioskPaths } from '../../shared/checkin/paths.ts';
+import { LANGS, type Lang } from '../../shared/lang.ts';
 import { applyAttendees, applySnapshotPage } from '../store/attendees.ts';
 import type { KioskDb } from '../store/db.ts';
 import { getSyncState, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
@@ -28,19 +29,28 @@ export interface DownloadOptions {
 
 /** The event and its tickets; small, so refreshed whole on every full pass and on demand. */
 export async function downloadEventInfo({ api, db, eventId, signal }: DownloadOptions): Promise<void> {
-  const [eventRes, ticketsRes] = await Promise.all([
+  // A door key reads tickets as a manager, whose ticket objects embed every attendee: ask only for what the
+  // door keeps, so the server skips building those lists (megabytes at a large event).
+  const ticketQuery = { include_post: eventId, per_page: 100, _fields: 'total,total_pages,tickets.id,tickets.post_id,tickets.title' };
+  const [eventRes, ticketsRes, ...translated] = await Promise.all([
     api.get(kioskPaths.event(eventId), {}, { signal }),
-    // A door key reads tickets as a manager, whose ticket objects embed every attendee: ask only for what the
-    // door keeps, so the server skips building those lists (megabytes at a large event).
-    api.get(kioskPaths.tickets(), { include_post: eventId, per_page: 100, _fields: 'total,total_pages,tickets.id,tickets.post_id,tickets.title' }, { signal }),
+    api.get(kioskPaths.tickets(), ticketQuery, { signal }),
+    // Ticket titles in each kiosk language, so the door shows them in the language staff chose.
+    ...LANGS.map((lang) => api.get(kioskPaths.tickets(), { ...ticketQuery, translation_language: lang }, { signal })),
   ]);
   const event = DoorEvent.parse(eventRes.body);
   const tickets = TicketArchive.parse(ticketsRes.body).tickets;
+  const titles = new Map<number, Partial<Record<Lang, string>>>();
+  translated.forEach((res, i) => {
+    for (const t of TicketArchive.parse(res.body).tickets) {
+      if (t.title) titles.set(t.id, { ...titles.get(t.id), [LANGS[i]]: t.title });
+    }
+  });
   await db.transaction('rw', db.event, db.tickets, async () => {
     await db.event.clear();
     await db.event.put({ id: event.id, title: event.title ?? '', startDate: event.start_date ?? null, endDate: event.end_date ?? null });
     await db.tickets.clear();
-    await db.tickets.bulkPut(tickets.map((t) => ({ id: t.id, title: t.title ?? '' })));
+    await db.tickets.bulkPut(tickets.map((t) => ({ id: t.id, title: t.title ?? '', titles: titles.get(t.id) ?? {} })));
   });
 }
 

@@ -8,7 +8,14 @@ import { PairingFlow, unpair } from '../sync/pairing.ts';
 import { CameraBlockedPanel, cameraBlockedBy } from './camera-blocked.ts';
 import { setLanguage, type KioskContext } from './context.ts';
 import { byId, el } from './dom.ts';
-import type { Lang } from './i18n.ts';
+import { DoorView } from './door-view.ts';
+import { Modal } from './modal.ts';
+import { DoorNames } from './names.ts';
+import { hasPin, setPin } from './pin.ts';
+import { PreflightView } from './preflight-view.ts';
+import type { PreflightFacts } from './preflight-text.ts';
+import type { VerdictTextOptions } from './verdict-text.ts';
+import type { Lang } from '../../shared/lang.ts';
 import { PairConfirmView } from './pair-confirm-view.ts';
 import { PairingView } from './pairing-view.ts';
 import { VerdictSound } from './sound.ts';
@@ -31,6 +38,12 @@ export class KioskApp {
   /** What blocks the camera (plain http on the LAN, a refused permission) and how to fix it. */
   private readonly cameraBlocked = new CameraBlockedPanel(byId('camera-view'), location.origin + location.pathname);
   private readonly accept = createDeduper();
+  private readonly names: DoorNames;
+  private readonly door: DoorView;
+  private readonly modal: Modal;
+  private readonly preflight: PreflightView;
+  /** Whether a supervisor PIN is set (kept in memory: the scan path reads no storage for it). */
+  private pinSet = false;
   /** Scans are decided one after another, in the order they were read. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -40,6 +53,10 @@ export class KioskApp {
     private readonly pins: ShellPins | null = null,
   ) {
     this.status = new StatusBar(ctx);
+    this.names = new DoorNames(ctx.db, ctx.deviceId);
+    this.door = new DoorView(ctx, this.names);
+    this.modal = new Modal(ctx);
+    this.preflight = new PreflightView(ctx, () => this.cameraFacts());
     this.confirm = new PairConfirmView(ctx, () => this.flow.cancel());
     this.flow = new PairingFlow({
       db: ctx.db,
@@ -52,22 +69,28 @@ export class KioskApp {
     });
     this.pairing = new PairingView(ctx, (p) => this.pair(p));
     this.staff = new StaffPanel(ctx, {
-      manual: (id, checkIn) => this.enqueue(async () => {
-        const result = await ctx.service.manual(id, checkIn);
-        this.verdict.show(result, ctx.t, ctx.lang, { checkOut: !checkIn });
-      }),
+      manual: async (id, checkIn, name) => {
+        // A check-out is one tap from a check-in: ask first.
+        if (!checkIn && !(await this.modal.confirm('check-out', ctx.t('confirm.checkOutTitle', { name }), ctx.t('confirm.checkOutBody'), ctx.t('button.confirmCheckOut')))) return;
+        await this.enqueue(async () => {
+          const result = await ctx.service.manual(id, checkIn);
+          this.verdict.show(result, ctx.t, ctx.lang, { ...this.verdictOptions(), checkOut: !checkIn });
+          void this.door.refresh();
+        });
+      },
       repair: () => this.pairing.show(true),
       unpair: () => this.unpair(),
-    });
-    this.camera = new Camera(byId<HTMLVideoElement>('camera'), (text, frameAt) => this.onCode(text, frameAt));
-    const wedge = createWedge({ onCode: (code) => this.onCode(code) });
+    }, this.names);
+    this.camera = new Camera(byId<HTMLVideoElement>('camera'), (text, frameAt) => this.onCode(text, frameAt, 'camera'));
+    const wedge = createWedge({ onCode: (code) => this.onCode(code, undefined, 'scanner') });
     document.addEventListener('keydown', (e) => {
       const target = e.target as HTMLElement | null;
       if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
       if (wedge.key(e)) e.preventDefault();
     });
     document.addEventListener('pointerdown', () => this.sound.unlock());
-    byId('staff-toggle').addEventListener('click', () => this.staff.toggle());
+    byId('staff-toggle').addEventListener('click', () => void this.toggleStaff());
+    byId('preflight-toggle').addEventListener('click', () => this.preflight.toggle());
     const langSelect = byId<HTMLSelectElement>('lang');
     langSelect.value = ctx.lang;
     langSelect.addEventListener('change', () => {
@@ -75,6 +98,8 @@ export class KioskApp {
       void putLanguage(ctx.db, ctx.lang);
       this.status.render();
       void this.renderEvent();
+      void this.door.refresh();
+      if (this.preflight.open) void this.preflight.render();
     });
     byId<HTMLSelectElement>('camera-picker').addEventListener('change', (e) => {
       const id = (e.target as HTMLSelectElement).value;
@@ -86,11 +111,36 @@ export class KioskApp {
     });
   }
 
+  /** Staff tools: closing locks them; opening asks for the supervisor PIN every time. */
+  private async toggleStaff(): Promise<void> {
+    if (this.staff.open) return this.staff.toggle(false);
+    if (await this.modal.askPin()) this.staff.toggle(true);
+  }
+
+  private verdictOptions(): VerdictTextOptions {
+    const { t, lang } = this.ctx;
+    return {
+      ticketTitle: (title) => this.names.ticketTitle(title, lang),
+      deviceName: (id) => this.names.deviceName(id, t('device.thisKiosk')),
+    };
+  }
+
+  private cameraFacts(): PreflightFacts['camera'] {
+    if (this.cameraBlocked.reason !== null) return { state: 'blocked' };
+    const video = byId<HTMLVideoElement>('camera');
+    const track = (video.srcObject as MediaStream | null)?.getVideoTracks()[0];
+    if (!track || track.readyState !== 'live' || video.videoWidth === 0) return { state: 'none' };
+    return { state: 'ok', label: track.label || this.ctx.t('camera.label'), width: video.videoWidth, height: video.videoHeight };
+  }
+
   async start(): Promise<void> {
     setLanguage(this.ctx, this.ctx.lang);
+    this.pinSet = await hasPin(this.ctx.db);
     this.pairing.show(this.ctx.settings.current === null);
     this.status.render();
     await this.renderEvent();
+    await this.names.load();
+    void this.door.refresh();
     await this.openPairingLink();
     // A pairing link opened in a tab that already shows the kiosk only changes the hash.
     window.addEventListener('hashchange', () => void this.openPairingLink());
@@ -103,14 +153,20 @@ export class KioskApp {
   }
 
   /** Every code from the camera or the wedge comes here. */
-  private onCode(text: string, frameAt?: number): void {
+  private onCode(text: string, frameAt?: number, source: 'camera' | 'scanner' = 'scanner'): void {
     if (!this.accept(text)) return;
     const read = readPairing(text);
+    if (this.preflight.open) {
+      // The scanner test: show what was read, check nobody in. A pairing code carries a key: never shown.
+      this.preflight.showCode(read.kind === 'none' ? text : this.ctx.t('pair.title'), source);
+      return;
+    }
     const { current } = this.ctx.settings;
     if (read.kind !== 'none') {
       // A pairing code only pairs when pairing is what staff are doing (or the device has no working pairing);
       // even then it only asks. Ticket scans go on while the question is open.
-      if (current === null || this.ctx.engine.status.unauthorized || this.pairing.visible || this.staff.open || this.confirm.open) {
+      // With no supervisor PIN set yet, a pairing code is how one gets set (its holder is a supervisor).
+      if (current === null || !this.pinSet || this.ctx.engine.status.unauthorized || this.pairing.visible || this.staff.open || this.confirm.open) {
         if (read.kind === 'ok') void this.pair(read.payload);
         else this.confirm.invalid();
       }
@@ -122,7 +178,9 @@ export class KioskApp {
     }
     void this.enqueue(async () => {
       const result = await this.ctx.service.scan(text);
-      this.verdict.show(result, this.ctx.t, this.ctx.lang, { frameAt });
+      if (result.verdict.kind === 'already') this.names.learnLabel(result.verdict.deviceId, result.verdict.deviceLabel);
+      this.verdict.show(result, this.ctx.t, this.ctx.lang, { ...this.verdictOptions(), frameAt });
+      void this.door.refresh();
     });
   }
 
@@ -142,18 +200,25 @@ export class KioskApp {
   /** The new pairing is stored: start over with it. */
   private async paired(payload: PairingPayload): Promise<void> {
     const { engine } = this.ctx;
+    // The supervisor PIN set with the confirmation; the same server and event keep the one there is.
+    const pin = this.confirm.takePin();
+    if (pin !== null) await setPin(this.ctx.db, pin);
+    this.pinSet = await hasPin(this.ctx.db);
     this.ctx.settings.current = payload;
     engine.resetAuth();
     this.pairing.show(false);
     await engine.refreshStatus();
     await this.renderEvent();
+    void this.door.refresh();
     void engine.syncNow({ refreshEvent: true });
   }
 
   private async unpair(): Promise<void> {
     const { db, engine } = this.ctx;
+    const { t } = this.ctx;
     const pending = engine.status.pending;
-    if (pending > 0 && !window.confirm(this.ctx.t('unpair.confirm', { n: pending }))) return;
+    const body = pending > 0 ? `${t('confirm.unpairBody')} ${t('unpair.confirm', { n: pending })}` : t('confirm.unpairBody');
+    if (!(await this.modal.confirm('unpair', t('confirm.unpairTitle'), body, t('button.confirmUnpair')))) return;
     await engine.idle();
     await unpair(db, Date.now());
     this.ctx.settings.current = null;
@@ -161,6 +226,7 @@ export class KioskApp {
     this.pairing.show(true);
     await engine.refreshStatus();
     await this.renderEvent();
+    void this.door.refresh();
   }
 
   /**
@@ -179,6 +245,7 @@ export class KioskApp {
   private async renderEvent(): Promise<void> {
     const event = this.ctx.settings.current ? await this.ctx.db.event.toCollection().first() : undefined;
     byId('event-title').textContent = event?.title ?? this.ctx.t('app.title');
+    await this.names.load();
   }
 
   private async startCamera(deviceId: string | null): Promise<void> {

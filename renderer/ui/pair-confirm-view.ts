@@ -2,6 +2,7 @@ import type { PairingPayload } from '../../shared/checkin/pairing.ts';
 import type { EventView, PairingAnswer, PairingPlan, ServerView } from '../sync/pairing.ts';
 import type { KioskContext } from './context.ts';
 import { byId, el } from './dom.ts';
+import { hasPin, validPin } from './pin.ts';
 
 /**
  * The question before any pairing: which server (large, with http flagged), which event (as that server
@@ -13,10 +14,27 @@ export class PairConfirmView {
   private readonly ok = byId<HTMLButtonElement>('pc-ok');
   private readonly cancel = byId<HTMLButtonElement>('pc-cancel');
   private readonly upload = byId<HTMLButtonElement>('pc-upload');
+  private readonly pin1 = byId<HTMLInputElement>('pc-pin-1');
+  private readonly pin2 = byId<HTMLInputElement>('pc-pin-2');
   private answer: ((a: PairingAnswer) => void) | null = null;
+  /** The question asks for a supervisor PIN (a first pairing, another server or event, or none set yet). */
+  private needPin = false;
+  /** The PIN staff set with the confirmation, handed over once the pairing is stored. */
+  private chosenPin: string | null = null;
 
   constructor(private readonly ctx: KioskContext, private readonly onDismiss: () => void) {
-    this.ok.addEventListener('click', () => this.settle('confirm'));
+    this.ok.addEventListener('click', () => {
+      if (this.pinReady()) this.settle('confirm');
+    });
+    for (const input of [this.pin1, this.pin2]) {
+      input.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') {
+          e.preventDefault();
+          if (input === this.pin1) this.pin2.focus();
+          else if (!this.ok.disabled && this.pinReady()) this.settle('confirm');
+        }
+      });
+    }
     this.cancel.addEventListener('click', () => this.settle('cancel'));
     this.upload.addEventListener('click', () => this.settle('upload'));
     this.root.addEventListener('keydown', (e) => {
@@ -37,15 +55,21 @@ export class PairConfirmView {
     this.renderServer(server);
     this.renderEvent({ id: next.event_id, title: null, startDate: null, problem: null }, true);
     for (const id of ['pc-replaces', 'pc-queue', 'pc-advice']) byId(id).hidden = true;
+    this.renderPin('none');
     this.upload.hidden = true;
     this.ok.disabled = true;
     this.ok.textContent = t('button.confirmPair', { host: server.host });
     this.show();
   }
 
-  ask(plan: PairingPlan): Promise<PairingAnswer> {
+  async ask(plan: PairingPlan): Promise<PairingAnswer> {
     this.drop();
     const { t } = this.ctx;
+    // The PIN cannot be skipped: a new pairing sets it; the same server and event keeps the one there is.
+    const pinSet = await hasPin(this.ctx.db);
+    this.needPin = !plan.refused && !plan.blocked && (plan.kind !== 'same' || !pinSet);
+    this.chosenPin = null;
+    this.renderPin(plan.refused || plan.blocked ? 'none' : this.needPin ? 'set' : 'kept');
     this.root.dataset.state = plan.refused ? 'refused' : plan.blocked ? 'blocked' : 'ask';
     this.root.dataset.kind = plan.kind;
     byId('pc-title').textContent = t(plan.kind === 'first' ? 'confirm.titleFirst' : plan.kind === 'same' ? 'confirm.titleSame' : 'confirm.titleReplace');
@@ -97,6 +121,7 @@ export class PairConfirmView {
     // Refused: only Close is offered (show() brings the confirm button back for ordinary questions).
     this.ok.hidden = plan.refused;
     if (plan.refused) this.cancel.textContent = t('button.close');
+    if (this.needPin) this.pin1.focus();
     return new Promise((resolve) => {
       this.answer = resolve;
     });
@@ -109,6 +134,7 @@ export class PairConfirmView {
     this.root.dataset.state = 'invalid';
     byId('pc-title').textContent = t('pair.invalid');
     for (const id of ['pc-server-row', 'pc-event-row', 'pc-replaces', 'pc-queue']) byId(id).hidden = true;
+    this.renderPin('none');
     byId('pc-advice').hidden = false;
     byId('pc-advice').textContent = t('confirm.invalidKept');
     this.upload.hidden = true;
@@ -121,6 +147,38 @@ export class PairConfirmView {
   close(): void {
     this.drop();
     this.root.hidden = true;
+  }
+
+  /** The supervisor PIN chosen with the last confirmed pairing (once), or `null` when it keeps the old one. */
+  takePin(): string | null {
+    const pin = this.chosenPin;
+    this.chosenPin = null;
+    return pin;
+  }
+
+  private renderPin(mode: 'set' | 'kept' | 'none'): void {
+    byId('pc-pin').hidden = mode !== 'set';
+    byId('pc-pin-kept').hidden = mode !== 'kept';
+    byId('pc-pin-error').hidden = true;
+    this.pin1.value = this.pin2.value = '';
+    this.root.dataset.pin = mode;
+  }
+
+  /** With a PIN to set: both fields valid and equal (else the reason is shown and nothing is confirmed). */
+  private pinReady(): boolean {
+    if (!this.needPin) return true;
+    const { t } = this.ctx;
+    const error = byId('pc-pin-error');
+    const pin = this.pin1.value.trim();
+    const problem = !validPin(pin) ? t('pin.invalid') : pin !== this.pin2.value.trim() ? t('pin.mismatch') : null;
+    error.hidden = problem === null;
+    error.textContent = problem ?? '';
+    if (problem) {
+      (validPin(pin) ? this.pin2 : this.pin1).focus();
+      return false;
+    }
+    this.chosenPin = pin;
+    return true;
   }
 
   /** An unanswered question that a newer one replaces is answered Cancel. */

@@ -2,22 +2,36 @@ import { countAttendees, searchAttendees } from '../store/attendees.ts';
 import type { AttendeeRow } from '../store/db.ts';
 import type { KioskContext } from './context.ts';
 import { byId, el } from './dom.ts';
-import { formatTime } from './i18n.ts';
+import { formatTime, refusalText } from './i18n.ts';
+import { doorName } from './verdict-text.ts';
+import type { DoorNames } from './names.ts';
+
+/** The staff tools close (and lock) after this long without a touch or a key. */
+const STAFF_IDLE_MS = 120_000;
 
 export interface StaffActions {
-  manual(attendeeId: number, checkIn: boolean): Promise<void>;
+  /** Check-in or check-out by hand; a check-out asks first (`name` is shown in the question). */
+  manual(attendeeId: number, checkIn: boolean, name: string): Promise<void>;
   repair(): void;
   unpair(): Promise<void>;
 }
 
-/** Search, manual check-in/out, counts, and the conflicts and refused lists. */
+/**
+ * Search, manual check-in/out, counts, and the conflicts and refused lists: the staff tools, opened only
+ * with the supervisor PIN (the app asks). Closing them, or two minutes untouched, locks them again. E-mails
+ * appear only here.
+ */
 export class StaffPanel {
   private readonly root = byId('staff-panel');
   private readonly search = byId<HTMLInputElement>('search');
   private searchTimer: ReturnType<typeof setTimeout> | null = null;
   private refreshTimer: ReturnType<typeof setInterval> | null = null;
 
-  constructor(private readonly ctx: KioskContext, private readonly actions: StaffActions) {
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(private readonly ctx: KioskContext, private readonly actions: StaffActions, private readonly names: DoorNames) {
+    for (const type of ['pointerdown', 'keydown', 'input']) this.root.addEventListener(type, () => this.touch());
+    byId('staff-lock').addEventListener('click', () => this.toggle(false));
     this.search.addEventListener('input', () => {
       if (this.searchTimer) clearTimeout(this.searchTimer);
       this.searchTimer = setTimeout(() => void this.runSearch(), 150);
@@ -36,9 +50,18 @@ export class StaffPanel {
 
   toggle(show = this.root.hidden): void {
     this.root.hidden = !show;
+    document.body.dataset.staff = String(show);
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.refreshTimer = null;
+    if (!show) {
+      // Locked again: nothing found stays on screen for the next person.
+      this.search.value = '';
+      byId('results').replaceChildren();
+      if (this.idleTimer) clearTimeout(this.idleTimer);
+      this.idleTimer = null;
+    }
     if (show) {
+      this.touch();
       void this.refresh();
       this.refreshTimer = setInterval(() => void this.refresh(), 5000);
       this.search.focus();
@@ -57,18 +80,24 @@ export class StaffPanel {
     cl.replaceChildren(
       ...(conflicts.length
         ? conflicts.map((c) => el('li', t('conflicts.row', {
-            name: c.name || `#${c.attendeeId}`, ours: formatTime(lang, c.ourScanIso), ourDevice: c.ourDevice,
-            theirs: formatTime(lang, c.theirDate), theirDevice: c.theirDevice ?? t('unknown.device'),
+            name: c.name || `#${c.attendeeId}`, ours: formatTime(lang, c.ourScanIso), ourDevice: t('device.thisKiosk'),
+            theirs: formatTime(lang, c.theirDate),
+            theirDevice: doorName(t, c.theirDeviceLabel, c.theirDevice, { deviceName: (id) => this.names.deviceName(id, t('device.thisKiosk')) }) ?? t('unknown.device'),
           })))
         : [el('li', t('conflicts.none'))]),
     );
     const rejected = await db.rejected.orderBy('id').reverse().limit(50).toArray();
     byId('rejected').replaceChildren(
       ...(rejected.length
-        ? rejected.map((r) => el('li', t('rejected.row', { name: r.name || `#${r.attendeeId}`, time: formatTime(lang, r.scanIso), message: r.message })))
+        ? rejected.map((r) => el('li', t('rejected.row', { name: r.name || `#${r.attendeeId}`, time: formatTime(lang, r.scanIso), message: refusalText(t, r.code) })))
         : [el('li', t('rejected.none'))]),
     );
     if (this.search.value.trim()) await this.runSearch();
+  }
+
+  private touch(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = this.root.hidden ? null : setTimeout(() => this.toggle(false), STAFF_IDLE_MS);
   }
 
   private async runSearch(): Promise<void> {
@@ -86,7 +115,8 @@ export class StaffPanel {
     const li = el('li');
     li.dataset.attendee = String(r.id);
     const who = el('div', '', 'who');
-    who.append(el('strong', r.name || r.email), el('small', `#${r.id} · ${r.email} · ${r.ticketTitle ?? ''}`));
+    const ticket = r.ticketTitle ? this.names.ticketTitle(r.ticketTitle, lang) : '';
+    who.append(el('strong', r.name || r.email), el('small', `#${r.id} · ${r.email} · ${ticket}`, 'who-detail'));
     const state =
       r.status === 'trash' ? t('staff.trashed')
       : r.checkedIn ? t('staff.checkedIn', { time: formatTime(lang, r.checkinDate) })
@@ -97,7 +127,8 @@ export class StaffPanel {
     button.disabled = r.status === 'trash';
     button.addEventListener('click', async () => {
       button.disabled = true;
-      await this.actions.manual(r.id, r.checkedIn === 0);
+      await this.actions.manual(r.id, r.checkedIn === 0, r.name || `#${r.id}`);
+      button.disabled = false;
       await this.runSearch();
     });
     li.append(who, button);

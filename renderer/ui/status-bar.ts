@@ -28,7 +28,10 @@ export class StatusBar {
     const age = s.lastSyncAt === null ? null : formatAge(t, Date.now() - s.lastSyncAt);
     byId('last-sync').textContent = !paired ? '' : age === null ? t('status.neverSynced') : t('status.lastSync', { age });
     byId('cache-age').textContent = paired && age !== null ? t('status.cacheAge', { age }) : '';
-    byId('device').textContent = t('status.device', { id: this.ctx.deviceId });
+    // A short name for this kiosk (the full ID is in the tooltip, for support), never a long hex string.
+    const device = byId('device');
+    device.textContent = t('status.deviceShort', { id: this.ctx.deviceId.replace(/^door-/, '').slice(-4) });
+    device.title = t('status.device', { id: this.ctx.deviceId });
     // Machine-readable state for tests and monitoring of a kiosk fleet.
     const bar = byId('status-bar');
     bar.dataset.online = String(s.online);

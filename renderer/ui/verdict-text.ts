@@ -1,7 +1,23 @@
 import type { ScanVerdict } from '../../shared/checkin/decide.ts';
-import { formatAge, formatTime, type Lang, type Translate } from './i18n.ts';
+import { orderAllowsCheckin } from '../../shared/checkin/order-status.ts';
+import { CHECKIN_ERRORS } from '../../shared/checkin/wire.ts';
+import { formatAge, formatTime, orderStatusText, refusalText, type Lang, type Translate } from './i18n.ts';
 
-export type VerdictTone = 'ok' | 'warn' | 'bad' | 'stale';
+/** `out`: a check-out, in its own colour (never WELCOME green). */
+export type VerdictTone = 'ok' | 'warn' | 'bad' | 'stale' | 'out';
+
+/**
+ * A symbol in a shape beside every colour, so no verdict depends on colour alone (red-green colour blindness):
+ * a check in a circle (welcome), a cross in an octagon (not valid), an exclamation in a triangle (look again),
+ * a question mark in a diamond (not in the list), an arrow out of a square (checked out).
+ */
+export const TONE_ICON: Record<VerdictTone, { glyph: string; shape: 'circle' | 'octagon' | 'triangle' | 'diamond' | 'square' }> = {
+  ok: { glyph: '\u2713', shape: 'circle' },
+  bad: { glyph: '\u2715', shape: 'octagon' },
+  warn: { glyph: '!', shape: 'triangle' },
+  stale: { glyph: '?', shape: 'diamond' },
+  out: { glyph: '\u2192', shape: 'square' },
+};
 
 export interface VerdictText {
   tone: VerdictTone;
@@ -10,17 +26,33 @@ export interface VerdictText {
   name: string;
 }
 
-/** What the door shows for a verdict: colour, a big headline, and one line saying why or who. */
-export function verdictText(v: ScanVerdict, t: Translate, lang: Lang, opts: { checkOut?: boolean; now?: number } = {}): VerdictText {
+export interface VerdictTextOptions {
+  checkOut?: boolean;
+  now?: number;
+  /** The ticket's title in the kiosk's language (the cache holds it in the pairing URL's language). */
+  ticketTitle?: (title: string) => string;
+  /** A device's name (its door key's label) instead of its ID; `null` when unknown. */
+  deviceName?: (deviceId: string) => string | null;
+}
+
+/** Another door's name as the door reads it: its key's label, else "another door", never a hex ID. */
+export function doorName(t: Translate, label: string | null | undefined, deviceId: string | null | undefined, opts: VerdictTextOptions = {}): string | null {
+  if (label) return label;
+  if (!deviceId) return null;
+  return opts.deviceName?.(deviceId) ?? t('device.otherDoor');
+}
+
+/** What the door shows for a verdict: colour and shape, a big headline, and one line saying why or who. */
+export function verdictText(v: ScanVerdict, t: Translate, lang: Lang, opts: VerdictTextOptions = {}): VerdictText {
+  const title = (s: string | null) => (s ? (opts.ticketTitle?.(s) ?? s) : '');
   switch (v.kind) {
     case 'admitted':
-      return {
-        tone: 'ok', name: v.name, detail: v.ticketTitle ?? '',
-        headline: opts.checkOut ? t('verdict.checkedOut') : t('verdict.admitted'),
-      };
+      return opts.checkOut
+        ? { tone: 'out', name: v.name, detail: title(v.ticketTitle), headline: t('verdict.checkedOut') }
+        : { tone: 'ok', name: v.name, detail: title(v.ticketTitle), headline: t('verdict.admitted') };
     case 'already': {
       const time = formatTime(lang, v.checkedInAt, opts.now);
-      const device = v.deviceLabel || v.deviceId;
+      const device = doorName(t, v.deviceLabel, v.deviceId, opts);
       return {
         tone: 'warn', name: v.name, headline: t('verdict.already'),
         detail: device ? t('verdict.alreadyAt', { time, device }) : t('verdict.alreadyAtUnknown', { time }),
@@ -36,8 +68,10 @@ export function verdictText(v: ScanVerdict, t: Translate, lang: Lang, opts: { ch
       };
     case 'invalid': {
       const detail =
-        v.reason === 'order_not_complete' ? t('reason.order_not_complete', { status: v.orderStatus ?? '?' })
-        : v.reason === 'refused' ? t('reason.refused', { message: v.message ?? '' })
+        // The server refused an order the cache still had as paid: its status here is stale, so none is shown.
+        v.reason === 'order_not_complete' && orderAllowsCheckin(v.orderStatus) ? refusalText(t, CHECKIN_ERRORS.orderNotComplete)
+        : v.reason === 'order_not_complete' ? t('reason.order_not_complete', { status: orderStatusText(t, v.orderStatus) })
+        : v.reason === 'refused' ? refusalText(t, v.code)
         : t(`reason.${v.reason}`);
       return { tone: 'bad', name: v.name ?? '', headline: t('verdict.invalid'), detail };
     }
@@ -46,5 +80,5 @@ export function verdictText(v: ScanVerdict, t: Translate, lang: Lang, opts: { ch
 
 /** How long a verdict stays up before the kiosk returns to scanning. */
 export function verdictHoldMs(tone: VerdictTone): number {
-  return tone === 'ok' ? 1500 : 3500;
+  return tone === 'ok' || tone === 'out' ? 1500 : 3500;
 }

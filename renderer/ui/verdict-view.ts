@@ -2,9 +2,12 @@ import type { ScanResult } from '../checkin/checkin-service.ts';
 import { byId } from './dom.ts';
 import type { Lang, Translate } from './i18n.ts';
 import type { VerdictSound } from './sound.ts';
-import { verdictHoldMs, verdictText } from './verdict-text.ts';
+import { TONE_ICON, verdictHoldMs, verdictText, type VerdictTextOptions } from './verdict-text.ts';
 
-/** The full-screen verdict: colour, headline, name, why; it goes back to scanning by itself (or on tap). */
+/**
+ * The full-screen verdict: colour, a symbol in a shape, headline, name, why; it goes back to scanning by
+ * itself (or on tap).
+ */
 export class VerdictView {
   private readonly root = byId('verdict');
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -14,12 +17,17 @@ export class VerdictView {
   }
 
   /** Shows a verdict; `frameAt` (ms, performance clock) marks when the camera frame with the code arrived. */
-  show(result: ScanResult, t: Translate, lang: Lang, opts: { checkOut?: boolean; frameAt?: number } = {}): void {
-    const text = verdictText(result.verdict, t, lang, { checkOut: opts.checkOut });
+  show(result: ScanResult, t: Translate, lang: Lang, opts: VerdictTextOptions & { frameAt?: number } = {}): void {
+    const text = verdictText(result.verdict, t, lang, opts);
+    const icon = TONE_ICON[text.tone];
     this.root.className = `verdict ${text.tone}`;
     this.root.dataset.verdict = result.verdict.kind;
+    this.root.dataset.tone = text.tone;
     this.root.dataset.reason = result.verdict.kind === 'invalid' ? result.verdict.reason : '';
     this.root.dataset.mode = result.mode;
+    const iconEl = byId('verdict-icon');
+    iconEl.textContent = icon.glyph;
+    iconEl.className = `verdict-icon shape-${icon.shape}`;
     byId('verdict-headline').textContent = text.headline;
     byId('verdict-name').textContent = text.name;
     byId('verdict-detail').textContent = text.detail;

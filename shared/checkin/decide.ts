@@ -51,6 +51,8 @@ export type ScanVerdict =
       name: string | null;
       orderStatus?: string | null;
       message?: string;
+      /** `refused`: the server's error code, which the kiosk shows as local text. */
+      code?: string;
     }
   /**
    * This device admitted the attendee itself `agoMs` ago: a re-scan, not a conflict (shown amber, never sent

@@ -15,6 +15,7 @@ import { buildKioskTo } from '../e2e/kiosk-build.ts';
 import { serveKiosk } from '../e2e/fake-http-server.ts';
 import { writeY4m, type Shot } from '../e2e/y4m.ts';
 import { startTarget } from './bench-util.ts';
+import { confirmPairing, openStaff } from '../e2e/kiosk-page.ts';
 
 /**
  * npm run bench:kiosk: the kiosk in headless Chromium against the real server (own process, 127.0.0.1),
@@ -58,7 +59,7 @@ async function cacheRun(kioskBase: string, root: string, key: string, eventId: n
   const page = await browser(profile, process.env.BENCH_CAMERA ? null : 'no-camera');
   const t0 = performance.now();
   await page.goto(pairingLink(kioskBase, { url: root, api_key: key, event_id: eventId }));
-  await page.locator('#pc-ok').click(); // every pairing is confirmed by staff first
+  await confirmPairing(page); // every pairing is confirmed by staff first
   await waitReady(page, 600_000);
   const seconds = (performance.now() - t0) / 1000;
   // Everything cached, wherever it lives: the first download's snapshot chunks plus single rows.
@@ -187,7 +188,7 @@ async function main(): Promise<void> {
         };
       };
     }), queued);
-    await page.locator('#staff-toggle').click();
+    await openStaff(page);
     const check = new Database(dbFile, { readonly: true });
     const acceptedNow = () => (check.prepare("SELECT COUNT(*) AS n FROM checkins WHERE result = 'accepted' AND device_id = ?").get(deviceId) as { n: number }).n;
     // Counted while still offline: once the network is back the engine's own retry may start at once.

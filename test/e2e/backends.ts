@@ -1,4 +1,5 @@
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
+import { isoWithOffset, makeNonce } from '../../shared/checkin/ids.ts';
 import { FakeDoorServer } from '../renderer/fake-door-server.ts';
 import { startTestServer, call } from '../helpers/server.ts';
 import { startFakeHttpServer } from './fake-http-server.ts';
@@ -21,6 +22,11 @@ export interface Backend {
   revokeKey(): Promise<void>;
   /** A door key that works, but only for another event. */
   otherEventKey(): Promise<string>;
+  /**
+   * Another door admits the attendee (online, straight to the server) with its own key named `label`, with
+   * this scan time: a second kiosk that got there first.
+   */
+  admitElsewhere(attendeeId: number, label: string, scanAt: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,6 +46,11 @@ export async function modelBackend(count: number): Promise<Backend> {
     },
     async revokeKey() {
       srv.model.keys.delete('door-key');
+    },
+    async admitElsewhere(id, _label, scanAt) {
+      const a = srv.model.attendees.get(id)!;
+      a.checkin = { date: isoWithOffset(scanAt, 0), deviceId: 'door-0ther0door', nonce: makeNonce() };
+      a.changedAt = (srv.model as unknown as { cursor: number }).cursor++;
     },
     async otherEventKey() {
       srv.model.keys.add('other-event-key');
@@ -100,6 +111,13 @@ export async function realBackend(count: number): Promise<Backend> {
     },
     async revokeKey() {
       revokeApiKey(srv.db, door.id);
+    },
+    async admitElsewhere(id, label, scanAt) {
+      const key = srv.apiKey(label, event.id).key;
+      must(await call(`${root}evt/tickets/v1/attendees/${id}`, {
+        method: 'PATCH', auth: `Bearer ${key}`,
+        body: { check_in: true, check_in_date: isoWithOffset(scanAt, 0), device_id: 'door-0ther0door', nonce: makeNonce() },
+      }), 'admit at another door');
     },
     async otherEventKey() {
       const other = must(await call(`${root}evt/events/v1/events`, {

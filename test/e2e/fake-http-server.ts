@@ -62,7 +62,7 @@ export async function startFakeHttpServer(model = new FakeDoorServer(), distDir?
       'Access-Control-Allow-Origin': req.headers.origin ?? '*',
       'Access-Control-Allow-Headers': 'Authorization, Content-Type',
       'Access-Control-Allow-Methods': 'OPTIONS, GET, POST, PUT, PATCH, DELETE',
-      'Access-Control-Expose-Headers': 'X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor',
+      'Access-Control-Expose-Headers': 'X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, Date',
     };
     if (req.method === 'OPTIONS') return void res.writeHead(200, cors).end();
     const chunks: Buffer[] = [];
@@ -75,7 +75,9 @@ export async function startFakeHttpServer(model = new FakeDoorServer(), distDir?
         authorization: req.headers.authorization ?? null,
         body: text ? JSON.parse(text) : null,
       });
-      res.writeHead(out.status, { 'Content-Type': 'application/json; charset=UTF-8', ...cors, ...out.headers });
+      // The model's clock, when set, is the server's `Date` (a kiosk checks its own clock against it).
+      const date = model.now ? { Date: new Date(model.now()).toUTCString() } : {};
+      res.writeHead(out.status, { 'Content-Type': 'application/json; charset=UTF-8', ...cors, ...date, ...out.headers });
       res.end(JSON.stringify(out.body));
     });
   });

@@ -10,6 +10,7 @@ import { buildKioskTo } from './kiosk-build.ts';
 import { serveKiosk, type HttpServer } from './fake-http-server.ts';
 import { modelBackend, realBackend, type Backend } from './backends.ts';
 import { writeY4m, type Shot } from './y4m.ts';
+import { confirmPairing } from './kiosk-page.ts';
 
 /**
  * Issue 12 items 2 and 3 in headless Chromium with the fake camera: a ticket held in view for 12 s is one
@@ -80,7 +81,7 @@ const verdicts = (page: Page) => page.evaluate(() => (window as unknown as { __v
 async function pair(page: Page, backend: Backend, apiKey = backend.apiKey): Promise<void> {
   await page.goto(pairingLink(kiosk.base, { url: backend.root, api_key: apiKey, event_id: backend.eventId }));
   await page.locator('#pair-confirm[data-state="ask"]').waitFor();
-  await page.locator('#pc-ok').click();
+  await confirmPairing(page);
   await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 60_000 });
   await waitFor('the ready line', async () => (await page.locator('[data-testid="ready-info"]').getAttribute('data-attendees')) === String(backend.attendees.length));
 }

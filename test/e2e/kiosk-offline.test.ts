@@ -12,6 +12,7 @@ import { FakeDoorServer } from '../renderer/fake-door-server.ts';
 import { CHROMIUM, HEADLESS_ARGS } from './browser.ts';
 import { buildKioskTo } from './kiosk-build.ts';
 import { startFakeHttpServer, type FakeHttpServer } from './fake-http-server.ts';
+import { confirmPairing, openStaff } from './kiosk-page.ts';
 
 /**
  * Issue 12 item 8 in headless Chromium.
@@ -111,7 +112,7 @@ async function venue(): Promise<{ api: FakeHttpServer; pairing: PairingPayload; 
 async function pair(page: Page, base: string, pairing: PairingPayload): Promise<void> {
   await page.goto(pairingLink(base, pairing));
   await page.locator('#pair-confirm[data-state="ask"]').waitFor({ timeout: 30_000 });
-  await page.locator('#pc-ok').click();
+  await confirmPairing(page);
   await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 30_000 });
   await waitFor('the event title', async () => (await page.locator('#event-title').innerText()) === 'Door test event');
 }
@@ -198,7 +199,7 @@ describe('the browser kiosk as a PWA (headless Chromium)', () => {
       // Network back: the offline scans reach the server.
       await ctx.setOffline(false);
       kiosk.down = false;
-      await page.locator('#staff-toggle').click();
+      await openStaff(page);
       await page.locator('#sync-now').click();
       await waitFor('the offline scans on the server', async () => api.model.log.filter((e) => e.result === 'accepted').length >= 2);
 

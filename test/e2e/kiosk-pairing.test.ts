@@ -9,6 +9,7 @@ import { FakeDoorServer } from '../renderer/fake-door-server.ts';
 import { CHROMIUM, HEADLESS_ARGS } from './browser.ts';
 import { buildKioskTo } from './kiosk-build.ts';
 import { serveKiosk, startFakeHttpServer, type FakeHttpServer, type HttpServer } from './fake-http-server.ts';
+import { confirmPairing, openStaff } from './kiosk-page.ts';
 
 /**
  * Issue 10 item 9 in the real page: a pairing link opened in a paired kiosk (the tab already open, only the
@@ -105,7 +106,7 @@ async function pairWithVenue(page: Page, venuePairing: PairingPayload): Promise<
   assert.equal(await page.locator('#pc-server').innerText(), new URL(venuePairing.url).host);
   assert.equal(await page.locator('#pc-event').innerText(), 'Door test event');
   assert.equal(await dialog(page).getAttribute('data-kind'), 'first');
-  await page.locator('#pc-ok').click();
+  await confirmPairing(page);
   await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 30_000 });
   await waitFor('the event title', async () => (await page.locator('#event-title').innerText()) === 'Door test event');
 }
@@ -153,7 +154,7 @@ describe('kiosk pairing asks before replacing (headless Chromium)', () => {
       await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 30_000 });
       assert.equal(await dialog(page).isVisible(), false);
       assert.deepEqual(await storedPairing(page), venuePairing);
-      await page.locator('#staff-toggle').click();
+      await openStaff(page);
       await page.locator('#sync-now').click();
       await waitFor('a sync with the venue', async () => (await page.locator('#status-bar').getAttribute('data-last-sync')) !== '');
       assert.equal(hostile.model.requests, 1);
@@ -194,7 +195,7 @@ describe('kiosk pairing asks before replacing (headless Chromium)', () => {
       await page.locator('#pair-confirm[data-state="ask"]').waitFor({ timeout: 30_000 });
       assert.equal(venue.model.attendees.get(guest.id)?.checkin !== null, true, 'the scan reached the server it was made for');
       assert.equal(hostile.model.log.length, 0, 'no check-in went to the new server');
-      await page.locator('#pc-ok').click();
+      await confirmPairing(page);
       await waitFor('the new event title', async () => (await page.locator('#event-title').innerText()) === 'Harvest night');
       assert.deepEqual(await storedPairing(page), hostilePairing);
       assert.equal(hostile.model.log.length, 0);

@@ -10,6 +10,7 @@ import { buildKioskTo } from './kiosk-build.ts';
 import { serveKiosk, type HttpServer } from './fake-http-server.ts';
 import { modelBackend, realBackend, type Backend } from './backends.ts';
 import { writeY4m, type Shot } from './y4m.ts';
+import { confirmPairing, openStaff } from './kiosk-page.ts';
 
 /**
  * The kiosk in headless Chromium with a fake camera playing QR codes: pair by scanning (and confirming), download, scan
@@ -83,7 +84,7 @@ async function scenario(backend: Backend): Promise<void> {
   // Every pairing is shown and asked first (issue 10): the target server and event, then staff confirm.
   await page.locator('#pair-confirm[data-state="ask"]').waitFor();
   assert.equal(await page.locator('#pc-server').innerText(), new URL(backend.root).host);
-  await page.locator('#pc-ok').click();
+  await confirmPairing(page);
   await waitFor('the first check-in on the server', async () => (await backend.checkin(a1.id)).checkedIn);
   const deviceId = await deviceOf(page);
   assert.equal((await backend.checkin(a1.id)).deviceId, deviceId);
@@ -101,7 +102,7 @@ async function scenario(backend: Backend): Promise<void> {
   for (const a of [a2, a3, a4]) assert.equal((await backend.checkin(a.id)).checkedIn, false);
   // Network back: staff press "Sync now" rather than wait for the backoff timer.
   await ctx.unrouteAll();
-  await page.locator('#staff-toggle').click();
+  await openStaff(page);
   await page.locator('#sync-now').click();
   await waitFor('the queue to drain', async () => (await pending(page)) === 0);
   for (const a of [a2, a3, a4]) assert.deepEqual(await backend.checkin(a.id), { checkedIn: true, deviceId });

@@ -10,6 +10,7 @@ import { realBackend } from '../e2e/backends.ts';
 import { writeY4m, type Shot } from '../e2e/y4m.ts';
 import { startSyncTrap, type HoldMode } from './browser-proxy.ts';
 import { fetchCheckins } from './kiosk-sim.ts';
+import { confirmPairing, openStaff } from '../e2e/kiosk-page.ts';
 
 const FPS = 5;
 
@@ -83,7 +84,7 @@ export async function kioskCrashScenario(kills: number): Promise<KioskCrashResul
     let { ctx, page } = await open(video('pair', [
       { text: null, frames: 3 }, { text: pairing, frames: 8 }, { text: null, frames: 12 }, { text: first!.ticketUrl, frames: 8 }, { text: null, frames: 40 },
     ]), false);
-    await page.locator('#pc-ok').click(); // every pairing is confirmed by staff first
+    await confirmPairing(page); // every pairing is confirmed by staff first
     await waitFor('the first check-in', async () => (await backend.checkin(first!.id)).checkedIn);
     await waitFor('the list cached', async () => (await page.locator('#last-sync').innerText()).length > 0 && !(await page.locator('#progress').isVisible()));
     await ctx.close();
@@ -97,7 +98,7 @@ export async function kioskCrashScenario(kills: number): Promise<KioskCrashResul
       const mode: HoldMode = round % 2 === 0 ? 'after-commit' : 'before-server';
       const caught = trap.arm(mode);
       await ctx.unrouteAll();
-      await page.locator('#staff-toggle').click();
+      await openStaff(page);
       await page.locator('#sync-now').click();
       await caught;
       const pid = browserPid(profile);

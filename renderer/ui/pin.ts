@@ -1,0 +1,204 @@
+import { z } from 'zod';
+import type { KioskDb } from '../store/db.ts';
+
+/**
+ * The supervisor PIN that guards the staff tools (search, manual check-in and out, unpair). Set when the
+ * kiosk is paired; stored only as a salted PBKDF2-SHA-256 hash in the kiosk's Dexie `meta` table. Wrong
+ * attempts are counted in the same table (a reload does not reset them): every 5 wrong in a row lock the
+ * PIN pad, first for 60 s, then twice as long each time, up to 15 min.
+ *
+ * WebCrypto's `subtle` exists only in a secure context; a kiosk opened over plain http on the venue LAN has
+ * none, so the same PBKDF2 is also computed here in plain JavaScript (same algorithm, same result).
+ */
+
+export const PIN_MIN = 4;
+export const PIN_MAX = 12;
+export const PIN_ITERATIONS = 100_000;
+export const PIN_MAX_FAILS = 5;
+export const PIN_LOCK_MS = 60_000;
+export const PIN_LOCK_MAX_MS = 15 * 60_000;
+
+const PIN_KEY = 'supervisorPin';
+const ATTEMPTS_KEY = 'supervisorPinAttempts';
+
+const PinRecord = z.object({
+  algo: z.literal('PBKDF2-SHA-256'),
+  iterations: z.number().int().min(1000).max(10_000_000),
+  salt: z.string().regex(/^[0-9a-f]{32,}$/),
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type PinRecord = z.infer<typeof PinRecord>;
+
+const Attempts = z.object({
+  fails: z.number().int().nonnegative(),
+  locks: z.number().int().nonnegative(),
+  lockedUntil: z.number(),
+});
+type Attempts = z.infer<typeof Attempts>;
+const NO_ATTEMPTS: Attempts = { fails: 0, locks: 0, lockedUntil: 0 };
+
+/** A PIN door staff can type on a number pad: 4 to 12 digits. */
+export function validPin(pin: string): boolean {
+  return new RegExp(`^[0-9]{${PIN_MIN},${PIN_MAX}}$`).test(pin);
+}
+
+// --- SHA-256, HMAC and PBKDF2 over bytes, for pages without WebCrypto (insecure contexts) ---
+
+const K = new Uint32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
+  0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
+  0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+  0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
+  0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+  0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+
+export function sha256(data: Uint8Array): Uint8Array {
+  const bitLen = data.length * 8;
+  const padded = new Uint8Array(((data.length + 9 + 63) >> 6) << 6);
+  padded.set(data);
+  padded[data.length] = 0x80;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(bitLen / 0x100000000));
+  view.setUint32(padded.length - 4, bitLen >>> 0);
+  const h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+  const w = new Uint32Array(64);
+  for (let off = 0; off < padded.length; off += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(off + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const a = w[i - 15], b = w[i - 2];
+      const s0 = ((a >>> 7) | (a << 25)) ^ ((a >>> 18) | (a << 14)) ^ (a >>> 3);
+      const s1 = ((b >>> 17) | (b << 15)) ^ ((b >>> 19) | (b << 13)) ^ (b >>> 10);
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
+    }
+    let [a, b, c, d, e, f, g, hh] = h;
+    for (let i = 0; i < 64; i++) {
+      const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+      const t1 = (hh + S1 + ((e & f) ^ (~e & g)) + K[i] + w[i]) | 0;
+      const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+      const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+      hh = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+    }
+    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+  }
+  const out = new Uint8Array(32);
+  const ov = new DataView(out.buffer);
+  for (let i = 0; i < 8; i++) ov.setUint32(i * 4, h[i]);
+  return out;
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** PBKDF2-HMAC-SHA-256 with a 32-byte output, in plain JavaScript. */
+export function pbkdf2Sha256Js(password: Uint8Array, salt: Uint8Array, iterations: number): Uint8Array {
+  const key = password.length > 64 ? sha256(password) : password;
+  const block = new Uint8Array(64);
+  block.set(key);
+  const ipad = block.map((b) => b ^ 0x36);
+  const opad = block.map((b) => b ^ 0x5c);
+  const hmac = (msg: Uint8Array) => sha256(concat(opad, sha256(concat(ipad, msg))));
+  let u = hmac(concat(salt, new Uint8Array([0, 0, 0, 1])));
+  const out = u.slice();
+  for (let i = 1; i < iterations; i++) {
+    u = hmac(u);
+    for (let j = 0; j < 32; j++) out[j] ^= u[j];
+  }
+  return out;
+}
+
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+const fromHex = (text: string) => Uint8Array.from(text.match(/../g) ?? [], (b) => parseInt(b, 16));
+
+/** PBKDF2-SHA-256 of the PIN: WebCrypto where the page has it, else the JavaScript version. */
+export async function derivePin(pin: string, saltHex: string, iterations: number, useSubtle = true): Promise<string> {
+  const password = new TextEncoder().encode(pin);
+  const salt = fromHex(saltHex);
+  const subtle = useSubtle ? globalThis.crypto?.subtle : undefined;
+  if (subtle) {
+    const key = await subtle.importKey('raw', password, 'PBKDF2', false, ['deriveBits']);
+    const bits = await subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, key, 256);
+    return hex(new Uint8Array(bits));
+  }
+  return hex(pbkdf2Sha256Js(password, salt, iterations));
+}
+
+/** Equal-time comparison of two hex digests. */
+function sameDigest(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+export async function hasPin(db: KioskDb): Promise<boolean> {
+  return PinRecord.safeParse((await db.meta.get(PIN_KEY))?.value).success;
+}
+
+/** Stores a new PIN (a fresh salt each time) and clears the wrong-attempt count. */
+export async function setPin(db: KioskDb, pin: string, iterations = PIN_ITERATIONS): Promise<void> {
+  if (!validPin(pin)) throw new Error(`the PIN must be ${PIN_MIN} to ${PIN_MAX} digits`);
+  const saltBytes = new Uint8Array(16);
+  crypto.getRandomValues(saltBytes);
+  const salt = hex(saltBytes);
+  const record: PinRecord = { algo: 'PBKDF2-SHA-256', iterations, salt, hash: await derivePin(pin, salt, iterations) };
+  await db.transaction('rw', db.meta, async () => {
+    await db.meta.put({ key: PIN_KEY, value: record });
+    await db.meta.put({ key: ATTEMPTS_KEY, value: NO_ATTEMPTS });
+  });
+}
+
+export type PinCheck =
+  | { ok: true }
+  /** Wrong PIN: `left` more tries before the pad locks. */
+  | { ok: false; reason: 'wrong'; left: number }
+  /** Too many wrong PINs: try again at `until` (ms since epoch). The PIN typed was not even checked. */
+  | { ok: false; reason: 'locked'; until: number }
+  /** No PIN is set on this kiosk: pairing sets one. */
+  | { ok: false; reason: 'unset' };
+
+async function attempts(db: KioskDb): Promise<Attempts> {
+  const parsed = Attempts.safeParse((await db.meta.get(ATTEMPTS_KEY))?.value);
+  return parsed.success ? parsed.data : NO_ATTEMPTS;
+}
+
+/** When the pad is locked until, or `null` when it is not. */
+export async function pinLockedUntil(db: KioskDb, now = Date.now()): Promise<number | null> {
+  const a = await attempts(db);
+  return a.lockedUntil > now ? a.lockedUntil : null;
+}
+
+/** Checks a PIN, counting wrong ones; while locked, nothing is checked. */
+export async function checkPin(db: KioskDb, pin: string, now = Date.now()): Promise<PinCheck> {
+  const record = PinRecord.safeParse((await db.meta.get(PIN_KEY))?.value);
+  if (!record.success) return { ok: false, reason: 'unset' };
+  const before = await attempts(db);
+  if (before.lockedUntil > now) return { ok: false, reason: 'locked', until: before.lockedUntil };
+  const { salt, iterations, hash } = record.data;
+  const right = validPin(pin) && sameDigest(await derivePin(pin, salt, iterations), hash);
+  // Read again after the (slow) hash: a second pad must not slip in attempts between read and write.
+  return db.transaction('rw', db.meta, async () => {
+    const a = await attempts(db);
+    if (a.lockedUntil > now) return { ok: false, reason: 'locked', until: a.lockedUntil } as const;
+    if (right) {
+      await db.meta.put({ key: ATTEMPTS_KEY, value: NO_ATTEMPTS });
+      return { ok: true } as const;
+    }
+    const fails = a.fails + 1;
+    if (fails >= PIN_MAX_FAILS) {
+      const until = now + Math.min(PIN_LOCK_MAX_MS, PIN_LOCK_MS * 2 ** a.locks);
+      await db.meta.put({ key: ATTEMPTS_KEY, value: { fails: 0, locks: a.locks + 1, lockedUntil: until } });
+      return { ok: false, reason: 'locked', until } as const;
+    }
+    await db.meta.put({ key: ATTEMPTS_KEY, value: { ...a, fails } });
+    return { ok: false, reason: 'wrong', left: PIN_MAX_FAILS - fails } as const;
+  });
+}

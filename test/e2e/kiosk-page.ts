@@ -1,0 +1,37 @@
+import type { Page } from 'playwright-core';
+
+/** The supervisor PIN the e2e tests set when they pair a kiosk. */
+export const TEST_PIN = '2468';
+
+/**
+ * Confirms the open pairing question the way a supervisor does: where it asks for a supervisor PIN (a first
+ * pairing, another server or event), types it twice, then presses the confirm button.
+ */
+export async function confirmPairing(page: Page, pin = TEST_PIN): Promise<void> {
+  await page.locator('#pair-confirm[data-state="ask"]').waitFor();
+  if ((await page.locator('#pair-confirm').getAttribute('data-pin')) === 'set') {
+    await page.locator('#pc-pin-1').fill(pin);
+    await page.locator('#pc-pin-2').fill(pin);
+  }
+  await page.locator('#pc-ok').click();
+}
+
+/** Opens the staff tools with the supervisor PIN. */
+export async function openStaff(page: Page, pin = TEST_PIN): Promise<void> {
+  await page.locator('#staff-toggle').click();
+  await page.locator('#pin-input').waitFor({ state: 'visible' });
+  await page.locator('#pin-input').fill(pin);
+  await page.locator('#modal-ok').click();
+  await page.locator('#staff-panel').waitFor({ state: 'visible' });
+}
+
+/**
+ * A barcode scanner (keyboard wedge) reading `code`: every key and the final Enter dispatched in one go, as a
+ * scanner sends them, so a busy test machine cannot split the code with a pause between keys.
+ */
+export async function wedgeScan(page: Page, code: string): Promise<void> {
+  await page.evaluate((text) => {
+    (document.activeElement as HTMLElement | null)?.blur();
+    for (const key of [...text, 'Enter']) document.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
+  }, code);
+}
