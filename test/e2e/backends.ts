@@ -70,13 +70,13 @@ function must<T>(res: { status: number; body: T; text: string }, what: string, o
  * The real server (createApp on a fresh SQLite file), seeded through its own API as an organizer would:
  * an event, a free ticket, and attendees created at the box office.
  */
-export async function realBackend(count: number): Promise<Backend> {
+export async function realBackend(count: number, opts: { names?: string[]; title?: string } = {}): Promise<Backend> {
   const srv = await startTestServer();
   const admin = srv.admin;
   const root = srv.root;
   const event = must(await call(`${root}evt/events/v1/events`, {
     method: 'POST', auth: admin,
-    body: { title: 'Door e2e', status: 'publish', start_date: '2030-01-01 18:00:00', end_date: '2030-01-01 23:00:00' },
+    body: { title: opts.title ?? 'Door e2e', status: 'publish', start_date: '2030-01-01 18:00:00', end_date: '2030-01-01 23:00:00' },
   }), 'create event') as { id: number };
   const single = must(await call(`${root}evt/events/v1/events/${event.id}`, { auth: admin }), 'read event') as { nonces?: { add_ticket_nonce?: string } };
   const ticket = must(await call(`${root}evt/tickets/v1/tickets`, {
@@ -91,7 +91,7 @@ export async function realBackend(count: number): Promise<Backend> {
   const key = door.key;
   const attendees: Backend['attendees'] = [];
   for (let i = 0; i < count; i++) {
-    const name = `Guest ${i + 1}`;
+    const name = opts.names?.[i] ?? `Guest ${i + 1}`;
     const created = must(await call(`${root}evt/tickets/v1/attendees`, {
       method: 'POST', auth: `Bearer ${key}`, body: { ticket_id: ticketId, full_name: name, email: `guest${i + 1}@example.test` },
     }), 'create attendee') as { id: number };

@@ -170,8 +170,9 @@ describe('upload', () => {
     assert.equal(p1, p2);
     assert.equal(p2, p3);
     await p1;
-    // Two runs: the key checked against the event (1 GET), the first full download (3 GETs) and one delta (1 GET).
-    assert.equal(server.requests, 5);
+    // Two runs: the key checked against the event (1 GET), the first full download (3 GETs, and the ticket titles
+    // in each kiosk language: 2 more) and one delta (1 GET).
+    assert.equal(server.requests, 7);
     await d.close();
   });
 });

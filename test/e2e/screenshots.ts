@@ -1,0 +1,169 @@
+/**
+ * `npm run screenshots`: drives the e2e setup (the real server on a fresh database, a private kiosk build, headless
+ * Chromium with a fake camera) through a door shift and writes PNGs of the kiosk, in English and Estonian, to
+ * docs/screenshots/: the pairing confirmation, the main screen (landscape and portrait), a WELCOME and a NOT VALID
+ * verdict, the device banner, the conflict line, and the preflight panel.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { pairingLink } from '../../shared/checkin/pairing.ts';
+import type { Lang } from '../../shared/lang.ts';
+import { launchKiosk } from './browser.ts';
+import { buildKioskTo } from './kiosk-build.ts';
+import { serveKiosk } from './fake-http-server.ts';
+import { realBackend } from './backends.ts';
+import { confirmPairing, openStaff, wedgeScan } from './kiosk-page.ts';
+import { writeY4m } from './y4m.ts';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const outDir = path.join(repo, 'docs/screenshots');
+const NAMES = ['Karl Rebane', 'Mari Tamm', 'Jaan Kask', 'Liis Saar', 'Peeter Mets', 'Anna Lepik', 'Toomas Kuusk', 'Kadri Pärn'];
+const LANDSCAPE = { width: 1280, height: 800 };
+const PORTRAIT = { width: 800, height: 1280 };
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  const file = path.join(outDir, `${name}.png`);
+  await page.screenshot({ path: file });
+  console.log(`wrote ${path.relative(repo, file)}`);
+}
+
+/** Scans by the barcode scanner and keeps the verdict on screen (it would go back to scanning by itself). */
+async function scanAndHold(page: Page, code: string): Promise<void> {
+  await page.evaluate(() => {
+    const el = document.getElementById('verdict')!;
+    const w = window as unknown as { __hold?: MutationObserver };
+    w.__hold?.disconnect();
+    w.__hold = new MutationObserver(() => {
+      if (el.hidden && el.dataset.held === '1') el.hidden = false;
+    });
+    w.__hold.observe(el, { attributes: true, attributeFilter: ['hidden'] });
+    el.dataset.held = '';
+  });
+  await wedgeScan(page, code);
+  await page.waitForFunction(() => !document.getElementById('verdict')!.hidden);
+  await page.evaluate(() => {
+    document.getElementById('verdict')!.dataset.held = '1';
+  });
+}
+
+async function releaseVerdict(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const el = document.getElementById('verdict')!;
+    el.dataset.held = '';
+    el.hidden = true;
+  });
+}
+
+function wrongCode(url: string): string {
+  const u = new URL(url);
+  u.searchParams.set('security_code', 'ffffffffffff');
+  return u.toString();
+}
+
+async function shift(lang: Lang, kioskBase: string, work: string): Promise<void> {
+  const backend = await realBackend(NAMES.length, { names: NAMES, title: lang === 'et' ? 'Sügisöö kontsert' : 'Harvest Night concert' });
+  const video = path.join(work, 'blank.y4m');
+  writeY4m(video, [{ text: null, frames: 10 }], 5);
+  const ctx = await launchKiosk(path.join(work, `profile-${lang}`), video);
+  try {
+    const page = ctx.pages()[0] ?? (await ctx.newPage());
+    await page.setViewportSize(LANDSCAPE);
+    await page.goto(`${kioskBase}/kiosk/`);
+    await page.waitForFunction(() => document.title === 'Doorstep door' || document.title === 'Doorstep uks');
+    await page.locator('#lang').selectOption(lang);
+
+    // The pairing question, with the supervisor PIN to set.
+    await page.goto(pairingLink(kioskBase, { url: backend.root, api_key: backend.apiKey, event_id: backend.eventId }));
+    await page.locator('#pair-confirm[data-state="ask"]').waitFor();
+    await page.locator('#pc-pin-1').fill('2468');
+    await page.locator('#pc-pin-2').fill('2468');
+    await shot(page, `pairing-confirm-${lang}`);
+    await confirmPairing(page);
+    await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 60_000 });
+
+    // A few guests at the door.
+    const [karl, mari, jaan, liis, peeter] = backend.attendees;
+    await scanAndHold(page, mari.ticketUrl);
+    await shot(page, `verdict-welcome-${lang}`);
+    await releaseVerdict(page);
+    await scanAndHold(page, wrongCode(jaan.ticketUrl));
+    await shot(page, `verdict-not-valid-${lang}`);
+    await releaseVerdict(page);
+    for (const guest of [liis, peeter]) {
+      await wedgeScan(page, guest.ticketUrl);
+      await page.waitForFunction(() => !document.getElementById('verdict')!.hidden);
+      await releaseVerdict(page);
+    }
+    await until('the counters', async () => (await page.locator('#c-inside').getAttribute('data-value')) === '3');
+    await until('the recent scans', async () => (await page.locator('#recent-list li.recent-row').count()) === 4);
+    await page.locator('#ready-info').evaluate((el) => {
+      el.hidden = true;
+    });
+    await shot(page, `main-${lang}`);
+    await page.setViewportSize(PORTRAIT);
+    await shot(page, `main-portrait-${lang}`);
+    await page.setViewportSize(LANDSCAPE);
+
+    // The network drops: Karl is admitted here from the cache, and the kiosk says it needs attention.
+    await ctx.route((url) => url.href.startsWith(backend.base), (route) => route.abort('internetdisconnected'));
+    await wedgeScan(page, karl.ticketUrl);
+    await page.waitForFunction(() => !document.getElementById('verdict')!.hidden);
+    await releaseVerdict(page);
+    await until('the device banner', async () => page.locator('#device-banner').isVisible(), 60_000);
+    await shot(page, `device-banner-${lang}`);
+
+    // Door 2 admitted Karl 19 s later but reached the server first: the conflict line on this (losing) kiosk.
+    const ourScanAt = await page.evaluate(() => new Promise<number>((resolve) => {
+      const req = indexedDB.open('doorstep-kiosk');
+      req.onsuccess = () => {
+        const all = req.result.transaction('outbox').objectStore('outbox').getAll();
+        all.onsuccess = () => resolve(all.result[0].scanAt);
+      };
+    }));
+    await backend.admitElsewhere(karl.id, lang === 'et' ? 'Uks 2' : 'Door 2', Math.ceil((ourScanAt + 19_000) / 1000) * 1000);
+    await ctx.unrouteAll();
+    await openStaff(page);
+    await page.locator('#sync-now').click();
+    await page.locator('#staff-lock').click();
+    await until('the conflict line', async () => page.locator('#conflict-line').isVisible());
+    await until('the banner gone', async () => !(await page.locator('#device-banner').isVisible()));
+    await shot(page, `conflict-${lang}`);
+
+    // Ready for doors?
+    await page.locator('#preflight-toggle').click();
+    await until('the preflight checks', async () => (await page.locator('#preflight-list .pf-row').count()) === 5);
+    await wedgeScan(page, 'DOOR-TEST-0042');
+    await until('the scanner test', async () => page.locator('#preflight-scan').isVisible());
+    await shot(page, `preflight-${lang}`);
+  } finally {
+    await ctx.close();
+    await backend.close();
+  }
+}
+
+async function main(): Promise<void> {
+  fs.mkdirSync(outDir, { recursive: true });
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-shots-'));
+  const dist = await buildKioskTo();
+  const kiosk = await serveKiosk(dist);
+  try {
+    for (const lang of ['en', 'et'] as const) await shift(lang, kiosk.base, work);
+  } finally {
+    await kiosk.close();
+    fs.rmSync(dist, { recursive: true, force: true });
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
