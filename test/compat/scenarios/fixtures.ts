@@ -86,7 +86,7 @@ export function fixtures(): Req[] {
     ticket('ga', 'ev_concert', { provider: 'tc', name: 'General admission', description: 'Standing', price: '25', ticket: { capacity: 100 } }),
     ticket('vip', 'ev_concert', { provider: 'tc', name: 'VIP', description: 'Front rows', price: '60', ticket: { capacity: 20 } }),
     ticket('rsvp', 'ev_talk', { provider: 'rsvp', name: 'Free seat', ticket: { capacity: 50 } }),
-    ticket('jazz', 'ev_jazz', { provider: 'tc', name: 'Jazz entry', price: '15' }),
+    ticket('jazz', 'ev_jazz', { provider: 'tc', name: 'Jazz entry', price: '15', ticket: { capacity: 30 } }),
     attendee('grace', 'tk_ga', 'Grace Hopper', 'grace@example.com'),
     attendee('alan', 'tk_ga', 'Alan Turing', 'alan@example.com'),
     attendee('edsger', 'tk_rsvp', 'Edsger Dijkstra', 'edsger@example.com'),

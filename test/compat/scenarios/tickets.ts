@@ -154,6 +154,8 @@ export function tickets(): Req[] {
     post_id: '{ev_jazz}', add_ticket_nonce: '{nonce:add_ticket_nonce:ev_jazz}', provider: 'tc', name: 'Balcony', description: 'Up high', price: '30',
     start_date: '{Y1}-01-01', start_time: '08:00:00', end_date: '{Y1}-03-31', end_time: '20:00:00', sku: 'BALC', ticket: { capacity: 40 },
   }, 'admin', { save: 'tk_balcony' });
+  t('create.no_capacity', 'POST', '{T}/tickets', { post_id: '{ev_allday}', add_ticket_nonce: '{nonce:add_ticket_nonce:ev_allday}', provider: 'tc', name: 'Door sale', price: '7' }, 'admin', { save: 'tk_door' });
+  out.push({ name: 'tickets.write.no_capacity.attendee', as: 'admin', method: 'POST', path: '{T}/attendees', json: { ticket_id: '{tk_door}', full_name: 'Late Comer', email: 'late@example.com' } });
   out.push({ name: 'tickets.write.get_new.admin', as: 'admin', path: '{T}/tickets/{tk_balcony}' });
   t('create.json', 'POST', '{T}/tickets', undefined, 'admin', { json: { post_id: '{ev_jazz}', add_ticket_nonce: '{nonce:add_ticket_nonce:ev_jazz}', provider: 'tc', name: 'JSON ticket', price: '3' } });
   t('update.bad_nonce', 'PUT', '{T}/tickets/{tk_balcony}', { post_id: '{ev_jazz}', edit_ticket_nonce: 'bad', name: 'Y' });
