@@ -121,7 +121,6 @@ export class PairConfirmView {
     // Refused: only Close is offered (show() brings the confirm button back for ordinary questions).
     this.ok.hidden = plan.refused;
     if (plan.refused) this.cancel.textContent = t('button.close');
-    if (this.needPin) this.pin1.focus();
     return new Promise((resolve) => {
       this.answer = resolve;
     });

@@ -32,6 +32,7 @@ export class StatusBar {
     const device = byId('device');
     device.textContent = t('status.deviceShort', { id: this.ctx.deviceId.replace(/^door-/, '').slice(-4) });
     device.title = t('status.device', { id: this.ctx.deviceId });
+    device.dataset.deviceId = this.ctx.deviceId;
     // Machine-readable state for tests and monitoring of a kiosk fleet.
     const bar = byId('status-bar');
     bar.dataset.online = String(s.online);

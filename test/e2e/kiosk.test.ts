@@ -70,7 +70,7 @@ async function open(profile: string, y4m: string, offlineRoot?: string): Promise
 }
 
 const pending = async (page: Page) => Number(await page.locator('#pending').getAttribute('data-count'));
-const deviceOf = async (page: Page) => (await page.locator('#device').innerText()).split(' ').pop() ?? '';
+const deviceOf = async (page: Page) => (await page.locator('#device').getAttribute('data-device-id')) ?? '';
 
 async function scenario(backend: Backend): Promise<void> {
   const [a1, a2, a3, a4, a5, a6] = backend.attendees;
