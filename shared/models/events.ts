@@ -13,6 +13,8 @@ export const Term = z.object({
   meta: z.array(z.unknown()),
   url: z.string(),
   urls: z.object({ self: z.string(), collection: z.string(), up: z.string().optional() }),
+  /** Create and update answers only: the written term's links (WordPress's term controller shape). */
+  _links: z.record(z.string(), z.unknown()).optional(),
 });
 export type Term = z.infer<typeof Term>;
 
@@ -87,10 +89,12 @@ export const Organizer = z.object({
 });
 export type Organizer = z.infer<typeof Organizer>;
 
+/** Counts; on a password-blanked archive event the string "null", as the original answers them. */
+const blankedCount = z.union([z.number().int(), z.literal('null')]);
 export const Attendance = z.object({
-  total_attendees: z.number().int().nullable(),
-  checked_in: z.number().int().nullable(),
-  not_checked_in: z.number().int().nullable(),
+  total_attendees: blankedCount,
+  checked_in: blankedCount,
+  not_checked_in: blankedCount,
 });
 
 export const Event = z.object({

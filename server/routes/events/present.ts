@@ -9,8 +9,8 @@ import { getLinkedRows } from '../../db/repos/linked.ts';
 import type { PostRow } from '../../db/repos/posts.ts';
 import type { TermRow } from '../../db/repos/terms.ts';
 import { termsOfPosts } from '../../db/repos/terms.ts';
-import { autop, dropEmpty, excerptOf, pick, stripTags } from '../../content/text.ts';
-import { formatCost } from './cost.ts';
+import { autop, dropEmpty, excerptOf, pick } from '../../content/text.ts';
+import { restCost } from './cost.ts';
 import { hooks } from '../../http/hooks.ts';
 import { stmt } from '../../db/connection.ts';
 
@@ -54,8 +54,26 @@ function contentOf(ctx: Ctx, p: PostRow): string {
   return pick(ctx.lang, p.content, p.content_et);
 }
 
+/** The post's own excerpt, as TEC answers `excerpt`: only one that was given (none derived from the content). */
 function excerptText(ctx: Ctx, p: PostRow): string {
-  return excerptOf(pick(ctx.lang, p.excerpt, p.excerpt_et), contentOf(ctx, p));
+  const given = pick(ctx.lang, p.excerpt, p.excerpt_et);
+  return given.trim() ? autop(given) : '';
+}
+
+/** `get_the_excerpt` as TEC's JSON-LD reads it: the given excerpt, else the first 55 words of the content. */
+function ldDescription(ctx: Ctx, p: PostRow): string {
+  const text = excerptOf(pick(ctx.lang, p.excerpt, p.excerpt_et), contentOf(ctx, p));
+  return text ? escHtml(`${text}\n`) : '';
+}
+
+/** WordPress `esc_html`. */
+function escHtml(s: string): string {
+  return s.replace(/&(?!#?\w+;)/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
+}
+
+/** WordPress `antispambot`, deterministic: every other character as a decimal entity. */
+function antispambot(email: string): string {
+  return [...email].map((c, i) => (i % 2 === 0 ? `&#${c.codePointAt(0)};` : c)).join('');
 }
 
 function termUrls(ctx: Ctx, t: TermRow): { self: string; collection: string; up?: string } {
@@ -124,13 +142,14 @@ export interface PresentOpts {
   single?: boolean;
 }
 
+/** TEC's venue JSON-LD (no `@context` of its own; `url` empty; only the address parts given). */
 function venueJsonLd(ctx: Ctx, v: VenueRow): Record<string, unknown> {
   const ld: Record<string, unknown> = {
     '@type': 'Place',
     name: titleOf(ctx, v),
-    description: stripTags(excerptText(ctx, v)),
-    url: permalink(ctx, 'venue', v),
-    address: { '@type': 'PostalAddress', streetAddress: v.address, addressLocality: v.city, addressRegion: v.stateprovince || v.state || v.province, postalCode: v.zip, addressCountry: v.country },
+    description: ldDescription(ctx, v),
+    url: '',
+    address: dropEmpty({ '@type': 'PostalAddress', streetAddress: v.address, addressLocality: v.city, addressRegion: v.stateprovince || v.state || v.province, postalCode: v.zip, addressCountry: v.country }),
     telephone: v.phone,
     sameAs: v.website,
   };
@@ -138,8 +157,9 @@ function venueJsonLd(ctx: Ctx, v: VenueRow): Record<string, unknown> {
   return ld;
 }
 
+/** TEC's organizer JSON-LD: `url` is the website, the e-mail obfuscated as `antispambot` does. */
 function organizerJsonLd(ctx: Ctx, o: OrganizerRow): Record<string, unknown> {
-  return { '@type': 'Person', name: titleOf(ctx, o), description: stripTags(excerptText(ctx, o)), url: permalink(ctx, 'organizer', o), telephone: o.phone, email: o.email, sameAs: o.website };
+  return { '@type': 'Person', name: titleOf(ctx, o), description: ldDescription(ctx, o), url: o.website, telephone: o.phone, email: o.email ? antispambot(o.email) : '', sameAs: o.website };
 }
 
 /** The keys venues and organizers share, in TEC's order: post head, title under the kind's key, texts, image. */
@@ -171,7 +191,7 @@ function presentVenue(ctx: Ctx, v: VenueRow, images: Map<number, AttachmentRow>,
     body.geo_lat = v.lat;
     body.geo_lng = v.lng;
   }
-  if (opts.single) body.json_ld = { '@context': 'http://schema.org', ...venueJsonLd(ctx, v) };
+  if (opts.single) body.json_ld = venueJsonLd(ctx, v);
   const gid = globalId(ctx, v.id);
   return {
     ...dropEmpty(body),
@@ -189,7 +209,7 @@ function presentOrganizer(ctx: Ctx, o: OrganizerRow, images: Map<number, Attachm
     website: o.website,
     email: o.email,
   };
-  if (opts.single) body.json_ld = { '@context': 'http://schema.org', ...organizerJsonLd(ctx, o) };
+  if (opts.single) body.json_ld = organizerJsonLd(ctx, o);
   const gid = globalId(ctx, o.id);
   body.global_id = gid;
   body.global_id_lineage = [gid];
@@ -202,12 +222,9 @@ export function presentLinked(ctx: Ctx, kind: LinkedKind, ids: number[], opts: P
   return rows.map((r) => (kind === 'venue' ? presentVenue(ctx, r as VenueRow, images, opts) : presentOrganizer(ctx, r as OrganizerRow, images, opts)));
 }
 
-/** A linked post's own JSON-LD (presented for single reads), without its `@context`, to embed in an event's. */
+/** A linked post's own JSON-LD (presented for single reads), to embed in an event's. */
 function embeddedLd(presented: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  const ld = presented?.json_ld as Record<string, unknown> | undefined;
-  if (!ld) return undefined;
-  const { '@context': _context, ...rest } = ld;
-  return rest;
+  return presented?.json_ld as Record<string, unknown> | undefined;
 }
 
 /** Adds fields other namespaces own (Event Tickets: `ticketed`, `attendance`) to presented events. */
@@ -217,7 +234,10 @@ export function eventDecorators(ctx: Ctx): EventDecorator[] {
   return hooks(ctx.app).eventDecorators;
 }
 
-/** Fields a password-protected event shows in an archive to a caller without the password. */
+/**
+ * Fields a password-protected event shows in an archive to a caller without the password (administrators too,
+ * as in the original; `attendance` counts become the string "null" there).
+ */
 export function blankProtected(e: Record<string, unknown>): void {
   Object.assign(e, {
     description: '',
@@ -239,7 +259,7 @@ export function blankProtected(e: Record<string, unknown>): void {
     custom_fields: [],
   });
   if ('ticketed' in e) e.ticketed = null;
-  if ('attendance' in e) e.attendance = { total_attendees: null, checked_in: null, not_checked_in: null };
+  if ('attendance' in e) e.attendance = { total_attendees: 'null', checked_in: 'null', not_checked_in: 'null' };
 }
 
 /** A presented event as kept between requests: the object (never handed out itself) and its JSON. */
@@ -338,8 +358,37 @@ export function eventJson(e: Record<string, unknown>): string {
   return k.json.length > 2 ? `${k.json.slice(0, -1)}${extra}}` : JSON.stringify(e);
 }
 
+interface TicketPrice {
+  event_id: number;
+  price_minor: number;
+  currency: string;
+  available_from_utc: string;
+  available_until_utc: string;
+}
+
+const TICKET_PRICES_SQL = `SELECT t.event_id, t.price_minor, t.currency, t.available_from_utc, t.available_until_utc FROM tickets t JOIN posts p ON p.id = t.post_id
+  WHERE t.event_id IN (SELECT value FROM json_each(?)) AND p.status = 'publish' ORDER BY t.post_id`;
+
+/** The published tickets of each event, by ID, for the cost (ET adds their prices to it) and JSON-LD offers. */
+function ticketPrices(ctx: Ctx, ids: readonly number[]): Map<number, TicketPrice[]> {
+  const out = new Map<number, TicketPrice[]>();
+  if (!ids.length) return out;
+  for (const t of stmt(ctx.db, TICKET_PRICES_SQL).all(JSON.stringify(ids)) as TicketPrice[]) {
+    const list = out.get(t.event_id);
+    if (list) list.push(t);
+    else out.set(t.event_id, [t]);
+  }
+  return out;
+}
+
+/** A stored UTC date-time (`YYYY-MM-DD HH:MM:SS`) as JSON-LD writes it: `YYYY-MM-DDTHH:MM:SS+00:00`. */
+function ldTime(utc: string): string | undefined {
+  return /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(utc) ? `${utc.replace(' ', 'T')}+00:00` : undefined;
+}
+
 function presentFresh(ctx: Ctx, rows: EventRow[], opts: PresentOpts): Record<string, unknown>[] {
   const ids = rows.map((r) => r.id);
+  const tickets = ticketPrices(ctx, ids);
   const vLinks = venueLinks(ctx.db, ids);
   const oLinks = organizerLinks(ctx.db, ids);
   const venueIds = [...new Set(vLinks.map((l) => l.linked_id))];
@@ -377,7 +426,8 @@ function presentFresh(ctx: Ctx, rows: EventRow[], opts: PresentOpts): Record<str
     const postTerms = terms.get(r.id);
     const tz = r.timezone || ctx.app.config.timezone;
     const start = zonedToInstant(r.start_local, tz);
-    const cost = formatCost(r.cost, r.currency_symbol, r.currency_position, r.currency_code);
+    const eventTickets = tickets.get(r.id) ?? [];
+    const cost = restCost(r.cost, r.currency_symbol, r.currency_position, r.currency_code, eventTickets.map((t) => t.price_minor / 100));
     const url = permalink(ctx, 'event', r);
     const gid = globalId(ctx, r.id);
     const e: Record<string, unknown> = {
@@ -411,8 +461,9 @@ function presentFresh(ctx: Ctx, rows: EventRow[], opts: PresentOpts): Record<str
       cost: cost.text,
       cost_details: cost.details,
       website: r.website || url,
-      show_map: r.show_map === null ? true : r.show_map === 1,
-      show_map_link: r.show_map_link === null ? true : r.show_map_link === 1,
+      // TEC stores no map flags for an event created without them: false (venues default to true).
+      show_map: r.show_map === 1,
+      show_map_link: r.show_map_link === 1,
       hide_from_listings: r.hide_from_listings === 1,
       sticky: r.menu_order === -1,
       featured: r.featured === 1,
@@ -422,25 +473,47 @@ function presentFresh(ctx: Ctx, rows: EventRow[], opts: PresentOpts): Record<str
       organizer: eventOrganizers,
       custom_fields: [],
     };
-    if (opts.single) {
+    if (opts.single && !r.password) {
       const vIds = vBy.get(r.id) ?? [];
       const oIds = oBy.get(r.id) ?? [];
-      e.json_ld = dropEmpty({
+      const startLd = start.toISOString().replace('.000Z', '+00:00');
+      // ET lists one offer per ticket; TEC alone, one offer for the cost.
+      const offers = eventTickets.length
+        ? eventTickets.map((t) =>
+            dropEmpty({
+              '@type': 'Offer',
+              url: e.url,
+              price: String(t.price_minor / 100),
+              category: 'primary',
+              availability: 'InStock',
+              priceCurrency: t.currency || r.currency_code || 'USD',
+              validFrom: ldTime(t.available_from_utc) ?? ldTime(r.date_gmt),
+              validThrough: ldTime(t.available_until_utc) ?? startLd,
+            }, ['price']),
+          )
+        : cost.details.values.length
+          ? { '@type': 'Offer', price: cost.details.values[0], priceCurrency: r.currency_code || 'USD', url: e.url, category: 'primary', availability: 'inStock', validFrom: ldTime(r.date_gmt) }
+          : undefined;
+      const ld: Record<string, unknown> = {
         '@context': 'http://schema.org',
         '@type': 'Event',
         name: e.title,
-        description: stripTags(String(e.excerpt)),
-        image: images.get(r.image_id)?.url ?? '',
-        url: e.url,
-        eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
-        eventStatus: 'https://schema.org/EventScheduled',
-        startDate: start.toISOString().replace('.000Z', '+00:00'),
-        endDate: zonedToInstant(r.end_local, tz).toISOString().replace('.000Z', '+00:00'),
-        location: vIds.length ? embeddedLd(venues.get(vIds[0])) : undefined,
-        organizer: oIds.length ? embeddedLd(organizers.get(oIds[0])) : undefined,
-        performer: 'Organization',
-        offers: cost.details.values.length ? { '@type': 'Offer', price: cost.details.values[0], priceCurrency: r.currency_code || undefined, url: e.url } : undefined,
-      });
+        description: ldDescription(ctx, r),
+      };
+      const image = images.get(r.image_id)?.url;
+      if (image) ld.image = image;
+      ld.url = e.url;
+      if (offers) ld.offers = offers;
+      ld.eventAttendanceMode = 'https://schema.org/OfflineEventAttendanceMode';
+      ld.eventStatus = 'https://schema.org/EventScheduled';
+      ld.startDate = startLd;
+      ld.endDate = zonedToInstant(r.end_local, tz).toISOString().replace('.000Z', '+00:00');
+      const location = vIds.length ? embeddedLd(venues.get(vIds[0])) : undefined;
+      if (location) ld.location = location;
+      const organizer = oIds.length ? embeddedLd(organizers.get(oIds[0])) : undefined;
+      if (organizer) ld.organizer = organizer;
+      ld.performer = 'Organization';
+      e.json_ld = ld;
     }
     return e;
   });

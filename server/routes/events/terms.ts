@@ -7,6 +7,7 @@ import { getPost, sanitizeSlug } from '../../db/repos/posts.ts';
 import { deleteTerm, findTermByName, findTermBySlug, getTermInTaxonomy, insertTerm, queryTerms, updateTerm, type TermRow } from '../../db/repos/terms.ts';
 import { callerUserId } from '../../http/context.ts';
 import { assertMayChange } from './access.ts';
+import { mayChangeAuthored } from '../../security/ownership.ts';
 import { archiveLinks, totalHeaders } from './archive.ts';
 import { presentTerm, TAXONOMY } from './present.ts';
 
@@ -81,6 +82,31 @@ function write(ctx: Ctx, taxonomy: string, input: { name?: string; description?:
 
 function endpoints(plural: Plural): Endpoint[] {
   const taxonomy = TAXONOMY[plural];
+/**
+ * A term's `_links` (single read, create and update answers; not archives or deletes), in the shape WordPress's term controller gives the
+ * original's: `self` with the methods it takes, `collection`, the parent as `up`, the events carrying the term,
+ * `curies`. They point to Doorstep's own routes (the original's point to /wp/v2/, which Doorstep does not serve);
+ * docs/compatibility.md, EXT-term-links.
+ */
+function termLinks(ctx: Ctx, plural: Plural, t: TermRow): Record<string, unknown> {
+  const base = `/evt/events/v1/${plural}`;
+  // The methods this caller may use on the term (WordPress's targetHints): a reader only GET.
+  const allow = mayChangeAuthored(ctx, t.author) ? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] : ['GET'];
+  const links: Record<string, unknown> = {
+    self: [{ href: ctx.urls.rest(`${base}/${t.id}`), targetHints: { allow } }],
+    collection: [{ href: ctx.urls.rest(base) }],
+  };
+  if (t.parent) links.up = [{ embeddable: true, href: ctx.urls.rest(`${base}/${t.parent}`) }];
+  links['wp:post_type'] = [{ href: ctx.urls.rest(`/evt/events/v1/events?${plural}=${t.id}`) }];
+  links.curies = [{ name: 'wp', href: 'https://api.w.org/{rel}', templated: true }];
+  return links;
+}
+
+/** A term as a single read, create or update answers it: the term and its `_links`. */
+function writtenTerm(ctx: Ctx, plural: Plural, t: TermRow): Record<string, unknown> {
+  return { ...presentTerm(ctx, t), _links: termLinks(ctx, plural, t) };
+}
+
   const routes = (plural === 'categories' ? categoriesRoutes : tagsRoutes) as typeof categoriesRoutes;
   const base = `/evt/events/v1/${plural}`;
   return [
@@ -116,13 +142,13 @@ function endpoints(plural: Plural): Endpoint[] {
     }),
     implement(routes.create, (input, ctx) => {
       const id = write(ctx, taxonomy, input);
-      return { status: 201, body: presentTerm(ctx, getTermInTaxonomy(ctx.db, taxonomy, id)!), headers: { Location: ctx.urls.rest(`${base}/${id}`) } };
+      return { status: 201, body: writtenTerm(ctx, plural, getTermInTaxonomy(ctx.db, taxonomy, id)!), headers: { Location: ctx.urls.rest(`${base}/${id}`) } };
     }),
-    implement(routes.read, (input, ctx) => ok(presentTerm(ctx, load(ctx, taxonomy, input.id)))),
+    implement(routes.read, (input, ctx) => ok(writtenTerm(ctx, plural, load(ctx, taxonomy, input.id)))),
     implement(routes.update, (input, ctx) => {
       const t = load(ctx, taxonomy, input.id);
       write(ctx, taxonomy, input, t);
-      return ok(presentTerm(ctx, getTermInTaxonomy(ctx.db, taxonomy, t.id)!));
+      return ok(writtenTerm(ctx, plural, getTermInTaxonomy(ctx.db, taxonomy, t.id)!));
     }),
     implement(routes.delete, (input, ctx) => {
       const t = load(ctx, taxonomy, input.id);

@@ -20,8 +20,9 @@ export function decorateEvents(ctx: Ctx, events: Record<string, unknown>[], rows
   const editor = opts.single === true && can(ctx, 'edit_tickets');
   rows.forEach((r, i) => {
     const e = events[i];
-    e.ticketed = providers.get(r.id) ?? false;
+    // The original's order: `attendance` before `ticketed`.
     if (attendance && inKeyScope(ctx, r.id)) e.attendance = attendance.get(r.id) ?? { total_attendees: 0, checked_in: 0, not_checked_in: 0 };
+    e.ticketed = providers.get(r.id) ?? false;
     if (editor) e.nonces = { add_ticket_nonce: createNonce(ctx, 'add_ticket_nonce', r.id, nowMs(ctx)) };
   });
 }

@@ -174,6 +174,9 @@ export interface components {
         collection: string;
         up?: string;
       };
+      _links?: {
+        [key: string]: unknown;
+      };
     };
     Image: {
       url: string;
@@ -463,9 +466,9 @@ export interface components {
       };
       ticketed?: false | string[] | null;
       attendance?: {
-        total_attendees: number | null;
-        checked_in: number | null;
-        not_checked_in: number | null;
+        total_attendees: number | "null";
+        checked_in: number | "null";
+        not_checked_in: number | "null";
       };
       nonces?: {
         add_ticket_nonce: string;
@@ -822,9 +825,9 @@ export interface components {
           };
           ticketed?: false | string[] | null;
           attendance?: {
-            total_attendees: number | null;
-            checked_in: number | null;
-            not_checked_in: number | null;
+            total_attendees: number | "null";
+            checked_in: number | "null";
+            not_checked_in: number | "null";
           };
           nonces?: {
             add_ticket_nonce: string;
@@ -957,6 +960,9 @@ export interface components {
             collection: string;
             up?: string;
           };
+          _links?: {
+            [key: string]: unknown;
+          };
         }[];
     };
     TagArchive: {
@@ -979,6 +985,9 @@ export interface components {
             self: string;
             collection: string;
             up?: string;
+          };
+          _links?: {
+            [key: string]: unknown;
           };
         }[];
     };

@@ -24,8 +24,8 @@ describe('create', () => {
       'id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'rest_url', 'title', 'description', 'excerpt', 'slug', 'image', 'all_day',
       'start_date', 'start_date_details', 'end_date', 'end_date_details', 'utc_start_date', 'utc_start_date_details', 'utc_end_date', 'utc_end_date_details', 'timezone', 'timezone_abbr', 'cost', 'cost_details',
       'website', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'categories', 'tags', 'venue', 'organizer', 'custom_fields',
-      // Event Tickets adds these (attendance only for callers with manage access, as the admin here).
-      'ticketed', 'attendance',
+      // Event Tickets adds these (attendance only for callers with manage access, as the admin here), in the original's order.
+      'attendance', 'ticketed',
     ]);
     const e = r.body;
     assert.equal(typeof e.author, 'string');
@@ -38,11 +38,13 @@ describe('create', () => {
     assert.deepEqual(e.start_date_details, { year: '2031', month: '03', day: '10', hour: '19', minutes: '00', seconds: '00' });
     assert.equal(e.timezone, 'Europe/Tallinn');
     assert.equal(e.timezone_abbr, 'EET');
-    assert.equal(e.cost, '$10 – $20');
-    assert.deepEqual(e.cost_details, { currency_symbol: '$', currency_code: '', currency_position: 'prefix', values: ['10', '20'] });
+    // As the original on a default install: the default symbol as an entity in the text, nothing stored in the details.
+    assert.equal(e.cost, '&#x24;10 – &#x24;20');
+    assert.deepEqual(e.cost_details, { currency_symbol: '', currency_code: '', currency_position: '', values: ['10', '20'] });
     assert.equal(e.website, 'https://jazz.example/night');
+    // Map flags not sent are false for events, as the original stores none.
     assert.equal(e.show_map, false);
-    assert.equal(e.show_map_link, true);
+    assert.equal(e.show_map_link, false);
     assert.equal(e.sticky, true);
     assert.equal(e.featured, true);
     assert.equal(e.image, false);
@@ -183,7 +185,7 @@ describe('update and delete', () => {
     const u = await call(`${ev}/${c.body.id}`, { method: 'PUT', auth: s.admin, body: { title: 'Partial 2' } });
     assert.equal(u.status, 200);
     assert.equal(u.body.title, 'Partial 2');
-    assert.equal(u.body.cost, '$5');
+    assert.equal(u.body.cost, '&#x24;5');
     assert.equal(u.body.categories[0].name, 'Keep');
     assert.equal(u.body.start_date, '2031-03-10 19:00:00');
     const cleared = await call(`${ev}/${c.body.id}`, { method: 'PATCH', auth: s.admin, body: { categories: [] } });
@@ -210,6 +212,10 @@ describe('update and delete', () => {
     const again = await call(`${ev}/${c.body.id}`, { method: 'DELETE', auth: s.admin });
     assert.deepEqual(again.body, { code: 'event-is-in-trash', message: 'The event is already trashed', data: { status: 410 } });
     assert.equal((await call(`${ev}/${c.body.id}`)).body.code, 'event-no-longer-available');
+    // Administrators too, as in the original.
+    const admin = await call(`${ev}/${c.body.id}`, { auth: s.admin });
+    assert.equal(admin.status, 403);
+    assert.equal(admin.body.code, 'event-no-longer-available');
   });
 });
 

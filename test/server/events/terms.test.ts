@@ -19,11 +19,20 @@ describe('categories', () => {
     assert.equal(music.status, 201);
     Term.parse(music.body);
     assert.equal(music.headers.get('location'), `${cats}/${music.body.id}`);
-    assert.deepEqual(Object.keys(music.body), ['id', 'count', 'description', 'name', 'slug', 'taxonomy', 'parent', 'meta', 'url', 'urls']);
+    assert.deepEqual(Object.keys(music.body), ['id', 'count', 'description', 'name', 'slug', 'taxonomy', 'parent', 'meta', 'url', 'urls', '_links']);
+    // The term controller's links as the original sends them on writes, pointing to our own routes.
+    assert.deepEqual(Object.keys(music.body._links), ['self', 'collection', 'wp:post_type', 'curies']);
+    assert.deepEqual(music.body._links.self, [{ href: `${cats}/${music.body.id}`, targetHints: { allow: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] } }]);
+    assert.deepEqual(music.body._links.collection, [{ href: cats }]);
     assert.equal(music.body.taxonomy, 'tribe_events_cat');
     assert.equal(music.body.url, `${s.base}/events/category/music/`);
     const jazz = await call(cats, { method: 'POST', auth: s.admin, body: { name: 'Jazz', parent: music.body.id } });
     assert.equal(jazz.body.urls.up, `${cats}/${music.body.id}`);
+    assert.deepEqual(jazz.body._links.up, [{ embeddable: true, href: `${cats}/${music.body.id}` }]);
+    // A single read has them too, with the methods the caller may use; an archive's items have none.
+    assert.deepEqual((await call(`${cats}/${jazz.body.id}`)).body._links.self[0].targetHints, { allow: ['GET'] });
+    assert.deepEqual((await call(`${cats}/${jazz.body.id}`, { auth: s.admin })).body._links.self[0].targetHints.allow, ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+    assert.equal((await call(`${cats}?hide_empty=false`)).body.categories[0]._links, undefined);
     const dup = await call(cats, { method: 'POST', auth: s.admin, body: { name: 'music' } });
     assert.equal(dup.status, 400);
     assert.equal(dup.body.code, 'term_exists');
