@@ -54,7 +54,9 @@ export function validateArgs(args: Args, params: Record<string, unknown>): Recor
     const issue = toWpIssue(r.error.issues[0]);
     const message = issue.message.replaceAll('%s', name);
     invalid[name] = message;
-    details[name] = { code: issue.code, message, data: { param: name } };
+    // Core's schema validators attach `{param}` to type errors only; every other error (enum, bounds, items,
+    // pattern, format) carries no data, which the envelope sends as null.
+    details[name] = { code: issue.code, message, data: issue.code === 'rest_invalid_type' ? { param: name } : null };
   }
   const names = Object.keys(invalid);
   if (names.length) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { any, boolean, custom, enumString, idList, integer, number, string, stringList, wpIssue, type Param } from '../http/params.ts';
+import { any, boolean, custom, idList, integer, number, string, stringList, wpIssue, type Param } from '../http/params.ts';
 import { parseDateInput } from '../dates.ts';
 
 /**
@@ -34,6 +34,17 @@ export const textArg = (description: string, o: { required?: boolean; nonEmpty?:
   const inner = o.nonEmpty ? z.string().trim().min(1) : z.string();
   return custom(z.preprocess((v) => (typeof v === 'number' ? String(v) : v), inner), z.string(), { description, required: o.required, ...cb });
 };
+
+/**
+ * TEC `is_string` on a list filter: a non-empty string (PHP's `empty()` also refuses "0"), so `search=` is
+ * 400 "Invalid parameter." as in the original; numbers are taken as their text.
+ */
+export const filterText = (description: string, o: { default?: string } = {}) =>
+  custom(
+    z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().refine((s) => s !== '' && s !== '0')),
+    z.string(),
+    { description, ...cb, ...(o.default !== undefined ? { default: o.default } : {}) },
+  );
 
 /** A truthy-string flag as TEC reads `strict_dates`: true, 1, yes, on. */
 export const truthyFlag = (description: string) =>
@@ -153,30 +164,35 @@ export function termFields(required: boolean, hierarchical: boolean) {
 export const linkedListArgs = {
   page: positiveInt({ description: 'The archive page to return', default: 1 }),
   per_page: positiveInt({ description: 'The number of items to return on each page', default: 3 }),
-  search: textArg('Limit results to those matching a string'),
+  search: filterText('Limit results to those matching a string'),
   event: integer({ description: 'Limit results to those linked to this event', ...cb, minimum: 1 }),
   has_events: any({ description: 'Limit results to those that have events' }),
   only_with_upcoming: any({ description: 'Limit results to those that have upcoming events', default: false }),
   status: statusArg('Limit results to those with this post status'),
 } satisfies Record<string, Param>;
 
+/**
+ * TEC's term archive arguments: every filter is checked by a callback (`is_positive_int`, `is_string`,
+ * `is_event_category`/`is_post_tag`, `is_event_id`), so a failure reads "Invalid parameter." with no details;
+ * `order` and `orderby` are any non-empty string (WordPress's term query falls back to DESC and to name);
+ * `per_page` above 50 is clamped by the handler; existence of included, excluded and parent terms too.
+ */
 export function termListArgs(hierarchical: boolean) {
   const args: Record<string, Param> = {
-    page: integer({ description: 'Current page of the collection.', default: 1, minimum: 1 }),
-    per_page: integer({ description: 'Maximum number of items to be returned in result set.', default: 3, minimum: 1, maximum: 50 }),
-    search: string({ description: 'Limit results to those matching a string.' }),
-    exclude: idList({ description: 'Ensure result set excludes specific IDs.', default: [] }),
-    include: idList({ description: 'Limit result set to specific IDs.', default: [] }),
-    order: enumString(['asc', 'desc'], { description: 'Order sort attribute ascending or descending.', default: 'asc' as const }),
-    orderby: enumString(['id', 'include', 'name', 'slug', 'include_slugs', 'term_group', 'description', 'count'], {
-      description: 'Sort collection by term attribute.',
-      default: 'name' as const,
+    page: positiveInt({ description: 'Current page of the collection.', default: 1 }),
+    per_page: positiveInt({ description: 'Maximum number of items to be returned in result set (at most 50).', default: 3 }),
+    search: filterText('Limit results to those matching a string.'),
+    exclude: idList({ description: 'Ensure result set excludes specific IDs.', default: [], ...cb }),
+    include: idList({ description: 'Limit result set to specific IDs.', default: [], ...cb }),
+    order: filterText('Order sort attribute ascending or descending: asc or desc (anything else is desc).', { default: 'asc' }),
+    orderby: filterText('Sort collection by term attribute: id, include, name, slug, include_slugs, term_group, description or count (anything else is name).', {
+      default: 'name',
     }),
     hide_empty: boolean({ description: 'Whether to hide terms not assigned to any posts.', default: true }),
   };
-  if (hierarchical) args.parent = integer({ description: 'Limit result set to terms assigned to a specific parent.', minimum: 0 });
-  args.post = integer({ description: 'Limit result set to terms assigned to a specific post.', minimum: 0 });
-  args.event = integer({ description: 'Limit result set to terms assigned to a specific event (an alias of the "post" parameter).', minimum: 0 });
-  args.slug = stringList({ description: 'Limit result set to terms with one or more specific slugs.' });
+  if (hierarchical) args.parent = integer({ description: 'Limit result set to terms assigned to a specific parent.', minimum: 1, ...cb });
+  args.post = integer({ description: 'Limit result set to terms assigned to a specific post.', minimum: 1, ...cb });
+  args.event = integer({ description: 'Limit result set to terms assigned to a specific event (an alias of the "post" parameter).', minimum: 1, ...cb });
+  args.slug = stringList({ description: 'Limit result set to terms with one or more specific slugs.', ...cb });
   return args;
 }

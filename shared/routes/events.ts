@@ -5,6 +5,7 @@ import { CategoryArchive, Event, EventArchive, Organizer, OrganizerArchive, TagA
 import {
   eventCreateArgs,
   eventUpdateArgs,
+  filterText,
   idListArg,
   linkedListArgs,
   organizerCreateArgs,
@@ -14,7 +15,6 @@ import {
   termFields,
   termListArgs,
   termRefs,
-  textArg,
   timeArg,
   truthyFlag,
   venueCreateArgs,
@@ -51,7 +51,7 @@ export const eventListArgs = {
   per_page: positiveInt({ description: 'The number of events to return on each page (at most 50)', default: 3 }),
   start_date: timeArg('Limit events to those starting on or after the date (format YYYY-MM-DD HH:MM:SS); default: yesterday'),
   end_date: timeArg('Limit events to those ending on or before the date; default: two years from the start'),
-  search: textArg('Events should contain the specified string in the title or description'),
+  search: filterText('Events should contain the specified string in the title or description'),
   categories: termRefs('Events should be assigned one of the specified categories slugs or IDs'),
   tags: termRefs('Events should be assigned one of the specified tags slugs or IDs'),
   venue: idListArg('Events should be assigned one of the specified venue IDs'),
@@ -119,7 +119,7 @@ const termRoutes = (plural: 'categories' | 'tags', singular: string, hierarchica
   list: defineRoute({
     id: `${plural}.list`, namespace: ns, route: `/${plural}`, methods: ['GET'], permission: 'public', publicCache: true,
     args: { ...termListArgs(hierarchical), ...tl }, summary: `Returns a list of event ${plural}`,
-    doc: { responses: { '200': { description: `Returns all the event ${plural} matching the search criteria`, schema: plural === 'tags' ? 'TagArchive' : 'CategoryArchive' }, '400': { description: 'One or more of the specified query variables has a bad format' }, '404': { description: 'The requested page was not found.' } } },
+    doc: { paramBounds: perPageBound, responses: { '200': { description: `Returns all the event ${plural} matching the search criteria`, schema: plural === 'tags' ? 'TagArchive' : 'CategoryArchive' }, '400': { description: 'One or more of the specified query variables has a bad format' }, '404': { description: 'The requested page was not found.' } } },
   }),
   create: defineRoute({
     id: `${plural}.create`, namespace: ns, route: `/${plural}`, methods: ['POST'], permission: 'edit_events', batch: true,

@@ -26,6 +26,19 @@ export function getTermInTaxonomy(db: Db, taxonomy: string, id: number): TermRow
   return t && t.taxonomy === taxonomy ? t : undefined;
 }
 
+/**
+ * The terms and all their descendants in the taxonomy (WordPress's tax query includes child terms of a
+ * hierarchical taxonomy). UNION, not UNION ALL: a parent cycle ends instead of looping.
+ */
+export function withDescendants(db: Db, taxonomy: string, ids: number[]): number[] {
+  if (!ids.length) return ids;
+  const rows = stmt(
+    db,
+    `WITH RECURSIVE d(id) AS (SELECT value FROM json_each(?) UNION SELECT t.id FROM terms t JOIN d ON t.parent = d.id WHERE t.taxonomy = ?) SELECT id FROM d`,
+  ).all(JSON.stringify(ids), taxonomy) as { id: number }[];
+  return rows.map((r) => r.id);
+}
+
 export function findTermBySlug(db: Db, taxonomy: string, slug: string): TermRow | undefined {
   return stmt(db, `SELECT t.* FROM terms t WHERE t.taxonomy = ? AND t.slug = ?`).get(taxonomy, slug) as TermRow | undefined;
 }

@@ -16,6 +16,7 @@ import { blankProtected, eventJson, presentEvents, TAXONOMY } from './present.ts
 import { withJson } from '../../http/preset-json.ts';
 import { resolveTermRefs } from './refs.ts';
 import { getLinkedRows } from '../../db/repos/linked.ts';
+import { withDescendants } from '../../db/repos/terms.ts';
 import { hooks } from '../../http/hooks.ts';
 import { assertMayChangeEvent } from '../../security/ownership.ts';
 
@@ -44,6 +45,17 @@ function loadEvent(ctx: Ctx, id: number): EventRow {
 function slugToId(ctx: Ctx, slug: string): number {
   const id = findPostIdBySlug(ctx.db, 'event', slug);
   if (!id) throw invalidParam('slug');
+  return id;
+}
+
+/**
+ * The by-slug read: WordPress gives a draft or pending post no slug until it is published, so the original's
+ * `is_event_slug` finds none for it (400 `rest_invalid_param` for everyone, administrators too); it is read by ID.
+ */
+function readSlugToId(ctx: Ctx, slug: string): number {
+  const id = slugToId(ctx, slug);
+  const status = getPost(ctx.db, id)?.status;
+  if (status === 'draft' || status === 'pending') throw invalidParam('slug');
   return id;
 }
 
@@ -96,6 +108,8 @@ function linkedIds(ctx: Ctx, kind: 'venue' | 'organizer', ids: number[] | undefi
 const list = implement(eventsRoutes.list, (input, ctx) => {
   const given = (k: string) => ctx.req.params[k] !== undefined && ctx.req.params[k] !== null;
   const perPage = Math.min(input.per_page, MAX_PER_PAGE);
+  // TEC's filter_post_status_list takes registered post statuses only: `any` is not one (400).
+  if (input.status?.some((x) => x.toLowerCase() === 'any')) throw invalidParam('status');
   const q: EventQuery = {
     statuses: statusFilter(ctx, input.status),
     excludeHidden: !readsPrivate(ctx),
@@ -111,14 +125,18 @@ const list = implement(eventsRoutes.list, (input, ctx) => {
     else if (!ranged) q.startsOnOrAfter = utcOf(ctx, 'yesterday 23:59', 'start_date', strict ? undefined : 'start');
     if (given('end_date')) q.endsOnOrBefore = utcOf(ctx, input.end_date!, 'end_date', strict ? undefined : 'end');
     else if (!ranged) q.endsOnOrBefore = utcOf(ctx, '+24 months', 'end_date', strict ? undefined : 'end');
-    if (input.starts_before) q.startsBefore = utcOf(ctx, input.starts_before, 'starts_before');
-    if (input.starts_after) q.startsAfter = utcOf(ctx, input.starts_after, 'starts_after');
-    if (input.ends_before) q.endsBefore = utcOf(ctx, input.ends_before, 'ends_before');
-    if (input.ends_after) q.endsAfter = utcOf(ctx, input.ends_after, 'ends_after');
+    // As TEC's inclusive dates: all four bounds move to the end of their day (time of day included) unless
+    // strict_dates; the comparisons stay strict (before: <, after: >).
+    const eod = strict ? undefined : 'end';
+    if (input.starts_before) q.startsBefore = utcOf(ctx, input.starts_before, 'starts_before', eod);
+    if (input.starts_after) q.startsAfter = utcOf(ctx, input.starts_after, 'starts_after', eod);
+    if (input.ends_before) q.endsBefore = utcOf(ctx, input.ends_before, 'ends_before', eod);
+    if (input.ends_after) q.endsAfter = utcOf(ctx, input.ends_after, 'ends_after', eod);
   }
   if (input.search) q.search = input.search;
   q.termIds = [];
-  if (input.categories?.length) q.termIds.push(resolveTermRefs(ctx, TAXONOMY.categories, input.categories, 'categories', false));
+  // Categories are hierarchical: an event of a child category (Jazz under Music) is in Music's archive too.
+  if (input.categories?.length) q.termIds.push(withDescendants(ctx.db, TAXONOMY.categories, resolveTermRefs(ctx, TAXONOMY.categories, input.categories, 'categories', false)));
   if (input.tags?.length) q.termIds.push(resolveTermRefs(ctx, TAXONOMY.tags, input.tags, 'tags', false));
   q.venueIds = linkedIds(ctx, 'venue', input.venue, 'venue');
   q.organizerIds = linkedIds(ctx, 'organizer', input.organizer, 'organizer');
@@ -128,9 +146,7 @@ const list = implement(eventsRoutes.list, (input, ctx) => {
     q.postParent = input.post_parent;
   }
   if (input.geoloc !== undefined) q.geoloc = input.geoloc;
-  if ((input.geoloc_lat === undefined) !== (input.geoloc_lng === undefined)) {
-    throw invalidParam(input.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng', 'geoloc_lat and geoloc_lng must be sent together.');
-  }
+  // One coordinate alone filters nothing (the original reads them only as a pair, with geoloc).
   if (input.geoloc_lat !== undefined && input.geoloc_lng !== undefined) q.near = { lat: input.geoloc_lat, lng: input.geoloc_lng, radiusKm: GEOLOC_RADIUS_KM };
   for (const f of hooks(ctx.app).eventFilters) {
     const c = f(input, ctx);
@@ -171,7 +187,7 @@ export const eventEndpoints: Endpoint[] = [
     const id = createEvent(ctx, input);
     return created(presentEvents(ctx, [eventRow(ctx, id)!])[0]);
   }),
-  implement(eventsRoutes.readBySlug, (input, ctx) => readOne(ctx, slugToId(ctx, pathSlug(ctx)), input.password)),
+  implement(eventsRoutes.readBySlug, (input, ctx) => readOne(ctx, readSlugToId(ctx, pathSlug(ctx)), input.password)),
   implement(eventsRoutes.deleteBySlug, (input, ctx) => trash(ctx, slugToId(ctx, pathSlug(ctx)))),
   implement(eventsRoutes.updateBySlug, (input, ctx) => {
     const current = pathSlug(ctx);

@@ -61,6 +61,8 @@ function update(ctx: Ctx, kind: LinkedKind, p: PostRow, input: Record<string, un
 function archive(ctx: Ctx, kind: LinkedKind, input: { page: number; per_page: number; search?: string; event?: number; has_events?: unknown; only_with_upcoming?: unknown; status?: string[] }) {
   const { table, col, detail, search } = LINK[kind];
   const perPage = Math.min(input.per_page, MAX_PER_PAGE);
+  // TEC's filter_post_status_list takes registered post statuses only: `any` is not one (400).
+  if (input.status?.some((x) => x.toLowerCase() === 'any')) throw invalidParam('status');
   const where = ['p.type = ?', 'p.status IN (SELECT value FROM json_each(?))'];
   const params: unknown[] = [kind, JSON.stringify(statusFilter(ctx, input.status))];
   if (input.search) {
@@ -82,8 +84,9 @@ function archive(ctx: Ctx, kind: LinkedKind, input: { page: number; per_page: nu
     params.push(utcString(new Date()));
   }
   const from = `FROM posts p JOIN ${detail} d ON d.post_id = p.id WHERE ${where.join(' AND ')}`;
+  // Newest first, as WordPress's post query orders (post date, then ID).
   const total = (stmt(ctx.db, `SELECT COUNT(*) AS n ${from}`).get(...params) as { n: number }).n;
-  const ids = (stmt(ctx.db, `SELECT p.id ${from} ORDER BY p.title COLLATE NOCASE ASC, p.id ASC LIMIT ? OFFSET ?`).all(...params, perPage, (input.page - 1) * perPage) as { id: number }[]).map((r) => r.id);
+  const ids = (stmt(ctx.db, `SELECT p.id ${from} ORDER BY p.date DESC, p.id DESC LIMIT ? OFFSET ?`).all(...params, perPage, (input.page - 1) * perPage) as { id: number }[]).map((r) => r.id);
   if (input.page > 1 && ids.length === 0) throw new HttpError(404, `${kind}-archive-page-not-found`, `The requested ${kind} archive page does not exist`);
   const totalPages = Math.ceil(total / perPage);
   const links = archiveLinks(ctx.urls.rest(`/evt/events/v1/${kind}s/`), knownQuery(ctx.req.params, SUPPORTED), input.page, totalPages);

@@ -13,6 +13,8 @@ import { presentTerm, TAXONOMY } from './present.ts';
 
 type Plural = 'categories' | 'tags';
 
+const MAX_PER_PAGE = 50;
+
 function load(ctx: Ctx, taxonomy: string, id: number): TermRow {
   const t = getTermInTaxonomy(ctx.db, taxonomy, id);
   // TEC validates the ID with is_event_category / is_post_tag: a failure is a parameter error.
@@ -114,7 +116,14 @@ function writtenTerm(ctx: Ctx, plural: Plural, t: TermRow): Record<string, unkno
       const input = args as Record<string, unknown>;
       const post = (input.post ?? input.event) as number | undefined;
       if (post !== undefined && getPost(ctx.db, post)?.type !== 'event') throw invalidParam(input.post !== undefined ? 'post' : 'event');
-      const perPage = input.per_page as number;
+      // TEC's is_event_category / is_post_tag: every included, excluded or parent term must exist.
+      for (const name of ['include', 'exclude', 'parent'] as const) {
+        const v = input[name];
+        const ids = Array.isArray(v) ? (v as number[]) : v === undefined ? [] : [v as number];
+        if (ids.some((id) => !getTermInTaxonomy(ctx.db, taxonomy, id))) throw invalidParam(name);
+      }
+      // The archive clamps per_page to 50, as the events archives do (the original: sanitize_per_page).
+      const perPage = Math.min(input.per_page as number, MAX_PER_PAGE);
       const page = input.page as number;
       const { rows, total } = queryTerms(ctx.db, {
         taxonomy,
@@ -125,16 +134,15 @@ function writtenTerm(ctx: Ctx, plural: Plural, t: TermRow): Record<string, unkno
         parent: input.parent as number | undefined,
         post,
         slugs: input.slug as string[] | undefined,
-        orderby: input.orderby as string,
-        order: input.order as 'asc' | 'desc',
+        orderby: String(input.orderby).toLowerCase(),
+        // WordPress's term query: ASC when asked for, DESC for anything else.
+        order: String(input.order).toUpperCase() === 'ASC' ? 'asc' : 'desc',
         limit: perPage,
         offset: (page - 1) * perPage,
       });
       const totalPages = Math.ceil(total / perPage);
-      if (page > totalPages && total > 0) {
-        throw new HttpError(400, 'rest_term_invalid_page_number', 'The page number requested is larger than the number of pages available.');
-      }
-      const links = archiveLinks(ctx.urls.rest(`${base}/`), page > 1 ? [['page', String(page)]] : [], page, totalPages);
+      // A page past the last is an empty page (200), with the link to the page before it, as the original.
+      const links = archiveLinks(ctx.urls.rest(`${base}/`), page > 1 ? [['page', String(page)]] : [], page, Math.max(totalPages, page));
       return ok(
         { rest_url: ctx.urls.rest(`${base}/`), total, total_pages: totalPages, [plural]: rows.map((t) => presentTerm(ctx, t)), ...(links.next_rest_url ? { next_rest_url: links.next_rest_url } : {}), ...(links.previous_rest_url ? { previous_rest_url: links.previous_rest_url } : {}) },
         totalHeaders(total, totalPages),

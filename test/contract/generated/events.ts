@@ -5695,7 +5695,7 @@ export interface operations {
       query?: {
         /** @description Current page of the collection. */
         page?: number;
-        /** @description Maximum number of items to be returned in result set. */
+        /** @description Maximum number of items to be returned in result set (at most 50). */
         per_page?: number;
         /** @description Limit results to those matching a string. */
         search?: string;
@@ -5703,10 +5703,10 @@ export interface operations {
         exclude?: number[];
         /** @description Limit result set to specific IDs. */
         include?: number[];
-        /** @description Order sort attribute ascending or descending. */
-        order?: "asc" | "desc";
-        /** @description Sort collection by term attribute. */
-        orderby?: "id" | "include" | "name" | "slug" | "include_slugs" | "term_group" | "description" | "count";
+        /** @description Order sort attribute ascending or descending: asc or desc (anything else is desc). */
+        order?: string;
+        /** @description Sort collection by term attribute: id, include, name, slug, include_slugs, term_group, description or count (anything else is name). */
+        orderby?: string;
         /** @description Whether to hide terms not assigned to any posts. */
         hide_empty?: boolean;
         /** @description Limit result set to terms assigned to a specific parent. */
@@ -6249,7 +6249,7 @@ export interface operations {
       query?: {
         /** @description Current page of the collection. */
         page?: number;
-        /** @description Maximum number of items to be returned in result set. */
+        /** @description Maximum number of items to be returned in result set (at most 50). */
         per_page?: number;
         /** @description Limit results to those matching a string. */
         search?: string;
@@ -6257,10 +6257,10 @@ export interface operations {
         exclude?: number[];
         /** @description Limit result set to specific IDs. */
         include?: number[];
-        /** @description Order sort attribute ascending or descending. */
-        order?: "asc" | "desc";
-        /** @description Sort collection by term attribute. */
-        orderby?: "id" | "include" | "name" | "slug" | "include_slugs" | "term_group" | "description" | "count";
+        /** @description Order sort attribute ascending or descending: asc or desc (anything else is desc). */
+        order?: string;
+        /** @description Sort collection by term attribute: id, include, name, slug, include_slugs, term_group, description or count (anything else is name). */
+        orderby?: string;
         /** @description Whether to hide terms not assigned to any posts. */
         hide_empty?: boolean;
         /** @description Limit result set to terms assigned to a specific post. */

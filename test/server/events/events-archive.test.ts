@@ -72,7 +72,14 @@ describe('events archive', () => {
     assert.deepEqual(titles(await list(`strict_dates=true&start_date=${encodeURIComponent(day(1, '20:00:00'))}&end_date=${encodeURIComponent(day(4, '01:00:00'))}`)), ['Jazz evening']);
     assert.deepEqual(titles(await list(`starts_after=${encodeURIComponent(day(1000))}`)), ['In three years']);
     assert.deepEqual(titles(await list(`starts_before=${encodeURIComponent(day(0))}`)), ['Last month']);
-    assert.deepEqual(titles(await list(`ends_after=${encodeURIComponent(day(4, '00:00:00'))}&ends_before=${encodeURIComponent(day(6, '00:00:00'))}`)), ['Members only', 'Open data talk']);
+    // starts_*/ends_* move to the end of their day too, as TEC's inclusive dates: day 4 ends at 23:59:59, so
+    // Members only (ending 21:00 on day 4) is not after it, and Child event (day 6) is before the end of day 6.
+    assert.deepEqual(titles(await list(`ends_after=${encodeURIComponent(day(4, '00:00:00'))}&ends_before=${encodeURIComponent(day(6, '00:00:00'))}`)), ['Open data talk', 'Child event']);
+    assert.deepEqual(titles(await list(`strict_dates=true&ends_after=${encodeURIComponent(day(4, '00:00:00'))}&ends_before=${encodeURIComponent(day(6, '00:00:00'))}`)), ['Members only', 'Open data talk']);
+    // A date alone, or a time of day, covers that whole day: the Rock concert (19:00 on day 1) starts before day 1.
+    assert.deepEqual(titles(await list(`starts_before=${encodeURIComponent(day(1, '00:00:00'))}`)), ['Last month', 'Rock concert']);
+    assert.deepEqual(titles(await list(`starts_before=${day(1).slice(0, 10)}`)), ['Last month', 'Rock concert']);
+    assert.deepEqual(titles(await list(`starts_after=${encodeURIComponent(day(5, '09:00:00'))}`)), ['Child event', 'In three years']);
     const bad = await list('start_date=not-a-date');
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.body.data.params, { start_date: 'Invalid parameter.' });
@@ -81,6 +88,12 @@ describe('events archive', () => {
   test('include ignores dates; search; featured; post_parent', async () => {
     assert.deepEqual(titles(await list(`include=${ids.past},${ids.far}`)), ['Last month', 'In three years']);
     assert.deepEqual(titles(await list('search=civic')), ['Open data talk']);
+    // TEC's is_string: an empty search (or "0", empty to PHP) is an invalid parameter.
+    for (const q of ['search=', 'search=0']) {
+      const r = await list(q);
+      assert.equal(r.status, 400, q);
+      assert.deepEqual(r.body.data, { status: 400, params: { search: 'Invalid parameter.' }, details: [] });
+    }
     assert.deepEqual(titles(await list('featured=true')), ['Rock concert']);
     assert.equal((await list('featured=false')).body.total, 4);
     assert.deepEqual(titles(await list(`post_parent=${ids.music1}`)), ['Child event']);
@@ -93,6 +106,17 @@ describe('events archive', () => {
     assert.deepEqual(titles(await list('categories=jazz')), ['Jazz evening']);
     assert.deepEqual(titles(await list(`categories=${jazz.id},talks`)), ['Jazz evening', 'Open data talk']);
     assert.deepEqual(titles(await list('categories[]=music&tags=loud')), ['Rock concert']);
+    // Child categories are part of their parent's archive (a hierarchical tax query).
+    const music = cats.find((c) => c.slug === 'music')!;
+    const bebop = await call(`${s.root}evt/events/v1/categories`, { method: 'POST', auth: s.admin, body: { name: 'Bebop', parent: music.id } });
+    assert.equal(bebop.status, 201);
+    const gig = await call(ev, { method: 'POST', auth: s.admin, body: { title: 'Bebop night', start_date: day(7), end_date: day(7, '23:00:00'), categories: [bebop.body.id] } });
+    assert.equal(gig.status, 201);
+    const withChild = await list('categories=music');
+    assert.deepEqual(titles(withChild), ['Rock concert', 'Jazz evening', 'Members only', 'Bebop night']);
+    assert.equal(withChild.headers.get('x-tec-total'), '4');
+    assert.deepEqual(titles(await list(`categories=${bebop.body.id}`)), ['Bebop night']);
+    await call(`${ev}/${gig.body.id}`, { method: 'DELETE', auth: s.admin });
     const bad = await list('categories=no-such-category');
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.body.data.params, { categories: 'Invalid parameter.' });
@@ -106,12 +130,15 @@ describe('events archive', () => {
     assert.equal((await list(`organizer=${rock.venue.id}`)).status, 400);
   });
 
-  test('geolocation: geoloc=true needs coordinates; lat/lng within 50 km, nearest first; half a pair is 400', async () => {
+  test('geolocation: geoloc=true needs coordinates; lat/lng within 50 km, nearest first; half a pair is ignored', async () => {
     assert.deepEqual(titles(await list('geoloc=true')), ['Rock concert', 'Jazz evening', 'Open data talk']);
     assert.deepEqual(titles(await list('geoloc=false')), ['Members only', 'Child event']);
     assert.deepEqual(titles(await list('geoloc_lat=59.44&geoloc_lng=24.75')), ['Rock concert', 'Open data talk']);
     assert.deepEqual(titles(await list('geoloc_lat=58.38&geoloc_lng=26.73')), ['Jazz evening']);
-    assert.equal((await list('geoloc_lat=58.38')).status, 400);
+    // One coordinate alone filters nothing (the original reads them as a pair only).
+    const half = await list('geoloc_lat=58.38');
+    assert.equal(half.status, 200);
+    assert.deepEqual(titles(half), titles(await list('')));
     assert.equal((await list('geoloc_lat=91&geoloc_lng=0')).status, 400);
   });
 
@@ -123,6 +150,12 @@ describe('events archive', () => {
     assert.ok(titles(mine).includes('Hidden gig'));
     assert.deepEqual(titles(await list('status=draft', s.userAuth('door'))), ['Draft gig']);
     assert.equal((await list('status=bogus', s.admin)).status, 400);
+    // `any` is no post status (TEC's filter_post_status_list): 400 for everyone.
+    for (const auth of [undefined, s.admin]) {
+      const any = await list('status=any', auth);
+      assert.equal(any.status, 400);
+      assert.deepEqual(any.body.data, { status: 400, params: { status: 'Invalid parameter.' }, details: [] });
+    }
   });
 
   test('password-protected events stay listed with their fields blanked unless the password is sent', async () => {

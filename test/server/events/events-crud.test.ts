@@ -103,6 +103,10 @@ describe('create', () => {
     assert.equal(r.body.data.params.all_day, 'all_day is not of type boolean.');
     assert.deepEqual(r.body.data.details.all_day, { code: 'rest_invalid_type', message: 'all_day is not of type boolean.', data: { param: 'all_day' } });
     assert.equal(r.body.data.params.title, 'Invalid parameter.');
+    // Core attaches {param} to type errors only: an enum (or bounds) error's details carry data null.
+    const e = await create({ ...base, title: 'Enum', currency_position: 'middle' });
+    assert.equal(e.status, 400);
+    assert.deepEqual(e.body.data.details.currency_position, { code: 'rest_not_in_enum', message: e.body.data.params.currency_position, data: null });
   });
 
   test('relative dates, all-day widening, an end before the start moves to the start', async () => {
@@ -153,6 +157,13 @@ describe('read', () => {
     assert.equal((await call(`${ev}/by-slug/slugged`)).status, 400);
     const d = await call(`${ev}/by-slug/slugged-new`, { method: 'DELETE', auth: s.admin });
     assert.equal(d.body.status, 'trash');
+    // WordPress gives a draft no slug until it is published: by-slug finds none, for administrators too.
+    await create({ ...base, title: 'Draft by slug', slug: 'draft-by-slug', status: 'draft' });
+    for (const auth of [undefined, s.admin]) {
+      const draft = await call(`${ev}/by-slug/draft-by-slug`, { auth });
+      assert.equal(draft.status, 400);
+      assert.deepEqual(draft.body.data, { status: 400, params: { slug: 'Invalid parameter.' }, details: [] });
+    }
     const nope = await call(`${ev}/by-slug/no-such-event`);
     assert.equal(nope.body.code, 'rest_invalid_param');
     assert.deepEqual(nope.body.data.params, { slug: 'Invalid parameter.' });
