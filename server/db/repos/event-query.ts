@@ -16,6 +16,8 @@ export interface EventQuery {
   endsBefore?: string;
   endsAfter?: string;
   search?: string;
+  /** The search leaves password-protected events out (anonymous callers, as WordPress's search). */
+  searchSkipsProtected?: boolean;
   termIds?: number[][];
   venueIds?: number[];
   organizerIds?: number[];
@@ -52,6 +54,9 @@ function where(q: EventQuery, forCount = false): Condition {
   if (q.search) {
     const l = likeContains(q.search);
     add("(p.title LIKE ? ESCAPE '\\' OR p.content LIKE ? ESCAPE '\\' OR p.title_et LIKE ? ESCAPE '\\' OR p.content_et LIKE ? ESCAPE '\\')", l, l, l, l);
+    // WordPress's search leaves password-protected posts out for callers who are not signed in, so the
+    // hidden text answers no question about itself.
+    if (q.searchSkipsProtected) add("p.password = ''");
   }
   for (const ids of q.termIds ?? []) {
     if (forCount) add('e.post_id IN (SELECT tr.post_id FROM term_relationships tr WHERE tr.term_id IN (SELECT value FROM json_each(?)))', JSON.stringify(ids));

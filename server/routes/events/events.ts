@@ -133,7 +133,10 @@ const list = implement(eventsRoutes.list, (input, ctx) => {
     if (input.ends_before) q.endsBefore = utcOf(ctx, input.ends_before, 'ends_before', eod);
     if (input.ends_after) q.endsAfter = utcOf(ctx, input.ends_after, 'ends_after', eod);
   }
-  if (input.search) q.search = input.search;
+  if (input.search) {
+    q.search = input.search;
+    q.searchSkipsProtected = ctx.caller.kind === 'anonymous';
+  }
   q.termIds = [];
   // Categories are hierarchical: an event of a child category (Jazz under Music) is in Music's archive too.
   if (input.categories?.length) q.termIds.push(withDescendants(ctx.db, TAXONOMY.categories, resolveTermRefs(ctx, TAXONOMY.categories, input.categories, 'categories', false)));
