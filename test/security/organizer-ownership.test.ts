@@ -194,7 +194,7 @@ describe('any organizer uses and creates what others authored', () => {
     const r = await send(X.auth, {
       method: 'PATCH',
       path: `/events/${e.id}`,
-      body: { venue: { venue: vName, city: 'Defaced', status: 'publish', author: X.id }, organizer: { organizer: oName, email: 'attacker@example.test', author: X.id } },
+      body: { venue: { venue: vName, city: 'Defaced', status: 'publish', author: X.id }, organizer: [{ organizer: oName, email: 'attacker@example.test', author: X.id }] },
     });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.venue.id, venue.id);

@@ -2,7 +2,8 @@ import type { Ctx } from '../../http/context.ts';
 import { callerUserId } from '../../http/context.ts';
 import { HttpError, invalidParam } from '../../http/errors.ts';
 import { validateArgs } from '../../http/validate.ts';
-import { findLinkedByTitle, insertLinkedCols, updateLinkedCols, type LinkedKind } from '../../db/repos/linked.ts';
+import { findLinkedByTitle, getLinkedRows, insertLinkedCols, updateLinkedCols, type LinkedKind } from '../../db/repos/linked.ts';
+import { stmt } from '../../db/connection.ts';
 import { getUser } from '../../db/repos/users.ts';
 import { insertPost, updatePost, uniqueSlug, type PostRow, type PostWrite } from '../../db/repos/posts.ts';
 import { nowDates, publicationDates } from '../../content/site-time.ts';
@@ -80,12 +81,34 @@ function detailCols(kind: LinkedKind, f: Fields): Record<string, unknown> {
   return cols;
 }
 
-/** Creates a venue or organizer from validated create fields; returns its ID. */
+/**
+ * TEC's duplicate avoidance on create: a published venue or organizer with the same title whose every field
+ * the request gives (description, excerpt, details) is the same already is what the client asks for, so its ID
+ * is answered instead of a copy. Nothing the client sent is lost: a differing field means a new post.
+ */
+function duplicateOf(ctx: Ctx, kind: LinkedKind, w: PostWrite, cols: Record<string, unknown>, f: Fields): number | undefined {
+  if (f.status !== undefined && w.status !== 'publish') return undefined;
+  if (f.author !== undefined || f.slug !== undefined || f.image !== undefined || f.date !== undefined || f.date_utc !== undefined) return undefined;
+  if (ctx.lang === 'et' || w.title === undefined) return undefined;
+  const ids = (stmt(ctx.db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status = 'publish' ORDER BY id").all(kind, w.title) as { id: number }[]).map((r) => r.id);
+  if (!ids.length) return undefined;
+  const given = Object.entries(cols).filter(([, v]) => v !== undefined);
+  for (const row of getLinkedRows(ctx.db, kind, ids) as unknown as Record<string, unknown>[]) {
+    if (w.content !== undefined && row.content !== w.content) continue;
+    if (w.excerpt !== undefined && row.excerpt !== w.excerpt) continue;
+    if (given.every(([k, v]) => row[k] === v)) return row.id as number;
+  }
+  return undefined;
+}
+
+/** Creates a venue or organizer from validated create fields (or finds its exact duplicate); returns its ID. */
 export function createLinked(ctx: Ctx, kind: LinkedKind, f: Fields): number {
   const w = postWriteFields(ctx, kind, f, kind);
   const cols = detailCols(kind, f);
   // Parameters first, then permission: any organizer creates, only an administrator for someone else.
   assertMayAssignAuthor(ctx, f.author !== undefined ? w.author : undefined);
+  const same = duplicateOf(ctx, kind, w, cols, f);
+  if (same !== undefined) return same;
   const id = insertPost(ctx.db, kind, w as PostWrite & { date: string; date_gmt: string });
   insertLinkedCols(ctx.db, kind, id, cols);
   return id;
@@ -110,6 +133,10 @@ export function updateLinked(ctx: Ctx, kind: LinkedKind, existing: PostRow, f: F
  */
 export function resolveLinkedInput(ctx: Ctx, kind: LinkedKind, value: unknown): number[] {
   if (value === null || value === '' || value === 0 || value === false) return [];
+  // TEC reads `organizer` as a list: one object of create fields on its own is not one (its values are no IDs).
+  if (kind === 'organizer' && value && typeof value === 'object' && !Array.isArray(value) && (value as Fields).id === undefined) {
+    throw new HttpError(400, 'could-not-create-organizer', 'The organizer could not be created from the provided data');
+  }
   const items = Array.isArray(value) ? value : [value];
   const ids: number[] = [];
   for (const item of items) {
@@ -118,7 +145,7 @@ export function resolveLinkedInput(ctx: Ctx, kind: LinkedKind, value: unknown): 
     } else if (item && typeof item === 'object' && !Array.isArray(item)) {
       const o = item as Fields;
       if (o.id !== undefined && o.id !== null && o.id !== '') {
-        if (!/^\d+$/.test(String(o.id))) throw new HttpError(400, 'invalid-linked-post-id', 'The provided linked post ID is not valid');
+        if (!/^\d+$/.test(String(o.id))) throw invalidParam(kind);
         ids.push(requireLinked(ctx, kind, Number(o.id)));
         continue;
       }
@@ -130,12 +157,9 @@ export function resolveLinkedInput(ctx: Ctx, kind: LinkedKind, value: unknown): 
       }
       const same = findLinkedByTitle(ctx.db, kind, String(fields[kind]).trim());
       ids.push(same ?? createLinked(ctx, kind, fields));
-    } else if (typeof item === 'string' && item.trim()) {
-      // A bare name: reuse the live one with that name, or create it.
-      const name = item.trim();
-      ids.push(findLinkedByTitle(ctx.db, kind, name) ?? createLinked(ctx, kind, { [kind]: name }));
     } else {
-      throw new HttpError(400, 'invalid-linked-post-id', 'The provided linked post ID is not valid');
+      // A name is no venue or organizer entry for TEC's validator (nor anything else but an ID or an object).
+      throw invalidParam(kind);
     }
   }
   return [...new Set(ids)];

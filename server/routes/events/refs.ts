@@ -76,9 +76,9 @@ export function resolveImage(ctx: Ctx, value: unknown, param = 'image'): number 
   return id;
 }
 
-/** Checks that `id` is a live post of `type`; the error is TEC's `invalid-linked-post-id`. */
+/** Checks that `id` is a live post of `type`; else, as TEC's validator (`is_venue_id_or_entry`), `venue` or `organizer` is an invalid parameter. */
 export function requireLinked(ctx: Ctx, type: 'venue' | 'organizer', id: number): number {
   const p = getPost(ctx.db, id);
-  if (!p || p.type !== type || p.status === 'trash') throw new HttpError(400, 'invalid-linked-post-id', 'The provided linked post ID is not valid');
+  if (!p || p.type !== type || p.status === 'trash') throw invalidParam(type);
   return id;
 }

@@ -18,7 +18,7 @@ before(async () => {
     ids[key] = r.body.id;
     return r.body;
   };
-  const hall = await make('music1', { title: 'Rock concert', start_date: day(1), end_date: day(1, '22:00:00'), categories: ['Music'], tags: ['loud'], venue: { venue: 'Tallinn Hall', geo_lat: 59.437, geo_lng: 24.7536 }, organizer: { organizer: 'Promoter' }, featured: true });
+  const hall = await make('music1', { title: 'Rock concert', start_date: day(1), end_date: day(1, '22:00:00'), categories: ['Music'], tags: ['loud'], venue: { venue: 'Tallinn Hall', geo_lat: 59.437, geo_lng: 24.7536 }, organizer: [{ organizer: 'Promoter' }], featured: true });
   await make('music2', { title: 'Jazz evening', start_date: day(3), end_date: day(3, '23:00:00'), categories: ['Music', 'Jazz'], venue: { venue: 'Tartu Club', geo_lat: 58.378, geo_lng: 26.729 } });
   await make('talk', { title: 'Open data talk', description: 'About civic tech', start_date: day(5, '10:00:00'), end_date: day(5, '12:00:00'), categories: ['Talks'], venue: hall.venue.id });
   await make('past', { title: 'Last month', start_date: day(-30), end_date: day(-30, '21:00:00'), categories: ['Music'] });

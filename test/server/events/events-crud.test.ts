@@ -76,9 +76,16 @@ describe('create', () => {
   test('bad linked IDs, bad fields and unknown term IDs are 400 and create nothing', async () => {
     const before = count('posts');
     const cases: [Record<string, unknown>, string][] = [
-      [{ venue: 999999 }, 'invalid-linked-post-id'],
-      [{ venue: { id: 999999 } }, 'invalid-linked-post-id'],
+      // As TEC's validator: an unknown ID, a non-numeric {id} or a bare name is an invalid parameter.
+      [{ venue: 999999 }, 'rest_invalid_param'],
+      [{ venue: { id: 999999 } }, 'rest_invalid_param'],
+      [{ venue: { id: 'abc' } }, 'rest_invalid_param'],
+      [{ venue: 'Just a name' }, 'rest_invalid_param'],
+      [{ organizer: [999999] }, 'rest_invalid_param'],
+      [{ organizer: ['Just a name'] }, 'rest_invalid_param'],
       [{ organizer: [{ phone: 'no name' }] }, 'could-not-create-organizer'],
+      // `organizer` is a list: one object on its own is not (TEC: could-not-create-organizer).
+      [{ organizer: { organizer: 'Lone Org' } }, 'could-not-create-organizer'],
       [{ categories: [987654] }, 'rest_invalid_param'],
       [{ website: 'javascript:alert(1)' }, 'rest_invalid_param'],
       [{ timezone: 'Mars/Olympus' }, 'rest_invalid_param'],
