@@ -138,7 +138,12 @@ function commonHeaders(res: Response, req: Request, urls: Urls, caller: Caller, 
   }
 }
 
-function allowHeader(entry: RouteEntry, caller: Caller): string {
+/** `Allow`, unless the caller may use none of the route's methods (WordPress then sends no `Allow`). */
+function setAllow(res: Response, allow: string): void {
+  if (allow) res.setHeader('Allow', allow);
+}
+
+export function allowHeader(entry: RouteEntry, caller: Caller): string {
   const methods: string[] = [];
   for (const e of entry.endpoints) if (permitted(e, caller)) for (const m of e.def.methods) if (!methods.includes(m)) methods.push(m);
   return methods.join(', ');
@@ -166,8 +171,12 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
     // A request has a JSON body or a form body, never both (see parseBody).
     const globals = readGlobals(target.query, parsed.json ?? parsed.body);
     if (globals.jsonp !== null && !validJsonpCallback(globals.jsonp)) {
+      // As core: its headers (the discovery Link, the JavaScript type `_jsonp` asked for) are sent before the
+      // callback is checked, and before the caller is known.
       status = 400;
-      sendJson(res, 400, { code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' }, false);
+      commonHeaders(res, req, urls, caller, state.config.corsOrigins);
+      res.status(400).setHeader('Content-Type', 'application/javascript; charset=UTF-8');
+      res.end(JSON.stringify({ code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' }));
       return;
     }
     const apiKeyParam = typeof parsed.body.api_key === 'string' ? parsed.body.api_key : typeof target.query.api_key === 'string' ? target.query.api_key : undefined;
@@ -188,7 +197,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       const m = registry.match(target.route, 'GET');
       const entry = m.kind === 'none' ? undefined : m.entry;
       status = 200;
-      if (entry) res.setHeader('Allow', allowHeader(entry, caller));
+      if (entry) setAllow(res, allowHeader(entry, caller));
       return write(res, { status: 200, body: entry ? routeData(entry, urls) : [] }, globals, false, undefined, { accept: req.headers['accept-encoding'] });
     }
     const restReq: RestRequest = {
@@ -211,7 +220,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
     let json: Buffer | undefined;
     if (hit) {
       routeKey = hit.routeKey;
-      res.setHeader('Allow', hit.allow);
+      setAllow(res, hit.allow);
       result = hit.result;
       json = hit.json;
     } else {
@@ -221,12 +230,13 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       };
       const outcome = prepare(registry, state, restReq, { caller, urls, lang, ip, cookies, userAgent: String(req.headers['user-agent'] ?? ''), setCookie }, { inBatch: false });
       if (!outcome.ok) {
-        if (outcome.entry) res.setHeader('Allow', allowHeader(outcome.entry, caller));
+        // `rest_send_allow_header` runs only for a matched handler: a method no handler takes gets no Allow.
+        if (outcome.entry && outcome.error.code !== 'rest_no_route') setAllow(res, allowHeader(outcome.entry, caller));
         result = errorResult(outcome.error);
       } else {
         routeKey = outcome.prepared.entry.key;
         const allow = allowHeader(outcome.prepared.entry, caller);
-        res.setHeader('Allow', allow);
+        setAllow(res, allow);
         result = await execute(outcome.prepared);
         if (key && outcome.prepared.endpoint.def.publicCache && result.status === 200 && !result.raw) {
           json = cache.set(state.db, state.contentVersion, key, { result, allow, routeKey }, readTags(outcome.prepared.endpoint.def.id));
@@ -256,6 +266,24 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
   }
 }
 
+/** Paging totals WordPress routes set as integers (`$response->header('X-WP-Total', (int) $total)`). */
+const INTEGER_HEADER = /^x-(wp|tec|et)-?total/i;
+
+/**
+ * `WP_REST_Server::envelope_response`: the handler's headers and the route's `Allow` go inside the envelope (the
+ * paging totals as numbers), none of them on the HTTP answer; no headers at all is PHP's empty array, `[]`.
+ */
+function envelopeHeaders(res: Response, result: Result): Record<string, string | number> | [] {
+  const out: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(result.headers ?? {})) out[k] = INTEGER_HEADER.test(k) && /^\d{1,15}$/.test(v) ? Number(v) : v;
+  const allow = res.getHeader('Allow');
+  if (allow !== undefined) {
+    res.removeHeader('Allow');
+    out.Allow = String(allow);
+  }
+  return Object.keys(out).length ? out : [];
+}
+
 /** How a JSON answer may be compressed: the request's Accept-Encoding, and the cache entry holding its body. */
 interface Encoding {
   accept: string | string[] | undefined;
@@ -269,7 +297,7 @@ interface Encoding {
  * compressed form kept with the cache entry when the body is the entry's.
  */
 function write(res: Response, result: Result, g: Globals, head: boolean, json?: Buffer, enc?: Encoding): void {
-  for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+  if (!g.envelope) for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
   if (result.raw && !g.envelope) {
     res.status(result.status).setHeader('Content-Type', result.raw.contentType);
     res.end(head ? undefined : result.raw.payload);
@@ -279,7 +307,7 @@ function write(res: Response, result: Result, g: Globals, head: boolean, json?: 
   if (g.fields && !result.isError) body = filterFields(body, g.fields);
   let status = result.status;
   if (g.envelope) {
-    body = { body, status: result.status, headers: result.headers ?? {} };
+    body = { body, status: result.status, headers: envelopeHeaders(res, result) };
     status = 200;
   }
   const plain = !g.fields && !g.envelope && !g.pretty;

@@ -168,12 +168,12 @@ function operation(def: RouteDef, method: string, errorSchema: string): Record<s
     const a = argJson(p);
     const schema = { ...toOpenApiSchema(a), ...(bounds[name] ?? {}) };
     if (inPath.has(name)) {
-      parameters.push({ name, in: 'path', description: a.description ?? '', required: true, schema, example: exampleFor(name, schema, def) });
+      parameters.push({ in: 'path', schema, description: a.description ?? '', required: true, name, example: exampleFor(name, schema, def) });
     } else if (isWrite) {
-      bodyProps[name] = a.description ? { ...schema, description: a.description } : schema;
+      bodyProps[name] = a.description ? { description: a.description, ...schema } : schema;
       if (p.required) bodyRequired.push(name);
     } else {
-      const param: Record<string, unknown> = { name, in: 'query', description: a.description ?? '', required: p.required, schema };
+      const param: Record<string, unknown> = { in: 'query', schema, description: a.description ?? '', required: p.required, name };
       if (schema.type === 'array') {
         param.style = 'form';
         param.explode = false;
@@ -186,15 +186,15 @@ function operation(def: RouteDef, method: string, errorSchema: string): Record<s
   for (const m of groups) {
     if (m[1] in def.args) continue;
     const schema = m[2] === '\\d+' ? { type: 'integer' } : { type: 'string' };
-    parameters.unshift({ name: m[1], in: 'path', description: '', required: true, schema, example: exampleFor(m[1], schema, def) });
+    parameters.unshift({ in: 'path', schema, description: '', required: true, name: m[1], example: exampleFor(m[1], schema, def) });
   }
   // Parameters the handler reads from the request itself (routes that, like the original, declare none).
   for (const x of def.doc?.extraParams ?? []) {
     if (x.in === 'body' && isWrite) {
-      bodyProps[x.name] = { ...x.schema, description: x.description };
+      bodyProps[x.name] = { description: x.description, ...x.schema };
       if (x.required) bodyRequired.push(x.name);
     } else if (x.in !== 'body') {
-      parameters.push({ name: x.name, in: x.in, description: x.description, required: x.required ?? false, schema: x.schema });
+      parameters.push({ in: x.in, schema: x.schema, description: x.description, required: x.required ?? false, name: x.name });
     }
   }
   const op: Record<string, unknown> = { summary: def.summary, operationId: `${def.id}.${method}` };
@@ -226,6 +226,8 @@ function operation(def: RouteDef, method: string, errorSchema: string): Record<s
   return op;
 }
 
+const METHOD_ORDER = ['get', 'post', 'put', 'patch', 'delete'];
+
 export function openApiDocument(registry: Registry, ns: NamespaceDef, urls: Urls): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const entry of registry.routes) {
@@ -236,6 +238,9 @@ export function openApiDocument(registry: Registry, ns: NamespaceDef, urls: Urls
       for (const m of e.def.methods) paths[p][m.toLowerCase()] = operation(e.def, m.toLowerCase(), ns.doc.errorSchema ?? 'Error');
     }
   }
+  // Key order as the original's documents: a parameter is `in, schema, description, required, name`, a body
+  // property starts with its description, and a path lists its operations get, post, put, patch, delete.
+  for (const [p, item] of Object.entries(paths)) paths[p] = Object.fromEntries(Object.entries(item).sort(([a], [b]) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)));
   const schemas: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries({ ...ns.doc.schemas, ...COMMON_SCHEMAS })) {
     schemas[name] = cleanSchema(z.toJSONSchema(schema, { target: 'openapi-3.0', unrepresentable: 'any', io: 'output' }));

@@ -50,19 +50,31 @@ function buildMask(fields: string[]): Mask {
   return mask;
 }
 
-function applyMask(data: unknown, mask: Mask): unknown {
-  if (Array.isArray(data)) return data.map((d) => applyMask(d, mask));
+/**
+ * `_rest_array_intersect_key_recursive`: keeps the keys the mask names, recursing where both the value and the
+ * mask are nested. PHP sees a list as an array keyed 0, 1, ...: a list is intersected by its indexes (so
+ * `events.id` keeps nothing of the events list), and what is left is a list only when its keys are 0..n-1. An
+ * array left empty is PHP's empty array, `[]`.
+ */
+function intersect(data: unknown, mask: Mask): unknown {
   if (!data || typeof data !== 'object') return data;
-  const out: Record<string, unknown> = {};
+  const entries: [string, unknown][] = [];
   for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
     const m = mask[k];
     if (m === undefined) continue;
-    out[k] = m === true ? v : applyMask(v, m);
+    entries.push([k, m !== true && v && typeof v === 'object' ? intersect(v, m) : v]);
   }
-  return out;
+  if (entries.every(([k], i) => k === String(i))) return entries.map(([, v]) => v);
+  return Object.fromEntries(entries);
 }
 
-/** `rest_filter_response_fields`: keeps only the listed (dotted) keys, per item when the body is a list. */
+/**
+ * `rest_filter_response_fields`: keeps only the listed (dotted) keys, per item when the body is a list (PHP's
+ * `wp_is_numeric_array`). A sub-key of a nested list (`events.id`) keeps nothing of it, and a body or object
+ * left without keys is `[]`, as WordPress answers.
+ */
 export function filterFields(body: unknown, fields: string[]): unknown {
-  return applyMask(body, buildMask(fields));
+  const mask = buildMask(fields);
+  if (Array.isArray(body)) return body.map((d) => intersect(d, mask));
+  return intersect(body, mask);
 }

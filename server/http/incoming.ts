@@ -158,7 +158,8 @@ const MAX_FIELD_NAME = 1024;
 
 /**
  * JSON when the content type says so (a syntax error is reported after routing, as core does), a multipart
- * form (`multipart/form-data`, as WordPress takes `FormData` bodies), else a form. A malformed multipart body
+ * form (`multipart/form-data`, as WordPress takes `FormData` bodies), a form when urlencoded or untyped, else
+ * no parameters. A malformed multipart body
  * fails with `400 rest_invalid_multipart`, one with too many parts with `413 rest_too_many_parts`.
  */
 export async function parseBody(buf: Buffer, contentType: string | undefined): Promise<ParsedBody> {
@@ -173,7 +174,9 @@ export async function parseBody(buf: Buffer, contentType: string | undefined): P
       return { body: {}, json: null, jsonError: true, files: [] };
     }
   }
-  if (type === '' || type === 'application/x-www-form-urlencoded' || type === 'text/plain') {
+  // As WordPress (`WP_REST_Request::parse_body_params`): only a urlencoded body, or one without a type, is a
+  // form; `text/plain` (what a cross-site HTML form may also send) and other types carry no parameters.
+  if (type === '' || type === 'application/x-www-form-urlencoded') {
     return { body: parseForm(buf.toString('utf8')), json: null, jsonError: false, files: [] };
   }
   if (type === 'multipart/form-data') return parseMultipart(buf, contentType!);

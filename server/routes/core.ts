@@ -9,6 +9,7 @@ import { normaliseRoute } from '../http/incoming.ts';
 import { implement, type Endpoint, type Registry } from '../http/registry.ts';
 import { errorResult, ok, type Result } from '../http/result.ts';
 import { openApiDocument, routesData } from '../http/describe.ts';
+import { allowHeader } from '../http/app.ts';
 import { runGrouped } from './batch-group.ts';
 
 function registryOf(ctx: Ctx): Registry {
@@ -48,8 +49,14 @@ export function namespaceEndpoints(ns: NamespaceDef): Endpoint[] {
   ];
 }
 
-function envelope(r: Result): { body: unknown; status: number; headers: Record<string, string> } {
-  return { body: r.body, status: r.status, headers: r.headers ?? {} };
+/**
+ * `envelope_response` of one item: its headers, with the route's `Allow` for the caller when a handler of the
+ * route was matched (`rest_post_dispatch`); none at all is PHP's empty array, `[]`.
+ */
+function envelope(r: Result, allow?: string): { body: unknown; status: number; headers: Record<string, string> | [] } {
+  const headers: Record<string, string> = { ...r.headers };
+  if (allow) headers.Allow = allow;
+  return { body: r.body, status: r.status, headers: Object.keys(headers).length ? headers : [] };
 }
 
 /** A plain path (letters, digits, `-`, `_` segments, no query): parsing it as a URL would change nothing. */
@@ -89,10 +96,18 @@ export const batch = implement(
   async (input, ctx) => {
     const reg = registryOf(ctx);
     const env = { caller: ctx.caller, urls: ctx.urls, lang: ctx.lang, ip: ctx.req.ip, cookies: ctx.req.cookies, userAgent: ctx.req.userAgent, setCookie: ctx.setCookie };
+    // Each item's `Allow`: its route's methods the caller may use, when a handler was matched (not for an
+    // unknown route or method, as `rest_send_allow_header` runs only after a match).
+    const allows: (string | undefined)[] = [];
     const prepared: (Prepared | HttpError)[] = input.requests.map((item) => {
       const sub = subRequest(item);
-      if (sub instanceof HttpError) return sub;
+      if (sub instanceof HttpError) {
+        allows.push(undefined);
+        return sub;
+      }
       const outcome = prepare(reg, ctx.app, sub, env, { inBatch: true });
+      const entry = outcome.ok ? outcome.prepared.entry : outcome.error.code === 'rest_no_route' ? undefined : outcome.entry;
+      allows.push(entry ? allowHeader(entry, ctx.caller) : undefined);
       return outcome.ok ? outcome.prepared : outcome.error;
     });
     const failedAny = prepared.some((p) => p instanceof HttpError);
@@ -101,11 +116,12 @@ export const batch = implement(
         status: 207,
         body: {
           failed: 'validation',
+          // Nothing ran: the failures are bare errors (`error_to_response`, no headers), the others null.
           responses: prepared.map((p) => (p instanceof HttpError ? envelope(errorResult(p)) : null)),
         },
       };
     }
-    const responses = (await runGrouped(ctx.db, prepared)).map(envelope);
+    const responses = (await runGrouped(ctx.db, prepared)).map((r, i) => envelope(r, allows[i]));
     return { status: 207, body: { responses } };
   },
   { async: true },

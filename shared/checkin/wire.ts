@@ -104,7 +104,8 @@ export type BatchRequest = z.infer<typeof BatchRequest>;
 export const BatchResponseItem = z.object({
   body: z.unknown(),
   status: z.number().int(),
-  headers: z.record(z.string(), z.unknown()).optional().default({}),
+  // An item without headers (an unknown route, a `require-all-validate` failure) has PHP's empty array, `[]`.
+  headers: z.preprocess((v) => (Array.isArray(v) && v.length === 0 ? {} : v), z.record(z.string(), z.unknown()).optional().default({})),
 });
 export type BatchResponseItem = z.infer<typeof BatchResponseItem>;
 

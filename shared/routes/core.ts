@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { custom, enumString, SLOW, string } from '../http/params.ts';
+import { custom, enumString, SLOW, string, type ArgJson } from '../http/params.ts';
 import { defineRoute, type RouteDef } from '../http/route.ts';
 
 export const MAX_BATCH = 25;
@@ -13,6 +13,20 @@ export const BatchItem = z.object({
 export type BatchItem = z.infer<typeof BatchItem>;
 
 const batchRequests = z.array(BatchItem).max(MAX_BATCH);
+
+/**
+ * The item schema core's batch route shows in the indexes (`WP_REST_Server::get_batch_request_schema`'s items;
+ * `properties: []` is PHP's empty array).
+ */
+const BATCH_ITEM_JSON = {
+  type: 'object',
+  properties: {
+    method: { type: 'string', enum: ['POST', 'PUT', 'PATCH', 'DELETE'], default: 'POST' },
+    path: { type: 'string', required: true },
+    body: { type: 'object', properties: [], additionalProperties: true },
+    headers: { type: 'object', properties: [], additionalProperties: { type: ['string', 'array'], items: { type: 'string' } } },
+  },
+} as unknown as ArgJson;
 
 const BATCH_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -59,7 +73,7 @@ export const batchRoute = defineRoute({
   methods: ['POST'],
   args: {
     validation: enumString(['require-all-validate', 'normal'], { default: 'normal' as const }),
-    requests: custom(batchRequests, batchRequests, { required: true }, acceptBatchRequests),
+    requests: custom(batchRequests, batchRequests, { required: true as const, extra: { items: BATCH_ITEM_JSON } }, acceptBatchRequests),
   },
   permission: 'public',
   summary: 'Runs up to 25 write requests in one call.',

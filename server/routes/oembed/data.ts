@@ -6,7 +6,7 @@ import { getAttachment } from '../../db/repos/attachments.ts';
 import { getUser } from '../../db/repos/users.ts';
 import { pick } from '../../content/text.ts';
 import { esc } from '../../site/html.ts';
-import { isPublicPost, postEmbedUrl, postPermalink, siteUrl, urlToPostId } from '../../site/posts.ts';
+import { isPublicPost, matchPostRoute, postEmbedUrl, postPermalink, siteUrl, splitLang, urlToPostId } from '../../site/posts.ts';
 
 /** `oembed_min_max_width`. */
 const MIN_WIDTH = 200;
@@ -48,16 +48,23 @@ export function embedHtml(opts: { permalink: string; embedUrl: string; title: st
   );
 }
 
+/** `get_the_title`'s "Protected: %s" for a password-protected post. */
+const PROTECTED_TITLE: Record<Lang, string> = { en: 'Protected: %s', et: 'Kaitstud: %s' };
+
 /**
- * `get_oembed_response_data` for one of this site's posts: null unless it is a published, unprotected event,
- * venue or organizer. Text is in `lang`; links keep `segment` (the URL's language segment, else the request's).
+ * `get_oembed_response_data` for one of this site's posts: null unless it is a published event (the original
+ * embeds no venue or organizer). Text is in `lang`; links keep `segment` (the URL's language segment, else the
+ * request's). A password-protected event is embedded as WordPress does, by its title marked "Protected:" only:
+ * no thumbnail, and no frame (this site shows no page for it), so nothing behind the password leaves.
  */
 export function postOEmbedData(ctx: Ctx, postId: number, maxwidth: number, lang: Lang, segment: Lang | null): OEmbedResponse | null {
   const post = getPost(ctx.db, postId);
-  if (!post || !isPublicPost(post)) return null;
+  if (!post || post.type !== 'event' || post.status !== 'publish') return null;
+  const locked = !isPublicPost(post);
   const { config } = ctx.app;
   const home = siteUrl(config.publicUrl, segment, '/');
-  const title = pick(lang, post.title, post.title_et);
+  const plainTitle = pick(lang, post.title, post.title_et);
+  const title = locked ? PROTECTED_TITLE[lang].replace('%s', plainTitle) : plainTitle;
   const author = post.author ? getUser(ctx.db, post.author) : undefined;
   const { width, height } = clampSize(maxwidth);
   const permalink = postPermalink(config.publicUrl, segment, post);
@@ -72,9 +79,11 @@ export function postOEmbedData(ctx: Ctx, postId: number, maxwidth: number, lang:
     type: 'rich',
     width,
     height,
-    html: embedHtml({ permalink, embedUrl: postEmbedUrl(config.publicUrl, segment, post), title, siteName: config.siteName, width, height }),
+    html: locked
+      ? `<blockquote class="wp-embedded-content"><a href="${esc(permalink)}">${esc(title)}</a></blockquote>`
+      : embedHtml({ permalink, embedUrl: postEmbedUrl(config.publicUrl, segment, post), title, siteName: config.siteName, width, height }),
   };
-  const image = post.image_id ? getAttachment(ctx.db, post.image_id) : undefined;
+  const image = post.image_id && !locked ? getAttachment(ctx.db, post.image_id) : undefined;
   if (image && image.url && image.status !== 'trash') {
     const w = image.width ?? 0;
     const h = image.height ?? 0;
@@ -87,10 +96,19 @@ export function postOEmbedData(ctx: Ctx, postId: number, maxwidth: number, lang:
   return data;
 }
 
-/** `get_oembed_response_data_for_url` restricted to this site: the data of the page at `url`, or null. */
+/** The URL names a post by its permalink path (`/event/{slug}/`), not by `?p={id}`. */
+function byPermalink(publicUrl: string, url: string): boolean {
+  const basePath = new URL(publicUrl).pathname.replace(/\/+$/, '');
+  return matchPostRoute(splitLang(new URL(url).pathname.slice(basePath.length) || '/').rest) !== null;
+}
+
+/**
+ * `get_oembed_response_data_for_url` restricted to this site: the data of the page at `url`, or null. As the
+ * original answers, only a permalink resolves: `?p={id}` is 404 `oembed_invalid_url`.
+ */
 export function siteUrlOEmbedData(ctx: Ctx, url: string, maxwidth: number): OEmbedResponse | null {
   const found = urlToPostId(ctx.db, ctx.app.config.publicUrl, url);
-  if (!found) return null;
+  if (!found || !byPermalink(ctx.app.config.publicUrl, url)) return null;
   const explicit = ctx.req.params.translation_language;
   const lang: Lang = explicit === 'en' || explicit === 'et' ? explicit : (found.lang ?? ctx.lang);
   return postOEmbedData(ctx, found.id, maxwidth, lang, found.lang ?? ctx.urls.langSegment);

@@ -23,6 +23,23 @@ describe('routing', () => {
     assert.deepEqual(r.body, noRoute);
   });
 
+  test('Allow only when a handler was matched and the caller may use one of its methods', async () => {
+    // No handler for the method (core's rest_send_allow_header runs after a match only).
+    for (const [method, path] of [['DELETE', 'evt/events/v1/events'], ['GET', 'batch/v1'], ['HEAD', 'batch/v1']] as const) {
+      const r = await call(`${s.root}${path}`, { method, auth: s.admin });
+      assert.equal(r.status, 404, `${method} ${path}`);
+      assert.equal(r.headers.get('allow'), null, `${method} ${path}`);
+    }
+    // A matched handler the caller may not use, and no other method it may: no empty Allow.
+    const proxy = await call(`${s.root}oembed/1.0/proxy?url=${encodeURIComponent(`${s.base}/event/x/`)}`);
+    assert.equal(proxy.status, 401);
+    assert.equal(proxy.headers.get('allow'), null);
+    // A matched handler that refused the request still lists the methods.
+    const refused = await call(`${s.root}evt/events/v1/events`, { method: 'POST', body: {} });
+    assert.equal(refused.headers.get('allow'), 'GET');
+    assert.equal((await call(`${s.root}batch/v1`, { method: 'OPTIONS' })).headers.get('allow'), 'POST');
+  });
+
   test('non-digit IDs do not match the ID route', async () => {
     const r = await call(`${s.root}evt/events/v1/events/abc`);
     assert.equal(r.status, 404);
@@ -107,10 +124,26 @@ describe('global parameters', () => {
     assert.equal(r.status, 200);
     assert.equal(r.body.status, 404);
     assert.equal(r.body.body.code, 'rest-event-not-found');
-    assert.deepEqual(r.body.headers, {});
+    assert.deepEqual(r.body.headers, { Allow: 'GET' });
     const ok = await call(`${s.root}evt/events/v1/events?_envelope=1`);
     assert.equal(ok.body.status, 200);
-    assert.equal(ok.body.headers['X-TEC-Total'], '0');
+  });
+
+  test('_envelope: the handler headers and Allow go inside (totals as numbers), none on the HTTP answer', async () => {
+    const r = await call(`${s.root}evt/events/v1/categories?_envelope=1&hide_empty=false`, { auth: s.admin });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.headers, { 'X-TEC-Total': 0, 'X-TEC-TotalPages': 0, Allow: 'GET, POST' });
+    assert.deepEqual(Object.keys(r.body.headers), ['X-TEC-Total', 'X-TEC-TotalPages', 'Allow']);
+    for (const h of ['allow', 'x-tec-total', 'x-tec-totalpages']) assert.equal(r.headers.get(h), null, h);
+    assert.match(r.headers.get('link') ?? '', /rel="https:\/\/api\.w\.org\/"/);
+    const created = await call(`${s.root}evt/events/v1/tags?_envelope=1`, { method: 'POST', auth: s.admin, body: { name: 'Enveloped' } });
+    assert.equal(created.body.status, 201);
+    assert.equal(created.body.headers.Location, `${s.root}evt/events/v1/tags/${created.body.body.id}`);
+    assert.equal(created.headers.get('location'), null);
+    // No handler, no headers: PHP's empty array.
+    const none = await call(`${s.root}evt/events/v1/nosuch?_envelope=1`);
+    assert.equal(none.body.status, 404);
+    assert.deepEqual(none.body.headers, []);
   });
 
   test('_fields keeps only the named keys, dotted for nested ones, and never filters errors', async () => {
@@ -120,6 +153,26 @@ describe('global parameters', () => {
     assert.equal(err.body.code, 'rest-event-not-found');
   });
 
+  test('_fields as WordPress 7.0: a sub-key of a nested list keeps nothing of it, an unknown key leaves []', async () => {
+    const made = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, body: { title: 'Fields', status: 'publish', start_date: '2027-06-01 10:00:00', end_date: '2027-06-01 11:00:00', venue: { venue: 'Fields hall' } } });
+    assert.equal(made.status, 201);
+    try {
+      const whole = await call(`${s.root}evt/events/v1/events?_fields=events,total`);
+      assert.ok(whole.body.total >= 1 && whole.body.events.some((e: { id: number }) => e.id === made.body.id), JSON.stringify(whole.body).slice(0, 300));
+      const nested = await call(`${s.root}evt/events/v1/events?_fields=events.id,total`);
+      assert.deepEqual(nested.body, { events: [], total: whole.body.total });
+      const unknown = await call(`${s.root}evt/events/v1/events/${made.body.id}?_fields=nosuch`);
+      assert.equal(unknown.text, '[]');
+      const sub = await call(`${s.root}evt/events/v1/events/${made.body.id}?_fields=id,venue.venue,venue.nosuch`);
+      assert.deepEqual(sub.body, { id: made.body.id, venue: { venue: 'Fields hall' } });
+      const emptied = await call(`${s.root}evt/events/v1/events/${made.body.id}?_fields=id,venue.nosuch`);
+      assert.equal(emptied.text, `{"id":${made.body.id},"venue":[]}`);
+    } finally {
+      // The other tests here expect no upcoming events.
+      assert.equal((await call(`${s.root}evt/events/v1/events/${made.body.id}`, { method: 'DELETE', auth: s.admin })).status, 200);
+    }
+  });
+
   test('_jsonp wraps the JSON; a bad callback is rest_callback_invalid', async () => {
     const r = await call(`${s.root}evt/events/v1/events?_jsonp=my.cb_1`);
     assert.equal(r.headers.get('content-type'), 'application/javascript; charset=UTF-8');
@@ -127,6 +180,9 @@ describe('global parameters', () => {
     const bad = await call(`${s.root}evt/events/v1/events?_jsonp=alert(1)`);
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.body, { code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' });
+    // As core, with the headers it sends before checking the callback.
+    assert.equal(bad.headers.get('content-type'), 'application/javascript; charset=UTF-8');
+    assert.equal(bad.headers.get('link'), `<${s.root}>; rel="https://api.w.org/"`);
   });
 
   test('_pretty indents with four spaces', async () => {
@@ -157,6 +213,14 @@ describe('bodies', () => {
     assert.equal(r.status, 413);
     assert.equal(r.body.code, 'rest_payload_too_large');
     assert.equal(r.body.data.status, 413);
+  });
+
+  test('a text/plain body carries no parameters (core parses only urlencoded and untyped bodies as forms)', async () => {
+    const r = await call(`${s.root}evt/events/v1/categories`, { method: 'POST', auth: s.admin, headers: { 'content-type': 'text/plain' }, body: 'name=Plain' });
+    assert.equal(r.status, 400);
+    assert.deepEqual(r.body, { code: 'rest_missing_callback_param', message: 'Missing parameter(s): name', data: { status: 400, params: ['name'] } });
+    const untyped = await fetch(`${s.root}evt/events/v1/categories`, { method: 'POST', headers: { authorization: s.admin, 'content-type': '' }, body: 'name=Untyped' });
+    assert.equal(untyped.status, 201);
   });
 
   test('form-encoded bodies work like JSON', async () => {

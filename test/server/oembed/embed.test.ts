@@ -73,12 +73,26 @@ describe('GET /oembed/1.0/embed', () => {
     }
   });
 
-  test('venues and organizers embed too; ?p= permalinks resolve', async () => {
-    assert.equal((await embed({ url: venue.url })).body.title, 'Hall & Co');
-    assert.equal((await embed({ url: organizer.url })).body.title, 'Org "One"');
-    const r = await embed({ url: `${s.base}/?p=${ev.id}` });
+  test('as the original: only events embed, by permalink (venues, organizers and ?p= URLs are 404)', async () => {
+    for (const url of [venue.url, organizer.url, `${s.base}/?p=${ev.id}`, `${s.base}/index.php?p=${ev.id}`, `${s.base}/?p=${venue.id}`]) {
+      const r = await embed({ url });
+      assert.equal(r.status, 404, url);
+      assert.deepEqual(r.body, { code: 'oembed_invalid_url', message: 'Not Found', data: { status: 404 } }, url);
+    }
+  });
+
+  test('a password-protected event embeds as the original, by its "Protected:" title only', async () => {
+    const locked = await createEvent(s, { title: 'Locked room', password: 'sesame', description: 'The hidden agenda' });
+    const r = await embed({ url: locked.url });
     assert.equal(r.status, 200);
-    assert.equal(r.body.title, 'Jazz <b>Night</b> & "Friends"');
+    assert.deepEqual(Object.keys(r.body), ['version', 'provider_name', 'provider_url', 'author_name', 'author_url', 'title', 'type', 'width', 'height', 'html']);
+    assert.equal(r.body.title, 'Protected: Locked room');
+    assert.equal(r.body.html, `<blockquote class="wp-embedded-content"><a href="${locked.url}">Protected: Locked room</a></blockquote>`);
+    assert.ok(!JSON.stringify(r.body).includes('hidden agenda'));
+    // The page itself stays closed: there is nothing to frame.
+    assert.equal((await call(`${locked.url}embed/`)).status, 404);
+    const et = await embed({ url: locked.url, translation_language: 'et' });
+    assert.equal(et.body.title, 'Kaitstud: Locked room');
   });
 
   test("the URL's language segment picks the text and keeps the segment in links", async () => {
@@ -127,14 +141,12 @@ describe('GET /oembed/1.0/embed', () => {
 
   test('404 oembed_invalid_url for anything that is not a public page of this site', async () => {
     const draft = await createEvent(s, { title: 'Draft', status: 'draft' });
-    const locked = await createEvent(s, { title: 'Locked', password: 'sesame' });
     const trashed = await createEvent(s, { title: 'Gone' });
     assert.equal((await call(`${s.root}evt/events/v1/events/${trashed.id}`, { method: 'DELETE', auth: s.admin })).status, 200);
     const urls = [
       `${s.base}/event/nothing-here/`,
       `${s.base}/event/${draft.slug}/`,
       `${s.base}/?p=${draft.id}`,
-      locked.url,
       `${s.base}/event/${trashed.slug}/`,
       ev.url.replace('127.0.0.1', 'example.org'),
       ev.url.replace(/:\d+\//, ':1/'),

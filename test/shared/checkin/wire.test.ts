@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyCheckinResponse, BatchRequest, CheckinBody, checkinBatchItem } from '../../../shared/checkin/wire.ts';
+import { classifyCheckinResponse, BatchRequest, BatchResponse, CheckinBody, checkinBatchItem } from '../../../shared/checkin/wire.ts';
 import { isoWithOffset, makeNonce } from '../../../shared/checkin/ids.ts';
 
 const attendee = {
@@ -26,6 +26,20 @@ describe('classifyCheckinResponse', () => {
     assert.equal(classifyCheckinResponse(429, { code: 'rest_too_many_requests', message: 'm', data: { status: 429 } }).kind, 'retry');
     assert.equal(classifyCheckinResponse(502, '<html>').kind, 'retry');
     assert.equal(classifyCheckinResponse(201, { nope: 1 }).kind, 'retry');
+  });
+});
+
+describe('batch answer shapes', () => {
+  test("an item's headers may be an object (with Allow) or PHP's empty array []", () => {
+    const r = BatchResponse.parse({
+      responses: [
+        { body: attendee, status: 201, headers: { Allow: 'GET, POST, PUT, PATCH' } },
+        { body: { code: 'rest_no_route' }, status: 404, headers: [] },
+        { body: {}, status: 400 },
+        null,
+      ],
+    });
+    assert.deepEqual(r.responses.map((x) => x?.headers), [{ Allow: 'GET, POST, PUT, PATCH' }, {}, {}, undefined]);
   });
 });
 
