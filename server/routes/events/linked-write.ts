@@ -71,7 +71,7 @@ function detailCols(kind: LinkedKind, f: Fields): Record<string, unknown> {
   const cols: Record<string, unknown> = {};
   for (const k of DETAIL[kind]) if (f[k] !== undefined) cols[k] = String(f[k]).trim();
   if (cols.website && !isHttpUrl(String(cols.website))) throw invalidParam('website');
-  if (kind === 'organizer' && cols.email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(String(cols.email))) throw invalidParam('email');
+  // An organizer's e-mail is kept as given, as the original does (it is escaped wherever it is shown).
   if (kind === 'venue') {
     cols.show_map = bool(f.show_map);
     cols.show_map_link = bool(f.show_map_link);

@@ -16,8 +16,9 @@ function listOf(value: unknown): unknown[] {
 }
 
 /**
- * Category or tag references: term IDs, slugs or names (TEC `translate_terms_to_ids`). Unknown IDs are an
- * invalid parameter; unknown names become new terms when `create` is set (event writes), else invalid (filters).
+ * Category or tag references: term IDs, slugs or names (TEC `translate_terms_to_ids`). Unknown names become
+ * new terms when `create` is set (event writes), else they are an invalid parameter (filters); unknown IDs are
+ * an invalid parameter of a filter and, as in the original, left out of an event write.
  */
 export function resolveTermRefs(ctx: Ctx, taxonomy: string, value: unknown, param: string, create: boolean): number[] {
   const ids: number[] = [];
@@ -25,7 +26,10 @@ export function resolveTermRefs(ctx: Ctx, taxonomy: string, value: unknown, para
     if (typeof item === 'number' || (typeof item === 'string' && /^\d+$/.test(item))) {
       const bySlug = typeof item === 'string' ? findTermBySlug(ctx.db, taxonomy, item) : undefined;
       const t = bySlug ?? getTermInTaxonomy(ctx.db, taxonomy, Number(item));
-      if (!t) throw invalidParam(param);
+      if (!t) {
+        if (create) continue;
+        throw invalidParam(param);
+      }
       ids.push(t.id);
       continue;
     }

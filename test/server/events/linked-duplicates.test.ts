@@ -36,3 +36,9 @@ test('organizers too', async () => {
   const other = await call(orgs, { method: 'POST', auth: s.admin, body: { organizer: 'Dup Org', email: 'other@example.com' } });
   assert.notEqual(other.body.id, first.body.id);
 });
+
+test("an organizer's e-mail is kept as given, as the original (no format check)", async () => {
+  const odd = await call(`${s.root}evt/events/v1/organizers`, { method: 'POST', auth: s.admin, body: { organizer: 'Odd mail', email: 'not-an-email' } });
+  assert.equal(odd.status, 201);
+  assert.equal(odd.body.email, 'not-an-email');
+});

@@ -77,7 +77,6 @@ describe('organizers', () => {
     Organizer.parse(c.body);
     assert.deepEqual(Object.keys(c.body), ['id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'slug', 'phone', 'email', 'global_id', 'global_id_lineage']);
     assert.equal((await call(`${root}/organizers/${c.body.id}`)).body.json_ld['@type'], 'Person');
-    assert.equal((await call(`${root}/organizers`, { method: 'POST', auth: s.admin, body: { organizer: 'Bad', email: 'not-an-email' } })).status, 400);
     const u = await call(`${root}/organizers/by-slug/eesti-kontsert`, { method: 'POST', auth: s.admin, body: { website: 'https://ek.example' } });
     assert.equal(u.body.website, 'https://ek.example');
     const list = await call(`${root}/organizers`);
