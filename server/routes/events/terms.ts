@@ -24,7 +24,8 @@ function load(ctx: Ctx, taxonomy: string, id: number): TermRow {
 
 function checkParent(ctx: Ctx, taxonomy: string, parent: number | undefined, self = 0): void {
   if (!parent) return;
-  if (!getTermInTaxonomy(ctx.db, taxonomy, parent)) throw new HttpError(400, 'rest_term_invalid', 'Parent term does not exist.');
+  // TEC checks `parent` with is_event_category: an unknown parent is an invalid parameter.
+  if (!getTermInTaxonomy(ctx.db, taxonomy, parent)) throw invalidParam('parent');
   // A term may not become its own ancestor.
   for (let p = parent, guard = 0; p && guard < 1000; guard++) {
     if (p === self) throw new HttpError(400, 'rest_term_invalid', 'A term cannot be its own ancestor.');
@@ -82,8 +83,6 @@ function write(ctx: Ctx, taxonomy: string, input: { name?: string; description?:
   return existing.id;
 }
 
-function endpoints(plural: Plural): Endpoint[] {
-  const taxonomy = TAXONOMY[plural];
 /**
  * A term's `_links` (single read, create and update answers; not archives or deletes), in the shape WordPress's term controller gives the
  * original's: `self` with the methods it takes, `collection`, the parent as `up`, the events carrying the term,
@@ -109,6 +108,8 @@ function writtenTerm(ctx: Ctx, plural: Plural, t: TermRow): Record<string, unkno
   return { ...presentTerm(ctx, t), _links: termLinks(ctx, plural, t) };
 }
 
+function endpoints(plural: Plural): Endpoint[] {
+  const taxonomy = TAXONOMY[plural];
   const routes = (plural === 'categories' ? categoriesRoutes : tagsRoutes) as typeof categoriesRoutes;
   const base = `/evt/events/v1/${plural}`;
   return [
