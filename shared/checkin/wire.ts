@@ -32,7 +32,8 @@ export const DoorAttendee = z.object({
   status: z.string(),
   title: z.string().nullish(),
   email: z.string().nullish(),
-  ticket: z.object({ id: z.number().int(), title: z.string().nullish() }).nullish(),
+  /** `ticket.id` is a string for RSVP tickets on the attendee routes, as in the original. */
+  ticket: z.object({ id: z.coerce.number().int(), title: z.string().nullish() }).nullish(),
   provider: z.string().nullish(),
   order: z.union([z.string(), z.number()]).nullish(),
   checked_in: z.boolean().optional().default(false),

@@ -35,7 +35,8 @@ export const CheckinDetails = z.object({
   date: z.string(),
   date_details: DateDetails,
   source: z.string(),
-  author: z.string(),
+  /** The user who checked the attendee in (a number, as in the original). */
+  author: z.number().int(),
   device_id: z.string().nullable(),
   /** The label of the door key that made the check-in, where the answer names it. */
   device_label: z.string().nullable().optional(),
@@ -72,7 +73,8 @@ export type CurrencyConfig = z.infer<typeof CurrencyConfig>;
 
 /** The ticket as embedded in an attendee. */
 export const AttendeeTicket = z.object({
-  id: z.number().int(),
+  /** The ticket ID; a string for RSVP tickets, as in the original. */
+  id: z.union([z.number().int(), z.string()]),
   title: z.string(),
   description: z.string(),
   raw_price: z.union([z.number(), z.string()]),
@@ -97,7 +99,8 @@ export const Attendee = z.object({
   title: z.string().optional(),
   optout: z.boolean(),
   provider: z.string().optional(),
-  order: z.number().int().optional(),
+  /** The order ID; "" for a sale made through `POST /attendees` (no order in the original). RSVP: the attendee ID. */
+  order: z.union([z.number().int(), z.literal('')]).optional(),
   sku: z.string().optional(),
   email: z.string().optional(),
   checked_in: z.boolean().optional(),
@@ -130,7 +133,8 @@ export const TicketNonces = z.object({ edit_ticket_nonce: z.string(), remove_tic
 export const Ticket = z.object({
   description: z.string(),
   capacity: z.number().int(),
-  on_sale: z.boolean(),
+  /** null for RSVP tickets. */
+  on_sale: z.boolean().nullable(),
   iac: z.string(),
   price_suffix: z.string().nullable(),
   post_id: z.number().int(),
@@ -148,17 +152,20 @@ export const Ticket = z.object({
   is_available: z.boolean(),
   cost: z.string(),
   cost_details: TicketCostDetails,
-  sale_price_data: SalePriceData,
+  /** An empty list for RSVP tickets. */
+  sale_price_data: z.union([SalePriceData, z.tuple([])]),
   supports_attendee_information: z.boolean(),
   attendees: z.array(Attendee),
   rsvp: RSVPReport.optional(),
   checkin: CheckinReport.optional(),
   rest_url: z.string(),
   capacity_type: z.enum(['own', 'capped', 'global', 'unlimited']).optional(),
-  sku: z.string().optional(),
+  sku: z.string().nullable().optional(),
   available_from_start_time: z.string().optional(),
   available_from_end_time: z.string().optional(),
   totals: TicketTotals.optional(),
+  /** Tickets Commerce's fee block (always empty: no fees, D8), for callers who may edit tickets. */
+  fees: z.object({ available_fees: z.array(z.unknown()), automatic_fees: z.array(z.unknown()), selected_fees: z.array(z.unknown()) }).optional(),
   nonces: TicketNonces.optional(),
 });
 export type Ticket = z.infer<typeof Ticket>;

@@ -15,7 +15,15 @@ const tl = { translation_language: translationLanguage };
 
 const dateArg = (description: string) => string({ description, extra: { format: 'date-time' } });
 const id = (description: string) => integer({ description, required: true, in: 'path', minimum: 1 });
-const page = integer({ description: 'The page of results to return; defaults to 1', default: 1, minimum: 1 });
+/** As the original (`absint`, then 1 for 0): `page=0` or a word is the first page; past the last page is 400. */
+const page = custom(
+  z.unknown().transform((v): number => {
+    const n = Math.abs(Number.parseInt(String(Array.isArray(v) ? v[0] : v), 10));
+    return Number.isSafeInteger(n) && n >= 1 ? n : 1;
+  }),
+  z.number().int().min(1),
+  { description: 'The page of results to return; defaults to 1', default: 1 },
+);
 const perPage = integer({ description: 'The number of results to return on each page; defaults to 3 (at most 100)', default: 3, minimum: 1, maximum: 100 });
 const order = enumString(['ASC', 'DESC'], { description: 'Sort results in ASC or DESC order; defaults to ASC', default: 'ASC' as const });
 
@@ -154,11 +162,7 @@ export const ticketsRoutes = {
     },
     summary: 'Creates a ticket (editor route; answers 202)', doc: editorDoc('The created ticket', 'Ticket'),
   }),
-  listAttendees: defineRoute({
-    id: 'attendees.list', namespace: ns, route: '/attendees', methods: ['GET'], permission: 'public', args: attendeeListArgs,
-    summary: 'Returns all the attendees matching the search criteria',
-    doc: { responses: { ...ok('Returns all the attendees matching the search criteria', 'AttendeeArchive'), '400': { description: 'One or more of the specified query variables has a bad format.' } } },
-  }),
+  // Before the list, as the original registers them: the Allow header of /attendees reads "POST, GET".
   createAttendee: defineRoute({
     id: 'attendees.create', namespace: ns, route: '/attendees', methods: ['POST'], permission: 'manage_attendees', ...write,
     args: {
@@ -171,6 +175,11 @@ export const ticketsRoutes = {
     },
     summary: 'Creates an attendee (box-office sale or door registration)',
     doc: { responses: { '201': { description: 'Returns the created attendee', schema: 'Attendee' }, '400': { description: 'A parameter is missing or invalid.' }, '401': { description: 'The caller may not create attendees.' } } },
+  }),
+  listAttendees: defineRoute({
+    id: 'attendees.list', namespace: ns, route: '/attendees', methods: ['GET'], permission: 'public', args: attendeeListArgs,
+    summary: 'Returns all the attendees matching the search criteria',
+    doc: { responses: { ...ok('Returns all the attendees matching the search criteria', 'AttendeeArchive'), '400': { description: 'One or more of the specified query variables has a bad format.' } } },
   }),
   readAttendee: defineRoute({
     id: 'attendees.read', namespace: ns, route: '/attendees/(?P<id>\\d+)', methods: ['GET'], permission: 'public',

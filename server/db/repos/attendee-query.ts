@@ -17,6 +17,11 @@ export interface AttendeeQuery {
   eventStatuses: string[] | null;
   /** Effective order statuses (see EFFECTIVE_ORDER_STATUS); `null` for any. */
   orderStatuses: string[] | null;
+  /**
+   * An explicit `order_status` filter: as in the original, an RSVP attendee's status is then its going status
+   * (`yes`, `no`), so `completed` or `pending` leave RSVPs out and `public` keeps the going ones.
+   */
+  rsvpStatusAsOrderStatus?: boolean;
   /** The public's restrictions: not opted out, not an RSVP "no", event without password. */
   publicOnly: boolean;
   search?: string;
@@ -76,7 +81,7 @@ function build(q: AttendeeQuery): { from: string; where: string; params: unknown
   if (q.eventStatuses) inList('e.status', q.eventStatuses);
   if (q.orderStatuses) {
     joins.add('LEFT JOIN orders o ON o.post_id = a.order_id');
-    inList(EFFECTIVE_ORDER_STATUS, q.orderStatuses);
+    inList(q.rsvpStatusAsOrderStatus ? `CASE WHEN a.provider = 'rsvp' THEN COALESCE(a.rsvp_status, 'yes') ELSE ${EFFECTIVE_ORDER_STATUS} END` : EFFECTIVE_ORDER_STATUS, q.orderStatuses);
   }
   if (q.publicOnly) where.push("a.optout = 0 AND (a.rsvp_status IS NULL OR a.rsvp_status = 'yes') AND e.password = ''");
   if (q.search) {
@@ -114,9 +119,10 @@ function build(q: AttendeeQuery): { from: string; where: string; params: unknown
     params.push(q.priceMax);
   }
   if (q.checkedIn !== undefined) where.push(q.checkedIn ? 'a.checked_in = 1' : 'a.checked_in = 0');
+  // As the original: the going status narrows RSVP attendees only; other attendees have none and stay.
   if (q.rsvpGoing) {
-    where.push("a.provider = 'rsvp'");
-    inList("COALESCE(a.rsvp_status, 'yes')", q.rsvpGoing);
+    where.push("(a.provider <> 'rsvp' OR COALESCE(a.rsvp_status, 'yes') IN (SELECT value FROM json_each(?)))");
+    params.push(JSON.stringify(q.rsvpGoing));
   }
   if (q.changedSince !== undefined) {
     where.push('a.change_seq > ?');

@@ -47,6 +47,8 @@ export interface AttendeeRow {
   order_currency: string | null;
   order_created_utc: string | null;
   order_completed_utc: string | null;
+  /** `box-office` for the one-line order of a sale made through `POST /attendees` (see markBoxOfficeOrder). */
+  order_gateway_ref: string | null;
   ci_scanned_at: string | null;
   ci_source: string | null;
   ci_user_id: number | null;
@@ -67,7 +69,7 @@ export function effectiveOrderStatus(row: Pick<AttendeeRow, 'rsvp_status' | 'ord
 const CORE_COLS = `a.post_id AS id, a.ticket_id, a.event_id, a.order_id, a.provider, a.full_name, a.email, a.security_code,
   a.price_minor, a.optout, a.rsvp_status, a.checked_in, a.checkin_id, a.change_seq, a.status,
   p.author, p.slug, p.title, p.date, p.date_gmt, p.modified, p.modified_gmt,
-  o.status AS order_status, o.currency AS order_currency, o.created_utc AS order_created_utc, o.completed_utc AS order_completed_utc,
+  o.status AS order_status, o.currency AS order_currency, o.created_utc AS order_created_utc, o.completed_utc AS order_completed_utc, o.gateway_ref AS order_gateway_ref,
   c.scanned_at AS ci_scanned_at, c.source AS ci_source, c.user_id AS ci_user_id, c.device_id AS ci_device_id`;
 const TICKET_COLS = `tp.title AS ticket_title, tp.title_et AS ticket_title_et, tp.content AS ticket_content, tp.content_et AS ticket_content_et,
   t.price_minor AS ticket_price_minor, t.currency AS ticket_currency, t.sku AS ticket_sku,
@@ -156,7 +158,8 @@ export function insertAttendeeRow(db: Db, a: AttendeeInsert): void {
   ).run(a.postId, a.ticketId, a.eventId, a.orderId, a.provider, a.fullName, a.email, a.securityCode, a.priceMinor, a.optout ? 1 : 0, a.rsvpStatus ?? null);
 }
 
-export function updateAttendeeFields(db: Db, id: number, f: { fullName?: string; email?: string; rsvpStatus?: 'yes' | 'no' }): void {
+export function updateAttendeeFields(db: Db, id: number, f: { fullName?: string; email?: string; rsvpStatus?: 'yes' | 'no'; optout?: boolean }): void {
+  if (f.optout !== undefined) stmt(db, 'UPDATE attendees SET optout = ? WHERE post_id = ?').run(f.optout ? 1 : 0, id);
   if (f.fullName !== undefined) stmt(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(f.fullName, id);
   if (f.email !== undefined) stmt(db, 'UPDATE attendees SET email = ? WHERE post_id = ?').run(f.email, id);
   if (f.rsvpStatus !== undefined) stmt(db, 'UPDATE attendees SET rsvp_status = ? WHERE post_id = ?').run(f.rsvpStatus, id);

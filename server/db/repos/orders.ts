@@ -5,6 +5,14 @@ import { insertPost } from './posts.ts';
 import { insertAttendeeRow, newSecurityCode } from './attendees.ts';
 import { availableOf, EMPTY_STATS, getTicketRows, ticketStats, type Provider, type TicketRow } from './tickets.ts';
 
+/** The gateway reference of the one-line orders `POST /attendees` makes (the original makes no order for them). */
+export const BOX_OFFICE_REF = 'box-office';
+
+/** Marks an order as a box-office sale: its attendees answer `order: ""`, as the original's REST-made ones. */
+export function markBoxOfficeOrder(db: Db, orderId: number): void {
+  stmt(db, 'UPDATE orders SET gateway_ref = ? WHERE post_id = ?').run(BOX_OFFICE_REF, orderId);
+}
+
 export interface OrderRow {
   id: number;
   provider: Provider;

@@ -215,7 +215,8 @@ export function parentPosts(db: Db, ids: readonly number[]): Map<number, ParentP
 export function attendeeIdsOfTickets(db: Db, ticketIds: readonly number[]): number[] {
   if (!ticketIds.length) return [];
   return (
-    stmt(db, "SELECT post_id FROM attendees WHERE ticket_id IN (SELECT value FROM json_each(?)) AND status <> 'trash' ORDER BY post_id").all(JSON.stringify(ticketIds)) as { post_id: number }[]
+    // By name, as the original lists a ticket's attendees (then by ID).
+    stmt(db, "SELECT post_id FROM attendees WHERE ticket_id IN (SELECT value FROM json_each(?)) AND status <> 'trash' ORDER BY full_name, post_id").all(JSON.stringify(ticketIds)) as { post_id: number }[]
   ).map((r) => r.post_id);
 }
 

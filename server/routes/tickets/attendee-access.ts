@@ -4,6 +4,7 @@ import { callerRole } from '../../http/context.ts';
 import { HttpError, forbidden, invalidParam } from '../../http/errors.ts';
 import { assertMayChangeEvent } from '../../security/ownership.ts';
 import { getAttendeeRow, effectiveOrderStatus, type AttendeeRow } from '../../db/repos/attendees.ts';
+import { getPostType } from '../../db/repos/posts.ts';
 import { utcString } from '../../content/site-time.ts';
 import { managesAttendees } from './attendee-present.ts';
 
@@ -70,7 +71,9 @@ export function loadManagedAttendee(ctx: Ctx, id: number): AttendeeRow {
 export function loadReadableAttendee(ctx: Ctx, id: number): AttendeeRow {
   if (managesAttendees(ctx)) return loadManagedAttendee(ctx, id);
   const row = getAttendeeRow(ctx.db, id);
-  if (!row) throw attendeeNotFound();
+  // As the original: the public hears the same for a hidden and a missing attendee (no probing which attendees
+  // exist); a post of another kind (a ticket, an event) is 404.
+  if (!row) throw getPostType(ctx.db, id) ? attendeeNotFound() : attendeeNotAccessible();
   if (!publiclyVisible(row)) throw attendeeNotAccessible();
   return row;
 }

@@ -5,9 +5,10 @@ import type { Ctx } from '../../http/context.ts';
 import { callerUserId } from '../../http/context.ts';
 import { HttpError, forbidden, invalidParam } from '../../http/errors.ts';
 import { created, type Result } from '../../http/result.ts';
-import { getAttendeeRow, getTicketRef } from '../../db/repos/attendees.ts';
+import { getAttendeeRow, getTicketRef, updateAttendeeFields } from '../../db/repos/attendees.ts';
 import { availableOf, EMPTY_STATS, ticketStats } from '../../db/repos/tickets.ts';
 import { sellAtBoxOffice } from '../../db/repos/box-office.ts';
+import { markBoxOfficeOrder } from '../../db/repos/orders.ts';
 import { nowDates } from '../../content/site-time.ts';
 import { assertMayWriteAttendeesOf, isDoorCaller, keyEventScope, scanTime } from './attendee-access.ts';
 import { presentAttendee } from './attendee-present.ts';
@@ -60,6 +61,10 @@ export function createAttendee(input: Input<typeof ticketsRoutes.createAttendee.
     userId: callerUserId(ctx),
     dates: nowDates(ctx.app.config.timezone),
   });
+  // As the original: an RSVP made through this route has not opted in to the public attendee list (optout true,
+  // hidden from anonymous callers until the attendee opts in).
+  if (ticket.provider === 'rsvp') updateAttendeeFields(ctx.db, attendeeId, { optout: true });
+  markBoxOfficeOrder(ctx.db, orderId);
   if (orderStatus === 'completed') orderCompleted(ctx, orderId);
   const row = getAttendeeRow(ctx.db, attendeeId)!;
   if (input.check_in === undefined) return created(presentAttendee(ctx, row, true));

@@ -5,6 +5,7 @@ import type { Ctx } from '../../http/context.ts';
 import { can } from '../../http/context.ts';
 import type { AttendeeRow } from '../../db/repos/attendees.ts';
 import { effectiveOrderStatus } from '../../db/repos/attendees.ts';
+import { BOX_OFFICE_REF } from '../../db/repos/orders.ts';
 import { pick } from '../../content/text.ts';
 import { globalId } from '../events/present.ts';
 
@@ -37,13 +38,15 @@ function saleDate(date: string, time: string): string {
 export function checkinDetails(ctx: Ctx, row: AttendeeRow): CheckinDetails | false {
   if (!row.checked_in || !row.ci_scanned_at) return false;
   const date = utcToLocal(ctx, row.ci_scanned_at);
-  return { date, date_details: dateDetails(date), source: row.ci_source ?? 'site', author: String(row.ci_user_id ?? 0), device_id: row.ci_device_id };
+  return { date, date_details: dateDetails(date), source: row.ci_source ?? 'site', author: row.ci_user_id ?? 0, device_id: row.ci_device_id };
 }
 
-function ticketOf(ctx: Ctx, row: AttendeeRow): Record<string, unknown> {
+function ticketOf(ctx: Ctx, row: AttendeeRow, embedded: boolean): Record<string, unknown> {
   const f = currencyFormat(row.ticket_currency);
   return {
-    id: row.ticket_id,
+    // The original reads an RSVP ticket's ID from post meta: a string on the attendee routes (a number inside
+    // a ticket's embedded attendee list).
+    id: row.provider === 'rsvp' && !embedded ? String(row.ticket_id) : row.ticket_id,
     title: pick(ctx.lang, row.ticket_title, row.ticket_title_et),
     description: pick(ctx.lang, row.ticket_content, row.ticket_content_et),
     raw_price: rawPrice(row.ticket_price_minor, row.ticket_currency),
@@ -80,7 +83,8 @@ export function presentAttendee(ctx: Ctx, row: AttendeeRow, manager: boolean, me
   out.optout = optout;
   if (!manager) return out;
   out.provider = row.provider;
-  out.order = row.provider === 'rsvp' ? row.id : (row.order_id ?? row.id);
+  // RSVP: the attendee's own ID; a sale made through POST /attendees has no order in the original: "".
+  out.order = row.provider === 'rsvp' ? row.id : row.order_id === null || row.order_gateway_ref === BOX_OFFICE_REF ? '' : row.order_id;
   out.sku = row.ticket_sku;
   out.email = row.email;
   out.checked_in = row.checked_in === 1;
@@ -112,18 +116,22 @@ class PageMemo {
   readonly origin: string;
   private readonly tickets = new Map<number, Record<string, unknown>>();
 
-  constructor(private readonly ctx: Ctx) {
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly embedded = false,
+  ) {
     this.origin = globalOrigin(ctx);
   }
 
   ticket(row: AttendeeRow): Record<string, unknown> {
     let t = this.tickets.get(row.ticket_id);
-    if (!t) this.tickets.set(row.ticket_id, (t = ticketOf(this.ctx, row)));
+    if (!t) this.tickets.set(row.ticket_id, (t = ticketOf(this.ctx, row, this.embedded)));
     return t;
   }
 }
 
-export function presentAttendees(ctx: Ctx, rows: readonly AttendeeRow[], manager = managesAttendees(ctx)): Record<string, unknown>[] {
-  const memo = new PageMemo(ctx);
+/** `embedded`: the attendee list inside a ticket object. */
+export function presentAttendees(ctx: Ctx, rows: readonly AttendeeRow[], manager = managesAttendees(ctx), embedded = false): Record<string, unknown>[] {
+  const memo = new PageMemo(ctx, embedded);
   return rows.map((r) => presentAttendee(ctx, r, manager, memo));
 }

@@ -8,6 +8,7 @@ import type { Input } from '../../../shared/http/route.ts';
 import { queryAttendees, type AttendeeQuery } from '../../db/repos/attendee-query.ts';
 import { attendeeCursor, getAttendeeRows } from '../../db/repos/attendees.ts';
 import { inTransaction } from '../../db/in-transaction.ts';
+import { getPostType } from '../../db/repos/posts.ts';
 import { ALL_STATUSES, WRITABLE_STATUSES } from '../events/access.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
 import { keyEventScope, loadReadableAttendee, PUBLIC_ORDER_STATUSES, utcFilter } from './attendee-access.ts';
@@ -34,7 +35,8 @@ function orderStatusList(given: string[]): string[] | null {
   const out = new Set<string>();
   for (const s of given.map((x) => x.toLowerCase())) {
     if (s === 'any') return null;
-    if (s === 'public') PUBLIC_ORDER_STATUSES.forEach((p) => out.add(p));
+    // `public` also keeps RSVP attendees who are going (their status is the going status, see rsvpStatusAsOrderStatus).
+    if (s === 'public') [...PUBLIC_ORDER_STATUSES, 'yes'].forEach((p) => out.add(p));
     else if (ORDER_STATUS_VALUES.includes(s)) out.add(s);
     else throw invalidParam('order_status');
   }
@@ -50,8 +52,22 @@ function both(one: number | undefined, many: number[] | undefined): number[] | u
 
 type ListInput = Input<typeof attendeeListArgs>;
 
+/**
+ * The original's attendee list order: by name (`title`) when no `orderby` is sent, in `order` (ASC by default);
+ * an explicit `orderby` sorts DESC unless `order` is sent (WordPress's default); `slug` sorts by name, as
+ * `title` (an attendee's slug is made from its name). A delta (`changed_since`) is always in ID order.
+ */
+function listOrder(ctx: Ctx, orderby: AttendeeQuery['orderby'], order: AttendeeQuery['order']): Pick<AttendeeQuery, 'orderby' | 'order'> {
+  if (ctx.req.params.orderby === undefined) return { orderby: 'title', order };
+  const dir = ctx.req.params.order === undefined ? 'DESC' : order;
+  return { orderby: orderby === 'slug' ? 'title' : orderby, order: dir };
+}
+
 /** Turns the request into a query, applying the caller's visibility (CONTRACT section 7, reference 4.4). */
 function buildQuery(ctx: Ctx, input: ListInput, perPage: number): AttendeeQuery {
+  // As the original's validators: `post_id` must be a post and `ticket_id` a ticket.
+  if (input.post_id !== undefined && !getPostType(ctx.db, input.post_id)) throw invalidParam('post_id');
+  if (input.ticket_id !== undefined && getPostType(ctx.db, input.ticket_id) !== 'ticket') throw invalidParam('ticket_id');
   const given = (k: string) => ctx.req.params[k] !== undefined && ctx.req.params[k] !== null;
   const manager = managesAttendees(ctx);
   const delta = input.changed_since !== undefined;
@@ -60,8 +76,7 @@ function buildQuery(ctx: Ctx, input: ListInput, perPage: number): AttendeeQuery 
     eventStatuses: ['publish'],
     orderStatuses: [...PUBLIC_ORDER_STATUSES],
     publicOnly: !manager,
-    orderby: delta ? 'id' : input.orderby,
-    order: delta ? 'ASC' : input.order,
+    ...(delta ? { orderby: 'id' as const, order: 'ASC' as const } : listOrder(ctx, input.orderby, input.order)),
     limit: perPage,
     offset: (input.offset ?? 0) + (input.page - 1) * perPage,
   };
@@ -74,6 +89,7 @@ function buildQuery(ctx: Ctx, input: ListInput, perPage: number): AttendeeQuery 
     if (delta && q.statuses) q.statuses.push('trash');
     q.eventStatuses = eventStatuses;
     q.orderStatuses = given('order_status') ? orderStatuses : null;
+    q.rsvpStatusAsOrderStatus = given('order_status');
   }
   let events = both(input.post_id, input.include_post);
   const scope = keyEventScope(ctx);

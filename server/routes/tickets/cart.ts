@@ -141,8 +141,10 @@ function parseLines(raw: unknown[] | undefined, max: number): CartLine[] {
 const update = implement(ticketsRoutes.updateCart, (input, ctx): Result => {
   refuseDoor(ctx);
   const provider = providerOf(input.provider);
-  if (!provider) throw invalidParam('provider', 'Unknown ticket provider.');
   checkPost(ctx, input.post_id);
+  // As the original: a provider it does not know has no tickets, so the write changes nothing and the answer
+  // is the cart as that provider sees it (empty).
+  if (!provider) return ok(cartBody(ctx, [input.provider], input.post_id));
   const max = ctx.app.config.maxTicketsPerOrder;
   const lines = parseLines(input.tickets, max);
   if (input.meta !== undefined && Buffer.byteLength(JSON.stringify(input.meta)) > MAX_META_BYTES) throw invalidParam('meta', `The meta may take at most ${MAX_META_BYTES} bytes.`);

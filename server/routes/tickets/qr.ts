@@ -74,7 +74,8 @@ const qrCheckin = implement(ticketsRoutes.qrCheckin, (input, ctx): Result => {
     if (!row || (key.key.event_id !== null && row.event_id !== key.key.event_id)) {
       logFailedScan(door, { id: Number.isSafeInteger(id) ? id : 0, event_id: null }, scan, 'unknown_ticket');
       limiter.fail(limitKeys);
-      return qr403({ msg: 'An attendee is not found with this ID.', error: 'attendee_not_found' });
+      // As the original: an unknown attendee reads as a wrong code, so scans cannot probe which IDs exist.
+      return qr403({ msg: 'Security code is not valid!', error: 'security_code_not_valid' });
     }
     if (row.security_code.toLowerCase() !== input.security_code.trim().toLowerCase()) {
       logFailedScan(door, { id: row.id, event_id: row.event_id }, scan, 'wrong_security_code');
@@ -82,10 +83,14 @@ const qrCheckin = implement(ticketsRoutes.qrCheckin, (input, ctx): Result => {
       return qr403({ msg: 'Security code is not valid!', error: 'security_code_not_valid' });
     }
     const decision = decideScan(door, row, scan);
+    // applyScan updates the row in place: keep the attendee as read before the check-in for the answer.
+    const before = { ...row };
     const after = applyScan(door, row, decision);
     const attendee = () => presentAttendee(door, after, true);
     const o = decision.outcome;
-    if (o.kind === 'accepted') return { status: 201, body: { msg: 'Checked In!', attendee: attendee() } };
+    // As the original, the check-in answer carries the attendee as it was read before the check-in (not yet
+    // checked in); a read after it shows the standing check-in.
+    if (o.kind === 'accepted') return { status: 201, body: { msg: 'Checked In!', attendee: presentAttendee(door, before, true) } };
     if (o.kind === 'conflict') return qr403({ msg: 'Already checked in!', error: 'attendee_already_checked_in', attendee: attendee() });
     if (o.kind === 'rejected' && o.reason === 'revoked') return qr403({ msg: 'An attendee is not found with this ID.', error: 'attendee_not_found' });
     return qr403({

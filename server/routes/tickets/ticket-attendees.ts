@@ -13,7 +13,7 @@ export function attendeesOfTickets(ctx: Ctx, ticketIds: readonly number[]): Map<
   if (!ticketIds.length) return out;
   const ids = attendeeIdsOfTickets(ctx.db, ticketIds);
   const rows = getAttendeeRows(ctx.db, ids).filter((r) => inKeyScope(ctx, r.event_id));
-  const presented = presentAttendees(ctx, rows, true);
+  const presented = presentAttendees(ctx, rows, true, true);
   rows.forEach((r, i) => {
     let list = out.get(r.ticket_id);
     if (!list) out.set(r.ticket_id, (list = []));

@@ -51,8 +51,13 @@ export function maskValue(v: unknown): unknown {
 }
 
 export interface TicketPresentOpts {
-  /** Adds the editor fields and nonces (single reads and editor answers of callers with edit_tickets). */
+  /** Adds the editor fields, `fees` and nonces (single reads of callers with edit_tickets). */
   editor?: boolean;
+  /**
+   * A 202 answer of the editor routes: as the original, the plain ticket without the editor fields or `fees`;
+   * the nonces stay (EXT-nonces) so an editor can go on without a second read.
+   */
+  editorAnswer?: boolean;
   /** Skip the embedded attendee lists (the caller's `_fields` leaves them out). */
   skipAttendees?: boolean;
 }
@@ -81,7 +86,12 @@ export function presentTickets(ctx: Ctx, rows: TicketRow[], opts: TicketPresentO
       out.checkin = checkinReport(s);
     }
     out.rest_url = ctx.urls.rest(`/${TICKETS_NS}/tickets/${t.id}`);
-    if (opts.editor && can(ctx, 'edit_tickets')) addEditorFields(ctx, out, t, s);
+    if (can(ctx, 'edit_tickets') && !opts.editorAnswer) {
+      if (opts.editor) addEditorFields(out, t, s);
+      // Tickets Commerce's fee block, empty: Doorstep has no fees (D8).
+      out.fees = { available_fees: [], automatic_fees: [], selected_fees: [] };
+    }
+    if ((opts.editor || opts.editorAnswer) && can(ctx, 'edit_tickets')) addNonces(ctx, out, t);
     return !manager && parentHidden(parent) ? (maskValue(out) as Record<string, unknown>) : out;
   });
 }
@@ -103,7 +113,8 @@ function ticketObject(ctx: Ctx, t: TicketRow, s: TicketStats, image: unknown, no
   return {
     description: pick(ctx.lang, t.content, t.content_et),
     capacity: t.capacity,
-    on_sale: onSale(t, nowUtc),
+    // RSVP tickets have no sale price: the original answers null and an empty list.
+    on_sale: t.provider === 'rsvp' ? null : onSale(t, nowUtc),
     iac: t.iac,
     price_suffix: null,
     post_id: t.event_id,
@@ -136,7 +147,7 @@ function ticketObject(ctx: Ctx, t: TicketRow, s: TicketStats, image: unknown, no
       currency_decimal_numbers: f.number_of_decimals,
       currency_thousand_separator: f.thousands_sep,
     },
-    sale_price_data: {
+    sale_price_data: t.provider === 'rsvp' ? [] : {
       enabled: t.sale_price_minor === null ? '' : '1',
       sale_price: t.sale_price_minor === null ? '' : rawPrice(t.sale_price_minor, t.currency),
       start_date: t.sale_start,
@@ -147,13 +158,17 @@ function ticketObject(ctx: Ctx, t: TicketRow, s: TicketStats, image: unknown, no
   };
 }
 
-function addEditorFields(ctx: Ctx, out: Record<string, unknown>, t: TicketRow, s: TicketStats): void {
+function addEditorFields(out: Record<string, unknown>, t: TicketRow, s: TicketStats): void {
   out.capacity_type = t.capacity < 0 ? 'unlimited' : 'own';
-  out.sku = t.sku;
+  // RSVP tickets have no SKU in the original (null).
+  out.sku = t.provider === 'rsvp' ? null : t.sku;
   out.description = t.content;
   out.available_from_start_time = normalTime(t.start_time);
   out.available_from_end_time = normalTime(t.end_time);
   out.totals = { stock: availableOf(t.capacity, s), sold: s.sold, pending: s.pending };
+}
+
+function addNonces(ctx: Ctx, out: Record<string, unknown>, t: TicketRow): void {
   const now = nowMs(ctx);
   out.nonces = { edit_ticket_nonce: createNonce(ctx, 'edit_ticket_nonce', t.id, now), remove_ticket_nonce: createNonce(ctx, 'remove_ticket_nonce', t.id, now) };
 }

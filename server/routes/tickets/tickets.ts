@@ -23,18 +23,21 @@ const notAccessible = () => new HttpError(401, 'ticket-not-accessible', 'ticket-
 const LIVE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'];
 
 /**
- * `Tickets_Handler::is_ticket_readable`: 404 for no post, `ticket-provider-not-found` for a post that is no
- * ticket, 401 when the ticket or its post is not public and the caller cannot read private content. A trashed
- * ticket is gone. The original answers a non-ticket ID with 500; an ID of the wrong kind is bad input, and bad
- * input never gets a 5xx here, so it is 400 with the original code. A key bound to an event sees only that
- * event's tickets (CONTRACT section 3): another event's ticket is hidden as a missing one.
+ * `Tickets_Handler::is_ticket_readable`: 404 for no post, 401 `ticket-not-accessible` for a post that is no
+ * ticket (an event, a venue...) as in the original, and when the ticket or its post is not public and the caller
+ * cannot read private content. A trashed ticket is gone. The original answers an attendee's ID with 500
+ * `ticket-object-not-found`; bad input never gets a 5xx here, so it is 400 with the original code (declared:
+ * ERR-ticket-object). A key bound to an event sees only that event's tickets (CONTRACT section 3): another
+ * event's ticket is hidden as a missing one.
  */
 export function readableTicket(ctx: Ctx, id: number): TicketRow {
   // The ticket join reads the post too; only a miss needs the post alone, to tell "none" from "no ticket".
   const row = getTicketRow(ctx.db, id);
   if (!row) {
-    if (!getPostType(ctx.db, id)) throw notFound();
-    throw new HttpError(400, 'ticket-provider-not-found', 'ticket-provider-not-found');
+    const type = getPostType(ctx.db, id);
+    if (!type) throw notFound();
+    if (type === 'attendee') throw new HttpError(400, 'ticket-object-not-found', 'The requested ticket object could not be built or found');
+    throw notAccessible();
   }
   if (row.status === 'trash' || !inKeyScope(ctx, row.event_id)) throw notFound();
   const parent = getPost(ctx.db, row.event_id);
@@ -51,7 +54,8 @@ function wantsAttendees(ctx: Ctx, listKey?: string): boolean {
 }
 
 function single(ctx: Ctx, row: TicketRow, status = 200): Result {
-  const [body] = presentTickets(ctx, [row], { editor: true, skipAttendees: !wantsAttendees(ctx) });
+  const answer = status === 202;
+  const [body] = presentTickets(ctx, [row], { editor: !answer, editorAnswer: answer, skipAttendees: !wantsAttendees(ctx) });
   return { status, body };
 }
 
@@ -86,7 +90,22 @@ function scopedPosts(ctx: Ctx, given: number[] | undefined): number[] | undefine
   return given ? given.filter((e) => e === scope) : [scope];
 }
 
+/**
+ * The original's ticket list order: by ID, oldest first, when no `orderby` is sent (an `order` alone changes
+ * nothing); an explicit `orderby` sorts newest first unless `order` says otherwise (WordPress's default
+ * direction), `title` by title and every other value (`id`, `slug`, `include` without `include`) by ID;
+ * `orderby=include` with an `include` list keeps the list's order.
+ */
+function listOrder(ctx: Ctx, orderby: TicketQuery['orderby'], order: TicketQuery['order'], include: number[] | undefined): Pick<TicketQuery, 'orderby' | 'order'> {
+  if (ctx.req.params.orderby === undefined) return { orderby: 'id', order: 'ASC' };
+  if (orderby === 'include' && include?.length) return { orderby, order: 'ASC' };
+  const dir = ctx.req.params.order === undefined ? 'DESC' : order;
+  return { orderby: orderby === 'slug' ? 'id' : orderby, order: dir };
+}
+
 const list = implement(ticketsRoutes.listTickets, (input, ctx) => {
+  // As the original (`is_post_id_list`): every `include_post` ID must be a post.
+  if (input.include_post?.some((id) => !getPostType(ctx.db, id))) throw invalidParam('include_post');
   const manager = managesAttendees(ctx);
   const perPage = input.per_page;
   const skip = input.offset ?? 0;
@@ -105,8 +124,7 @@ const list = implement(ticketsRoutes.listTickets, (input, ctx) => {
     availableUntil: utcParam(ctx, input.available_until, 'available_until'),
     currencies: input.currency,
     isAvailable: input.is_available,
-    orderby: input.orderby,
-    order: input.order,
+    ...listOrder(ctx, input.orderby, input.order, input.include),
     limit: perPage,
     offset: skip + (input.page - 1) * perPage,
   };
@@ -120,8 +138,8 @@ const list = implement(ticketsRoutes.listTickets, (input, ctx) => {
       capacityMax: input.capacity_max,
     });
   }
-  // ET+ only: without the add-on no ticket offers attendee information.
-  const none = input.attendee_information_available === true || q.statuses.length === 0 || q.postStatuses?.length === 0 || q.includePost?.length === 0;
+  // `attendee_information_available` needs ET+; without it the original ignores the filter, and so do we.
+  const none = q.statuses.length === 0 || q.postStatuses?.length === 0 || q.includePost?.length === 0;
   const { ids, matches } = none ? { ids: [], matches: 0 } : queryTickets(ctx.db, q);
   // The original's offset shrinks the total: 5 tickets with offset=1 report total 4.
   const total = Math.max(0, matches - skip);
@@ -157,11 +175,15 @@ const create = implement(ticketsRoutes.createTicket, (input, ctx) => {
   return single(ctx, getTicketRow(ctx.db, id)!, 202);
 });
 
-/** Update and delete name the ticket's post; a nonce for another post or ticket does not verify. */
+/**
+ * Update and delete name the ticket's post; a nonce for another post or ticket does not verify. The nonce is
+ * checked first, as in the original (an unknown ticket with a bad nonce is 403 `forbidden`): a valid one was
+ * made for this caller, this action and this ticket, so only then is the ticket looked up.
+ */
 function editable(ctx: Ctx, id: number, postId: number, nonce: string, action: string): TicketRow {
+  requireEditorNonce(ctx, postId, nonce, action, id);
   const row = readableTicket(ctx, id);
   if (row.event_id !== postId) throw invalidNonce();
-  requireEditorNonce(ctx, postId, nonce, action, id);
   return row;
 }
 

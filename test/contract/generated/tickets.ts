@@ -154,7 +154,7 @@ export interface components {
         seconds: string;
       };
       source: string;
-      author: string;
+      author: number;
       device_id: string | null;
       device_label?: string | null;
     };
@@ -185,7 +185,7 @@ export interface components {
     Ticket: {
       description: string;
       capacity: number;
-      on_sale: boolean;
+      on_sale: boolean | null;
       iac: string;
       price_suffix: string | null;
       post_id: number;
@@ -255,12 +255,12 @@ export interface components {
         currency_decimal_numbers: number;
         currency_thousand_separator: string;
       };
-      sale_price_data: {
+      sale_price_data: ({
         enabled: string | boolean;
         sale_price: string;
         start_date: string;
         end_date: string;
-      };
+      }) | unknown[];
       supports_attendee_information: boolean;
       attendees: ({
           id: number;
@@ -276,7 +276,7 @@ export interface components {
           modified_utc: string;
           rest_url: string;
           ticket: {
-            id: number;
+            id: number | string;
             title: string;
             description: string;
             raw_price: number | string;
@@ -295,7 +295,7 @@ export interface components {
           title?: string;
           optout: boolean;
           provider?: string;
-          order?: number;
+          order?: number | "";
           sku?: string;
           email?: string;
           checked_in?: boolean;
@@ -310,7 +310,7 @@ export interface components {
               seconds: string;
             };
             source: string;
-            author: string;
+            author: number;
             device_id: string | null;
             device_label?: string | null;
           });
@@ -347,13 +347,18 @@ export interface components {
       rest_url: string;
       /** @enum {string} */
       capacity_type?: "own" | "capped" | "global" | "unlimited";
-      sku?: string;
+      sku?: string | null;
       available_from_start_time?: string;
       available_from_end_time?: string;
       totals?: {
         stock: number;
         sold: number;
         pending: number;
+      };
+      fees?: {
+        available_fees: unknown[];
+        automatic_fees: unknown[];
+        selected_fees: unknown[];
       };
       nonces?: {
         edit_ticket_nonce: string;
@@ -374,7 +379,7 @@ export interface components {
       modified_utc: string;
       rest_url: string;
       ticket: {
-        id: number;
+        id: number | string;
         title: string;
         description: string;
         raw_price: number | string;
@@ -393,7 +398,7 @@ export interface components {
       title?: string;
       optout: boolean;
       provider?: string;
-      order?: number;
+      order?: number | "";
       sku?: string;
       email?: string;
       checked_in?: boolean;
@@ -408,7 +413,7 @@ export interface components {
           seconds: string;
         };
         source: string;
-        author: string;
+        author: number;
         device_id: string | null;
         device_label?: string | null;
       });
@@ -483,7 +488,7 @@ export interface components {
           modified_utc: string;
           rest_url: string;
           ticket: {
-            id: number;
+            id: number | string;
             title: string;
             description: string;
             raw_price: number | string;
@@ -502,7 +507,7 @@ export interface components {
           title?: string;
           optout: boolean;
           provider?: string;
-          order?: number;
+          order?: number | "";
           sku?: string;
           email?: string;
           checked_in?: boolean;
@@ -517,7 +522,7 @@ export interface components {
               seconds: string;
             };
             source: string;
-            author: string;
+            author: number;
             device_id: string | null;
             device_label?: string | null;
           });
@@ -550,7 +555,7 @@ export interface components {
       tickets: ({
           description: string;
           capacity: number;
-          on_sale: boolean;
+          on_sale: boolean | null;
           iac: string;
           price_suffix: string | null;
           post_id: number;
@@ -620,12 +625,12 @@ export interface components {
             currency_decimal_numbers: number;
             currency_thousand_separator: string;
           };
-          sale_price_data: {
+          sale_price_data: ({
             enabled: string | boolean;
             sale_price: string;
             start_date: string;
             end_date: string;
-          };
+          }) | unknown[];
           supports_attendee_information: boolean;
           attendees: ({
               id: number;
@@ -641,7 +646,7 @@ export interface components {
               modified_utc: string;
               rest_url: string;
               ticket: {
-                id: number;
+                id: number | string;
                 title: string;
                 description: string;
                 raw_price: number | string;
@@ -660,7 +665,7 @@ export interface components {
               title?: string;
               optout: boolean;
               provider?: string;
-              order?: number;
+              order?: number | "";
               sku?: string;
               email?: string;
               checked_in?: boolean;
@@ -675,7 +680,7 @@ export interface components {
                   seconds: string;
                 };
                 source: string;
-                author: string;
+                author: number;
                 device_id: string | null;
                 device_label?: string | null;
               });
@@ -712,13 +717,18 @@ export interface components {
           rest_url: string;
           /** @enum {string} */
           capacity_type?: "own" | "capped" | "global" | "unlimited";
-          sku?: string;
+          sku?: string | null;
           available_from_start_time?: string;
           available_from_end_time?: string;
           totals?: {
             stock: number;
             sold: number;
             pending: number;
+          };
+          fees?: {
+            available_fees: unknown[];
+            automatic_fees: unknown[];
+            selected_fees: unknown[];
           };
           nonces?: {
             edit_ticket_nonce: string;
@@ -744,7 +754,7 @@ export interface components {
           modified_utc: string;
           rest_url: string;
           ticket: {
-            id: number;
+            id: number | string;
             title: string;
             description: string;
             raw_price: number | string;
@@ -763,7 +773,7 @@ export interface components {
           title?: string;
           optout: boolean;
           provider?: string;
-          order?: number;
+          order?: number | "";
           sku?: string;
           email?: string;
           checked_in?: boolean;
@@ -778,7 +788,7 @@ export interface components {
               seconds: string;
             };
             source: string;
-            author: string;
+            author: number;
             device_id: string | null;
             device_label?: string | null;
           });
@@ -842,7 +852,7 @@ export interface components {
               modified_utc: string;
               rest_url: string;
               ticket: {
-                id: number;
+                id: number | string;
                 title: string;
                 description: string;
                 raw_price: number | string;
@@ -861,7 +871,7 @@ export interface components {
               title?: string;
               optout: boolean;
               provider?: string;
-              order?: number;
+              order?: number | "";
               sku?: string;
               email?: string;
               checked_in?: boolean;
@@ -876,7 +886,7 @@ export interface components {
                   seconds: string;
                 };
                 source: string;
-                author: string;
+                author: number;
                 device_id: string | null;
                 device_label?: string | null;
               });
@@ -974,7 +984,7 @@ export interface components {
         modified_utc: string;
         rest_url: string;
         ticket: {
-          id: number;
+          id: number | string;
           title: string;
           description: string;
           raw_price: number | string;
@@ -993,7 +1003,7 @@ export interface components {
         title?: string;
         optout: boolean;
         provider?: string;
-        order?: number;
+        order?: number | "";
         sku?: string;
         email?: string;
         checked_in?: boolean;
@@ -1008,7 +1018,7 @@ export interface components {
             seconds: string;
           };
           source: string;
-          author: string;
+          author: number;
           device_id: string | null;
           device_label?: string | null;
         });
@@ -1050,7 +1060,7 @@ export interface components {
         modified_utc: string;
         rest_url: string;
         ticket: {
-          id: number;
+          id: number | string;
           title: string;
           description: string;
           raw_price: number | string;
@@ -1069,7 +1079,7 @@ export interface components {
         title?: string;
         optout: boolean;
         provider?: string;
-        order?: number;
+        order?: number | "";
         sku?: string;
         email?: string;
         checked_in?: boolean;
@@ -1084,7 +1094,7 @@ export interface components {
             seconds: string;
           };
           source: string;
-          author: string;
+          author: number;
           device_id: string | null;
           device_label?: string | null;
         });

@@ -124,6 +124,15 @@ describe('single read', () => {
     assert.ok(r.body.attendees.every((a: { post_id: number }) => a.post_id === f.eventId));
   });
 
+  test('the public: 401 attendee-not-accessible for a missing ID as for a hidden attendee; 404 for a post of another kind', async () => {
+    const r = await call(`${A}/999999`);
+    assert.equal(r.status, 401);
+    assert.equal(r.body.code, 'attendee-not-accessible');
+    const t = await call(`${A}/${f.ticketId}`);
+    assert.equal(t.status, 404);
+    assert.equal(t.body.code, 'attendee-not-found');
+  });
+
   test('a bad id is a 400 parameter error', async () => {
     const r = await call(`${A}/0`);
     assert.equal(r.status, 400);
@@ -150,7 +159,16 @@ describe('list paging', () => {
     const r = await list(`post_id=${f.eventId}&page=4`, s.admin);
     assert.equal(r.status, 400);
     assert.deepEqual(r.body, { code: 'invalid-page-number', message: 'The page number requested is larger than the number of pages available.', data: { status: 400 } });
-    const empty = await list('post_id=999999', s.admin);
+    // page=0 (and a word) is the first page, as in the original.
+    const zero = await list(`post_id=${f.eventId}&page=0`, s.admin);
+    assert.equal(zero.status, 200);
+    assert.deepEqual(ids(zero), f.attendeeIds.slice(0, 3));
+    assert.equal((await list(`post_id=${f.eventId}&page=x`, s.admin)).status, 200);
+    // A post_id that is no post is a parameter error, as in the original; a post without attendees is empty.
+    const missing = await list('post_id=999999', s.admin);
+    assert.equal(missing.status, 400);
+    assert.equal(missing.body.code, 'rest_invalid_param');
+    const empty = await list(`post_id=${f.ticketId}`, s.admin);
     assert.equal(empty.status, 200);
     assert.equal(empty.body.total, 0);
     assert.equal(empty.body.total_pages, 0);
@@ -185,25 +203,34 @@ describe('list paging', () => {
   });
 
   test('order and orderby', async () => {
+    // By name without orderby (the fixture's names follow their IDs), ASC unless order says otherwise.
+    s.db.prepare("UPDATE attendees SET full_name = 'Zed Last' WHERE post_id = ?").run(f.attendeeIds[0]);
+    const byName = await list(`post_id=${f.eventId}&per_page=100`, s.admin);
+    assert.deepEqual(ids(byName), [...f.attendeeIds.slice(1), f.attendeeIds[0]]);
+    s.db.prepare("UPDATE attendees SET full_name = 'Ann Lee' WHERE post_id = ?").run(f.attendeeIds[0]);
     const desc = await list(`post_id=${f.eventId}&per_page=100&order=DESC`, s.admin);
     assert.deepEqual(ids(desc), [...f.attendeeIds].reverse());
+    // An explicit orderby without order sorts newest first (WordPress's default direction).
+    const byId = await list(`post_id=${f.eventId}&per_page=100&orderby=id`, s.admin);
+    assert.deepEqual(ids(byId), [...f.attendeeIds].reverse());
     const byTitle = await list(`post_id=${f.eventId}&per_page=100&orderby=title&order=DESC`, s.admin);
     assert.deepEqual(byTitle.body.attendees.map((a: { title: string }) => a.title), ['Gus Kent', 'Fay Wong', 'Eve Moss', 'Dee Ray', 'Cy Young', 'Bob Stone', 'Ann Lee']);
     s.db.prepare("UPDATE posts SET date_gmt = '2020-01-01 00:00:00' WHERE id = ?").run(f.attendeeIds[5]);
-    const byDate = await list(`post_id=${f.eventId}&per_page=100&orderby=date`, s.admin);
+    const byDate = await list(`post_id=${f.eventId}&per_page=100&orderby=date&order=ASC`, s.admin);
     assert.deepEqual(ids(byDate), [f.attendeeIds[5], ...f.attendeeIds.filter((x) => x !== f.attendeeIds[5])]);
     s.db.prepare('UPDATE posts SET date_gmt = date WHERE id = ?').run(f.attendeeIds[5]);
     const bySlug = await list(`post_id=${f.eventId}&per_page=100&orderby=slug&order=DESC`, s.admin);
     assert.deepEqual(ids(bySlug), [...f.attendeeIds].reverse());
     const inc = [f.attendeeIds[4], f.attendeeIds[1], f.attendeeIds[6]];
-    const byInclude = await list(`include=${inc.join(',')}&orderby=include`, s.admin);
+    const byInclude = await list(`include=${inc.join(',')}&orderby=include&order=ASC`, s.admin);
     assert.deepEqual(ids(byInclude), inc);
   });
 });
 
 describe('list filters', () => {
   const only = async (query: string, expected: number[], auth: string | null = s.admin) => {
-    const r = await list(`per_page=100&${query}`, auth ?? undefined);
+    // In ID order: the default (by name) interleaves fixtures that reuse the same names.
+    const r = await list(`per_page=100&${query.includes('orderby=') ? '' : 'orderby=id&order=ASC&'}${query}`, auth ?? undefined);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.deepEqual(ids(r), expected, query);
   };
@@ -242,7 +269,12 @@ describe('list filters', () => {
     await only(`post_id=${f.eventId}&checkedin=true`, [a[2]]);
     await only(`post_id=${f.eventId}&checkedin=0`, a.filter((x) => x !== a[2]));
     s.db.prepare('UPDATE attendees SET checked_in = 0 WHERE post_id = ?').run(a[2]);
-    await only(`post_id=${f.eventId}&rsvp_going_status=yes`, []);
+    // As the original: the going status narrows RSVP attendees only (these are Tickets Commerce ones).
+    await only(`post_id=${f.eventId}&rsvp_going_status=yes`, a);
+    const rsvp = seedTicketsFixture(s.db, { attendees: 2, provider: 'rsvp' });
+    s.db.prepare("UPDATE attendees SET rsvp_status = 'no' WHERE post_id = ?").run(rsvp.attendeeIds[1]);
+    await only(`include_post=${f.eventId},${rsvp.eventId}&rsvp_going_status=no`, [...a, rsvp.attendeeIds[1]]);
+    await only(`post_id=${rsvp.eventId}&rsvp_going_status=yes`, [rsvp.attendeeIds[0]]);
     await only(`post_id=${f.eventId}&attendee_information_available=true`, []);
     await only(`post_id=${f.eventId}&attendee_information_available=false`, a);
     assert.equal((await list('rsvp_going_status=maybe')).status, 400);
@@ -267,6 +299,13 @@ describe('list filters', () => {
     await only(evs, [...pending.attendeeIds, ...draft.attendeeIds, trashed.attendeeIds[1]]);
     await only(`${evs}&order_status=pending`, pending.attendeeIds);
     await only(`${evs}&order_status=public`, [...draft.attendeeIds, trashed.attendeeIds[1]]);
+    // As the original: an RSVP attendee's order status is its going status (completed leaves it out).
+    const rsvp = seedTicketsFixture(s.db, { attendees: 2, provider: 'rsvp' });
+    s.db.prepare("UPDATE attendees SET rsvp_status = 'no' WHERE post_id = ?").run(rsvp.attendeeIds[1]);
+    await only(`post_id=${rsvp.eventId}&order_status=completed`, []);
+    await only(`post_id=${rsvp.eventId}&order_status=public`, [rsvp.attendeeIds[0]]);
+    await only(`post_id=${rsvp.eventId}&order_status=any`, rsvp.attendeeIds);
+    await only(`post_id=${rsvp.eventId}`, [rsvp.attendeeIds[0]], null);
     await only(`${evs}&post_status=draft`, draft.attendeeIds);
     await only(`${evs}&status=trash`, [trashed.attendeeIds[0]]);
     await only(`${evs}&status=any`, [...pending.attendeeIds, ...draft.attendeeIds, trashed.attendeeIds[1]]);
@@ -352,6 +391,32 @@ describe('create (box office and door registration)', () => {
     assert.notEqual(r.body.order, f.orderId);
     const again = await call(`${A}/${r.body.id}`, { auth: s.admin });
     assert.deepEqual(again.body, r.body);
+  });
+
+  test('as the original: a sale made here answers order ""; an RSVP made here is opted out, hidden from the public, its ticket.id a string', async () => {
+    const sale = await create({ ticket_id: f.ticketId, full_name: 'Box Office', email: 'box@in.test' }, s.admin);
+    assert.equal(sale.status, 201);
+    assert.equal(sale.body.order, '');
+    assert.equal(sale.body.optout, false);
+    assert.equal(sale.body.ticket.id, f.ticketId);
+    const fx = seedTicketsFixture(s.db, { attendees: 1, provider: 'rsvp' });
+    // A seeded RSVP (not made through this route) keeps its own ID as order and stays public.
+    const seeded = await call(`${A}/${fx.attendeeIds[0]}`, { auth: s.admin });
+    assert.equal(seeded.body.order, fx.attendeeIds[0]);
+    assert.equal(seeded.body.ticket.id, String(fx.ticketId));
+    const rsvp = await create({ ticket_id: fx.ticketId, full_name: 'Rsvp Guest', email: 'rsvp@in.test' }, s.admin);
+    assert.equal(rsvp.status, 201);
+    assert.equal(rsvp.body.optout, true);
+    assert.equal(rsvp.body.order, rsvp.body.id);
+    assert.equal(rsvp.body.ticket.id, String(fx.ticketId));
+    assert.equal('rsvp_going' in rsvp.body, true);
+    assert.equal((await call(`${A}/${rsvp.body.id}`)).status, 401);
+    const pub = await list(`post_id=${fx.eventId}`);
+    assert.deepEqual(ids(pub), [fx.attendeeIds[0]]);
+    const mgr = await list(`post_id=${fx.eventId}`, s.admin);
+    assert.deepEqual(ids(mgr).sort(), [fx.attendeeIds[0], rsvp.body.id].sort());
+    // The list's Allow header as the original's: POST before GET.
+    assert.equal(mgr.headers.get('allow'), 'POST, GET');
   });
 
   test('check_in on create admits at once and logs the scan', async () => {

@@ -40,7 +40,7 @@ describe('check-in through the attendee route', () => {
       date: '2026-11-22 09:30:15',
       date_details: { year: '2026', month: '11', day: '22', hour: '09', minutes: '30', seconds: '15' },
       source: 'site',
-      author: '0',
+      author: 0,
       device_id: 'door-a',
     });
     assert.equal(classifyCheckinResponse(r.status, r.body).kind, 'accepted');

@@ -32,9 +32,13 @@ describe('GET /qr check-in', () => {
     assert.deepEqual(Object.keys(r.body), ['msg', 'attendee']);
     assert.equal(r.body.msg, 'Checked In!');
     assert.equal(r.body.attendee.id, id);
-    assert.equal(r.body.attendee.checked_in, true);
-    assert.equal(r.body.attendee.checkin_details.source, 'app');
+    // As the original: the attendee as read before the check-in; a read afterwards shows it checked in.
+    assert.equal(r.body.attendee.checked_in, false);
+    assert.equal(r.body.attendee.checkin_details, false);
     assert.equal(r.body.attendee.security_code, code(id));
+    const read = await call(`${s.root}evt/tickets/v1/attendees/${id}`, { auth: s.admin });
+    assert.equal(read.body.checked_in, true);
+    assert.equal(read.body.checkin_details.source, 'app');
     const row = s.db.prepare('SELECT result, source, api_key_id FROM checkins WHERE attendee_id = ?').get(id);
     assert.deepEqual({ ...(row as object) }, { result: 'accepted', source: 'app', api_key_id: door.id });
   });
@@ -79,10 +83,10 @@ describe('GET /qr check-in', () => {
     assert.equal(r.status, 201);
   });
 
-  test('unknown attendee: 403 attendee_not_found', async () => {
+  test('unknown attendee: 403 security_code_not_valid, as a wrong code (IDs cannot be probed)', async () => {
     const r = await qr({ api_key: door.key, ticket_id: 987654, security_code: 'abc' });
     assert.equal(r.status, 403);
-    assert.deepEqual(r.body, { msg: 'An attendee is not found with this ID.', error: 'attendee_not_found' });
+    assert.deepEqual(r.body, { msg: 'Security code is not valid!', error: 'security_code_not_valid' });
   });
 
   test('order not complete: 403 attendee_not_authorized (escaped apostrophe) with the attendee', async () => {

@@ -53,6 +53,16 @@ describe('GET /tickets', () => {
     const p3 = await call(`${tix(s)}/tickets?page=3`);
     assert.equal(p3.status, 400);
     assert.deepEqual(p3.body, { code: 'invalid-page-number', message: 'The page number requested is larger than the number of pages available.', data: { status: 400 } });
+    // As the original: page=0 or a word is the first page.
+    for (const p of ['0', 'x']) {
+      const first = await call(`${tix(s)}/tickets?page=${p}`);
+      assert.equal(first.status, 200, p);
+      assert.deepEqual(ids(first), ids(p1), p);
+    }
+    // include_post naming no post is a parameter error, as in the original.
+    const noPost = await call(`${tix(s)}/tickets?include_post=999999`);
+    assert.equal(noPost.status, 400);
+    assert.equal(noPost.body.code, 'rest_invalid_param');
     const empty = await call(`${tix(s)}/tickets?search=nothing-like-this`);
     assert.equal(empty.status, 200);
     assert.equal(empty.body.total, 0);
@@ -62,16 +72,20 @@ describe('GET /tickets', () => {
   });
 
   test('offset skips and the total shrinks with it', async () => {
-    const r = await call(`${tix(s)}/tickets?offset=1&per_page=10&orderby=id`);
+    const r = await call(`${tix(s)}/tickets?offset=1&per_page=10&orderby=id&order=ASC`);
     assert.equal(r.body.total, 3);
     assert.deepEqual(ids(r), [t.bravo, t.charlie, t.delta]);
-    assert.equal(r.body.rest_url, `${s.root}evt/tickets/v1/tickets/?per_page=10&offset=1&orderby=id`);
+    assert.equal(r.body.rest_url, `${s.root}evt/tickets/v1/tickets/?per_page=10&offset=1&order=ASC&orderby=id`);
     const bad = await call(`${tix(s)}/tickets?offset=x`);
     assert.equal(bad.status, 400);
   });
 
-  test('order and orderby', async () => {
-    assert.deepEqual(ids(await call(`${tix(s)}/tickets?per_page=10&order=DESC`)), [t.delta, t.charlie, t.bravo, t.alpha]);
+  test('order and orderby: by ID without orderby (order alone changes nothing); an orderby sorts DESC by default', async () => {
+    // As the original: no orderby lists by ID, oldest first, whatever order says.
+    assert.deepEqual(ids(await call(`${tix(s)}/tickets?per_page=10`)), [t.alpha, t.bravo, t.charlie, t.delta]);
+    assert.deepEqual(ids(await call(`${tix(s)}/tickets?per_page=10&order=DESC`)), [t.alpha, t.bravo, t.charlie, t.delta]);
+    assert.deepEqual(ids(await call(`${tix(s)}/tickets?per_page=10&orderby=id`)), [t.delta, t.charlie, t.bravo, t.alpha]);
+    assert.deepEqual(ids(await call(`${tix(s)}/tickets?per_page=10&orderby=id&order=ASC`)), [t.alpha, t.bravo, t.charlie, t.delta]);
     assert.deepEqual(ids(await call(`${tix(s)}/tickets?per_page=10&orderby=include&include=${t.charlie},${t.alpha},${t.delta}`)), [t.charlie, t.alpha, t.delta]);
     assert.deepEqual(ids(await call(`${tix(s)}/tickets?per_page=10&orderby=slug&order=DESC`)), [t.delta, t.charlie, t.bravo, t.alpha]);
     assert.equal((await call(`${tix(s)}/tickets?orderby=price`)).status, 400);
@@ -88,7 +102,8 @@ describe('GET /tickets', () => {
     assert.deepEqual(ids(await list('currency=USD,EUR')), [t.bravo, t.charlie]);
     assert.deepEqual(ids(await list('is_available=false')), [t.alpha]);
     assert.deepEqual(ids(await list('is_available=true')), [t.bravo, t.charlie, t.delta, t.echo]);
-    assert.deepEqual(ids(await list('attendee_information_available=true')), []);
+    // Without the add-on the original ignores attendee_information_available.
+    assert.deepEqual(ids(await list('attendee_information_available=true')), [t.alpha, t.bravo, t.charlie, t.delta, t.echo]);
     assert.equal((await list('is_available=maybe')).status, 400);
   });
 

@@ -74,10 +74,14 @@ describe('GET /tickets/{id}', () => {
     assert.deepEqual(Object.keys(r.body), ['id', 'capacity_details']);
   });
 
-  test('editor: editor fields and nonces after rest_url', async () => {
+  test('editor: editor fields, fees and nonces after rest_url; RSVP: on_sale null, sale_price_data [], sku null', async () => {
     const r = await call(`${tix(s)}/tickets/${rsvp}`, { auth: s.userAuth('organizer') });
     assert.equal(r.status, 200);
-    assert.deepEqual(Object.keys(r.body).slice(-7), ['rest_url', 'capacity_type', 'sku', 'available_from_start_time', 'available_from_end_time', 'totals', 'nonces']);
+    assert.deepEqual(Object.keys(r.body).slice(-8), ['rest_url', 'capacity_type', 'sku', 'available_from_start_time', 'available_from_end_time', 'totals', 'fees', 'nonces']);
+    assert.deepEqual(r.body.fees, { available_fees: [], automatic_fees: [], selected_fees: [] });
+    assert.equal(r.body.on_sale, null);
+    assert.deepEqual(r.body.sale_price_data, []);
+    assert.equal(r.body.sku, null);
     assert.equal(r.body.capacity_type, 'own');
     assert.equal(r.body.available_from_start_time, '08:00:00');
     assert.equal(r.body.available_from_end_time, '20:00:00');
@@ -87,12 +91,20 @@ describe('GET /tickets/{id}', () => {
     Ticket.parse(r.body);
   });
 
-  test('errors: 404 unknown, 400 ticket-provider-not-found for a post that is no ticket, 400 bad id', async () => {
+  test('errors: 404 unknown, 401 ticket-not-accessible for a post that is no ticket, 400 for an attendee, 400 bad id', async () => {
     const none = await call(`${tix(s)}/tickets/99999`);
     assert.equal(none.status, 404);
     assert.deepEqual(none.body, { code: 'ticket-not-found', message: 'ticket-not-found', data: { status: 404 } });
-    const notTicket = await call(`${tix(s)}/tickets/${event}`);
-    assert.deepEqual(notTicket.body, { code: 'ticket-provider-not-found', message: 'ticket-provider-not-found', data: { status: 400 } });
+    // As the original: an event's ID is 401 ticket-not-accessible, for everyone.
+    for (const auth of [undefined, s.admin]) {
+      const notTicket = await call(`${tix(s)}/tickets/${event}`, auth ? { auth } : {});
+      assert.deepEqual(notTicket.body, { code: 'ticket-not-accessible', message: 'ticket-not-accessible', data: { status: 401 } });
+    }
+    // An attendee's ID: the original's code, 400 rather than its 500.
+    const attendee = (s.db.prepare('SELECT post_id FROM attendees LIMIT 1').get() as { post_id: number }).post_id;
+    const notTicket = await call(`${tix(s)}/tickets/${attendee}`);
+    assert.equal(notTicket.status, 400);
+    assert.equal(notTicket.body.code, 'ticket-object-not-found');
     const bad = await call(`${tix(s)}/tickets/0`);
     assert.equal(bad.status, 400);
     assert.equal(bad.body.code, 'rest_invalid_param');
