@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { any, boolean, custom, idList, integer, number, string, stringList, wpIssue, type Param } from '../http/params.ts';
+import { any, boolean, custom, type ArgJson, idList, integer, number, string, stringList, wpIssue, type Param } from '../http/params.ts';
 import { parseDateInput } from '../dates.ts';
 
 /**
@@ -30,10 +30,16 @@ export const timeArg = (description: string, required = false) => {
 };
 
 /** A string TEC checks with `is_string`; numbers are accepted as their text, as PHP would. */
-export const textArg = (description: string, o: { required?: boolean; nonEmpty?: boolean } = {}) => {
+export const textArg = (description: string, o: { required?: boolean; nonEmpty?: boolean; extra?: ArgJson } = {}) => {
   const inner = o.nonEmpty ? z.string().trim().min(1) : z.string();
-  return custom(z.preprocess((v) => (typeof v === 'number' ? String(v) : v), inner), z.string(), { description, required: o.required, ...cb });
+  return custom(z.preprocess((v) => (typeof v === 'number' ? String(v) : v), inner), z.string(), { description, required: o.required, ...cb, ...(o.extra ? { extra: o.extra } : {}) });
 };
+
+/**
+ * The `default: null` (or false) TEC's write args show in the index and OPTIONS answers. Shown only: it is
+ * never applied, so a field not sent stays unsent (an update keeps what it is not given, D1).
+ */
+const shownDefault = (value: null | boolean): ArgJson => ({ default: value });
 
 /**
  * TEC `is_string` on a list filter: a non-empty string (PHP's `empty()` also refuses "0"), so `search=` is
@@ -64,7 +70,7 @@ export const statusArg = (description: string) => stringList({ description, ...c
 // ---- write arguments ----
 
 /** The venue or organizer of an event: an ID, `{id}`, an object of create fields, or a list of those. */
-const linked = (description: string) => any({ description, extra: { type: ['integer', 'object', 'array'] } });
+const linked = (description: string) => any({ description, extra: { type: ['integer', 'object', 'array'], ...shownDefault(null), items: { type: 'integer' } } });
 
 function eventFields(required: boolean) {
   return {
@@ -77,7 +83,7 @@ function eventFields(required: boolean) {
     excerpt: textArg('The event excerpt'),
     status: textArg('The event post status'),
     timezone: textArg('The event time zone'),
-    all_day: boolean({ description: 'Whether the event lasts the whole day or not' }),
+    all_day: boolean({ description: 'Whether the event lasts the whole day or not', extra: shownDefault(false) }),
     start_date: timeArg('The event start date and time', required),
     end_date: timeArg('The event end date and time', required),
     image: any({ description: 'The event featured image ID or URL', extra: { type: ['integer', 'string'] } }),
@@ -89,14 +95,14 @@ function eventFields(required: boolean) {
     currency_symbol: textArg('The currency symbol of the cost, e.g. € (default $)'),
     currency_code: textArg('The ISO 4217 code of the cost currency, e.g. EUR'),
     currency_position: custom(z.enum(['prefix', 'postfix', 'suffix']), z.enum(['prefix', 'postfix', 'suffix']), { description: 'Where the currency symbol goes' }),
-    website: textArg('The event website URL'),
+    website: textArg('The event website URL', { extra: shownDefault(null) }),
     show_map: boolean({ description: 'Whether the map should be shown on the event page' }),
     show_map_link: boolean({ description: 'Whether the map link should be shown on the event page' }),
     hide_from_listings: boolean({ description: 'Whether the event should be hidden in the calendar view' }),
     sticky: boolean({ description: 'Whether the event should be sticky in the calendar view' }),
     featured: boolean({ description: 'Whether the event should be featured on the site' }),
-    categories: any({ description: 'The event category IDs, slugs or names', extra: { type: 'array', items: { type: 'integer' } } }),
-    tags: any({ description: 'The event tag IDs, slugs or names', extra: { type: 'array', items: { type: 'integer' } } }),
+    categories: any({ description: 'The event category IDs, slugs or names', extra: { type: 'array', items: { type: 'integer' }, ...shownDefault(null) } }),
+    tags: any({ description: 'The event tag IDs, slugs or names', extra: { type: 'array', items: { type: 'integer' }, ...shownDefault(null) } }),
     venue: linked('The event venue ID or data'),
     organizer: linked('The event organizer IDs or data'),
     password: string({ description: 'The event password' }),
@@ -112,20 +118,20 @@ function venueFields(required: boolean) {
     date: timeArg('The venue publication date'),
     date_utc: timeArg('The venue publication date (UTC time zone)'),
     venue: textArg('The venue name', { required, nonEmpty: true }),
-    description: textArg('The venue description'),
+    description: textArg('The venue description', { extra: shownDefault(null) }),
     status: textArg('The venue post status'),
-    show_map: boolean({ description: 'Whether events linked to the venue should show a map' }),
-    show_map_link: boolean({ description: 'Whether events linked to the venue should show a map link' }),
-    address: textArg('The venue address'),
-    city: textArg('The venue city'),
-    country: textArg('The venue country'),
-    province: textArg('The venue province'),
-    state: textArg('The venue state'),
-    zip: textArg('The venue ZIP code'),
-    phone: textArg('The venue phone number'),
-    stateprovince: textArg('The venue state or province'),
-    website: textArg('The venue website URL'),
-    image: any({ description: 'The venue featured image ID or URL', extra: { type: ['integer', 'string'] } }),
+    show_map: boolean({ description: 'Whether events linked to the venue should show a map', extra: shownDefault(null) }),
+    show_map_link: boolean({ description: 'Whether events linked to the venue should show a map link', extra: shownDefault(null) }),
+    address: textArg('The venue address', { extra: shownDefault(null) }),
+    city: textArg('The venue city', { extra: shownDefault(null) }),
+    country: textArg('The venue country', { extra: shownDefault(null) }),
+    province: textArg('The venue province', { extra: shownDefault(null) }),
+    state: textArg('The venue state', { extra: shownDefault(null) }),
+    zip: textArg('The venue ZIP code', { extra: shownDefault(null) }),
+    phone: textArg('The venue phone number', { extra: shownDefault(null) }),
+    stateprovince: textArg('The venue state or province', { extra: shownDefault(null) }),
+    website: textArg('The venue website URL', { extra: shownDefault(null) }),
+    image: any({ description: 'The venue featured image ID or URL', extra: { type: ['integer', 'string'], ...shownDefault(null) } }),
     geo_lat: number({ description: 'The venue latitude', minimum: -90, maximum: 90 }),
     geo_lng: number({ description: 'The venue longitude', minimum: -180, maximum: 180 }),
   };

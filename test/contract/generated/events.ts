@@ -1235,7 +1235,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -1260,7 +1263,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -1272,13 +1278,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -1313,7 +1331,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -1338,7 +1359,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -1350,13 +1374,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -1509,7 +1545,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -1534,7 +1573,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -1546,13 +1588,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -1587,7 +1641,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -1612,7 +1669,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -1624,13 +1684,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -1731,7 +1803,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -1756,7 +1831,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -1768,13 +1846,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -1809,7 +1899,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -1834,7 +1927,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -1846,13 +1942,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -2027,7 +2135,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -2052,7 +2163,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -2064,13 +2178,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -2105,7 +2231,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -2130,7 +2259,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -2142,13 +2274,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -2303,7 +2447,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -2328,7 +2475,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -2340,13 +2490,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -2379,7 +2541,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -2404,7 +2569,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -2416,13 +2584,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -2521,7 +2701,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -2546,7 +2729,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -2558,13 +2744,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -2597,7 +2795,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -2622,7 +2823,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -2634,13 +2838,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -2807,7 +3023,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -2832,7 +3051,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -2844,13 +3066,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -2883,7 +3117,10 @@ export interface operations {
           status?: string;
           /** @description The event time zone */
           timezone?: string;
-          /** @description Whether the event lasts the whole day or not */
+          /**
+           * @description Whether the event lasts the whole day or not
+           * @default false
+           */
           all_day?: boolean;
           /**
            * Format: date-time
@@ -2908,7 +3145,10 @@ export interface operations {
            * @enum {string}
            */
           currency_position?: "prefix" | "postfix" | "suffix";
-          /** @description The event website URL */
+          /**
+           * @description The event website URL
+           * @default null
+           */
           website?: string;
           /** @description Whether the map should be shown on the event page */
           show_map?: boolean;
@@ -2920,13 +3160,25 @@ export interface operations {
           sticky?: boolean;
           /** @description Whether the event should be featured on the site */
           featured?: boolean;
-          /** @description The event category IDs, slugs or names */
+          /**
+           * @description The event category IDs, slugs or names
+           * @default null
+           */
           categories?: number[];
-          /** @description The event tag IDs, slugs or names */
+          /**
+           * @description The event tag IDs, slugs or names
+           * @default null
+           */
           tags?: number[];
-          /** @description The event venue ID or data */
+          /**
+           * @description The event venue ID or data
+           * @default null
+           */
           venue?: number;
-          /** @description The event organizer IDs or data */
+          /**
+           * @description The event organizer IDs or data
+           * @default null
+           */
           organizer?: number;
           /** @description The event password */
           password?: string;
@@ -3063,33 +3315,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
@@ -3116,33 +3407,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
@@ -3283,33 +3613,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue?: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
@@ -3336,33 +3705,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue?: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
@@ -3455,33 +3863,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue?: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
@@ -3508,33 +3955,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue?: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
@@ -3699,33 +4185,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue?: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
@@ -3752,33 +4277,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue?: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
@@ -3925,33 +4489,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue?: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
@@ -3978,33 +4581,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue?: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
@@ -4097,33 +4739,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue?: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
@@ -4150,33 +4831,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue?: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
@@ -4335,33 +5055,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue?: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
@@ -4388,33 +5147,72 @@ export interface operations {
           date_utc?: string;
           /** @description The venue name */
           venue?: string;
-          /** @description The venue description */
+          /**
+           * @description The venue description
+           * @default null
+           */
           description?: string;
           /** @description The venue post status */
           status?: string;
-          /** @description Whether events linked to the venue should show a map */
+          /**
+           * @description Whether events linked to the venue should show a map
+           * @default null
+           */
           show_map?: boolean;
-          /** @description Whether events linked to the venue should show a map link */
+          /**
+           * @description Whether events linked to the venue should show a map link
+           * @default null
+           */
           show_map_link?: boolean;
-          /** @description The venue address */
+          /**
+           * @description The venue address
+           * @default null
+           */
           address?: string;
-          /** @description The venue city */
+          /**
+           * @description The venue city
+           * @default null
+           */
           city?: string;
-          /** @description The venue country */
+          /**
+           * @description The venue country
+           * @default null
+           */
           country?: string;
-          /** @description The venue province */
+          /**
+           * @description The venue province
+           * @default null
+           */
           province?: string;
-          /** @description The venue state */
+          /**
+           * @description The venue state
+           * @default null
+           */
           state?: string;
-          /** @description The venue ZIP code */
+          /**
+           * @description The venue ZIP code
+           * @default null
+           */
           zip?: string;
-          /** @description The venue phone number */
+          /**
+           * @description The venue phone number
+           * @default null
+           */
           phone?: string;
-          /** @description The venue state or province */
+          /**
+           * @description The venue state or province
+           * @default null
+           */
           stateprovince?: string;
-          /** @description The venue website URL */
+          /**
+           * @description The venue website URL
+           * @default null
+           */
           website?: string;
-          /** @description The venue featured image ID or URL */
+          /**
+           * @description The venue featured image ID or URL
+           * @default null
+           */
           image?: number;
           /** @description The venue latitude */
           geo_lat?: number;
