@@ -108,7 +108,7 @@ async function shift(lang: Lang, kioskBase: string, work: string): Promise<void>
     await until('the counters', async () => (await page.locator('#c-inside').getAttribute('data-value')) === '3');
     await until('the recent scans', async () => (await page.locator('#recent-list li.recent-row').count()) === 4);
     await page.locator('#ready-info').evaluate((el) => {
-      el.hidden = true;
+      (el as HTMLElement).hidden = true;
     });
     await shot(page, `main-${lang}`);
     await page.setViewportSize(PORTRAIT);
