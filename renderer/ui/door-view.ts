@@ -24,7 +24,10 @@ export class DoorView {
       if ((e.type === 'status' && !e.status.running) || e.type === 'failure' || e.type === 'ready') this.refresh();
     });
     byId('conflict-dismiss').addEventListener('click', () => void this.dismiss());
-    setInterval(() => this.refresh(), 10_000);
+    // Ages and counts from other doors; never while a download is writing (each refresh would re-read it all).
+    setInterval(() => {
+      if (!ctx.engine.status.running) void this.refresh();
+    }, 10_000);
   }
 
   /** Re-reads counters, recent scans and conflicts; calls during a refresh run it once more after. */
