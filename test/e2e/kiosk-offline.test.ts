@@ -12,7 +12,7 @@ import { FakeDoorServer } from '../renderer/fake-door-server.ts';
 import { CHROMIUM, HEADLESS_ARGS } from './browser.ts';
 import { buildKioskTo } from './kiosk-build.ts';
 import { startFakeHttpServer, type FakeHttpServer } from './fake-http-server.ts';
-import { confirmPairing, openStaff } from './kiosk-page.ts';
+import { confirmPairing, openStaff, wedgeScan as burstScan } from './kiosk-page.ts';
 
 /**
  * Issue 12 item 8 in headless Chromium.
@@ -120,9 +120,9 @@ async function pair(page: Page, base: string, pairing: PairingPayload): Promise<
 /** A barcode scanner types the code and Enter; the verdict shown for it. */
 async function wedgeScan(page: Page, code: string): Promise<string | null> {
   await page.locator('#verdict').evaluate((el) => ((el as HTMLElement).hidden = true, delete (el as HTMLElement).dataset.verdict));
-  await page.locator('body').click({ position: { x: 5, y: 5 } });
-  await page.keyboard.type(code);
-  await page.keyboard.press('Enter');
+  // The keys arrive in one burst, as from a real scanner: typed one by one over the DevTools protocol on a loaded
+  // machine, they could straddle the wedge's 150 ms idle gap and arrive as two partial codes.
+  await burstScan(page, code);
   await page.locator('#verdict:not([hidden])').waitFor({ timeout: 15_000 });
   return page.locator('#verdict').getAttribute('data-verdict');
 }

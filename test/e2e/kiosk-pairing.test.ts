@@ -9,7 +9,7 @@ import { FakeDoorServer } from '../renderer/fake-door-server.ts';
 import { CHROMIUM, HEADLESS_ARGS } from './browser.ts';
 import { buildKioskTo } from './kiosk-build.ts';
 import { serveKiosk, startFakeHttpServer, type FakeHttpServer, type HttpServer } from './fake-http-server.ts';
-import { confirmPairing, openStaff } from './kiosk-page.ts';
+import { confirmPairing, openStaff, wedgeScan as burstScan } from './kiosk-page.ts';
 
 /**
  * Issue 10 item 9 in the real page: a pairing link opened in a paired kiosk (the tab already open, only the
@@ -174,9 +174,7 @@ describe('kiosk pairing asks before replacing (headless Chromium)', () => {
 
       // The venue server drops off the network; a ticket scanned with the barcode scanner is queued.
       await ctx.route((url) => url.href.startsWith(venue.base), (route) => route.abort('internetdisconnected'));
-      await page.locator('body').click({ position: { x: 5, y: 400 } });
-      await page.keyboard.type(venue.model.ticketUrl(guest));
-      await page.keyboard.press('Enter');
+      await burstScan(page, venue.model.ticketUrl(guest));
       await waitFor('one queued scan', async () => (await pending(page)) === 1);
       await page.locator('#verdict').click();
 
