@@ -4,7 +4,7 @@
  * (departures.json) and checks the rest against known-differences.json, which may only shrink: a difference not
  * listed fails, and so does a listed difference that is gone (remove it with `npm run compat -- --goldens --update-known`).
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { startDoorstep } from './lib/doorstep.ts';
 import { compareAll, diffKey, readGoldens, readKnown, runSide } from './lib/run.ts';

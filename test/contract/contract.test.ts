@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type Res, type TestServer } from '../helpers/server.ts';
 import { insertAttendees, seedTicketsFixture } from '../helpers/tickets-fixture.ts';

@@ -1,4 +1,4 @@
-import { test, describe, before, after } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,13 +24,13 @@ let kiosk: HttpServer;
 let work: string;
 const contexts = new Set<BrowserContext>();
 
-before(async () => {
+beforeAll(async () => {
   distDir = await buildKioskTo();
   kiosk = await serveKiosk(distDir);
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-main-e2e-'));
 });
 
-after(async () => {
+afterAll(async () => {
   for (const c of contexts) await c.close();
   await kiosk?.close();
   fs.rmSync(distDir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { test, describe, before, after } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -31,12 +31,12 @@ let distDir: string;
 let work: string;
 const contexts = new Set<BrowserContext>();
 
-before(async () => {
+beforeAll(async () => {
   distDir = await buildKioskTo();
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-offline-e2e-'));
 });
 
-after(async () => {
+afterAll(async () => {
   for (const ctx of contexts) await ctx.close();
   fs.rmSync(distDir, { recursive: true, force: true });
   fs.rmSync(work, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { test, describe, before, after } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,13 +23,13 @@ let distDir: string;
 let kiosk: HttpServer;
 let work: string;
 
-before(async () => {
+beforeAll(async () => {
   distDir = await buildKioskTo();
   kiosk = await serveKiosk(distDir);
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-e2e-'));
 });
 
-after(async () => {
+afterAll(async () => {
   await kiosk?.close();
   fs.rmSync(distDir, { recursive: true, force: true });
   fs.rmSync(work, { recursive: true, force: true });

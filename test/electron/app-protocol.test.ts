@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { startFakeShell, tempDir } from './shell-fixture.ts';
 const SECRET = 'TOP-SECRET-api-key';
 
 /** A renderer build in <tmp>/dist and a secret next to it that must never be served. */
-async function served(t: { after(fn: () => void): void }) {
+async function served(t: { onTestFinished(fn: () => unknown): void }) {
   const dir = tempDir(t, 'doorstep-protocol-');
   const root = path.join(dir, 'dist');
   mkdirSync(path.join(root, 'assets'), { recursive: true });

@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { CertificatePins, pemFingerprint, VERIFY_ACCEPT, VERIFY_DEFAULT, VERIFY_REFUSE } from '../../electron/cert-pinning.ts';
@@ -44,7 +44,7 @@ const VENUE_FP = VENUE_FP_COLONS.replace(/:/g, '').toLowerCase();
 const ATTACKER_FP = new X509Certificate(ATTACKER_PEM).fingerprint256.replace(/:/g, '').toLowerCase();
 const VENUE_URL = 'https://192.168.1.20:8443/en/wp-json/';
 
-async function shell(t: { after(fn: () => void): void }) {
+async function shell(t: { onTestFinished(fn: () => unknown): void }) {
   const started = await startFakeShell(t);
   exposeDoorstepApi(started.preload());
   const api = getDoorstep(started.state.mainWorld);

@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -49,7 +49,9 @@ describe('kiosk CSP in headless Chromium', () => {
       if (req.url === '/evil.js') return void res.setHeader('content-type', 'text/javascript').end('window.evil = true');
       res.setHeader('content-type', 'application/json').end('{"ok":true}');
     });
-    t.after(() => door.server.close());
+    t.onTestFinished(async () => {
+      await door.server.close();
+    });
     const app = await listen((req, res) => {
       const send = (type: string, body: string) => {
         res.setHeader('content-type', type);
@@ -60,9 +62,13 @@ describe('kiosk CSP in headless Chromium', () => {
       if (req.url === '/worker.js') return send('text/javascript', 'postMessage("worker-ok");');
       send('text/html', PAGE);
     });
-    t.after(() => app.server.close());
+    t.onTestFinished(async () => {
+      await app.server.close();
+    });
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: HEADLESS_ARGS });
-    t.after(() => browser.close());
+    t.onTestFinished(async () => {
+      await browser.close();
+    });
     const page = await browser.newPage();
     await page.goto(`${app.origin}/`);
     await page.waitForFunction(() => 'results' in window, undefined, { timeout: 15_000 });

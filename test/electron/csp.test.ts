@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import type { HeadersReceivedResponse } from 'electron';
 import { KIOSK_CSP } from '../../electron/csp.ts';
@@ -9,7 +9,7 @@ function directives(policy: string): Map<string, string[]> {
   return new Map(policy.split(';').map((part) => part.trim().split(/\s+/)).filter((parts) => parts[0]).map(([name, ...values]) => [name, values]));
 }
 
-async function headersFor(t: { after(fn: () => void): void }, url: string, responseHeaders: Record<string, string[]>) {
+async function headersFor(t: { onTestFinished(fn: () => unknown): void }, url: string, responseHeaders: Record<string, string[]>) {
   const { state } = await startFakeShell(t);
   assert.ok(state.headersListener, 'onHeadersReceived has a listener');
   let answer: HeadersReceivedResponse | undefined;

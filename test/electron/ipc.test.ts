@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { getDoorstep, ipcChannelName } from '../../shared/ipc.ts';
 import { dispatchIpc } from '../../electron/ipc.ts';
@@ -8,7 +8,7 @@ import { startFakeShell } from './shell-fixture.ts';
 
 type Invoke = (channel: string, ...args: unknown[]) => Promise<unknown>;
 
-async function shell(t: { after(fn: () => void): void }, fake: Parameters<typeof startFakeShell>[1] = {}, options: Parameters<typeof startFakeShell>[2] = {}) {
+async function shell(t: { onTestFinished(fn: () => unknown): void }, fake: Parameters<typeof startFakeShell>[1] = {}, options: Parameters<typeof startFakeShell>[2] = {}) {
   const started = await startFakeShell(t, fake, options);
   const invokeFrom = (frame: Parameters<typeof started.preload>[0]): Invoke => started.preload(frame).ipcRenderer.invoke;
   // The page sees what the preload put on its window: read it back the way the renderer does.

@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { FakeEvent, FakeWebContents } from './fake-electron.ts';
 import { startFakeShell } from './shell-fixture.ts';

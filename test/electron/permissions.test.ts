@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import type { PermissionCheckHandlerHandlerDetails } from 'electron';
 import { startFakeShell } from './shell-fixture.ts';
@@ -6,7 +6,7 @@ import { startFakeShell } from './shell-fixture.ts';
 const OWN_URL = 'app://kiosk/index.html';
 const OWN_ORIGIN = 'app://kiosk';
 
-async function handlers(t: { after(fn: () => void): void }) {
+async function handlers(t: { onTestFinished(fn: () => unknown): void }) {
   const { state } = await startFakeShell(t);
   const request = state.permissionRequestHandler;
   const check = state.permissionCheckHandler;

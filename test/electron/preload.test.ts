@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { ipcChannelName, ipcChannels, ipcMethods } from '../../shared/ipc.ts';
 import { BRIDGE_KEY, createDoorstepApi, exposeDoorstepApi } from '../../electron/preload-api.ts';

@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,14 +31,18 @@ describe('the kiosk renderer served by the shell protocol under the shell CSP', 
       res.end(Buffer.from(await response.arrayBuffer()));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    t.after(() => server.close());
+    t.onTestFinished(async () => {
+      await server.close();
+    });
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [...HEADLESS_ARGS, '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'],
     });
-    t.after(() => browser.close());
+    t.onTestFinished(async () => {
+      await browser.close();
+    });
     const page = await browser.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));

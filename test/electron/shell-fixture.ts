@@ -5,9 +5,9 @@ import { startShell, type ShellOptions } from '../../electron/shell.ts';
 import { createFakeElectron, type FakeOptions } from './fake-electron.ts';
 
 /** A temp userData directory removed after the test. */
-export function tempDir(t: { after(fn: () => void): void }, prefix = 'doorstep-shell-'): string {
+export function tempDir(t: { onTestFinished(fn: () => unknown): void }, prefix = 'doorstep-shell-'): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -29,7 +29,7 @@ export function shellOptions(overrides: Partial<ShellOptions> = {}): ShellOption
 
 /** Starts the real shell code against a fresh fake electron. */
 export async function startFakeShell(
-  t: { after(fn: () => void): void },
+  t: { onTestFinished(fn: () => unknown): void },
   fake: Partial<FakeOptions> = {},
   options: Partial<ShellOptions> = {},
 ) {

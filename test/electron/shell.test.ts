@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { APP_ENTRY_URL } from '../../electron/app-origin.ts';
 import { ipcChannelName, ipcMethods } from '../../shared/ipc.ts';

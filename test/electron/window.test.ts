@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { setupWindow } from '../../electron/window.ts';
 import { createFakeElectron } from './fake-electron.ts';

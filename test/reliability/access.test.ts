@@ -1,4 +1,4 @@
-import { test, describe } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { call, startTestServer } from '../helpers/server.ts';

@@ -1,4 +1,4 @@
-import { test, describe } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { openDatabase } from '../../server/db/connection.ts';
 import { insertCheckin } from '../../server/db/repos/checkins.ts';

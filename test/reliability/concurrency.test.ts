@@ -1,4 +1,4 @@
-import { test, describe } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { childServer, freePort } from './child-server.ts';
 import { fetchCheckins, SimKiosk } from './kiosk-sim.ts';

@@ -1,4 +1,4 @@
-import { test, describe } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { kioskCrashScenario } from './kiosk-crash.ts';
 import { profile, report } from './profile.ts';

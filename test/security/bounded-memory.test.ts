@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
 import { DEFAULT_CACHE_BYTES, ResponseCache } from '../../server/http/response-cache.ts';
@@ -14,12 +14,12 @@ import type { AppState } from '../../server/http/context.ts';
  */
 
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   const r = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, body: { title: 'Cached', status: 'publish', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00' } });
   assert.equal(r.status, 201);
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 /** Installs a cache of its own on the running app (the app reads it from its services on every request). */
 function install(cache: ResponseCache): ResponseCache {

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
 import type { ResponseCache } from '../../server/http/response-cache.ts';
@@ -12,7 +12,7 @@ import type { ResponseCache } from '../../server/http/response-cache.ts';
 
 let s: TestServer;
 const ids: number[] = [];
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   for (const title of ['Alpha concert', 'Beta lecture']) {
     const r = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, body: { title, status: 'publish', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00' } });
@@ -20,7 +20,7 @@ before(async () => {
     ids.push(r.body.id);
   }
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 const cache = () => s.app.state.services.responseCache as ResponseCache;
 const list = (q: string) => `${s.root}evt/events/v1/events?start_date=2031-01-01&end_date=2032-01-01&${q}`;

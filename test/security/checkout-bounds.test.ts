@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -54,12 +54,12 @@ function postFrom(localAddress: string, url: string, body: unknown, cookie = '')
   });
 }
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   event = await makeEvent(s);
   free = await ticketId(s, event, { name: 'Free' });
 });
-after(async () => {
+afterAll(async () => {
   await mailIdle(s.app.state);
   await s.close();
 });

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -25,10 +25,10 @@ function assertCredentials(h: Headers, origin: string, what: string): void {
 
 describe('CORS with configured origins', () => {
   let s: TestServer;
-  before(async () => {
+  beforeAll(async () => {
     s = await startTestServer({ EVT_CORS_ORIGINS: `${TRUSTED}, http://127.0.0.1:5173/` });
   });
-  after(() => s.close());
+  afterAll(() => s.close());
 
   test('an unlisted origin gets * without credentials, on reads, signed-in reads, errors and preflights', async () => {
     const answers = {
@@ -62,10 +62,10 @@ describe('CORS with configured origins', () => {
 
 describe('CORS by default (no EVT_CORS_ORIGINS)', () => {
   let s: TestServer;
-  before(async () => {
+  beforeAll(async () => {
     s = await startTestServer();
   });
-  after(() => s.close());
+  afterAll(() => s.close());
 
   test('no origin is given credentials', async () => {
     for (const origin of [EVIL, TRUSTED, `http://127.0.0.1:${new URL(s.base).port}`]) {

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
 import { insertTicket, insertAttendees, seedTicketsFixture, type TicketsFixture } from '../helpers/tickets-fixture.ts';
@@ -27,7 +27,7 @@ const snapshotB = () =>
     s.db.prepare('SELECT * FROM marketing_optins ORDER BY attendee_id').all(),
   ]);
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   A = seedTicketsFixture(s.db, { attendees: 3, eventTitle: 'Event A', name: (i) => `Alpha Visitor ${i}` });
   B = seedTicketsFixture(s.db, { attendees: 3, eventTitle: 'Event B', name: (i) => `Bravo Secretname ${i}` });
@@ -47,7 +47,7 @@ before(async () => {
   aCodes = [...A.codes.values()];
   key = `Bearer ${s.apiKey('Door', A.eventId).key}`;
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 const T = 'evt/tickets/v1';
 

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
 import { insertTicket, seedTicketsFixture, type TicketsFixture } from '../helpers/tickets-fixture.ts';
@@ -26,7 +26,7 @@ const snapshot = (id: number) =>
   ]);
 const count = (sql: string, ...p: unknown[]) => (s.db.prepare(sql).get(...p) as { n: number }).n;
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   f = seedTicketsFixture(s.db, { attendees: 20 });
   otherTicket = insertTicket(s.db, f.eventId, { title: 'VIP' });
@@ -36,7 +36,7 @@ before(async () => {
     "the event's key": `Bearer ${s.apiKey('Bound', f.eventId).key}`,
   };
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 const refusedEdits: [string, Record<string, unknown>][] = [
   ['attendee_status', { attendee_status: 'refunded' }],

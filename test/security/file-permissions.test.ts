@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,11 +23,11 @@ function assertMode(p: string, want: number): void {
 
 let root: string;
 let oldUmask: number;
-before(() => {
+beforeAll(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-perms-'));
   oldUmask = process.umask(0);
 });
-after(() => {
+afterAll(() => {
   process.umask(oldUmask);
   fs.rmSync(root, { recursive: true, force: true });
 });

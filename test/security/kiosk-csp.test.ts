@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,14 +31,14 @@ function directives(csp: string): Map<string, string> {
 }
 
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   // The server serves renderer/dist; build it once when it is missing (as `npm run build:kiosk` does).
   if (!fs.existsSync(path.join(dist, 'index.html'))) {
     await build({ configFile: path.join(repo, 'vite.config.ts'), root: path.join(repo, 'renderer'), logLevel: 'silent' });
   }
   s = await startTestServer();
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('/kiosk/ headers', () => {
   test('the page and its assets carry the shell CSP, frame-ancestors none and the other headers', async () => {
@@ -67,10 +67,10 @@ describe('/kiosk/ headers', () => {
 describe('/kiosk/ in headless Chromium', () => {
   let browser: Browser;
   let framer: Server;
-  before(async () => {
+  beforeAll(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: HEADLESS_ARGS });
   });
-  after(async () => {
+  afterAll(async () => {
     await browser.close();
     framer?.close();
   });

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
 import { seedTicketsFixture, type TicketsFixture } from '../helpers/tickets-fixture.ts';
@@ -16,13 +16,13 @@ let keyA: string;
 const OPT = () => `${s.root}marketing/v1/opt-ins`;
 const optins = () => JSON.stringify(s.db.prepare('SELECT * FROM marketing_optins ORDER BY attendee_id').all());
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   A = seedTicketsFixture(s.db, { attendees: 2 });
   B = seedTicketsFixture(s.db, { attendees: 2 });
   keyA = `Bearer ${s.apiKey('Door A', A.eventId).key}`;
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('marketing opt-in and door keys', () => {
   test("a key of event A cannot touch event B's attendee opt-in; it answers as for an unknown attendee", async () => {

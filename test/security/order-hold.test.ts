@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
 import { openDatabase } from '../../server/db/connection.ts';
@@ -33,7 +33,7 @@ const at = (ms: number) => {
   s.app.state.services.clock = () => ms;
 };
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   // Many anonymous checkouts from one address here: test/security/checkout-bounds.test.ts covers that limit.
   s.app.state.services.checkoutLimiter = new WindowLimiter({ max: 1_000_000, windowMs: 1 });
@@ -41,7 +41,7 @@ before(async () => {
   paid = await ticketId(s, event, { name: 'Paid', provider: 'tc', price: '10', currency: 'EUR', 'ticket[capacity]': '2' });
   free = await ticketId(s, event, { name: 'Free', 'ticket[capacity]': '5' });
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('pending orders expire', () => {
   test('a pending order carries expires (ISO 8601 UTC, created + 30 min) and holds its places; a completed one has expires null', async () => {

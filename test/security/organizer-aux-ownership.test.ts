@@ -2,7 +2,7 @@
 // follow the same ownership rule. An organizer changes the search meta of, and attaches files to, only the
 // events, venues and organizers it authored (and its events' tickets, attendees and orders); an administrator
 // changes all. Anyone else's post: 403 rest_forbidden, after the parameter checks, and nothing stored changes.
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -45,13 +45,13 @@ async function makePost(kind: Kind, owner: { auth: string; id: number }): Promis
   return kind === 'ticket' ? f.ticketId : kind === 'attendee' ? f.attendeeIds[0]! : f.orderId;
 }
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   X = user('organizer', 'organizer-x');
   Y = user('organizer', 'organizer-y');
   door = user('door', 'door-d').auth;
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 // ---- seo/v1: POST|PUT|PATCH /meta/{id} ------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 // Issue 10 item 8 (CONTRACT section 3): an organizer changes only the events, venues, organizers and terms it
 // authored; any organizer may use and create them; only an administrator gives a post to someone else.
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -111,14 +111,14 @@ async function send(auth: string, req: { method: string; path: string; body?: Re
   return call(`${E}${req.path}`, { method: req.method, auth, body: req.body });
 }
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   E = `${s.root}evt/events/v1`;
   X = user('organizer', 'organizer-x');
   Y = user('organizer', 'organizer-y');
   door = user('door', 'door-d').auth;
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 // One row per write and kind. Each row fails on the code before the fix at its first refusal; the owner's and
 // the administrator's writes in the same row show the refusal is about ownership, not the write itself.

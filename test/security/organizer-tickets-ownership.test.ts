@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type Res, type TestServer } from '../helpers/server.ts';
 import { insertAttendees } from '../helpers/tickets-fixture.ts';
@@ -40,7 +40,7 @@ async function ticketNonces(id: number, auth: string) {
   return r.body.nonces as { edit_ticket_nonce: string; remove_ticket_nonce: string };
 }
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   owner = s.userAuth('organizer', 'owner-org');
   stranger = s.userAuth('organizer', 'other-org');
@@ -48,7 +48,7 @@ before(async () => {
   assert.equal(r.status, 201, r.text);
   event = r.body.id;
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 interface Row {
   name: string;

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
@@ -43,10 +43,10 @@ function getFrom(base: string, route: string, localAddress: string, headers: Rec
 describe('finding 1: one client cannot take every connection (slowloris)', () => {
   let s: TestServer;
   const held: net.Socket[] = [];
-  before(async () => {
+  beforeAll(async () => {
     s = await startTestServer({ EVT_MAX_CONNECTIONS: '20' });
   });
-  after(async () => {
+  afterAll(async () => {
     for (const sock of held) sock.destroy();
     await s.close();
   });
@@ -87,14 +87,14 @@ describe('finding 2: door roles do not check out orders (least of all on another
   });
   const codesOfB = () => (s.db.prepare('SELECT security_code FROM attendees WHERE event_id = ?').all(eventB) as { security_code: string }[]).map((r) => r.security_code);
 
-  before(async () => {
+  beforeAll(async () => {
     s = await startTestServer();
     eventA = await makeEvent(s, { title: 'Event A', status: 'publish' });
     eventB = await makeEvent(s, { title: 'Event B', status: 'publish' });
     await ticketId(s, eventA);
     ticketB = await ticketId(s, eventB); // a free RSVP ticket: its order completes at once
   });
-  after(() => s.close());
+  afterAll(() => s.close());
 
   async function checkoutAs(auth: string) {
     const cart = await call(`${tix(s)}/cart`, { method: 'POST', auth, body: { provider: 'rsvp', tickets: [{ ticket_id: ticketB, quantity: 2 }] } });

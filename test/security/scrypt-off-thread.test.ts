@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -28,14 +28,14 @@ function getFrom(from: string, url: string, headers: Record<string, string> = {}
 const basic = (login: string, password: string) => 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
 
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   for (let i = 0; i < 20; i++) {
     const u = insertUser(s.db, { login: `user${i}`, email: `user${i}@example.test`, role: 'organizer' });
     createAppPassword(s.db, u.id, 'test');
   }
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('scrypt off the request thread', () => {
   test('an anonymous GET completes while 20 wrong-password requests are still being verified', async () => {

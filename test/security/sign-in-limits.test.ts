@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -45,14 +45,14 @@ function user(login: string): string {
   return password;
 }
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   url = `${s.root}evt/events/v1/events?status=draft`;
   logged = [];
   s.app.state.log = (e) => logged.push(e);
   for (const l of ['alice', 'bob', 'carol', 'dave', 'erin']) user(l);
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('failed sign-ins', () => {
   test('one address: 10 wrong passwords answer 401, the 11th 429 with Retry-After, even with the right password', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -141,10 +141,10 @@ async function assertConnectionCap(port: number, cap: number): Promise<void> {
 
 describe('slow bodies and the connection cap (test server)', () => {
   let s: TestServer;
-  before(async () => {
+  beforeAll(async () => {
     s = await startTestServer({ EVT_BODY_TIMEOUT_SECONDS: '1' });
   });
-  after(() => s.close());
+  afterAll(() => s.close());
   const port = () => Number(new URL(s.base).port);
   const events = () => (s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'event'").get() as { n: number }).n;
 
@@ -172,7 +172,7 @@ describe('npm start applies the same limits', () => {
   let dir: string;
   let proc: ChildProcess;
   let port: number;
-  before(async () => {
+  beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-slow-'));
     port = await new Promise<number>((resolve) => {
       const srv = net.createServer().listen(0, '127.0.0.1', () => {
@@ -204,7 +204,7 @@ describe('npm start applies the same limits', () => {
       proc.once('exit', (code) => reject(new Error(`exited ${code}: ${out.join('')}`)));
     });
   });
-  after(async () => {
+  afterAll(async () => {
     await new Promise<void>((resolve) => {
       proc.removeAllListeners('exit');
       proc.once('exit', () => resolve());

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,11 +14,11 @@ import { openDatabase, rowReader, stmt, type Db } from '../../server/db/connecti
 
 let dir: string;
 let db: Db;
-before(() => {
+beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-stmt-'));
   db = openDatabase(path.join(dir, 'evt.sqlite'));
 });
-after(() => {
+afterAll(() => {
   db.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });

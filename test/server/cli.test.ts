@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,11 +17,11 @@ const run = async (...argv: string[]) => {
   return lines;
 };
 
-before(() => {
+beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-cli-'));
   env = { EVT_DB: path.join(dir, 'evt.sqlite'), EVT_LOG: 'off', EVT_PUBLIC_URL: 'http://door.example:8080' };
 });
-after(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('operator CLI', () => {
   test('user add validates role and e-mail and refuses duplicates', async () => {

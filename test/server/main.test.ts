@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -8,10 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { call } from '../helpers/server.ts';
 
 let dir: string;
-before(() => {
+beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-main-'));
 });
-after(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {

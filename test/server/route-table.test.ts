@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
 import fc from 'fast-check';
@@ -8,10 +8,10 @@ import { Registry, type Endpoint } from '../../server/http/registry.ts';
 import type { Method } from '../../shared/http/route.ts';
 
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('route table', () => {
   test('matching through the prefix buckets finds what a plain first-match scan of every route finds', () => {

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import jsQR from 'jsqr';
 import { warmUpImage, WARM_UP_TEXT } from '../../../renderer/scanner/warm-up.ts';

@@ -1,4 +1,4 @@
-import { test, describe } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { getAttendee } from '../../../renderer/store/attendees.ts';
 import { FakeDoorServer } from '../fake-door-server.ts';

@@ -1,4 +1,4 @@
-import { test, describe } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { translator } from '../../../renderer/ui/i18n.ts';
 import { conflictLine, recentScan } from '../../../renderer/ui/door-text.ts';

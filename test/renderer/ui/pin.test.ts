@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { test, describe } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { webcrypto } from 'node:crypto';
 import { openKioskDb } from '../../../renderer/store/db.ts';

@@ -1,4 +1,4 @@
-import { test, describe } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { translator, formatAge, orderStatusText } from '../../../renderer/ui/i18n.ts';
 import { TONE_ICON, verdictText } from '../../../renderer/ui/verdict-text.ts';

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { insertHit } from '../../../server/db/repos/analytics.ts';
@@ -13,7 +13,7 @@ const ROUTES = ['stats', 'totals', 'posts', 'referrers', 'realtime'];
 const get = (path: string, auth: string | null = s.admin) => call(`${s.root}analytics/v1/${path}`, { auth: auth ?? undefined });
 const visit = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers: { 'user-agent': 'Mozilla/5.0 test', ...headers } }).then((r) => r.text());
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   venue = await createLinked(s, 'venue', { venue: 'Hall' });
   ev = await createEvent(s, { title: 'Concert', venue: { id: venue.id } });
@@ -27,7 +27,7 @@ before(async () => {
   old('2025-12-31', ev.id, 'c');
   old('2026-02-10', ev.id, 'a');
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('analytics/v1 permissions', () => {
   test('anonymous 401, organizer and door keys 403, administrators 200 on every route', async () => {

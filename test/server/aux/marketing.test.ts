@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
@@ -22,7 +22,7 @@ describe('marketing/v1', () => {
   }
   const consent = (attendee_id: number, value: boolean, auth = door) => call(url('/opt-ins'), { method: 'POST', auth, body: { attendee_id, consent: value, source: 'door' } });
 
-  before(async () => {
+  beforeAll(async () => {
     s = await startTestServer();
     door = s.userAuth('door');
     organizer = s.userAuth('organizer');
@@ -30,7 +30,7 @@ describe('marketing/v1', () => {
     ticketId = post('ticket', 'Entry');
     s.db.prepare("INSERT INTO tickets (post_id, event_id, provider) VALUES (?, ?, 'rsvp')").run(ticketId, eventId);
   });
-  after(() => s.close());
+  afterAll(() => s.close());
 
   test('connection stores the API key encrypted and never shows it', async () => {
     assert.deepEqual((await call(url('/connection'), { auth: s.admin })).body, { connected: false, provider: null, list_id: null, key_last4: null, connected_at: null, last_sync: null });

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 
@@ -7,10 +7,10 @@ describe('tickets-onboarding/wizard', () => {
   const url = () => `${s.root}tickets-onboarding/wizard`;
   const nonceOf = async (auth: string) => (await call(url(), { auth })).body.action_nonce as string;
   const option = (name: string) => (s.db.prepare('SELECT value FROM options WHERE name = ?').get(name) as { value: string } | undefined)?.value;
-  before(async () => {
+  beforeAll(async () => {
     s = await startTestServer();
   });
-  after(() => s.close());
+  afterAll(() => s.close());
 
   test('GET gives an administrator the nonce and the stored settings', async () => {
     const r = await call(url(), { auth: s.admin });

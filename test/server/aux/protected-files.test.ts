@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,12 +20,12 @@ describe('protected-files/v1', () => {
     return call(url('/files'), { method: 'POST', auth, body: { filename: name, content: b64(content) } });
   }
 
-  before(async () => {
+  beforeAll(async () => {
     s = await startTestServer();
     organizer = s.userAuth('organizer', 'files-organizer');
     door = s.userAuth('door');
   });
-  after(() => s.close());
+  afterAll(() => s.close());
 
   test('upload stores the file under a random name and serves it publicly by ID', async () => {
     const r = await upload('logo.png', PNG);

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
@@ -14,10 +14,10 @@ describe('security/v1', () => {
   const issues = async (group = 'all') => (await call(url(`/scan/issues?group=${group}`), { auth: s.admin })).body;
   const types = async () => ((await issues()).issues as { type: string }[]).map((i) => i.type).sort();
 
-  before(async () => {
+  beforeAll(async () => {
     s = await startTestServer();
   });
-  after(() => s.close());
+  afterAll(() => s.close());
 
   test('password strength verdicts', () => {
     assert.deepEqual(passwordWeaknesses('boss', 'password123'), ['too_short', 'common']);

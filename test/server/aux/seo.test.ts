@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { checkWellFormed } from '../../../shared/xml/well-formed.ts';
@@ -16,7 +16,7 @@ describe('seo/v1', () => {
     assert.equal(r.status, 201, JSON.stringify(r.body));
     return r.body.id as number;
   }
-  before(async () => {
+  beforeAll(async () => {
     s = await startTestServer();
     organizer = s.userAuth('organizer');
     ids.pub = await event('Jazz & Blues');
@@ -25,7 +25,7 @@ describe('seo/v1', () => {
     ids.hidden = await event('Unlisted', { hide_from_listings: true });
     ids.noindex = await event('Private party');
   });
-  after(() => s.close());
+  afterAll(() => s.close());
 
   test('meta: defaults from the post, updates by an organizer, validation', async () => {
     const r = await call(url(`/meta/${ids.pub}`));

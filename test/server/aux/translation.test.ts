@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 
@@ -8,10 +8,10 @@ const GOOD = '<wpml-config>\n  <custom-fields>\n    <custom-field action="transl
 describe('translation/v1 custom XML config', () => {
   let s: TestServer;
   const url = (r: string) => `${s.root}${NS}${r}`;
-  before(async () => {
+  beforeAll(async () => {
     s = await startTestServer();
   });
-  after(() => s.close());
+  afterAll(() => s.close());
 
   test('validate answers [] for a valid config and the first error with line and column otherwise', async () => {
     const okRes = await call(url('/custom-xml-config/validate'), { method: 'POST', auth: s.admin, body: { content: GOOD } });

@@ -1,4 +1,4 @@
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,10 +8,10 @@ import { seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
 import type { Checkpointer } from '../../../server/db/checkpointer.ts';
 
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 /** What a power cut would leave: the database file alone, without its WAL. */
 function fileAlone(): Database.Database {

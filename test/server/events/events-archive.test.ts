@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { formatInZone } from '../../../shared/dates.ts';
@@ -9,7 +9,7 @@ const ids: Record<string, number> = {};
 
 const day = (offset: number, time = '19:00:00') => `${formatInZone(new Date(Date.now() + offset * 86400_000), 'UTC').slice(0, 10)} ${time}`;
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   ev = `${s.root}evt/events/v1/events`;
   const make = async (key: string, body: Record<string, unknown>) => {
@@ -29,7 +29,7 @@ before(async () => {
   await make('child', { title: 'Child event', start_date: day(6), end_date: day(6, '21:00:00') });
   s.db.prepare('UPDATE posts SET parent = ? WHERE id = ?').run(ids.music1, ids.child);
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 const titles = (r: { body: { events: { title: string }[] } }) => r.body.events.map((e) => e.title);
 const list = (q: string, auth?: string) => call(`${ev}?per_page=50&${q}`, { auth });

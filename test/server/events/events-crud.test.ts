@@ -1,15 +1,15 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { Event } from '../../../shared/models/events.ts';
 
 let s: TestServer;
 let ev: string;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   ev = `${s.root}evt/events/v1/events`;
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 const create = (body: Record<string, unknown>, auth = s.admin) => call(ev, { method: 'POST', auth, body });
 const base = { start_date: '2031-03-10 19:00:00', end_date: '2031-03-10 22:00:00' };

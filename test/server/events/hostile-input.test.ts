@@ -1,13 +1,13 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 const junk = fc.oneof(
   fc.string(),

@@ -1,13 +1,13 @@
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 /** TEC avoids duplicates on venue and organizer creates (issue 11): the same title and fields answer the existing post. */
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 test('a create repeating a published venue (title and every given field) answers it; any differing field makes a new one', async () => {
   const venues = `${s.root}evt/events/v1/venues`;

@@ -1,15 +1,15 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { Organizer, Venue } from '../../../shared/models/events.ts';
 
 let s: TestServer;
 let root: string;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   root = `${s.root}evt/events/v1`;
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('venues', () => {
   test('create 201 drops empty values but keeps show_map; read adds json_ld; by slug', async () => {

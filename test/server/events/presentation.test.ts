@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { insertTicket } from '../../helpers/tickets-fixture.ts';
@@ -6,11 +6,11 @@ import { insertTicket } from '../../helpers/tickets-fixture.ts';
 /** Event, venue and organizer presentation as the original (TEC 6.17.2 + ET 5.28.5.1) answers it (issue 11). */
 let s: TestServer;
 let ev: string;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   ev = `${s.root}evt/events/v1/events`;
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 const base = { start_date: '2031-03-10 19:00:00', end_date: '2031-03-10 22:00:00' };
 const create = (body: Record<string, unknown>) => call(ev, { method: 'POST', auth: s.admin, body });

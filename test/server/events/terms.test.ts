@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { Term } from '../../../shared/models/events.ts';
@@ -6,12 +6,12 @@ import { Term } from '../../../shared/models/events.ts';
 let s: TestServer;
 let cats: string;
 let tags: string;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   cats = `${s.root}evt/events/v1/categories`;
   tags = `${s.root}evt/events/v1/tags`;
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('categories', () => {
   test('create 201 with Location; term shape; duplicate name 400 term_exists; unknown parent 400', async () => {

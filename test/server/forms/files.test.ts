@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,10 +10,10 @@ import { signToken } from '../../../server/routes/forms/signing.ts';
 let s: TestServer;
 const NS = () => `${s.root}forms-submissions`;
 const downloads = () => path.join(s.dir, 'downloads');
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 async function fetchRaw(url: string): Promise<{ status: number; type: string | null; disposition: string | null; bytes: Buffer; json: any }> {
   const res = await fetch(url);

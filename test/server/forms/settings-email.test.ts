@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,10 +8,10 @@ import { mailIdle, setMailTransport } from '../../../server/mail/service.ts';
 
 let s: TestServer;
 const NS = () => `${s.root}forms-submissions`;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 /** The logged message about a submission once the mail queue is idle, and the text of its .eml file. */
 async function formMail(submission: number): Promise<{ row: Record<string, string>; eml: string }> {

@@ -1,14 +1,14 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createForm, postStatus, seedSubmission } from './fixtures.ts';
 
 let s: TestServer;
 const NS = () => `${s.root}forms-submissions`;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 function values(id: number): Record<string, unknown> {
   const rows = s.db.prepare('SELECT f.key, v.value FROM submission_values v JOIN form_fields f ON f.id = v.field_id WHERE v.submission_id = ?').all(id) as { key: string; value: string }[];

@@ -1,14 +1,14 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createForm, seedSubmission, submitUrl } from './fixtures.ts';
 import { signToken } from '../../../server/routes/forms/signing.ts';
 
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('forms-views: forms, fields, create', () => {
   test('create a form (manager), list it, read its fields', async () => {

@@ -1,13 +1,13 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 /** `batch/v1` item envelopes and the batch route's data as WordPress core writes them (issue 11). */
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 const batch = (body: unknown, auth?: string) => call(`${s.root}batch/v1`, { method: 'POST', auth, body });
 

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import fs from 'node:fs';
@@ -10,7 +10,7 @@ import { pickEncoding } from '../../../server/http/compress.ts';
 /** Compression of answers (issue 14 item 4), read off the wire: Node's fetch would decode it unseen. */
 let s: TestServer;
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   for (let i = 0; i < 6; i++) {
     const r = await fetch(`${s.root}evt/events/v1/events`, {
@@ -21,7 +21,7 @@ before(async () => {
     assert.equal(r.status, 201);
   }
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 interface Raw {
   status: number;

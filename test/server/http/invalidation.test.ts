@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -18,14 +18,14 @@ let event: number;
 let other: number;
 let ticket: number;
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   s.app.state.services.checkoutLimiter = new WindowLimiter({ max: 1_000_000, windowMs: 1 });
   event = await makeEvent(s, { title: 'Doors open' });
   other = await makeEvent(s, { title: 'Other night' });
   ticket = await ticketId(s, event, { name: 'Entry', 'ticket[capacity]': '50' });
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 const eventUrl = (id: number) => `${s.root}evt/events/v1/events/${id}`;
 const archiveUrl = () => `${s.root}evt/events/v1/events?per_page=50&start_date=2000-01-01&end_date=2100-01-01`;

@@ -1,4 +1,4 @@
-import { test, before, after } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import http from 'node:http';
@@ -12,10 +12,10 @@ import { startTestServer, call, type TestServer } from '../../helpers/server.ts'
  */
 
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
 });
-after(async () => {
+afterAll(async () => {
   await s.close();
 });
 

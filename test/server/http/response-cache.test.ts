@@ -1,14 +1,14 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { openDatabase } from '../../../server/db/connection.ts';
 
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 const ev = () => `${s.root}evt/events/v1/events?per_page=50&start_date=2030-01-01&end_date=2040-01-01`;
 

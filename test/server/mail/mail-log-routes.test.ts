@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { PNG } from 'pngjs';
 import jsQR from 'jsqr';
@@ -23,7 +23,7 @@ let v2: string;
 let organizer: string;
 const ids: Record<string, number> = {};
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   v1 = `${s.root}mail-log/v1/`;
   v2 = `${s.root}mail-log/v2/`;
@@ -42,7 +42,7 @@ before(async () => {
   send('e', 'Newsletter <June>');
   await mailIdle(s.app.state);
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 const idsOf = (logs: { id: string }[]) => logs.map((l) => Number(l.id));
 

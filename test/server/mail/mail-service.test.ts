@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,10 +14,10 @@ const rows = (s: TestServer) => s.db.prepare('SELECT * FROM mail_log ORDER BY id
 
 describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
   let s: TestServer;
-  before(async () => {
+  beforeAll(async () => {
     s = await startTestServer();
   });
-  after(() => s.close());
+  afterAll(() => s.close());
 
   test('a message is logged as queued, then written as a parseable .eml and logged as sent', async () => {
     const pdf = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x10]);
@@ -106,10 +106,10 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
 
 describe('messages left queued by an earlier run', () => {
   let s: TestServer;
-  before(async () => {
+  beforeAll(async () => {
     s = await startTestServer();
   });
-  after(() => s.close());
+  afterAll(() => s.close());
 
   const leftOver = (subject: string) =>
     insertMailLog(s.db, {
@@ -138,11 +138,11 @@ describe('mail service over SMTP', () => {
   let s: TestServer;
   let port: number;
   let catcher: SmtpCatcher | undefined;
-  before(async () => {
+  beforeAll(async () => {
     port = await closedPort();
     s = await startTestServer({ EVT_SMTP_URL: `smtp://127.0.0.1:${port}` });
   });
-  after(async () => {
+  afterAll(async () => {
     await catcher?.close();
     await s.close();
   });

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,10 +16,10 @@ import { leaves, parseMime, type MimePart } from './mime.ts';
  */
 
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 interface LogRow { id: number; to_header: string; subject: string; source: string; related_id: number; eml_file: string; status: string }
 const mailFor = (orderId: number) => s.db.prepare("SELECT * FROM mail_log WHERE source = 'tickets' AND related_id = ?").all(orderId) as LogRow[];

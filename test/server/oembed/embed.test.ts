@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createEvent, createLinked, updateEvent } from '../site/fixtures.ts';
@@ -11,14 +11,14 @@ let organizer: { id: number; url: string; slug: string };
 const embed = (params: Record<string, string>, prefix = '') => call(`${s.base}${prefix}/wp-json/oembed/1.0/embed?${new URLSearchParams(params)}`);
 const SECRET = /data-secret="([A-Za-z0-9]{10})"/;
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   venue = await createLinked(s, 'venue', { venue: 'Hall & Co', city: 'Tallinn' });
   organizer = await createLinked(s, 'organizer', { organizer: 'Org "One"' });
   ev = await createEvent(s, { title: 'Jazz <b>Night</b> & "Friends"', venue: { id: venue.id } });
   await updateEvent(s, ev.id, { translation_language: 'et', title: 'Džässiõhtu' });
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('GET /oembed/1.0/embed', () => {
   test('answers the oEmbed object of an event in core key order, with escaped HTML', async () => {

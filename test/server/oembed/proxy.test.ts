@@ -1,4 +1,4 @@
-import { after, afterEach, before, describe, test } from 'node:test';
+import { afterAll, afterEach, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -71,7 +71,7 @@ function useLocalProvider(extra: Record<string, string[]> = {}) {
 const proxy = (params: Record<string, string>, auth = s.admin) => call(`${s.root}oembed/1.0/proxy?${new URLSearchParams(params)}`, { auth });
 const NOT_FOUND = { code: 'oembed_invalid_url', message: 'Not Found', data: { status: 404 } };
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   provider = http.createServer((req, res) => {
     hits.push({ path: req.url ?? '', host: req.headers.host ?? '' });
@@ -80,7 +80,7 @@ before(async () => {
   await new Promise<void>((r) => provider.listen(0, '127.0.0.1', r));
   port = (provider.address() as AddressInfo).port;
 });
-after(async () => {
+afterAll(async () => {
   provider.closeAllConnections();
   await new Promise((r) => provider.close(r));
   await s.close();

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
@@ -15,11 +15,11 @@ const run = async (...argv: string[]) => {
   return lines;
 };
 
-before(() => {
+beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-backup-'));
   env = { EVT_DB: path.join(dir, 'live', 'evt.sqlite'), EVT_LOG: 'off' };
 });
-after(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('cli backup', () => {
   test('a consistent, checked, private copy of a database in use, including what sits in its WAL', async () => {

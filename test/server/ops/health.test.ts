@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -10,10 +10,10 @@ import { loadConfig } from '../../../server/config.ts';
 import { openDatabase } from '../../../server/db/connection.ts';
 
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('GET /health (CONTRACT section 2)', () => {
   test('200 {"status":"ok"} while the database answers, never cached, outside every namespace', async () => {

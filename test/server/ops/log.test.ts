@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -18,7 +18,7 @@ let server: http.Server;
 let base: string;
 const lines: Record<string, unknown>[] = [];
 
-before(async () => {
+beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-log-'));
   const config = loadConfig({ EVT_DB: path.join(dir, 'evt.sqlite'), EVT_LOG: 'json', EVT_LOG_LEVEL: 'info' });
   const logger = createLogger(config, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
@@ -27,7 +27,7 @@ before(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-after(async () => {
+afterAll(async () => {
   await new Promise((r) => server.close(r));
   app.close();
   fs.rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
@@ -15,13 +15,13 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 const root = path.resolve(import.meta.dirname, '../../..');
 let dir: string;
 
-before(() => {
+beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-start-'));
   if (!fs.existsSync(path.join(root, 'dist/server/main.js')) || !fs.existsSync(path.join(root, 'dist/server/cli.js'))) {
     execFileSync(process.execPath, ['scripts/build-server.mjs'], { cwd: root, stdio: 'inherit' });
   }
 });
-after(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -19,10 +19,10 @@ const run = async (env: Record<string, string>, ...argv: string[]) => {
   return lines;
 };
 
-before(() => {
+beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-tls-'));
 });
-after(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function get(url: string, ca: string): Promise<{ status: number; body: string; fingerprint: string }> {
   return new Promise((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { test, before, after } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { startTestServer, call, type TestServer } from '../../helpers/server.ts';
@@ -13,7 +13,7 @@ import { startTestServer, call, type TestServer } from '../../helpers/server.ts'
 const WPAPI = createRequire(import.meta.url)('wpapi') as any;
 
 let s: TestServer;
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   // Within the default window of an events list (from today on).
   const day = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
@@ -24,7 +24,7 @@ before(async () => {
   });
   assert.equal(made.status, 201, made.text);
 });
-after(async () => {
+afterAll(async () => {
   await s.close();
 });
 

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createEvent, createLinked, page, updateEvent } from './fixtures.ts';
@@ -10,7 +10,7 @@ let organizer: { id: number; url: string; slug: string };
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   venue = await createLinked(s, 'venue', { venue: 'Hall <i>A</i>', address: 'Main 1', city: 'Tallinn' });
   // The API refuses such a website; older data might hold one, so the page must not link it.
@@ -27,7 +27,7 @@ before(async () => {
   });
   await updateEvent(s, ev.id, { translation_language: 'et', title: 'Džäss' });
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('public event pages', () => {
   test('an event page: escaped content, dates, venue and organizer links, oEmbed discovery, strict CSP', async () => {

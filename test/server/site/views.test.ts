@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createEvent, createLinked, updateEvent } from './fixtures.ts';
@@ -15,7 +15,7 @@ function viewData(text: string): Record<string, unknown> {
   return JSON.parse(m[1]) as Record<string, unknown>;
 }
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   const v = await createLinked(s, 'venue', { venue: 'Club <b>X</b>' });
   jazz = await createEvent(s, { title: 'Jazz </script><script>alert(1)</script>', start_date: '2030-03-10 20:00:00', end_date: '2030-03-12 01:00:00', venue: { id: v.id } });
@@ -24,7 +24,7 @@ before(async () => {
   await createEvent(s, { title: 'April', start_date: '2030-04-02 18:00:00', end_date: '2030-04-02 20:00:00' });
   await createEvent(s, { title: 'Draft', status: 'draft', start_date: '2030-03-15 18:00:00', end_date: '2030-03-15 20:00:00' });
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('POST|GET /evt/views/v2/html', () => {
   test('the list view: public upcoming events in order, escaped, with TEC container and view data', async () => {

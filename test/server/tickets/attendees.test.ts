@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { insertAttendees, insertTicket, seedTicketsFixture, type TicketsFixture } from '../../helpers/tickets-fixture.ts';
@@ -13,13 +13,13 @@ const bearer = (k: string) => `Bearer ${k}`;
 const list = (query: string, auth?: string) => call(`${A}?${query}`, { auth });
 const ids = (r: { body: { attendees: { id: number }[] } }) => r.body.attendees.map((a) => a.id);
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   A = `${s.root}evt/tickets/v1/attendees`;
   f = seedTicketsFixture(s.db, { attendees: 7, name: (i) => ['Ann Lee', 'Bob Stone', 'Cy Young', 'Dee Ray', 'Eve Moss', 'Fay Wong', 'Gus Kent'][i] });
   door = s.apiKey('Door 1');
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 const PUBLIC_KEYS = ['id', 'post_id', 'ticket_id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'rest_url', 'ticket', 'title', 'optout'];
 const MANAGER_KEYS = [...PUBLIC_KEYS, 'provider', 'order', 'sku', 'email', 'checked_in', 'checkin_details', 'is_subscribed', 'is_purchaser', 'payment', 'security_code', 'order_status'];

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { seedTicketsFixture, type TicketsFixture } from '../../helpers/tickets-fixture.ts';
@@ -17,13 +17,13 @@ const count = (sql: string, ...p: unknown[]) => (s.db.prepare(sql).get(...p) as 
 const scan = (id: number, extra: Record<string, unknown> = {}) =>
   checkinBatchItem(id, { check_in: true, check_in_date: '2026-11-22T19:00:00+02:00', device_id: 'door-batch', nonce: nonce(), ...extra } as never);
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   B = `${s.root}batch/v1`;
   f = seedTicketsFixture(s.db, { attendees: 60 });
   door = s.apiKey('Batch door');
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('batch check-ins', () => {
   test('25 PATCH check-ins in one batch: 207, 25 envelopes of 201 attendees, 25 accepted scans', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { makeEvent, ticketId, tix, visitor } from './fixtures.ts';
@@ -12,7 +12,7 @@ let scarce: number;
 
 const cartCount = () => (s.db.prepare('SELECT COUNT(*) AS n FROM cart_items').get() as { n: number }).n;
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   event = await makeEvent(s);
   bare = await makeEvent(s, { title: 'No tickets' });
@@ -20,7 +20,7 @@ before(async () => {
   paid = await ticketId(s, event, { name: 'Paid', provider: 'tc', price: '10' });
   scarce = await ticketId(s, event, { name: 'Scarce', 'ticket[capacity]': '2' });
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('cart', () => {
   test('an anonymous visitor without a cart reads an empty one and gets no cookie', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { seedTicketsFixture, type TicketsFixture } from '../../helpers/tickets-fixture.ts';
@@ -19,7 +19,7 @@ const patch = (id: number, body: Record<string, unknown>, auth: string | null = 
 const logOf = async (query: string) => (await call(`${C}?per_page=100&${query}`, { auth: s.admin })).body;
 const count = (sql: string, ...p: unknown[]) => (s.db.prepare(sql).get(...p) as { n: number }).n;
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer({ EVT_TIMEZONE: 'Europe/Tallinn' });
   A = `${s.root}evt/tickets/v1/attendees`;
   C = `${s.root}evt/tickets/v1/checkins`;
@@ -27,7 +27,7 @@ before(async () => {
   door1 = s.apiKey('Door 1');
   door2 = s.apiKey('Door 2');
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('check-in through the attendee route', () => {
   test('first check-in: 201 with checkin_details {date (the scan time, site time), date_details, source, author, device_id}', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { hooks } from '../../../server/http/hooks.ts';
@@ -15,7 +15,7 @@ const completed: number[] = [];
 const rows = (sql: string, ...p: unknown[]) => s.db.prepare(sql).all(...p) as Record<string, unknown>[];
 const one = (sql: string, ...p: unknown[]) => s.db.prepare(sql).get(...p) as Record<string, number>;
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   // These tests check out anonymously from one address far more often than the per-address limit allows
   // (test/security/checkout-bounds.test.ts covers that limit): give this server a limiter that never bites.
@@ -31,7 +31,7 @@ before(async () => {
   free = await ticketId(s, event, { name: 'Free', 'ticket[capacity]': '20' });
   paid = await ticketId(s, event, { name: 'Paid', provider: 'tc', price: '12.5', currency: 'EUR', 'ticket[capacity]': '20' });
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('POST /cart/checkout', () => {
   test('a free order completes at once: 201 with the order and one attendee per place, unique codes, cart emptied', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { buy, makeEvent, ticketId, tix } from './fixtures.ts';
@@ -12,7 +12,7 @@ let ev: string;
 
 const ids = (r: { body: { events: { id: number }[] } }) => r.body.events.map((e) => e.id);
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   ev = `${s.root}evt/events/v1/events`;
   both = await makeEvent(s, { title: 'Both' });
@@ -29,7 +29,7 @@ before(async () => {
   // One of the free attendees is in.
   s.db.prepare('UPDATE attendees SET checked_in = 1 WHERE post_id = (SELECT MIN(post_id) FROM attendees WHERE ticket_id = ?)').run(free);
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('events carry Event Tickets marks', () => {
   test('ticketed on every event: provider slugs in order of their first ticket, or false', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
@@ -16,13 +16,13 @@ const qr = (q: Record<string, string | number>, headers?: Record<string, string>
 const code = (id: number) => f.codes.get(id)!;
 const count = (sql: string, ...p: unknown[]) => (s.db.prepare(sql).get(...p) as { n: number }).n;
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   Q = `${s.root}evt/tickets/v1/qr`;
   f = seedTicketsFixture(s.db, { attendees: 6 });
   door = s.apiKey('Door QR');
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('GET /qr check-in', () => {
   test('success: 201 {"msg":"Checked In!","attendee":{...manager view}}, logged with source app', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { buy, makeEvent, ticketId, tix } from './fixtures.ts';
@@ -13,7 +13,7 @@ const t: Record<string, number> = {};
 const ids = (r: { body: { tickets: { id: number }[] } }) => r.body.tickets.map((x) => x.id);
 const list = (query: string, auth?: string) => call(`${tix(s)}/tickets?per_page=100&${query}`, auth ? { auth } : { headers: { authorization: door } });
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   door = `Bearer ${s.apiKey('Door').key}`;
   e1 = await makeEvent(s, { title: 'First' });
@@ -27,7 +27,7 @@ before(async () => {
   assert.equal((await buy(s, [{ ticket_id: t.alpha, quantity: 2 }])).status, 201);
   assert.equal((await buy(s, [{ ticket_id: t.delta, quantity: 1 }])).status, 201);
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('GET /tickets', () => {
   test('anonymous: published tickets of published posts, by title, with ET headers and rest_url', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { addNonce, makeEvent, makeTicket, tix } from './fixtures.ts';
@@ -14,11 +14,11 @@ async function editNonces(id: number, auth = s.admin) {
   return r.body.nonces as { edit_ticket_nonce: string; remove_ticket_nonce: string };
 }
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   event = await makeEvent(s);
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('POST /tickets (create)', () => {
   test('202 with the ticket; price, currency, capacity and sale window stored', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { Ticket } from '../../../shared/models/tickets.ts';
@@ -11,7 +11,7 @@ let paid: number;
 
 const BASE_KEYS = ['description', 'capacity', 'on_sale', 'iac', 'price_suffix', 'post_id', 'provider', 'id', 'type', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'title', 'image', 'available_from', 'available_from_details', 'available_until', 'available_until_details', 'capacity_details', 'is_available', 'cost', 'cost_details', 'sale_price_data', 'supports_attendee_information', 'attendees'];
 
-before(async () => {
+beforeAll(async () => {
   s = await startTestServer();
   event = await makeEvent(s, { title: 'Gig' });
   rsvp = await ticketId(s, event, { name: 'Free entry', 'ticket[capacity]': '10', start_date: '2020-01-02', start_time: '08:00', end_date: '2050-03-01', end_time: '20:00:00' });
@@ -19,7 +19,7 @@ before(async () => {
   const r = await buy(s, [{ ticket_id: rsvp, quantity: 3 }]);
   assert.equal(r.status, 201, JSON.stringify(r.body));
 });
-after(() => s.close());
+afterAll(() => s.close());
 
 describe('GET /tickets/{id}', () => {
   test('anonymous: the original key order, counts derived from sales, no manager or editor keys', async () => {

@@ -1,4 +1,4 @@
-import { test, describe } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { decideScan, decideCheckin, type ScanSubject } from '../../../shared/checkin/decide.ts';
 import { hashSecurityCode } from '../../../shared/checkin/security-code.ts';

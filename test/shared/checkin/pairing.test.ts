@@ -1,4 +1,4 @@
-import { test, describe } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { parsePairing, pairingLink, toBase64Url, fromBase64Url } from '../../../shared/checkin/pairing.ts';
 

@@ -1,4 +1,4 @@
-import { test, describe } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { classifyCheckinResponse, BatchRequest, BatchResponse, CheckinBody, checkinBatchItem } from '../../../shared/checkin/wire.ts';
 import { isoWithOffset, makeNonce } from '../../../shared/checkin/ids.ts';

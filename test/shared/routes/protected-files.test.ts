@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { validUploadName } from '../../../shared/routes/protected-files.ts';
