@@ -46,9 +46,7 @@ function kioskServiceWorker(): Plugin {
       const version = hash.digest('hex').slice(0, 16);
       const source = fs.readFileSync(path.join(root, 'sw.ts'), 'utf8');
       const { code } = await transformWithOxc(source, 'sw.ts', { lang: 'ts', target: 'es2022' });
-      const out = code
-        .replace('__KIOSK_PRECACHE__', JSON.stringify(names))
-        .replace('__KIOSK_VERSION__', JSON.stringify(version));
+      const out = code.replace('__KIOSK_PRECACHE__', JSON.stringify(names)).replace('__KIOSK_VERSION__', JSON.stringify(version));
       if (out.includes('__KIOSK_')) throw new Error('sw.ts: a build-time placeholder was not replaced');
       this.emitFile({ type: 'asset', fileName: 'sw.js', source: out });
     },

@@ -41,7 +41,10 @@ export function pemFingerprint(pem: string): string | null {
 
 /** The host name as Chromium reports it to the verify proc: lower case, IPv6 without brackets. */
 function hostKey(hostname: string): string {
-  return hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }
 
 export interface PinInput {

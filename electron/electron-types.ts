@@ -75,10 +75,7 @@ export type PermissionCheckHandler = (
   details: PermissionCheckHandlerHandlerDetails,
 ) => boolean;
 
-export type HeadersListener = (
-  details: OnHeadersReceivedListenerDetails,
-  callback: (response: HeadersReceivedResponse) => void,
-) => void;
+export type HeadersListener = (details: OnHeadersReceivedListenerDetails, callback: (response: HeadersReceivedResponse) => void) => void;
 
 /** What Chromium tells the certificate verify proc about one TLS handshake (the parts the shell reads). */
 export interface CertificateVerifyRequest {

@@ -1,13 +1,5 @@
 import type * as z from 'zod/mini';
-import {
-  ipcChannelName,
-  ipcChannels,
-  ipcMethods,
-  type IpcErrorCode,
-  type IpcMethod,
-  type IpcResponse,
-  type IpcResult,
-} from '../shared/ipc.ts';
+import { ipcChannelName, ipcChannels, ipcMethods, type IpcErrorCode, type IpcMethod, type IpcResponse, type IpcResult } from '../shared/ipc.ts';
 import { isAppUrl } from './app-origin.ts';
 import type { ElectronIpcMain, InvokeEvent, SenderFrame } from './electron-types.ts';
 

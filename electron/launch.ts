@@ -29,7 +29,9 @@ function findBinary(deps: LaunchDeps): { binary: string } | { missing: string } 
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
     // electron/index.js says "failed to install correctly, please delete node_modules/electron": in fact
     // its path.txt is missing because the binary was never downloaded (npm skips its install script here).
-    return { missing: /failed to install correctly/.test(message) ? 'node_modules/electron/path.txt is missing: the binary was never downloaded' : message };
+    return {
+      missing: /failed to install correctly/.test(message) ? 'node_modules/electron/path.txt is missing: the binary was never downloaded' : message,
+    };
   }
   return deps.exists(binary) ? { binary } : { missing: `no file at ${binary}` };
 }
@@ -37,7 +39,10 @@ function findBinary(deps: LaunchDeps): { binary: string } | { missing: string } 
 /** The first line of the installer's error output: its stack trace tells a door manager nothing. */
 export function installerReason(result: { status: number | null; stderr: string }, env: LaunchDeps['env']): string {
   if (env.ELECTRON_SKIP_BINARY_DOWNLOAD) return 'ELECTRON_SKIP_BINARY_DOWNLOAD is set, so the installer did not download anything';
-  const line = result.stderr.split('\n').map((text) => text.trim()).find((text) => text.length > 0);
+  const line = result.stderr
+    .split('\n')
+    .map((text) => text.trim())
+    .find((text) => text.length > 0);
   if (line) return line;
   return result.status === 0 ? 'the installer finished but left no binary' : `the installer exited with status ${result.status ?? 'unknown'}`;
 }
@@ -56,7 +61,7 @@ export function missingBinaryHelp(deps: Pick<LaunchDeps, 'electronVersion' | 'pl
     `Doorstep Kiosk: the Electron ${version} binary (${platform}-${arch}) is not installed, and fetching it failed:`,
     `  ${reason}`,
     '',
-    'The kiosk is built and also runs in any Chromium browser: `npm start`, then open the server\'s /kiosk/ page.',
+    "The kiosk is built and also runs in any Chromium browser: `npm start`, then open the server's /kiosk/ page.",
     'To run it in the Electron shell, do one of these, then run `npm run kiosk` again:',
     '  1. On a network that reaches github.com:',
     '       node node_modules/electron/install.js',

@@ -36,13 +36,17 @@ function draw(size: number, file: string): void {
   const samples = 4;
   for (let py = 0; py < size; py++) {
     for (let px = 0; px < size; px++) {
-      let r = 0, g = 0, b = 0;
+      let r = 0,
+        g = 0,
+        b = 0;
       for (let sy = 0; sy < samples; sy++) {
         for (let sx = 0; sx < samples; sx++) {
           const x = ((px + (sx + 0.5) / samples) / size) * 100;
           const y = ((py + (sy + 0.5) / samples) / size) * 100;
           const c = shade(x, y) ?? BG;
-          r += c[0]; g += c[1]; b += c[2];
+          r += c[0];
+          g += c[1];
+          b += c[2];
         }
       }
       const n = samples * samples;

@@ -9,7 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values, positionals } = parseArgs({ options: { 'url-path': { type: 'string', default: '/health' }, runs: { type: 'string', default: '3' } }, allowPositionals: true });
+const { values, positionals } = parseArgs({
+  options: { 'url-path': { type: 'string', default: '/health' }, runs: { type: 'string', default: '3' } },
+  allowPositionals: true,
+});
 const command = positionals.length ? positionals : ['npm', 'start'];
 
 function freePort() {
@@ -55,7 +58,10 @@ async function once() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-measure-'));
   const port = await freePort();
   const started = performance.now();
-  const proc = spawn(command[0], command.slice(1), { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', EVT_DB: path.join(dir, 'evt.sqlite'), EVT_LOG: 'off' }, stdio: 'ignore' });
+  const proc = spawn(command[0], command.slice(1), {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', EVT_DB: path.join(dir, 'evt.sqlite'), EVT_LOG: 'off' },
+    stdio: 'ignore',
+  });
   let ms;
   for (;;) {
     try {
@@ -82,7 +88,10 @@ async function once() {
   const exited = new Promise((r) => proc.on('exit', r));
   proc.kill('SIGTERM');
   const timer = setTimeout(() => {
-    for (const p of pids) try { process.kill(p, 'SIGKILL'); } catch {}
+    for (const p of pids)
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {}
   }, 10_000);
   await exited;
   clearTimeout(timer);
@@ -96,7 +105,10 @@ async function once() {
       return false;
     }
   });
-  for (const p of orphans) try { process.kill(p, 'SIGKILL'); } catch {}
+  for (const p of orphans)
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {}
   fs.rmSync(dir, { recursive: true, force: true });
   return { ms, rssMb: rss / 1024, processes: names, orphans: orphans.length };
 }

@@ -37,7 +37,13 @@ interface Command {
   /** Positional arguments after the command's words: required names, then optional ones. */
   args: { required: string[]; optional?: string[] };
   /** Opens the database itself when it needs one (`withDb` creates and migrates it; `backup` needs an existing one). */
-  run: (c: { config: Config; env: Record<string, string | undefined>; args: string[]; flags: Record<string, string | boolean | string[] | undefined>; out: Out }) => Promise<void> | void;
+  run: (c: {
+    config: Config;
+    env: Record<string, string | undefined>;
+    args: string[];
+    flags: Record<string, string | boolean | string[] | undefined>;
+    out: Out;
+  }) => Promise<void> | void;
 }
 
 const ENV_NOTE = 'Environment: EVT_DB (default data/evt.sqlite), EVT_PUBLIC_URL, PORT, HOST, EVT_TLS_CERT and EVT_TLS_KEY, as for npm start.';
@@ -95,7 +101,11 @@ const COMMANDS: Command[] = [
       withDb(config, (db) => {
         const users = db.prepare('SELECT id, login, role, email, registered FROM users ORDER BY id').all() as UserRow[];
         if (!users.length) return out('No users.');
-        for (const line of table(['ID', 'LOGIN', 'ROLE', 'EMAIL', 'REGISTERED'], users.map((u) => [String(u.id), u.login, u.role, u.email || '-', u.registered]))) out(line);
+        for (const line of table(
+          ['ID', 'LOGIN', 'ROLE', 'EMAIL', 'REGISTERED'],
+          users.map((u) => [String(u.id), u.login, u.role, u.email || '-', u.registered]),
+        ))
+          out(line);
       }),
   },
   {
@@ -144,7 +154,7 @@ const COMMANDS: Command[] = [
     words: ['api-key', 'create'],
     usage: 'api-key create --label "Door 1" [--event N]',
     summary: 'a door key; with --event also the pairing link and QR (PNG, SVG); the key is the last line',
-    help: 'With HTTPS configured (EVT_TLS_CERT), the pairing link carries the certificate\'s fingerprint for the kiosk to pin.',
+    help: "With HTTPS configured (EVT_TLS_CERT), the pairing link carries the certificate's fingerprint for the kiosk to pin.",
     options: { label: { type: 'string' }, event: { type: 'string' } },
     args: { required: [] },
     run: ({ config, flags, out }) =>
@@ -177,7 +187,14 @@ const COMMANDS: Command[] = [
       withDb(config, (db) => {
         const keys = listApiKeys(db);
         if (!keys.length) return out('No API keys.');
-        const rows = keys.map((k) => [String(k.id), k.label, k.event_id ? String(k.event_id) : 'all', k.created, k.last_used ?? 'never', k.revoked_at ? `REVOKED ${k.revoked_at}` : 'active']);
+        const rows = keys.map((k) => [
+          String(k.id),
+          k.label,
+          k.event_id ? String(k.event_id) : 'all',
+          k.created,
+          k.last_used ?? 'never',
+          k.revoked_at ? `REVOKED ${k.revoked_at}` : 'active',
+        ]);
         for (const line of table(['ID', 'LABEL', 'EVENT', 'CREATED', 'LAST USED', 'STATE'], rows)) out(line);
       }),
   },
@@ -206,7 +223,15 @@ const COMMANDS: Command[] = [
     args: { required: [] },
     run: ({ config, flags, out }) =>
       withDb(config, (db) =>
-        runDemo(db, config, { events: positiveInt(flags.events as string | undefined, '--events', 300), attendees: positiveInt(flags.attendees as string | undefined, '--attendees', 3000) }, out),
+        runDemo(
+          db,
+          config,
+          {
+            events: positiveInt(flags.events as string | undefined, '--events', 300),
+            attendees: positiveInt(flags.attendees as string | undefined, '--attendees', 3000),
+          },
+          out,
+        ),
       ),
   },
   {
@@ -229,7 +254,7 @@ const COMMANDS: Command[] = [
     summary: 'a self-signed HTTPS certificate and key; prints its SHA-256 fingerprint as the last line',
     help: [
       'Names in the certificate: every --host given (names or IP addresses), or by default localhost, 127.0.0.1,',
-      '::1, this machine\'s name and its LAN addresses. Writes DIR/cert.pem and DIR/key.pem (0600; DIR defaults',
+      "::1, this machine's name and its LAN addresses. Writes DIR/cert.pem and DIR/key.pem (0600; DIR defaults",
       'to <data dir>/tls). Serve with EVT_TLS_CERT=DIR/cert.pem EVT_TLS_KEY=DIR/key.pem; door keys created then',
       'carry the fingerprint in their pairing link, for the kiosk to pin.',
     ].join('\n'),
@@ -252,7 +277,14 @@ function usage(): string {
 }
 
 function commandHelp(c: Command): string {
-  return [`Usage: npm run cli -- ${c.usage}`, '', `${c.summary[0].toUpperCase()}${c.summary.slice(1)}.`, ...(c.help ? ['', c.help] : []), '', ENV_NOTE].join('\n');
+  return [
+    `Usage: npm run cli -- ${c.usage}`,
+    '',
+    `${c.summary[0].toUpperCase()}${c.summary.slice(1)}.`,
+    ...(c.help ? ['', c.help] : []),
+    '',
+    ENV_NOTE,
+  ].join('\n');
 }
 
 /** Runs one command; `out` receives each printed line. Throws CliError for bad usage (exit code 2). */
@@ -279,7 +311,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       strict: true,
     });
   } catch (e) {
-    throw new CliError(`${(e as Error).message.replace(/\. To specify a positional argument starting with a '-'.*$/s, '')}\n\n${commandHelp(command)}`);
+    throw new CliError(
+      `${(e as Error).message.replace(/\. To specify a positional argument starting with a '-'.*$/s, '')}\n\n${commandHelp(command)}`,
+    );
   }
   if (parsed.values.help) {
     out(commandHelp(command));
@@ -287,8 +321,15 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   }
   const { required, optional = [] } = command.args;
   const name = command.words.join(' ');
-  if (parsed.positionals.length < required.length) throw new CliError(`${name} needs ${required.slice(parsed.positionals.length).map((a) => `<${a}>`).join(' ')}\n\n${commandHelp(command)}`);
-  if (parsed.positionals.length > required.length + optional.length) throw new CliError(`${name}: unexpected argument ${parsed.positionals[required.length + optional.length]}\n\n${commandHelp(command)}`);
+  if (parsed.positionals.length < required.length)
+    throw new CliError(
+      `${name} needs ${required
+        .slice(parsed.positionals.length)
+        .map((a) => `<${a}>`)
+        .join(' ')}\n\n${commandHelp(command)}`,
+    );
+  if (parsed.positionals.length > required.length + optional.length)
+    throw new CliError(`${name}: unexpected argument ${parsed.positionals[required.length + optional.length]}\n\n${commandHelp(command)}`);
   let config: Config;
   try {
     config = loadConfig(env);
@@ -304,7 +345,8 @@ async function backup(config: Config, file: string, force: boolean, out: Out): P
   const source = path.resolve(config.dbFile);
   const target = path.resolve(file);
   if (!fs.existsSync(source)) throw new CliError(`no database at ${source} (set EVT_DB)`);
-  if ([source, `${source}-wal`, `${source}-shm`, `${source}.lock`].includes(target)) throw new CliError('the backup must not overwrite the database or its files');
+  if ([source, `${source}-wal`, `${source}-shm`, `${source}.lock`].includes(target))
+    throw new CliError('the backup must not overwrite the database or its files');
   if (fs.existsSync(target) && !force) throw new CliError(`${target} exists: pass --force to replace it`);
   privateDir(path.dirname(target), { existing: false });
   const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.partial`);
@@ -331,7 +373,9 @@ async function backup(config: Config, file: string, force: boolean, out: Out): P
     privateFile(tmp);
     fs.renameSync(tmp, target);
     const size = fs.statSync(target).size;
-    out(`Backed up ${source} to ${target}: ${(size / 1024 / 1024).toFixed(1)} MB, ${pages} pages, integrity_check ok, in ${Date.now() - started} ms.`);
+    out(
+      `Backed up ${source} to ${target}: ${(size / 1024 / 1024).toFixed(1)} MB, ${pages} pages, integrity_check ok, in ${Date.now() - started} ms.`,
+    );
   } catch (e) {
     for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) fs.rmSync(f, { force: true });
     throw e;
@@ -351,7 +395,11 @@ const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
 const HOSTNAME = /^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*\.?$/;
 
 async function tlsSelfSigned(config: Config, flags: Record<string, string | boolean | string[] | undefined>, out: Out): Promise<void> {
-  const hosts = (flags.host as string[] | undefined)?.flatMap((h) => h.split(',')).map((h) => h.trim()).filter(Boolean) ?? defaultHosts();
+  const hosts =
+    (flags.host as string[] | undefined)
+      ?.flatMap((h) => h.split(','))
+      .map((h) => h.trim())
+      .filter(Boolean) ?? defaultHosts();
   const altNames: { type: 2 | 7; value?: string; ip?: string }[] = [];
   for (const h of hosts) {
     const ip = h.replace(/^\[|\]$/g, '');
@@ -364,22 +412,29 @@ async function tlsSelfSigned(config: Config, flags: Record<string, string | bool
   const dir = path.resolve((flags.out as string | undefined) ?? path.join(config.dataDir, 'tls'));
   const certFile = path.join(dir, 'cert.pem');
   const keyFile = path.join(dir, 'key.pem');
-  if (!flags.force && (fs.existsSync(certFile) || fs.existsSync(keyFile))) throw new CliError(`${certFile} or ${keyFile} exists: pass --force to replace them`);
+  if (!flags.force && (fs.existsSync(certFile) || fs.existsSync(keyFile)))
+    throw new CliError(`${certFile} or ${keyFile} exists: pass --force to replace them`);
   const { generate } = await import('selfsigned');
   const notBeforeDate = new Date(Date.now() - 60_000);
-  const pems = await generate([{ name: 'commonName', value: hosts.find((h) => !IPV4.test(h) && !h.includes(':')) ?? hosts[0] ?? 'doorstep' }, { name: 'organizationName', value: 'Doorstep (self-signed)' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notBeforeDate,
-    notAfterDate: new Date(notBeforeDate.getTime() + days * 86_400_000),
-    extensions: [
-      { name: 'basicConstraints', cA: false, critical: true },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames },
+  const pems = await generate(
+    [
+      { name: 'commonName', value: hosts.find((h) => !IPV4.test(h) && !h.includes(':')) ?? hosts[0] ?? 'doorstep' },
+      { name: 'organizationName', value: 'Doorstep (self-signed)' },
     ],
-  });
+    {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      notBeforeDate,
+      notAfterDate: new Date(notBeforeDate.getTime() + days * 86_400_000),
+      extensions: [
+        { name: 'basicConstraints', cA: false, critical: true },
+        { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+        { name: 'extKeyUsage', serverAuth: true },
+        { name: 'subjectAltName', altNames },
+      ],
+    },
+  );
   privateDir(dir, { existing: false });
   writePrivateFile(keyFile, pems.private);
   writePrivateFile(certFile, pems.cert);

@@ -17,7 +17,11 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or http
 
 const Env = z.object({
   PORT: z.coerce.number({ error: 'must be a port number (0-65535)' }).int().min(0).max(65535).default(8080),
-  HOST: z.string().min(1).regex(/^[A-Za-z0-9.:_%\[\]-]+$/, 'must be a host name or an IP address').default('127.0.0.1'),
+  HOST: z
+    .string()
+    .min(1)
+    .regex(/^[A-Za-z0-9.:_%[\]-]+$/, 'must be a host name or an IP address')
+    .default('127.0.0.1'),
   EVT_DB: z.string().min(1).default('data/evt.sqlite'),
   EVT_PUBLIC_URL: httpUrl.optional(),
   EVT_ADMIN_USER: z.string().min(1).optional(),
@@ -40,7 +44,12 @@ const Env = z.object({
   /** Tickets per cart line and per order at most (CONTRACT section 3). */
   EVT_MAX_TICKETS_PER_ORDER: z.coerce.number().int().min(1).max(10_000).default(50),
   /** Minutes an unpaid (pending) order holds its places before it is cancelled. */
-  EVT_ORDER_HOLD_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(30),
+  EVT_ORDER_HOLD_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(30),
   /** Origins allowed to send credentials (comma-separated); any other origin gets `*` without credentials (D9). */
   EVT_CORS_ORIGINS: z.string().default(''),
   /** Open connections at most; further ones are closed at once. */
@@ -115,7 +124,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cache: e.EVT_CACHE === 'on',
     maxTicketsPerOrder: e.EVT_MAX_TICKETS_PER_ORDER,
     orderHoldMinutes: e.EVT_ORDER_HOLD_MINUTES,
-    corsOrigins: e.EVT_CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '').toLowerCase()).filter(Boolean),
+    corsOrigins: e.EVT_CORS_ORIGINS.split(',')
+      .map((o) => o.trim().replace(/\/+$/, '').toLowerCase())
+      .filter(Boolean),
     maxConnections: e.EVT_MAX_CONNECTIONS,
     bodyTimeoutMs: e.EVT_BODY_TIMEOUT_SECONDS * 1000,
   };
@@ -124,7 +135,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** Reads and checks the TLS files: both or neither, readable PEM, and the key matches the certificate. */
 function readTls(certFile: string | undefined, keyFile: string | undefined): Config['tls'] {
   if (!certFile && !keyFile) return undefined;
-  if (!certFile || !keyFile) throw new Error(`Invalid configuration:\n  ${certFile ? 'EVT_TLS_KEY' : 'EVT_TLS_CERT'}: must be set together with ${certFile ? 'EVT_TLS_CERT' : 'EVT_TLS_KEY'}`);
+  if (!certFile || !keyFile)
+    throw new Error(
+      `Invalid configuration:\n  ${certFile ? 'EVT_TLS_KEY' : 'EVT_TLS_CERT'}: must be set together with ${certFile ? 'EVT_TLS_CERT' : 'EVT_TLS_KEY'}`,
+    );
   const read = (name: string, file: string) => {
     try {
       return fs.readFileSync(file, 'utf8');
@@ -146,7 +160,8 @@ function readTls(certFile: string | undefined, keyFile: string | undefined): Con
   } catch {
     throw new Error(`Invalid configuration:\n  EVT_TLS_KEY: ${keyFile} is not a PEM private key (or it is encrypted)`);
   }
-  if (!x509.checkPrivateKey(privateKey)) throw new Error(`Invalid configuration:\n  EVT_TLS_KEY: ${keyFile} is not the key of the certificate in ${certFile}`);
+  if (!x509.checkPrivateKey(privateKey))
+    throw new Error(`Invalid configuration:\n  EVT_TLS_KEY: ${keyFile} is not the key of the certificate in ${certFile}`);
   return { certFile, keyFile, cert, key, fingerprint: certificateFingerprint(x509) };
 }
 

@@ -26,7 +26,21 @@ export type LogFn = (entry: LogEntry) => void;
 const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace']);
 
 /** Query parameters and record fields whose values are credentials. */
-const SECRET_NAMES = ['api_key', 'apikey', 'key', 'password', 'pass', 'pwd', 'post_password', 'token', 'secret', '_wpnonce', 'nonce', 'security_code', 'code'];
+const SECRET_NAMES = [
+  'api_key',
+  'apikey',
+  'key',
+  'password',
+  'pass',
+  'pwd',
+  'post_password',
+  'token',
+  'secret',
+  '_wpnonce',
+  'nonce',
+  'security_code',
+  'code',
+];
 const SECRET_PARAM = new RegExp(`([?&](?:${SECRET_NAMES.join('|')})=)[^&#]*`, 'gi');
 
 export const REDACT_PATHS = [

@@ -39,7 +39,8 @@ function listenError(e: NodeJS.ErrnoException, config: Config): string {
   const where = `${config.host}:${config.port}`;
   if (e.code === 'EADDRINUSE') return `Cannot listen on ${where}: the port is already in use (another server?). Stop it, or set PORT to a free port.`;
   if (e.code === 'EACCES') return `Cannot listen on ${where}: not allowed (ports below 1024 need privileges). Set PORT to 1024 or above.`;
-  if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') return `Cannot listen on ${where}: HOST is not an address of this machine. Use 127.0.0.1, 0.0.0.0 (every interface) or one of its addresses.`;
+  if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND')
+    return `Cannot listen on ${where}: HOST is not an address of this machine. Use 127.0.0.1, 0.0.0.0 (every interface) or one of its addresses.`;
   return `Cannot listen on ${where}: ${e.message}`;
 }
 
@@ -71,7 +72,9 @@ function main(): void {
   }
   const app: App = createApp({ config, db, log });
   const handler = withRequestLog(app.express, logger);
-  const server: http.Server = config.tls ? (https.createServer({ cert: config.tls.cert, key: config.tls.key }, handler) as unknown as http.Server) : http.createServer(handler);
+  const server: http.Server = config.tls
+    ? (https.createServer({ cert: config.tls.cert, key: config.tls.key }, handler) as unknown as http.Server)
+    : http.createServer(handler);
   hardenServer(server, config);
 
   let listening = false;

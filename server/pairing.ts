@@ -11,7 +11,12 @@ import { privateDir, writePrivateFile } from './auth/private-files.ts';
  */
 export function pairingLink(config: Pick<Config, 'publicUrl' | 'tls'>, apiKey: string, eventId: number): string {
   const fingerprint = config.tls?.fingerprint;
-  return link(config.publicUrl, { url: `${config.publicUrl}/en/wp-json/`, api_key: apiKey, event_id: eventId, ...(fingerprint ? { fingerprint } : {}) });
+  return link(config.publicUrl, {
+    url: `${config.publicUrl}/en/wp-json/`,
+    api_key: apiKey,
+    event_id: eventId,
+    ...(fingerprint ? { fingerprint } : {}),
+  });
 }
 
 /** Where a key's pairing images live: `<dataDir>/pairing/api-key-<id>.png|svg`. */

@@ -47,7 +47,7 @@ export function mountSite(app: Express, state: AppState): void {
     for (const [name, value] of Object.entries(KIOSK_HEADERS)) res.setHeader(name, value);
     next();
   });
-  app.use('/kiosk', (req, res, next) => {
+  app.use('/kiosk', (_req, res, next) => {
     if (fs.existsSync(path.join(kioskDir, 'index.html'))) return next();
     res.status(503).type('text/plain').send('The kiosk has not been built yet: run `npm run build:kiosk`, then reload.');
   });

@@ -17,11 +17,16 @@ export interface DateDetails {
   seconds: string;
 }
 
-interface Fields { y: number; m: number; d: number; h: number; i: number; s: number }
+interface Fields {
+  y: number;
+  m: number;
+  d: number;
+  h: number;
+  i: number;
+  s: number;
+}
 
-type Zone =
-  | { kind: 'fixed'; offsetMs: number; abbr: string }
-  | { kind: 'iana'; id: string; fmt: Intl.DateTimeFormat };
+type Zone = { kind: 'fixed'; offsetMs: number; abbr: string } | { kind: 'iana'; id: string; fmt: Intl.DateTimeFormat };
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -55,8 +60,7 @@ function msToFields(ms: number): Fields {
   return { y: t.getUTCFullYear(), m: t.getUTCMonth() + 1, d: t.getUTCDate(), h: t.getUTCHours(), i: t.getUTCMinutes(), s: t.getUTCSeconds() };
 }
 
-const formatFields = (f: Fields): LocalDateTime =>
-  `${pad(f.y, 4)}-${pad(f.m)}-${pad(f.d)} ${pad(f.h)}:${pad(f.i)}:${pad(f.s)}`;
+const formatFields = (f: Fields): LocalDateTime => `${pad(f.y, 4)}-${pad(f.m)}-${pad(f.d)} ${pad(f.h)}:${pad(f.i)}:${pad(f.s)}`;
 
 function parseLocal(local: string): Fields | null {
   const r = LOCAL_RE.exec(local);
@@ -99,8 +103,14 @@ function lookupZone(tz: string): Zone | null {
   if (!zone && /^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(tz)) {
     try {
       const fmt = new Intl.DateTimeFormat('en-US', {
-        timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-        hour: 'numeric', minute: 'numeric', second: 'numeric',
+        timeZone: tz,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
       });
       zone = { kind: 'iana', id: fmt.resolvedOptions().timeZone, fmt };
     } catch {
@@ -171,8 +181,12 @@ export function zonedToInstant(local: LocalDateTime, tz: string): Date {
 export function dateDetails(local: LocalDateTime): DateDetails {
   requireLocal(local);
   return {
-    year: local.slice(0, 4), month: local.slice(5, 7), day: local.slice(8, 10),
-    hour: local.slice(11, 13), minutes: local.slice(14, 16), seconds: local.slice(17, 19),
+    year: local.slice(0, 4),
+    month: local.slice(5, 7),
+    day: local.slice(8, 10),
+    hour: local.slice(11, 13),
+    minutes: local.slice(14, 16),
+    seconds: local.slice(17, 19),
   };
 }
 
@@ -188,13 +202,19 @@ for (const [abbrs, zones] of [
   ['HST HDT', 'America/Adak America/Atka US/Aleutian'],
   ['CST CDT', 'America/Havana Cuba'],
   ['MST', 'America/Dawson America/Whitehorse America/Hermosillo America/Mazatlan Canada/Yukon Mexico/BajaSur'],
-  ['WIB', 'Asia/Jakarta Asia/Pontianak'], ['WITA', 'Asia/Makassar Asia/Ujung_Pandang'], ['WIT', 'Asia/Jayapura'],
-  ['IST IDT', 'Asia/Jerusalem Asia/Tel_Aviv Israel'], ['PKT', 'Asia/Karachi'],
+  ['WIB', 'Asia/Jakarta Asia/Pontianak'],
+  ['WITA', 'Asia/Makassar Asia/Ujung_Pandang'],
+  ['WIT', 'Asia/Jayapura'],
+  ['IST IDT', 'Asia/Jerusalem Asia/Tel_Aviv Israel'],
+  ['PKT', 'Asia/Karachi'],
   ['CST', 'Asia/Shanghai Asia/Chongqing Asia/Chungking Asia/Harbin Asia/Macau Asia/Macao Asia/Taipei PRC ROC'],
-  ['PST', 'Asia/Manila'], ['KST', 'Asia/Seoul Asia/Pyongyang ROK'], ['JST', 'Asia/Tokyo Japan'],
+  ['PST', 'Asia/Manila'],
+  ['KST', 'Asia/Seoul Asia/Pyongyang ROK'],
+  ['JST', 'Asia/Tokyo Japan'],
   ['GMT BST', 'Europe/Guernsey Europe/Isle_of_Man Europe/Jersey'],
   ['MSK', 'Europe/Moscow Europe/Kirov Europe/Simferopol Europe/Volgograd W-SU'],
-  ['ChST', 'Pacific/Guam Pacific/Saipan'], ['SST', 'Pacific/Midway Pacific/Pago_Pago Pacific/Samoa US/Samoa'],
+  ['ChST', 'Pacific/Guam Pacific/Saipan'],
+  ['SST', 'Pacific/Midway Pacific/Pago_Pago Pacific/Samoa US/Samoa'],
   ['GMT', 'GMT Etc/GMT Etc/GMT0 Etc/GMT+0 Etc/GMT-0 GMT0 GMT+0 GMT-0 Greenwich Etc/Greenwich'],
   ['', 'Antarctica/Casey Antarctica/Troll Asia/Colombo'],
 ] as const) {
@@ -279,20 +299,29 @@ export function addDays(local: LocalDateTime, days: number): LocalDateTime {
   return formatFields(msToFields(ms));
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // parseDateInput: a subset of PHP strtotime that follows timelib's token semantics (word order,
 // time resets, weekday rules). Anything outside the subset is rejected rather than guessed at.
 
 interface Parsed {
-  y?: number; m?: number; d?: number;
-  h?: number; i?: number; s?: number; ms?: number;
-  haveDate: boolean; haveTime: boolean; tokens: number; zone?: Zone;
+  y?: number;
+  m?: number;
+  d?: number;
+  h?: number;
+  i?: number;
+  s?: number;
+  ms?: number;
+  haveDate: boolean;
+  haveTime: boolean;
+  tokens: number;
+  zone?: Zone;
   rel: { y: number; m: number; d: number; h: number; i: number; s: number };
-  weekday?: number; weekdayBehavior: number;
+  weekday?: number;
+  weekdayBehavior: number;
 }
 
-const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec';
+const MONTHS =
+  'january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec';
 const WEEKDAYS = 'sunday|monday|tuesday|wednesday|thursday|friday|saturday|sun|mon|tues|tue|wed|thurs|thur|thu|fri|sat';
 const UNITS = 'seconds|second|secs|sec|minutes|minute|mins|min|hours|hour|days|day|weeks|week|fortnights|fortnight|months|month|years|year';
 const monthNo = (word: string): number => 'janfebmaraprmayjunjulaugsepoctnovdec'.indexOf(word.slice(0, 3)) / 3 + 1;
@@ -351,64 +380,85 @@ const RULES: readonly Rule[] = [
   // +1 day, -2 weeks, 3 months
   [re(`([+-]?)(\\d{1,9}) ?(${UNITS})(?![a-z])`), (r, p) => addRelative(p, (r[1] === '-' ? -1 : 1) * +r[2], r[3])],
   // January 5 2026, Jan 5th, 2026, Jan 2026 (day 1)
-  [re(`(${MONTHS})\\.?(?![a-z])(?:[ .-]*(\\d\\d?)(?:st|nd|rd|th)?(?![\\d:a-z]))?(?:[ ,.-]+(\\d{4})(?![\\d:]))?`),
-    (r, p) => (r[2] !== undefined || r[3] !== undefined) && setDate(p, num(r[3]), monthNo(r[1]), num(r[2]) ?? 1)],
+  [
+    re(`(${MONTHS})\\.?(?![a-z])(?:[ .-]*(\\d\\d?)(?:st|nd|rd|th)?(?![\\d:a-z]))?(?:[ ,.-]+(\\d{4})(?![\\d:]))?`),
+    (r, p) => (r[2] !== undefined || r[3] !== undefined) && setDate(p, num(r[3]), monthNo(r[1]), num(r[2]) ?? 1),
+  ],
   // 5 Jan 2026, 5th January, 05-jan-2026
-  [re(`(\\d\\d?)(?:st|nd|rd|th)?[ .-]*(${MONTHS})\\.?(?![a-z])(?:[ ,.-]*(\\d{4})(?![\\d:]))?`),
-    (r, p) => setDate(p, num(r[3]), monthNo(r[2]), +r[1])],
+  [
+    re(`(\\d\\d?)(?:st|nd|rd|th)?[ .-]*(${MONTHS})\\.?(?![a-z])(?:[ ,.-]*(\\d{4})(?![\\d:]))?`),
+    (r, p) => setDate(p, num(r[3]), monthNo(r[2]), +r[1]),
+  ],
   // 9am, 9 pm, 9:30pm, 9.30 p.m., 11:15:30 am
-  [re('(\\d\\d?)(?:[:.](\\d\\d)(?:[:.](\\d\\d))?)? ?([ap])\\.?m\\.?(?![a-z])'), (r, p) => {
-    const h = +r[1];
-    return h >= 1 && h <= 12 && setTime(p, (h % 12) + (r[4] === 'p' ? 12 : 0), num(r[2]) ?? 0, num(r[3]) ?? 0, 0);
-  }],
+  [
+    re('(\\d\\d?)(?:[:.](\\d\\d)(?:[:.](\\d\\d))?)? ?([ap])\\.?m\\.?(?![a-z])'),
+    (r, p) => {
+      const h = +r[1];
+      return h >= 1 && h <= 12 && setTime(p, (h % 12) + (r[4] === 'p' ? 12 : 0), num(r[2]) ?? 0, num(r[3]) ?? 0, 0);
+    },
+  ],
   // 14:00, 14:00:05, 14:00:05.123456
-  [re('(\\d\\d?):(\\d\\d)(?::(\\d\\d)(?:[.,](\\d+))?)?(?!\\d)'),
-    (r, p) => setTime(p, +r[1], +r[2], num(r[3]) ?? 0, r[4] ? Math.floor(Number(`0.${r[4]}`) * 1000) : 0)],
+  [
+    re('(\\d\\d?):(\\d\\d)(?::(\\d\\d)(?:[.,](\\d+))?)?(?!\\d)'),
+    (r, p) => setTime(p, +r[1], +r[2], num(r[3]) ?? 0, r[4] ? Math.floor(Number(`0.${r[4]}`) * 1000) : 0),
+  ],
   // Zones: Z, UTC, GMT+2, +02:00, -0530, America/New_York
   [re('z(?![a-z])'), (_r, p) => setZone(p, parseFixedZone('UTC'))],
   [re('(?:utc|gmt)(?![a-z])(?:[+-]\\d\\d?(?::?\\d\\d)?(?![\\d:]))?'), (r, p) => setZone(p, parseFixedZone(r[0]))],
   [re('[+-]\\d\\d?(?::?\\d\\d)?(?![\\d:])'), (r, p) => setZone(p, parseFixedZone(r[0]))],
   [re('[a-z]+(?:/[a-z0-9_+-]+)+'), (r, p) => setZone(p, lookupZone(r[0]))],
-  [re('(now|today|midnight|noon|tomorrow|yesterday)(?![a-z])'), (r, p) => {
-    if (r[1] === 'now') return true;
-    unhaveTime(p);
-    if (r[1] === 'noon') Object.assign(p, { haveTime: true, h: 12 });
-    // PHP assigns (not adds) the day for these two words.
-    if (r[1] === 'tomorrow') p.rel.d = 1;
-    if (r[1] === 'yesterday') p.rel.d = -1;
-    return true;
-  }],
-  // next monday, last friday, this sunday, next week, last month
-  [re(`(next|last|previous|this) (${UNITS}|${WEEKDAYS})(?![a-z])`), (r, p) => {
-    const amount = r[1] === 'next' ? 1 : r[1] === 'this' ? 0 : -1;
-    const weekday = weekdayNo(r[2]);
-    // 'sec'/'mon' are both units and weekday prefixes; UNITS wins only on a full unit word.
-    if (weekday >= 0 && !UNIT_WORD.test(r[2])) {
+  [
+    re('(now|today|midnight|noon|tomorrow|yesterday)(?![a-z])'),
+    (r, p) => {
+      if (r[1] === 'now') return true;
       unhaveTime(p);
-      p.rel.d += (amount > 0 ? amount - 1 : amount) * 7;
-      p.weekday = weekday;
-      p.weekdayBehavior = amount === 0 ? 1 : 0;
+      if (r[1] === 'noon') Object.assign(p, { haveTime: true, h: 12 });
+      // PHP assigns (not adds) the day for these two words.
+      if (r[1] === 'tomorrow') p.rel.d = 1;
+      if (r[1] === 'yesterday') p.rel.d = -1;
       return true;
-    }
-    addRelative(p, amount, r[2]);
-    if (r[2].startsWith('week')) {
-      // timelib "relativetextweek": the week is the ISO week (Mon-Sun); alone it means its Monday.
-      p.weekdayBehavior = 2;
-      p.weekday ??= 1;
-    }
-    return true;
-  }],
-  [re(`(${WEEKDAYS})\\.?(?![a-z])`), (r, p) => {
-    unhaveTime(p);
-    p.weekday = weekdayNo(r[1]);
-    if (p.weekdayBehavior !== 2) p.weekdayBehavior = 1;
-    return true;
-  }],
-  [re('ago(?![a-z])'), (_r, p) => {
-    if (p.weekday !== undefined) return false;
-    for (const k of ['y', 'm', 'd', 'h', 'i', 's'] as const) p.rel[k] = -p.rel[k];
-    return true;
-  }],
+    },
+  ],
+  // next monday, last friday, this sunday, next week, last month
+  [
+    re(`(next|last|previous|this) (${UNITS}|${WEEKDAYS})(?![a-z])`),
+    (r, p) => {
+      const amount = r[1] === 'next' ? 1 : r[1] === 'this' ? 0 : -1;
+      const weekday = weekdayNo(r[2]);
+      // 'sec'/'mon' are both units and weekday prefixes; UNITS wins only on a full unit word.
+      if (weekday >= 0 && !UNIT_WORD.test(r[2])) {
+        unhaveTime(p);
+        p.rel.d += (amount > 0 ? amount - 1 : amount) * 7;
+        p.weekday = weekday;
+        p.weekdayBehavior = amount === 0 ? 1 : 0;
+        return true;
+      }
+      addRelative(p, amount, r[2]);
+      if (r[2].startsWith('week')) {
+        // timelib "relativetextweek": the week is the ISO week (Mon-Sun); alone it means its Monday.
+        p.weekdayBehavior = 2;
+        p.weekday ??= 1;
+      }
+      return true;
+    },
+  ],
+  [
+    re(`(${WEEKDAYS})\\.?(?![a-z])`),
+    (r, p) => {
+      unhaveTime(p);
+      p.weekday = weekdayNo(r[1]);
+      if (p.weekdayBehavior !== 2) p.weekdayBehavior = 1;
+      return true;
+    },
+  ],
+  [
+    re('ago(?![a-z])'),
+    (_r, p) => {
+      if (p.weekday !== undefined) return false;
+      for (const k of ['y', 'm', 'd', 'h', 'i', 's'] as const) p.rel[k] = -p.rel[k];
+      return true;
+    },
+  ],
 ];
 
 function fromTimestamp(seconds: number): Date | null {
@@ -420,7 +470,10 @@ function tokenize(str: string): Parsed | null {
   const p: Parsed = { haveDate: false, haveTime: false, tokens: 0, rel: { y: 0, m: 0, d: 0, h: 0, i: 0, s: 0 }, weekdayBehavior: 0 };
   let pos = 0;
   scan: while (pos < str.length) {
-    if (str[pos] === ' ' || str[pos] === ',') { pos++; continue; }
+    if (str[pos] === ' ' || str[pos] === ',') {
+      pos++;
+      continue;
+    }
     for (const [pattern, apply] of RULES) {
       pattern.lastIndex = pos;
       const r = pattern.exec(str);
@@ -444,8 +497,7 @@ function resolve(p: Parsed, zone: Zone, nowMs: number): Date | null {
   // PHP rolls 2026-02-30 over to March 2; rejecting it is our documented choice.
   if (p.d !== undefined && p.d > daysInMonth(y, m)) return null;
   // A date without a time means midnight; no date and no time keeps the current time.
-  const [h, i, s, ms] = p.h !== undefined ? [p.h, p.i ?? 0, p.s ?? 0, p.ms ?? 0]
-    : p.haveDate ? [0, 0, 0, 0] : [now.h, now.i, now.s, nowFrac];
+  const [h, i, s, ms] = p.h !== undefined ? [p.h, p.i ?? 0, p.s ?? 0, p.ms ?? 0] : p.haveDate ? [0, 0, 0, 0] : [now.h, now.i, now.s, nowFrac];
   if (p.weekday !== undefined) {
     // timelib do_adjust_for_weekday, applied before the relative offsets
     const dow = new Date(fieldsToMs(y, m, d)).getUTCDay();

@@ -81,9 +81,8 @@ export const IpcErrorCode = z.enum(['forbidden_sender', 'invalid_request', 'inva
 export type IpcErrorCode = z.infer<typeof IpcErrorCode>;
 export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: { code: IpcErrorCode; message: string } };
 
-type MethodOf<K extends IpcMethod> = {} extends IpcRequest<K>
-  ? (request?: IpcRequest<K>) => Promise<IpcResponse<K>>
-  : (request: IpcRequest<K>) => Promise<IpcResponse<K>>;
+type MethodOf<K extends IpcMethod> =
+  {} extends IpcRequest<K> ? (request?: IpcRequest<K>) => Promise<IpcResponse<K>> : (request: IpcRequest<K>) => Promise<IpcResponse<K>>;
 
 /** The API the preload exposes as `window.doorstep`. Methods reject with an Error whose message starts with the error code. */
 export type DoorstepApi = { readonly [K in IpcMethod]: MethodOf<K> };

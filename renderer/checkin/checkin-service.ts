@@ -40,8 +40,7 @@ function isFinalLocally(v: ScanVerdict): boolean {
 
 /** A local answer the server may know better: the cache can be behind on these. */
 function worthLookingUp(v: ScanVerdict): boolean {
-  return v.kind === 'not_in_list' || v.kind === 'already' ||
-    (v.kind === 'invalid' && (v.reason === 'order_not_complete' || v.reason === 'revoked'));
+  return v.kind === 'not_in_list' || v.kind === 'already' || (v.kind === 'invalid' && (v.reason === 'order_not_complete' || v.reason === 'revoked'));
 }
 
 /**
@@ -65,12 +64,16 @@ export class CheckinService {
   /** Staff check-in or check-out by hand (search result); no security code is involved. */
   async manual(attendeeId: number, checkIn: boolean): Promise<ScanResult> {
     const code: TicketCode = { attendeeId, eventId: null, securityCode: '' };
-    return this.decide(code, (local, ctx) => {
-      if (!local) return { kind: 'not_in_list', attendeeId, syncedAgoMs: ctx.lastSyncAt === null ? null : Math.max(0, ctx.now - ctx.lastSyncAt) };
-      if (local.eventId !== ctx.eventId) return { kind: 'invalid', reason: 'other_event', attendeeId, name: null };
-      if (!checkIn) return { kind: 'admitted', attendeeId, name: local.name, ticketTitle: local.ticketTitle };
-      return decideCheckin(toSubject(local), ctx);
-    }, checkIn);
+    return this.decide(
+      code,
+      (local, ctx) => {
+        if (!local) return { kind: 'not_in_list', attendeeId, syncedAgoMs: ctx.lastSyncAt === null ? null : Math.max(0, ctx.now - ctx.lastSyncAt) };
+        if (local.eventId !== ctx.eventId) return { kind: 'invalid', reason: 'other_event', attendeeId, name: null };
+        if (!checkIn) return { kind: 'admitted', attendeeId, name: local.name, ticketTitle: local.ticketTitle };
+        return decideCheckin(toSubject(local), ctx);
+      },
+      checkIn,
+    );
   }
 
   private async decide(
@@ -83,12 +86,22 @@ export class CheckinService {
     const deadlineAt = at + (this.opts.deadlineMs ?? ONLINE_DEADLINE_MS);
     const nonce = makeNonce();
     const settings = this.opts.settings();
-    const result = (verdict: ScanVerdict, mode: 'online' | 'offline', queued = false): ScanResult =>
-      ({ verdict, nonce, mode, at, device: engine.status.device, queued });
+    const result = (verdict: ScanVerdict, mode: 'online' | 'offline', queued = false): ScanResult => ({
+      verdict,
+      nonce,
+      mode,
+      at,
+      device: engine.status.device,
+      queued,
+    });
     const finish = async (verdict: ScanVerdict, mode: 'online' | 'offline'): Promise<ScanResult> => {
       await logScan(db, {
-        nonce, at, attendeeId: code?.attendeeId ?? null, verdict: verdict.kind,
-        reason: verdict.kind === 'invalid' ? verdict.reason : null, mode,
+        nonce,
+        at,
+        attendeeId: code?.attendeeId ?? null,
+        verdict: verdict.kind,
+        reason: verdict.kind === 'invalid' ? verdict.reason : null,
+        mode,
       });
       return result(verdict, mode);
     };
@@ -117,9 +130,18 @@ export class CheckinService {
     }
     if (verdict.kind !== 'admitted') return finish(verdict, mode);
 
-    const logId = await recordLocalScan(db, {
-      nonce, attendeeId: code.attendeeId, checkIn, scanAt: at, scanIso: isoWithOffset(at), deviceId,
-    }, checkIn ? verdict.kind : 'checked_out');
+    const logId = await recordLocalScan(
+      db,
+      {
+        nonce,
+        attendeeId: code.attendeeId,
+        checkIn,
+        scanAt: at,
+        scanIso: isoWithOffset(at),
+        deviceId,
+      },
+      checkIn ? verdict.kind : 'checked_out',
+    );
     const fate = await engine.flush(nonce, Math.max(0, deadlineAt - this.now()));
     const answered = fate && verdictFromFate(fate, verdict, local);
     if (!answered) {
@@ -150,8 +172,13 @@ export function verdictFromFate(
       return { kind: 'admitted', ...who, name: fate.attendee.title ?? local.name, ticketTitle: fate.attendee.ticket?.title ?? local.ticketTitle };
     case 'conflict':
       return {
-        kind: 'already', ...who, name: local.name, ticketTitle: local.ticketTitle,
-        checkedInAt: fate.standing?.date ?? '', deviceId: fate.standing?.device_id ?? null, deviceLabel: fate.standing?.device_label ?? null,
+        kind: 'already',
+        ...who,
+        name: local.name,
+        ticketTitle: local.ticketTitle,
+        checkedInAt: fate.standing?.date ?? '',
+        deviceId: fate.standing?.device_id ?? null,
+        deviceLabel: fate.standing?.device_label ?? null,
       };
     case 'rejected':
       if (fate.code === CHECKIN_ERRORS.orderNotComplete) {

@@ -35,9 +35,7 @@ export class Camera {
   /** Cameras the page may use; labels appear once permission was granted. */
   async list(): Promise<CameraChoice[]> {
     const devices = await navigator.mediaDevices.enumerateDevices();
-    return devices
-      .filter((d) => d.kind === 'videoinput')
-      .map((d, i) => ({ deviceId: d.deviceId, label: d.label || `Camera ${i + 1}` }));
+    return devices.filter((d) => d.kind === 'videoinput').map((d, i) => ({ deviceId: d.deviceId, label: d.label || `Camera ${i + 1}` }));
   }
 
   get activeDeviceId(): string | null {
@@ -118,7 +116,9 @@ export class Camera {
     try {
       const scale = Math.min(1, MAX_DECODE_WIDTH / w);
       const frame = await createImageBitmap(this.video, {
-        resizeWidth: Math.round(w * scale), resizeHeight: Math.round(h * scale), resizeQuality: 'low',
+        resizeWidth: Math.round(w * scale),
+        resizeHeight: Math.round(h * scale),
+        resizeQuality: 'low',
       });
       if (!this.worker) {
         frame.close();

@@ -3,7 +3,29 @@
  * worker reads once at start, so the JIT has compiled jsQR's paths before the first real ticket: that first
  * scan is otherwise the slowest of the day.
  */
-const ROWS = ['18q67', 'muyp', 'wswt', 'wspp', 'wrbx', 'mwqp', '18prz', 'lc', '16nx9', 'robp', 'fu2r', '102mx', 'kwfe', '60q', '18m5w', 'mw3z', 'wpnz', 'wrce', 'wsp8', 'mxt5', '18r6s'];
+const ROWS = [
+  '18q67',
+  'muyp',
+  'wswt',
+  'wspp',
+  'wrbx',
+  'mwqp',
+  '18prz',
+  'lc',
+  '16nx9',
+  'robp',
+  'fu2r',
+  '102mx',
+  'kwfe',
+  '60q',
+  '18m5w',
+  'mw3z',
+  'wpnz',
+  'wrce',
+  'wsp8',
+  'mxt5',
+  '18r6s',
+];
 const SIZE = 21;
 export const WARM_UP_TEXT = 'warm-up';
 

@@ -68,7 +68,10 @@ export function notCheckedIn(row: AttendeeRow): AttendeeRow {
 async function latestPending(db: KioskDb, rows: readonly AttendeeRow[]): Promise<Map<number, OutboxRow>> {
   const latest = new Map<number, OutboxRow>();
   if (rows.length === 0) return latest;
-  const pending = await db.outbox.where('attendeeId').anyOf(rows.map((r) => r.id)).sortBy('seq');
+  const pending = await db.outbox
+    .where('attendeeId')
+    .anyOf(rows.map((r) => r.id))
+    .sortBy('seq');
   for (const p of pending) latest.set(p.attendeeId, p);
   return latest;
 }
@@ -90,11 +93,7 @@ export async function applyAttendees(db: KioskDb, attendees: readonly DoorAttend
  * Attendees this device has already scanned (a resumed download) also get a row in `attendees` carrying
  * that scan, since `attendees` takes precedence over the snapshot.
  */
-export async function applySnapshotPage(
-  db: KioskDb,
-  attendees: readonly DoorAttendee[],
-  after?: () => Promise<unknown>,
-): Promise<void> {
+export async function applySnapshotPage(db: KioskDb, attendees: readonly DoorAttendee[], after?: () => Promise<unknown>): Promise<void> {
   const rows = attendees.map(toAttendeeRow);
   await db.transaction('rw', [db.snapshot, db.attendees, db.outbox, db.meta], async () => {
     const latest = await latestPending(db, rows);
@@ -139,8 +138,7 @@ export async function searchAttendees(db: KioskDb, query: string, limit = 20): P
     return row ? [row] : [];
   }
   const [first, ...rest] = q.split(/\s+/);
-  const matches = (r: AttendeeRow) =>
-    r.words.some((x) => x.startsWith(first)) && rest.every((w) => r.words.some((x) => x.startsWith(w)));
+  const matches = (r: AttendeeRow) => r.words.some((x) => x.startsWith(first)) && rest.every((w) => r.words.some((x) => x.startsWith(w)));
   const snapshotHits: AttendeeRow[] = [];
   for (const r of await snapshotRows(db)) {
     if (matches(r) && snapshotHits.push(r) >= limit * 2) break;
@@ -153,7 +151,10 @@ export async function searchAttendees(db: KioskDb, query: string, limit = 20): P
   });
   const changed = await db.attendees.where('words').startsWith(first).distinct().filter(matches).limit(limit).toArray();
   for (const r of changed) byId.set(r.id, r);
-  return [...byId.values()].filter(matches).sort((a, b) => a.name.localeCompare(b.name)).slice(0, limit);
+  return [...byId.values()]
+    .filter(matches)
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .slice(0, limit);
 }
 
 export interface DoorCounts {
@@ -170,10 +171,22 @@ export async function countAttendees(db: KioskDb, deviceId: string, now: number)
   return db.transaction('r', db.attendees, async () => {
     const [keys, checkedIn, trashed, thisDevice, lastHour] = await Promise.all([
       db.attendees.toCollection().primaryKeys(),
-      db.attendees.where('checkinAt').aboveOrEqual(0).filter((r) => r.status !== 'trash').count(),
+      db.attendees
+        .where('checkinAt')
+        .aboveOrEqual(0)
+        .filter((r) => r.status !== 'trash')
+        .count(),
       db.attendees.where('trashed').equals(1).count(),
-      db.attendees.where('checkinDevice').equals(deviceId).filter((r) => r.checkedIn === 1 && r.status !== 'trash').count(),
-      db.attendees.where('checkinAt').aboveOrEqual(hourAgo).filter((r) => r.status !== 'trash').count(),
+      db.attendees
+        .where('checkinDevice')
+        .equals(deviceId)
+        .filter((r) => r.checkedIn === 1 && r.status !== 'trash')
+        .count(),
+      db.attendees
+        .where('checkinAt')
+        .aboveOrEqual(hourAgo)
+        .filter((r) => r.status !== 'trash')
+        .count(),
     ]);
     const counts = { checkedIn, total: keys.length - trashed, thisDevice, lastHour };
     const newer = new Set(keys);

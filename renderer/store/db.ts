@@ -154,10 +154,13 @@ export function openKioskDb(name = 'doorstep-kiosk'): KioskDb {
   db.version(2)
     .stores({ attendees: 'id, checkinAt, checkinDevice, trashed, *words', ...tables })
     .upgrade((tx) =>
-      tx.table<AttendeeRow, number>('attendees').toCollection().modify((row) => {
-        if (row.status === 'trash') row.trashed = 1;
-        if (row.checkedIn === 1 && row.checkinAt === null) row.checkinAt = 0;
-      }),
+      tx
+        .table<AttendeeRow, number>('attendees')
+        .toCollection()
+        .modify((row) => {
+          if (row.status === 'trash') row.trashed = 1;
+          if (row.checkedIn === 1 && row.checkinAt === null) row.checkinAt = 0;
+        }),
     );
   // Version 3: the first download goes to `snapshot` chunks; `attendees` holds what changed since.
   db.version(3).stores({ attendees: 'id, checkinAt, checkinDevice, trashed, *words', snapshot: 'first', ...tables });

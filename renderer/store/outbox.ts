@@ -20,7 +20,12 @@ export async function recordLocalScan(db: KioskDb, scan: LocalScan, verdict: str
     const attendee = await getAttendee(db, scan.attendeeId);
     if (attendee) await db.attendees.put(overlayPending(attendee, row));
     return db.scans.add({
-      nonce: scan.nonce, at: scan.scanAt, attendeeId: scan.attendeeId, verdict, reason: null, mode: 'offline',
+      nonce: scan.nonce,
+      at: scan.scanAt,
+      attendeeId: scan.attendeeId,
+      verdict,
+      reason: null,
+      mode: 'offline',
     });
   });
 }
@@ -42,9 +47,7 @@ export async function logScan(db: KioskDb, scan: Omit<ScanRow, 'id'>): Promise<v
 export async function storeServerAttendee(db: KioskDb, attendee: DoorAttendee, exceptNonce?: string): Promise<void> {
   await db.transaction('rw', [db.attendees, db.snapshot, db.outbox], async () => {
     let row = keepCodeHash(toAttendeeRow(attendee), await getAttendee(db, attendee.id));
-    const pending = (await db.outbox.where('attendeeId').equals(attendee.id).sortBy('seq')).filter(
-      (p) => p.nonce !== exceptNonce,
-    );
+    const pending = (await db.outbox.where('attendeeId').equals(attendee.id).sortBy('seq')).filter((p) => p.nonce !== exceptNonce);
     if (pending.length) row = overlayPending(row, pending[pending.length - 1]);
     await db.attendees.put(row);
   });
@@ -75,15 +78,18 @@ export async function clearEventData(db: KioskDb, now: number): Promise<number> 
       const attendee = await getAttendee(db, row.attendeeId);
       if (!(await db.rejected.where('nonce').equals(row.nonce).count())) {
         await db.rejected.add({
-          nonce: row.nonce, attendeeId: row.attendeeId, name: attendee?.name ?? '', checkIn: row.checkIn,
-          scanIso: row.scanIso, code: 'unpaired', message: 'Not uploaded: the device was paired elsewhere.',
+          nonce: row.nonce,
+          attendeeId: row.attendeeId,
+          name: attendee?.name ?? '',
+          checkIn: row.checkIn,
+          scanIso: row.scanIso,
+          code: 'unpaired',
+          message: 'Not uploaded: the device was paired elsewhere.',
           recordedAt: now,
         });
       }
     }
-    await Promise.all([
-      db.outbox.clear(), db.attendees.clear(), db.snapshot.clear(), db.event.clear(), db.tickets.clear(), db.meta.delete('sync'),
-    ]);
+    await Promise.all([db.outbox.clear(), db.attendees.clear(), db.snapshot.clear(), db.event.clear(), db.tickets.clear(), db.meta.delete('sync')]);
     return rows.length;
   });
   snapshotChanged(db);

@@ -11,11 +11,23 @@ export interface SettleResult {
 }
 
 /** The conflict as the door shows it: both scans, the other device's name, and who came first by scan time. */
-export function conflictRow(row: OutboxRow, name: string, standing: Extract<CheckinFate, { kind: 'conflict' }>['standing'], now: number): ConflictRow {
+export function conflictRow(
+  row: OutboxRow,
+  name: string,
+  standing: Extract<CheckinFate, { kind: 'conflict' }>['standing'],
+  now: number,
+): ConflictRow {
   const theirScanAt = parseCheckinDate(standing?.date ?? null);
   return {
-    nonce: row.nonce, attendeeId: row.attendeeId, name, ourScanIso: row.scanIso, ourScanAt: row.scanAt, ourDevice: row.deviceId,
-    theirDate: standing?.date ?? null, theirScanAt, theirDevice: standing?.device_id ?? null,
+    nonce: row.nonce,
+    attendeeId: row.attendeeId,
+    name,
+    ourScanIso: row.scanIso,
+    ourScanAt: row.scanAt,
+    ourDevice: row.deviceId,
+    theirDate: standing?.date ?? null,
+    theirScanAt,
+    theirDevice: standing?.device_id ?? null,
     theirDeviceLabel: standing?.device_label ?? null,
     first: theirScanAt === null ? null : theirScanAt <= row.scanAt ? 'theirs' : 'ours',
     gapMs: theirScanAt === null ? null : Math.abs(row.scanAt - theirScanAt),
@@ -77,14 +89,23 @@ export async function settleBatch(
         if (!seen.has(row.nonce) && !live.has(row.nonce)) out.conflicts.push(conflict);
         if (before) {
           rows.set(row.attendeeId, {
-            ...before, checkedIn: 1, checkinDate: conflict.theirDate,
-            checkinAt: conflict.theirScanAt ?? 0, checkinDevice: conflict.theirDevice,
+            ...before,
+            checkedIn: 1,
+            checkinDate: conflict.theirDate,
+            checkinAt: conflict.theirScanAt ?? 0,
+            checkinDevice: conflict.theirDevice,
           });
         }
       } else {
         const rejected: RejectedRow = {
-          nonce: row.nonce, attendeeId: row.attendeeId, name: before?.name ?? '', checkIn: row.checkIn, scanIso: row.scanIso,
-          code: result.code, message: result.message, recordedAt: now,
+          nonce: row.nonce,
+          attendeeId: row.attendeeId,
+          name: before?.name ?? '',
+          checkIn: row.checkIn,
+          scanIso: row.scanIso,
+          code: result.code,
+          message: result.message,
+          recordedAt: now,
         };
         if (!seen.has(row.nonce) && !live.has(row.nonce)) out.rejected.push(rejected);
         if (before && row.checkIn) {

@@ -107,7 +107,10 @@ async function pagePass(
       const n = nextToFetch++;
       const p = fetchPage(opts, n, changedSince);
       // Keep a failed prefetch from surfacing as unhandled while earlier pages are written.
-      p.then((v) => arrived.set(n, v), () => undefined);
+      p.then(
+        (v) => arrived.set(n, v),
+        () => undefined,
+      );
       inFlight.set(n, p);
     }
   };

@@ -7,9 +7,7 @@ import { getSyncState } from '../store/meta.ts';
 import { pendingCount, storeServerAttendee } from '../store/outbox.ts';
 import { ApiError, createApiClient, type ApiClient, type ApiFailure, type FetchLike } from './api-client.ts';
 import { downloadAttendees } from './download.ts';
-import {
-  DEVICE_PROBLEM_ORDER, SyncEvents, type DeviceProblem, type DeviceProblemKind, type SyncStatus,
-} from './events.ts';
+import { DEVICE_PROBLEM_ORDER, SyncEvents, type DeviceProblem, type DeviceProblemKind, type SyncStatus } from './events.ts';
 import { uploadOutbox, type UploadStop } from './upload.ts';
 
 export interface EngineOptions {
@@ -64,8 +62,17 @@ export type Lookup = 'found' | 'not_found' | 'unavailable';
 export class SyncEngine {
   readonly events = new SyncEvents();
   status: SyncStatus = {
-    online: true, running: false, pending: 0, lastSyncAt: null, ready: false, unauthorized: false, lastError: null,
-    problems: [], device: null, clockSkewMs: null, readyInfo: null,
+    online: true,
+    running: false,
+    pending: 0,
+    lastSyncAt: null,
+    ready: false,
+    unauthorized: false,
+    lastError: null,
+    problems: [],
+    device: null,
+    clockSkewMs: null,
+    readyInfo: null,
   };
   private running: Promise<void> | null = null;
   private again = false;
@@ -153,7 +160,8 @@ export class SyncEngine {
     }
     const answer = new Promise<CheckinFate | null>((resolve) => {
       const waiter: Waiter = {
-        resolve, claimed: false,
+        resolve,
+        claimed: false,
         timer: setTimeout(() => {
           if (waiter.claimed) return;
           this.waiters.delete(nonce);
@@ -229,8 +237,9 @@ export class SyncEngine {
   private raise(kind: DeviceProblemKind, message: string, extra: Partial<DeviceProblem> = {}): void {
     const existing = this.status.problems.find((p) => p.kind === kind);
     const problem: DeviceProblem = { kind, since: existing?.since ?? this.now(), message, ...extra };
-    const problems = [...this.status.problems.filter((p) => p.kind !== kind), problem]
-      .sort((a, b) => DEVICE_PROBLEM_ORDER.indexOf(a.kind) - DEVICE_PROBLEM_ORDER.indexOf(b.kind));
+    const problems = [...this.status.problems.filter((p) => p.kind !== kind), problem].sort(
+      (a, b) => DEVICE_PROBLEM_ORDER.indexOf(a.kind) - DEVICE_PROBLEM_ORDER.indexOf(b.kind),
+    );
     const blocked = problems.some((p) => p.kind === 'revoked' || p.kind === 'wrong_event');
     this.setStatus({ problems, device: problems[0], unauthorized: blocked, lastError: message });
     if (!existing) this.events.emit({ type: 'failure', failure: { kind: 'device', problem } });
@@ -405,7 +414,11 @@ export class SyncEngine {
     const wasReady = this.status.ready;
     try {
       await downloadAttendees({
-        api, db, eventId: settings.event_id, now: this.now, refreshEvent,
+        api,
+        db,
+        eventId: settings.event_id,
+        now: this.now,
+        refreshEvent,
         onProgress: (p) => this.events.emit({ type: 'progress', ...p }),
       });
     } catch (err) {
@@ -420,10 +433,7 @@ export class SyncEngine {
   /** "Paired with {event}: N attendees ready", once the list is complete (and once after a restart). */
   private async announceReady(): Promise<void> {
     const { db } = this.opts;
-    const [event, counts] = await Promise.all([
-      db.event.toCollection().first(),
-      countAttendees(db, this.opts.deviceId ?? '', this.now()),
-    ]);
+    const [event, counts] = await Promise.all([db.event.toCollection().first(), countAttendees(db, this.opts.deviceId ?? '', this.now())]);
     const info = { eventTitle: event?.title || null, attendees: counts.total };
     this.setStatus({ readyInfo: info });
     this.events.emit({ type: 'ready', info });

@@ -45,8 +45,14 @@ export function isLocalHost(hostname: string): boolean {
   const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
   if (v4) {
     const [a, b] = [Number(v4[1]), Number(v4[2])];
-    return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) ||
-      (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+    return (
+      a === 127 ||
+      a === 10 ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 169 && b === 254) ||
+      (a === 100 && b >= 64 && b <= 127)
+    );
   }
   if (h.includes(':')) {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
@@ -152,7 +158,8 @@ export async function probeEvent(next: PairingPayload, fetchImpl: FetchLike = fe
   }
   const code = (body as { code?: unknown } | null)?.code;
   if (res.status === 401 || res.status === 403) return { ...view, problem: { kind: 'refused', message: `HTTP ${res.status}` } };
-  if (res.status === 404 && code === 'rest_no_route') return { ...view, problem: { kind: 'not-doorstep', message: 'no Doorstep event route at this address' } };
+  if (res.status === 404 && code === 'rest_no_route')
+    return { ...view, problem: { kind: 'not-doorstep', message: 'no Doorstep event route at this address' } };
   if (res.status === 404 || res.status === 410) return { ...view, problem: { kind: 'not-found', message: `HTTP ${res.status}` } };
   const parsed = ProbedEvent.safeParse(body);
   if (!res.ok || !parsed.success || parsed.data.id !== next.event_id) {
@@ -197,16 +204,8 @@ async function currentEvent(db: KioskDb, settings: PairingPayload): Promise<Even
   };
 }
 
-export async function planPairing(
-  db: KioskDb,
-  next: PairingPayload,
-  opts: { fetch?: FetchLike; timeoutMs?: number } = {},
-): Promise<PairingPlan> {
-  const [event, settings, pending] = await Promise.all([
-    probeEvent(next, opts.fetch, opts.timeoutMs),
-    getSettings(db),
-    db.outbox.count(),
-  ]);
+export async function planPairing(db: KioskDb, next: PairingPayload, opts: { fetch?: FetchLike; timeoutMs?: number } = {}): Promise<PairingPlan> {
+  const [event, settings, pending] = await Promise.all([probeEvent(next, opts.fetch, opts.timeoutMs), getSettings(db), db.outbox.count()]);
   const kind = settings === null ? 'first' : pairsElsewhere(settings, next) ? 'replace' : 'same';
   const current = settings && { settings, server: describeServer(settings.url), event: await currentEvent(db, settings) };
   const refused = event.problem !== null && REFUSING.includes(event.problem.kind);

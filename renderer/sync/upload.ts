@@ -1,6 +1,12 @@
 import { kioskPaths } from '../../shared/checkin/paths.ts';
 import {
-  BATCH_MAX_REQUESTS, BatchResponse, CHECKIN_ERRORS, checkinBatchItem, classifyCheckinResponse, type CheckinBody, type CheckinFate,
+  BATCH_MAX_REQUESTS,
+  BatchResponse,
+  CHECKIN_ERRORS,
+  checkinBatchItem,
+  classifyCheckinResponse,
+  type CheckinBody,
+  type CheckinFate,
 } from '../../shared/checkin/wire.ts';
 import type { KioskDb, OutboxRow } from '../store/db.ts';
 import { settleBatch } from '../store/settle.ts';
@@ -58,7 +64,10 @@ async function sendBatch(api: ApiClient, rows: OutboxRow[], hooks: UploadHooks):
       if (err.failure.kind === 'unauthorized') return { items: [], stop: { kind: 'device', problem: 'revoked', message: err.failure.message } };
       return { items: [], stop: { kind: 'failure', failure: err.failure } };
     }
-    return { items: [], stop: { kind: 'failure', failure: { kind: 'bad_answer', status: 200, message: err instanceof Error ? err.message : String(err) } } };
+    return {
+      items: [],
+      stop: { kind: 'failure', failure: { kind: 'bad_answer', status: 200, message: err instanceof Error ? err.message : String(err) } },
+    };
   }
   const result: SentBatch = { items: [], stop: null };
   let accessChecked: boolean | null = null;
@@ -75,7 +84,8 @@ async function sendBatch(api: ApiClient, rows: OutboxRow[], hooks: UploadHooks):
       fate = { kind: 'rejected', code: 'server_error', message: `${fate.status}: ${fate.message}`, status: fate.status };
     }
     if (fate.kind === 'device') result.stop ??= { kind: 'device', problem: fate.problem, message: fate.message };
-    if (fate.kind === 'retry') result.stop ??= { kind: 'failure', failure: { kind: 'network', message: `server answered ${fate.status}: ${fate.message}` } };
+    if (fate.kind === 'retry')
+      result.stop ??= { kind: 'failure', failure: { kind: 'network', message: `server answered ${fate.status}: ${fate.message}` } };
     result.items.push({ row, fate });
   }
   return result;
@@ -105,7 +115,11 @@ async function settleSent(db: KioskDb, sent: SentBatch, now: () => number, hooks
  * last one sent, so nothing goes twice in a run, and scans keep their order.
  */
 export async function uploadOutbox(
-  api: ApiClient, db: KioskDb, now: () => number, hooks: UploadHooks = {}, maxBatches = 1000,
+  api: ApiClient,
+  db: KioskDb,
+  now: () => number,
+  hooks: UploadHooks = {},
+  maxBatches = 1000,
 ): Promise<UploadResult> {
   const total: UploadResult = { uploaded: 0, failures: [], stop: null };
   const add = (r: UploadResult) => {

@@ -68,19 +68,32 @@ export class KioskApp {
       paired: (next) => this.paired(next),
     });
     this.pairing = new PairingView(ctx, (p) => this.pair(p));
-    this.staff = new StaffPanel(ctx, {
-      manual: async (id, checkIn, name) => {
-        // A check-out is one tap from a check-in: ask first.
-        if (!checkIn && !(await this.modal.confirm('check-out', ctx.t('confirm.checkOutTitle', { name }), ctx.t('confirm.checkOutBody'), ctx.t('button.confirmCheckOut')))) return;
-        await this.enqueue(async () => {
-          const result = await ctx.service.manual(id, checkIn);
-          this.verdict.show(result, ctx.t, ctx.lang, { ...this.verdictOptions(), checkOut: !checkIn });
-          void this.door.refresh();
-        });
+    this.staff = new StaffPanel(
+      ctx,
+      {
+        manual: async (id, checkIn, name) => {
+          // A check-out is one tap from a check-in: ask first.
+          if (
+            !checkIn &&
+            !(await this.modal.confirm(
+              'check-out',
+              ctx.t('confirm.checkOutTitle', { name }),
+              ctx.t('confirm.checkOutBody'),
+              ctx.t('button.confirmCheckOut'),
+            ))
+          )
+            return;
+          await this.enqueue(async () => {
+            const result = await ctx.service.manual(id, checkIn);
+            this.verdict.show(result, ctx.t, ctx.lang, { ...this.verdictOptions(), checkOut: !checkIn });
+            void this.door.refresh();
+          });
+        },
+        repair: () => this.pairing.show(true),
+        unpair: () => this.unpair(),
       },
-      repair: () => this.pairing.show(true),
-      unpair: () => this.unpair(),
-    }, this.names);
+      this.names,
+    );
     this.camera = new Camera(byId<HTMLVideoElement>('camera'), (text, frameAt) => this.onCode(text, frameAt, 'camera'));
     const wedge = createWedge({ onCode: (code) => this.onCode(code, undefined, 'scanner') });
     document.addEventListener('keydown', (e) => {
@@ -129,7 +142,7 @@ export class KioskApp {
     if (this.cameraBlocked.reason !== null) return { state: 'blocked' };
     const video = byId<HTMLVideoElement>('camera');
     const track = (video.srcObject as MediaStream | null)?.getVideoTracks()[0];
-    if (!track || track.readyState !== 'live' || video.videoWidth === 0) return { state: 'none' };
+    if (track?.readyState !== 'live' || video.videoWidth === 0) return { state: 'none' };
     return { state: 'ok', label: track.label || this.ctx.t('camera.label'), width: video.videoWidth, height: video.videoHeight };
   }
 
@@ -275,11 +288,13 @@ export class KioskApp {
     }
     const picker = byId<HTMLSelectElement>('camera-picker');
     const cameras = await this.camera.list();
-    picker.replaceChildren(...cameras.map((c) => {
-      const option = el('option', c.label);
-      option.value = c.deviceId;
-      return option;
-    }));
+    picker.replaceChildren(
+      ...cameras.map((c) => {
+        const option = el('option', c.label);
+        option.value = c.deviceId;
+        return option;
+      }),
+    );
     picker.value = this.camera.activeDeviceId ?? '';
   }
 }

@@ -44,7 +44,10 @@ const TEXT: Record<CameraBlock, { title: Key; why: Key; fixes: Key[] }> = {
 export class CameraBlockedPanel {
   private readonly root: HTMLElement;
 
-  constructor(private readonly host: HTMLElement, private readonly pageAddress: string) {
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly pageAddress: string,
+  ) {
     this.root = document.createElement('section');
     this.root.id = 'camera-blocked';
     this.root.className = 'camera-blocked';

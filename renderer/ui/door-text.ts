@@ -37,21 +37,27 @@ function namesGuest(scan: ScanRow): boolean {
 
 export function recentScan(scan: ScanRow, name: string | undefined, t: Translate, lang: Lang): RecentScan {
   const tone: VerdictTone =
-    scan.verdict === 'admitted' ? 'ok'
-    : scan.verdict === 'checked_out' ? 'out'
-    : scan.verdict === 'already' || scan.verdict === 'already_here' ? 'warn'
-    : scan.verdict === 'not_in_list' ? 'stale'
-    : 'bad';
+    scan.verdict === 'admitted'
+      ? 'ok'
+      : scan.verdict === 'checked_out'
+        ? 'out'
+        : scan.verdict === 'already' || scan.verdict === 'already_here'
+          ? 'warn'
+          : scan.verdict === 'not_in_list'
+            ? 'stale'
+            : 'bad';
   const label =
-    scan.verdict === 'admitted' ? t('verdict.admitted')
-    : scan.verdict === 'checked_out' ? t('verdict.checkedOut')
-    : scan.verdict === 'already' ? t('verdict.already')
-    : scan.verdict === 'already_here' ? t('verdict.alreadyHereShort')
-    : scan.verdict === 'not_in_list' ? t('verdict.notInList')
-    : t('verdict.notValidShort');
-  const who =
-    namesGuest(scan) && name ? name
-    : scan.attendeeId !== null ? t('door.ticketNo', { id: scan.attendeeId })
-    : t('door.unknownName');
+    scan.verdict === 'admitted'
+      ? t('verdict.admitted')
+      : scan.verdict === 'checked_out'
+        ? t('verdict.checkedOut')
+        : scan.verdict === 'already'
+          ? t('verdict.already')
+          : scan.verdict === 'already_here'
+            ? t('verdict.alreadyHereShort')
+            : scan.verdict === 'not_in_list'
+              ? t('verdict.notInList')
+              : t('verdict.notValidShort');
+  const who = namesGuest(scan) && name ? name : scan.attendeeId !== null ? t('door.ticketNo', { id: scan.attendeeId }) : t('door.unknownName');
   return { tone, who, label, time: formatClock(lang, scan.at), verdict: scan.verdict };
 }

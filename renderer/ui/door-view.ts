@@ -19,7 +19,10 @@ export class DoorView {
   private again = false;
   private newestConflict: number | null = null;
 
-  constructor(private readonly ctx: KioskContext, private readonly names: DoorNames) {
+  constructor(
+    private readonly ctx: KioskContext,
+    private readonly names: DoorNames,
+  ) {
     ctx.engine.events.on((e) => {
       if ((e.type === 'status' && !e.status.running) || e.type === 'failure' || e.type === 'ready') this.refresh();
     });
@@ -74,21 +77,23 @@ export class DoorView {
 
     const names = await Promise.all(recent.map((s) => (s.attendeeId === null ? undefined : getAttendee(db, s.attendeeId))));
     const list = byId('recent-list');
-    list.replaceChildren(...(recent.length
-      ? recent.map((s, i) => {
-          const r = recentScan(s, names[i]?.name, t, lang);
-          const li = el('li', '', `recent-row ${r.tone}`);
-          li.dataset.verdict = r.verdict;
-          const icon = TONE_ICON[r.tone];
-          li.append(
-            el('span', icon.glyph, `recent-icon shape-${icon.shape}`),
-            el('span', r.who, 'recent-who'),
-            el('span', r.label, 'recent-label'),
-            el('time', r.time, 'recent-time'),
-          );
-          return li;
-        })
-      : [el('li', t('door.noScans'), 'recent-empty')]));
+    list.replaceChildren(
+      ...(recent.length
+        ? recent.map((s, i) => {
+            const r = recentScan(s, names[i]?.name, t, lang);
+            const li = el('li', '', `recent-row ${r.tone}`);
+            li.dataset.verdict = r.verdict;
+            const icon = TONE_ICON[r.tone];
+            li.append(
+              el('span', icon.glyph, `recent-icon shape-${icon.shape}`),
+              el('span', r.who, 'recent-who'),
+              el('span', r.label, 'recent-label'),
+              el('time', r.time, 'recent-time'),
+            );
+            return li;
+          })
+        : [el('li', t('door.noScans'), 'recent-empty')]),
+    );
 
     const badge = byId('conflict-badge');
     badge.hidden = conflictCount === 0;
@@ -101,8 +106,12 @@ export class DoorView {
     line.hidden = !newest || (newest.id ?? 0) <= seenId;
     if (newest) {
       this.names.learnLabel(newest.theirDevice, newest.theirDeviceLabel);
-      byId('conflict-text').textContent = conflictLine(newest, t, lang, (c) =>
-        c.theirDeviceLabel || (c.theirDevice && this.names.deviceName(c.theirDevice, t('device.thisKiosk'))) || t('device.otherDoor'));
+      byId('conflict-text').textContent = conflictLine(
+        newest,
+        t,
+        lang,
+        (c) => c.theirDeviceLabel || (c.theirDevice && this.names.deviceName(c.theirDevice, t('device.thisKiosk'))) || t('device.otherDoor'),
+      );
       line.dataset.first = newest.first ?? '';
     }
   }

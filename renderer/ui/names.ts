@@ -10,7 +10,10 @@ export class DoorNames {
   private titles = new Map<string, Partial<Record<Lang, string>>>();
   private labels = new Map<string, string>();
 
-  constructor(private readonly db: KioskDb, private readonly ownDeviceId: string) {}
+  constructor(
+    private readonly db: KioskDb,
+    private readonly ownDeviceId: string,
+  ) {}
 
   /** Reloads both from the cache (after a download, a conflict, a pairing). */
   async load(): Promise<void> {

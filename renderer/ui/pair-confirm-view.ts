@@ -22,7 +22,10 @@ export class PairConfirmView {
   /** The PIN staff set with the confirmation, handed over once the pairing is stored. */
   private chosenPin: string | null = null;
 
-  constructor(private readonly ctx: KioskContext, private readonly onDismiss: () => void) {
+  constructor(
+    private readonly ctx: KioskContext,
+    private readonly onDismiss: () => void,
+  ) {
     this.ok.addEventListener('click', () => {
       if (this.pinReady()) this.settle('confirm');
     });
@@ -72,7 +75,9 @@ export class PairConfirmView {
     this.renderPin(plan.refused || plan.blocked ? 'none' : this.needPin ? 'set' : 'kept');
     this.root.dataset.state = plan.refused ? 'refused' : plan.blocked ? 'blocked' : 'ask';
     this.root.dataset.kind = plan.kind;
-    byId('pc-title').textContent = t(plan.kind === 'first' ? 'confirm.titleFirst' : plan.kind === 'same' ? 'confirm.titleSame' : 'confirm.titleReplace');
+    byId('pc-title').textContent = t(
+      plan.kind === 'first' ? 'confirm.titleFirst' : plan.kind === 'same' ? 'confirm.titleSame' : 'confirm.titleReplace',
+    );
     this.renderServer(plan.server);
     this.renderEvent(plan.event, false);
 
@@ -235,12 +240,17 @@ export class PairConfirmView {
     else if (event.problem) {
       const p = event.problem;
       parts.push(
-        p.kind === 'refused' ? t('confirm.eventRefused')
-        : p.kind === 'not-found' ? t('confirm.eventNotFound', { id: event.id })
-        : p.kind === 'bad-answer' ? t('confirm.eventBadAnswer', { message: p.message })
-        : p.kind === 'wrong-event' ? t('confirm.eventWrongEvent', { id: event.id })
-        : p.kind === 'not-doorstep' ? t('confirm.notDoorstep')
-        : t('confirm.eventUnreachable', { message: p.message }),
+        p.kind === 'refused'
+          ? t('confirm.eventRefused')
+          : p.kind === 'not-found'
+            ? t('confirm.eventNotFound', { id: event.id })
+            : p.kind === 'bad-answer'
+              ? t('confirm.eventBadAnswer', { message: p.message })
+              : p.kind === 'wrong-event'
+                ? t('confirm.eventWrongEvent', { id: event.id })
+                : p.kind === 'not-doorstep'
+                  ? t('confirm.notDoorstep')
+                  : t('confirm.eventUnreachable', { message: p.message }),
       );
     }
     note.textContent = parts.join(' · ');

@@ -7,7 +7,10 @@ export class PairingView {
   private readonly root = byId('pairing-view');
   private readonly error = byId('pair-error');
 
-  constructor(private readonly ctx: KioskContext, onPair: (payload: PairingPayload) => Promise<void>) {
+  constructor(
+    private readonly ctx: KioskContext,
+    onPair: (payload: PairingPayload) => Promise<void>,
+  ) {
     byId<HTMLFormElement>('pair-form').addEventListener('submit', (e) => {
       e.preventDefault();
       const parsed = PairingPayload.safeParse({

@@ -27,25 +27,43 @@ export function preflightItems(f: PreflightFacts, t: Translate, lang: Lang): Pre
   const expected = f.expected ?? (f.ready ? f.cached : null);
   return [
     {
-      id: 'sync', label: t('preflight.lastSync'), ok: f.lastSyncAt !== null,
-      value: f.lastSyncAt === null ? t('preflight.never')
-        : t('preflight.lastSyncAt', { time: formatClock(lang, f.lastSyncAt), age: formatAge(t, f.now - f.lastSyncAt) }),
+      id: 'sync',
+      label: t('preflight.lastSync'),
+      ok: f.lastSyncAt !== null,
+      value:
+        f.lastSyncAt === null
+          ? t('preflight.never')
+          : t('preflight.lastSyncAt', { time: formatClock(lang, f.lastSyncAt), age: formatAge(t, f.now - f.lastSyncAt) }),
     },
     {
-      id: 'cached', label: t('preflight.cached'), ok: f.ready && (expected === null || f.cached >= expected),
-      value: f.ready && expected !== null ? t('preflight.cachedOf', { n: f.cached, total: expected }) : t('preflight.cachedIncomplete', { n: f.cached }),
+      id: 'cached',
+      label: t('preflight.cached'),
+      ok: f.ready && (expected === null || f.cached >= expected),
+      value:
+        f.ready && expected !== null ? t('preflight.cachedOf', { n: f.cached, total: expected }) : t('preflight.cachedIncomplete', { n: f.cached }),
     },
     { id: 'pending', label: t('preflight.pending'), ok: true, value: String(f.pending) },
     {
-      id: 'skew', label: t('preflight.skew'), ok: skew !== null && Math.abs(skew) <= MAX_CLOCK_SKEW_MS,
-      value: skew === null ? t('preflight.skewUnknown')
-        : Math.abs(skew) > MAX_CLOCK_SKEW_MS ? t('preflight.skewBad', { skew: formatAge(t, Math.abs(skew)) })
-        : t('preflight.skewOk', { skew: formatAge(t, Math.abs(skew)) }),
+      id: 'skew',
+      label: t('preflight.skew'),
+      ok: skew !== null && Math.abs(skew) <= MAX_CLOCK_SKEW_MS,
+      value:
+        skew === null
+          ? t('preflight.skewUnknown')
+          : Math.abs(skew) > MAX_CLOCK_SKEW_MS
+            ? t('preflight.skewBad', { skew: formatAge(t, Math.abs(skew)) })
+            : t('preflight.skewOk', { skew: formatAge(t, Math.abs(skew)) }),
     },
     {
-      id: 'camera', label: t('preflight.camera'), ok: f.camera.state === 'ok',
-      value: f.camera.state === 'ok' ? t('preflight.cameraOk', { label: f.camera.label, w: f.camera.width, h: f.camera.height })
-        : f.camera.state === 'blocked' ? t('preflight.cameraBlocked') : t('preflight.cameraNone'),
+      id: 'camera',
+      label: t('preflight.camera'),
+      ok: f.camera.state === 'ok',
+      value:
+        f.camera.state === 'ok'
+          ? t('preflight.cameraOk', { label: f.camera.label, w: f.camera.width, h: f.camera.height })
+          : f.camera.state === 'blocked'
+            ? t('preflight.cameraBlocked')
+            : t('preflight.cameraNone'),
     },
   ];
 }

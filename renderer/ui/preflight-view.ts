@@ -54,17 +54,33 @@ export class PreflightView {
     const { t, lang, engine, db, deviceId } = this.ctx;
     const s = engine.status;
     const counts = await countAttendees(db, deviceId, Date.now());
-    const items = preflightItems({
-      now: Date.now(), lastSyncAt: s.lastSyncAt, ready: s.ready, cached: counts.total, expected: this.expected,
-      pending: s.pending, clockSkewMs: s.clockSkewMs, camera: this.camera(),
-    }, t, lang);
-    byId('preflight-list').replaceChildren(...items.map((item) => {
-      const row = el('div', '', `pf-row ${item.ok ? 'ok' : 'warn'}`);
-      row.dataset.check = item.id;
-      row.dataset.ok = String(item.ok);
-      row.append(el('span', item.ok ? '\u2713' : '!', `pf-icon shape-${item.ok ? 'circle' : 'triangle'}`), el('span', item.label, 'pf-label'), el('span', item.value, 'pf-value'));
-      return row;
-    }));
+    const items = preflightItems(
+      {
+        now: Date.now(),
+        lastSyncAt: s.lastSyncAt,
+        ready: s.ready,
+        cached: counts.total,
+        expected: this.expected,
+        pending: s.pending,
+        clockSkewMs: s.clockSkewMs,
+        camera: this.camera(),
+      },
+      t,
+      lang,
+    );
+    byId('preflight-list').replaceChildren(
+      ...items.map((item) => {
+        const row = el('div', '', `pf-row ${item.ok ? 'ok' : 'warn'}`);
+        row.dataset.check = item.id;
+        row.dataset.ok = String(item.ok);
+        row.append(
+          el('span', item.ok ? '\u2713' : '!', `pf-icon shape-${item.ok ? 'circle' : 'triangle'}`),
+          el('span', item.label, 'pf-label'),
+          el('span', item.value, 'pf-value'),
+        );
+        return row;
+      }),
+    );
     const allOk = items.every((i) => i.ok);
     const summary = byId('preflight-summary');
     summary.textContent = allOk ? t('preflight.allGood') : t('preflight.attention');

@@ -2,11 +2,24 @@ import type { VerdictTone } from './verdict-text.ts';
 
 /** Notes per verdict: [frequency Hz, duration s, wave] played one after another. */
 const TUNES: Record<VerdictTone, Array<[number, number, OscillatorType]>> = {
-  ok: [[880, 0.12, 'sine'], [1320, 0.16, 'sine']],
-  warn: [[660, 0.15, 'triangle'], [660, 0.15, 'triangle'], [660, 0.15, 'triangle']],
+  ok: [
+    [880, 0.12, 'sine'],
+    [1320, 0.16, 'sine'],
+  ],
+  warn: [
+    [660, 0.15, 'triangle'],
+    [660, 0.15, 'triangle'],
+    [660, 0.15, 'triangle'],
+  ],
   bad: [[196, 0.45, 'square']],
-  stale: [[440, 0.2, 'sawtooth'], [330, 0.3, 'sawtooth']],
-  out: [[1320, 0.12, 'sine'], [880, 0.16, 'sine']],
+  stale: [
+    [440, 0.2, 'sawtooth'],
+    [330, 0.3, 'sawtooth'],
+  ],
+  out: [
+    [1320, 0.12, 'sine'],
+    [880, 0.16, 'sine'],
+  ],
 };
 
 /** A sound per verdict with WebAudio: distinct enough to tell apart without looking at the screen. */

@@ -29,7 +29,11 @@ export class StaffPanel {
 
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(private readonly ctx: KioskContext, private readonly actions: StaffActions, private readonly names: DoorNames) {
+  constructor(
+    private readonly ctx: KioskContext,
+    private readonly actions: StaffActions,
+    private readonly names: DoorNames,
+  ) {
     for (const type of ['pointerdown', 'keydown', 'input']) this.root.addEventListener(type, () => this.touch());
     byId('staff-lock').addEventListener('click', () => this.toggle(false));
     this.search.addEventListener('input', () => {
@@ -79,17 +83,28 @@ export class StaffPanel {
     const cl = byId('conflicts');
     cl.replaceChildren(
       ...(conflicts.length
-        ? conflicts.map((c) => el('li', t('conflicts.row', {
-            name: c.name || `#${c.attendeeId}`, ours: formatTime(lang, c.ourScanIso), ourDevice: t('device.thisKiosk'),
-            theirs: formatTime(lang, c.theirDate),
-            theirDevice: doorName(t, c.theirDeviceLabel, c.theirDevice, { deviceName: (id) => this.names.deviceName(id, t('device.thisKiosk')) }) ?? t('unknown.device'),
-          })))
+        ? conflicts.map((c) =>
+            el(
+              'li',
+              t('conflicts.row', {
+                name: c.name || `#${c.attendeeId}`,
+                ours: formatTime(lang, c.ourScanIso),
+                ourDevice: t('device.thisKiosk'),
+                theirs: formatTime(lang, c.theirDate),
+                theirDevice:
+                  doorName(t, c.theirDeviceLabel, c.theirDevice, { deviceName: (id) => this.names.deviceName(id, t('device.thisKiosk')) }) ??
+                  t('unknown.device'),
+              }),
+            ),
+          )
         : [el('li', t('conflicts.none'))]),
     );
     const rejected = await db.rejected.orderBy('id').reverse().limit(50).toArray();
     byId('rejected').replaceChildren(
       ...(rejected.length
-        ? rejected.map((r) => el('li', t('rejected.row', { name: r.name || `#${r.attendeeId}`, time: formatTime(lang, r.scanIso), message: refusalText(t, r.code) })))
+        ? rejected.map((r) =>
+            el('li', t('rejected.row', { name: r.name || `#${r.attendeeId}`, time: formatTime(lang, r.scanIso), message: refusalText(t, r.code) })),
+          )
         : [el('li', t('rejected.none'))]),
     );
     if (this.search.value.trim()) await this.runSearch();
@@ -118,9 +133,11 @@ export class StaffPanel {
     const ticket = r.ticketTitle ? this.names.ticketTitle(r.ticketTitle, lang) : '';
     who.append(el('strong', r.name || r.email), el('small', `#${r.id} · ${r.email} · ${ticket}`, 'who-detail'));
     const state =
-      r.status === 'trash' ? t('staff.trashed')
-      : r.checkedIn ? t('staff.checkedIn', { time: formatTime(lang, r.checkinDate) })
-      : t('staff.notCheckedIn');
+      r.status === 'trash'
+        ? t('staff.trashed')
+        : r.checkedIn
+          ? t('staff.checkedIn', { time: formatTime(lang, r.checkinDate) })
+          : t('staff.notCheckedIn');
     who.append(el('small', state));
     const button = el('button', r.checkedIn ? t('button.checkOut') : t('button.checkIn'));
     button.type = 'button';

@@ -44,13 +44,18 @@ export class StatusBar {
     const problem = paired ? s.device : null;
     banner.hidden = problem === null;
     banner.dataset.problem = problem?.kind ?? '';
-    banner.textContent = problem === null ? '' : t('device.banner', {
-      what: t(`device.${problem.kind}`, { skew: formatAge(t, Math.abs(problem.skewMs ?? 0)) }),
-      todo: t(`device.${problem.kind}.todo`),
-    });
+    banner.textContent =
+      problem === null
+        ? ''
+        : t('device.banner', {
+            what: t(`device.${problem.kind}`, { skew: formatAge(t, Math.abs(problem.skewMs ?? 0)) }),
+            todo: t(`device.${problem.kind}.todo`),
+          });
     const ready = byId('ready-info');
     ready.hidden = !paired || s.readyInfo === null;
-    ready.textContent = s.readyInfo ? t('ready.paired', { event: s.readyInfo.eventTitle ?? `#${this.ctx.settings.current?.event_id ?? ''}`, n: s.readyInfo.attendees }) : '';
+    ready.textContent = s.readyInfo
+      ? t('ready.paired', { event: s.readyInfo.eventTitle ?? `#${this.ctx.settings.current?.event_id ?? ''}`, n: s.readyInfo.attendees })
+      : '';
     ready.dataset.attendees = String(s.readyInfo?.attendees ?? '');
   }
 }

@@ -36,7 +36,12 @@ export interface VerdictTextOptions {
 }
 
 /** Another door's name as the door reads it: its key's label, else "another door", never a hex ID. */
-export function doorName(t: Translate, label: string | null | undefined, deviceId: string | null | undefined, opts: VerdictTextOptions = {}): string | null {
+export function doorName(
+  t: Translate,
+  label: string | null | undefined,
+  deviceId: string | null | undefined,
+  opts: VerdictTextOptions = {},
+): string | null {
   if (label) return label;
   if (!deviceId) return null;
   return opts.deviceName?.(deviceId) ?? t('device.otherDoor');
@@ -54,7 +59,9 @@ export function verdictText(v: ScanVerdict, t: Translate, lang: Lang, opts: Verd
       const time = formatTime(lang, v.checkedInAt, opts.now);
       const device = doorName(t, v.deviceLabel, v.deviceId, opts);
       return {
-        tone: 'warn', name: v.name, headline: t('verdict.already'),
+        tone: 'warn',
+        name: v.name,
+        headline: t('verdict.already'),
         detail: device ? t('verdict.alreadyAt', { time, device }) : t('verdict.alreadyAtUnknown', { time }),
       };
     }
@@ -63,16 +70,21 @@ export function verdictText(v: ScanVerdict, t: Translate, lang: Lang, opts: Verd
       return { tone: 'warn', name: v.name, headline: t('verdict.alreadyHere'), detail: t('verdict.alreadyHereAgo', { ago: formatAge(t, v.agoMs) }) };
     case 'not_in_list':
       return {
-        tone: 'stale', name: '', headline: t('verdict.notInList'),
+        tone: 'stale',
+        name: '',
+        headline: t('verdict.notInList'),
         detail: v.syncedAgoMs === null ? t('verdict.notInListNever') : t('verdict.notInListAge', { age: formatAge(t, v.syncedAgoMs) }),
       };
     case 'invalid': {
       const detail =
         // The server refused an order the cache still had as paid: its status here is stale, so none is shown.
-        v.reason === 'order_not_complete' && orderAllowsCheckin(v.orderStatus) ? refusalText(t, CHECKIN_ERRORS.orderNotComplete)
-        : v.reason === 'order_not_complete' ? t('reason.order_not_complete', { status: orderStatusText(t, v.orderStatus) })
-        : v.reason === 'refused' ? refusalText(t, v.code)
-        : t(`reason.${v.reason}`);
+        v.reason === 'order_not_complete' && orderAllowsCheckin(v.orderStatus)
+          ? refusalText(t, CHECKIN_ERRORS.orderNotComplete)
+          : v.reason === 'order_not_complete'
+            ? t('reason.order_not_complete', { status: orderStatusText(t, v.orderStatus) })
+            : v.reason === 'refused'
+              ? refusalText(t, v.code)
+              : t(`reason.${v.reason}`);
       return { tone: 'bad', name: v.name ?? '', headline: t('verdict.invalid'), detail };
     }
   }

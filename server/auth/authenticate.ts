@@ -64,7 +64,14 @@ export async function authenticate(db: Db, p: Presented, appEnv?: AuthEnv): Prom
       throw badPassword();
     }
     gate.succeeded(login);
-    return { kind: 'user', userId: r.user.id, login: r.user.login, displayName: r.user.display_name, role: r.user.role, appPasswordId: r.appPasswordId };
+    return {
+      kind: 'user',
+      userId: r.user.id,
+      login: r.user.login,
+      displayName: r.user.display_name,
+      role: r.user.role,
+      appPasswordId: r.appPasswordId,
+    };
   }
   const bearer = auth && /^bearer\s+/i.test(auth) ? auth.replace(/^bearer\s+/i, '') : undefined;
   const presented = bearer ?? p.apiKeyParam;
@@ -74,7 +81,8 @@ export async function authenticate(db: Db, p: Presented, appEnv?: AuthEnv): Prom
     return { counts: !v.ok && v.reason === 'unknown', result: v };
   });
   if (r.ok) return apiKeyCaller(r.key);
-  if (r.reason === 'unknown') env.log?.({ level: 'warn', msg: 'API key refused', key_id: keyIdOf(presented), via: bearer === undefined ? 'api_key' : 'bearer', ip: p.ip });
+  if (r.reason === 'unknown')
+    env.log?.({ level: 'warn', msg: 'API key refused', key_id: keyIdOf(presented), via: bearer === undefined ? 'api_key' : 'bearer', ip: p.ip });
   if (bearer !== undefined || r.reason === 'revoked') throw forbidden(true);
   return { kind: 'anonymous' };
 }

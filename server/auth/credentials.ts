@@ -166,4 +166,3 @@ export function ensureAdmin(db: Db, login: string, password: string): { user: Us
     return { user: findUserByLogin(db, login)!, created };
   })();
 }
-

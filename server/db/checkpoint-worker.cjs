@@ -17,7 +17,7 @@ function checkpoint() {
     const [r] = db.pragma('wal_checkpoint(PASSIVE)');
     parentPort.postMessage({ kind: 'checkpoint', checkpointed: r.checkpointed });
   } catch (e) {
-    parentPort.postMessage({ kind: 'error', error: String((e && e.stack) || e) });
+    parentPort.postMessage({ kind: 'error', error: String(e?.stack || e) });
   }
 }
 

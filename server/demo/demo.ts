@@ -23,7 +23,8 @@ export interface DemoOptions {
 /** Fills an empty database with a believable calendar: venues, organizers, terms, events, tickets, attendees. */
 export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (line: string) => void): Promise<void> {
   const existing = (stmt(db, "SELECT COUNT(*) AS n FROM posts WHERE type IN ('event', 'venue', 'organizer')").get() as { n: number }).n;
-  if (existing > 0) throw new Error(`The database ${config.dbFile} already has ${existing} events, venues or organizers; the demo only fills an empty one.`);
+  if (existing > 0)
+    throw new Error(`The database ${config.dbFile} already has ${existing} events, venues or organizers; the demo only fills an empty one.`);
   const random = rng(20261122);
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
   let admin = findUserByLogin(db, 'demo-admin');
@@ -36,8 +37,23 @@ export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (l
   })();
   const ctx = systemContext(db, config, admin!.id);
   const ids = db.transaction(() => {
-    const venues = VENUES.map((v) => createLinked(ctx, 'venue', { venue: v.name, address: v.address, city: v.city, country: 'Estonia', zip: v.zip, phone: v.phone, website: v.website, description: v.description, geo_lat: v.lat, geo_lng: v.lng }));
-    const organizers = ORGANIZERS.map((o) => createLinked(ctx, 'organizer', { organizer: o.name, email: o.email, phone: o.phone, website: o.website, description: o.description }));
+    const venues = VENUES.map((v) =>
+      createLinked(ctx, 'venue', {
+        venue: v.name,
+        address: v.address,
+        city: v.city,
+        country: 'Estonia',
+        zip: v.zip,
+        phone: v.phone,
+        website: v.website,
+        description: v.description,
+        geo_lat: v.lat,
+        geo_lng: v.lng,
+      }),
+    );
+    const organizers = ORGANIZERS.map((o) =>
+      createLinked(ctx, 'organizer', { organizer: o.name, email: o.email, phone: o.phone, website: o.website, description: o.description }),
+    );
     for (const c of CATEGORIES) {
       const [id] = resolveTermRefs(ctx, TAXONOMY.categories, [c.name], 'categories', true);
       updateTerm(db, id, { name_et: c.et, description: c.description });
@@ -80,7 +96,9 @@ export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (l
     }
     return { venues, organizers, events };
   })();
-  out(`Created ${ids.venues.length} venues, ${ids.organizers.length} organizers, ${CATEGORIES.length} categories, ${TAGS.length} tags and ${ids.events.length} events.`);
+  out(
+    `Created ${ids.venues.length} venues, ${ids.organizers.length} organizers, ${CATEGORIES.length} categories, ${TAGS.length} tags and ${ids.events.length} events.`,
+  );
   if (adminPassword) {
     out(`Administrator: demo-admin, application password: ${adminPassword}`);
     out(`  curl -u 'demo-admin:${adminPassword}' ${config.publicUrl}/wp-json/evt/events/v1/events`);

@@ -15,15 +15,63 @@ import { pairingLink, writePairingQr } from '../pairing.ts';
 import { privateDir, writePrivateFile } from '../auth/private-files.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
 
-const FIRST = ['Mari', 'Jaan', 'Liis', 'Kristjan', 'Kadri', 'Andres', 'Triin', 'Martin', 'Anna', 'Peeter', 'Eva', 'Karl', 'Laura', 'Mihkel', 'Sofia', 'Rasmus', 'Emma', 'Oliver', 'Hanna', 'Robin'];
-const LAST = ['Tamm', 'Saar', 'Sepp', 'Mägi', 'Kask', 'Kukk', 'Rebane', 'Ilves', 'Pärn', 'Koppel', 'Lepik', 'Kuusk', 'Oja', 'Mets', 'Lill', 'Smith', 'Nilsson', 'Virtanen'];
+const FIRST = [
+  'Mari',
+  'Jaan',
+  'Liis',
+  'Kristjan',
+  'Kadri',
+  'Andres',
+  'Triin',
+  'Martin',
+  'Anna',
+  'Peeter',
+  'Eva',
+  'Karl',
+  'Laura',
+  'Mihkel',
+  'Sofia',
+  'Rasmus',
+  'Emma',
+  'Oliver',
+  'Hanna',
+  'Robin',
+];
+const LAST = [
+  'Tamm',
+  'Saar',
+  'Sepp',
+  'Mägi',
+  'Kask',
+  'Kukk',
+  'Rebane',
+  'Ilves',
+  'Pärn',
+  'Koppel',
+  'Lepik',
+  'Kuusk',
+  'Oja',
+  'Mets',
+  'Lill',
+  'Smith',
+  'Nilsson',
+  'Virtanen',
+];
 
 /**
  * Tickets (an RSVP or a paid general admission per event), orders and attendees spread over the first events,
  * some checked in, then a door key for the busiest upcoming event: its pairing link and the QR images of a few
  * of its attendees, so a newcomer can scan at once.
  */
-export async function demoTickets(db: Db, config: Config, ctx: Ctx, eventIds: number[], attendees: number, random: () => number, out: (line: string) => void): Promise<void> {
+export async function demoTickets(
+  db: Db,
+  config: Config,
+  _ctx: Ctx,
+  eventIds: number[],
+  attendees: number,
+  random: () => number,
+  out: (line: string) => void,
+): Promise<void> {
   if (!eventIds.length || attendees === 0) return;
   const tz = config.timezone;
   const pick = <T>(l: readonly T[]) => l[Math.floor(random() * l.length)];
@@ -58,7 +106,14 @@ export async function demoTickets(db: Db, config: Config, ctx: Ctx, eventIds: nu
       const last = pick(LAST);
       const email = `${first}.${last}${Math.floor(random() * 1000)}@example.test`.toLowerCase().replace(/[^a-z0-9.@]/g, '');
       const status = t.paid && random() < 0.06 ? 'pending' : 'completed';
-      const order = createOrder(db, { purchaserName: `${first} ${last}`, purchaserEmail: email, items: [{ ticketId: t.id, quantity: qty }], date: d.date, dateGmt: d.date_gmt, status });
+      const order = createOrder(db, {
+        purchaserName: `${first} ${last}`,
+        purchaserEmail: email,
+        items: [{ ticketId: t.id, quantity: qty }],
+        date: d.date,
+        dateGmt: d.date_gmt,
+        status,
+      });
       order.attendeeIds.forEach((aid, i) => {
         if (i > 0) {
           // Companions of the purchaser get names of their own.
@@ -68,7 +123,19 @@ export async function demoTickets(db: Db, config: Config, ctx: Ctx, eventIds: nu
         }
         if (status === 'completed' && random() < 0.25) {
           const at = new Date(now.getTime() - Math.floor(random() * 3 * 3600_000)).toISOString();
-          const checkin = insertCheckin(db, { attendee_id: aid, event_id: t.event, result: 'accepted', reason: null, scanned_at: at, received_at: at, device_id: 'demo-door-1', nonce: crypto.randomUUID(), source: 'demo', user_id: 0, api_key_id: null });
+          const checkin = insertCheckin(db, {
+            attendee_id: aid,
+            event_id: t.event,
+            result: 'accepted',
+            reason: null,
+            scanned_at: at,
+            received_at: at,
+            device_id: 'demo-door-1',
+            nonce: crypto.randomUUID(),
+            source: 'demo',
+            user_id: 0,
+            api_key_id: null,
+          });
           setCheckedIn(db, aid, checkin);
           checkedIn++;
         }
@@ -79,7 +146,10 @@ export async function demoTickets(db: Db, config: Config, ctx: Ctx, eventIds: nu
     return { tickets: tickets.length, made, checkedIn };
   })();
   out(`Created ${stats.tickets} tickets and ${stats.made} attendees (${stats.checkedIn} already checked in).`);
-  const busiest = stmt(db, "SELECT a.event_id AS id, COUNT(*) AS n FROM attendees a JOIN events e ON e.post_id = a.event_id WHERE e.end_utc >= ? GROUP BY a.event_id ORDER BY n DESC LIMIT 1").get(utcString(now)) as { id: number; n: number } | undefined;
+  const busiest = stmt(
+    db,
+    'SELECT a.event_id AS id, COUNT(*) AS n FROM attendees a JOIN events e ON e.post_id = a.event_id WHERE e.end_utc >= ? GROUP BY a.event_id ORDER BY n DESC LIMIT 1',
+  ).get(utcString(now)) as { id: number; n: number } | undefined;
   if (!busiest) return;
   const { key, row } = createApiKey(db, 'Demo door', busiest.id, null);
   const link = pairingLink(config, key, busiest.id);
@@ -91,7 +161,10 @@ export async function demoTickets(db: Db, config: Config, ctx: Ctx, eventIds: nu
   // Ticket QR images carry security codes: 0600 in a 0700 folder.
   privateDir(config.dataDir, { existing: false });
   privateDir(dir, { existing: true });
-  const sample = stmt(db, 'SELECT a.post_id, a.security_code FROM attendees a JOIN orders o ON o.post_id = a.order_id WHERE a.event_id = ? AND a.checked_in = 0 AND o.status = ? ORDER BY a.post_id LIMIT 5').all(busiest.id, 'completed') as { post_id: number; security_code: string }[];
+  const sample = stmt(
+    db,
+    'SELECT a.post_id, a.security_code FROM attendees a JOIN orders o ON o.post_id = a.order_id WHERE a.event_id = ? AND a.checked_in = 0 AND o.status = ? ORDER BY a.post_id LIMIT 5',
+  ).all(busiest.id, 'completed') as { post_id: number; security_code: string }[];
   for (const a of sample) {
     const url = ticketCodeUrl(config.publicUrl, { attendeeId: a.post_id, eventId: busiest.id, securityCode: a.security_code });
     writePrivateFile(path.join(dir, `attendee-${a.post_id}.png`), await QRCode.toBuffer(url, { type: 'png', width: 400, margin: 4 }));

@@ -20,7 +20,12 @@ export function signLink(secret: string, linkId: number, postId: number, exp: nu
 export type TokenCheck = { ok: true; linkId: number; exp: number } | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired' };
 
 /** Parses a token and checks its signature against the file it claims, then its expiry. */
-export function checkToken(secret: string, token: string, postIdOfLink: (linkId: number) => number | undefined, nowSeconds = Math.floor(Date.now() / 1000)): TokenCheck {
+export function checkToken(
+  secret: string,
+  token: string,
+  postIdOfLink: (linkId: number) => number | undefined,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): TokenCheck {
   const m = TOKEN.exec(token);
   if (!m) return { ok: false, reason: 'malformed' };
   const linkId = Number(m[1]);

@@ -11,7 +11,17 @@ import { DEFAULT_LANG, callerTag } from './context.ts';
 import { execute, permitted, prepare, type RestRequest } from './dispatch.ts';
 import { HttpError, internalError, noRoute } from './errors.ts';
 import { filterFields, readGlobals, validJsonpCallback, type Globals } from './globals.ts';
-import { closeAfterResponse, isRequestTimeout, parseBody, parseCookies, readBody, resolveRestTarget, withFileParams, type ParsedBody, type RestTarget } from './incoming.ts';
+import {
+  closeAfterResponse,
+  isRequestTimeout,
+  parseBody,
+  parseCookies,
+  readBody,
+  resolveRestTarget,
+  withFileParams,
+  type ParsedBody,
+  type RestTarget,
+} from './incoming.ts';
 import { buildRegistry, installModules } from '../routes/index.ts';
 import type { Registry, RouteEntry } from './registry.ts';
 import { errorResult, type Result } from './result.ts';
@@ -81,7 +91,7 @@ export function createApp(opts: { config: Config; db?: Db; log?: AppState['log']
     });
   });
   mountSite(app, state);
-  app.use((req: Request, res: Response) => {
+  app.use((_req: Request, res: Response) => {
     res.status(404).type('text/plain').send('Not found');
   });
   return {
@@ -119,7 +129,10 @@ function commonHeaders(res: Response, req: Request, urls: Urls, caller: Caller, 
   res.setHeader('Link', `<${urls.root}>; rel="https://api.w.org/"`);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Access-Control-Expose-Headers', EXPOSE);
-  res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, X-EVT-FormsViews-Auth');
+  res.setHeader(
+    'Access-Control-Allow-Headers',
+    'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, X-EVT-FormsViews-Auth',
+  );
   const origin = req.headers.origin;
   if (origin) {
     // D9: credentials only for the configured origins; any other origin may read public answers, without them.
@@ -158,11 +171,13 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
   let status = 500;
   let routeKey: string | undefined;
   // D6: `_method` and `X-HTTP-Method-Override` act only on a POST; any other request keeps its own method.
-  const override = req.method !== 'POST' ? undefined : typeof target.query._method === 'string' ? target.query._method : req.headers['x-http-method-override'];
+  const override =
+    req.method !== 'POST' ? undefined : typeof target.query._method === 'string' ? target.query._method : req.headers['x-http-method-override'];
   const method = (typeof override === 'string' && override ? override : req.method).toUpperCase();
   try {
     let parsed: ParsedBody = { body: {}, json: null, jsonError: false, files: [] };
-    if (req.method !== 'GET' && req.method !== 'HEAD') parsed = await parseBody(await readBody(req, { timeoutMs: state.config.bodyTimeoutMs }), req.headers['content-type']);
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      parsed = await parseBody(await readBody(req, { timeoutMs: state.config.bodyTimeoutMs }), req.headers['content-type']);
     // File parts of a multipart body reach only a route that takes files; elsewhere they are ignored.
     if (parsed.files.length && METHODS.has(method)) {
       const m = registry.match(target.route, method as Method);
@@ -179,7 +194,8 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       res.end(JSON.stringify({ code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' }));
       return;
     }
-    const apiKeyParam = typeof parsed.body.api_key === 'string' ? parsed.body.api_key : typeof target.query.api_key === 'string' ? target.query.api_key : undefined;
+    const apiKeyParam =
+      typeof parsed.body.api_key === 'string' ? parsed.body.api_key : typeof target.query.api_key === 'string' ? target.query.api_key : undefined;
     try {
       caller = await authenticate(state.db, { authorization: req.headers.authorization, apiKeyParam, ip }, state);
     } catch (e) {
@@ -198,7 +214,9 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       const entry = m.kind === 'none' ? undefined : m.entry;
       status = 200;
       if (entry) setAllow(res, allowHeader(entry, caller));
-      return write(res, { status: 200, body: entry ? routeData(entry, urls) : [] }, globals, false, undefined, { accept: req.headers['accept-encoding'] });
+      return write(res, { status: 200, body: entry ? routeData(entry, urls) : [] }, globals, false, undefined, {
+        accept: req.headers['accept-encoding'],
+      });
     }
     const restReq: RestRequest = {
       method: (method === 'HEAD' ? 'GET' : method) as Method,
@@ -228,7 +246,13 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       const setCookie = (name: string, value: string, maxAge: number) => {
         res.append('Set-Cookie', `${name}=${encodeURIComponent(value)}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax`);
       };
-      const outcome = prepare(registry, state, restReq, { caller, urls, lang, ip, cookies, userAgent: String(req.headers['user-agent'] ?? ''), setCookie }, { inBatch: false });
+      const outcome = prepare(
+        registry,
+        state,
+        restReq,
+        { caller, urls, lang, ip, cookies, userAgent: String(req.headers['user-agent'] ?? ''), setCookie },
+        { inBatch: false },
+      );
       if (!outcome.ok) {
         // `rest_send_allow_header` runs only for a matched handler: a method no handler takes gets no Allow.
         if (outcome.entry && outcome.error.code !== 'rest_no_route') setAllow(res, allowHeader(outcome.entry, caller));
@@ -243,10 +267,19 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
         }
       }
     }
-    const filtered = filterRestResponse(state, { method, route: target.route, matched: routeKey, query: target.query, caller, ip, headers: req.headers }, result);
-    if (typeof override === 'string' && filtered.status >= 400) res.setHeader('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private');
+    const filtered = filterRestResponse(
+      state,
+      { method, route: target.route, matched: routeKey, query: target.query, caller, ip, headers: req.headers },
+      result,
+    );
+    if (typeof override === 'string' && filtered.status >= 400)
+      res.setHeader('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private');
     status = globals.envelope ? 200 : filtered.status;
-    write(res, filtered, globals, method === 'HEAD', filtered === result ? json : undefined, { accept: req.headers['accept-encoding'], cache, key: key ?? undefined });
+    write(res, filtered, globals, method === 'HEAD', filtered === result ? json : undefined, {
+      accept: req.headers['accept-encoding'],
+      cache,
+      key: key ?? undefined,
+    });
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;
     status = e.status;
@@ -311,7 +344,14 @@ function write(res: Response, result: Result, g: Globals, head: boolean, json?: 
     status = 200;
   }
   const plain = !g.fields && !g.envelope && !g.pretty;
-  const text = plain && json !== undefined ? json : plain ? (presetJson(body) ?? JSON.stringify(body)) : g.pretty ? JSON.stringify(body, null, 4) : JSON.stringify(body);
+  const text =
+    plain && json !== undefined
+      ? json
+      : plain
+        ? (presetJson(body) ?? JSON.stringify(body))
+        : g.pretty
+          ? JSON.stringify(body, null, 4)
+          : JSON.stringify(body);
   res.status(status);
   if (g.jsonp) {
     res.setHeader('Content-Type', 'application/javascript; charset=UTF-8');
@@ -325,7 +365,8 @@ function write(res: Response, result: Result, g: Globals, head: boolean, json?: 
       res.vary('Accept-Encoding');
       const coding = pickEncoding(enc.accept);
       if (coding) {
-        const kept = plain && json !== undefined && enc.cache && enc.key ? enc.cache.compressed(enc.key, coding, (b) => compressBody(coding, b)) : undefined;
+        const kept =
+          plain && json !== undefined && enc.cache && enc.key ? enc.cache.compressed(enc.key, coding, (b) => compressBody(coding, b)) : undefined;
         res.setHeader('Content-Encoding', coding);
         res.end(kept ?? compressBody(coding, bytes));
         return;

@@ -23,7 +23,7 @@ function cleanSchema<T>(v: T): T {
     delete out.nullable;
     const nullAlt = { type: 'string', nullable: true, enum: [null] };
     const alts = (out.anyOf ?? out.oneOf) as unknown[] | undefined;
-    if (alts) (out.anyOf ? (out.anyOf = [...alts, nullAlt]) : (out.oneOf = [...alts, nullAlt]));
+    if (alts) out.anyOf ? (out.anyOf = [...alts, nullAlt]) : (out.oneOf = [...alts, nullAlt]);
     else if (out.$ref !== undefined) return { anyOf: [{ $ref: out.$ref }, nullAlt] } as T;
   }
   return out as T;
@@ -63,7 +63,21 @@ export function routesData(registry: Registry, urls: Urls, namespace?: string): 
 
 function toOpenApiSchema(a: ArgJson): Record<string, unknown> {
   const s: Record<string, unknown> = {};
-  for (const k of ['type', 'items', 'enum', 'format', 'minimum', 'maximum', 'minItems', 'maxItems', 'minLength', 'maxLength', 'default', 'properties', 'additionalProperties']) {
+  for (const k of [
+    'type',
+    'items',
+    'enum',
+    'format',
+    'minimum',
+    'maximum',
+    'minItems',
+    'maxItems',
+    'minLength',
+    'maxLength',
+    'default',
+    'properties',
+    'additionalProperties',
+  ]) {
     if (a[k] !== undefined) s[k] = a[k];
   }
   if (Array.isArray(s.type)) s.type = (s.type as string[])[0];
@@ -89,7 +103,14 @@ const ErrorEnvelope = z.object({
 /** A namespace index (`GET /<namespace>`), as WordPress builds it. */
 const NamespaceIndex = z.object({
   namespace: z.string(),
-  routes: z.record(z.string(), z.looseObject({ namespace: z.string(), methods: z.array(z.string()), endpoints: z.array(z.looseObject({ methods: z.array(z.string()), args: z.record(z.string(), z.unknown()) })) })),
+  routes: z.record(
+    z.string(),
+    z.looseObject({
+      namespace: z.string(),
+      methods: z.array(z.string()),
+      endpoints: z.array(z.looseObject({ methods: z.array(z.string()), args: z.record(z.string(), z.unknown()) })),
+    }),
+  ),
   _links: z.looseObject({ up: z.array(z.object({ href: z.string() })) }),
 });
 
@@ -105,9 +126,23 @@ const OpenApiDocumentShape = z.looseObject({
 const COMMON_SCHEMAS: Record<string, z.ZodType> = { Error: ErrorEnvelope, NamespaceIndex, OpenApiDocument: OpenApiDocumentShape };
 
 export const SECURITY_SCHEMES = {
-  applicationPassword: { type: 'http', scheme: 'basic', description: 'A user login and one of its application passwords (`Authorization: Basic base64(login:password)`).' },
-  apiKey: { type: 'http', scheme: 'bearer', description: 'An API key of a door device (`Authorization: Bearer dsk_<id>_<secret>`); it acts with the door role, limited to its event when it names one.' },
-  apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'The same API key as the `api_key` query (or form body) parameter, as the ticket QR check-in link carries it.' },
+  applicationPassword: {
+    type: 'http',
+    scheme: 'basic',
+    description: 'A user login and one of its application passwords (`Authorization: Basic base64(login:password)`).',
+  },
+  apiKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'An API key of a door device (`Authorization: Bearer dsk_<id>_<secret>`); it acts with the door role, limited to its event when it names one.',
+  },
+  apiKeyQuery: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'api_key',
+    description: 'The same API key as the `api_key` query (or form body) parameter, as the ticket QR check-in link carries it.',
+  },
 } as const;
 
 /** Roles that hold a capability (the door role is what an API key acts with). */
@@ -130,7 +165,8 @@ const ERROR_TEXT: Record<string, string> = {
 };
 
 function schemaRef(schema: string | z.ZodType): Record<string, unknown> {
-  if (typeof schema !== 'string') return cleanSchema(z.toJSONSchema(schema, { target: 'openapi-3.0', unrepresentable: 'any', io: 'output' }) as Record<string, unknown>);
+  if (typeof schema !== 'string')
+    return cleanSchema(z.toJSONSchema(schema, { target: 'openapi-3.0', unrepresentable: 'any', io: 'output' }) as Record<string, unknown>);
   if (schema.endsWith('[]')) return { type: 'array', items: { $ref: `#/components/schemas/${schema.slice(0, -2)}` } };
   return { $ref: `#/components/schemas/${schema}` };
 }
@@ -140,7 +176,11 @@ function responseObject(r: DocResponse, errorStatus: boolean, errorSchema = 'Err
   if (r.media !== undefined) {
     const media = typeof r.media === 'string' ? [r.media] : r.media;
     const content: Record<string, unknown> = {};
-    for (const m of media) content[m] = m === 'application/json' && schema ? { schema: schemaRef(schema) } : { schema: { type: 'string', ...(m.startsWith('image/png') || m.includes('zip') ? { format: 'binary' } : {}) } };
+    for (const m of media)
+      content[m] =
+        m === 'application/json' && schema
+          ? { schema: schemaRef(schema) }
+          : { schema: { type: 'string', ...(m.startsWith('image/png') || m.includes('zip') ? { format: 'binary' } : {}) } };
     return { description: r.description, content };
   }
   if (!schema) return { description: r.description };
@@ -240,7 +280,8 @@ export function openApiDocument(registry: Registry, ns: NamespaceDef, urls: Urls
   }
   // Key order as the original's documents: a parameter is `in, schema, description, required, name`, a body
   // property starts with its description, and a path lists its operations get, post, put, patch, delete.
-  for (const [p, item] of Object.entries(paths)) paths[p] = Object.fromEntries(Object.entries(item).sort(([a], [b]) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)));
+  for (const [p, item] of Object.entries(paths))
+    paths[p] = Object.fromEntries(Object.entries(item).sort(([a], [b]) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)));
   const schemas: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries({ ...ns.doc.schemas, ...COMMON_SCHEMAS })) {
     schemas[name] = cleanSchema(z.toJSONSchema(schema, { target: 'openapi-3.0', unrepresentable: 'any', io: 'output' }));

@@ -66,13 +66,7 @@ export function mergeParams(req: RestRequest, pathParams: Record<string, string>
 }
 
 /** Route match, JSON check, required and invalid parameters: everything before the permission check. */
-export function prepare(
-  registry: Registry,
-  app: AppState,
-  req: RestRequest,
-  env: CallerEnv,
-  opts: { inBatch: boolean },
-): PrepareOutcome {
+export function prepare(registry: Registry, app: AppState, req: RestRequest, env: CallerEnv, opts: { inBatch: boolean }): PrepareOutcome {
   const match = registry.match(req.route, req.method);
   if (match.kind !== 'found') return { ok: false, error: noRoute(), entry: match.kind === 'method' ? match.entry : undefined };
   const { entry, endpoint } = match;

@@ -16,10 +16,19 @@ function first(v: unknown): string | undefined {
 export function readGlobals(query: Record<string, unknown>, body: Record<string, unknown>): Globals {
   const f = query._fields ?? body._fields;
   let fields: string[] | null = null;
-  if (typeof f === 'string') fields = f.split(',').map((s) => s.trim()).filter(Boolean);
-  else if (Array.isArray(f)) fields = f.filter((x): x is string => typeof x === 'string').flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  if (typeof f === 'string')
+    fields = f
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  else if (Array.isArray(f))
+    fields = f
+      .filter((x): x is string => typeof x === 'string')
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean);
   return {
-    fields: fields && fields.length ? fields : null,
+    fields: fields?.length ? fields : null,
     envelope: query._envelope !== undefined,
     jsonp: first(query._jsonp) ?? null,
     pretty: query._pretty !== undefined || body._pretty !== undefined,

@@ -62,7 +62,13 @@ export class Registry {
     const key = namespace ? `/${namespace}${route}` : route;
     let entry = this.byKey.get(key.toLowerCase());
     if (!entry) {
-      entry = { key, namespace, regex: new RegExp(namespace ? routeRegexSource(namespace, route) : `^${route}$`, 'i'), prefix: literalPrefix(key), endpoints: [] };
+      entry = {
+        key,
+        namespace,
+        regex: new RegExp(namespace ? routeRegexSource(namespace, route) : `^${route}$`, 'i'),
+        prefix: literalPrefix(key),
+        endpoints: [],
+      };
       this.byKey.set(key.toLowerCase(), entry);
       this.routes.push(entry);
       this.buckets = null;
@@ -81,7 +87,11 @@ export class Registry {
       this.loose = this.routes.filter((e) => bucketOf(e.prefix) === null);
       for (const e of this.routes) {
         const k = bucketOf(e.prefix);
-        if (k !== null && !keyed.has(k)) keyed.set(k, this.routes.filter((r) => bucketOf(r.prefix) === null || bucketOf(r.prefix) === k));
+        if (k !== null && !keyed.has(k))
+          keyed.set(
+            k,
+            this.routes.filter((r) => bucketOf(r.prefix) === null || bucketOf(r.prefix) === k),
+          );
       }
       this.buckets = keyed;
     }

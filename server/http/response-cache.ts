@@ -218,7 +218,13 @@ export class ResponseCache {
   }
 
   /** Stores an answer; returns its serialised body (also when it is too large to keep), or undefined when off. */
-  set(db: Db, contentVersion: number, key: string, answer: Omit<CachedAnswer, 'json' | 'encoded'>, tags: Tags = DEFAULT_READ_TAGS): Buffer | undefined {
+  set(
+    db: Db,
+    contentVersion: number,
+    key: string,
+    answer: Omit<CachedAnswer, 'json' | 'encoded'>,
+    tags: Tags = DEFAULT_READ_TAGS,
+  ): Buffer | undefined {
     if (!this.enabled) return undefined;
     // An unpooled buffer: a small Buffer.from() is a slice of a shared 8 KiB slab, which one kept entry would pin
     // whole, so the bytes counted would not be the bytes held.
@@ -238,7 +244,17 @@ export class ResponseCache {
       const [k, e] = this.entries.entries().next().value as [string, Entry];
       this.remove(k, e);
     }
-    this.entries.set(key, { status, headers: headers ? { ...headers } : undefined, allow: answer.allow, routeKey: answer.routeKey, json, expires: now + this.ttlMs, cost, tags, encoded: new Map() });
+    this.entries.set(key, {
+      status,
+      headers: headers ? { ...headers } : undefined,
+      allow: answer.allow,
+      routeKey: answer.routeKey,
+      json,
+      expires: now + this.ttlMs,
+      cost,
+      tags,
+      encoded: new Map(),
+    });
     this.total += cost;
     for (const t of tags) {
       let keys = this.byTag.get(t);

@@ -1,4 +1,4 @@
-import { HttpError } from './errors.ts';
+import type { HttpError } from './errors.ts';
 
 /** What a handler returns: the HTTP layer alone turns it into bytes. */
 export interface Result {

@@ -17,7 +17,14 @@ export function systemContext(db: Db, config: Config, userId: number, lang: Lang
   return {
     app,
     db,
-    caller: { kind: 'user', userId, login: user?.login ?? 'system', displayName: user?.display_name ?? 'System', role: 'administrator', appPasswordId: 0 },
+    caller: {
+      kind: 'user',
+      userId,
+      login: user?.login ?? 'system',
+      displayName: user?.display_name ?? 'System',
+      role: 'administrator',
+      appPasswordId: 0,
+    },
     lang,
     urls: makeUrls(config.publicUrl, null),
     req: { method: 'POST', route: '', query: {}, body: {}, params: {}, headers: {}, ip: '127.0.0.1', cookies: {}, userAgent: 'doorstep-cli' },

@@ -39,7 +39,21 @@ export interface MailMessage {
 
 const email = z.email();
 const NAME_ADDR = /^\s*(?:"((?:[^"\\\r\n]|\\.)*)"|([^<>"\r\n,;]*?))\s*<([^<>\s]+)>\s*$/;
-const RESERVED = new Set(['from', 'to', 'cc', 'bcc', 'reply-to', 'subject', 'date', 'message-id', 'mime-version', 'content-type', 'content-transfer-encoding', 'sender', 'return-path']);
+const RESERVED = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'reply-to',
+  'subject',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'sender',
+  'return-path',
+]);
 
 function bad(message: string, field: string): HttpError {
   return new HttpError(400, 'evt_mail_invalid', message, { field });
@@ -106,7 +120,10 @@ export interface PreparedAttachment {
 
 export function prepareAttachments(list: MailAttachment[] | undefined): PreparedAttachment[] {
   return (list ?? []).map((a, i) => {
-    const filename = String(a.filename ?? '').replace(/[\r\n\\/"]/g, '_').trim() || `attachment-${i + 1}`;
+    const filename =
+      String(a.filename ?? '')
+        .replace(/[\r\n\\/"]/g, '_')
+        .trim() || `attachment-${i + 1}`;
     const qrText = a.qrText ?? null;
     if ((qrText === null) === (a.content === undefined)) throw bad(`Attachment ${filename} needs either content or qrText`, 'attachments');
     if (qrText !== null && (qrText === '' || qrText.length > 2000)) throw bad(`Invalid QR text of attachment ${filename}`, 'attachments');

@@ -32,10 +32,9 @@ export interface AttendeeForMail {
 }
 
 export function orderForMail(db: Db, orderId: number): OrderForMail | undefined {
-  return stmt(
-    db,
-    'SELECT post_id AS id, status, purchaser_name, purchaser_email, total_minor, currency FROM orders WHERE post_id = ?',
-  ).get(orderId) as OrderForMail | undefined;
+  return stmt(db, 'SELECT post_id AS id, status, purchaser_name, purchaser_email, total_minor, currency FROM orders WHERE post_id = ?').get(
+    orderId,
+  ) as OrderForMail | undefined;
 }
 
 /** The order's admitted attendees (RSVP "not going" and trashed ones have no ticket to show), in ID order. */

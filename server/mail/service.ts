@@ -6,7 +6,17 @@ import type { AppState } from '../http/context.ts';
 import { nowUtc } from '../db/clock.ts';
 import { HttpError } from '../http/errors.ts';
 import {
-  claimMailLog, deferredAttachments, fillAttachment, getAttachments, getMailLog, insertAttachment, insertMailLog, queuedMailIds, recordDelivery, requeueMailLog, countResend,
+  claimMailLog,
+  deferredAttachments,
+  fillAttachment,
+  getAttachments,
+  getMailLog,
+  insertAttachment,
+  insertMailLog,
+  queuedMailIds,
+  recordDelivery,
+  requeueMailLog,
+  countResend,
   type MailLogRow,
 } from '../db/repos/mail-log.ts';
 import { cleanHeaders, cleanSubject, normalizeAddress, normalizeAddressList, prepareAttachments, type MailMessage } from './message.ts';
@@ -82,13 +92,29 @@ export function sendMail(state: AppState, message: MailMessage): number {
   // A nested transaction is a savepoint: the row and its attachments are written whole or not at all.
   const id = db.transaction(() => {
     const logId = insertMailLog(db, {
-      from_header: from, to_header: to.join(', '), cc_header: cc.join(', '), bcc_header: bcc.join(', '), reply_to_header: replyTo,
-      subject, headers, text_body: text, html_body: html, source: message.source ?? '', related_id: message.relatedId ?? null, resent_from: null,
+      from_header: from,
+      to_header: to.join(', '),
+      cc_header: cc.join(', '),
+      bcc_header: bcc.join(', '),
+      reply_to_header: replyTo,
+      subject,
+      headers,
+      text_body: text,
+      html_body: html,
+      source: message.source ?? '',
+      related_id: message.relatedId ?? null,
+      resent_from: null,
     });
     attachments.forEach((a, position) =>
       insertAttachment(db, {
-        log_id: logId, position, filename: a.filename, content_type: a.contentType, cid: a.cid,
-        sha256: sha256(a.content), content: a.content, qr_text: a.qrText,
+        log_id: logId,
+        position,
+        filename: a.filename,
+        content_type: a.contentType,
+        cid: a.cid,
+        sha256: sha256(a.content),
+        content: a.content,
+        qr_text: a.qrText,
       }),
     );
     return logId;
@@ -134,7 +160,7 @@ async function deliverNow(state: AppState, id: number): Promise<DeliveryResult |
   await outsideTransaction(state);
   if (!state.db.open) return null;
   const row = getMailLog(state.db, id);
-  if (!row || row.status !== 'queued') return null;
+  if (row?.status !== 'queued') return null;
   if (!claimMailLog(state.db, id, nowUtc(new Date(Date.now() - CLAIM_STALE_MS)))) return null;
   // Images deferred at logging time are drawn now, outside any transaction, and kept for resends.
   for (const a of deferredAttachments(state.db, id)) {
@@ -155,8 +181,12 @@ async function deliverNow(state: AppState, id: number): Promise<DeliveryResult |
   await outsideTransaction(state);
   if (!state.db.open) return result;
   recordDelivery(state.db, id, {
-    status: result.ok ? 'sent' : 'failed', transport: result.transport, error: result.ok ? null : result.error,
-    transcript: result.transcript, message_id: result.messageId, eml_file: result.emlFile,
+    status: result.ok ? 'sent' : 'failed',
+    transport: result.transport,
+    error: result.ok ? null : result.error,
+    transcript: result.transcript,
+    message_id: result.messageId,
+    eml_file: result.emlFile,
   });
   if (!result.ok) state.log({ level: 'warn', msg: 'mail delivery failed', mail_id: id, transport: result.transport, error: result.error });
   return result;
@@ -199,13 +229,22 @@ export async function resendMail(state: AppState, id: number, to?: string[]): Pr
   const row = getMailLog(db, id);
   if (!row) return null;
   let target = id;
-  if (to && to.length) {
+  if (to?.length) {
     const recipients = to.map((a) => normalizeAddress(a, 'sent_to'));
     target = db.transaction(() => {
       const copy = insertMailLog(db, {
-        from_header: row.from_header, to_header: recipients.join(', '), cc_header: '', bcc_header: '', reply_to_header: row.reply_to_header,
-        subject: row.subject, headers: JSON.parse(row.headers) as Record<string, string>, text_body: row.text_body, html_body: row.html_body,
-        source: 'resend', related_id: row.related_id, resent_from: row.id,
+        from_header: row.from_header,
+        to_header: recipients.join(', '),
+        cc_header: '',
+        bcc_header: '',
+        reply_to_header: row.reply_to_header,
+        subject: row.subject,
+        headers: JSON.parse(row.headers) as Record<string, string>,
+        text_body: row.text_body,
+        html_body: row.html_body,
+        source: 'resend',
+        related_id: row.related_id,
+        resent_from: row.id,
       });
       for (const a of getAttachments(db, id)) insertAttachment(db, { ...a, log_id: copy });
       countResend(db, id);

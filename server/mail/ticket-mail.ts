@@ -101,7 +101,10 @@ export function composeTicketMail(i: TicketMailInput): MailMessage {
       `<div style="border:1px solid #ccc;padding:12px;margin:12px 0">`,
       `<h2 style="font-size:18px">${esc(heading)}</h2>`,
       `<img src="cid:${cid}" alt="${esc(t.qrAlt(a.id))}" width="264" height="264">`,
-      `<table>${rows.filter(([, v]) => v).map(([k, v]) => `<tr><th align="left">${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>`,
+      `<table>${rows
+        .filter(([, v]) => v)
+        .map(([k, v]) => `<tr><th align="left">${esc(k)}</th><td>${esc(v)}</td></tr>`)
+        .join('')}</table>`,
       `<p><a href="${esc(url)}">${esc(t.link)}</a></p>`,
       `</div>`,
     );

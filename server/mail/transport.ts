@@ -33,11 +33,13 @@ export function describeSmtpUrl(url: string): string {
 }
 
 function transcriptLogger(lines: string[]) {
-  const push = (level: string) => (_entry: unknown, message: unknown, ...args: unknown[]) => {
-    // Never keep the AUTH exchange: nodemailer logs credentials there only when asked to, but be sure.
-    const text = format(String(message ?? ''), ...args).replace(/(AUTH \w+)\s+\S+/gi, '$1 ***');
-    for (const l of text.split(/\r?\n/)) if (l.trim()) lines.push(`${level.toUpperCase()} ${l}`);
-  };
+  const push =
+    (level: string) =>
+    (_entry: unknown, message: unknown, ...args: unknown[]) => {
+      // Never keep the AUTH exchange: nodemailer logs credentials there only when asked to, but be sure.
+      const text = format(String(message ?? ''), ...args).replace(/(AUTH \w+)\s+\S+/gi, '$1 ***');
+      for (const l of text.split(/\r?\n/)) if (l.trim()) lines.push(`${level.toUpperCase()} ${l}`);
+    };
   return { trace: push('trace'), debug: push('debug'), info: push('info'), warn: push('warn'), error: push('error'), fatal: push('fatal') };
 }
 
@@ -54,7 +56,14 @@ export function smtpDeliver(url: string): Deliver {
         const rejected = (info.rejected ?? []).map(String);
         lines.push(`RESULT ${info.response ?? ''} accepted=${(info.accepted ?? []).map(String).join(',')} rejected=${rejected.join(',')}`);
         const error = rejected.length ? `Rejected recipients: ${rejected.join(', ')}` : null;
-        return { ok: !error, transport: label, messageId: info.messageId ?? null, emlFile: null, transcript: `[${started}] ${label}\n${lines.join('\n')}\n`, error };
+        return {
+          ok: !error,
+          transport: label,
+          messageId: info.messageId ?? null,
+          emlFile: null,
+          transcript: `[${started}] ${label}\n${lines.join('\n')}\n`,
+          error,
+        };
       } finally {
         t.close();
       }

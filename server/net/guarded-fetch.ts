@@ -150,7 +150,10 @@ export async function guardedFetch(url: string, policy: FetchPolicy, headers: Re
   }
   for (let hop = 0; ; hop++) {
     const address = await vetHop(current, policy, signal);
-    const res = await withTimeout(policy.transport({ url: current, address, headers: { 'user-agent': 'Doorstep-oEmbed/1.0', ...headers }, maxBytes: policy.maxBytes, signal }), signal);
+    const res = await withTimeout(
+      policy.transport({ url: current, address, headers: { 'user-agent': 'Doorstep-oEmbed/1.0', ...headers }, maxBytes: policy.maxBytes, signal }),
+      signal,
+    );
     const location = res.headers.location;
     if (!REDIRECTS.has(res.status) || typeof location !== 'string') return { ...res, url: current };
     if (hop >= policy.maxRedirects) throw new FetchRefused('too many redirects');

@@ -95,7 +95,15 @@ export const batch = implement(
   batchRoute,
   async (input, ctx) => {
     const reg = registryOf(ctx);
-    const env = { caller: ctx.caller, urls: ctx.urls, lang: ctx.lang, ip: ctx.req.ip, cookies: ctx.req.cookies, userAgent: ctx.req.userAgent, setCookie: ctx.setCookie };
+    const env = {
+      caller: ctx.caller,
+      urls: ctx.urls,
+      lang: ctx.lang,
+      ip: ctx.req.ip,
+      cookies: ctx.req.cookies,
+      userAgent: ctx.req.userAgent,
+      setCookie: ctx.setCookie,
+    };
     // Each item's `Allow`: its route's methods the caller may use, when a handler was matched (not for an
     // unknown route or method, as `rest_send_allow_header` runs only after a match).
     const allows: (string | undefined)[] = [];

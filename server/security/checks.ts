@@ -28,7 +28,7 @@ export const detailHash = (f: Finding) => crypto.createHash('sha256').update(JSO
 export const DEFAULT_LOGINS = ['admin', 'administrator', 'root', 'test', 'user', 'demo', 'wordpress', 'webmaster'];
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
-const daysAgo = (utc: string, now: Date) => (now.getTime() - Date.parse(utc.replace(' ', 'T') + 'Z')) / 86_400_000;
+const daysAgo = (utc: string, now: Date) => (now.getTime() - Date.parse(`${utc.replace(' ', 'T')}Z`)) / 86_400_000;
 
 function weakPasswords(db: Db, config: Config): Finding[] {
   // The configured value when the process has it; otherwise the verdict recorded when it was set, as long as
@@ -41,18 +41,23 @@ function weakPasswords(db: Db, config: Config): Finding[] {
     if (recorded && stmt(db, 'SELECT 1 FROM app_passwords WHERE id = ?').get(recorded.app_password_id)) check = recorded;
   }
   if (!check || check.weaknesses.length === 0) return [];
-  return [{
-    type: 'weak_admin_password',
-    severity: SEVERITY.critical,
-    key: `weak_admin_password:${check.login.toLowerCase()}`,
-    shortMsg: `The start-up administrator password of "${check.login}" is weak`,
-    longMsg: `EVT_ADMIN_PASSWORD is ${check.weaknesses.join(', ').replaceAll('_', ' ')}. Set a long random password (or remove it and use application passwords).`,
-    data: { login: check.login, weaknesses: check.weaknesses },
-  }];
+  return [
+    {
+      type: 'weak_admin_password',
+      severity: SEVERITY.critical,
+      key: `weak_admin_password:${check.login.toLowerCase()}`,
+      shortMsg: `The start-up administrator password of "${check.login}" is weak`,
+      longMsg: `EVT_ADMIN_PASSWORD is ${check.weaknesses.join(', ').replaceAll('_', ' ')}. Set a long random password (or remove it and use application passwords).`,
+      data: { login: check.login, weaknesses: check.weaknesses },
+    },
+  ];
 }
 
 function defaultLogins(db: Db): Finding[] {
-  const rows = stmt(db, "SELECT id, login FROM users WHERE role = 'administrator' AND lower(login) IN (SELECT value FROM json_each(?)) ORDER BY id").all(JSON.stringify(DEFAULT_LOGINS)) as { id: number; login: string }[];
+  const rows = stmt(
+    db,
+    "SELECT id, login FROM users WHERE role = 'administrator' AND lower(login) IN (SELECT value FROM json_each(?)) ORDER BY id",
+  ).all(JSON.stringify(DEFAULT_LOGINS)) as { id: number; login: string }[];
   return rows.map((u) => ({
     type: 'default_admin_login',
     severity: SEVERITY.high,
@@ -65,30 +70,44 @@ function defaultLogins(db: Db): Finding[] {
 
 function idleCredentials(db: Db, settings: SecurityConfig, now: Date): Finding[] {
   const out: Finding[] = [];
-  const keys = stmt(db, 'SELECT id, label, created, last_used FROM api_keys WHERE revoked_at IS NULL ORDER BY id').all() as { id: number; label: string; created: string; last_used: string | null }[];
+  const keys = stmt(db, 'SELECT id, label, created, last_used FROM api_keys WHERE revoked_at IS NULL ORDER BY id').all() as {
+    id: number;
+    label: string;
+    created: string;
+    last_used: string | null;
+  }[];
   for (const k of keys) {
     if (k.last_used === null) {
       out.push({
-        type: 'api_key_never_used', severity: SEVERITY.medium, key: `api_key_never_used:${k.id}`,
+        type: 'api_key_never_used',
+        severity: SEVERITY.medium,
+        key: `api_key_never_used:${k.id}`,
         shortMsg: `API key "${k.label}" has never been used`,
         longMsg: 'A door key nobody uses is a credential nobody watches. Revoke it if no device needs it.',
         data: { key_id: k.id, label: k.label, created: k.created },
       });
     } else if (daysAgo(k.last_used, now) >= settings.apiKeyMaxIdleDays) {
       out.push({
-        type: 'api_key_unused', severity: SEVERITY.medium, key: `api_key_unused:${k.id}`,
+        type: 'api_key_unused',
+        severity: SEVERITY.medium,
+        key: `api_key_unused:${k.id}`,
         shortMsg: `API key "${k.label}" has not been used for ${Math.floor(daysAgo(k.last_used, now))} days`,
         longMsg: `Keys idle for ${settings.apiKeyMaxIdleDays} days or more should be revoked.`,
         data: { key_id: k.id, label: k.label, last_used: k.last_used },
       });
     }
   }
-  const passwords = stmt(db, 'SELECT a.id, a.name, a.created, a.last_used, u.login FROM app_passwords a JOIN users u ON u.id = a.user_id ORDER BY a.id').all() as { id: number; name: string; created: string; last_used: string | null; login: string }[];
+  const passwords = stmt(
+    db,
+    'SELECT a.id, a.name, a.created, a.last_used, u.login FROM app_passwords a JOIN users u ON u.id = a.user_id ORDER BY a.id',
+  ).all() as { id: number; name: string; created: string; last_used: string | null; login: string }[];
   for (const p of passwords) {
     const since = p.last_used ?? p.created;
     if (daysAgo(since, now) < settings.apiKeyMaxIdleDays) continue;
     out.push({
-      type: 'app_password_unused', severity: SEVERITY.low, key: `app_password_unused:${p.id}`,
+      type: 'app_password_unused',
+      severity: SEVERITY.low,
+      key: `app_password_unused:${p.id}`,
       shortMsg: `Application password "${p.name}" of "${p.login}" has not been used for ${Math.floor(daysAgo(since, now))} days`,
       longMsg: 'Revoke application passwords that are no longer in use.',
       data: { app_password_id: p.id, login: p.login, last_used: p.last_used },
@@ -101,41 +120,47 @@ function https(config: Config): Finding[] {
   const u = new URL(config.publicUrl);
   if (u.protocol === 'https:') return [];
   const loopback = LOOPBACK.test(u.hostname);
-  return [{
-    type: 'public_url_not_https',
-    severity: loopback ? SEVERITY.low : SEVERITY.high,
-    key: 'public_url_not_https',
-    shortMsg: 'The public URL does not use HTTPS',
-    longMsg: `${config.publicUrl} is plain HTTP: passwords, API keys and tickets cross the network readable by anyone on it. Serve the site over HTTPS and set EVT_PUBLIC_URL to the https:// address.`,
-    data: { public_url: config.publicUrl, loopback },
-  }];
+  return [
+    {
+      type: 'public_url_not_https',
+      severity: loopback ? SEVERITY.low : SEVERITY.high,
+      key: 'public_url_not_https',
+      shortMsg: 'The public URL does not use HTTPS',
+      longMsg: `${config.publicUrl} is plain HTTP: passwords, API keys and tickets cross the network readable by anyone on it. Serve the site over HTTPS and set EVT_PUBLIC_URL to the https:// address.`,
+      data: { public_url: config.publicUrl, loopback },
+    },
+  ];
 }
 
 function registration(db: Db): Finding[] {
   if (getOption(db, 'users_can_register') !== '1') return [];
   const role = getOption(db, 'default_role') ?? 'subscriber';
   const privileged = role === 'administrator' || role === 'organizer';
-  return [{
-    type: 'open_registration',
-    severity: privileged ? SEVERITY.critical : SEVERITY.medium,
-    key: 'open_registration',
-    shortMsg: privileged ? `Anyone can register and becomes "${role}"` : 'Anyone can register an account',
-    longMsg: 'The users_can_register option is on. Turn it off unless visitors really need accounts.',
-    data: { default_role: role },
-  }];
+  return [
+    {
+      type: 'open_registration',
+      severity: privileged ? SEVERITY.critical : SEVERITY.medium,
+      key: 'open_registration',
+      shortMsg: privileged ? `Anyone can register and becomes "${role}"` : 'Anyone can register an account',
+      longMsg: 'The users_can_register option is on. Turn it off unless visitors really need accounts.',
+      data: { default_role: role },
+    },
+  ];
 }
 
 function administrators(db: Db, settings: SecurityConfig): Finding[] {
   const rows = stmt(db, "SELECT login FROM users WHERE role = 'administrator' ORDER BY id").all() as { login: string }[];
   if (rows.length <= settings.maxAdministrators) return [];
-  return [{
-    type: 'too_many_administrators',
-    severity: SEVERITY.medium,
-    key: 'too_many_administrators',
-    shortMsg: `${rows.length} users are administrators (at most ${settings.maxAdministrators} expected)`,
-    longMsg: 'Every administrator account is a way in. Give people the organizer or door role where that is enough.',
-    data: { count: rows.length, logins: rows.map((r) => r.login) },
-  }];
+  return [
+    {
+      type: 'too_many_administrators',
+      severity: SEVERITY.medium,
+      key: 'too_many_administrators',
+      shortMsg: `${rows.length} users are administrators (at most ${settings.maxAdministrators} expected)`,
+      longMsg: 'Every administrator account is a way in. Give people the organizer or door role where that is enough.',
+      data: { count: rows.length, logins: rows.map((r) => r.login) },
+    },
+  ];
 }
 
 /** Runs the enabled checks. */

@@ -9,12 +9,64 @@ import { setJsonOption } from '../db/repos/site-options.ts';
 
 // The most used passwords of public breach corpora (a short list: the check is for defaults, not a cracker).
 const COMMON = new Set([
-  '123456', '123456789', '12345678', '12345', '1234567', '1234567890', '111111', '000000', '123123', '654321',
-  'password', 'password1', 'password123', 'passw0rd', 'p@ssw0rd', 'p@ssword', 'qwerty', 'qwerty123', 'qwertyuiop',
-  'abc123', 'iloveyou', 'admin', 'admin123', 'administrator', 'root', 'toor', 'letmein', 'welcome', 'welcome1',
-  'monkey', 'dragon', 'football', 'baseball', 'master', 'shadow', 'sunshine', 'princess', 'trustno1', 'superman',
-  'changeme', 'default', 'secret', 'test', 'test123', 'guest', 'login', 'starwars', 'whatever', 'qazwsx',
-  'zaq12wsx', '1q2w3e4r', '1qaz2wsx', 'asdfghjkl', 'asdf1234', 'doorstep', 'wordpress', 'events', 'tickets',
+  '123456',
+  '123456789',
+  '12345678',
+  '12345',
+  '1234567',
+  '1234567890',
+  '111111',
+  '000000',
+  '123123',
+  '654321',
+  'password',
+  'password1',
+  'password123',
+  'passw0rd',
+  'p@ssw0rd',
+  'p@ssword',
+  'qwerty',
+  'qwerty123',
+  'qwertyuiop',
+  'abc123',
+  'iloveyou',
+  'admin',
+  'admin123',
+  'administrator',
+  'root',
+  'toor',
+  'letmein',
+  'welcome',
+  'welcome1',
+  'monkey',
+  'dragon',
+  'football',
+  'baseball',
+  'master',
+  'shadow',
+  'sunshine',
+  'princess',
+  'trustno1',
+  'superman',
+  'changeme',
+  'default',
+  'secret',
+  'test',
+  'test123',
+  'guest',
+  'login',
+  'starwars',
+  'whatever',
+  'qazwsx',
+  'zaq12wsx',
+  '1q2w3e4r',
+  '1qaz2wsx',
+  'asdfghjkl',
+  'asdf1234',
+  'doorstep',
+  'wordpress',
+  'events',
+  'tickets',
 ]);
 
 export type Weakness = 'too_short' | 'common' | 'contains_login' | 'single_character_class' | 'repetitive';
@@ -36,7 +88,11 @@ export function passwordWeaknesses(login: string, password: string): Weakness[] 
   const lower = p.toLowerCase();
   if (p.length < MIN_LENGTH) out.push('too_short');
   const stem = lower.replace(/[0-9!@#$%^&*.?_-]+$/, '');
-  if (COMMON.has(lower) || COMMON.has(stem) || (stem.length >= 3 && COMMON.has(stem.replace(/[@4]/g, 'a').replace(/0/g, 'o').replace(/[1!]/g, 'i').replace(/3/g, 'e').replace(/\$/g, 's')))) {
+  if (
+    COMMON.has(lower) ||
+    COMMON.has(stem) ||
+    (stem.length >= 3 && COMMON.has(stem.replace(/[@4]/g, 'a').replace(/0/g, 'o').replace(/[1!]/g, 'i').replace(/3/g, 'e').replace(/\$/g, 's')))
+  ) {
     out.push('common');
   }
   if (login.length >= 3 && lower.includes(login.toLowerCase())) out.push('contains_login');
@@ -58,6 +114,12 @@ export interface AdminPasswordCheck {
 
 /** Called where the start-up password is set (ensureAdmin): records the verdict for the security scanner. */
 export function recordAdminPasswordCheck(db: Db, userId: number, login: string, appPasswordId: number, password: string): void {
-  const check: AdminPasswordCheck = { user_id: userId, login, app_password_id: appPasswordId, weaknesses: passwordWeaknesses(login, password), checked: nowUtc() };
+  const check: AdminPasswordCheck = {
+    user_id: userId,
+    login,
+    app_password_id: appPasswordId,
+    weaknesses: passwordWeaknesses(login, password),
+    checked: nowUtc(),
+  };
   setJsonOption(db, ADMIN_PASSWORD_CHECK, check);
 }

@@ -30,7 +30,9 @@ export function mayChangePost(ctx: Pick<Ctx, 'caller' | 'db'>, p: Pick<PostRow, 
       return eventId !== undefined && mayChangeEvent(ctx, eventId);
     }
     case 'order': {
-      const events = stmt(ctx.db, 'SELECT DISTINCT t.event_id FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id WHERE oi.order_id = ?').pluck().all(p.id) as number[];
+      const events = stmt(ctx.db, 'SELECT DISTINCT t.event_id FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id WHERE oi.order_id = ?')
+        .pluck()
+        .all(p.id) as number[];
       return events.length > 0 && events.every((e) => mayChangeEvent(ctx, e));
     }
     case 'form':

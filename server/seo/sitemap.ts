@@ -43,5 +43,5 @@ export function robotsTxt(s: RobotsSettings, base: string): string {
   else for (const p of s.disallow) lines.push(`Disallow: ${p}`);
   if (s.crawl_delay > 0) lines.push(`Crawl-delay: ${s.crawl_delay}`);
   if (s.include_sitemap && !s.block_all) lines.push('', `Sitemap: ${base}/sitemap.xml`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

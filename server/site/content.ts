@@ -20,12 +20,26 @@ export function loadEvents(db: Db, ids: number[]): EventView[] {
   const rows = getEventRows(db, ids);
   const vl = venueLinks(db, ids);
   const ol = organizerLinks(db, ids);
-  const venues = new Map(getLinkedRows(db, 'venue', [...new Set(vl.map((l) => l.linked_id))]).filter(isPublicPost).map((v) => [v.id, v]));
-  const organizers = new Map(getLinkedRows(db, 'organizer', [...new Set(ol.map((l) => l.linked_id))]).filter(isPublicPost).map((o) => [o.id, o]));
+  const venues = new Map(
+    getLinkedRows(db, 'venue', [...new Set(vl.map((l) => l.linked_id))])
+      .filter(isPublicPost)
+      .map((v) => [v.id, v]),
+  );
+  const organizers = new Map(
+    getLinkedRows(db, 'organizer', [...new Set(ol.map((l) => l.linked_id))])
+      .filter(isPublicPost)
+      .map((o) => [o.id, o]),
+  );
   return rows.map((row) => ({
     row,
-    venues: vl.filter((l) => l.event_id === row.id).map((l) => venues.get(l.linked_id)).filter((v): v is VenueRow => !!v),
-    organizers: ol.filter((l) => l.event_id === row.id).map((l) => organizers.get(l.linked_id)).filter((o): o is OrganizerRow => !!o),
+    venues: vl
+      .filter((l) => l.event_id === row.id)
+      .map((l) => venues.get(l.linked_id))
+      .filter((v): v is VenueRow => !!v),
+    organizers: ol
+      .filter((l) => l.event_id === row.id)
+      .map((l) => organizers.get(l.linked_id))
+      .filter((o): o is OrganizerRow => !!o),
   }));
 }
 
@@ -68,7 +82,14 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function fmt(lang: Lang, withTime: boolean): Intl.DateTimeFormat {
   const key = `${lang}|${withTime}`;
   let f = formatters.get(key);
-  if (!f) formatters.set(key, (f = new Intl.DateTimeFormat(lang, withTime ? { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' } : { dateStyle: 'long', timeZone: 'UTC' })));
+  if (!f)
+    formatters.set(
+      key,
+      (f = new Intl.DateTimeFormat(
+        lang,
+        withTime ? { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' } : { dateStyle: 'long', timeZone: 'UTC' },
+      )),
+    );
   return f;
 }
 

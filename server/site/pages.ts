@@ -19,8 +19,38 @@ export interface PageEnv {
 }
 
 const L = {
-  en: { venue: 'Venue', organizers: 'Organizers', cost: 'Cost', upcoming: 'Upcoming events', none: 'There are no upcoming events.', phone: 'Phone', email: 'Email', website: 'Website', prev: 'Previous events', next: 'More events', pages: 'Pages', notFound: 'Not found', notFoundText: 'Nothing public lives at this address.', events: 'Events' },
-  et: { venue: 'Toimumiskoht', organizers: 'Korraldajad', cost: 'Hind', upcoming: 'Tulevased üritused', none: 'Tulevasi üritusi ei ole.', phone: 'Telefon', email: 'E-post', website: 'Veebileht', prev: 'Eelmised', next: 'Järgmised', pages: 'Lehed', notFound: 'Ei leitud', notFoundText: 'Sellel aadressil pole midagi avalikku.', events: 'Üritused' },
+  en: {
+    venue: 'Venue',
+    organizers: 'Organizers',
+    cost: 'Cost',
+    upcoming: 'Upcoming events',
+    none: 'There are no upcoming events.',
+    phone: 'Phone',
+    email: 'Email',
+    website: 'Website',
+    prev: 'Previous events',
+    next: 'More events',
+    pages: 'Pages',
+    notFound: 'Not found',
+    notFoundText: 'Nothing public lives at this address.',
+    events: 'Events',
+  },
+  et: {
+    venue: 'Toimumiskoht',
+    organizers: 'Korraldajad',
+    cost: 'Hind',
+    upcoming: 'Tulevased üritused',
+    none: 'Tulevasi üritusi ei ole.',
+    phone: 'Telefon',
+    email: 'E-post',
+    website: 'Veebileht',
+    prev: 'Eelmised',
+    next: 'Järgmised',
+    pages: 'Lehed',
+    notFound: 'Ei leitud',
+    notFoundText: 'Sellel aadressil pole midagi avalikku.',
+    events: 'Üritused',
+  },
 } as const;
 
 const title = (env: PageEnv, p: PostRow) => pick(env.lang, p.title, p.title_et);
@@ -41,7 +71,9 @@ export function eventItem(env: PageEnv, ev: EventView, headingLevel = 2): string
 function eventList(env: PageEnv, ids: number[], headingLevel = 2): string {
   const l = L[env.lang];
   if (!ids.length) return `<p>${l.none}</p>`;
-  return `<ul class="events">${loadEvents(env.db, ids).map((e) => eventItem(env, e, headingLevel)).join('')}</ul>`;
+  return `<ul class="events">${loadEvents(env.db, ids)
+    .map((e) => eventItem(env, e, headingLevel))
+    .join('')}</ul>`;
 }
 
 function contactList(env: PageEnv, fields: { phone?: string; email?: string; website?: string }): string {
@@ -49,7 +81,8 @@ function contactList(env: PageEnv, fields: { phone?: string; email?: string; web
   const items: string[] = [];
   if (fields.phone) items.push(`<dt>${l.phone}</dt><dd>${esc(fields.phone)}</dd>`);
   if (fields.email) items.push(`<dt>${l.email}</dt><dd>${esc(fields.email)}</dd>`);
-  if (fields.website && safeUrl(fields.website) !== '#') items.push(`<dt>${l.website}</dt><dd><a href="${esc(safeUrl(fields.website))}" rel="nofollow noopener">${esc(fields.website)}</a></dd>`);
+  if (fields.website && safeUrl(fields.website) !== '#')
+    items.push(`<dt>${l.website}</dt><dd><a href="${esc(safeUrl(fields.website))}" rel="nofollow noopener">${esc(fields.website)}</a></dd>`);
   return items.length ? `<dl class="contact">${items.join('')}</dl>` : '';
 }
 
@@ -60,7 +93,9 @@ export function eventPage(env: PageEnv, ev: EventView): string {
   const cost = costText(r);
   if (cost) parts.push(`<p class="cost"><span class="label">${l.cost}:</span> ${esc(cost)}</p>`);
   if (ev.venues.length) {
-    const vs = ev.venues.map((v) => `<p><a href="${esc(link(env, v))}">${esc(title(env, v))}</a>${venueAddress(v) ? `<br>${venueAddress(v)}` : ''}</p>`).join('');
+    const vs = ev.venues
+      .map((v) => `<p><a href="${esc(link(env, v))}">${esc(title(env, v))}</a>${venueAddress(v) ? `<br>${venueAddress(v)}` : ''}</p>`)
+      .join('');
     parts.push(`<section aria-labelledby="venue-h"><h2 id="venue-h">${l.venue}</h2>${vs}</section>`);
   }
   if (ev.organizers.length) {
@@ -72,7 +107,16 @@ export function eventPage(env: PageEnv, ev: EventView): string {
   if (r.website && safeUrl(r.website) !== '#') parts.push(`<p><a href="${esc(safeUrl(r.website))}" rel="nofollow noopener">${l.website}</a></p>`);
   parts.push('</article>');
   const url = link(env, r);
-  return page({ base: env.base, lang: env.segment, contentLang: env.lang, siteName: env.siteName, title: title(env, r), body: parts.join('\n'), canonical: url, oembedFor: url });
+  return page({
+    base: env.base,
+    lang: env.segment,
+    contentLang: env.lang,
+    siteName: env.siteName,
+    title: title(env, r),
+    body: parts.join('\n'),
+    canonical: url,
+    oembedFor: url,
+  });
 }
 
 export function linkedPage(env: PageEnv, kind: 'venue' | 'organizer', p: VenueRow | OrganizerRow): string {
@@ -88,23 +132,50 @@ export function linkedPage(env: PageEnv, kind: 'venue' | 'organizer', p: VenueRo
   }
   const desc = textParagraphs(content(env, p));
   if (desc) parts.push(`<div class="description">${desc}</div>`);
-  const ids = publicEvents(env.db, { endsAfter: upcomingFilter(), venueId: kind === 'venue' ? p.id : undefined, organizerId: kind === 'organizer' ? p.id : undefined, limit: 20, offset: 0 }).ids;
+  const ids = publicEvents(env.db, {
+    endsAfter: upcomingFilter(),
+    venueId: kind === 'venue' ? p.id : undefined,
+    organizerId: kind === 'organizer' ? p.id : undefined,
+    limit: 20,
+    offset: 0,
+  }).ids;
   parts.push(`<section aria-labelledby="upcoming-h"><h2 id="upcoming-h">${l.upcoming}</h2>${eventList(env, ids, 3)}</section></article>`);
   const url = link(env, p);
-  return page({ base: env.base, lang: env.segment, contentLang: env.lang, siteName: env.siteName, title: title(env, p), body: parts.join('\n'), canonical: url, oembedFor: url });
+  return page({
+    base: env.base,
+    lang: env.segment,
+    contentLang: env.lang,
+    siteName: env.siteName,
+    title: title(env, p),
+    body: parts.join('\n'),
+    canonical: url,
+    oembedFor: url,
+  });
 }
 
 /** The iframe content of an oEmbed: title, dates and excerpt, links opening in the top window via the script. */
 export function embedPage(env: PageEnv, p: PostRow, ev?: EventView): string {
   const excerpt = stripTags(excerptOf(pick(env.lang, p.excerpt, p.excerpt_et), content(env, p))).replace(/\[&hellip;\]/g, '…');
-  const parts = [`<article class="wp-embed"><p class="site">${esc(env.siteName)}</p>`, `<h1><a href="${esc(link(env, p))}" target="_top">${esc(title(env, p))}</a></h1>`];
+  const parts = [
+    `<article class="wp-embed"><p class="site">${esc(env.siteName)}</p>`,
+    `<h1><a href="${esc(link(env, p))}" target="_top">${esc(title(env, p))}</a></h1>`,
+  ];
   if (ev) {
     parts.push(`<p class="dates">${eventDatesHtml(env.lang, ev.row)}</p>`);
     if (ev.venues[0]) parts.push(`<p class="venue">${esc(title(env, ev.venues[0]))}</p>`);
   }
   if (excerpt.trim()) parts.push(`<p class="excerpt">${esc(excerpt.trim())}</p>`);
   parts.push('</article>');
-  return page({ base: env.base, lang: env.segment, contentLang: env.lang, siteName: env.siteName, title: title(env, p), body: parts.join('\n'), canonical: link(env, p), embed: true });
+  return page({
+    base: env.base,
+    lang: env.segment,
+    contentLang: env.lang,
+    siteName: env.siteName,
+    title: title(env, p),
+    body: parts.join('\n'),
+    canonical: link(env, p),
+    embed: true,
+  });
 }
 
 export const LIST_PAGE_SIZE = 20;
@@ -119,11 +190,20 @@ export function listPage(env: PageEnv, pageNo: number): { html: string; found: b
   if (pageNo > 1) nav.push(`<a rel="prev" href="${esc(at(pageNo - 1))}">${l.prev}</a>`);
   if (pageNo < pages) nav.push(`<a rel="next" href="${esc(at(pageNo + 1))}">${l.next}</a>`);
   const body = `<h1>${l.upcoming}</h1>\n${eventList(env, ids)}${nav.length ? `\n<nav aria-label="${l.pages}" class="pagination">${nav.join(' ')}</nav>` : ''}`;
-  return { html: page({ base: env.base, lang: env.segment, contentLang: env.lang, siteName: env.siteName, title: l.events, body, canonical: at(pageNo) }), found: true };
+  return {
+    html: page({ base: env.base, lang: env.segment, contentLang: env.lang, siteName: env.siteName, title: l.events, body, canonical: at(pageNo) }),
+    found: true,
+  };
 }
 
 export function notFoundPage(env: PageEnv): string {
   const l = L[env.lang];
-  return page({ base: env.base, lang: env.segment, contentLang: env.lang, siteName: env.siteName, title: l.notFound, body: `<h1>${l.notFound}</h1><p>${l.notFoundText}</p>` });
+  return page({
+    base: env.base,
+    lang: env.segment,
+    contentLang: env.lang,
+    siteName: env.siteName,
+    title: l.notFound,
+    body: `<h1>${l.notFound}</h1><p>${l.notFoundText}</p>`,
+  });
 }
-

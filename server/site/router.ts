@@ -36,7 +36,14 @@ export function mountPublicPages(app: Express, state: AppState): void {
     const lang: Lang = segment ?? DEFAULT_LANG;
     const env: PageEnv = { db: state.db, base, segment, lang, siteName: state.config.siteName };
     const view = (postId: number) =>
-      recordHit(state, { kind: 'page', path: req.path, postId, ip: req.socket.remoteAddress ?? '', userAgent: header(req, 'user-agent'), referrer: header(req, 'referer') });
+      recordHit(state, {
+        kind: 'page',
+        path: req.path,
+        postId,
+        ip: req.socket.remoteAddress ?? '',
+        userAgent: header(req, 'user-agent'),
+        referrer: header(req, 'referer'),
+      });
 
     // The front page (`/`, `/en/`, `/et/`) is the list of upcoming events: a site page that answers 200, so a
     // client can discover the interface from the site's address (see `discoveryLink`).
@@ -56,9 +63,32 @@ export function mountPublicPages(app: Express, state: AppState): void {
       if (!req.path.endsWith('/')) return res.redirect(301, `${req.path}/${req.url.slice(req.path.length)}`);
       try {
         const vs = readViewState(`${base}${req.url}`, base, undefined, undefined);
-        const inner = renderView({ db: state.db, base, lang, segment, timezone: state.config.timezone, restUrl: siteUrl(base, segment, '/wp-json/evt/views/v2/html'), shouldManageUrl: true }, vs);
+        const inner = renderView(
+          {
+            db: state.db,
+            base,
+            lang,
+            segment,
+            timezone: state.config.timezone,
+            restUrl: siteUrl(base, segment, '/wp-json/evt/views/v2/html'),
+            shouldManageUrl: true,
+          },
+          vs,
+        );
         view(0);
-        return sendPage(res, 200, page({ base, lang: segment, contentLang: lang, siteName: state.config.siteName, title: labels(lang).events, body: inner, canonical: viewUrl(base, vs) }));
+        return sendPage(
+          res,
+          200,
+          page({
+            base,
+            lang: segment,
+            contentLang: lang,
+            siteName: state.config.siteName,
+            title: labels(lang).events,
+            body: inner,
+            canonical: viewUrl(base, vs),
+          }),
+        );
       } catch (e) {
         if (e instanceof ViewStateError) return sendPage(res, 404, notFoundPage(env));
         throw e;

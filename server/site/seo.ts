@@ -6,9 +6,15 @@ import { robotsSettings, robotsTxt, sitemapEntries, sitemapXml } from '../seo/si
 export function mountSeo(app: Express, state: AppState): void {
   const base = state.config.publicUrl;
   app.get('/robots.txt', (_req, res) => {
-    res.status(200).type('text/plain; charset=utf-8').send(robotsTxt(robotsSettings(state.db), base));
+    res
+      .status(200)
+      .type('text/plain; charset=utf-8')
+      .send(robotsTxt(robotsSettings(state.db), base));
   });
   app.get('/sitemap.xml', (_req, res) => {
-    res.status(200).type('application/xml; charset=utf-8').send(sitemapXml(sitemapEntries(state.db, (p) => `${base}${p}`)));
+    res
+      .status(200)
+      .type('application/xml; charset=utf-8')
+      .send(sitemapXml(sitemapEntries(state.db, (p) => `${base}${p}`)));
   });
 }

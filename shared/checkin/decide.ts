@@ -98,7 +98,10 @@ export function decideCheckin(subject: ScanSubject, ctx?: Pick<ScanContext, 'dev
     if (ctx?.deviceId !== undefined && subject.checkin?.deviceId === ctx.deviceId) {
       const at = checkinDateMs(subject.checkin.date);
       return {
-        kind: 'already_here', ...who, ticketTitle: subject.ticketTitle, checkedInAt: subject.checkin.date,
+        kind: 'already_here',
+        ...who,
+        ticketTitle: subject.ticketTitle,
+        checkedInAt: subject.checkin.date,
         agoMs: at === null ? 0 : Math.max(0, ctx.now - at),
       };
     }
@@ -120,11 +123,7 @@ export function decideCheckin(subject: ScanSubject, ctx?: Pick<ScanContext, 'dev
  * The security code is checked before anything about the attendee is revealed, so a guessed ID learns
  * neither name nor status.
  */
-export function decideScan(
-  code: TicketCode | null,
-  subject: ScanSubject | undefined,
-  ctx: ScanContext,
-): ScanVerdict {
+export function decideScan(code: TicketCode | null, subject: ScanSubject | undefined, ctx: ScanContext): ScanVerdict {
   if (code === null) return { kind: 'invalid', reason: 'unreadable', attendeeId: null, name: null };
   if (code.eventId !== null && code.eventId !== ctx.eventId) {
     return { kind: 'invalid', reason: 'other_event', attendeeId: code.attendeeId, name: null };
@@ -134,10 +133,7 @@ export function decideScan(
     const age = ctx.lastSyncAt === null ? null : Math.max(0, ctx.now - ctx.lastSyncAt);
     return { kind: 'not_in_list', attendeeId: code.attendeeId, syncedAgoMs: age };
   }
-  if (
-    subject.securityCodeHash === null ||
-    !securityCodeMatches(subject.id, code.securityCode, subject.securityCodeHash)
-  ) {
+  if (subject.securityCodeHash === null || !securityCodeMatches(subject.id, code.securityCode, subject.securityCodeHash)) {
     return { kind: 'invalid', reason: 'wrong_security_code', attendeeId: code.attendeeId, name: null };
   }
   if (subject.eventId !== ctx.eventId) {

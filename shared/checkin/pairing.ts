@@ -25,13 +25,19 @@ const InterfaceRoot = z
       return z.NEVER;
     }
     if (
-      (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname ||
-      parsed.username || parsed.password || parsed.search || parsed.hash || u.includes('?') || u.includes('#')
+      (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') ||
+      !parsed.hostname ||
+      parsed.username ||
+      parsed.password ||
+      parsed.search ||
+      parsed.hash ||
+      u.includes('?') ||
+      u.includes('#')
     ) {
       ctx.addIssue({ code: 'custom', message: 'url must be an http(s) URL with no credentials, query or fragment' });
       return z.NEVER;
     }
-    return parsed.href.replace(/\/+$/, '') + '/';
+    return `${parsed.href.replace(/\/+$/, '')}/`;
   });
 
 /** The pairing payload a door device receives (QR code, link or manual form). */
@@ -39,10 +45,22 @@ export const PairingPayload = z.object({
   /** Interface root, e.g. `http://127.0.0.1:8080/en/wp-json/`. Normalised to end with one slash. */
   url: InterfaceRoot,
   /** Sent as `Authorization: Bearer <key>`: visible Latin-1 characters only, so it cannot split a header. */
-  api_key: z.string().trim().min(1).max(PAIRING_LIMITS.apiKey).regex(/^[\x21-\x7e\xa1-\xff]+$/, 'api_key has characters a key never has'),
+  api_key: z
+    .string()
+    .trim()
+    .min(1)
+    .max(PAIRING_LIMITS.apiKey)
+    .regex(/^[\x21-\x7e\xa1-\xff]+$/, 'api_key has characters a key never has'),
   /** A post ID: a positive whole number (digits only when it comes as text, as from the form). */
   event_id: z
-    .union([z.number(), z.string().trim().regex(/^[0-9]{1,15}$/).transform(Number)])
+    .union([
+      z.number(),
+      z
+        .string()
+        .trim()
+        .regex(/^[0-9]{1,15}$/)
+        .transform(Number),
+    ])
     .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
   /**
    * When the server speaks HTTPS with a self-signed certificate: the SHA-256 of that certificate's DER, as 64
@@ -87,10 +105,7 @@ export function pairingLink(base: string, payload: PairingPayload): string {
 }
 
 /** What a scanned or linked text holds: no pairing code, a pairing code that fails validation, or a valid one. */
-export type PairingRead =
-  | { kind: 'none' }
-  | { kind: 'invalid'; reason: string }
-  | { kind: 'ok'; payload: PairingPayload };
+export type PairingRead = { kind: 'none' } | { kind: 'invalid'; reason: string } | { kind: 'ok'; payload: PairingPayload };
 
 /**
  * Reads a pairing payload from what a scanner or a link gives: the raw JSON, a pairing link (or any text
@@ -124,7 +139,8 @@ export function readPairing(raw: string): PairingRead {
     return m || text.startsWith('{') ? { kind: 'invalid', reason: 'not an object' } : { kind: 'none' };
   }
   const parsed = PairingPayload.safeParse(value);
-  if (!parsed.success) return { kind: 'invalid', reason: parsed.error.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; ') };
+  if (!parsed.success)
+    return { kind: 'invalid', reason: parsed.error.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; ') };
   return { kind: 'ok', payload: parsed.data };
 }
 

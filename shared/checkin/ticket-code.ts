@@ -42,11 +42,7 @@ export function parseTicketCode(raw: string): TicketCode | null {
  * Builds the original check-in URL for an attendee (the server's QR image and the tests use it).
  * `base` is the public base URL without trailing slash; `apiPath` is the check-in route path.
  */
-export function ticketCodeUrl(
-  base: string,
-  code: TicketCode & { eventId: number },
-  apiPath = `/evt/tickets/v1/qr`,
-): string {
+export function ticketCodeUrl(base: string, code: TicketCode & { eventId: number }, apiPath = `/evt/tickets/v1/qr`): string {
   const params = new URLSearchParams({
     event_qr_code: '1',
     ticket_id: String(code.attendeeId),

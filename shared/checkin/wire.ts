@@ -168,7 +168,7 @@ export function classifyCheckinResponse(status: number, body: unknown): CheckinF
   }
   if (code === CHECKIN_ERRORS.alreadyCheckedIn) {
     const data = error.success ? error.data.data : null;
-    const standing = CheckinDetails.safeParse(data?.['checkin_details']);
+    const standing = CheckinDetails.safeParse(data?.checkin_details);
     return { kind: 'conflict', standing: standing.success ? standing.data : null, message };
   }
   if (status === 429 || status >= 500 || !error.success) return { kind: 'retry', status, message };

@@ -83,12 +83,17 @@ function joinOr(values: readonly unknown[]): string {
 export function toWpIssue(issue: z.core.$ZodIssue): WpIssue {
   const params = (issue as { params?: Record<string, unknown> }).params;
   if (params && typeof params[WP] === 'string') return { code: params[WP] as string, message: issue.message };
-  const path = issue.path.length ? '%s' + issue.path.map((p) => `[${String(p)}]`).join('') : '%s';
+  const path = issue.path.length ? `%s${issue.path.map((p) => `[${String(p)}]`).join('')}` : '%s';
   switch (issue.code) {
     case 'invalid_type': {
       if (issue.path.length > 0 && /received undefined/.test(issue.message)) {
         const prop = String(issue.path[issue.path.length - 1]);
-        const parent = '%s' + issue.path.slice(0, -1).map((p) => `[${String(p)}]`).join('');
+        const parent =
+          '%s' +
+          issue.path
+            .slice(0, -1)
+            .map((p) => `[${String(p)}]`)
+            .join('');
         return { code: 'rest_property_required', message: `${prop} is a required property of ${parent}.` };
       }
       const expected = issue.expected === 'number' ? 'number' : issue.expected;
@@ -219,7 +224,9 @@ export function string<O extends StrOpts>(o: O = {} as O): Param<string, Present
   if (o.minLength !== undefined) base = base.min(o.minLength);
   const schema = z.preprocess((v) => (typeof v === 'number' ? String(v) : v), base);
   const accept = (v: unknown): unknown =>
-    typeof v === 'string' && (o.maxLength === undefined || v.length <= o.maxLength) && (o.minLength === undefined || v.length >= o.minLength) ? v : SLOW;
+    typeof v === 'string' && (o.maxLength === undefined || v.length <= o.maxLength) && (o.minLength === undefined || v.length >= o.minLength)
+      ? v
+      : SLOW;
   return make(schema, base, { ...o, extra: { ...(o.format ? { format: o.format } : {}), ...o.extra } }, accept);
 }
 
@@ -281,7 +288,7 @@ export function argJson(p: Param): ArgJson {
   if (p.description) out.description = p.description;
   if (p.default !== undefined) out.default = p.default;
   for (const [k, v] of Object.entries(js)) {
-    if (k === 'exclusiveMinimum' || k === 'exclusiveMaximum' || k === 'additionalProperties' && v === false) continue;
+    if (k === 'exclusiveMinimum' || k === 'exclusiveMaximum' || (k === 'additionalProperties' && v === false)) continue;
     if (k === 'propertyNames') continue;
     out[k] = v;
   }

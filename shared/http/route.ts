@@ -30,7 +30,13 @@ export interface RouteDoc {
   /** Example values of path parameters, by name (defaults: 42 for integers, a slug for strings). */
   examples?: Record<string, unknown>;
   /** Parameters the handler reads from the request itself (the route declares only the language). */
-  extraParams?: readonly { name: string; in: 'query' | 'header' | 'body'; description: string; required?: boolean; schema: Record<string, unknown> }[];
+  extraParams?: readonly {
+    name: string;
+    in: 'query' | 'header' | 'body';
+    description: string;
+    required?: boolean;
+    schema: Record<string, unknown>;
+  }[];
   /** Answers no statuses besides those listed (no automatic 404 for a path parameter, e.g.). */
   exact?: boolean;
 }
@@ -89,7 +95,7 @@ export interface NamespaceDef {
 
 /** Convert a WordPress route pattern to a JavaScript regular expression source. */
 export function routeRegexSource(namespace: string, route: string): string {
-  return `^/${namespace}${route}`.replace(/\(\?P</g, '(?<') + '$';
+  return `${`^/${namespace}${route}`.replace(/\(\?P</g, '(?<')}$`;
 }
 
 /** `/events/(?P<id>\d+)` -> `/events/{id}` for OpenAPI. */

@@ -132,7 +132,10 @@ export const Event = z.object({
   organizer: z.array(Organizer),
   custom_fields: z.union([z.array(z.never()), z.record(z.string(), z.object({ label: z.string(), value: z.string() }))]),
   json_ld: z.record(z.string(), z.unknown()).optional(),
-  ticketed: z.union([z.literal(false), z.array(z.string())]).nullable().optional(),
+  ticketed: z
+    .union([z.literal(false), z.array(z.string())])
+    .nullable()
+    .optional(),
   attendance: Attendance.optional(),
   /** For a caller who may edit the event (CONTRACT section 2, ticket editing): the nonce to add a ticket. */
   nonces: z.object({ add_ticket_nonce: z.string() }).optional(),

@@ -6,7 +6,19 @@ import { z } from 'zod';
  * Field type names are those of the original form plugin.
  */
 
-export const FIELD_TYPES = ['textbox', 'textarea', 'email', 'number', 'phone', 'date', 'checkbox', 'listselect', 'listradio', 'listcheckbox', 'hidden'] as const;
+export const FIELD_TYPES = [
+  'textbox',
+  'textarea',
+  'email',
+  'number',
+  'phone',
+  'date',
+  'checkbox',
+  'listselect',
+  'listradio',
+  'listcheckbox',
+  'hidden',
+] as const;
 export const FieldType = z.enum(FIELD_TYPES);
 export type FieldType = z.infer<typeof FieldType>;
 
@@ -21,12 +33,20 @@ export const FieldInput = z
   .object({
     label: z.string().trim().min(1).max(200),
     type: FieldType,
-    key: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/).optional(),
+    key: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,63}$/)
+      .optional(),
     required: z.boolean().default(false),
-    options: z.array(z.union([z.string().min(1).max(200), FieldOption])).max(200).default([]),
+    options: z
+      .array(z.union([z.string().min(1).max(200), FieldOption]))
+      .max(200)
+      .default([]),
   })
   .transform((f) => ({ ...f, options: f.options.map((o) => (typeof o === 'string' ? { label: o, value: o } : o)) }))
-  .refine((f) => (isListType(f.type) ? f.options.length > 0 : f.options.length === 0), { message: 'list fields need options; other fields take none' })
+  .refine((f) => (isListType(f.type) ? f.options.length > 0 : f.options.length === 0), {
+    message: 'list fields need options; other fields take none',
+  })
   .refine((f) => new Set(f.options.map((o) => o.value)).size === f.options.length, { message: 'option values must be unique' });
 export type FieldInput = z.infer<typeof FieldInput>;
 
@@ -75,10 +95,22 @@ export const SubmissionColumn = FormField.extend({ slug: z.string(), adminLabel:
 export const SubmissionPage = z.object({ data: z.array(SingleSubmission), count: z.number().int() });
 
 /** submissions/handle-extra: `responseType` `download` carries a base64 CSV. */
-export const HandleExtraResult = z.object({ responseType: z.enum(['none', 'download']), download: z.string(), blobType: z.string(), result: z.string(), filename: z.string() });
+export const HandleExtraResult = z.object({
+  responseType: z.enum(['none', 'download']),
+  download: z.string(),
+  blobType: z.string(),
+  result: z.string(),
+  filename: z.string(),
+});
 
 /** download-all: the signed link to the file. */
-export const DownloadLink = z.object({ formId: z.string(), downloadUrl: z.string(), filePath: z.string(), formIds: z.array(z.string()), expires: z.string() });
+export const DownloadLink = z.object({
+  formId: z.string(),
+  downloadUrl: z.string(),
+  filePath: z.string(),
+  formIds: z.array(z.string()),
+  expires: z.string(),
+});
 
 /** forms-views POST /forms. */
 export const CreatedForm = z.object({ formID: z.number().int(), formTitle: z.string(), fields: z.array(FormField) });
@@ -99,13 +131,17 @@ function blank(v: unknown): boolean {
 }
 
 /** Checks one value against its field; returns the normalised value or an error message. */
-export function checkValue(field: Pick<FormField, 'type' | 'required' | 'options' | 'label'>, raw: unknown): { value: FieldValue | null } | { error: string } {
+export function checkValue(
+  field: Pick<FormField, 'type' | 'required' | 'options' | 'label'>,
+  raw: unknown,
+): { value: FieldValue | null } | { error: string } {
   if (blank(raw)) return field.required ? { error: `${field.label} is required.` } : { value: null };
   const allowed = new Set(field.options.map((o) => o.value));
   switch (field.type) {
     case 'checkbox': {
       if (raw === true || raw === 'true' || raw === '1' || raw === 1 || raw === 'on' || raw === 'checked') return { value: true };
-      if (raw === 'false' || raw === '0' || raw === 0 || raw === 'unchecked') return field.required ? { error: `${field.label} is required.` } : { value: false };
+      if (raw === 'false' || raw === '0' || raw === 0 || raw === 'unchecked')
+        return field.required ? { error: `${field.label} is required.` } : { value: false };
       return { error: `${field.label} must be checked or unchecked.` };
     }
     case 'number': {
@@ -114,7 +150,8 @@ export function checkValue(field: Pick<FormField, 'type' | 'required' | 'options
     }
     case 'listcheckbox': {
       const list = Array.isArray(raw) ? raw : [raw];
-      if (!list.every((v): v is string => typeof v === 'string' && allowed.has(v))) return { error: `${field.label} has a value that is not one of its options.` };
+      if (!list.every((v): v is string => typeof v === 'string' && allowed.has(v)))
+        return { error: `${field.label} has a value that is not one of its options.` };
       return { value: [...new Set(list)] };
     }
     default:

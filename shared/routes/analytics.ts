@@ -20,7 +20,9 @@ export function isCalendarDate(s: string): boolean {
   return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
 }
 
-const dateSchema = z.string().transform((s, ctx) => (isCalendarDate(s) ? s : wpIssue(ctx, 'rest_invalid_date', '%s must be a date in the form YYYY-MM-DD.')));
+const dateSchema = z
+  .string()
+  .transform((s, ctx) => (isCalendarDate(s) ? s : wpIssue(ctx, 'rest_invalid_date', '%s must be a date in the form YYYY-MM-DD.')));
 const dateArg = (description: string) => custom(dateSchema, z.string(), { description, extra: { format: 'date' } });
 
 /** Longest range of a daily series, and of a monthly one. */
@@ -53,7 +55,12 @@ export const AnalyticsRealtime = Counts.extend({
   paths: z.array(z.object({ path: z.string(), post_id: z.number().int(), views: z.number().int() })),
 });
 
-const common = { namespace: ns, methods: ['GET'] as const, permission: 'manage_options' as const, forbiddenMessage: 'Sorry, you are not allowed to view analytics.' };
+const common = {
+  namespace: ns,
+  methods: ['GET'] as const,
+  permission: 'manage_options' as const,
+  forbiddenMessage: 'Sorry, you are not allowed to view analytics.',
+};
 const responses = (schema: string) => ({
   responses: {
     '200': { description: 'The figures for the range', schema },
@@ -100,7 +107,13 @@ export const analyticsRoutes = {
     ...common,
     id: 'analytics.realtime',
     route: '/realtime',
-    args: { since: string({ description: 'Start of the window (ISO 8601 date-time, or any date the events API accepts); defaults to 30 minutes ago', extra: { format: 'date-time' } }), ...tl },
+    args: {
+      since: string({
+        description: 'Start of the window (ISO 8601 date-time, or any date the events API accepts); defaults to 30 minutes ago',
+        extra: { format: 'date-time' },
+      }),
+      ...tl,
+    },
     summary: 'Views and visitors since a moment (default the last 30 minutes), with the most viewed paths.',
     doc: responses('AnalyticsRealtime'),
   }),

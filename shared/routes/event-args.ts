@@ -32,7 +32,11 @@ export const timeArg = (description: string, required = false) => {
 /** A string TEC checks with `is_string`; numbers are accepted as their text, as PHP would. */
 export const textArg = (description: string, o: { required?: boolean; nonEmpty?: boolean; extra?: ArgJson } = {}) => {
   const inner = o.nonEmpty ? z.string().trim().min(1) : z.string();
-  return custom(z.preprocess((v) => (typeof v === 'number' ? String(v) : v), inner), z.string(), { description, required: o.required, ...cb, ...(o.extra ? { extra: o.extra } : {}) });
+  return custom(
+    z.preprocess((v) => (typeof v === 'number' ? String(v) : v), inner),
+    z.string(),
+    { description, required: o.required, ...cb, ...(o.extra ? { extra: o.extra } : {}) },
+  );
 };
 
 /**
@@ -47,7 +51,10 @@ const shownDefault = (value: null | boolean): ArgJson => ({ default: value });
  */
 export const filterText = (description: string, o: { default?: string } = {}) =>
   custom(
-    z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().refine((s) => s !== '' && s !== '0')),
+    z.preprocess(
+      (v) => (typeof v === 'number' ? String(v) : v),
+      z.string().refine((s) => s !== '' && s !== '0'),
+    ),
     z.string(),
     { description, ...cb, ...(o.default !== undefined ? { default: o.default } : {}) },
   );
@@ -55,7 +62,17 @@ export const filterText = (description: string, o: { default?: string } = {}) =>
 /** A truthy-string flag as TEC reads `strict_dates`: true, 1, yes, on. */
 export const truthyFlag = (description: string) =>
   custom(
-    z.preprocess((v) => (typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : typeof v === 'string' ? ['true', '1', 'yes', 'on'].includes(v.toLowerCase()) : v), z.boolean()),
+    z.preprocess(
+      (v) =>
+        typeof v === 'boolean'
+          ? v
+          : typeof v === 'number'
+            ? v !== 0
+            : typeof v === 'string'
+              ? ['true', '1', 'yes', 'on'].includes(v.toLowerCase())
+              : v,
+      z.boolean(),
+    ),
     z.boolean(),
     { description, default: false, ...cb },
   );
@@ -70,7 +87,8 @@ export const statusArg = (description: string) => stringList({ description, ...c
 // ---- write arguments ----
 
 /** The venue or organizer of an event: an ID, `{id}`, an object of create fields, or a list of those. */
-const linked = (description: string) => any({ description, extra: { type: ['integer', 'object', 'array'], ...shownDefault(null), items: { type: 'integer' } } });
+const linked = (description: string) =>
+  any({ description, extra: { type: ['integer', 'object', 'array'], ...shownDefault(null), items: { type: 'integer' } } });
 
 function eventFields(required: boolean) {
   return {
@@ -87,21 +105,25 @@ function eventFields(required: boolean) {
     start_date: timeArg('The event start date and time', required),
     end_date: timeArg('The event end date and time', required),
     image: any({ description: 'The event featured image ID or URL', extra: { type: ['integer', 'string'] } }),
-    cost: custom(
-      z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))]),
-      z.union([z.string(), z.number()]),
-      { description: 'The event cost: a number, a text such as "10 - 20", or a list of prices', style: 'callback' },
-    ),
+    cost: custom(z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))]), z.union([z.string(), z.number()]), {
+      description: 'The event cost: a number, a text such as "10 - 20", or a list of prices',
+      style: 'callback',
+    }),
     currency_symbol: textArg('The currency symbol of the cost, e.g. € (default $)'),
     currency_code: textArg('The ISO 4217 code of the cost currency, e.g. EUR'),
-    currency_position: custom(z.enum(['prefix', 'postfix', 'suffix']), z.enum(['prefix', 'postfix', 'suffix']), { description: 'Where the currency symbol goes' }),
+    currency_position: custom(z.enum(['prefix', 'postfix', 'suffix']), z.enum(['prefix', 'postfix', 'suffix']), {
+      description: 'Where the currency symbol goes',
+    }),
     website: textArg('The event website URL', { extra: shownDefault(null) }),
     show_map: boolean({ description: 'Whether the map should be shown on the event page' }),
     show_map_link: boolean({ description: 'Whether the map link should be shown on the event page' }),
     hide_from_listings: boolean({ description: 'Whether the event should be hidden in the calendar view' }),
     sticky: boolean({ description: 'Whether the event should be sticky in the calendar view' }),
     featured: boolean({ description: 'Whether the event should be featured on the site' }),
-    categories: any({ description: 'The event category IDs, slugs or names', extra: { type: 'array', items: { type: 'integer' }, ...shownDefault(null) } }),
+    categories: any({
+      description: 'The event category IDs, slugs or names',
+      extra: { type: 'array', items: { type: 'integer' }, ...shownDefault(null) },
+    }),
     tags: any({ description: 'The event tag IDs, slugs or names', extra: { type: 'array', items: { type: 'integer' }, ...shownDefault(null) } }),
     venue: linked('The event venue ID or data'),
     organizer: linked('The event organizer IDs or data'),
@@ -160,7 +182,11 @@ export const organizerUpdateArgs = organizerFields(false);
 
 export function termFields(required: boolean, hierarchical: boolean) {
   const base = {
-    name: custom(z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().trim().min(1)), z.string(), { description: 'HTML title for the term.', required }),
+    name: custom(
+      z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().trim().min(1)),
+      z.string(),
+      { description: 'HTML title for the term.', required },
+    ),
     description: string({ description: 'HTML description of the term.' }),
     slug: string({ description: 'An alphanumeric identifier for the term unique to its type.' }),
   };
@@ -191,14 +217,21 @@ export function termListArgs(hierarchical: boolean) {
     exclude: idList({ description: 'Ensure result set excludes specific IDs.', default: [], ...cb }),
     include: idList({ description: 'Limit result set to specific IDs.', default: [], ...cb }),
     order: filterText('Order sort attribute ascending or descending: asc or desc (anything else is desc).', { default: 'asc' }),
-    orderby: filterText('Sort collection by term attribute: id, include, name, slug, include_slugs, term_group, description or count (anything else is name).', {
-      default: 'name',
-    }),
+    orderby: filterText(
+      'Sort collection by term attribute: id, include, name, slug, include_slugs, term_group, description or count (anything else is name).',
+      {
+        default: 'name',
+      },
+    ),
     hide_empty: boolean({ description: 'Whether to hide terms not assigned to any posts.', default: true }),
   };
   if (hierarchical) args.parent = integer({ description: 'Limit result set to terms assigned to a specific parent.', minimum: 1, ...cb });
   args.post = integer({ description: 'Limit result set to terms assigned to a specific post.', minimum: 1, ...cb });
-  args.event = integer({ description: 'Limit result set to terms assigned to a specific event (an alias of the "post" parameter).', minimum: 1, ...cb });
+  args.event = integer({
+    description: 'Limit result set to terms assigned to a specific event (an alias of the "post" parameter).',
+    minimum: 1,
+    ...cb,
+  });
   args.slug = stringList({ description: 'Limit result set to terms with one or more specific slugs.', ...cb });
   return args;
 }

@@ -66,7 +66,12 @@ export const oembedRoutes = {
     },
     permission: 'public',
     summary: 'oEmbed data of a page of this site (an event, venue or organizer), as JSON or XML.',
-    doc: { responses: { '200': { description: 'The oEmbed data of the page (format=xml: as XML)', schema: 'OEmbedResponse', media: ['application/json', 'text/xml'] }, '404': { description: 'The URL is not an embeddable page of this site (oembed_invalid_url)' } } },
+    doc: {
+      responses: {
+        '200': { description: 'The oEmbed data of the page (format=xml: as XML)', schema: 'OEmbedResponse', media: ['application/json', 'text/xml'] },
+        '404': { description: 'The URL is not an embeddable page of this site (oembed_invalid_url)' },
+      },
+    },
   }),
   proxy: defineRoute({
     id: 'oembed.proxy',
@@ -76,7 +81,10 @@ export const oembedRoutes = {
     args: {
       url: urlArg,
       format: enumString(['json', 'xml'], { description: 'The oEmbed format to use.', default: 'json' as const }),
-      maxwidth: custom(absintSchema, z.number().int(), { description: 'The maximum width of the embed frame in pixels.', default: OEMBED_DEFAULT_WIDTH }),
+      maxwidth: custom(absintSchema, z.number().int(), {
+        description: 'The maximum width of the embed frame in pixels.',
+        default: OEMBED_DEFAULT_WIDTH,
+      }),
       maxheight: custom(absintSchema, z.number().int(), { description: 'The maximum height of the embed frame in pixels.' }),
       discover: boolean({ description: 'Whether to perform an oEmbed discovery request for unsanctioned providers.', default: true }),
       ...tl,

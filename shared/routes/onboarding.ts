@@ -38,13 +38,27 @@ export const WizardRead = z.object({
 
 export const onboardingRoutes = {
   save: defineRoute({
-    id: 'tickets-onboarding.wizard.save', namespace: ns, route: '/wizard', methods: ['POST'], permission: 'public',
+    id: 'tickets-onboarding.wizard.save',
+    namespace: ns,
+    route: '/wizard',
+    methods: ['POST'],
+    permission: 'public',
     args: { action_nonce: string({ description: 'The action nonce for the request.', required: true }), ...tl },
     summary: 'Saves a wizard step: begun, finished, currentTab, completedTabs, skippedTabs, paymentOption, currency, timezone, optin, event',
-    doc: { responses: { '200': { description: 'What was saved', schema: 'WizardSaved' }, '403': { description: 'The nonce is invalid, or the caller may not manage options.' } } },
+    doc: {
+      responses: {
+        '200': { description: 'What was saved', schema: 'WizardSaved' },
+        '403': { description: 'The nonce is invalid, or the caller may not manage options.' },
+      },
+    },
   }),
   read: defineRoute({
-    id: 'tickets-onboarding.wizard.read', namespace: ns, route: '/wizard', methods: ['GET'], permission: 'manage_options', args: { ...tl },
+    id: 'tickets-onboarding.wizard.read',
+    namespace: ns,
+    route: '/wizard',
+    methods: ['GET'],
+    permission: 'manage_options',
+    args: { ...tl },
     summary: 'The wizard nonce and the stored wizard settings (an extension of this server)',
     doc: { responses: { '200': { description: 'The nonce and the settings', schema: 'WizardRead' } } },
   }),
@@ -53,5 +67,10 @@ export const onboardingRoutes = {
 export const onboardingNamespace: NamespaceDef = {
   name: ns,
   routes: [onboardingRoutes.save, onboardingRoutes.read] as RouteDef[],
-  doc: { title: 'Tickets onboarding', description: 'The onboarding wizard of the ticketing plugin.', version: '1.0.0', schemas: { WizardState, WizardSaved, WizardRead } },
+  doc: {
+    title: 'Tickets onboarding',
+    description: 'The onboarding wizard of the ticketing plugin.',
+    version: '1.0.0',
+    schemas: { WizardState, WizardSaved, WizardRead },
+  },
 };

@@ -66,47 +66,93 @@ export const PrivateLink = z.object({
   expired: z.boolean(),
 });
 
-export const Unprotected = z.object({ ID: z.number().int(), post_id: z.number().int(), time: z.number().int(), url: z.string(), is_prevented: z.number().int(), revoked_links: z.number().int() });
+export const Unprotected = z.object({
+  ID: z.number().int(),
+  post_id: z.number().int(),
+  time: z.number().int(),
+  url: z.string(),
+  is_prevented: z.number().int(),
+  revoked_links: z.number().int(),
+});
 
 const idRoute = (path: string) => `/${path}/(?P<id>\\d+)`;
 
 export const protectedFilesRoutes = {
   protect: defineRoute({
-    id: 'protected-files.protect', namespace: ns, route: idRoute('files'), methods: ['POST'], permission: 'manage_options', args: { ...tl },
+    id: 'protected-files.protect',
+    namespace: ns,
+    route: idRoute('files'),
+    methods: ['POST'],
+    permission: 'manage_options',
+    args: { ...tl },
     summary: 'Protects the file: it is then served only through its private URLs; answers with a new private link',
     doc: { responses: { '200': { description: 'The new private link', schema: 'PrivateLink' } } },
   }),
   privateUrls: defineRoute({
-    id: 'protected-files.private-urls', namespace: ns, route: idRoute('private-urls'), methods: ['GET'], permission: 'manage_options', args: { ...tl },
+    id: 'protected-files.private-urls',
+    namespace: ns,
+    route: idRoute('private-urls'),
+    methods: ['GET'],
+    permission: 'manage_options',
+    args: { ...tl },
     summary: 'Lists the live private links of a protected file',
     doc: { responses: { '200': { description: 'The live private links (none when the file is not protected)', schema: 'PrivateLink[]' } } },
   }),
   read: defineRoute({
-    id: 'protected-files.read', namespace: ns, route: idRoute('files'), methods: ['GET'], permission: 'manage_options', args: { ...tl },
+    id: 'protected-files.read',
+    namespace: ns,
+    route: idRoute('files'),
+    methods: ['GET'],
+    permission: 'manage_options',
+    args: { ...tl },
     summary: 'Whether the file is protected, with its metadata',
     doc: { responses: { '200': { description: 'The file', schema: 'ProtectedFileInfo' } } },
   }),
   unprotect: defineRoute({
-    id: 'protected-files.unprotect', namespace: ns, route: idRoute('un-protect-files'), methods: ['POST'], permission: 'manage_options', args: { ...tl },
+    id: 'protected-files.unprotect',
+    namespace: ns,
+    route: idRoute('un-protect-files'),
+    methods: ['POST'],
+    permission: 'manage_options',
+    args: { ...tl },
     summary: 'Unprotects the file: it is served publicly again and its private links stop working',
     doc: { responses: { '200': { description: 'The file, public again, and how many links were revoked', schema: 'Unprotected' } } },
   }),
   upload: defineRoute({
-    id: 'protected-files.upload', namespace: ns, route: '/files', methods: ['POST'], permission: 'edit_events',
+    id: 'protected-files.upload',
+    namespace: ns,
+    route: '/files',
+    methods: ['POST'],
+    permission: 'edit_events',
     args: {
-      filename: string({ description: `The file name: letters, digits, space, . _ ( ) -, ending in one of ${Object.keys(UPLOAD_TYPES).join(', ')}`, required: true }),
+      filename: string({
+        description: `The file name: letters, digits, space, . _ ( ) -, ending in one of ${Object.keys(UPLOAD_TYPES).join(', ')}`,
+        required: true,
+      }),
       content: string({ description: `The file's bytes, base64-encoded (at most ${MAX_UPLOAD_BYTES} bytes decoded)`, required: true }),
       post_id: integer({ description: 'The post the file is attached to', minimum: 1 }),
       ...tl,
     },
     summary: 'Uploads a file as an attachment (an extension of this server)',
-    doc: { responses: { '201': { description: 'The stored file', schema: 'ProtectedFileInfo' }, '404': { description: 'No such post to attach the file to.' }, '413': { description: 'The file is over the upload limit (`rest_upload_too_large`).' } } },
+    doc: {
+      responses: {
+        '201': { description: 'The stored file', schema: 'ProtectedFileInfo' },
+        '404': { description: 'No such post to attach the file to.' },
+        '413': { description: 'The file is over the upload limit (`rest_upload_too_large`).' },
+      },
+    },
   }),
 };
 
 export const protectedFilesNamespace: NamespaceDef = {
   name: ns,
-  routes: [protectedFilesRoutes.protect, protectedFilesRoutes.privateUrls, protectedFilesRoutes.read, protectedFilesRoutes.unprotect, protectedFilesRoutes.upload] as RouteDef[],
+  routes: [
+    protectedFilesRoutes.protect,
+    protectedFilesRoutes.privateUrls,
+    protectedFilesRoutes.read,
+    protectedFilesRoutes.unprotect,
+    protectedFilesRoutes.upload,
+  ] as RouteDef[],
   doc: {
     title: 'Protected files',
     description: 'Protect files attached to posts; a protected file is served only through expiring private links.',

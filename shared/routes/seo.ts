@@ -22,7 +22,10 @@ const EDITABLE = ['POST', 'PUT', 'PATCH'] as const;
 export const SEO_TYPES = ['event', 'venue', 'organizer'] as const;
 
 /** A robots.txt path rule: starts with `/`, no white space or control characters (they would inject lines). */
-export const RobotsPath = z.string().max(200).regex(/^\/[^\s\u0000-\u001f\u007f#]*$/);
+export const RobotsPath = z
+  .string()
+  .max(200)
+  .regex(/^\/[^\s\u0000-\u001f\u007f#]*$/);
 
 export const RobotsSettings = z.object({
   block_all: z.boolean().default(false),
@@ -48,43 +51,86 @@ export const Robots = z.object({ settings: RobotsSettings, robots_txt: z.string(
 const postErrors = { '404': { description: 'No such published event, venue or organizer (`rest_post_invalid_id`).' } };
 
 const id = integer({ description: 'Unique identifier of the post', required: true, in: 'path', minimum: 1 });
-const pathList = custom(z.preprocess((v) => (typeof v === 'string' ? v.split(/[\n,]+/).map((s) => s.trim()).filter(Boolean) : v), z.array(RobotsPath).max(50)), z.array(z.string()), {
-  description: 'Paths crawlers must not visit (each starts with /); replaces the list',
-});
+const pathList = custom(
+  z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(/[\n,]+/)
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v,
+    z.array(RobotsPath).max(50),
+  ),
+  z.array(z.string()),
+  {
+    description: 'Paths crawlers must not visit (each starts with /); replaces the list',
+  },
+);
 
 export const seoRoutes = {
   sitemap: defineRoute({
-    id: 'seo.sitemap', namespace: ns, route: '/sitemap', methods: ['GET'], permission: 'public',
+    id: 'seo.sitemap',
+    namespace: ns,
+    route: '/sitemap',
+    methods: ['GET'],
+    permission: 'public',
     args: { format: enumString(['json', 'xml'], { description: 'json (default) or xml (a sitemaps.org urlset)', default: 'json' as const }), ...tl },
     summary: 'The sitemap of published, indexable events, venues and organizers',
-    doc: { responses: { '200': { description: 'The sitemap: JSON, or (format=xml) a sitemaps.org urlset', schema: 'Sitemap', media: ['application/json', 'application/xml'] } } },
+    doc: {
+      responses: {
+        '200': {
+          description: 'The sitemap: JSON, or (format=xml) a sitemaps.org urlset',
+          schema: 'Sitemap',
+          media: ['application/json', 'application/xml'],
+        },
+      },
+    },
   }),
   readMeta: defineRoute({
-    id: 'seo.meta.read', namespace: ns, route: '/meta/(?P<id>\\d+)', methods: ['GET'], permission: 'public', args: { id, ...tl },
-    summary: 'A post\'s search meta, with the values pages use',
+    id: 'seo.meta.read',
+    namespace: ns,
+    route: '/meta/(?P<id>\\d+)',
+    methods: ['GET'],
+    permission: 'public',
+    args: { id, ...tl },
+    summary: "A post's search meta, with the values pages use",
     doc: { responses: { '200': { description: 'The meta', schema: 'SeoMeta' }, ...postErrors } },
   }),
   updateMeta: defineRoute({
-    id: 'seo.meta.update', namespace: ns, route: '/meta/(?P<id>\\d+)', methods: EDITABLE, permission: 'edit_events',
+    id: 'seo.meta.update',
+    namespace: ns,
+    route: '/meta/(?P<id>\\d+)',
+    methods: EDITABLE,
+    permission: 'edit_events',
     args: {
       id,
       title: string({ description: 'The title for search results (empty: the post title)', maxLength: 120 }),
       description: string({ description: 'The description for search results (empty: the excerpt)', maxLength: 320 }),
       canonical: string({ description: 'The canonical URL (http or https; empty: the permalink)', maxLength: 2000 }),
       noindex: boolean({ description: 'Keep the post out of search indexes and the sitemap' }),
-      nofollow: boolean({ description: 'Ask crawlers not to follow the post\'s links' }),
+      nofollow: boolean({ description: "Ask crawlers not to follow the post's links" }),
       ...tl,
     },
-    summary: 'Updates a post\'s search meta',
+    summary: "Updates a post's search meta",
     doc: { responses: { '200': { description: 'The meta', schema: 'SeoMeta' }, ...postErrors } },
   }),
   readRobots: defineRoute({
-    id: 'seo.robots.read', namespace: ns, route: '/robots', methods: ['GET'], permission: 'public', args: { ...tl },
+    id: 'seo.robots.read',
+    namespace: ns,
+    route: '/robots',
+    methods: ['GET'],
+    permission: 'public',
+    args: { ...tl },
     summary: 'The robots settings and the robots.txt they produce',
     doc: { responses: { '200': { description: 'The settings and robots.txt', schema: 'Robots' } } },
   }),
   updateRobots: defineRoute({
-    id: 'seo.robots.update', namespace: ns, route: '/robots', methods: EDITABLE, permission: 'manage_options',
+    id: 'seo.robots.update',
+    namespace: ns,
+    route: '/robots',
+    methods: EDITABLE,
+    permission: 'manage_options',
     args: {
       block_all: boolean({ description: 'Ask every crawler to stay away from the whole site' }),
       disallow: pathList,
@@ -100,5 +146,10 @@ export const seoRoutes = {
 export const seoNamespace: NamespaceDef = {
   name: ns,
   routes: Object.values(seoRoutes) as RouteDef[],
-  doc: { title: 'Search-engine tooling', description: 'Sitemap, per-post search meta and robots settings.', version: '1.0.0', schemas: { SeoMeta, SitemapEntry, RobotsSettings, Sitemap, Robots } },
+  doc: {
+    title: 'Search-engine tooling',
+    description: 'Sitemap, per-post search meta and robots settings.',
+    version: '1.0.0',
+    schemas: { SeoMeta, SitemapEntry, RobotsSettings, Sitemap, Robots },
+  },
 };

@@ -24,7 +24,12 @@ const page = custom(
   z.number().int().min(1),
   { description: 'The page of results to return; defaults to 1', default: 1 },
 );
-const perPage = integer({ description: 'The number of results to return on each page; defaults to 3 (at most 100)', default: 3, minimum: 1, maximum: 100 });
+const perPage = integer({
+  description: 'The number of results to return on each page; defaults to 3 (at most 100)',
+  default: 3,
+  minimum: 1,
+  maximum: 100,
+});
 const order = enumString(['ASC', 'DESC'], { description: 'Sort results in ASC or DESC order; defaults to ASC', default: 'ASC' as const });
 
 export const ticketListArgs = {
@@ -35,7 +40,9 @@ export const ticketListArgs = {
   order,
   orderby: enumString(['id', 'include', 'title', 'slug'], { description: 'Sort results by the specified field', default: 'title' as const }),
   is_available: boolean({ description: 'Limit results to tickets that have or do not have capacity currently available' }),
-  provider: stringList({ description: 'Limit results to tickets provided by one of the providers specified in the CSV list or array; defaults to all' }),
+  provider: stringList({
+    description: 'Limit results to tickets provided by one of the providers specified in the CSV list or array; defaults to all',
+  }),
   after: dateArg('Limit results to tickets created on or after the specified UTC date or timestamp'),
   before: dateArg('Limit results to tickets created on or before the specified UTC date or timestamp'),
   include: idList({ description: 'Limit results to a specific CSV list or array of ticket IDs' }),
@@ -50,10 +57,20 @@ export const ticketListArgs = {
   capacity_max: integer({ description: 'Limit results to tickets that have at most this capacity', minimum: -1 }),
   available_from: dateArg('Limit results to tickets that are available from this UTC date or timestamp'),
   available_until: dateArg('Limit results to tickets that are available up to this UTC date or timestamp'),
-  post_status: stringList({ description: 'Limit results to tickets assigned to posts that are in one of the post statuses specified in the CSV list or array; defaults to publish', default: ['publish'] }),
-  status: stringList({ description: 'Limit results to tickets that are in one of the statuses specified in the CSV list or array; defaults to publish', default: ['publish'] }),
+  post_status: stringList({
+    description:
+      'Limit results to tickets assigned to posts that are in one of the post statuses specified in the CSV list or array; defaults to publish',
+    default: ['publish'],
+  }),
+  status: stringList({
+    description: 'Limit results to tickets that are in one of the statuses specified in the CSV list or array; defaults to publish',
+    default: ['publish'],
+  }),
   currency: stringList({ description: 'Limit results to tickets priced in one of the 3-letter currency codes specified in the CSV list or array' }),
-  attendee_information_available: boolean({ description: 'Limit results to tickets that provide attendees the possibility to fill in additional information or not; requires the extended ticketing add-on' }),
+  attendee_information_available: boolean({
+    description:
+      'Limit results to tickets that provide attendees the possibility to fill in additional information or not; requires the extended ticketing add-on',
+  }),
   ...tl,
 };
 
@@ -75,7 +92,9 @@ const ticketFields = {
 export const attendeeListArgs = {
   page,
   per_page: perPage,
-  provider: stringList({ description: 'Limit results to attendees whose ticket is provided by one of the providers specified in the CSV list or array; defaults to all' }),
+  provider: stringList({
+    description: 'Limit results to attendees whose ticket is provided by one of the providers specified in the CSV list or array; defaults to all',
+  }),
   search: string({ description: 'Limit results to attendees containing the specified string in the title or description' }),
   offset: integer({ description: 'Offset the results by a specific number of items', minimum: 0 }),
   order,
@@ -89,18 +108,32 @@ export const attendeeListArgs = {
   price_max: integer({ description: 'Limit results to attendees that paid tickets a price equal or below the specified value', minimum: 0 }),
   price_min: integer({ description: 'Limit results to attendees that paid tickets a price equal or above the specified value', minimum: 0 }),
   include_post: idList({ description: 'Limit results to attendees whose ticket is assigned to one of the posts specified in the CSV list or array' }),
-  exclude_post: idList({ description: 'Limit results to attendees whose tickets is not assigned any of the posts specified in the CSV list or array' }),
+  exclude_post: idList({
+    description: 'Limit results to attendees whose tickets is not assigned any of the posts specified in the CSV list or array',
+  }),
   include_ticket: idList({ description: 'Limit results to a specific CSV list or array of ticket IDs' }),
   exclude_ticket: idList({ description: 'Exclude a specific CSV list or array of ticket IDs' }),
-  post_status: stringList({ description: 'Limit results to attendees for posts in one of these statuses; defaults to publish', default: ['publish'] }),
+  post_status: stringList({
+    description: 'Limit results to attendees for posts in one of these statuses; defaults to publish',
+    default: ['publish'],
+  }),
   status: stringList({ description: 'Limit results to attendees in one of these statuses; defaults to publish', default: ['publish'] }),
-  order_status: stringList({ description: 'Limit results to attendees whose order is in one of these statuses; defaults to public', default: ['public'] }),
+  order_status: stringList({
+    description: 'Limit results to attendees whose order is in one of these statuses; defaults to public',
+    default: ['public'],
+  }),
   checkedin: boolean({ description: 'Limit results to attendees that are or are not checked in' }),
   rsvp_going_status: stringList({ description: 'Limit results to RSVP attendees with this going status: yes, no' }),
-  attendee_information_available: boolean({ description: 'Limit results to attendees for tickets that provide attendees the possibility to fill in additional information or not; requires the extended ticketing add-on' }),
+  attendee_information_available: boolean({
+    description:
+      'Limit results to attendees for tickets that provide attendees the possibility to fill in additional information or not; requires the extended ticketing add-on',
+  }),
   name: string({ description: 'Limit results to attendees whose name matches (LIKE)' }),
   email: string({ description: 'Limit results to attendees whose e-mail matches (LIKE)' }),
-  changed_since: integer({ description: 'Only attendees changed after this cursor (from X-EVT-Cursor), in ID order, trashed ones as status "trash"', minimum: 0 }),
+  changed_since: integer({
+    description: 'Only attendees changed after this cursor (from X-EVT-Cursor), in ID order, trashed ones as status "trash"',
+    minimum: 0,
+  }),
   ...tl,
 };
 
@@ -109,11 +142,18 @@ const checkinFields = {
   check_in: boolean({ description: 'Check the attendee in (true) or out (false)' }),
   check_in_date: dateArg('The moment of the scan on the device (ISO 8601 with offset)'),
   device_id: string({ description: 'The scanning device', maxLength: 200 }),
-  nonce: string({ description: 'A client-made unique string per scan (at least 16 characters): a retry with the same nonce records nothing twice', minLength: 16, maxLength: 200 }),
+  nonce: string({
+    description: 'A client-made unique string per scan (at least 16 characters): a retry with the same nonce records nothing twice',
+    minLength: 16,
+    maxLength: 200,
+  }),
 };
 
 const email = custom(
-  z.string().trim().pipe(z.email({ error: 'Invalid email.' })),
+  z
+    .string()
+    .trim()
+    .pipe(z.email({ error: 'Invalid email.' })),
   z.string(),
   { description: 'The attendee e-mail address', required: true, extra: { format: 'email' } },
 );
@@ -132,27 +172,77 @@ const editorDoc = (description: string, schema: string | z.ZodType) => ({
 
 export const ticketsRoutes = {
   readTicket: defineRoute({
-    id: 'tickets.read', namespace: ns, route: '/tickets/(?P<id>\\d+)', methods: ['GET'], permission: 'public',
-    args: { id: id('The ticket ID'), ...tl }, summary: 'Returns a single ticket data',
-    doc: { responses: { ...ok('Returns the data of the ticket with the specified post ID', 'Ticket'), '400': { description: 'The ticket post ID is invalid.' }, '401': { description: 'The ticket with the specified ID is not accessible.' }, '404': { description: 'A ticket with the specified ID does not exist.' } } },
+    id: 'tickets.read',
+    namespace: ns,
+    route: '/tickets/(?P<id>\\d+)',
+    methods: ['GET'],
+    permission: 'public',
+    args: { id: id('The ticket ID'), ...tl },
+    summary: 'Returns a single ticket data',
+    doc: {
+      responses: {
+        ...ok('Returns the data of the ticket with the specified post ID', 'Ticket'),
+        '400': { description: 'The ticket post ID is invalid.' },
+        '401': { description: 'The ticket with the specified ID is not accessible.' },
+        '404': { description: 'A ticket with the specified ID does not exist.' },
+      },
+    },
   }),
   updateTicket: defineRoute({
-    id: 'tickets.update', namespace: ns, route: '/tickets/(?P<id>\\d+)', methods: ['POST', 'PUT', 'PATCH'], permission: 'public', ...write,
-    args: { id: id('The ticket ID'), post_id: integer({ description: 'The post the ticket is attached to', required: true, minimum: 1 }), edit_ticket_nonce: string({ description: 'The edit_ticket_nonce from GET /tickets/{id}', required: true }), ...ticketFields, ...tl },
-    summary: 'Edits a ticket (editor route; answers 202)', doc: editorDoc('The edited ticket', 'Ticket'),
+    id: 'tickets.update',
+    namespace: ns,
+    route: '/tickets/(?P<id>\\d+)',
+    methods: ['POST', 'PUT', 'PATCH'],
+    permission: 'public',
+    ...write,
+    args: {
+      id: id('The ticket ID'),
+      post_id: integer({ description: 'The post the ticket is attached to', required: true, minimum: 1 }),
+      edit_ticket_nonce: string({ description: 'The edit_ticket_nonce from GET /tickets/{id}', required: true }),
+      ...ticketFields,
+      ...tl,
+    },
+    summary: 'Edits a ticket (editor route; answers 202)',
+    doc: editorDoc('The edited ticket', 'Ticket'),
   }),
   deleteTicket: defineRoute({
-    id: 'tickets.delete', namespace: ns, route: '/tickets/(?P<id>\\d+)', methods: ['DELETE'], permission: 'public', ...write,
-    args: { id: id('The ticket ID'), post_id: integer({ description: 'The post the ticket is attached to', required: true, minimum: 1 }), remove_ticket_nonce: string({ description: 'The remove_ticket_nonce from GET /tickets/{id}', required: true }), ...tl },
-    summary: 'Deletes a ticket (editor route; answers 202 with true)', doc: editorDoc('true: the ticket was deleted', z.literal(true)),
+    id: 'tickets.delete',
+    namespace: ns,
+    route: '/tickets/(?P<id>\\d+)',
+    methods: ['DELETE'],
+    permission: 'public',
+    ...write,
+    args: {
+      id: id('The ticket ID'),
+      post_id: integer({ description: 'The post the ticket is attached to', required: true, minimum: 1 }),
+      remove_ticket_nonce: string({ description: 'The remove_ticket_nonce from GET /tickets/{id}', required: true }),
+      ...tl,
+    },
+    summary: 'Deletes a ticket (editor route; answers 202 with true)',
+    doc: editorDoc('true: the ticket was deleted', z.literal(true)),
   }),
   listTickets: defineRoute({
-    id: 'tickets.list', namespace: ns, route: '/tickets', methods: ['GET'], permission: 'public', args: ticketListArgs,
+    id: 'tickets.list',
+    namespace: ns,
+    route: '/tickets',
+    methods: ['GET'],
+    permission: 'public',
+    args: ticketListArgs,
     summary: 'Returns all the tickets matching the search criteria',
-    doc: { responses: { ...ok('Returns all the tickets matching the search criteria', 'TicketArchive'), '400': { description: 'One or more of the specified query variables has a bad format.' } } },
+    doc: {
+      responses: {
+        ...ok('Returns all the tickets matching the search criteria', 'TicketArchive'),
+        '400': { description: 'One or more of the specified query variables has a bad format.' },
+      },
+    },
   }),
   createTicket: defineRoute({
-    id: 'tickets.create', namespace: ns, route: '/tickets', methods: ['POST'], permission: 'public', ...write,
+    id: 'tickets.create',
+    namespace: ns,
+    route: '/tickets',
+    methods: ['POST'],
+    permission: 'public',
+    ...write,
     args: {
       post_id: integer({ description: 'The post to attach the ticket to', minimum: 1 }),
       add_ticket_nonce: string({ description: 'The add_ticket_nonce from GET /evt/events/v1/events/{id}' }),
@@ -160,11 +250,17 @@ export const ticketsRoutes = {
       ...ticketFields,
       ...tl,
     },
-    summary: 'Creates a ticket (editor route; answers 202)', doc: editorDoc('The created ticket', 'Ticket'),
+    summary: 'Creates a ticket (editor route; answers 202)',
+    doc: editorDoc('The created ticket', 'Ticket'),
   }),
   // Before the list, as the original registers them: the Allow header of /attendees reads "POST, GET".
   createAttendee: defineRoute({
-    id: 'attendees.create', namespace: ns, route: '/attendees', methods: ['POST'], permission: 'manage_attendees', ...write,
+    id: 'attendees.create',
+    namespace: ns,
+    route: '/attendees',
+    methods: ['POST'],
+    permission: 'manage_attendees',
+    ...write,
     args: {
       ticket_id: integer({ description: 'The ticket the attendee is registered on', required: true, minimum: 1 }),
       full_name: custom(z.string().trim().min(1), z.string(), { description: 'The attendee full name', required: true }),
@@ -174,20 +270,52 @@ export const ticketsRoutes = {
       ...tl,
     },
     summary: 'Creates an attendee (box-office sale or door registration)',
-    doc: { responses: { '201': { description: 'Returns the created attendee', schema: 'Attendee' }, '400': { description: 'A parameter is missing or invalid.' }, '401': { description: 'The caller may not create attendees.' } } },
+    doc: {
+      responses: {
+        '201': { description: 'Returns the created attendee', schema: 'Attendee' },
+        '400': { description: 'A parameter is missing or invalid.' },
+        '401': { description: 'The caller may not create attendees.' },
+      },
+    },
   }),
   listAttendees: defineRoute({
-    id: 'attendees.list', namespace: ns, route: '/attendees', methods: ['GET'], permission: 'public', args: attendeeListArgs,
+    id: 'attendees.list',
+    namespace: ns,
+    route: '/attendees',
+    methods: ['GET'],
+    permission: 'public',
+    args: attendeeListArgs,
     summary: 'Returns all the attendees matching the search criteria',
-    doc: { responses: { ...ok('Returns all the attendees matching the search criteria', 'AttendeeArchive'), '400': { description: 'One or more of the specified query variables has a bad format.' } } },
+    doc: {
+      responses: {
+        ...ok('Returns all the attendees matching the search criteria', 'AttendeeArchive'),
+        '400': { description: 'One or more of the specified query variables has a bad format.' },
+      },
+    },
   }),
   readAttendee: defineRoute({
-    id: 'attendees.read', namespace: ns, route: '/attendees/(?P<id>\\d+)', methods: ['GET'], permission: 'public',
-    args: { id: id('The attendee ID'), ...tl }, summary: 'Returns a single attendee data',
-    doc: { responses: { ...ok('Returns the data of the attendee with the specified post ID', 'Attendee'), '401': { description: 'The attendee with the specified ID is not accessible.' }, '404': { description: 'An attendee with the specified ID does not exist.' } } },
+    id: 'attendees.read',
+    namespace: ns,
+    route: '/attendees/(?P<id>\\d+)',
+    methods: ['GET'],
+    permission: 'public',
+    args: { id: id('The attendee ID'), ...tl },
+    summary: 'Returns a single attendee data',
+    doc: {
+      responses: {
+        ...ok('Returns the data of the attendee with the specified post ID', 'Attendee'),
+        '401': { description: 'The attendee with the specified ID is not accessible.' },
+        '404': { description: 'An attendee with the specified ID does not exist.' },
+      },
+    },
   }),
   updateAttendee: defineRoute({
-    id: 'attendees.update', namespace: ns, route: '/attendees/(?P<id>\\d+)', methods: ['POST', 'PUT', 'PATCH'], permission: 'manage_attendees', ...write,
+    id: 'attendees.update',
+    namespace: ns,
+    route: '/attendees/(?P<id>\\d+)',
+    methods: ['POST', 'PUT', 'PATCH'],
+    permission: 'manage_attendees',
+    ...write,
     args: {
       id: id('The attendee ID'),
       attendee_status: string({ description: 'The order status of the attendee' }),
@@ -197,15 +325,36 @@ export const ticketsRoutes = {
       ...tl,
     },
     summary: 'Updates an attendee; checks it in or out (answers 201)',
-    doc: { responses: { '201': { description: 'Returns the updated attendee', schema: 'Attendee' }, '400': { description: 'Invalid parameter, already checked in, or check-in not authorised.' }, '401': { description: 'The caller may not update attendees.' }, '404': { description: 'An attendee with the specified ID does not exist.' } } },
+    doc: {
+      responses: {
+        '201': { description: 'Returns the updated attendee', schema: 'Attendee' },
+        '400': { description: 'Invalid parameter, already checked in, or check-in not authorised.' },
+        '401': { description: 'The caller may not update attendees.' },
+        '404': { description: 'An attendee with the specified ID does not exist.' },
+      },
+    },
   }),
   readCart: defineRoute({
-    id: 'cart.read', namespace: ns, route: '/cart', methods: ['GET'], permission: 'public',
-    args: { provider: stringList({ description: 'The cart providers (CSV or array)' }), post_id: integer({ description: 'The post ID', minimum: 1 }), ...tl },
-    summary: 'Returns the caller\'s cart', doc: { responses: ok('Returns the cart', 'Cart') },
+    id: 'cart.read',
+    namespace: ns,
+    route: '/cart',
+    methods: ['GET'],
+    permission: 'public',
+    args: {
+      provider: stringList({ description: 'The cart providers (CSV or array)' }),
+      post_id: integer({ description: 'The post ID', minimum: 1 }),
+      ...tl,
+    },
+    summary: "Returns the caller's cart",
+    doc: { responses: ok('Returns the cart', 'Cart') },
   }),
   updateCart: defineRoute({
-    id: 'cart.update', namespace: ns, route: '/cart', methods: ['POST', 'PUT', 'PATCH'], permission: 'public', ...write,
+    id: 'cart.update',
+    namespace: ns,
+    route: '/cart',
+    methods: ['POST', 'PUT', 'PATCH'],
+    permission: 'public',
+    ...write,
     args: {
       provider: string({ description: 'The cart provider', required: true }),
       tickets: array({ description: 'List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}]' }),
@@ -213,17 +362,31 @@ export const ticketsRoutes = {
       post_id: integer({ description: 'The post ID', minimum: 1 }),
       ...tl,
     },
-    summary: 'Replaces the contents of the caller\'s cart',
-    doc: { responses: { ...ok('Returns the cart', 'Cart'), '403': { description: 'Door devices and door staff cannot buy tickets (`rest_forbidden`).' } } },
+    summary: "Replaces the contents of the caller's cart",
+    doc: {
+      responses: { ...ok('Returns the cart', 'Cart'), '403': { description: 'Door devices and door staff cannot buy tickets (`rest_forbidden`).' } },
+    },
   }),
   checkout: defineRoute({
-    id: 'cart.checkout', namespace: ns, route: '/cart/checkout', methods: ['POST'], permission: 'public', ...write,
+    id: 'cart.checkout',
+    namespace: ns,
+    route: '/cart/checkout',
+    methods: ['POST'],
+    permission: 'public',
+    ...write,
     args: {
       purchaser_name: custom(z.string().trim().min(1), z.string(), { description: 'The purchaser name', required: true }),
-      purchaser_email: custom(z.string().trim().pipe(z.email({ error: 'Invalid email.' })), z.string(), { description: 'The purchaser e-mail address', required: true, extra: { format: 'email' } }),
+      purchaser_email: custom(
+        z
+          .string()
+          .trim()
+          .pipe(z.email({ error: 'Invalid email.' })),
+        z.string(),
+        { description: 'The purchaser e-mail address', required: true, extra: { format: 'email' } },
+      ),
       ...tl,
     },
-    summary: 'Turns the caller\'s cart into an order: free orders complete at once, paid ones wait as pending',
+    summary: "Turns the caller's cart into an order: free orders complete at once, paid ones wait as pending",
     doc: {
       responses: {
         '201': { description: 'Returns the order with its attendees', schema: 'Order' },
@@ -233,35 +396,89 @@ export const ticketsRoutes = {
     },
   }),
   listOrders: defineRoute({
-    id: 'orders.list', namespace: ns, route: '/orders', methods: ['GET'], permission: 'edit_tickets',
-    args: { page, per_page: perPage, post_id: integer({ description: 'Orders with tickets of this post', minimum: 1 }), status: stringList({ description: 'Order statuses' }), ...tl },
-    summary: 'Lists orders', doc: { responses: ok('Returns the orders', 'OrderArchive') },
+    id: 'orders.list',
+    namespace: ns,
+    route: '/orders',
+    methods: ['GET'],
+    permission: 'edit_tickets',
+    args: {
+      page,
+      per_page: perPage,
+      post_id: integer({ description: 'Orders with tickets of this post', minimum: 1 }),
+      status: stringList({ description: 'Order statuses' }),
+      ...tl,
+    },
+    summary: 'Lists orders',
+    doc: { responses: ok('Returns the orders', 'OrderArchive') },
   }),
   readOrder: defineRoute({
-    id: 'orders.read', namespace: ns, route: '/orders/(?P<id>\\d+)', methods: ['GET'], permission: 'edit_tickets',
-    args: { id: id('The order ID'), ...tl }, summary: 'Returns an order with its attendees', doc: { responses: ok('Returns the order', 'Order') },
+    id: 'orders.read',
+    namespace: ns,
+    route: '/orders/(?P<id>\\d+)',
+    methods: ['GET'],
+    permission: 'edit_tickets',
+    args: { id: id('The order ID'), ...tl },
+    summary: 'Returns an order with its attendees',
+    doc: { responses: ok('Returns the order', 'Order') },
   }),
   updateOrder: defineRoute({
-    id: 'orders.update', namespace: ns, route: '/orders/(?P<id>\\d+)', methods: ['POST', 'PUT', 'PATCH'], permission: 'edit_tickets', ...write,
-    args: { id: id('The order ID'), status: enumString(['completed', 'pending', 'refunded', 'cancelled', 'failed'], { description: 'The new order status (completed marks a pending order paid)', required: true }), ...tl },
-    summary: 'Changes an order status (mark paid, refund, cancel)', doc: { responses: ok('Returns the order', 'Order') },
+    id: 'orders.update',
+    namespace: ns,
+    route: '/orders/(?P<id>\\d+)',
+    methods: ['POST', 'PUT', 'PATCH'],
+    permission: 'edit_tickets',
+    ...write,
+    args: {
+      id: id('The order ID'),
+      status: enumString(['completed', 'pending', 'refunded', 'cancelled', 'failed'], {
+        description: 'The new order status (completed marks a pending order paid)',
+        required: true,
+      }),
+      ...tl,
+    },
+    summary: 'Changes an order status (mark paid, refund, cancel)',
+    doc: { responses: ok('Returns the order', 'Order') },
   }),
   qrImage: defineRoute({
-    id: 'qr.read', namespace: ns, route: '/qr/(?P<id>\\d+)', methods: ['GET'], permission: 'public',
-    args: { id: id('The attendee ID'), format: enumString(['json', 'svg', 'png'], { description: 'json (the original answer), or the QR image as svg or png (door and manager callers)', default: 'json' as const }), size: integer({ description: 'Image width in pixels for png', minimum: 64, maximum: 2048, default: 300 }), ...tl },
+    id: 'qr.read',
+    namespace: ns,
+    route: '/qr/(?P<id>\\d+)',
+    methods: ['GET'],
+    permission: 'public',
+    args: {
+      id: id('The attendee ID'),
+      format: enumString(['json', 'svg', 'png'], {
+        description: 'json (the original answer), or the QR image as svg or png (door and manager callers)',
+        default: 'json' as const,
+      }),
+      size: integer({ description: 'Image width in pixels for png', minimum: 64, maximum: 2048, default: 300 }),
+      ...tl,
+    },
     summary: 'Returns the QR data of an attendee, or its QR image',
     doc: {
       responses: {
-        '200': { description: 'The QR data (format=json), or the QR image (format=svg or png)', schema: 'QR', media: ['application/json', 'image/svg+xml', 'image/png'] },
+        '200': {
+          description: 'The QR data (format=json), or the QR image (format=svg or png)',
+          schema: 'QR',
+          media: ['application/json', 'image/svg+xml', 'image/png'],
+        },
         '403': { description: 'The attendee or its image is not accessible to the caller (`ticket-not-accessible`).' },
       },
     },
   }),
   qrCheckin: defineRoute({
-    id: 'qr.checkin', namespace: ns, route: '/qr', methods: ['GET'], permission: 'public',
+    id: 'qr.checkin',
+    namespace: ns,
+    route: '/qr',
+    methods: ['GET'],
+    permission: 'public',
     args: {
       api_key: custom(z.string().min(1), z.string(), { description: 'The API key to authorize check-in', required: true }),
-      ticket_id: custom(z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().regex(/^\d+$/)), z.string(), { description: 'The attendee ID', required: true }),
+      ticket_id: custom(
+        z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().regex(/^\d+$/)),
+        z.string(),
+        { description: 'The attendee ID', required: true },
+      ),
       security_code: custom(z.string().min(1), z.string(), { description: 'The security code of the ticket to verify for check in', required: true }),
       event_id: any({ description: 'The event ID (as in the ticket QR URL)' }),
       ...tl,
@@ -270,13 +487,23 @@ export const ticketsRoutes = {
     doc: {
       responses: {
         '201': { description: 'Checked in: the attendee as it was before the check-in', schema: 'QRCheckin' },
-        '400': { description: 'A parameter is missing or invalid (the error envelope), or the API key is not the site\'s (the inputs echoed)', schema: z.union([z.object({ code: z.string(), message: z.string(), data: z.looseObject({ status: z.number().int() }) }), QREcho]) },
-        '403': { description: 'Not checked in: security code not valid, attendee not found, already checked in, order not complete, or outside the event', schema: 'QRRefusal' },
+        '400': {
+          description: "A parameter is missing or invalid (the error envelope), or the API key is not the site's (the inputs echoed)",
+          schema: z.union([z.object({ code: z.string(), message: z.string(), data: z.looseObject({ status: z.number().int() }) }), QREcho]),
+        },
+        '403': {
+          description: 'Not checked in: security code not valid, attendee not found, already checked in, order not complete, or outside the event',
+          schema: 'QRRefusal',
+        },
       },
     },
   }),
   listCheckins: defineRoute({
-    id: 'checkins.list', namespace: ns, route: '/checkins', methods: ['GET'], permission: 'manage_attendees',
+    id: 'checkins.list',
+    namespace: ns,
+    route: '/checkins',
+    methods: ['GET'],
+    permission: 'manage_attendees',
     args: {
       page,
       per_page: perPage,

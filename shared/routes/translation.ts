@@ -28,17 +28,37 @@ export const XmlError = z.object({
 
 export const translationRoutes = {
   read: defineRoute({
-    id: 'translation.custom-xml-config.read', namespace: ns, route: '/custom-xml-config', methods: ['GET'], permission: 'manage_options', args: { ...tl },
+    id: 'translation.custom-xml-config.read',
+    namespace: ns,
+    route: '/custom-xml-config',
+    methods: ['GET'],
+    permission: 'manage_options',
+    args: { ...tl },
     summary: 'The stored custom XML configuration (a string; empty when none)',
     doc: { responses: { '200': { description: 'The XML, as a JSON string', schema: z.string() } } },
   }),
   update: defineRoute({
-    id: 'translation.custom-xml-config.update', namespace: ns, route: '/custom-xml-config', methods: ['POST'], permission: 'manage_options', args: { ...tl },
+    id: 'translation.custom-xml-config.update',
+    namespace: ns,
+    route: '/custom-xml-config',
+    methods: ['POST'],
+    permission: 'manage_options',
+    args: { ...tl },
     summary: 'Stores `content` as the custom XML configuration once it is well-formed; an empty string removes it',
-    doc: { responses: { '200': { description: 'The XML stored, as a JSON string', schema: z.string() }, '400': { description: 'The content is missing, not a string, too long, or not well-formed XML (`invalid_xml`).' } } },
+    doc: {
+      responses: {
+        '200': { description: 'The XML stored, as a JSON string', schema: z.string() },
+        '400': { description: 'The content is missing, not a string, too long, or not well-formed XML (`invalid_xml`).' },
+      },
+    },
   }),
   validate: defineRoute({
-    id: 'translation.custom-xml-config.validate', namespace: ns, route: '/custom-xml-config/validate', methods: ['POST'], permission: 'manage_options', args: { ...tl },
+    id: 'translation.custom-xml-config.validate',
+    namespace: ns,
+    route: '/custom-xml-config/validate',
+    methods: ['POST'],
+    permission: 'manage_options',
+    args: { ...tl },
     summary: 'Checks `content`: an empty list when valid, else the errors with line and column',
     doc: { responses: { '200': { description: 'The errors (empty when the content is valid)', schema: 'XmlError[]' } } },
   }),
@@ -47,5 +67,10 @@ export const translationRoutes = {
 export const translationNamespace: NamespaceDef = {
   name: ns,
   routes: [translationRoutes.read, translationRoutes.update, translationRoutes.validate] as RouteDef[],
-  doc: { title: 'Translation management', description: 'Custom XML configuration of the translation plugin.', version: '1.0.0', schemas: { XmlError } },
+  doc: {
+    title: 'Translation management',
+    description: 'Custom XML configuration of the translation plugin.',
+    version: '1.0.0',
+    schemas: { XmlError },
+  },
 };

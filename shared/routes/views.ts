@@ -18,9 +18,17 @@ export const viewsRoutes = {
     route: '/html',
     methods: ['GET', 'POST'],
     args: {
-      url: string({ ...cb, required: true, description: 'The URL of the view to render, e.g. /events/month/2026-12/ or /events/list/?tribe-bar-date=2026-12-01' }),
+      url: string({
+        ...cb,
+        required: true,
+        description: 'The URL of the view to render, e.g. /events/month/2026-12/ or /events/list/?tribe-bar-date=2026-12-01',
+      }),
       view: string({ ...cb, description: 'The view slug: list or month' }),
-      view_data: custom(z.preprocess((v) => (Array.isArray(v) && v.length === 0 ? {} : v), z.record(z.string(), z.unknown())), z.record(z.string(), z.unknown()), { ...cb, description: 'View state: eventDisplay, tribe-bar-date, tribe-bar-search, page' }),
+      view_data: custom(
+        z.preprocess((v) => (Array.isArray(v) && v.length === 0 ? {} : v), z.record(z.string(), z.unknown())),
+        z.record(z.string(), z.unknown()),
+        { ...cb, description: 'View state: eventDisplay, tribe-bar-date, tribe-bar-search, page' },
+      ),
       prev_url: string({ ...cb, description: 'The URL of the view shown before this one' }),
       should_manage_url: boolean({ ...cb, description: 'Whether the front end should push the view URL to the browser history', default: true }),
       _wpnonce: string({ ...cb, description: 'REST nonce (not required: the views are public)' }),
@@ -31,7 +39,12 @@ export const viewsRoutes = {
     },
     permission: 'public',
     summary: 'Renders the HTML of the events list view or month view.',
-    doc: { responses: { '200': { description: 'The HTML of the view', media: 'text/html' }, '400': { description: 'The URL, view or view data is invalid' } } },
+    doc: {
+      responses: {
+        '200': { description: 'The HTML of the view', media: 'text/html' },
+        '400': { description: 'The URL, view or view data is invalid' },
+      },
+    },
   }),
 };
 

@@ -24,8 +24,10 @@ class Fail extends Error {
   }
 }
 
-const NAME_START = /[A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
-const NAME_CHAR = /[-.0-9\u00B7\u0300-\u036F\u203F\u2040A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
+const NAME_START =
+  /[A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
+const NAME_CHAR =
+  /[-.0-9\u00B7\u0300-\u036F\u203F\u2040A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
 // XML 1.0 Char: tab, LF, CR and everything from U+0020 but surrogates (checked in pairs), U+FFFE and U+FFFF.
 const BAD_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const PREDEFINED = new Set(['lt', 'gt', 'amp', 'apos', 'quot']);
@@ -102,8 +104,8 @@ class Parser {
     if (this.s.trim() === '') this.fail(4, 'Document is empty', 0);
     if (this.starts('<?xml') && /[\s?]/.test(this.s[this.i + 5] ?? '')) this.xmlDecl();
     this.misc(true);
-    if (this.i >= this.s.length) this.fail(4, 'Start tag expected, \'<\' not found');
-    if (this.s[this.i] !== '<') this.fail(4, 'Start tag expected, \'<\' not found');
+    if (this.i >= this.s.length) this.fail(4, "Start tag expected, '<' not found");
+    if (this.s[this.i] !== '<') this.fail(4, "Start tag expected, '<' not found");
     if (!NAME_START.test(this.s[this.i + 1] ?? '')) this.fail(68, 'StartTag: invalid element name', this.i + 1);
     this.rootAt = this.i;
     const root = this.element();
@@ -114,9 +116,11 @@ class Parser {
 
   private xmlDecl(): void {
     const start = this.i;
-    const end = this.until('?>', 57, 'parsing XML declaration: \'?>\' expected');
+    const end = this.until('?>', 57, "parsing XML declaration: '?>' expected");
     const body = this.s.slice(start + 5, end);
-    if (!/^\s+version\s*=\s*(["'])1\.[0-9]+\1(\s+encoding\s*=\s*(["'])[A-Za-z][A-Za-z0-9._-]*\3)?(\s+standalone\s*=\s*(["'])(yes|no)\5)?\s*$/.test(body)) {
+    if (
+      !/^\s+version\s*=\s*(["'])1\.[0-9]+\1(\s+encoding\s*=\s*(["'])[A-Za-z][A-Za-z0-9._-]*\3)?(\s+standalone\s*=\s*(["'])(yes|no)\5)?\s*$/.test(body)
+    ) {
       this.fail(96, 'Malformed declaration expecting version', start);
     }
     this.i = end + 2;
@@ -160,7 +164,7 @@ class Parser {
   private doctype(): void {
     const start = this.i;
     this.i += 9;
-    if (!this.skipSpace()) this.fail(65, 'Space required after \'<!DOCTYPE\'');
+    if (!this.skipSpace()) this.fail(65, "Space required after '<!DOCTYPE'");
     this.name('DOCTYPE');
     let depth = 0;
     while (this.i < this.s.length) {
@@ -191,14 +195,15 @@ class Parser {
       const m = /^#(?:x([0-9A-Fa-f]+)|([0-9]+));/.exec(this.s.slice(this.i, this.i + 12));
       if (!m) this.fail(8, 'CharRef: invalid decimal value', start);
       const cp = m[1] !== undefined ? parseInt(m[1], 16) : parseInt(m[2], 10);
-      const allowed = cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+      const allowed =
+        cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
       if (!allowed) this.fail(9, `xmlParseCharRef: invalid xmlChar value ${cp}`, start);
       this.i += m[0].length;
       return;
     }
     if (!NAME_START.test(this.s[this.i] ?? '')) this.fail(68, 'xmlParseEntityRef: no name', start);
     const name = this.name('EntityRef');
-    if (this.s[this.i] !== ';') this.fail(23, 'EntityRef: expecting \';\'', start);
+    if (this.s[this.i] !== ';') this.fail(23, "EntityRef: expecting ';'", start);
     this.i++;
     if (!PREDEFINED.has(name) && !this.entities.has(name)) this.fail(26, `Entity '${name}' not defined`, start);
   }
@@ -217,7 +222,7 @@ class Parser {
         this.i += 2;
         const name = this.name('xmlParseEndTag');
         this.skipSpace();
-        if (this.s[this.i] !== '>') this.fail(73, 'expected \'>\'');
+        if (this.s[this.i] !== '>') this.fail(73, "expected '>'");
         this.i++;
         const top = stack.pop()!;
         if (top.name !== name) this.fail(76, `Opening and ending tag mismatch: ${top.name} line ${position(this.s, top.at).line} and ${name}`, at);
@@ -263,8 +268,8 @@ class Parser {
       if (q !== '"' && q !== "'") this.fail(39, 'AttValue: " or \' expected');
       this.i++;
       while (this.s[this.i] !== q) {
-        if (this.i >= this.s.length) this.fail(40, 'AttValue: \' expected', attrAt);
-        if (this.s[this.i] === '<') this.fail(38, 'Unescaped \'<\' not allowed in attributes values');
+        if (this.i >= this.s.length) this.fail(40, "AttValue: ' expected", attrAt);
+        if (this.s[this.i] === '<') this.fail(38, "Unescaped '<' not allowed in attributes values");
         if (this.s[this.i] === '&') this.reference();
         else this.i++;
       }
@@ -277,7 +282,7 @@ class Parser {
   private text(): void {
     while (this.i < this.s.length && this.s[this.i] !== '<') {
       if (this.s[this.i] === '&') this.reference();
-      else if (this.starts(']]>')) this.fail(62, 'Sequence \']]>\' not allowed in content');
+      else if (this.starts(']]>')) this.fail(62, "Sequence ']]>' not allowed in content");
       else this.i++;
     }
   }

@@ -16,7 +16,11 @@ export interface Figures {
  */
 export function startTarget(script: string, env: Record<string, string>): Promise<{ proc: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(
+      process.execPath,
+      [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', script],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let buf = '';
     const timer = setTimeout(() => reject(new Error(`${script} did not start in 60 s`)), 60_000);
     proc.stdout!.on('data', (d: Buffer) => {
@@ -31,7 +35,10 @@ export function startTarget(script: string, env: Record<string, string>): Promis
   });
 }
 
-export async function load(name: string, opts: { url: string; paths?: string[]; connections?: number; duration?: number; headers?: Record<string, string> }): Promise<Figures> {
+export async function load(
+  name: string,
+  opts: { url: string; paths?: string[]; connections?: number; duration?: number; headers?: Record<string, string> },
+): Promise<Figures> {
   let i = 0;
   const paths = opts.paths;
   const result = await autocannon({
@@ -41,13 +48,24 @@ export async function load(name: string, opts: { url: string; paths?: string[]; 
     headers: opts.headers,
     requests: paths ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: paths[i++ % paths.length] }) }] : undefined,
   });
-  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
+  return {
+    name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
 }
 
 export function table(rows: Figures[], baseline: Figures): string {
-  const lines = [`${'measure'.padEnd(46)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)} ${'errors'.padStart(6)}`];
+  const lines = [
+    `${'measure'.padEnd(46)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)} ${'errors'.padStart(6)}`,
+  ];
   for (const r of rows) {
-    lines.push(`${r.name.padEnd(46)} ${r.rps.toFixed(0).padStart(9)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.rps / baseline.rps).toFixed(2).padStart(6)} ${String(r.errors + r.non2xx).padStart(6)}`);
+    lines.push(
+      `${r.name.padEnd(46)} ${r.rps.toFixed(0).padStart(9)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.rps / baseline.rps).toFixed(2).padStart(6)} ${String(r.errors + r.non2xx).padStart(6)}`,
+    );
   }
   return lines.join('\n');
 }

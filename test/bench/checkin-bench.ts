@@ -113,12 +113,18 @@ async function main(): Promise<void> {
     os.setPriority(app.proc.pid!, Number(priority));
     os.setPriority(Number(priority));
   }
-  say(`${fmt(ATTENDEES)} attendees in one event; server in its own process; 127.0.0.1; ${os.cpus().length} cores; load average at start ${os.loadavg()[0].toFixed(1)}${priority !== undefined ? `; priority ${priority}` : ''}`);
+  say(
+    `${fmt(ATTENDEES)} attendees in one event; server in its own process; 127.0.0.1; ${os.cpus().length} cores; load average at start ${os.loadavg()[0].toFixed(1)}${priority !== undefined ? `; priority ${priority}` : ''}`,
+  );
   try {
     // Warm up the JIT and SQLite's page cache on a few hundred check-ins, single and batched.
     for (let i = 0; i < 500; i++) {
       const id = take();
-      await fetch(`${url}/wp-json/evt/tickets/v1/attendees/${id}`, { method: 'PATCH', headers: auth, body: JSON.stringify(scanBody(`warm-nonce-${id}-xxxxxx`, 'bench-warm')) });
+      await fetch(`${url}/wp-json/evt/tickets/v1/attendees/${id}`, {
+        method: 'PATCH',
+        headers: auth,
+        body: JSON.stringify(scanBody(`warm-nonce-${id}-xxxxxx`, 'bench-warm')),
+      });
     }
     for (let b = 0; b < 100; b++) {
       const requests = Array.from({ length: 25 }, () => {
@@ -168,7 +174,11 @@ async function main(): Promise<void> {
     for (let r = 0; r < ROUNDS; r++) {
       const b = await phase(batches, 'bench-batch', Math.floor(BATCHES / ROUNDS), 'POST', () => {
         const n = batchNo++;
-        const requests = Array.from({ length: 25 }, (_, i) => ({ method: 'PATCH', path: `/evt/tickets/v1/attendees/${take()}`, body: scanBody(`bench-batch-${n}-${i}-nonce`, 'bench-batch') }));
+        const requests = Array.from({ length: 25 }, (_, i) => ({
+          method: 'PATCH',
+          path: `/evt/tickets/v1/attendees/${take()}`,
+          body: scanBody(`bench-batch-${n}-${i}-nonce`, 'bench-batch'),
+        }));
         return { path: '/wp-json/batch/v1', body: JSON.stringify({ requests }) };
       });
       const one = await phase(singles, 'bench-single', Math.floor(SINGLES / ROUNDS), 'PATCH', () => ({
@@ -176,7 +186,8 @@ async function main(): Promise<void> {
         body: JSON.stringify(scanBody(`bench-single-${single++}-nonce`, 'bench-single')),
       }));
       roundRatios.push(b.rate / one.rate);
-      if (process.env.BENCH_VERBOSE) say(`    round ${r + 1}: batch ${fmt(b.rate)}/s (p99 ${b.p99} ms), single ${fmt(one.rate)}/s (p99 ${one.p99} ms)`);
+      if (process.env.BENCH_VERBOSE)
+        say(`    round ${r + 1}: batch ${fmt(b.rate)}/s (p99 ${b.p99} ms), single ${fmt(one.rate)}/s (p99 ${one.p99} ms)`);
     }
     const batchOk = batches.ok;
     const singleOk = singles.ok;
@@ -186,8 +197,12 @@ async function main(): Promise<void> {
     const singleCpu = singles.cpu;
     roundRatios.sort((a, b) => a - b);
     const median = roundRatios[Math.floor(roundRatios.length / 2)];
-    say(`(1) batches of 25 PATCH check-ins, ${CONNECTIONS} connections: ${fmt(batchOk)} accepted in ${fmt(batches.secs, 2)} s = ${fmt(batchRate)} check-ins/s (per batch p50 up to ${fmt(batches.p50, 1)} ms, p99 up to ${fmt(batches.p99, 1)} ms; errors ${batches.errors})${perCpu(batchOk, batchCpu)}`);
-    say(`(2) single PATCH check-ins, ${CONNECTIONS} connections:     ${fmt(singleOk)} accepted in ${fmt(singles.secs, 2)} s = ${fmt(singleRate)} check-ins/s (p50 up to ${fmt(singles.p50, 1)} ms, p99 up to ${fmt(singles.p99, 1)} ms; errors ${singles.errors})${perCpu(singleOk, singleCpu)}`);
+    say(
+      `(1) batches of 25 PATCH check-ins, ${CONNECTIONS} connections: ${fmt(batchOk)} accepted in ${fmt(batches.secs, 2)} s = ${fmt(batchRate)} check-ins/s (per batch p50 up to ${fmt(batches.p50, 1)} ms, p99 up to ${fmt(batches.p99, 1)} ms; errors ${batches.errors})${perCpu(batchOk, batchCpu)}`,
+    );
+    say(
+      `(2) single PATCH check-ins, ${CONNECTIONS} connections:     ${fmt(singleOk)} accepted in ${fmt(singles.secs, 2)} s = ${fmt(singleRate)} check-ins/s (p50 up to ${fmt(singles.p50, 1)} ms, p99 up to ${fmt(singles.p99, 1)} ms; errors ${singles.errors})${perCpu(singleOk, singleCpu)}`,
+    );
     say(`    in ${ROUNDS} alternating rounds; batch/single per round: ${roundRatios.map((x) => fmt(x, 2)).join(', ')} (median ${fmt(median, 2)})`);
 
     // (3) GET /qr check-ins at 50 connections, each a different attendee with its security code.
@@ -201,14 +216,19 @@ async function main(): Promise<void> {
           method: 'GET',
           setupRequest: (req) => {
             const id = take();
-            return { ...req, path: `/wp-json/evt/tickets/v1/qr?api_key=${s.key}&ticket_id=${id}&security_code=${s.codes.get(id)}&event_id=${s.eventId}` };
+            return {
+              ...req,
+              path: `/wp-json/evt/tickets/v1/qr?api_key=${s.key}&ticket_id=${id}&security_code=${s.codes.get(id)}&event_id=${s.eventId}`,
+            };
           },
         },
       ],
     });
     const qrCpu = cpuSince();
     const qrOk = qr.statusCodeStats?.['201']?.count ?? 0;
-    say(`(3) GET /qr check-in, 50 connections: ${fmt(qrOk)} of ${fmt(next - qrStart)} answered 201, ${fmt(qr.requests.average)} req/s, p50 ${fmt(qr.latency.p50, 1)} ms, p99 ${fmt(qr.latency.p99, 1)} ms; errors ${qr.errors + qr.timeouts + qr.non2xx}${perCpu(qrOk, qrCpu)}`);
+    say(
+      `(3) GET /qr check-in, 50 connections: ${fmt(qrOk)} of ${fmt(next - qrStart)} answered 201, ${fmt(qr.requests.average)} req/s, p50 ${fmt(qr.latency.p50, 1)} ms, p99 ${fmt(qr.latency.p99, 1)} ms; errors ${qr.errors + qr.timeouts + qr.non2xx}${perCpu(qrOk, qrCpu)}`,
+    );
 
     // (4) Full paged download of the event as the kiosk makes it (renderer/sync/download.ts): the first pass
     // is `changed_since=0` (ID order, nothing shifts), with up to 4 pages in flight.
@@ -221,21 +241,32 @@ async function main(): Promise<void> {
     const encodings = new Set<string>();
     const fetchPage = (n: number) =>
       new Promise<{ pages: number; body: { attendees: unknown[] } }>((resolve, reject) => {
-        const req = http.get(`${url}/wp-json/evt/tickets/v1/attendees?post_id=${s.eventId}&per_page=100&page=${n}&changed_since=0`, { headers: { ...auth, 'Accept-Encoding': acceptEncoding } }, (r) => {
-          const chunks: Buffer[] = [];
-          r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('error', reject);
-          r.on('end', () => {
-            if (r.statusCode !== 200) return reject(new Error(`download page ${n}: HTTP ${r.statusCode}`));
-            const raw = Buffer.concat(chunks);
-            const enc = String(r.headers['content-encoding'] ?? 'identity');
-            encodings.add(enc);
-            const plain = enc === 'gzip' ? zlib.gunzipSync(raw) : enc === 'br' ? zlib.brotliDecompressSync(raw) : enc === 'deflate' ? zlib.inflateSync(raw) : raw;
-            wireBytes += raw.length;
-            jsonBytes += plain.length;
-            resolve({ pages: Number(r.headers['x-et-total-pages']), body: JSON.parse(plain.toString('utf8')) as { attendees: unknown[] } });
-          });
-        });
+        const req = http.get(
+          `${url}/wp-json/evt/tickets/v1/attendees?post_id=${s.eventId}&per_page=100&page=${n}&changed_since=0`,
+          { headers: { ...auth, 'Accept-Encoding': acceptEncoding } },
+          (r) => {
+            const chunks: Buffer[] = [];
+            r.on('data', (c: Buffer) => chunks.push(c));
+            r.on('error', reject);
+            r.on('end', () => {
+              if (r.statusCode !== 200) return reject(new Error(`download page ${n}: HTTP ${r.statusCode}`));
+              const raw = Buffer.concat(chunks);
+              const enc = String(r.headers['content-encoding'] ?? 'identity');
+              encodings.add(enc);
+              const plain =
+                enc === 'gzip'
+                  ? zlib.gunzipSync(raw)
+                  : enc === 'br'
+                    ? zlib.brotliDecompressSync(raw)
+                    : enc === 'deflate'
+                      ? zlib.inflateSync(raw)
+                      : raw;
+              wireBytes += raw.length;
+              jsonBytes += plain.length;
+              resolve({ pages: Number(r.headers['x-et-total-pages']), body: JSON.parse(plain.toString('utf8')) as { attendees: unknown[] } });
+            });
+          },
+        );
         req.on('error', reject);
       });
     const first = await fetchPage(1);
@@ -252,14 +283,22 @@ async function main(): Promise<void> {
     await Promise.all(Array.from({ length: 4 }, worker));
     const downloadSecs = (performance.now() - t4) / 1000;
     const downloadCpu = cpuSince();
-    say(`(4) full download, per_page 100: ${fmt(got)} attendees in ${pages} pages in ${fmt(downloadSecs, 2)} s (${fmt((downloadSecs * 1000) / pages, 1)} ms per page)${downloadCpu ? `; server CPU ${fmt(downloadCpu, 2)} s` : ''}`);
-    say(`    bytes on the wire (body, Accept-Encoding: ${acceptEncoding}; answered ${[...encodings].join(', ')}): ${fmt(wireBytes)} = ${fmt(wireBytes / Math.max(got, 1), 1)} per attendee; JSON ${fmt(jsonBytes)} (${fmt(wireBytes / Math.max(jsonBytes, 1), 3)} of it)`);
+    say(
+      `(4) full download, per_page 100: ${fmt(got)} attendees in ${pages} pages in ${fmt(downloadSecs, 2)} s (${fmt((downloadSecs * 1000) / pages, 1)} ms per page)${downloadCpu ? `; server CPU ${fmt(downloadCpu, 2)} s` : ''}`,
+    );
+    say(
+      `    bytes on the wire (body, Accept-Encoding: ${acceptEncoding}; answered ${[...encodings].join(', ')}): ${fmt(wireBytes)} = ${fmt(wireBytes / Math.max(got, 1), 1)} per attendee; JSON ${fmt(jsonBytes)} (${fmt(wireBytes / Math.max(jsonBytes, 1), 3)} of it)`,
+    );
 
     const ratio = batchRate / singleRate;
     say('');
     say(`target batch >= 5,000 check-ins/s      : ${fmt(batchRate)} (${fmt(batchRate / 5000, 2)}x target) ${batchRate >= 5000 ? 'MET' : 'MISSED'}`);
-    say(`target batch >= 5x single per check-in : ${fmt(ratio, 2)}x ${ratio >= 5 ? 'MET' : 'MISSED'}${batchCpu && singleCpu ? ` (server CPU per check-in, single / batch: ${fmt(singleCpu / singleOk / (batchCpu / batchOk), 2)}x)` : ''}`);
-    say(`target full download < 15 s            : ${fmt(downloadSecs, 2)} s ${got < 100_000 ? `(only ${fmt(got)} attendees seeded)` : downloadSecs < 15 ? 'MET' : 'MISSED'}`);
+    say(
+      `target batch >= 5x single per check-in : ${fmt(ratio, 2)}x ${ratio >= 5 ? 'MET' : 'MISSED'}${batchCpu && singleCpu ? ` (server CPU per check-in, single / batch: ${fmt(singleCpu / singleOk / (batchCpu / batchOk), 2)}x)` : ''}`,
+    );
+    say(
+      `target full download < 15 s            : ${fmt(downloadSecs, 2)} s ${got < 100_000 ? `(only ${fmt(got)} attendees seeded)` : downloadSecs < 15 ? 'MET' : 'MISSED'}`,
+    );
     say(`load average at end ${os.loadavg()[0].toFixed(1)} (figures are wall-clock; other processes on the machine slow them)`);
   } finally {
     app.proc.kill();

@@ -30,7 +30,12 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Kiosks: each sends a batch of 25 check-ins every second until `stop`; latencies of every batch. */
-async function kiosks(url: string, key: string, ids: number[], stop: Promise<void>): Promise<{ latencies: number[]; failed: number; accepted: number }> {
+async function kiosks(
+  url: string,
+  key: string,
+  ids: number[],
+  stop: Promise<void>,
+): Promise<{ latencies: number[]; failed: number; accepted: number }> {
   let next = 0;
   let stopped = false;
   void stop.then(() => (stopped = true));
@@ -44,11 +49,19 @@ async function kiosks(url: string, key: string, ids: number[], stop: Promise<voi
     while (!stopped) {
       const requests = Array.from({ length: BATCH }, (_, i) => {
         const id = ids[next++ % ids.length];
-        return { method: 'PATCH', path: `/evt/tickets/v1/attendees/${id}`, body: { check_in: true, device_id: `kiosk-${k}`, nonce: `doors-${k}-${next}-${i}-nonce` } };
+        return {
+          method: 'PATCH',
+          path: `/evt/tickets/v1/attendees/${id}`,
+          body: { check_in: true, device_id: `kiosk-${k}`, nonce: `doors-${k}-${next}-${i}-nonce` },
+        };
       });
       const t0 = performance.now();
       try {
-        const r = await fetch(`${url}/wp-json/batch/v1`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ requests }) });
+        const r = await fetch(`${url}/wp-json/batch/v1`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ requests }),
+        });
         const body = (await r.json()) as { responses?: { status: number }[] };
         latencies.push(performance.now() - t0);
         if (r.status !== 207) failed++;
@@ -81,7 +94,9 @@ async function main(): Promise<void> {
   const from = formatInZone(new Date(), 'UTC').slice(0, 10);
   const to = formatInZone(new Date(Date.now() + 200 * 86400_000), 'UTC').slice(0, 10);
   // Archive pages a visitor pages through: categories and pages vary, so more than one answer is live.
-  const archives = ['music', 'theatre', 'film', 'talks'].flatMap((c) => [1, 2, 3].map((p) => `/wp-json/evt/events/v1/events?per_page=50&page=${p}&categories=${c}&start_date=${from}&end_date=${to}`));
+  const archives = ['music', 'theatre', 'film', 'talks'].flatMap((c) =>
+    [1, 2, 3].map((p) => `/wp-json/evt/events/v1/events?per_page=50&page=${p}&categories=${c}&start_date=${from}&end_date=${to}`),
+  );
   const opts = { url, connections: CONNECTIONS, duration: DURATION };
   const say = (s: string) => process.stdout.write(`${s}\n`);
   try {
@@ -99,16 +114,24 @@ async function main(): Promise<void> {
     const doorsSingle = await phase('single event read, doors open', sample);
     const doorsArchive = await phase('archive page of 50, doors open', archives);
     const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-    say(`\n${eventIds.length} events; ${CONNECTIONS} read connections; ${KIOSKS} kiosks x ${BATCH} check-ins a second; ${DURATION} s a phase; autocannon on 127.0.0.1; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}`);
-    say(`${'reads'.padEnd(34)} ${'quiet req/s'.padStart(12)} ${'doors req/s'.padStart(12)} ${'ratio'.padStart(6)} ${'quiet p99'.padStart(10)} ${'doors p99'.padStart(10)} ${'errors'.padStart(7)}`);
+    say(
+      `\n${eventIds.length} events; ${CONNECTIONS} read connections; ${KIOSKS} kiosks x ${BATCH} check-ins a second; ${DURATION} s a phase; autocannon on 127.0.0.1; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}`,
+    );
+    say(
+      `${'reads'.padEnd(34)} ${'quiet req/s'.padStart(12)} ${'doors req/s'.padStart(12)} ${'ratio'.padStart(6)} ${'quiet p99'.padStart(10)} ${'doors p99'.padStart(10)} ${'errors'.padStart(7)}`,
+    );
     const row = (name: string, q: Figures, d: Figures) =>
-      say(`${name.padEnd(34)} ${fmt(q.rps).padStart(12)} ${fmt(d.rps).padStart(12)} ${fmt(d.rps / q.rps, 2).padStart(6)} ${`${fmt(q.p99)} ms`.padStart(10)} ${`${fmt(d.p99)} ms`.padStart(10)} ${String(q.errors + q.non2xx + d.errors + d.non2xx).padStart(7)}`);
+      say(
+        `${name.padEnd(34)} ${fmt(q.rps).padStart(12)} ${fmt(d.rps).padStart(12)} ${fmt(d.rps / q.rps, 2).padStart(6)} ${`${fmt(q.p99)} ms`.padStart(10)} ${`${fmt(d.p99)} ms`.padStart(10)} ${String(q.errors + q.non2xx + d.errors + d.non2xx).padStart(7)}`,
+      );
     row('single event read', quietSingle, doorsSingle.reads);
     row('archive page of 50', quietArchive, doorsArchive.reads);
     const all = [...doorsSingle.batches.latencies, ...doorsArchive.batches.latencies].sort((a, b) => a - b);
     const accepted = doorsSingle.batches.accepted + doorsArchive.batches.accepted;
     const failed = doorsSingle.batches.failed + doorsArchive.batches.failed;
-    say(`check-in batches: ${fmt(all.length)} of ${BATCH} (${fmt(accepted)} check-ins accepted), p50 ${fmt(percentile(all, 50), 1)} ms, p99 ${fmt(percentile(all, 99), 1)} ms, max ${fmt(all.at(-1) ?? 0, 1)} ms; failed ${failed}`);
+    say(
+      `check-in batches: ${fmt(all.length)} of ${BATCH} (${fmt(accepted)} check-ins accepted), p50 ${fmt(percentile(all, 50), 1)} ms, p99 ${fmt(percentile(all, 99), 1)} ms, max ${fmt(all.at(-1) ?? 0, 1)} ms; failed ${failed}`,
+    );
     const rs = doorsSingle.reads.rps / quietSingle.rps;
     const ra = doorsArchive.reads.rps / quietArchive.rps;
     const p99 = percentile(all, 99);

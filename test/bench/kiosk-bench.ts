@@ -42,7 +42,11 @@ const contexts = new Set<BrowserContext>();
 async function browser(profile: string, y4m: string | null | 'no-camera', offlineRoot?: string): Promise<Page> {
   const ctx = await launchKiosk(path.join(work, profile), y4m);
   contexts.add(ctx);
-  if (offlineRoot) await ctx.route((u) => u.href.startsWith(offlineRoot), (r) => r.abort('internetdisconnected'));
+  if (offlineRoot)
+    await ctx.route(
+      (u) => u.href.startsWith(offlineRoot),
+      (r) => r.abort('internetdisconnected'),
+    );
   return ctx.pages()[0] ?? ctx.newPage();
 }
 
@@ -63,19 +67,22 @@ async function cacheRun(kioskBase: string, root: string, key: string, eventId: n
   await waitReady(page, 600_000);
   const seconds = (performance.now() - t0) / 1000;
   // Everything cached, wherever it lives: the first download's snapshot chunks plus single rows.
-  const count = await page.evaluate(() => new Promise<number>((resolve) => {
-    const open = indexedDB.open('doorstep-kiosk');
-    open.onsuccess = () => {
-      const tx = open.result.transaction(['snapshot', 'attendees']);
-      const chunks = tx.objectStore('snapshot').getAll();
-      const keys = tx.objectStore('attendees').getAllKeys();
-      tx.oncomplete = () => {
-        const ids = new Set<unknown>(keys.result);
-        for (const c of chunks.result as Array<{ rows: Array<{ id: number }> }>) for (const r of c.rows) ids.add(r.id);
-        resolve(ids.size);
-      };
-    };
-  }));
+  const count = await page.evaluate(
+    () =>
+      new Promise<number>((resolve) => {
+        const open = indexedDB.open('doorstep-kiosk');
+        open.onsuccess = () => {
+          const tx = open.result.transaction(['snapshot', 'attendees']);
+          const chunks = tx.objectStore('snapshot').getAll();
+          const keys = tx.objectStore('attendees').getAllKeys();
+          tx.oncomplete = () => {
+            const ids = new Set<unknown>(keys.result);
+            for (const c of chunks.result as Array<{ rows: Array<{ id: number }> }>) for (const r of c.rows) ids.add(r.id);
+            resolve(ids.size);
+          };
+        };
+      }),
+  );
   if (count !== expected) throw new Error(`cached ${count} attendees, expected ${expected}`);
   return { page, seconds };
 }
@@ -85,28 +92,33 @@ async function cacheRun(kioskBase: string, root: string, key: string, eventId: n
  * attendees.ts getAttendee): the single-row table first, then the snapshot chunk that holds the ID.
  */
 function lookups(page: Page, ids: number[]): Promise<number[]> {
-  return page.evaluate((ids) => new Promise<number[]>((resolve, reject) => {
-    const open = indexedDB.open('doorstep-kiosk');
-    open.onsuccess = async () => {
-      const db = open.result;
-      const times: number[] = [];
-      for (const id of ids) {
-        const t = performance.now();
-        const found = await new Promise<boolean>((done) => {
-          const tx = db.transaction(['attendees', 'snapshot']);
-          const row = tx.objectStore('attendees').get(id);
-          row.onsuccess = () => {
-            if (row.result) return done(true);
-            const cur = tx.objectStore('snapshot').openCursor(IDBKeyRange.upperBound(id), 'prev');
-            cur.onsuccess = () => done(Boolean((cur.result?.value as { rows: Array<{ id: number }> } | undefined)?.rows.some((r) => r.id === id)));
-          };
-        });
-        times.push(performance.now() - t);
-        if (!found) return reject(new Error(`attendee ${id} not found`));
-      }
-      resolve(times);
-    };
-  }), ids);
+  return page.evaluate(
+    (ids) =>
+      new Promise<number[]>((resolve, reject) => {
+        const open = indexedDB.open('doorstep-kiosk');
+        open.onsuccess = async () => {
+          const db = open.result;
+          const times: number[] = [];
+          for (const id of ids) {
+            const t = performance.now();
+            const found = await new Promise<boolean>((done) => {
+              const tx = db.transaction(['attendees', 'snapshot']);
+              const row = tx.objectStore('attendees').get(id);
+              row.onsuccess = () => {
+                if (row.result) return done(true);
+                const cur = tx.objectStore('snapshot').openCursor(IDBKeyRange.upperBound(id), 'prev');
+                cur.onsuccess = () =>
+                  done(Boolean((cur.result?.value as { rows: Array<{ id: number }> } | undefined)?.rows.some((r) => r.id === id)));
+              };
+            });
+            times.push(performance.now() - t);
+            if (!found) return reject(new Error(`attendee ${id} not found`));
+          }
+          resolve(times);
+        };
+      }),
+    ids,
+  );
 }
 
 /** Plays SCANS ticket codes to the fake camera and collects the page's scan-to-verdict measures. */
@@ -145,27 +157,44 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   try {
     const x = await cacheRun(kiosk.base, root, key, small.eventId, SMALL, 'cross-origin');
-    rows.push(`cache ${SMALL.toLocaleString('en-US')} attendees, kiosk on its own origin (Electron-like, CORS preflights): ${x.seconds.toFixed(2)} s (${Math.round(SMALL / x.seconds)} /s)`);
+    rows.push(
+      `cache ${SMALL.toLocaleString('en-US')} attendees, kiosk on its own origin (Electron-like, CORS preflights): ${x.seconds.toFixed(2)} s (${Math.round(SMALL / x.seconds)} /s)`,
+    );
     await closeAll();
     const s = await cacheRun(base, root, key, small.eventId, SMALL, 'small');
     rows.push(`cache ${SMALL.toLocaleString('en-US')} attendees: ${s.seconds.toFixed(2)} s (${Math.round(SMALL / s.seconds)} /s)`);
     await closeAll();
     const l = await cacheRun(base, root, key, large.eventId, LARGE, 'large');
-    rows.push(`cache ${LARGE.toLocaleString('en-US')} attendees: ${l.seconds.toFixed(2)} s (${Math.round(LARGE / l.seconds)} /s) — target < 30 s: ${(l.seconds / 30).toFixed(2)}x of budget`);
+    rows.push(
+      `cache ${LARGE.toLocaleString('en-US')} attendees: ${l.seconds.toFixed(2)} s (${Math.round(LARGE / l.seconds)} /s) — target < 30 s: ${(l.seconds / 30).toFixed(2)}x of budget`,
+    );
     const ids = Array.from({ length: 500 }, (_, i) => large.attendeeIds[(i * 7919) % large.attendeeIds.length]);
     const look = await lookups(l.page, ids);
-    rows.push(`cached lookup by ID (${LARGE.toLocaleString('en-US')} cached, ${ids.length} reads): p50 ${ms(pct(look, 50))}, p95 ${ms(pct(look, 95))}`);
+    rows.push(
+      `cached lookup by ID (${LARGE.toLocaleString('en-US')} cached, ${ids.length} reads): p50 ${ms(pct(look, 50))}, p95 ${ms(pct(look, 95))}`,
+    );
     await closeAll();
 
     const code = (i: number) => {
       const id = small.attendeeIds[i];
       return ticketCodeUrl('http://door.example', { attendeeId: id, eventId: small.eventId, securityCode: small.codes.get(id)! });
     };
-    const online = await scanRun('small', Array.from({ length: SCANS }, (_, i) => code(i)));
-    rows.push(`scan-to-verdict online (${online.length} scans): p50 ${ms(pct(online, 50))}, p95 ${ms(pct(online, 95))} — target p95 < 150 ms: ${(pct(online, 95) / 150).toFixed(2)}x`);
+    const online = await scanRun(
+      'small',
+      Array.from({ length: SCANS }, (_, i) => code(i)),
+    );
+    rows.push(
+      `scan-to-verdict online (${online.length} scans): p50 ${ms(pct(online, 50))}, p95 ${ms(pct(online, 95))} — target p95 < 150 ms: ${(pct(online, 95) / 150).toFixed(2)}x`,
+    );
     if (process.env.BENCH_VERBOSE) rows.push(`  online samples: ${online.map((x) => x.toFixed(0)).join(' ')}`);
-    const offline = await scanRun('small', Array.from({ length: SCANS }, (_, i) => code(SCANS + i)), root);
-    rows.push(`scan-to-verdict offline (${offline.length} scans): p50 ${ms(pct(offline, 50))}, p95 ${ms(pct(offline, 95))} — target p95 < 150 ms: ${(pct(offline, 95) / 150).toFixed(2)}x`);
+    const offline = await scanRun(
+      'small',
+      Array.from({ length: SCANS }, (_, i) => code(SCANS + i)),
+      root,
+    );
+    rows.push(
+      `scan-to-verdict offline (${offline.length} scans): p50 ${ms(pct(offline, 50))}, p95 ${ms(pct(offline, 95))} — target p95 < 150 ms: ${(pct(offline, 95) / 150).toFixed(2)}x`,
+    );
     if (process.env.BENCH_VERBOSE) rows.push(`  offline samples: ${offline.map((x) => x.toFixed(0)).join(' ')}`);
 
     // 1,000 admissions waiting in the outbox (written straight into IndexedDB as offline scans leave them).
@@ -173,24 +202,34 @@ async function main(): Promise<void> {
     await page.goto(kioskUrl);
     await waitReady(page, 60_000);
     const queued = small.attendeeIds.slice(1000, 1000 + QUEUED).map((id) => ({
-      nonce: makeNonce(), attendeeId: id, checkIn: true, scanAt: Date.now(), scanIso: isoWithOffset(Date.now()), attempts: 0,
+      nonce: makeNonce(),
+      attendeeId: id,
+      checkIn: true,
+      scanAt: Date.now(),
+      scanIso: isoWithOffset(Date.now()),
+      attempts: 0,
     }));
-    const [deviceId, queuedTotal] = await page.evaluate((rows) => new Promise<[string, number]>((resolve) => {
-      const open = indexedDB.open('doorstep-kiosk');
-      open.onsuccess = () => {
-        const tx = open.result.transaction(['outbox', 'meta'], 'readwrite');
-        const meta = tx.objectStore('meta').get('device');
-        meta.onsuccess = () => {
-          const device = String((meta.result as { value: string }).value);
-          for (const r of rows) tx.objectStore('outbox').add({ ...r, deviceId: device });
-          const count = tx.objectStore('outbox').count();
-          tx.oncomplete = () => resolve([device, count.result]);
-        };
-      };
-    }), queued);
+    const [deviceId, queuedTotal] = await page.evaluate(
+      (rows) =>
+        new Promise<[string, number]>((resolve) => {
+          const open = indexedDB.open('doorstep-kiosk');
+          open.onsuccess = () => {
+            const tx = open.result.transaction(['outbox', 'meta'], 'readwrite');
+            const meta = tx.objectStore('meta').get('device');
+            meta.onsuccess = () => {
+              const device = String((meta.result as { value: string }).value);
+              for (const r of rows) tx.objectStore('outbox').add({ ...r, deviceId: device });
+              const count = tx.objectStore('outbox').count();
+              tx.oncomplete = () => resolve([device, count.result]);
+            };
+          };
+        }),
+      queued,
+    );
     await openStaff(page);
     const check = new Database(dbFile, { readonly: true });
-    const acceptedNow = () => (check.prepare("SELECT COUNT(*) AS n FROM checkins WHERE result = 'accepted' AND device_id = ?").get(deviceId) as { n: number }).n;
+    const acceptedNow = () =>
+      (check.prepare("SELECT COUNT(*) AS n FROM checkins WHERE result = 'accepted' AND device_id = ?").get(deviceId) as { n: number }).n;
     // Counted while still offline: once the network is back the engine's own retry may start at once.
     const before = acceptedNow();
     t = performance.now();
@@ -203,7 +242,9 @@ async function main(): Promise<void> {
     const accepted = acceptedNow() - before;
     await page.waitForFunction(() => document.getElementById('pending')?.dataset.count === '0', null, { timeout: 60_000, polling: 50 });
     check.close();
-    rows.push(`sync ${queuedTotal.toLocaleString('en-US')} queued check-ins (${QUEUED} + ${queuedTotal - QUEUED} from the offline scans): ${uploadSeconds.toFixed(2)} s (${accepted} of ${queuedTotal} accepted on the server) — target 1,000 < 5 s: ${((uploadSeconds * 1000) / queuedTotal / 5).toFixed(2)}x of budget`);
+    rows.push(
+      `sync ${queuedTotal.toLocaleString('en-US')} queued check-ins (${QUEUED} + ${queuedTotal - QUEUED} from the offline scans): ${uploadSeconds.toFixed(2)} s (${accepted} of ${queuedTotal} accepted on the server) — target 1,000 < 5 s: ${((uploadSeconds * 1000) / queuedTotal / 5).toFixed(2)}x of budget`,
+    );
     await closeAll();
   } finally {
     await closeAll();

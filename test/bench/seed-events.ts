@@ -18,20 +18,26 @@ export function seedEvents(dbFile: string, EVENTS = Number(process.env.BENCH_EVE
   const random = rng(42);
   const t0 = performance.now();
   const eventIds = db.transaction(() => {
-    const venues = Array.from({ length: 50 }, (_, i) => createLinked(ctx, 'venue', { venue: `Venue ${i}`, city: 'Tallinn', address: `Street ${i}`, geo_lat: 59 + random(), geo_lng: 24 + random() }));
-    const organizers = Array.from({ length: 30 }, (_, i) => createLinked(ctx, 'organizer', { organizer: `Organizer ${i}`, email: `o${i}@example.test` }));
-    const cats = ['Music', 'Theatre', 'Film', 'Talks', 'Family', 'Sports', 'Food', 'Art'].map((c) => resolveTermRefs(ctx, TAXONOMY.categories, [c], 'categories', true)[0]);
+    const venues = Array.from({ length: 50 }, (_, i) =>
+      createLinked(ctx, 'venue', { venue: `Venue ${i}`, city: 'Tallinn', address: `Street ${i}`, geo_lat: 59 + random(), geo_lng: 24 + random() }),
+    );
+    const organizers = Array.from({ length: 30 }, (_, i) =>
+      createLinked(ctx, 'organizer', { organizer: `Organizer ${i}`, email: `o${i}@example.test` }),
+    );
+    const cats = ['Music', 'Theatre', 'Film', 'Talks', 'Family', 'Sports', 'Food', 'Art'].map(
+      (c) => resolveTermRefs(ctx, TAXONOMY.categories, [c], 'categories', true)[0],
+    );
     const tags = Array.from({ length: 20 }, (_, i) => resolveTermRefs(ctx, TAXONOMY.tags, [`tag-${i}`], 'tags', true)[0]);
     const ids: number[] = [];
     const now = Date.now();
     for (let i = 0; i < EVENTS; i++) {
-      const start = formatInZone(new Date(now + Math.floor(random() * 365 * 86400_000)), 'UTC').slice(0, 13) + ':00:00';
+      const start = `${formatInZone(new Date(now + Math.floor(random() * 365 * 86400_000)), 'UTC').slice(0, 13)}:00:00`;
       ids.push(
         createEvent(ctx, {
           title: `Event ${i}`,
           description: `Description of event ${i}.\n\nA second paragraph with more words about the evening.`,
           start_date: start,
-          end_date: start.slice(0, 11) + '23:00:00',
+          end_date: `${start.slice(0, 11)}23:00:00`,
           cost: String(5 + (i % 30)),
           venue: venues[i % venues.length],
           organizer: [organizers[i % organizers.length]],
@@ -47,4 +53,3 @@ export function seedEvents(dbFile: string, EVENTS = Number(process.env.BENCH_EVE
   db.close();
   return { eventIds };
 }
-

@@ -33,15 +33,28 @@ async function main(): Promise<void> {
     const opts = { connections: CONNECTIONS, duration: DURATION };
     // Warm up both servers so JIT and SQLite caches are comparable.
     await load('warm-up', { url: `http://127.0.0.1:${bare.port}/bare`, ...opts, duration: 2 });
-    await load('warm-up', { url: `http://127.0.0.1:${app.port}`, paths: sample.map((id) => `/wp-json/evt/events/v1/events/${id}`), ...opts, duration: 2 });
+    await load('warm-up', {
+      url: `http://127.0.0.1:${app.port}`,
+      paths: sample.map((id) => `/wp-json/evt/events/v1/events/${id}`),
+      ...opts,
+      duration: 2,
+    });
     const c: Figures = await load('(c) bare Express res.json', { url: `http://127.0.0.1:${bare.port}/bare`, ...opts });
-    const a = await load('(a) single event read', { url: `http://127.0.0.1:${app.port}`, paths: sample.map((id) => `/wp-json/evt/events/v1/events/${id}`), ...opts });
+    const a = await load('(a) single event read', {
+      url: `http://127.0.0.1:${app.port}`,
+      paths: sample.map((id) => `/wp-json/evt/events/v1/events/${id}`),
+      ...opts,
+    });
     const b = await load('(b) archive, 50 per page, category + dates', { url: `http://127.0.0.1:${app.port}`, paths: [archive], ...opts });
     // The same reads with the response cache off: every request runs the query and presents the events.
-    const a0 = await load('(a) single event read, cache off', { url: `http://127.0.0.1:${uncached.port}`, paths: sample.map((id) => `/wp-json/evt/events/v1/events/${id}`), ...opts });
+    const a0 = await load('(a) single event read, cache off', {
+      url: `http://127.0.0.1:${uncached.port}`,
+      paths: sample.map((id) => `/wp-json/evt/events/v1/events/${id}`),
+      ...opts,
+    });
     const b0 = await load('(b) archive, cache off', { url: `http://127.0.0.1:${uncached.port}`, paths: [archive], ...opts });
     process.stdout.write(`\n${EVENTS} events, ${CONNECTIONS} connections, ${DURATION} s each, autocannon on 127.0.0.1, ${os.cpus().length} cores\n`);
-    process.stdout.write(table([c, a, b, a0, b0], c) + '\n\n');
+    process.stdout.write(`${table([c, a, b, a0, b0], c)}\n\n`);
     const ra = a.rps / c.rps;
     const rb = b.rps / c.rps;
     process.stdout.write(`target (a) >= 0.50 of bare: ${ra.toFixed(2)} ${ra >= 0.5 ? 'MET' : 'MISSED'}\n`);

@@ -41,7 +41,9 @@ async function main() {
   }
   const cmp = compareAll(orig, ours);
   console.log(report(cmp, has('--goldens') ? 'goldens' : 'live original', readKnown()));
-  if (has('--list')) for (const d of cmp.open) console.log(`  [${groupOf(d)}] ${diffKey(d)}  original=${JSON.stringify(d.original)} doorstep=${JSON.stringify(d.doorstep)}`);
+  if (has('--list'))
+    for (const d of cmp.open)
+      console.log(`  [${groupOf(d)}] ${diffKey(d)}  original=${JSON.stringify(d.original)} doorstep=${JSON.stringify(d.doorstep)}`);
   const jsonAt = args.indexOf('--json');
   if (jsonAt >= 0) fs.writeFileSync(args[jsonAt + 1], JSON.stringify(cmp, null, 1));
   if (has('--update-known')) {
@@ -54,7 +56,17 @@ async function main() {
       process.exitCode = 1;
       return;
     }
-    fs.writeFileSync(KNOWN_FILE, JSON.stringify({ note: 'Open differences from the original. This list may only shrink: fix a difference, then run `npm run compat -- --goldens --update-known`.', differences: now }, null, 1) + '\n');
+    fs.writeFileSync(
+      KNOWN_FILE,
+      `${JSON.stringify(
+        {
+          note: 'Open differences from the original. This list may only shrink: fix a difference, then run `npm run compat -- --goldens --update-known`.',
+          differences: now,
+        },
+        null,
+        1,
+      )}\n`,
+    );
     console.log(`known-differences.json: ${now.length} entries (${known.size - (now.length - added.length)} removed, ${added.length} added)`);
   }
 }

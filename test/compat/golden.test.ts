@@ -29,9 +29,19 @@ test('Doorstep answers as the recorded original, except declared departures and 
   if (fresh.length)
     problems.push(
       `${fresh.length} new differences from the original (fix them, or declare a departure in departures.json):\n` +
-        fresh.slice(0, 40).map((d) => `  ${diffKey(d)}  original=${JSON.stringify(d.original)} doorstep=${JSON.stringify(d.doorstep)}`).join('\n'),
+        fresh
+          .slice(0, 40)
+          .map((d) => `  ${diffKey(d)}  original=${JSON.stringify(d.original)} doorstep=${JSON.stringify(d.doorstep)}`)
+          .join('\n'),
     );
-  if (gone.length) problems.push(`${gone.length} listed differences are gone: remove them with \`npm run compat -- --goldens --update-known\`:\n` + gone.slice(0, 40).map((k) => `  ${k}`).join('\n'));
+  if (gone.length)
+    problems.push(
+      `${gone.length} listed differences are gone: remove them with \`npm run compat -- --goldens --update-known\`:\n` +
+        gone
+          .slice(0, 40)
+          .map((k) => `  ${k}`)
+          .join('\n'),
+    );
   assert.equal(problems.length, 0, problems.join('\n'));
   assert.ok(cmp.figures.total.compared >= 600, `only ${cmp.figures.total.compared} requests compared`);
 });

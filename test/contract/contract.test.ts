@@ -56,7 +56,18 @@ interface Ids {
 }
 
 /** Requests that reach the handler's success path, by operationId (the generic fill is used otherwise). */
-function successRequests(ids: Ids, ctx: { nonce?: string; editNonce?: string; removeNonce?: string; downloadPath?: string; downloadToken?: string; wizardNonce?: string; eventUrl: string }): Record<string, Send> {
+function successRequests(
+  ids: Ids,
+  ctx: {
+    nonce?: string;
+    editNonce?: string;
+    removeNonce?: string;
+    downloadPath?: string;
+    downloadToken?: string;
+    wizardNonce?: string;
+    eventUrl: string;
+  },
+): Record<string, Send> {
   const ticketFields = { post_id: ids.event, name: 'Contract ticket', price: '', ticket: { capacity: 10 } };
   return {
     'events.create.post': { body: { title: 'Contract event', start_date: '2031-01-01 10:00:00', end_date: '2031-01-01 12:00:00' } },
@@ -87,13 +98,19 @@ function successRequests(ids: Ids, ctx: { nonce?: string; editNonce?: string; re
     'forms.submissions.get.get': { query: { form_ids: String(ids.form) } },
     'forms.submissions.delete.post': { body: { submissions: [ids.submission] } },
     'forms.submissions.restore.post': { body: { restore: true, submissions: [ids.submission] } },
-    'forms.submissions.update.post': { body: { singleSubmission: JSON.stringify({ submissionRecordId: String(ids.submission), submissionFieldCollection: {} }) } },
-    'forms.submissions.handleExtra.post': { body: { singleSubmission: JSON.stringify({ submissionRecordId: String(ids.submission) }), handleExtra: 'star' } },
+    'forms.submissions.update.post': {
+      body: { singleSubmission: JSON.stringify({ submissionRecordId: String(ids.submission), submissionFieldCollection: {} }) },
+    },
+    'forms.submissions.handleExtra.post': {
+      body: { singleSubmission: JSON.stringify({ submissionRecordId: String(ids.submission) }), handleExtra: 'star' },
+    },
     'forms.submissions.export.post': { body: { form_ids: [ids.form] } },
     'forms.submissions.downloadAll.post': { body: { form_ids: [ids.form] } },
     'forms.submissions.deleteDownloadFile.post': { body: { file_path: ctx.downloadPath ?? 'nothing.csv' } },
     'forms.submissions.setSettings.post': { body: { settingName: 'pageSize', data: { value: 25 }, formID: String(ids.form) } },
-    'forms.submissions.emailAction.post': { body: { submission: ids.submission, action_settings: { to: 'office@example.test', email_subject: 'Form', email_message: 'Hello' } } },
+    'forms.submissions.emailAction.post': {
+      body: { submission: ids.submission, action_settings: { to: 'office@example.test', email_subject: 'Form', email_message: 'Hello' } },
+    },
     'forms.submissions.download.get': { query: { token: ctx.downloadToken ?? 'x' } },
     'forms.views.createForm.post': { body: { title: 'Contract form', fields: [{ label: 'Name', type: 'textbox', required: true }] } },
     'forms.views.submit.post': { body: { values: { name: 'Ann', email: 'ann@example.test' } } },
@@ -178,7 +195,12 @@ describe('contract: the OpenAPI documents describe the real answers', { timeout:
   test('every operation, four callers, every answer validated', { timeout: 10 * 60_000 }, async () => {
     const s = await startTestServer();
     setProxyDeps(s.app.state, {
-      policy: { resolve: async () => [{ address: '127.0.0.1', family: 4 }], transport: async () => { throw new FetchRefused('no network'); } },
+      policy: {
+        resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+        transport: async () => {
+          throw new FetchRefused('no network');
+        },
+      },
     });
     try {
       await run(s);
@@ -214,13 +236,31 @@ async function run(s: TestServer): Promise<void> {
   await call(`${s.root}security/v1/scan`, { method: 'POST', auth: admin });
   const issues = (await call(`${s.root}security/v1/scan/issues`, { auth: admin })).body;
   // A checkout sends the ticket mail: the mail log has a row.
-  await call(`${s.root}evt/tickets/v1/cart`, { method: 'POST', body: { provider: 'rsvp', tickets: [{ ticket_id: free.ticketId, quantity: 1 }] }, headers: { cookie: 'contract=1' } });
+  await call(`${s.root}evt/tickets/v1/cart`, {
+    method: 'POST',
+    body: { provider: 'rsvp', tickets: [{ ticket_id: free.ticketId, quantity: 1 }] },
+    headers: { cookie: 'contract=1' },
+  });
   const slugOf = (id: number) => (s.db.prepare('SELECT slug FROM posts WHERE id = ?').get(id) as { slug: string }).slug;
   const mailRow = s.db.prepare('SELECT id FROM mail_log ORDER BY id DESC LIMIT 1').get() as { id: number } | undefined;
   const ids: Ids = {
-    event: paid.eventId, ticket: paid.ticketId, attendee: paid.attendeeIds[0]!, order: paid.orderId, venue: venue.id, organizer: org.id,
-    category: category.id, tag: tag.id, form: form.id, submission, file: file.file.id, issue: issues?.issues?.[0]?.id ?? 1, mailLog: mailRow?.id ?? 1,
-    eventSlug: slugOf(paid.eventId), venueSlug: slugOf(venue.id), organizerSlug: slugOf(org.id), securityCode: paid.codes.get(paid.attendeeIds[0]!)!,
+    event: paid.eventId,
+    ticket: paid.ticketId,
+    attendee: paid.attendeeIds[0]!,
+    order: paid.orderId,
+    venue: venue.id,
+    organizer: org.id,
+    category: category.id,
+    tag: tag.id,
+    form: form.id,
+    submission,
+    file: file.file.id,
+    issue: issues?.issues?.[0]?.id ?? 1,
+    mailLog: mailRow?.id ?? 1,
+    eventSlug: slugOf(paid.eventId),
+    venueSlug: slugOf(venue.id),
+    organizerSlug: slugOf(org.id),
+    securityCode: paid.codes.get(paid.attendeeIds[0]!)!,
   };
 
   // ---- the documents ----
@@ -236,7 +276,8 @@ async function run(s: TestServer): Promise<void> {
   assert.deepEqual(docProblems, [], 'the documents are valid OpenAPI 3.0');
   const ops: Op[] = [];
   for (const [ns, doc] of Object.entries(docs)) {
-    for (const [path, item] of Object.entries(doc.paths)) for (const [method, op] of Object.entries(item)) ops.push({ ns, path, method: method.toUpperCase(), op });
+    for (const [path, item] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(item)) ops.push({ ns, path, method: method.toUpperCase(), op });
   }
   const checker = new ResponseChecker(docs);
 
@@ -245,12 +286,17 @@ async function run(s: TestServer): Promise<void> {
   const ticketEdit = (await call(`${s.root}evt/tickets/v1/tickets/${ids.ticket}`, { auth: admin })).body;
   const wizard = (await call(`${s.root}tickets-onboarding/wizard`, { auth: admin })).body;
   const ctx = {
-    nonce: eventEdit?.nonces?.add_ticket_nonce, editNonce: ticketEdit?.nonces?.edit_ticket_nonce, removeNonce: ticketEdit?.nonces?.remove_ticket_nonce,
-    wizardNonce: wizard?.nonce ?? wizard?.action_nonce, eventUrl: eventEdit?.url ?? `${s.base}/`, downloadPath: undefined as string | undefined, downloadToken: undefined as string | undefined,
+    nonce: eventEdit?.nonces?.add_ticket_nonce,
+    editNonce: ticketEdit?.nonces?.edit_ticket_nonce,
+    removeNonce: ticketEdit?.nonces?.remove_ticket_nonce,
+    wizardNonce: wizard?.nonce ?? wizard?.action_nonce,
+    eventUrl: eventEdit?.url ?? `${s.base}/`,
+    downloadPath: undefined as string | undefined,
+    downloadToken: undefined as string | undefined,
   };
   const dl = (await call(`${s.root}forms-submissions/download-all`, { method: 'POST', auth: admin, body: { form_ids: [ids.form] } })).body;
   ctx.downloadPath = dl?.filePath;
-  ctx.downloadToken = dl?.downloadUrl ? new URL(dl.downloadUrl).searchParams.get('token') ?? undefined : undefined;
+  ctx.downloadToken = dl?.downloadUrl ? (new URL(dl.downloadUrl).searchParams.get('token') ?? undefined) : undefined;
 
   // ---- the requests: reads first, then writes, deletes last (so the objects are there for the others) ----
   const rank = (m: string) => (m === 'GET' ? 0 : m === 'DELETE' ? 2 : 1);
@@ -281,7 +327,8 @@ async function run(s: TestServer): Promise<void> {
     // The administrator goes last: the others' refusals leave the objects as they were for it.
     for (const caller of [...CALLERS].reverse().sort((a) => (a === 'administrator' ? 1 : -1))) {
       const q = { ...query };
-      if (o.op.operationId === 'qr.checkin.get') q.api_key = caller === 'door key' ? doorKey.slice('Bearer '.length) : caller === 'anonymous' ? 'dsk_0_nothing' : '';
+      if (o.op.operationId === 'qr.checkin.get')
+        q.api_key = caller === 'door key' ? doorKey.slice('Bearer '.length) : caller === 'anonymous' ? 'dsk_0_nothing' : '';
       const qs = new URLSearchParams(q).toString();
       const url = `${s.root}${o.ns}${o.path === '/' ? '' : path}${qs ? `?${qs}` : ''}`;
       const res: Res = await call(url, { method: o.method, auth: auth[caller], body: hasBody ? body : undefined, headers: send.headers });
@@ -291,7 +338,12 @@ async function run(s: TestServer): Promise<void> {
       if (res.status < 300) succeeded.add(`${o.method} /${o.ns}${o.path}`);
       const contentType = res.headers.get('content-type');
       const isJson = (contentType ?? '').startsWith('application/json');
-      if (process.env.CONTRACT_DUMP) appendFileSync(process.env.CONTRACT_DUMP, JSON.stringify({ caller, op: o.op.operationId, status: res.status, type: contentType, body: isJson ? res.body : res.text.slice(0, 200) }) + '\n');
+      if (process.env.CONTRACT_DUMP)
+        appendFileSync(
+          process.env.CONTRACT_DUMP,
+          JSON.stringify({ caller, op: o.op.operationId, status: res.status, type: contentType, body: isJson ? res.body : res.text.slice(0, 200) }) +
+            '\n',
+        );
       const errs = checker.check(o.ns, o.path, o.method, res.status, contentType, isJson ? res.body : res.text);
       if (errs.length) failures.push(`${caller} ${o.method} /${o.ns}${o.path} -> ${res.status}: ${errs.join('; ')} :: ${res.text.slice(0, 300)}`);
     }
@@ -299,11 +351,21 @@ async function run(s: TestServer): Promise<void> {
   // The generated client's types, used on real answers.
   const events = (await call(`${s.root}evt/events/v1/events?start_date=2000-01-01`)).body as EventList;
   const titles = eventTitles(events);
-  assert.ok(titles.length > 0 && titles.every((e) => typeof e.id === 'number' && typeof e.title === 'string'), 'a typed client reads the events list');
+  assert.ok(
+    titles.length > 0 && titles.every((e) => typeof e.id === 'number' && typeof e.title === 'string'),
+    'a typed client reads the events list',
+  );
   const attendees = (await call(`${s.root}evt/tickets/v1/attendees?per_page=100&post_id=${free.eventId}`, { auth: admin })).body as AttendeeList;
   assert.ok(checkedInIds(attendees).length >= 0 && attendees.attendees.length > 0, 'a typed client reads the attendees list');
   const notSucceeded = ops.map((o) => `${o.method} /${o.ns}${o.path}`).filter((k) => !succeeded.has(k));
-  console.log(`contract: ${Object.keys(docs).length} namespace documents, ${ops.length} operations covered (${covered.size} called, ${succeeded.size} with a 2xx answer), ${validated} requests validated; statuses ${[...statusTally].sort(([a], [b]) => a - b).map(([k, n]) => `${k}:${n}`).join(' ')}`);
+  console.log(
+    `contract: ${Object.keys(docs).length} namespace documents, ${ops.length} operations covered (${covered.size} called, ${succeeded.size} with a 2xx answer), ${validated} requests validated; statuses ${[
+      ...statusTally,
+    ]
+      .sort(([a], [b]) => a - b)
+      .map(([k, n]) => `${k}:${n}`)
+      .join(' ')}`,
+  );
   for (const f of failures) console.log(`  ${f}`);
   if (notSucceeded.length) console.log(`  no 2xx answer: ${notSucceeded.join(', ')}`);
   assert.deepEqual(failures, [], 'answers the documents do not allow');

@@ -59,6 +59,11 @@ export class ResponseChecker {
       this.cache.set(key, validate);
     }
     if (validate(body)) return [];
-    return (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`);
+    return (validate.errors ?? [])
+      .slice(0, 8)
+      .map(
+        (e) =>
+          `${e.instancePath || '(root)'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`,
+      );
   }
 }

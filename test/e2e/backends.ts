@@ -35,7 +35,11 @@ export async function modelBackend(count: number): Promise<Backend> {
   const srv = await startFakeHttpServer(new FakeDoorServer());
   const people = srv.model.seed(count);
   return {
-    name: 'contract model', root: srv.root, base: srv.base, apiKey: 'door-key', eventId: srv.model.eventId,
+    name: 'contract model',
+    root: srv.root,
+    base: srv.base,
+    apiKey: 'door-key',
+    eventId: srv.model.eventId,
     attendees: people.map((p) => ({ id: p.id, name: p.name, ticketUrl: srv.model.ticketUrl(p) })),
     async checkin(id) {
       const c = srv.model.attendees.get(id)?.checkin ?? null;
@@ -74,35 +78,63 @@ export async function realBackend(count: number, opts: { names?: string[]; title
   const srv = await startTestServer();
   const admin = srv.admin;
   const root = srv.root;
-  const event = must(await call(`${root}evt/events/v1/events`, {
-    method: 'POST', auth: admin,
-    body: { title: opts.title ?? 'Door e2e', status: 'publish', start_date: '2030-01-01 18:00:00', end_date: '2030-01-01 23:00:00' },
-  }), 'create event') as { id: number };
-  const single = must(await call(`${root}evt/events/v1/events/${event.id}`, { auth: admin }), 'read event') as { nonces?: { add_ticket_nonce?: string } };
-  const ticket = must(await call(`${root}evt/tickets/v1/tickets`, {
-    method: 'POST', auth: admin,
-    form: {
-      post_id: String(event.id), add_ticket_nonce: single.nonces?.add_ticket_nonce ?? '', provider: 'rsvp',
-      name: 'General admission', price: '0', 'ticket[capacity]': '',
-    },
-  }), 'create ticket', [200, 201, 202]) as { id?: number; ticket_id?: number };
+  const event = must(
+    await call(`${root}evt/events/v1/events`, {
+      method: 'POST',
+      auth: admin,
+      body: { title: opts.title ?? 'Door e2e', status: 'publish', start_date: '2030-01-01 18:00:00', end_date: '2030-01-01 23:00:00' },
+    }),
+    'create event',
+  ) as { id: number };
+  const single = must(await call(`${root}evt/events/v1/events/${event.id}`, { auth: admin }), 'read event') as {
+    nonces?: { add_ticket_nonce?: string };
+  };
+  const ticket = must(
+    await call(`${root}evt/tickets/v1/tickets`, {
+      method: 'POST',
+      auth: admin,
+      form: {
+        post_id: String(event.id),
+        add_ticket_nonce: single.nonces?.add_ticket_nonce ?? '',
+        provider: 'rsvp',
+        name: 'General admission',
+        price: '0',
+        'ticket[capacity]': '',
+      },
+    }),
+    'create ticket',
+    [200, 201, 202],
+  ) as { id?: number; ticket_id?: number };
   const ticketId = ticket.id ?? ticket.ticket_id;
   const door = srv.apiKey('Door e2e', event.id);
   const key = door.key;
   const attendees: Backend['attendees'] = [];
   for (let i = 0; i < count; i++) {
     const name = opts.names?.[i] ?? `Guest ${i + 1}`;
-    const created = must(await call(`${root}evt/tickets/v1/attendees`, {
-      method: 'POST', auth: `Bearer ${key}`, body: { ticket_id: ticketId, full_name: name, email: `guest${i + 1}@example.test` },
-    }), 'create attendee') as { id: number };
-    const door = must(await call(`${root}evt/tickets/v1/attendees/${created.id}`, { auth: `Bearer ${key}` }), 'read attendee') as { security_code: string };
+    const created = must(
+      await call(`${root}evt/tickets/v1/attendees`, {
+        method: 'POST',
+        auth: `Bearer ${key}`,
+        body: { ticket_id: ticketId, full_name: name, email: `guest${i + 1}@example.test` },
+      }),
+      'create attendee',
+    ) as { id: number };
+    const door = must(await call(`${root}evt/tickets/v1/attendees/${created.id}`, { auth: `Bearer ${key}` }), 'read attendee') as {
+      security_code: string;
+    };
     attendees.push({
-      id: created.id, name,
+      id: created.id,
+      name,
       ticketUrl: ticketCodeUrl(srv.base, { attendeeId: created.id, eventId: event.id, securityCode: door.security_code }),
     });
   }
   return {
-    name: 'real server', root, base: srv.base, apiKey: key, eventId: event.id, attendees,
+    name: 'real server',
+    root,
+    base: srv.base,
+    apiKey: key,
+    eventId: event.id,
+    attendees,
     async scans(id) {
       const log = must(await call(`${root}evt/tickets/v1/checkins?attendee_id=${id}&per_page=100&order=ASC`, { auth: admin }), 'check-in log') as {
         checkins: Array<{ result: string }>;
@@ -114,21 +146,30 @@ export async function realBackend(count: number, opts: { names?: string[]; title
     },
     async admitElsewhere(id, label, scanAt) {
       const key = srv.apiKey(label, event.id).key;
-      must(await call(`${root}evt/tickets/v1/attendees/${id}`, {
-        method: 'PATCH', auth: `Bearer ${key}`,
-        body: { check_in: true, check_in_date: isoWithOffset(scanAt, 0), device_id: 'door-0ther0door', nonce: makeNonce() },
-      }), 'admit at another door');
+      must(
+        await call(`${root}evt/tickets/v1/attendees/${id}`, {
+          method: 'PATCH',
+          auth: `Bearer ${key}`,
+          body: { check_in: true, check_in_date: isoWithOffset(scanAt, 0), device_id: 'door-0ther0door', nonce: makeNonce() },
+        }),
+        'admit at another door',
+      );
     },
     async otherEventKey() {
-      const other = must(await call(`${root}evt/events/v1/events`, {
-        method: 'POST', auth: admin,
-        body: { title: 'Another event', status: 'publish', start_date: '2030-02-01 18:00:00', end_date: '2030-02-01 23:00:00' },
-      }), 'create event') as { id: number };
+      const other = must(
+        await call(`${root}evt/events/v1/events`, {
+          method: 'POST',
+          auth: admin,
+          body: { title: 'Another event', status: 'publish', start_date: '2030-02-01 18:00:00', end_date: '2030-02-01 23:00:00' },
+        }),
+        'create event',
+      ) as { id: number };
       return srv.apiKey('Door of another event', other.id).key;
     },
     async checkin(id) {
       const a = must(await call(`${root}evt/tickets/v1/attendees/${id}`, { auth: admin }), 'read attendee') as {
-        checked_in: boolean; checkin_details: false | { device_id?: string | null };
+        checked_in: boolean;
+        checkin_details: false | { device_id?: string | null };
       };
       return { checkedIn: a.checked_in, deviceId: a.checkin_details ? (a.checkin_details.device_id ?? null) : null };
     },

@@ -14,13 +14,16 @@ export interface HttpServer {
 function listen(handler: http.RequestListener): Promise<HttpServer> {
   const server = http.createServer(handler);
   return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve({
-      base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      close: () => new Promise<void>((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
       }),
-    }));
+    );
   });
 }
 

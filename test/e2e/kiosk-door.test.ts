@@ -83,7 +83,10 @@ async function pair(page: Page, backend: Backend, apiKey = backend.apiKey): Prom
   await page.locator('#pair-confirm[data-state="ask"]').waitFor();
   await confirmPairing(page);
   await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 60_000 });
-  await waitFor('the ready line', async () => (await page.locator('[data-testid="ready-info"]').getAttribute('data-attendees')) === String(backend.attendees.length));
+  await waitFor(
+    'the ready line',
+    async () => (await page.locator('[data-testid="ready-info"]').getAttribute('data-attendees')) === String(backend.attendees.length),
+  );
 }
 
 async function scenario(backend: Backend): Promise<void> {
@@ -96,7 +99,14 @@ async function scenario(backend: Backend): Promise<void> {
   await pair(page, backend);
   assert.match(await page.locator('[data-testid="ready-info"]').innerText(), new RegExp(`${backend.attendees.length} attendees ready`));
   await page.context().close();
-  page = await open(profile, video(`held-${slug}`, [{ text: null, frames: 5 }, { text: a1.ticketUrl, frames: 12 * FPS }, { text: null, frames: 200 }]));
+  page = await open(
+    profile,
+    video(`held-${slug}`, [
+      { text: null, frames: 5 },
+      { text: a1.ticketUrl, frames: 12 * FPS },
+      { text: null, frames: 200 },
+    ]),
+  );
   await waitFor('the check-in on the server', async () => (await backend.checkin(a1.id)).checkedIn);
   // Let the code stay in view to the end of its 12 s, and 3 s more.
   await new Promise((r) => setTimeout(r, 16_000));
@@ -106,7 +116,14 @@ async function scenario(backend: Backend): Promise<void> {
 
   // 2. Key revoked: the device banner; valid tickets are still admitted from the cache (queued), never NOT VALID.
   await backend.revokeKey();
-  page = await open(profile, video(`revoked-${slug}`, [{ text: null, frames: 10 }, { text: a2.ticketUrl, frames: 6 }, { text: null, frames: 200 }]));
+  page = await open(
+    profile,
+    video(`revoked-${slug}`, [
+      { text: null, frames: 10 },
+      { text: a2.ticketUrl, frames: 6 },
+      { text: null, frames: 200 },
+    ]),
+  );
   await waitFor('the device banner', async () => (await page.locator('[data-testid="device-banner"]').getAttribute('data-problem')) === 'revoked');
   assert.equal(await page.locator('[data-testid="device-banner"]').isVisible(), true);
   assert.match(await page.locator('[data-testid="device-banner"]').innerText(), /This kiosk needs attention: .*key/);
@@ -130,20 +147,34 @@ async function scenario(backend: Backend): Promise<void> {
   //    no NOT VALID for tickets the cache knows.
   await page.context().close();
   page = await open(profile, video(`wrong-${slug}`, [{ text: null, frames: 5 }]));
-  await page.evaluate((key) => new Promise<void>((resolve, reject) => {
-    const req = indexedDB.open('doorstep-kiosk');
-    req.onsuccess = () => {
-      const tx = req.result.transaction('meta', 'readwrite');
-      const store = tx.objectStore('meta');
-      const get = store.get('settings');
-      get.onsuccess = () => store.put({ ...get.result, value: { ...get.result.value, api_key: key } });
-      tx.oncomplete = () => resolve();
-      tx.onerror = () => reject(tx.error);
-    };
-  }), otherKey);
+  await page.evaluate(
+    (key) =>
+      new Promise<void>((resolve, reject) => {
+        const req = indexedDB.open('doorstep-kiosk');
+        req.onsuccess = () => {
+          const tx = req.result.transaction('meta', 'readwrite');
+          const store = tx.objectStore('meta');
+          const get = store.get('settings');
+          get.onsuccess = () => store.put({ ...get.result, value: { ...get.result.value, api_key: key } });
+          tx.oncomplete = () => resolve();
+          tx.onerror = () => reject(tx.error);
+        };
+      }),
+    otherKey,
+  );
   await page.context().close();
-  page = await open(profile, video(`wrong-${slug}`, [{ text: null, frames: 10 }, { text: a3.ticketUrl, frames: 6 }, { text: null, frames: 200 }]));
-  await waitFor('the wrong-event banner', async () => (await page.locator('[data-testid="device-banner"]').getAttribute('data-problem')) === 'wrong_event');
+  page = await open(
+    profile,
+    video(`wrong-${slug}`, [
+      { text: null, frames: 10 },
+      { text: a3.ticketUrl, frames: 6 },
+      { text: null, frames: 200 },
+    ]),
+  );
+  await waitFor(
+    'the wrong-event banner',
+    async () => (await page.locator('[data-testid="device-banner"]').getAttribute('data-problem')) === 'wrong_event',
+  );
   await waitFor('a verdict', async () => (await verdicts(page)).length > 0);
   assert.deepEqual(await verdicts(page), ['admitted']);
   assert.equal((await backend.checkin(a3.id)).checkedIn, false);

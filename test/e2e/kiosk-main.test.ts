@@ -68,7 +68,8 @@ async function scan(page: Page, code: string): Promise<{ verdict: string; tone: 
   const v = await page.evaluate(() => {
     const el = document.getElementById('verdict')!;
     return {
-      verdict: el.dataset.verdict ?? '', tone: el.dataset.tone ?? '',
+      verdict: el.dataset.verdict ?? '',
+      tone: el.dataset.tone ?? '',
       headline: document.getElementById('verdict-headline')!.textContent ?? '',
       detail: document.getElementById('verdict-detail')!.textContent ?? '',
     };
@@ -106,13 +107,16 @@ describe('the door kiosk main screen (headless Chromium)', () => {
       assert.equal(await page.locator('#pair-confirm').isVisible(), true);
       await confirmPairing(page);
       await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 60_000 });
-      const stored = await page.evaluate(() => new Promise<unknown>((resolve) => {
-        const req = indexedDB.open('doorstep-kiosk');
-        req.onsuccess = () => {
-          const get = req.result.transaction('meta').objectStore('meta').get('supervisorPin');
-          get.onsuccess = () => resolve(get.result?.value);
-        };
-      }));
+      const stored = await page.evaluate(
+        () =>
+          new Promise<unknown>((resolve) => {
+            const req = indexedDB.open('doorstep-kiosk');
+            req.onsuccess = () => {
+              const get = req.result.transaction('meta').objectStore('meta').get('supervisorPin');
+              get.onsuccess = () => resolve(get.result?.value);
+            };
+          }),
+      );
       assert.match(JSON.stringify(stored), /"algo":"PBKDF2-SHA-256"/);
       assert.doesNotMatch(JSON.stringify(stored), new RegExp(TEST_PIN), 'only a salted hash is stored');
 
@@ -157,21 +161,27 @@ describe('the door kiosk main screen (headless Chromium)', () => {
       await page.locator('#modal-ok').click();
       await waitFor('the check-out on the server', async () => !(await backend.checkin(a1.id)).checkedIn);
       await waitFor('the counters after check-out', async () => (await count(page, 'c-inside')) === 1 && (await count(page, 'c-checked-in')) === 2);
-      assert.match((await page.locator('#recent-list li.recent-row').first().innerText()), /Checked out/);
+      assert.match(await page.locator('#recent-list li.recent-row').first().innerText(), /Checked out/);
       await page.locator('#staff-lock').click();
       assert.doesNotMatch(await page.locator('body').innerText(), /@example\.test/, 'locking hides e-mails again');
 
       // A conflict: this kiosk admitted Guest 4 offline; Door 2 admitted them 19 s later but reached the server first.
-      await page.context().route((url) => url.href.startsWith(backend.base), (route) => route.abort('internetdisconnected'));
+      await page.context().route(
+        (url) => url.href.startsWith(backend.base),
+        (route) => route.abort('internetdisconnected'),
+      );
       assert.equal((await scan(page, a4.ticketUrl)).verdict, 'admitted');
       await waitFor('the queued scan', async () => (await pending(page)) === 1);
-      const ourScanAt = await page.evaluate(() => new Promise<number>((resolve) => {
-        const req = indexedDB.open('doorstep-kiosk');
-        req.onsuccess = () => {
-          const all = req.result.transaction('outbox').objectStore('outbox').getAll();
-          all.onsuccess = () => resolve(all.result[0].scanAt);
-        };
-      }));
+      const ourScanAt = await page.evaluate(
+        () =>
+          new Promise<number>((resolve) => {
+            const req = indexedDB.open('doorstep-kiosk');
+            req.onsuccess = () => {
+              const all = req.result.transaction('outbox').objectStore('outbox').getAll();
+              all.onsuccess = () => resolve(all.result[0].scanAt);
+            };
+          }),
+      );
       await backend.admitElsewhere(a4.id, 'Door 2', Math.ceil((ourScanAt + 19_000) / 1000) * 1000);
       await page.context().unrouteAll();
       await openStaff(page);
@@ -201,7 +211,11 @@ describe('the door kiosk main screen (headless Chromium)', () => {
       for (let i = 0; i < 5; i++) {
         await page.locator('#pin-input').fill(`11${i}1`);
         await page.locator('#modal-ok').click();
-        await waitFor('an answer', async () => /Wrong PIN|locked/.test(await page.locator('#modal-message').innerText()) && !(await page.locator('#modal-ok').isDisabled() && i < 4));
+        await waitFor(
+          'an answer',
+          async () =>
+            /Wrong PIN|locked/.test(await page.locator('#modal-message').innerText()) && !((await page.locator('#modal-ok').isDisabled()) && i < 4),
+        );
       }
       assert.match(await page.locator('#modal-message').innerText(), /Too many wrong PINs: locked for 1 min|Too many wrong PINs: locked for 60 s/);
       assert.equal(await page.locator('#pin-input').isDisabled(), true);

@@ -43,8 +43,12 @@ afterAll(async () => {
 });
 
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.webmanifest': 'application/manifest+json', '.png': 'image/png', '.svg': 'image/svg+xml',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
 };
 
 /** The kiosk at /kiosk/ with the server's headers; `dir` can be swapped (a new build) and the server taken down. */
@@ -72,10 +76,11 @@ async function hostKiosk(dir: string): Promise<KioskHost> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   host.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  host.close = () => new Promise<void>((done) => {
-    server.closeAllConnections();
-    server.close(() => done());
-  });
+  host.close = () =>
+    new Promise<void>((done) => {
+      server.closeAllConnections();
+      server.close(() => done());
+    });
   return host;
 }
 
@@ -119,7 +124,7 @@ async function pair(page: Page, base: string, pairing: PairingPayload): Promise<
 
 /** A barcode scanner types the code and Enter; the verdict shown for it. */
 async function wedgeScan(page: Page, code: string): Promise<string | null> {
-  await page.locator('#verdict').evaluate((el) => ((el as HTMLElement).hidden = true, delete (el as HTMLElement).dataset.verdict));
+  await page.locator('#verdict').evaluate((el) => (((el as HTMLElement).hidden = true), delete (el as HTMLElement).dataset.verdict));
   // The keys arrive in one burst, as from a real scanner: typed one by one over the DevTools protocol on a loaded
   // machine, they could straddle the wedge's 150 ms idle gap and arrive as two partial codes.
   await burstScan(page, code);
@@ -130,14 +135,17 @@ async function wedgeScan(page: Page, code: string): Promise<string | null> {
 const controlled = (page: Page) => page.evaluate(() => navigator.serviceWorker?.controller?.scriptURL ?? null);
 
 /** Every cache of the page's origin with the URLs it holds. */
-const cacheContents = (page: Page) => page.evaluate(async () => {
-  const out: Record<string, string[]> = {};
-  for (const name of await caches.keys()) out[name] = (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname);
-  return out;
-});
+const cacheContents = (page: Page) =>
+  page.evaluate(async () => {
+    const out: Record<string, string[]> = {};
+    for (const name of await caches.keys()) out[name] = (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname);
+    return out;
+  });
 
 describe('the browser kiosk as a PWA (headless Chromium)', () => {
-  test('manifest and service worker; a reload and a cold start with no network open the kiosk and admit a cached ticket; a new build replaces the cache', { timeout: 180_000 }, async () => {
+  test('manifest and service worker; a reload and a cold start with no network open the kiosk and admit a cached ticket; a new build replaces the cache', {
+    timeout: 180_000,
+  }, async () => {
     const kiosk = await hostKiosk(distDir);
     const { api, pairing, tickets } = await venue();
     try {
@@ -147,8 +155,11 @@ describe('the browser kiosk as a PWA (headless Chromium)', () => {
       // The web app manifest: installable, full screen, starts at /kiosk/.
       const manifestHref = await page.locator('link[rel="manifest"]').getAttribute('href');
       assert.ok(manifestHref, 'index.html links a manifest');
-      const manifest = await (await fetch(new URL(manifestHref, `${kiosk.base}/kiosk/`))).json() as {
-        name: string; display: string; start_url: string; icons: Array<{ src: string; sizes: string; type: string }>;
+      const manifest = (await (await fetch(new URL(manifestHref, `${kiosk.base}/kiosk/`))).json()) as {
+        name: string;
+        display: string;
+        start_url: string;
+        icons: Array<{ src: string; sizes: string; type: string }>;
       };
       const manifestUrl = new URL(manifestHref, `${kiosk.base}/kiosk/`);
       assert.equal(new URL(manifest.start_url, manifestUrl).pathname, '/kiosk/');
@@ -176,7 +187,11 @@ describe('the browser kiosk as a PWA (headless Chromium)', () => {
       assert.equal(await page.locator('#event-title').innerText(), 'Door test event');
       assert.equal(await wedgeScan(page, tickets[0]), 'admitted');
       assert.equal(await page.locator('#verdict').getAttribute('data-mode'), 'offline');
-      assert.deepEqual(kiosk.requests.slice(before).filter((p) => p !== '/kiosk/sw.js'), [], 'the shell came from the cache');
+      assert.deepEqual(
+        kiosk.requests.slice(before).filter((p) => p !== '/kiosk/sw.js'),
+        [],
+        'the shell came from the cache',
+      );
       await ctx.close();
 
       // Cold start: a new browser, no network, the kiosk's server still down.
@@ -194,7 +209,10 @@ describe('the browser kiosk as a PWA (headless Chromium)', () => {
       const [oldCache] = Object.keys(caches1);
       const cached = Object.values(caches1)[0];
       assert.ok(cached.includes('/kiosk/index.html'), JSON.stringify(cached));
-      assert.ok(cached.every((p) => p.startsWith('/kiosk/') && !p.includes('wp-json')), JSON.stringify(cached));
+      assert.ok(
+        cached.every((p) => p.startsWith('/kiosk/') && !p.includes('wp-json')),
+        JSON.stringify(cached),
+      );
 
       // Network back: the offline scans reach the server.
       await ctx.setOffline(false);
@@ -237,13 +255,17 @@ describe('the browser kiosk as a PWA (headless Chromium)', () => {
 });
 
 describe('the camera blocked by the browser (headless Chromium)', () => {
-  test('plain http to a LAN address: a visible panel says why and how to fix it (English, Estonian); the barcode scanner checks guests in', { timeout: 120_000 }, async () => {
+  test('plain http to a LAN address: a visible panel says why and how to fix it (English, Estonian); the barcode scanner checks guests in', {
+    timeout: 120_000,
+  }, async () => {
     const kiosk = await hostKiosk(distDir);
     const { api, pairing, tickets } = await venue();
     try {
       // A fake camera that would work, were the page allowed to ask for it.
       const { ctx, page } = await launch('lan', [
-        '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`,
+        '--use-fake-ui-for-media-stream',
+        '--use-fake-device-for-media-stream',
+        `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`,
       ]);
       const lanBase = `http://${LAN_HOST}:${new URL(kiosk.base).port}`;
       await pair(page, lanBase, pairing);

@@ -74,7 +74,8 @@ async function servers(): Promise<{ venue: FakeHttpServer; hostile: FakeHttpServ
   const hostile = await startFakeHttpServer(hostileModel);
   const port = new URL(hostile.base).port;
   return {
-    venue, hostile,
+    venue,
+    hostile,
     venuePairing: { url: venue.root, api_key: 'door-key', event_id: 10 },
     hostilePairing: { url: `http://${HOSTILE_HOST}:${port}/en/wp-json/`, api_key: 'attacker-key', event_id: 77 },
   };
@@ -82,21 +83,23 @@ async function servers(): Promise<{ venue: FakeHttpServer; hostile: FakeHttpServ
 
 /** The pairing stored in the page's IndexedDB. */
 function storedPairing(page: Page): Promise<PairingPayload | null> {
-  return page.evaluate(() => new Promise<PairingPayload | null>((resolve, reject) => {
-    const open = indexedDB.open('doorstep-kiosk');
-    open.onerror = () => reject(open.error);
-    open.onsuccess = () => {
-      const get = open.result.transaction('meta').objectStore('meta').get('settings');
-      get.onsuccess = () => {
-        resolve((get.result as { value: PairingPayload } | undefined)?.value ?? null);
-        open.result.close();
-      };
-    };
-  }));
+  return page.evaluate(
+    () =>
+      new Promise<PairingPayload | null>((resolve, reject) => {
+        const open = indexedDB.open('doorstep-kiosk');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const get = open.result.transaction('meta').objectStore('meta').get('settings');
+          get.onsuccess = () => {
+            resolve((get.result as { value: PairingPayload } | undefined)?.value ?? null);
+            open.result.close();
+          };
+        };
+      }),
+  );
 }
 
 const dialog = (page: Page) => page.locator('#pair-confirm');
-const stateOf = (page: Page) => dialog(page).getAttribute('data-state');
 const pending = async (page: Page) => Number(await page.locator('#pending').getAttribute('data-count'));
 
 /** Opens the kiosk by the venue's pairing link and confirms it; returns once the list is cached. */
@@ -112,7 +115,9 @@ async function pairWithVenue(page: Page, venuePairing: PairingPayload): Promise<
 }
 
 describe('kiosk pairing asks before replacing (headless Chromium)', () => {
-  test('a pairing link for another server opened in a paired kiosk is shown, Cancel keeps the pairing, the hash is gone', { timeout: 120_000 }, async () => {
+  test('a pairing link for another server opened in a paired kiosk is shown, Cancel keeps the pairing, the hash is gone', {
+    timeout: 120_000,
+  }, async () => {
     const { venue, hostile, venuePairing, hostilePairing } = await servers();
     try {
       const { ctx, page } = await launch('cancel');
@@ -139,7 +144,14 @@ describe('kiosk pairing asks before replacing (headless Chromium)', () => {
       assert.match(await page.locator('#pc-queue').innerText(), /Every check-in has reached/);
       assert.equal(await page.locator('#pc-ok').innerText(), `Pair with ${HOSTILE_HOST}:${port}`);
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'pc-cancel', 'Cancel is the default');
-      assert.equal(await page.locator('#pair-confirm').innerText().then((t) => t.includes('attacker-key')), false, 'the key is never shown');
+      assert.equal(
+        await page
+          .locator('#pair-confirm')
+          .innerText()
+          .then((t) => t.includes('attacker-key')),
+        false,
+        'the key is never shown',
+      );
       await page.screenshot({ path: '/tmp/kiosk-pair-confirm.png' });
 
       await page.locator('#pc-cancel').click();
@@ -173,7 +185,10 @@ describe('kiosk pairing asks before replacing (headless Chromium)', () => {
       const [guest] = [...venue.model.attendees.values()];
 
       // The venue server drops off the network; a ticket scanned with the barcode scanner is queued.
-      await ctx.route((url) => url.href.startsWith(venue.base), (route) => route.abort('internetdisconnected'));
+      await ctx.route(
+        (url) => url.href.startsWith(venue.base),
+        (route) => route.abort('internetdisconnected'),
+      );
       await burstScan(page, venue.model.ticketUrl(guest));
       await waitFor('one queued scan', async () => (await pending(page)) === 1);
       await page.locator('#verdict').click();
@@ -182,7 +197,10 @@ describe('kiosk pairing asks before replacing (headless Chromium)', () => {
       await page.locator('#pair-confirm[data-state="blocked"]').waitFor();
       assert.equal(await page.locator('#pc-ok').isDisabled(), true);
       assert.ok(await page.locator('#pc-upload').isVisible());
-      assert.match(await page.locator('#pc-queue').innerText(), new RegExp(`Check-ins not yet uploaded to ${new URL(venue.base).host.replace(/\./g, '\\.')}: 1\\.`));
+      assert.match(
+        await page.locator('#pc-queue').innerText(),
+        new RegExp(`Check-ins not yet uploaded to ${new URL(venue.base).host.replace(/\./g, '\\.')}: 1\\.`),
+      );
       await page.screenshot({ path: '/tmp/kiosk-pair-blocked.png' });
       await page.locator('#pc-ok').click({ force: true });
       assert.deepEqual(await storedPairing(page), venuePairing, 'a disabled confirm does nothing');

@@ -60,7 +60,11 @@ async function open(profile: string, y4m: string, offlineRoot?: string): Promise
   const ctx = await launchKiosk(profile, y4m);
   openContexts.add(ctx);
   ctx.on('close', () => openContexts.delete(ctx));
-  if (offlineRoot) await ctx.route((url) => url.href.startsWith(offlineRoot), (route) => route.abort('internetdisconnected'));
+  if (offlineRoot)
+    await ctx.route(
+      (url) => url.href.startsWith(offlineRoot),
+      (route) => route.abort('internetdisconnected'),
+    );
   const page = ctx.pages()[0] ?? (await ctx.newPage());
   page.on('console', (m) => {
     if (/Content.Security.Policy|Refused to/i.test(m.text())) cspViolations.push(m.text());
@@ -78,9 +82,16 @@ async function scenario(backend: Backend): Promise<void> {
   const pairing = pairingLink(kiosk.base, { url: backend.root, api_key: backend.apiKey, event_id: backend.eventId });
 
   // 1. Pair by scanning the pairing QR, download the list, scan a ticket online.
-  let { ctx, page } = await open(profile, video('pair', [
-    { text: null, frames: 3 }, { text: pairing, frames: 8 }, { text: null, frames: 12 }, { text: a1.ticketUrl, frames: 8 }, { text: null, frames: 40 },
-  ]));
+  let { ctx, page } = await open(
+    profile,
+    video('pair', [
+      { text: null, frames: 3 },
+      { text: pairing, frames: 8 },
+      { text: null, frames: 12 },
+      { text: a1.ticketUrl, frames: 8 },
+      { text: null, frames: 40 },
+    ]),
+  );
   // Every pairing is shown and asked first (issue 10): the target server and event, then staff confirm.
   await page.locator('#pair-confirm[data-state="ask"]').waitFor();
   assert.equal(await page.locator('#pc-server').innerText(), new URL(backend.root).host);
@@ -89,14 +100,25 @@ async function scenario(backend: Backend): Promise<void> {
   const deviceId = await deviceOf(page);
   assert.equal((await backend.checkin(a1.id)).deviceId, deviceId);
   await waitFor('the admitted verdict', async () => (await page.locator('#verdict').getAttribute('data-verdict')) === 'admitted');
-  await waitFor('the whole list cached', async () => (await page.locator('#last-sync').innerText()).length > 0 && !(await page.locator('#progress').isVisible()));
+  await waitFor(
+    'the whole list cached',
+    async () => (await page.locator('#last-sync').innerText()).length > 0 && !(await page.locator('#progress').isVisible()),
+  );
   await ctx.close();
 
   // 2. Network cut (route interception): three tickets are admitted offline and queued.
-  ({ ctx, page } = await open(profile, video('offline', [
-    { text: a2.ticketUrl, frames: 6 }, { text: null, frames: 4 }, { text: a3.ticketUrl, frames: 6 }, { text: null, frames: 4 },
-    { text: a4.ticketUrl, frames: 6 }, { text: null, frames: 30 },
-  ]), backend.root));
+  ({ ctx, page } = await open(
+    profile,
+    video('offline', [
+      { text: a2.ticketUrl, frames: 6 },
+      { text: null, frames: 4 },
+      { text: a3.ticketUrl, frames: 6 },
+      { text: null, frames: 4 },
+      { text: a4.ticketUrl, frames: 6 },
+      { text: null, frames: 30 },
+    ]),
+    backend.root,
+  ));
   await waitFor('three queued scans', async () => (await pending(page)) === 3);
   assert.equal(await page.locator('#verdict').getAttribute('data-mode'), 'offline');
   for (const a of [a2, a3, a4]) assert.equal((await backend.checkin(a.id)).checkedIn, false);
@@ -110,9 +132,16 @@ async function scenario(backend: Backend): Promise<void> {
   await ctx.close();
 
   // 3. Scans queued offline, browser closed before they are sent: after relaunch none is lost.
-  ({ ctx, page } = await open(profile, video('queued', [
-    { text: a5.ticketUrl, frames: 6 }, { text: null, frames: 4 }, { text: a6.ticketUrl, frames: 6 }, { text: null, frames: 30 },
-  ]), backend.root));
+  ({ ctx, page } = await open(
+    profile,
+    video('queued', [
+      { text: a5.ticketUrl, frames: 6 },
+      { text: null, frames: 4 },
+      { text: a6.ticketUrl, frames: 6 },
+      { text: null, frames: 30 },
+    ]),
+    backend.root,
+  ));
   await waitFor('two queued scans', async () => (await pending(page)) === 2);
   await ctx.close();
   ({ ctx, page } = await open(profile, video('blank', [{ text: null, frames: 10 }])));

@@ -116,7 +116,10 @@ async function shift(lang: Lang, kioskBase: string, work: string): Promise<void>
     await page.setViewportSize(LANDSCAPE);
 
     // The network drops: Karl is admitted here from the cache, and the kiosk says it needs attention.
-    await ctx.route((url) => url.href.startsWith(backend.base), (route) => route.abort('internetdisconnected'));
+    await ctx.route(
+      (url) => url.href.startsWith(backend.base),
+      (route) => route.abort('internetdisconnected'),
+    );
     await wedgeScan(page, karl.ticketUrl);
     await page.waitForFunction(() => !document.getElementById('verdict')!.hidden);
     await releaseVerdict(page);
@@ -124,13 +127,16 @@ async function shift(lang: Lang, kioskBase: string, work: string): Promise<void>
     await shot(page, `device-banner-${lang}`);
 
     // Door 2 admitted Karl 19 s later but reached the server first: the conflict line on this (losing) kiosk.
-    const ourScanAt = await page.evaluate(() => new Promise<number>((resolve) => {
-      const req = indexedDB.open('doorstep-kiosk');
-      req.onsuccess = () => {
-        const all = req.result.transaction('outbox').objectStore('outbox').getAll();
-        all.onsuccess = () => resolve(all.result[0].scanAt);
-      };
-    }));
+    const ourScanAt = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          const req = indexedDB.open('doorstep-kiosk');
+          req.onsuccess = () => {
+            const all = req.result.transaction('outbox').objectStore('outbox').getAll();
+            all.onsuccess = () => resolve(all.result[0].scanAt);
+          };
+        }),
+    );
     await backend.admitElsewhere(karl.id, lang === 'et' ? 'Uks 2' : 'Door 2', Math.ceil((ourScanAt + 19_000) / 1000) * 1000);
     await ctx.unrouteAll();
     await openStaff(page);

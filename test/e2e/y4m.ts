@@ -23,7 +23,8 @@ export function qrLuma(text: string | null): Uint8Array {
   for (let r = 0; r < size; r++) {
     for (let c = 0; c < size; c++) {
       if (!qr.modules.get(r, c)) continue;
-      for (let dy = 0; dy < scale; dy++) y.fill(16, (y0 + r * scale + dy) * WIDTH + x0 + c * scale, (y0 + r * scale + dy) * WIDTH + x0 + (c + 1) * scale);
+      for (let dy = 0; dy < scale; dy++)
+        y.fill(16, (y0 + r * scale + dy) * WIDTH + x0 + c * scale, (y0 + r * scale + dy) * WIDTH + x0 + (c + 1) * scale);
     }
   }
   return y;

@@ -22,7 +22,7 @@ function load(): Config {
 }
 
 describe('electron-builder.yml', () => {
-  test('validates against electron-builder\'s own configuration schema', () => {
+  test("validates against electron-builder's own configuration schema", () => {
     const Ajv = require('ajv') as new (options: object) => { compile(schema: object): ((data: unknown) => boolean) & { errors?: unknown } };
     const schema = JSON.parse(readFileSync(require.resolve('app-builder-lib/scheme.json'), 'utf8')) as object;
     const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);

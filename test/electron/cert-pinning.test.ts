@@ -60,7 +60,7 @@ describe('certificate pinning in the Electron shell', () => {
     assert.equal(pemFingerprint('not a certificate'), null);
   });
 
-  test('the shell installs a verify proc; with no pin every host gets Chromium\'s own verification', async (t) => {
+  test("the shell installs a verify proc; with no pin every host gets Chromium's own verification", async (t) => {
     const { state } = await shell(t);
     assert.equal(typeof state.certificateVerifyProc, 'function');
     assert.equal(tlsHandshake(state, '192.168.1.20', VENUE_PEM, false), 'refused', 'a self-signed certificate is refused without a pin');
@@ -111,8 +111,16 @@ describe('certificate pinning in the Electron shell', () => {
 
   test('the verify proc itself: pinned hosts by fingerprint (IPv6 and case too), the rest left to Chromium', () => {
     const pins = new CertificatePins();
-    pins.replace([{ url: 'https://[fd00::20]:8443/', fingerprint: VENUE_FP }, { url: 'https://Door.Venue.Lan/', fingerprint: VENUE_FP_COLONS }]);
-    const req = (hostname: string, pem: string) => ({ hostname, certificate: { data: pem }, verificationResult: 'net::ERR_CERT_AUTHORITY_INVALID', errorCode: -202 });
+    pins.replace([
+      { url: 'https://[fd00::20]:8443/', fingerprint: VENUE_FP },
+      { url: 'https://Door.Venue.Lan/', fingerprint: VENUE_FP_COLONS },
+    ]);
+    const req = (hostname: string, pem: string) => ({
+      hostname,
+      certificate: { data: pem },
+      verificationResult: 'net::ERR_CERT_AUTHORITY_INVALID',
+      errorCode: -202,
+    });
     assert.equal(pins.verify(req('fd00::20', VENUE_PEM)), VERIFY_ACCEPT);
     assert.equal(pins.verify(req('[fd00::20]', VENUE_PEM)), VERIFY_ACCEPT);
     assert.equal(pins.verify(req('door.venue.lan', VENUE_PEM)), VERIFY_ACCEPT);

@@ -39,7 +39,9 @@ window.results = results;
 
 function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; origin: string }> {
   const server = createServer(handler);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })),
+  );
 }
 
 describe('kiosk CSP in headless Chromium', () => {

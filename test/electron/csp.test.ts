@@ -6,7 +6,13 @@ import { headersDetails } from './fake-electron.ts';
 import { startFakeShell } from './shell-fixture.ts';
 
 function directives(policy: string): Map<string, string[]> {
-  return new Map(policy.split(';').map((part) => part.trim().split(/\s+/)).filter((parts) => parts[0]).map(([name, ...values]) => [name, values]));
+  return new Map(
+    policy
+      .split(';')
+      .map((part) => part.trim().split(/\s+/))
+      .filter((parts) => parts[0])
+      .map(([name, ...values]) => [name, values]),
+  );
 }
 
 async function headersFor(t: { onTestFinished(fn: () => unknown): void }, url: string, responseHeaders: Record<string, string[]>) {

@@ -11,7 +11,10 @@ describe('device ID', () => {
     const id = loadOrCreateDeviceId(dir);
     const stored = JSON.parse(readFileSync(path.join(dir, DEVICE_FILE_NAME), 'utf8')) as { deviceId: string };
     assert.equal(stored.deviceId, id);
-    assert.equal(loadOrCreateDeviceId(dir, () => 'never-used'), id);
+    assert.equal(
+      loadOrCreateDeviceId(dir, () => 'never-used'),
+      id,
+    );
     assert.deepEqual(readdirSync(dir), [DEVICE_FILE_NAME], 'no temp file left behind');
   });
 
@@ -19,7 +22,10 @@ describe('device ID', () => {
     const dir = tempDir(t);
     const fresh = '0f9b6c52-3c57-4c4e-9d55-1d2b0c3c7a11';
     writeFileSync(path.join(dir, DEVICE_FILE_NAME), '{"deviceId": "not-a-uuid"');
-    assert.equal(loadOrCreateDeviceId(dir, () => fresh), fresh);
+    assert.equal(
+      loadOrCreateDeviceId(dir, () => fresh),
+      fresh,
+    );
     writeFileSync(path.join(dir, DEVICE_FILE_NAME), JSON.stringify({ deviceId: 'x', createdAt: 'y' }));
     const second = loadOrCreateDeviceId(dir);
     assert.notEqual(second, 'x');

@@ -30,7 +30,10 @@ class Emitter {
   }
   once(event: string, listener: Listener): this {
     const wrapped = ((...args: never[]) => {
-      this.listeners.set(event, (this.listeners.get(event) ?? []).filter((entry) => entry !== wrapped));
+      this.listeners.set(
+        event,
+        (this.listeners.get(event) ?? []).filter((entry) => entry !== wrapped),
+      );
       return listener(...args);
     }) as Listener;
     return this.on(event, wrapped);
@@ -163,7 +166,17 @@ export interface FakeElectron {
 
 /** What Electron passes to onHeadersReceived for a document response. */
 export function headersDetails(url: string, responseHeaders: Record<string, string[]>): OnHeadersReceivedListenerDetails {
-  return { id: 1, url, method: 'GET', resourceType: 'mainFrame', referrer: '', timestamp: 0, statusLine: 'HTTP/1.1 200 OK', statusCode: 200, responseHeaders };
+  return {
+    id: 1,
+    url,
+    method: 'GET',
+    resourceType: 'mainFrame',
+    referrer: '',
+    timestamp: 0,
+    statusLine: 'HTTP/1.1 200 OK',
+    statusCode: 200,
+    responseHeaders,
+  };
 }
 
 /**
@@ -234,7 +247,6 @@ export function createFakeElectron(options: FakeOptions): FakeElectron {
       super(options, state, appEvents);
     }
   }
-
 
   const app = Object.assign(appEvents, {
     requestSingleInstanceLock: () => {

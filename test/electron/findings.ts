@@ -51,7 +51,7 @@ export function reviewCsp(policy: string | undefined, where: string): Finding[] 
     }
   }
   const object = csp.get('object-src') ?? csp.get('default-src');
-  if (!object || object.join(' ') !== "'none'") {
+  if (object?.join(' ') !== "'none'") {
     findings.push({ id: 'CSP_OBJECT_SRC', severity: 'MEDIUM', message: "CSP object-src is not 'none'", where });
   }
   if (!csp.has('base-uri')) findings.push({ id: 'CSP_BASE_URI', severity: 'LOW', message: 'CSP sets no base-uri', where });

@@ -8,7 +8,11 @@ import { startFakeShell } from './shell-fixture.ts';
 
 type Invoke = (channel: string, ...args: unknown[]) => Promise<unknown>;
 
-async function shell(t: { onTestFinished(fn: () => unknown): void }, fake: Parameters<typeof startFakeShell>[1] = {}, options: Parameters<typeof startFakeShell>[2] = {}) {
+async function shell(
+  t: { onTestFinished(fn: () => unknown): void },
+  fake: Parameters<typeof startFakeShell>[1] = {},
+  options: Parameters<typeof startFakeShell>[2] = {},
+) {
   const started = await startFakeShell(t, fake, options);
   const invokeFrom = (frame: Parameters<typeof started.preload>[0]): Invoke => started.preload(frame).ipcRenderer.invoke;
   // The page sees what the preload put on its window: read it back the way the renderer does.
@@ -19,7 +23,7 @@ async function shell(t: { onTestFinished(fn: () => unknown): void }, fake: Param
 }
 
 describe('IPC sender check', () => {
-  test('answers the app\'s own top frame', async (t) => {
+  test("answers the app's own top frame", async (t) => {
     const { invokeFrom } = await shell(t);
     const result = await invokeFrom(APP_FRAME)(ipcChannelName('setFullScreen'), { fullScreen: false });
     assert.deepEqual(result, { ok: true, value: { fullScreen: false } });
@@ -63,7 +67,14 @@ describe('IPC payload validation', () => {
     const event = { senderFrame: APP_FRAME };
     const bad = await dispatchIpc('setFullScreen', () => ({ fullScreen: 'yes' }) as never, event, [{ fullScreen: true }]);
     assert.equal(bad.ok === false && bad.error.code, 'invalid_response');
-    const thrown = await dispatchIpc('setFullScreen', () => { throw new Error('window gone'); }, event, [{ fullScreen: true }]);
+    const thrown = await dispatchIpc(
+      'setFullScreen',
+      () => {
+        throw new Error('window gone');
+      },
+      event,
+      [{ fullScreen: true }],
+    );
     assert.deepEqual(thrown, { ok: false, error: { code: 'failed', message: 'window gone' } });
   });
 });

@@ -10,7 +10,8 @@ import { tempDir } from './shell-fixture.ts';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const BINARY = '/work/node_modules/electron/dist/electron';
-const STACK = 'RequestError: getaddrinfo ENOTFOUND github.com\n    at ClientRequest.<anonymous> (/work/node_modules/got/dist/source/core/index.js:970:111)\n    at Object.onceWrapper (node:events:639:26)\n';
+const STACK =
+  'RequestError: getaddrinfo ENOTFOUND github.com\n    at ClientRequest.<anonymous> (/work/node_modules/got/dist/source/core/index.js:970:111)\n    at Object.onceWrapper (node:events:639:26)\n';
 
 /** A scripted machine: whether the binary is there, and what the installer does. */
 function machine(opts: { installed: boolean; installerInstalls?: boolean; installerStderr?: string; env?: Record<string, string> }) {
@@ -90,7 +91,10 @@ describe('npm run kiosk launcher', () => {
 
   test('the help names the right executable per platform', () => {
     assert.match(missingBinaryHelp({ electronVersion: '41.7.1', platform: 'win32', arch: 'x64' }, 'r'), /'electron\.exe'/);
-    assert.match(missingBinaryHelp({ electronVersion: '41.7.1', platform: 'darwin', arch: 'arm64' }, 'r'), /Electron\.app\/Contents\/MacOS\/Electron/);
+    assert.match(
+      missingBinaryHelp({ electronVersion: '41.7.1', platform: 'darwin', arch: 'arm64' }, 'r'),
+      /Electron\.app\/Contents\/MacOS\/Electron/,
+    );
   });
 
   test('the real script runs a binary found through require("electron") on the project and passes its exit code on', (t) => {
@@ -100,7 +104,9 @@ describe('npm run kiosk launcher', () => {
     writeFileSync(fake, `#!/bin/sh\nprintf '%s' "$*" > '${dist}/args'\nexit 7\n`);
     chmodSync(fake, 0o755);
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'electron/launch.ts'], {
-      cwd: root, encoding: 'utf8', env: { ...process.env, ELECTRON_OVERRIDE_DIST_PATH: dist, ELECTRON_RUN_AS_NODE: '1' },
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, ELECTRON_OVERRIDE_DIST_PATH: dist, ELECTRON_RUN_AS_NODE: '1' },
     });
     assert.equal(run.status, 7, run.stderr);
     assert.equal(readFileSync(path.join(dist, 'args'), 'utf8'), root);

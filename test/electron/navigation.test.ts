@@ -7,14 +7,21 @@ describe('navigation and new windows', () => {
   test('the kiosk window cannot navigate away from app://kiosk', async (t) => {
     const { state } = await startFakeShell(t);
     const contents = state.windows[0].webContents;
-    for (const url of ['https://evil.example/', 'http://127.0.0.1:8080/kiosk/', 'file:///etc/passwd',
-      'app://other/index.html', 'javascript:alert(1)', 'data:text/html,hi', 'app://user:pw@kiosk/']) {
+    for (const url of [
+      'https://evil.example/',
+      'http://127.0.0.1:8080/kiosk/',
+      'file:///etc/passwd',
+      'app://other/index.html',
+      'javascript:alert(1)',
+      'data:text/html,hi',
+      'app://user:pw@kiosk/',
+    ]) {
       assert.equal(contents.attempt('will-navigate', url), true, `navigation to ${url} is stopped`);
       assert.equal(contents.attempt('will-redirect', url), true, `redirect to ${url} is stopped`);
     }
   });
 
-  test('moving between the app\'s own pages is allowed', async (t) => {
+  test("moving between the app's own pages is allowed", async (t) => {
     const { state } = await startFakeShell(t);
     const contents = state.windows[0].webContents;
     assert.equal(contents.attempt('will-navigate', 'app://kiosk/index.html'), false);

@@ -33,7 +33,11 @@ describe('electron-builder packaging (dry run, Linux dir target)', () => {
     // The project's dependencies are resolvable, as in a real checkout; the config must keep them out.
     symlinkSync(path.join(root, 'node_modules'), path.join(app, 'node_modules'), 'dir');
     await buildElectron(path.join(app, 'dist', 'electron'));
-    await viteBuild({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'silent', build: { outDir: path.join(app, 'renderer', 'dist'), emptyOutDir: true } });
+    await viteBuild({
+      configFile: path.join(root, 'vite.config.ts'),
+      logLevel: 'silent',
+      build: { outDir: path.join(app, 'renderer', 'dist'), emptyOutDir: true },
+    });
     const electronDist = path.join(work, 'electron-dist');
     mkdirSync(electronDist);
     writeFileSync(path.join(electronDist, 'electron'), '#!/bin/sh\nexit 0\n');
@@ -58,7 +62,10 @@ describe('electron-builder packaging (dry run, Linux dir target)', () => {
     const asar = require('@electron/asar') as Asar;
     const archive = path.join(output, 'linux-unpacked', 'resources', 'app.asar');
     const files = asar.listPackage(archive, { isPack: false }).map((file) => file.split(path.sep).join('/'));
-    assert.deepEqual(files.filter((file) => file.includes('node_modules')), []);
+    assert.deepEqual(
+      files.filter((file) => file.includes('node_modules')),
+      [],
+    );
     for (const file of ['/package.json', '/dist/electron/main.cjs', '/dist/electron/preload.cjs', '/renderer/dist/index.html']) {
       assert.ok(files.includes(file), `${file} in ${files.join(', ')}`);
     }

@@ -63,8 +63,20 @@ describe('permission request handler', () => {
 
   test('refuses every other permission, for the app origin too', async (t) => {
     const { ask } = await handlers(t);
-    for (const permission of ['geolocation', 'notifications', 'clipboard-read', 'display-capture', 'fullscreen',
-      'openExternal', 'midiSysex', 'pointerLock', 'keyboardLock', 'window-management', 'fileSystem', 'unknown']) {
+    for (const permission of [
+      'geolocation',
+      'notifications',
+      'clipboard-read',
+      'display-capture',
+      'fullscreen',
+      'openExternal',
+      'midiSysex',
+      'pointerLock',
+      'keyboardLock',
+      'window-management',
+      'fileSystem',
+      'unknown',
+    ]) {
       assert.equal(ask(permission, { mediaTypes: ['video'] }), false, permission);
     }
   });

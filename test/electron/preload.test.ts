@@ -18,7 +18,7 @@ function recordingIpc(answer: unknown = { ok: true, value: { fullScreen: true } 
 }
 
 describe('preload bridge', () => {
-  test('exposes exactly one key, `doorstep`, holding exactly the channel map\'s methods', () => {
+  test("exposes exactly one key, `doorstep`, holding exactly the channel map's methods", () => {
     const { preload, state } = createFakeElectron({ userData: '/unused' });
     exposeDoorstepApi(preload());
     assert.deepEqual(Object.keys(state.mainWorld), [BRIDGE_KEY]);

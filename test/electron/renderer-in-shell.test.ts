@@ -52,7 +52,9 @@ describe('the kiosk renderer served by the shell protocol under the shell CSP', 
     await page.addInitScript(() => {
       document.addEventListener('securitypolicyviolation', (event) => {
         (window as unknown as { cspViolations: string[] }).cspViolations ??= [];
-        (window as unknown as { cspViolations: string[] }).cspViolations.push(`${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}:${event.columnNumber}`);
+        (window as unknown as { cspViolations: string[] }).cspViolations.push(
+          `${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}:${event.columnNumber}`,
+        );
       });
     });
     await page.goto(`${origin}/index.html`);
@@ -65,8 +67,17 @@ describe('the kiosk renderer served by the shell protocol under the shell CSP', 
       "CSP violations or page errors in the renderer build. A 'script-src eval' one at load means Zod probed `new Function` " +
         'before z.config({ jitless: true }) ran: set it in a module imported before any module that builds schemas.',
     );
-    assert.ok(served.some((line) => /^200 \/index\.html text\/html/.test(line)), served.join('\n'));
-    assert.ok(served.some((line) => /^200 \/assets\/index-[\w-]+\.js text\/javascript/.test(line)), served.join('\n'));
-    assert.ok(served.some((line) => /^200 \/assets\/index-[\w-]+\.css text\/css/.test(line)), served.join('\n'));
+    assert.ok(
+      served.some((line) => /^200 \/index\.html text\/html/.test(line)),
+      served.join('\n'),
+    );
+    assert.ok(
+      served.some((line) => /^200 \/assets\/index-[\w-]+\.js text\/javascript/.test(line)),
+      served.join('\n'),
+    );
+    assert.ok(
+      served.some((line) => /^200 \/assets\/index-[\w-]+\.css text\/css/.test(line)),
+      served.join('\n'),
+    );
   });
 });

@@ -47,9 +47,19 @@ const FOREIGN = 'https://evil.example';
 /** What the runtime review probes, for the audit's report. */
 export const RUNTIME_CHECKS: readonly string[] = [
   ...REQUIRED_PREFERENCES.map((rule) => `webPreferences.${rule.key}`),
-  'will-navigate', 'will-redirect', 'setWindowOpenHandler', 'will-attach-webview', 'guards on later web contents',
-  'permission requests (camera, microphone, local network, 7 others)', 'permission checks', 'CSP header on app pages',
-  'CSP on app:// responses', 'IPC sender check on every channel', 'preload surface', 'downloads', 'app.enableSandbox',
+  'will-navigate',
+  'will-redirect',
+  'setWindowOpenHandler',
+  'will-attach-webview',
+  'guards on later web contents',
+  'permission requests (camera, microphone, local network, 7 others)',
+  'permission checks',
+  'CSP header on app pages',
+  'CSP on app:// responses',
+  'IPC sender check on every channel',
+  'preload surface',
+  'downloads',
+  'app.enableSandbox',
   'privileged scheme bypassCSP',
 ];
 
@@ -59,7 +69,8 @@ function reviewPreferences(preferences: WebPreferences | undefined, where: strin
   for (const rule of REQUIRED_PREFERENCES) {
     const value = prefs[rule.key] ?? rule.default;
     if (value !== rule.want) findings.push({ id: rule.key.toUpperCase(), severity: 'HIGH', message: `${rule.key} is ${String(value)}`, where });
-    else if (!(rule.key in prefs)) findings.push({ id: rule.key.toUpperCase(), severity: 'INFO', message: `${rule.key} relies on Electron's default`, where });
+    else if (!(rule.key in prefs))
+      findings.push({ id: rule.key.toUpperCase(), severity: 'INFO', message: `${rule.key} relies on Electron's default`, where });
   }
   if ('enableRemoteModule' in prefs) findings.push({ id: 'REMOTE_MODULE', severity: 'HIGH', message: 'enableRemoteModule is set', where });
   if ('enableBlinkFeatures' in prefs) findings.push({ id: 'BLINK_FEATURES', severity: 'MEDIUM', message: 'enableBlinkFeatures is set', where });
@@ -68,33 +79,47 @@ function reviewPreferences(preferences: WebPreferences | undefined, where: strin
 
 function reviewGuards(contents: FakeWebContents, where: string): Finding[] {
   const findings: Finding[] = [];
-  if (!contents.attempt('will-navigate', `${FOREIGN}/`)) findings.push({ id: 'NAVIGATION_HANDLER', severity: 'HIGH', message: `navigation to ${FOREIGN} is allowed`, where });
-  if (!contents.attempt('will-redirect', `${FOREIGN}/`)) findings.push({ id: 'REDIRECT_HANDLER', severity: 'MEDIUM', message: `redirect to ${FOREIGN} is allowed`, where });
+  if (!contents.attempt('will-navigate', `${FOREIGN}/`))
+    findings.push({ id: 'NAVIGATION_HANDLER', severity: 'HIGH', message: `navigation to ${FOREIGN} is allowed`, where });
+  if (!contents.attempt('will-redirect', `${FOREIGN}/`))
+    findings.push({ id: 'REDIRECT_HANDLER', severity: 'MEDIUM', message: `redirect to ${FOREIGN} is allowed`, where });
   if (contents.windowOpenHandler?.({ url: `${FOREIGN}/` }).action !== 'deny') {
     findings.push({ id: 'NEW_WINDOW_HANDLER', severity: 'HIGH', message: 'window.open is not denied', where });
   }
-  if (!contents.attempt('will-attach-webview')) findings.push({ id: 'WEBVIEW_ATTACH_HANDLER', severity: 'MEDIUM', message: 'webview attachment is not prevented', where });
+  if (!contents.attempt('will-attach-webview'))
+    findings.push({ id: 'WEBVIEW_ATTACH_HANDLER', severity: 'MEDIUM', message: 'webview attachment is not prevented', where });
   return findings;
 }
 
 function reviewPermissions(fake: FakeElectron): Finding[] {
   const { permissionRequestHandler: request, permissionCheckHandler: check } = fake.state;
   const findings: Finding[] = [];
-  if (!request) findings.push({ id: 'PERMISSION_REQUEST_HANDLER', severity: 'HIGH', message: 'no permission request handler: every permission is granted' });
+  if (!request)
+    findings.push({ id: 'PERMISSION_REQUEST_HANDLER', severity: 'HIGH', message: 'no permission request handler: every permission is granted' });
   if (!check) findings.push({ id: 'PERMISSION_CHECK_HANDLER', severity: 'MEDIUM', message: 'no permission check handler' });
   const probes: { permission: string; url: string; mediaTypes?: ('video' | 'audio')[]; mayGrant: boolean }[] = [
     { permission: 'media', url: `${FOREIGN}/`, mediaTypes: ['video'], mayGrant: false },
     { permission: 'media', url: APP_ENTRY_URL, mediaTypes: ['audio'], mayGrant: false },
     { permission: 'local-network', url: `${FOREIGN}/`, mayGrant: false },
-    ...['geolocation', 'notifications', 'clipboard-read', 'display-capture', 'openExternal', 'midiSysex', 'fileSystem'].map((permission) => ({ permission, url: APP_ENTRY_URL, mayGrant: false })),
+    ...['geolocation', 'notifications', 'clipboard-read', 'display-capture', 'openExternal', 'midiSysex', 'fileSystem'].map((permission) => ({
+      permission,
+      url: APP_ENTRY_URL,
+      mayGrant: false,
+    })),
   ];
   for (const probe of probes) {
     let granted = false;
     request?.({}, probe.permission, (answer) => (granted = answer), { isMainFrame: true, requestingUrl: probe.url, mediaTypes: probe.mediaTypes });
-    if (granted && !probe.mayGrant) findings.push({ id: 'PERMISSION_GRANTED', severity: 'HIGH', message: `${probe.permission} ${probe.mediaTypes?.join('+') ?? ''} granted to ${probe.url}` });
+    if (granted && !probe.mayGrant)
+      findings.push({
+        id: 'PERMISSION_GRANTED',
+        severity: 'HIGH',
+        message: `${probe.permission} ${probe.mediaTypes?.join('+') ?? ''} granted to ${probe.url}`,
+      });
     const origin = new URL(probe.url).protocol === 'app:' ? 'app://kiosk' : FOREIGN;
     const reported = check?.({}, probe.permission, origin, { isMainFrame: true, mediaType: probe.mediaTypes?.[0] });
-    if (reported === true && !probe.mayGrant) findings.push({ id: 'PERMISSION_CHECK_GRANTED', severity: 'HIGH', message: `${probe.permission} reported granted to ${origin}` });
+    if (reported === true && !probe.mayGrant)
+      findings.push({ id: 'PERMISSION_CHECK_GRANTED', severity: 'HIGH', message: `${probe.permission} reported granted to ${origin}` });
   }
   return findings;
 }
@@ -117,7 +142,9 @@ async function reviewHeaders(fake: FakeElectron): Promise<Finding[]> {
 async function reviewIpc(fake: FakeElectron): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const [channel, handler] of fake.state.ipcHandlers) {
-    const result = (await handler({ senderFrame: { url: `${FOREIGN}/`, parent: null } }, {})) as { ok?: boolean; error?: { code?: string } } | undefined;
+    const result = (await handler({ senderFrame: { url: `${FOREIGN}/`, parent: null } }, {})) as
+      | { ok?: boolean; error?: { code?: string } }
+      | undefined;
     if (result?.ok !== false || result.error?.code !== 'forbidden_sender') {
       findings.push({ id: 'IPC_SENDER_CHECK', severity: 'HIGH', message: `${channel} answers a foreign frame` });
     }
@@ -131,7 +158,8 @@ export function reviewPreload(expose: (fake: FakeElectron) => void = (fake) => e
   expose(fake);
   const findings: Finding[] = [];
   const keys = Object.keys(fake.state.mainWorld);
-  if (keys.length !== 1) findings.push({ id: 'PRELOAD_SURFACE', severity: 'MEDIUM', message: `the preload exposes ${keys.length} globals: ${keys.join(', ')}` });
+  if (keys.length !== 1)
+    findings.push({ id: 'PRELOAD_SURFACE', severity: 'MEDIUM', message: `the preload exposes ${keys.length} globals: ${keys.join(', ')}` });
   for (const key of keys) {
     const api = fake.state.mainWorld[key];
     if (typeof api !== 'object' || api === null) {
@@ -139,11 +167,13 @@ export function reviewPreload(expose: (fake: FakeElectron) => void = (fake) => e
       continue;
     }
     for (const [name, value] of Object.entries(api)) {
-      if (typeof value !== 'function') findings.push({ id: 'PRELOAD_SURFACE', severity: 'HIGH', message: `window.${key}.${name} is not a function (an object handed to the page)` });
+      if (typeof value !== 'function')
+        findings.push({ id: 'PRELOAD_SURFACE', severity: 'HIGH', message: `window.${key}.${name} is not a function (an object handed to the page)` });
       if (/^(invoke|send|sendSync|on|once|ipcRenderer|require|process)$/.test(name)) {
         findings.push({ id: 'PRELOAD_GENERIC_IPC', severity: 'HIGH', message: `window.${key}.${name} lets the page pick any channel` });
       }
-      if (!(ipcMethods as string[]).includes(name)) findings.push({ id: 'PRELOAD_SURFACE', severity: 'MEDIUM', message: `window.${key}.${name} is not in the channel map` });
+      if (!(ipcMethods as string[]).includes(name))
+        findings.push({ id: 'PRELOAD_SURFACE', severity: 'MEDIUM', message: `window.${key}.${name} is not in the channel map` });
     }
   }
   return findings;
@@ -169,10 +199,16 @@ export async function reviewRuntime(start: ShellStarter = startRealShell): Promi
     });
     const later = new FakeWebContents();
     fake.app.emit('web-contents-created', {}, later);
-    findings.push(...reviewGuards(later, 'web contents created later').map((finding) => ({ ...finding, severity: finding.severity === 'HIGH' ? ('MEDIUM' as const) : finding.severity })));
+    findings.push(
+      ...reviewGuards(later, 'web contents created later').map((finding) => ({
+        ...finding,
+        severity: finding.severity === 'HIGH' ? ('MEDIUM' as const) : finding.severity,
+      })),
+    );
     const download = new FakeEvent();
     fake.session.emit('will-download', download, {}, {});
-    if (!download.defaultPrevented) findings.push({ id: 'DOWNLOADS', severity: 'MEDIUM', message: 'downloads are not refused: the page can write files' });
+    if (!download.defaultPrevented)
+      findings.push({ id: 'DOWNLOADS', severity: 'MEDIUM', message: 'downloads are not refused: the page can write files' });
     if (!fake.state.sandboxEnabled) findings.push({ id: 'APP_SANDBOX', severity: 'LOW', message: 'app.enableSandbox() is not called' });
     for (const scheme of fake.state.privilegedSchemes) {
       if (scheme.privileges?.bypassCSP) findings.push({ id: 'BYPASSCSP', severity: 'HIGH', message: `${scheme.scheme}: bypasses CSP` });

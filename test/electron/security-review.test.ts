@@ -21,12 +21,18 @@ session.webRequest.onHeadersReceived(l);
 describe('security review of the real shell (issue 6 item 5)', () => {
   test('the sources have no HIGH finding', () => {
     const findings = reviewSources(shellSources());
-    assert.deepEqual(findings.filter((f) => f.severity === 'HIGH'), []);
+    assert.deepEqual(
+      findings.filter((f) => f.severity === 'HIGH'),
+      [],
+    );
   });
 
   test('the running shell has no HIGH finding', async () => {
     const findings = await reviewRuntime(startRealShell);
-    assert.deepEqual(findings.filter((f) => f.severity === 'HIGH'), []);
+    assert.deepEqual(
+      findings.filter((f) => f.severity === 'HIGH'),
+      [],
+    );
   });
 
   test('npm run audit:electron passes and prints findings by severity', () => {
@@ -50,7 +56,7 @@ describe('the source review catches what it must', () => {
     ["new BrowserWindow({ webPreferences: { 'enableRemoteModule': false } })", 'REMOTE_MODULE'],
     ["import remote from '@electron/remote/main';", 'REMOTE_MODULE'],
     ['ipcMain.handle("open", (_e, url) => shell.openExternal(url));', 'OPEN_EXTERNAL'],
-    ["shell?.openExternal(`http://${host}`);", 'OPEN_EXTERNAL'],
+    ['shell?.openExternal(`http://${host}`);', 'OPEN_EXTERNAL'],
     ['session.setPermissionRequestHandler(null);', 'PERMISSION_HANDLER_RESET'],
     ["app.commandLine.appendSwitch('ignore-certificate-errors');", 'DANGEROUS_SWITCH'],
     ["const CSP = \"default-src 'self'; script-src 'self' 'unsafe-eval'\";", 'CSP_UNSAFE_SCRIPT'],
@@ -71,7 +77,9 @@ describe('the source review catches what it must', () => {
   });
 
   test('missing guards are HIGH findings', () => {
-    const ids = highIds(reviewSources([{ path: 'electron/main.ts', text: "new BrowserWindow({ webPreferences: { sandbox: true } }); win.loadURL('app://kiosk/');" }]));
+    const ids = highIds(
+      reviewSources([{ path: 'electron/main.ts', text: "new BrowserWindow({ webPreferences: { sandbox: true } }); win.loadURL('app://kiosk/');" }]),
+    );
     for (const id of ['PERMISSION_REQUEST_HANDLER', 'NAVIGATION_HANDLER', 'NEW_WINDOW_HANDLER', 'CSP_HEADER']) assert.ok(ids.has(id), id);
   });
 
@@ -92,8 +100,17 @@ describe('the runtime review catches what it must', () => {
       }).loadURL('http://example.test/');
     };
     const ids = highIds(await reviewRuntime(insecure));
-    for (const id of ['NODEINTEGRATION', 'CONTEXTISOLATION', 'SANDBOX', 'WEBSECURITY', 'WEBVIEWTAG', 'NAVIGATION_HANDLER',
-      'NEW_WINDOW_HANDLER', 'PERMISSION_REQUEST_HANDLER', 'CSP_HEADER']) {
+    for (const id of [
+      'NODEINTEGRATION',
+      'CONTEXTISOLATION',
+      'SANDBOX',
+      'WEBSECURITY',
+      'WEBVIEWTAG',
+      'NAVIGATION_HANDLER',
+      'NEW_WINDOW_HANDLER',
+      'PERMISSION_REQUEST_HANDLER',
+      'CSP_HEADER',
+    ]) {
       assert.ok(ids.has(id), id);
     }
   });
@@ -113,16 +130,19 @@ describe('the runtime review catches what it must', () => {
     const weakCsp: ShellStarter = async (fake, rendererRoot) => {
       await startRealShell(fake, rendererRoot);
       fake.electron.session.defaultSession.webRequest.onHeadersReceived((details, callback) =>
-        callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': ["script-src 'self' 'unsafe-eval'"] } }));
+        callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': ["script-src 'self' 'unsafe-eval'"] } }),
+      );
     };
     assert.ok(highIds(await reviewRuntime(weakCsp)).has('CSP_UNSAFE_SCRIPT'));
   });
 
   test('a preload that hands the page a generic invoke is HIGH', () => {
-    const ids = highIds(reviewPreload((fake) => {
-      const { contextBridge, ipcRenderer } = fake.preload();
-      contextBridge.exposeInMainWorld('doorstep', { invoke: (channel: string, ...args: unknown[]) => ipcRenderer.invoke(channel, ...args) });
-    }));
+    const ids = highIds(
+      reviewPreload((fake) => {
+        const { contextBridge, ipcRenderer } = fake.preload();
+        contextBridge.exposeInMainWorld('doorstep', { invoke: (channel: string, ...args: unknown[]) => ipcRenderer.invoke(channel, ...args) });
+      }),
+    );
     assert.ok(ids.has('PRELOAD_GENERIC_IPC'));
     assert.deepEqual(reviewPreload(), []);
   });

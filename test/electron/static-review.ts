@@ -87,25 +87,76 @@ const UNSAFE_OPTIONS: Record<string, { unsafe: unknown; severity: Severity; mess
   bypassCSP: { unsafe: true, severity: 'HIGH', message: 'a privileged scheme bypasses CSP' },
 };
 
-const DANGEROUS_SWITCHES = ['ignore-certificate-errors', 'disable-web-security', 'no-sandbox', 'disable-site-isolation-trials',
-  'remote-debugging-port', 'allow-running-insecure-content', 'js-flags'];
+const DANGEROUS_SWITCHES = [
+  'ignore-certificate-errors',
+  'disable-web-security',
+  'no-sandbox',
+  'disable-site-isolation-trials',
+  'remote-debugging-port',
+  'allow-running-insecure-content',
+  'js-flags',
+];
 
 /** Guards that must exist somewhere in the shell, found by call name or event name. */
 const REQUIRED: { id: string; severity: Severity; message: string; found: (call: Node) => boolean }[] = [
-  { id: 'PERMISSION_REQUEST_HANDLER', severity: 'HIGH', message: 'no session.setPermissionRequestHandler', found: (c) => calleeName(c) === 'setPermissionRequestHandler' },
-  { id: 'PERMISSION_CHECK_HANDLER', severity: 'MEDIUM', message: 'no session.setPermissionCheckHandler', found: (c) => calleeName(c) === 'setPermissionCheckHandler' },
-  { id: 'NAVIGATION_HANDLER', severity: 'HIGH', message: "no 'will-navigate' guard", found: (c) => calleeName(c) === 'on' && stringValue((c.arguments as Node[])[0]) === 'will-navigate' },
-  { id: 'NEW_WINDOW_HANDLER', severity: 'HIGH', message: 'no webContents.setWindowOpenHandler', found: (c) => calleeName(c) === 'setWindowOpenHandler' },
-  { id: 'WEBVIEW_ATTACH_HANDLER', severity: 'MEDIUM', message: "no 'will-attach-webview' guard", found: (c) => calleeName(c) === 'on' && stringValue((c.arguments as Node[])[0]) === 'will-attach-webview' },
-  { id: 'DOWNLOAD_GUARD', severity: 'LOW', message: "no session 'will-download' guard", found: (c) => calleeName(c) === 'on' && stringValue((c.arguments as Node[])[0]) === 'will-download' },
-  { id: 'CSP_HEADER', severity: 'HIGH', message: 'no CSP header set through session.webRequest.onHeadersReceived', found: (c) => calleeName(c) === 'onHeadersReceived' },
+  {
+    id: 'PERMISSION_REQUEST_HANDLER',
+    severity: 'HIGH',
+    message: 'no session.setPermissionRequestHandler',
+    found: (c) => calleeName(c) === 'setPermissionRequestHandler',
+  },
+  {
+    id: 'PERMISSION_CHECK_HANDLER',
+    severity: 'MEDIUM',
+    message: 'no session.setPermissionCheckHandler',
+    found: (c) => calleeName(c) === 'setPermissionCheckHandler',
+  },
+  {
+    id: 'NAVIGATION_HANDLER',
+    severity: 'HIGH',
+    message: "no 'will-navigate' guard",
+    found: (c) => calleeName(c) === 'on' && stringValue((c.arguments as Node[])[0]) === 'will-navigate',
+  },
+  {
+    id: 'NEW_WINDOW_HANDLER',
+    severity: 'HIGH',
+    message: 'no webContents.setWindowOpenHandler',
+    found: (c) => calleeName(c) === 'setWindowOpenHandler',
+  },
+  {
+    id: 'WEBVIEW_ATTACH_HANDLER',
+    severity: 'MEDIUM',
+    message: "no 'will-attach-webview' guard",
+    found: (c) => calleeName(c) === 'on' && stringValue((c.arguments as Node[])[0]) === 'will-attach-webview',
+  },
+  {
+    id: 'DOWNLOAD_GUARD',
+    severity: 'LOW',
+    message: "no session 'will-download' guard",
+    found: (c) => calleeName(c) === 'on' && stringValue((c.arguments as Node[])[0]) === 'will-download',
+  },
+  {
+    id: 'CSP_HEADER',
+    severity: 'HIGH',
+    message: 'no CSP header set through session.webRequest.onHeadersReceived',
+    found: (c) => calleeName(c) === 'onHeadersReceived',
+  },
 ];
 
 /** Every check this review makes, by id, for the audit's report. */
 export const STATIC_CHECKS: readonly string[] = [
   ...Object.keys(UNSAFE_OPTIONS).map((key) => key.toUpperCase()),
-  'REMOTE_MODULE', 'BLINK_FEATURES', 'CSP_UNSAFE_SCRIPT', 'OPEN_EXTERNAL', 'PERMISSION_HANDLER_RESET', 'DANGEROUS_SWITCH',
-  'CERTIFICATE_ERROR_HANDLER', 'NEW_WINDOW_EVENT', 'INSECURE_CONTENT', 'IPC_OUTSIDE_CHOKE_POINT', 'IPC_RENDERER_EXPOSED',
+  'REMOTE_MODULE',
+  'BLINK_FEATURES',
+  'CSP_UNSAFE_SCRIPT',
+  'OPEN_EXTERNAL',
+  'PERMISSION_HANDLER_RESET',
+  'DANGEROUS_SWITCH',
+  'CERTIFICATE_ERROR_HANDLER',
+  'NEW_WINDOW_EVENT',
+  'INSECURE_CONTENT',
+  'IPC_OUTSIDE_CHOKE_POINT',
+  'IPC_RENDERER_EXPOSED',
   ...REQUIRED.map((rule) => rule.id),
 ];
 
@@ -125,10 +176,19 @@ export function reviewSources(files: readonly SourceFile[], ipcChokePoint = 'ele
         const name = keyName(node);
         const rule = name ? UNSAFE_OPTIONS[name] : undefined;
         const value = literal(node.value);
-        if (rule && value && value.value === rule.unsafe) findings.push({ id: name!.toUpperCase(), severity: rule.severity, message: rule.message, where: at(node) });
-        if (rule && !value) findings.push({ id: name!.toUpperCase(), severity: 'MEDIUM', message: `${name} is not a literal; its value cannot be checked`, where: at(node) });
-        if (name === 'enableRemoteModule') findings.push({ id: 'REMOTE_MODULE', severity: 'HIGH', message: 'enableRemoteModule is set', where: at(node) });
-        if (name === 'enableBlinkFeatures') findings.push({ id: 'BLINK_FEATURES', severity: 'MEDIUM', message: 'enableBlinkFeatures is set', where: at(node) });
+        if (rule && value && value.value === rule.unsafe)
+          findings.push({ id: name!.toUpperCase(), severity: rule.severity, message: rule.message, where: at(node) });
+        if (rule && !value)
+          findings.push({
+            id: name!.toUpperCase(),
+            severity: 'MEDIUM',
+            message: `${name} is not a literal; its value cannot be checked`,
+            where: at(node),
+          });
+        if (name === 'enableRemoteModule')
+          findings.push({ id: 'REMOTE_MODULE', severity: 'HIGH', message: 'enableRemoteModule is set', where: at(node) });
+        if (name === 'enableBlinkFeatures')
+          findings.push({ id: 'BLINK_FEATURES', severity: 'MEDIUM', message: 'enableBlinkFeatures is set', where: at(node) });
       }
       if ((node.type === 'ImportDeclaration' || node.type === 'ImportExpression') && /^@electron\/remote/.test(stringValue(node.source) ?? '')) {
         findings.push({ id: 'REMOTE_MODULE', severity: 'HIGH', message: '@electron/remote is imported', where: at(node) });
@@ -144,7 +204,12 @@ export function reviewSources(files: readonly SourceFile[], ipcChokePoint = 'ele
       if (name === 'openExternal') {
         const target = stringValue(args[0]);
         if (target === undefined || !/^https:\/\//.test(target)) {
-          findings.push({ id: 'OPEN_EXTERNAL', severity: 'HIGH', message: 'shell.openExternal with input that is not a fixed https: URL', where: at(node) });
+          findings.push({
+            id: 'OPEN_EXTERNAL',
+            severity: 'HIGH',
+            message: 'shell.openExternal with input that is not a fixed https: URL',
+            where: at(node),
+          });
         }
       }
       if ((name === 'setPermissionRequestHandler' || name === 'setPermissionCheckHandler') && literal(args[0])?.value === null) {
@@ -154,10 +219,20 @@ export function reviewSources(files: readonly SourceFile[], ipcChokePoint = 'ele
         findings.push({ id: 'DANGEROUS_SWITCH', severity: 'HIGH', message: `command-line switch ${stringValue(args[0])}`, where: at(node) });
       }
       if (name === 'on' && stringValue(args[0]) === 'certificate-error') {
-        findings.push({ id: 'CERTIFICATE_ERROR_HANDLER', severity: 'MEDIUM', message: "a 'certificate-error' handler may trust bad certificates: review it", where: at(node) });
+        findings.push({
+          id: 'CERTIFICATE_ERROR_HANDLER',
+          severity: 'MEDIUM',
+          message: "a 'certificate-error' handler may trust bad certificates: review it",
+          where: at(node),
+        });
       }
       if (name === 'on' && stringValue(args[0]) === 'new-window') {
-        findings.push({ id: 'NEW_WINDOW_EVENT', severity: 'LOW', message: "the removed 'new-window' event is used; use setWindowOpenHandler", where: at(node) });
+        findings.push({
+          id: 'NEW_WINDOW_EVENT',
+          severity: 'LOW',
+          message: "the removed 'new-window' event is used; use setWindowOpenHandler",
+          where: at(node),
+        });
       }
       if (name === 'loadURL' && /^http:/.test(stringValue(args[0]) ?? '')) {
         findings.push({ id: 'INSECURE_CONTENT', severity: 'MEDIUM', message: 'loadURL over plain http', where: at(node) });
@@ -168,8 +243,18 @@ export function reviewSources(files: readonly SourceFile[], ipcChokePoint = 'ele
       // Handing ipcRenderer (or one of its methods) to the page, directly or inside an object literal. A call
       // such as createDoorstepApi(ipcRenderer) is fine: it builds a narrow API around it.
       const exposed = args[1];
-      if (name === 'exposeInMainWorld' && exposed && exposed.type !== 'CallExpression' && [...walk(exposed)].some((n) => n.type === 'Identifier' && n.name === 'ipcRenderer')) {
-        findings.push({ id: 'IPC_RENDERER_EXPOSED', severity: 'HIGH', message: 'ipcRenderer (or a method of it) is handed to the page', where: at(node) });
+      if (
+        name === 'exposeInMainWorld' &&
+        exposed &&
+        exposed.type !== 'CallExpression' &&
+        [...walk(exposed)].some((n) => n.type === 'Identifier' && n.name === 'ipcRenderer')
+      ) {
+        findings.push({
+          id: 'IPC_RENDERER_EXPOSED',
+          severity: 'HIGH',
+          message: 'ipcRenderer (or a method of it) is handed to the page',
+          where: at(node),
+        });
       }
     }
   }

@@ -48,7 +48,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const userAuth = (role: Role, login = `${role}${++n}`) => {
     const u = insertUser(db, { login, email: `${login}@example.test`, role });
     const { password } = createAppPassword(db, u.id, 'test');
-    return 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
+    return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
   };
   return {
     base,
@@ -98,7 +98,7 @@ export async function call<T = any>(
   }
   const res = await fetch(url, { method: opts.method ?? 'GET', headers, body });
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {

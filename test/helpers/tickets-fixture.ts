@@ -43,13 +43,31 @@ const nowParts = () => {
 
 export function insertEvent(db: Db, o: { title?: string; status?: string; password?: string; startUtc?: string } = {}): number {
   const dates = nowParts();
-  const start = o.startUtc ?? new Date(Date.now() + 86_400_000).toISOString().slice(0, 10) + ' 18:00:00';
+  const start = o.startUtc ?? `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} 18:00:00`;
   const end = new Date(new Date(`${start.replace(' ', 'T')}Z`).getTime() + 3 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
-  const id = insertPost(db, 'event', { title: o.title ?? 'Door test event', status: o.status ?? 'publish', password: o.password ?? '', author: 1, ...dates });
+  const id = insertPost(db, 'event', {
+    title: o.title ?? 'Door test event',
+    status: o.status ?? 'publish',
+    password: o.password ?? '',
+    author: 1,
+    ...dates,
+  });
   insertEventCols(db, id, {
-    start_local: start, end_local: end, start_utc: start, end_utc: end, timezone: 'UTC', all_day: 0, cost: '',
-    currency_symbol: '', currency_code: '', currency_position: '', website: '', show_map: null, show_map_link: null,
-    hide_from_listings: 0, featured: 0,
+    start_local: start,
+    end_local: end,
+    start_utc: start,
+    end_utc: end,
+    timezone: 'UTC',
+    all_day: 0,
+    cost: '',
+    currency_symbol: '',
+    currency_code: '',
+    currency_position: '',
+    website: '',
+    show_map: null,
+    show_map_link: null,
+    hide_from_listings: 0,
+    featured: 0,
   });
   return id;
 }
@@ -60,7 +78,14 @@ export function insertTicket(
   o: { title?: string; provider?: 'rsvp' | 'tc'; priceMinor?: number; currency?: string; capacity?: number; sku?: string } = {},
 ): number {
   const provider = o.provider ?? 'tc';
-  const id = insertPost(db, 'ticket', { title: o.title ?? 'General admission', content: 'Entry to the event', status: 'publish', parent: eventId, author: 1, ...nowParts() });
+  const id = insertPost(db, 'ticket', {
+    title: o.title ?? 'General admission',
+    content: 'Entry to the event',
+    status: 'publish',
+    parent: eventId,
+    author: 1,
+    ...nowParts(),
+  });
   stmt(db, 'INSERT INTO tickets (post_id, event_id, provider, price_minor, currency, capacity, sku) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
     id,
     eventId,
@@ -94,7 +119,13 @@ export function insertAttendees(
       currency: t.currency,
       dates,
     });
-    if (count > 0) stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)').run(orderId, ticketId, count, t.price_minor);
+    if (count > 0)
+      stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)').run(
+        orderId,
+        ticketId,
+        count,
+        t.price_minor,
+      );
     const attendeeIds: number[] = [];
     const codes = new Map<number, string>();
     for (let i = 0; i < count; i++) {
@@ -123,7 +154,13 @@ export function insertAttendees(
 export function seedTicketsFixture(db: Db, o: TicketsFixtureOptions = {}): TicketsFixture {
   return db.transaction(() => {
     const eventId = insertEvent(db, { title: o.eventTitle, status: o.eventStatus, password: o.eventPassword, startUtc: o.startUtc });
-    const ticketId = insertTicket(db, eventId, { title: o.ticketTitle, provider: o.provider, priceMinor: o.priceMinor, currency: o.currency, capacity: o.capacity });
+    const ticketId = insertTicket(db, eventId, {
+      title: o.ticketTitle,
+      provider: o.provider,
+      priceMinor: o.priceMinor,
+      currency: o.currency,
+      capacity: o.capacity,
+    });
     const a = insertAttendees(db, ticketId, o.attendees ?? 3, { orderStatus: o.orderStatus, name: o.name });
     return { eventId, ticketId, ...a };
   })();

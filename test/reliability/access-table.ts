@@ -11,7 +11,13 @@ export type Caller = 'anonymous' | 'revoked key' | 'door key' | 'other event key
 export const CALLERS: readonly Caller[] = ['anonymous', 'revoked key', 'door key', 'other event key', 'door user', 'organizer', 'administrator'];
 
 const ROLE_OF: Record<Caller, Role | null> = {
-  anonymous: null, 'revoked key': null, 'door key': 'door', 'other event key': 'door', 'door user': 'door', organizer: 'organizer', administrator: 'administrator',
+  anonymous: null,
+  'revoked key': null,
+  'door key': 'door',
+  'other event key': 'door',
+  'door user': 'door',
+  organizer: 'organizer',
+  administrator: 'administrator',
 };
 
 /**
@@ -23,7 +29,8 @@ export function permissionTable(namespaces: readonly string[]): Map<string, Perm
   for (const e of [siteIndex, batch]) for (const method of e.def.methods) m.set(`${method} ${e.def.route}`, e.def.permission);
   for (const ns of namespaces) for (const r of [`/${ns}`, `/${ns}/doc`]) m.set(`GET ${r}`, 'public');
   for (const { ns } of NAMESPACES) {
-    for (const def of ns.routes) for (const method of def.methods) m.set(`${method} /${def.namespace}${def.route === '/' ? '' : def.route}`, def.permission);
+    for (const def of ns.routes)
+      for (const method of def.methods) m.set(`${method} /${def.namespace}${def.route === '/' ? '' : def.route}`, def.permission);
   }
   return m;
 }
@@ -40,7 +47,11 @@ export interface Answer {
  */
 export function ownedWrite(method: string, route: string): boolean {
   if (method === 'GET') return false;
-  return /^\/evt\/events\/v1\/(events|venues|organizers|categories|tags)\/(\(\?P<id>|by-slug\/)/.test(route) || /^\/seo\/v1\/meta\/\(\?P<id>/.test(route) || eventWrite(method, route);
+  return (
+    /^\/evt\/events\/v1\/(events|venues|organizers|categories|tags)\/(\(\?P<id>|by-slug\/)/.test(route) ||
+    /^\/seo\/v1\/meta\/\(\?P<id>/.test(route) ||
+    eventWrite(method, route)
+  );
 }
 
 /**
@@ -50,7 +61,11 @@ export function ownedWrite(method: string, route: string): boolean {
  */
 export function eventWrite(method: string, route: string): boolean {
   if (method === 'GET') return false;
-  return /^\/evt\/tickets\/v1\/(tickets|attendees)(\/\(\?P<id>[^)]*\))?$/.test(route) || /^\/evt\/tickets\/v1\/orders\/\(\?P<id>/.test(route) || route === '/marketing/v1/opt-ins';
+  return (
+    /^\/evt\/tickets\/v1\/(tickets|attendees)(\/\(\?P<id>[^)]*\))?$/.test(route) ||
+    /^\/evt\/tickets\/v1\/orders\/\(\?P<id>/.test(route) ||
+    route === '/marketing/v1/opt-ins'
+  );
 }
 
 const PARAM_ERRORS = new Set(['rest_missing_callback_param', 'rest_invalid_param']);
@@ -114,30 +129,51 @@ const hidden404: Expect = { status: 404, code: 'attendee-not-found' };
  * the administrator's. Each rule is run by every caller, the administrator last.
  */
 export const RULES: readonly AccessRule[] = [
-  ...(['full_name', 'email', 'attendee_status', 'ticket_id', 'order_status'] as const).map((field): AccessRule => ({
-    name: `attendee ${field} edit`,
-    request: (t) => ({
-      method: 'PATCH',
-      path: `evt/tickets/v1/attendees/${t.attendeeId}`,
-      body: { [field]: { full_name: 'Renamed Guest', email: 'renamed@example.test', attendee_status: 'completed', ticket_id: t.ticketId, order_status: 'completed' }[field] },
+  ...(['full_name', 'email', 'attendee_status', 'ticket_id', 'order_status'] as const).map(
+    (field): AccessRule => ({
+      name: `attendee ${field} edit`,
+      request: (t) => ({
+        method: 'PATCH',
+        path: `evt/tickets/v1/attendees/${t.attendeeId}`,
+        body: {
+          [field]: {
+            full_name: 'Renamed Guest',
+            email: 'renamed@example.test',
+            attendee_status: 'completed',
+            ticket_id: t.ticketId,
+            order_status: 'completed',
+          }[field],
+        },
+      }),
+      expect: (c) => (c === 'administrator' ? { status: 201 } : c === 'other event key' ? hidden404 : refusal(forbidden403, c)),
     }),
-    expect: (c) =>
-      c === 'administrator' ? { status: 201 } : c === 'other event key' ? hidden404 : refusal(forbidden403, c),
-  })),
+  ),
   {
     name: 'attendee check-out (check-in state)',
     request: (t) => ({ method: 'PATCH', path: `evt/tickets/v1/attendees/${t.attendeeId}`, body: { check_in: false, device_id: 'access-table' } }),
     expect: (c) =>
-      c === 'administrator' || c === 'door key' || c === 'door user' ? { status: 201 } : c === 'other event key' ? hidden404 : refusal(forbidden403, c),
+      c === 'administrator' || c === 'door key' || c === 'door user'
+        ? { status: 201 }
+        : c === 'other event key'
+          ? hidden404
+          : refusal(forbidden403, c),
   },
   {
     name: 'door registration with a non-default attendee_status',
-    request: (t) => ({ method: 'POST', path: 'evt/tickets/v1/attendees', body: { ticket_id: t.ticketId, full_name: 'Pending Guest', email: 'pending@example.test', attendee_status: 'pending' } }),
+    request: (t) => ({
+      method: 'POST',
+      path: 'evt/tickets/v1/attendees',
+      body: { ticket_id: t.ticketId, full_name: 'Pending Guest', email: 'pending@example.test', attendee_status: 'pending' },
+    }),
     expect: (c) => (c === 'administrator' ? { status: 201 } : refusal(forbidden403, c)),
   },
   {
     name: 'door registration',
-    request: (t) => ({ method: 'POST', path: 'evt/tickets/v1/attendees', body: { ticket_id: t.ticketId, full_name: 'Walk-in Guest', email: 'walkin@example.test' } }),
+    request: (t) => ({
+      method: 'POST',
+      path: 'evt/tickets/v1/attendees',
+      body: { ticket_id: t.ticketId, full_name: 'Walk-in Guest', email: 'walkin@example.test' },
+    }),
     expect: (c) => (c === 'administrator' || c === 'door key' || c === 'door user' ? { status: 201 } : refusal(forbidden403, c)),
   },
   {
@@ -147,15 +183,29 @@ export const RULES: readonly AccessRule[] = [
   },
   {
     name: "ticket created on another author's event",
-    request: (t) => ({ method: 'POST', path: 'evt/tickets/v1/tickets', body: { post_id: t.eventId, add_ticket_nonce: t.addTicketNonce ?? 'none', provider: 'rsvp', name: 'Access table' } }),
+    request: (t) => ({
+      method: 'POST',
+      path: 'evt/tickets/v1/tickets',
+      body: { post_id: t.eventId, add_ticket_nonce: t.addTicketNonce ?? 'none', provider: 'rsvp', name: 'Access table' },
+    }),
     // Without edit rights the original's nonce refusal answers (reference: `403 forbidden`, even anonymous).
     expect: (c) =>
-      c === 'administrator' ? { status: 202 } : c === 'organizer' ? forbidden403 : c === 'revoked key' ? { status: 401, code: 'rest_forbidden' } : { status: 403, code: 'forbidden' },
+      c === 'administrator'
+        ? { status: 202 }
+        : c === 'organizer'
+          ? forbidden403
+          : c === 'revoked key'
+            ? { status: 401, code: 'rest_forbidden' }
+            : { status: 403, code: 'forbidden' },
   },
   {
     name: 'marketing opt-in',
     request: (t) => ({ method: 'POST', path: 'marketing/v1/opt-ins', body: { attendee_id: t.attendeeId, consent: true } }),
     expect: (c) =>
-      c === 'administrator' || c === 'door key' || c === 'door user' ? { status: 201 } : c === 'other event key' ? { status: 400, code: 'rest_invalid_param' } : refusal(forbidden403, c),
+      c === 'administrator' || c === 'door key' || c === 'door user'
+        ? { status: 201 }
+        : c === 'other event key'
+          ? { status: 400, code: 'rest_invalid_param' }
+          : refusal(forbidden403, c),
   },
 ];

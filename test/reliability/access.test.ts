@@ -11,7 +11,7 @@ import { FetchRefused } from '../../server/net/guarded-fetch.ts';
 import { allowed, CALLERS, ownedWrite, permissionTable, RULES, type Caller } from './access-table.ts';
 import { validValue } from './fuzz-gen.ts';
 import { loadOperations, type Operation } from './openapi-ops.ts';
-import { profile, report } from './profile.ts';
+import { report } from './profile.ts';
 
 /**
  * Issue 6 item 4: every route of the site index, every method, against every caller, with path IDs of real
@@ -31,7 +31,12 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
   test('every route against every caller', { timeout: 10 * 60_000 }, async () => {
     const srv = await startTestServer();
     setProxyDeps(srv.app.state, {
-      policy: { resolve: async () => [{ address: '127.0.0.1', family: 4 }], transport: async () => { throw new FetchRefused('no network'); } },
+      policy: {
+        resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+        transport: async () => {
+          throw new FetchRefused('no network');
+        },
+      },
     });
     try {
       const pub = seedTicketsFixture(srv.db, { attendees: 3, provider: 'tc' });
@@ -69,10 +74,20 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
       const slugOf = (id: number) => (srv.db.prepare('SELECT slug FROM posts WHERE id = ?').get(id) as { slug: string }).slug;
       const secrets = [...pub.codes.values(), ...more.codes.values(), ...prot.codes.values(), ...draft.codes.values()];
       const attendeeEmails = (srv.db.prepare('SELECT email FROM attendees').all() as { email: string }[]).map((r) => r.email);
-      const privateStrings = [SECRET_CONTENT, DRAFT_TITLE, BUYER, ...secrets,
-        ...(srv.db.prepare("SELECT email FROM attendees UNION SELECT email FROM users").all() as { email: string }[]).map((r) => r.email)];
+      const privateStrings = [
+        SECRET_CONTENT,
+        DRAFT_TITLE,
+        BUYER,
+        ...secrets,
+        ...(srv.db.prepare('SELECT email FROM attendees UNION SELECT email FROM users').all() as { email: string }[]).map((r) => r.email),
+      ];
       // What a key bound to another event must never receive (it reads drafts and protected content, as a door).
-      const attendeeStrings = [BUYER, ...secrets, ...attendeeEmails, ...(srv.db.prepare('SELECT full_name FROM attendees').all() as { full_name: string }[]).map((r) => r.full_name)];
+      const attendeeStrings = [
+        BUYER,
+        ...secrets,
+        ...attendeeEmails,
+        ...(srv.db.prepare('SELECT full_name FROM attendees').all() as { full_name: string }[]).map((r) => r.full_name),
+      ];
 
       const idFor = (route: string): number => {
         if (route.includes('/venues/')) return venue.id;
@@ -100,10 +115,13 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
           // Required parameters filled with schema-valid values, so the permission check is what answers.
           const op = opBy.get(`${method} ${docPath(route)}`);
           const required: Record<string, unknown> = {};
-          for (const p of op?.params ?? []) if (p.required && p.in === 'query') required[p.name] = fc.sample(validValue(p.schema, p.name, ids), { numRuns: 1, seed: 7 })[0];
-          for (const name of op?.body?.required ?? []) required[name] = fc.sample(validValue(op!.body!.properties[name] ?? {}, name, ids), { numRuns: 1, seed: 7 })[0];
+          for (const p of op?.params ?? [])
+            if (p.required && p.in === 'query') required[p.name] = fc.sample(validValue(p.schema, p.name, ids), { numRuns: 1, seed: 7 })[0];
+          for (const name of op?.body?.required ?? [])
+            required[name] = fc.sample(validValue(op!.body!.properties[name] ?? {}, name, ids), { numRuns: 1, seed: 7 })[0];
           const hasBody = method !== 'GET' && method !== 'DELETE';
-          const q = !hasBody && Object.keys(required).length ? `?${new URLSearchParams(Object.entries(required).map(([k, v]) => [k, String(v)]))}` : '';
+          const q =
+            !hasBody && Object.keys(required).length ? `?${new URLSearchParams(Object.entries(required).map(([k, v]) => [k, String(v)]))}` : '';
           cases.push({ route, method, url: `${srv.base}/wp-json${path}${q}`, body: hasBody ? required : undefined });
         }
       }
@@ -137,15 +155,24 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
           if ((caller === 'anonymous' || caller === 'revoked key') && res.status < 300) {
             for (const s of privateStrings) if (s && res.text.includes(s)) leaks.push(`${caller} ${c.method} ${c.route}: ${s}`);
           }
-          if (caller === 'other event key') for (const s of attendeeStrings) if (s && res.text.includes(s)) leaks.push(`${caller} ${c.method} ${c.route} (${res.status}): ${s}`);
+          if (caller === 'other event key')
+            for (const s of attendeeStrings) if (s && res.text.includes(s)) leaks.push(`${caller} ${c.method} ${c.route} (${res.status}): ${s}`);
         }
       }
       // Lists an anonymous caller might use to fish for private rows.
       const lists = [
-        `evt/events/v1/events?per_page=50&start_date=2000-01-01`, `evt/events/v1/events?status=draft`, `evt/events/v1/events?search=EVENT-TITLE`,
-        `evt/events/v1/events/${prot.eventId}`, `evt/events/v1/events/${draft.eventId}`, `evt/tickets/v1/tickets?per_page=100`,
-        `evt/tickets/v1/tickets?include_post=${prot.eventId},${draft.eventId}`, `evt/tickets/v1/attendees?post_id=${pub.eventId}`,
-        `evt/tickets/v1/qr/${pub.attendeeIds[0]}`, `evt/views/v2/html?view=list`, `seo/v1/sitemap`, `evt/events/v1/events?include=${draft.eventId}`,
+        `evt/events/v1/events?per_page=50&start_date=2000-01-01`,
+        `evt/events/v1/events?status=draft`,
+        `evt/events/v1/events?search=EVENT-TITLE`,
+        `evt/events/v1/events/${prot.eventId}`,
+        `evt/events/v1/events/${draft.eventId}`,
+        `evt/tickets/v1/tickets?per_page=100`,
+        `evt/tickets/v1/tickets?include_post=${prot.eventId},${draft.eventId}`,
+        `evt/tickets/v1/attendees?post_id=${pub.eventId}`,
+        `evt/tickets/v1/qr/${pub.attendeeIds[0]}`,
+        `evt/views/v2/html?view=list`,
+        `seo/v1/sitemap`,
+        `evt/events/v1/events?include=${draft.eventId}`,
       ];
       for (const l of lists) {
         const res = await call(`${srv.root}${l}`);
@@ -159,8 +186,15 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
       attendeeStrings.push(...ruleFx.codes.values());
       for (const rule of RULES) {
         for (const caller of CALLERS) {
-          const nonce = (await call(`${srv.root}evt/events/v1/events/${ruleFx.eventId}?context=edit`, { auth: auth[caller] ?? undefined })).body?.nonces?.add_ticket_nonce;
-          const r = rule.request({ eventId: ruleFx.eventId, ticketId: ruleFx.ticketId, attendeeId: ruleFx.attendeeIds[1]!, orderId: ruleFx.orderId, addTicketNonce: nonce });
+          const nonce = (await call(`${srv.root}evt/events/v1/events/${ruleFx.eventId}?context=edit`, { auth: auth[caller] ?? undefined })).body
+            ?.nonces?.add_ticket_nonce;
+          const r = rule.request({
+            eventId: ruleFx.eventId,
+            ticketId: ruleFx.ticketId,
+            attendeeId: ruleFx.attendeeIds[1]!,
+            orderId: ruleFx.orderId,
+            addTicketNonce: nonce,
+          });
           const res = await call(`${srv.root}${r.path}`, { method: r.method, auth: auth[caller] ?? undefined, body: r.body });
           answers++;
           const want = rule.expect(caller);
@@ -168,17 +202,34 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
           if (res.status !== want.status || (want.code !== undefined && code !== want.code)) {
             failures.push(`rule "${rule.name}": ${caller} got ${res.status} ${code ?? ''}, not ${want.status} ${want.code ?? ''}`);
           }
-          if (caller === 'other event key') for (const s of attendeeStrings) if (s && res.text.includes(s)) leaks.push(`${caller} rule "${rule.name}": ${s}`);
+          if (caller === 'other event key')
+            for (const s of attendeeStrings) if (s && res.text.includes(s)) leaks.push(`${caller} rule "${rule.name}": ${s}`);
         }
       }
-      const byCaller = CALLERS.map((c) => `${c.replace(' ', '_')}[${[...tally].filter(([k]) => k.startsWith(`${c} `)).map(([k, n]) => `${k.split(' ').pop()}:${n}`).join(',')}]`).join(' ');
-      report('access', { routes: Object.keys(index.routes).length, route_methods: cases.length, callers: CALLERS.length, answers, violations: failures.length, leaks: leaks.length });
+      const byCaller = CALLERS.map(
+        (c) =>
+          `${c.replace(' ', '_')}[${[...tally]
+            .filter(([k]) => k.startsWith(`${c} `))
+            .map(([k, n]) => `${k.split(' ').pop()}:${n}`)
+            .join(',')}]`,
+      ).join(' ');
+      report('access', {
+        routes: Object.keys(index.routes).length,
+        route_methods: cases.length,
+        callers: CALLERS.length,
+        answers,
+        violations: failures.length,
+        leaks: leaks.length,
+      });
       process.stdout.write(`  answers by caller: ${byCaller}\n`);
       for (const f of [...failures, ...leaks]) process.stdout.write(`  ${f}\n`);
       assert.deepEqual(failures, [], 'answers the contract does not allow');
       assert.deepEqual(leaks, [], 'private data in anonymous answers');
       assert.ok(cases.length > 100);
-      assert.ok(secrets.some((c) => seenByDoor.has(c)), 'a door key sees security codes, so the leak check looks for real values');
+      assert.ok(
+        secrets.some((c) => seenByDoor.has(c)),
+        'a door key sees security codes, so the leak check looks for real values',
+      );
       assert.ok(seenByDoor.has('guest1@example.test'), 'a door key sees attendee e-mails');
     } finally {
       await srv.close();

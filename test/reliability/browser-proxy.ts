@@ -62,13 +62,15 @@ export async function startSyncTrap(target: string): Promise<SyncTrap> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   trap.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  trap.arm = (mode) => new Promise<void>((resolve) => {
-    armed = { mode, caught: resolve };
-  });
-  trap.close = () => new Promise<void>((resolve) => {
-    for (const r of held) r.destroy();
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  trap.arm = (mode) =>
+    new Promise<void>((resolve) => {
+      armed = { mode, caught: resolve };
+    });
+  trap.close = () =>
+    new Promise<void>((resolve) => {
+      for (const r of held) r.destroy();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return trap;
 }

@@ -17,10 +17,20 @@ describe('reliability checkers', () => {
     const f = seedTicketsFixture(db, { attendees: 3, provider: 'rsvp' });
     const [a, b, c] = f.attendeeIds as [number, number, number];
     const kiosk = new SimKiosk('k1', 'http://127.0.0.1:9/wp-json/', 'Bearer x');
-    const row = (attendee: number, nonce: string, result: 'accepted' | 'conflict') => insertCheckin(db, {
-      attendee_id: attendee, event_id: f.eventId, result, reason: null, scanned_at: new Date().toISOString(), received_at: new Date().toISOString(),
-      device_id: 'k1', nonce, source: 'site', user_id: 0, api_key_id: null,
-    });
+    const row = (attendee: number, nonce: string, result: 'accepted' | 'conflict') =>
+      insertCheckin(db, {
+        attendee_id: attendee,
+        event_id: f.eventId,
+        result,
+        reason: null,
+        scanned_at: new Date().toISOString(),
+        received_at: new Date().toISOString(),
+        device_id: 'k1',
+        nonce,
+        source: 'site',
+        user_id: 0,
+        api_key_id: null,
+      });
     const sa = kiosk.scan(a);
     const sb = kiosk.scan(b);
     const sc = kiosk.scan(c);
@@ -35,7 +45,10 @@ describe('reliability checkers', () => {
     assert.equal(audit.lost.length, 1);
     assert.match(audit.lost[0]!, new RegExp(sb.nonce));
     assert.equal(audit.unlogged.length, 1);
-    assert.deepEqual(audit.inconsistent.map((s) => s.split(':')[0]), [`attendee ${b}`, `attendee ${c}`]);
+    assert.deepEqual(
+      audit.inconsistent.map((s) => s.split(':')[0]),
+      [`attendee ${b}`, `attendee ${c}`],
+    );
     db.close();
   });
 

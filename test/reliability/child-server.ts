@@ -71,7 +71,11 @@ export function childServer(o: { dbFile: string; port: number; env?: Record<stri
     stderr: () => errTail,
     start() {
       if (proc) throw new Error('server already running');
-      const child = spawn(process.execPath, [...(o.nodeArgs ?? []), '--import', 'tsx', 'server/main.ts'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...(o.nodeArgs ?? []), '--import', 'tsx', 'server/main.ts'], {
+        cwd: REPO,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       proc = child;
       exited = new Promise((resolve) => child.once('exit', () => resolve()));
       child.stderr!.on('data', (c: Buffer) => {

@@ -19,8 +19,14 @@ describe('concurrency', { timeout: 15 * 60_000 }, () => {
   test(`${KIOSKS} kiosks over overlapping sets of ${P.concurrencyAttendees} attendees`, { timeout: 10 * 60_000 }, async () => {
     const site = seedSite(P.concurrencyAttendees);
     const server = childServer({ dbFile: site.dbFile, port: await freePort() });
-    const kiosks = Array.from({ length: KIOSKS }, (_, i) =>
-      new SimKiosk(`door-${i + 1}`, server.root, i % 3 === 0 ? site.auth.doorKey : site.auth.doorUser, { batchSize: 1 + ((i * 7) % 25), single: i >= KIOSKS - 2 }));
+    const kiosks = Array.from(
+      { length: KIOSKS },
+      (_, i) =>
+        new SimKiosk(`door-${i + 1}`, server.root, i % 3 === 0 ? site.auth.doorKey : site.auth.doorUser, {
+          batchSize: 1 + ((i * 7) % 25),
+          single: i >= KIOSKS - 2,
+        }),
+    );
     // Kiosk i covers a window of 40% of the attendees starting at i * 10%: every attendee is on four kiosks.
     const ids = site.attendeeIds;
     const width = Math.ceil(ids.length * 0.4);
@@ -46,14 +52,25 @@ describe('concurrency', { timeout: 15 * 60_000 }, () => {
       try {
         audit = auditCheckins(db, kiosks, new Set(ids));
         integrity = integrityCheck(db);
-        winner = new Map((db.prepare("SELECT attendee_id, device_id FROM checkins WHERE result = 'accepted'").all() as { attendee_id: number; device_id: string }[]).map((r) => [r.attendee_id, r.device_id]));
+        winner = new Map(
+          (
+            db.prepare("SELECT attendee_id, device_id FROM checkins WHERE result = 'accepted'").all() as { attendee_id: number; device_id: string }[]
+          ).map((r) => [r.attendee_id, r.device_id]),
+        );
       } finally {
         db.close();
       }
       const kioskConflicts = kiosks.flatMap((k) => k.conflicts().map((c) => ({ ...c, device: k.deviceId })));
       report('concurrency', {
-        kiosks: KIOSKS, attendees: ids.length, scans: audit.scans, accepted: audit.accepted, conflicts_server: apiConflicts.length,
-        conflicts_kiosks: kioskConflicts.length, lost_checkins: audit.lost.length + audit.unlogged.length, seconds: seconds.toFixed(1), integrity,
+        kiosks: KIOSKS,
+        attendees: ids.length,
+        scans: audit.scans,
+        accepted: audit.accepted,
+        conflicts_server: apiConflicts.length,
+        conflicts_kiosks: kioskConflicts.length,
+        lost_checkins: audit.lost.length + audit.unlogged.length,
+        seconds: seconds.toFixed(1),
+        integrity,
       });
 
       assert.deepEqual(audit.unexpected, [], 'every answer is 201 or 400 already-checked-in');

@@ -81,12 +81,30 @@ describe('crash safety (SIGKILL)', { timeout: 30 * 60_000 }, () => {
       } finally {
         db.close();
       }
-      const stats = kiosks.reduce((s, k) => ({ batches: s.batches + k.stats.batches, neterr: s.neterr + k.stats.networkErrors, bad: s.bad + k.stats.badBatches, i5: s.i5 + k.stats.item5xx }), { batches: 0, neterr: 0, bad: 0, i5: 0 });
+      const stats = kiosks.reduce(
+        (s, k) => ({
+          batches: s.batches + k.stats.batches,
+          neterr: s.neterr + k.stats.networkErrors,
+          bad: s.bad + k.stats.badBatches,
+          i5: s.i5 + k.stats.item5xx,
+        }),
+        { batches: 0, neterr: 0, bad: 0, i5: 0 },
+      );
       report('crash-server', {
-        kills: P.kills, kills_mid_batch: killsMidBatch, kiosks: kiosks.length, attendees: site.attendeeIds.length, scans: audit.scans,
-        accepted: audit.accepted, conflicts: audit.conflicts, batches: stats.batches, network_errors: stats.neterr,
-        bad_batches: stats.bad, item_5xx: stats.i5, lost_checkins: audit.lost.length + audit.unlogged.length,
-        half_applied: audit.inconsistent.length, integrity,
+        kills: P.kills,
+        kills_mid_batch: killsMidBatch,
+        kiosks: kiosks.length,
+        attendees: site.attendeeIds.length,
+        scans: audit.scans,
+        accepted: audit.accepted,
+        conflicts: audit.conflicts,
+        batches: stats.batches,
+        network_errors: stats.neterr,
+        bad_batches: stats.bad,
+        item_5xx: stats.i5,
+        lost_checkins: audit.lost.length + audit.unlogged.length,
+        half_applied: audit.inconsistent.length,
+        integrity,
       });
       assert.deepEqual(audit.lost, [], 'acknowledged scans missing from the database');
       assert.deepEqual(audit.unlogged, [], 'queued scans never logged');
@@ -99,7 +117,10 @@ describe('crash safety (SIGKILL)', { timeout: 30 * 60_000 }, () => {
       // The API's log says the same: exactly one accepted check-in per attendee.
       assert.equal(apiLog.length, audit.scans);
       const perAttendee = acceptedPerAttendee(apiLog);
-      assert.deepEqual([...perAttendee.keys()].sort((a, b) => a - b), [...site.attendeeIds].sort((a, b) => a - b));
+      assert.deepEqual(
+        [...perAttendee.keys()].sort((a, b) => a - b),
+        [...site.attendeeIds].sort((a, b) => a - b),
+      );
       assert.ok([...perAttendee.values()].every((n) => n === 1));
       assert.ok(killsMidBatch > 0, 'at least one kill landed during an upload');
     } finally {

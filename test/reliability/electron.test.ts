@@ -21,8 +21,17 @@ describe('Electron shell security review', () => {
     const runtime = await reviewRuntime(startRealShell);
     const all = [...sources, ...runtime];
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'test/electron/audit.ts'], { cwd: REPO, encoding: 'utf8' });
-    report('electron', { high: count(all, 'HIGH'), medium: count(all, 'MEDIUM'), low: count(all, 'LOW'), info: count(all, 'INFO'), audit_exit: run.status ?? -1 });
-    assert.deepEqual(all.filter((f) => f.severity === 'HIGH'), []);
+    report('electron', {
+      high: count(all, 'HIGH'),
+      medium: count(all, 'MEDIUM'),
+      low: count(all, 'LOW'),
+      info: count(all, 'INFO'),
+      audit_exit: run.status ?? -1,
+    });
+    assert.deepEqual(
+      all.filter((f) => f.severity === 'HIGH'),
+      [],
+    );
     assert.equal(run.status, 0, run.stdout + run.stderr);
     assert.match(run.stdout, /PASS: no HIGH findings/);
   });

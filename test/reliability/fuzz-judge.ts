@@ -9,7 +9,8 @@
 function qrOriginalBody(status: number, body: unknown): boolean {
   const b = body as Record<string, unknown> | null;
   if (!b || typeof b !== 'object') return false;
-  if (status === 400) return typeof b.api_key === 'string' && typeof b.ticket_id === 'string' && typeof b.security_code === 'string' && 'event_id' in b;
+  if (status === 400)
+    return typeof b.api_key === 'string' && typeof b.ticket_id === 'string' && typeof b.security_code === 'string' && 'event_id' in b;
   return status === 403 && typeof b.msg === 'string' && typeof b.error === 'string';
 }
 

@@ -88,7 +88,8 @@ describe('hostile input from the OpenAPI documents', { timeout: 20 * 60_000 }, (
             fivexx++;
             const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
             const list = problems.get(r.label) ?? [];
-            if (list.length < 3) list.push(`no answer (${cause}) <- ${r.role} ${r.kind} ${r.method} /${r.url.slice(0, 200)} ${r.body?.slice(0, 200) ?? ''}`);
+            if (list.length < 3)
+              list.push(`no answer (${cause}) <- ${r.role} ${r.kind} ${r.method} /${r.url.slice(0, 200)} ${r.body?.slice(0, 200) ?? ''}`);
             problems.set(r.label, list);
             continue;
           }
@@ -108,9 +109,18 @@ describe('hostile input from the OpenAPI documents', { timeout: 20 * 60_000 }, (
       await Promise.all(Array.from({ length: WORKERS }, worker));
       const integrity = integrityCheck(srv.db);
       report('fuzz', {
-        requests_fuzzed: sent, operations: ops.length + 1, namespaces: namespaces.length, seed, '5xx': fivexx,
+        requests_fuzzed: sent,
+        operations: ops.length + 1,
+        namespaces: namespaces.length,
+        seed,
+        '5xx': fivexx,
         connection_resets_retried: resets,
-        bad_routes: problems.size, statuses: [...statuses].sort((x, y) => x[0] - y[0]).map(([s, n]) => `${s}:${n}`).join(','), integrity,
+        bad_routes: problems.size,
+        statuses: [...statuses]
+          .sort((x, y) => x[0] - y[0])
+          .map(([s, n]) => `${s}:${n}`)
+          .join(','),
+        integrity,
       });
       if (resets) process.stdout.write(`  connections reset then answered on retry: ${[...resetLabels].join(', ')}\n`);
       for (const [label, list] of problems) process.stdout.write(`  ${label}\n    ${list.join('\n    ')}\n`);

@@ -6,9 +6,12 @@ import fs from 'node:fs';
 const file = process.env.HEAP_PROBE_FILE;
 if (file) {
   const t0 = Date.now();
-  setInterval(() => {
-    globalThis.gc?.();
-    const m = process.memoryUsage();
-    fs.appendFileSync(file, JSON.stringify({ t: (Date.now() - t0) / 1000, heapUsed: m.heapUsed, external: m.external }) + '\n');
-  }, Number(process.env.HEAP_PROBE_MS ?? 5000)).unref();
+  setInterval(
+    () => {
+      globalThis.gc?.();
+      const m = process.memoryUsage();
+      fs.appendFileSync(file, `${JSON.stringify({ t: (Date.now() - t0) / 1000, heapUsed: m.heapUsed, external: m.external })}\n`);
+    },
+    Number(process.env.HEAP_PROBE_MS ?? 5000),
+  ).unref();
 }

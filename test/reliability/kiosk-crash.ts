@@ -70,7 +70,11 @@ export async function kioskCrashScenario(kills: number): Promise<KioskCrashResul
     const ctx = await launchKiosk(profile, y4m);
     contexts.add(ctx);
     ctx.on('close', () => contexts.delete(ctx));
-    if (offline) await ctx.route((url) => url.href.startsWith(root), (route) => route.abort('internetdisconnected'));
+    if (offline)
+      await ctx.route(
+        (url) => url.href.startsWith(root),
+        (route) => route.abort('internetdisconnected'),
+      );
     const page = ctx.pages()[0] ?? (await ctx.newPage());
     await page.goto(`${kiosk.base}/kiosk/`);
     return { ctx, page };
@@ -81,17 +85,38 @@ export async function kioskCrashScenario(kills: number): Promise<KioskCrashResul
   try {
     const [first, ...rest] = backend.attendees;
     const pairing = pairingLink(kiosk.base, { url: root, api_key: backend.apiKey, event_id: backend.eventId });
-    let { ctx, page } = await open(video('pair', [
-      { text: null, frames: 3 }, { text: pairing, frames: 8 }, { text: null, frames: 12 }, { text: first!.ticketUrl, frames: 8 }, { text: null, frames: 40 },
-    ]), false);
+    let { ctx, page } = await open(
+      video('pair', [
+        { text: null, frames: 3 },
+        { text: pairing, frames: 8 },
+        { text: null, frames: 12 },
+        { text: first!.ticketUrl, frames: 8 },
+        { text: null, frames: 40 },
+      ]),
+      false,
+    );
     await confirmPairing(page); // every pairing is confirmed by staff first
     await waitFor('the first check-in', async () => (await backend.checkin(first!.id)).checkedIn);
-    await waitFor('the list cached', async () => (await page.locator('#last-sync').innerText()).length > 0 && !(await page.locator('#progress').isVisible()));
+    await waitFor(
+      'the list cached',
+      async () => (await page.locator('#last-sync').innerText()).length > 0 && !(await page.locator('#progress').isVisible()),
+    );
     await ctx.close();
 
     for (let round = 0; round < kills; round++) {
       const batch = rest.slice(round * 3, round * 3 + 3);
-      ({ ctx, page } = await open(video(`offline-${round}`, batch.flatMap((a) => [{ text: a.ticketUrl, frames: 6 }, { text: null, frames: 4 }]).concat([{ text: null, frames: 30 }])), true));
+      ({ ctx, page } = await open(
+        video(
+          `offline-${round}`,
+          batch
+            .flatMap((a) => [
+              { text: a.ticketUrl, frames: 6 },
+              { text: null, frames: 4 },
+            ])
+            .concat([{ text: null, frames: 30 }]),
+        ),
+        true,
+      ));
       // Every earlier round's scans are still queued too (each sync was cut before the kiosk had an answer).
       await waitFor(`round ${round}: ${3 * (round + 1)} queued scans`, async () => (await pending(page)) === 3 * (round + 1));
       queued.push(...batch.map((a) => a.id));
@@ -128,7 +153,13 @@ export async function kioskCrashScenario(kills: number): Promise<KioskCrashResul
     const duplicates = [...accepted].filter(([, n]) => n > 1).map(([id, n]) => `attendee ${id}: ${n} accepted`);
     for (const id of queued) if (!accepted.has(id)) lost.push(`attendee ${id}: no accepted check-in in the log`);
     return {
-      figures: { kills_during_sync: killed, queued_scans: queued.length, uploaded_after_relaunch: queued.length - lost.length, lost_checkins: lost.length, log_rows: log.length },
+      figures: {
+        kills_during_sync: killed,
+        queued_scans: queued.length,
+        uploaded_after_relaunch: queued.length - lost.length,
+        lost_checkins: lost.length,
+        log_rows: log.length,
+      },
       lost,
       duplicates,
     };

@@ -85,14 +85,24 @@ export class SimKiosk {
 
   /** One upload of the head of the outbox as a single `PATCH /attendees/{id}` (no batch). */
   private async sendSingle(s: Scan): Promise<boolean> {
-    const res = await this.send<{ code?: string; data?: { checkin_details?: unknown } }>(`evt/tickets/v1/attendees/${s.attendeeId}`, 'PATCH', this.checkinBody(s));
+    const res = await this.send<{ code?: string; data?: { checkin_details?: unknown } }>(
+      `evt/tickets/v1/attendees/${s.attendeeId}`,
+      'PATCH',
+      this.checkinBody(s),
+    );
     if (!res) return false;
     const body = res.body;
     if (res.status >= 500) {
       this.stats.item5xx++;
       return false;
     }
-    this.acks.push({ nonce: s.nonce, attendeeId: s.attendeeId, status: res.status, code: body?.code ?? null, standing: body?.data?.checkin_details ?? null });
+    this.acks.push({
+      nonce: s.nonce,
+      attendeeId: s.attendeeId,
+      status: res.status,
+      code: body?.code ?? null,
+      standing: body?.data?.checkin_details ?? null,
+    });
     this.outbox.splice(this.outbox.indexOf(s), 1);
     return true;
   }
@@ -107,10 +117,14 @@ export class SimKiosk {
     if (this.opts.single && this.outbox.length) return this.sendSingle(this.outbox[0]!);
     const items = this.outbox.slice(0, this.opts.batchSize ?? 25);
     if (!items.length) return true;
-    const res = await this.send<{ responses?: { status: number; body: { code?: string; data?: { checkin_details?: unknown } } }[] }>('batch/v1', 'POST', {
-      validation: 'normal',
-      requests: items.map((s) => ({ method: 'PATCH', path: `/evt/tickets/v1/attendees/${s.attendeeId}`, body: this.checkinBody(s) })),
-    });
+    const res = await this.send<{ responses?: { status: number; body: { code?: string; data?: { checkin_details?: unknown } } }[] }>(
+      'batch/v1',
+      'POST',
+      {
+        validation: 'normal',
+        requests: items.map((s) => ({ method: 'PATCH', path: `/evt/tickets/v1/attendees/${s.attendeeId}`, body: this.checkinBody(s) })),
+      },
+    );
     if (!res) return false;
     const body = res.body;
     if (res.status !== 207 || !Array.isArray(body.responses) || body.responses.length !== items.length) {
@@ -126,7 +140,10 @@ export class SimKiosk {
       }
       done.add(s.nonce);
       this.acks.push({
-        nonce: s.nonce, attendeeId: s.attendeeId, status: r.status, code: r.body?.code ?? null,
+        nonce: s.nonce,
+        attendeeId: s.attendeeId,
+        status: r.status,
+        code: r.body?.code ?? null,
         standing: r.body?.data?.checkin_details ?? null,
       });
     });

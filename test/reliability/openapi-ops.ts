@@ -50,7 +50,10 @@ export async function loadOperations(root: string): Promise<{ namespaces: string
       for (const [method, op] of Object.entries(item)) {
         const schema = op.requestBody?.content['application/json']?.schema ?? op.requestBody?.content['application/x-www-form-urlencoded']?.schema;
         ops.push({
-          ns, path, method: method.toUpperCase(), params: op.parameters ?? [],
+          ns,
+          path,
+          method: method.toUpperCase(),
+          params: op.parameters ?? [],
           body: schema ? { properties: schema.properties ?? {}, required: schema.required ?? [] } : null,
           label: `${method.toUpperCase()} /${ns}${path}`,
         });

@@ -28,12 +28,26 @@ export interface Profile {
 
 const PROFILES: Record<ProfileName, Profile> = {
   full: {
-    name: 'full', kills: 50, crashAttendees: 1200, crashKiosks: 5, browserKills: 3, concurrencyAttendees: 400,
-    fuzzRequests: 10_000, soakSeconds: 300, soakConnections: 50,
+    name: 'full',
+    kills: 50,
+    crashAttendees: 1200,
+    crashKiosks: 5,
+    browserKills: 3,
+    concurrencyAttendees: 400,
+    fuzzRequests: 10_000,
+    soakSeconds: 300,
+    soakConnections: 50,
   },
   short: {
-    name: 'short', kills: 8, crashAttendees: 240, crashKiosks: 4, browserKills: 2, concurrencyAttendees: 120,
-    fuzzRequests: 1_500, soakSeconds: 30, soakConnections: 50,
+    name: 'short',
+    kills: 8,
+    crashAttendees: 240,
+    crashKiosks: 4,
+    browserKills: 2,
+    concurrencyAttendees: 120,
+    fuzzRequests: 1_500,
+    soakSeconds: 30,
+    soakConnections: 50,
   },
 };
 
@@ -54,7 +68,9 @@ export type Figures = Record<string, string | number | boolean>;
 
 /** Prints a test's figures and appends them (one JSON line) for the suite's final summary. */
 export function report(test: string, figures: Figures): void {
-  const line = Object.entries(figures).map(([k, v]) => `${k}=${v}`).join(' ');
+  const line = Object.entries(figures)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
   process.stdout.write(`[reliability:${profile().name}] ${test}: ${line}\n`);
-  fs.appendFileSync(figuresFile(), JSON.stringify({ test, profile: profile().name, ...figures }) + '\n');
+  fs.appendFileSync(figuresFile(), `${JSON.stringify({ test, profile: profile().name, ...figures })}\n`);
 }

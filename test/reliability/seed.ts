@@ -26,7 +26,7 @@ export interface SeededSite extends TicketsFixture {
 function basicFor(db: Db, role: Role, login: string): string {
   const u = insertUser(db, { login, email: `${login}@example.test`, role });
   const { password } = createAppPassword(db, u.id, 'reliability');
-  return 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
+  return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
 }
 
 /**

@@ -42,21 +42,35 @@ export async function soak(plan: SoakPlan): Promise<{ result: autocannon.Result;
     counts.checkinFailures++;
     if (counts.failureSamples.length < 5) counts.failureSamples.push(what.slice(0, 300));
   };
-  const scanBody = (s: { checkIn: boolean; nonce: string }) => ({ check_in: s.checkIn, nonce: s.nonce, device_id: 'soak', check_in_date: new Date().toISOString() });
+  const scanBody = (s: { checkIn: boolean; nonce: string }) => ({
+    check_in: s.checkIn,
+    nonce: s.nonce,
+    device_id: 'soak',
+    check_in_date: new Date().toISOString(),
+  });
   // autocannon does not always hand a response to the onResponse of the request that caused it, so one
   // checker looks at every answer: a batch answer must hold 201 items only (other statuses show in non2xx).
-  const onResponse = (status: number, body: string) => {
+  const onResponse = (_status: number, body: string) => {
     if (!body.startsWith('{"responses"')) return;
     const parsed = JSON.parse(body) as { responses: { status: number; body: unknown }[] };
     for (const r of parsed.responses) if (r.status !== 201) fail(`batch item ${r.status} ${JSON.stringify(r.body)}`);
   };
-  const archive: autocannon.Request = { setupRequest: (req) => ({ ...req, method: 'GET', path: '/wp-json/evt/events/v1/events', headers: {}, body: undefined }), onResponse };
+  const archive: autocannon.Request = {
+    setupRequest: (req) => ({ ...req, method: 'GET', path: '/wp-json/evt/events/v1/events', headers: {}, body: undefined }),
+    onResponse,
+  };
   const requests: autocannon.Request[] = [
     archive,
-    { setupRequest: (req) => ({ ...req, method: 'GET', path: `/wp-json/evt/events/v1/events/${plan.eventId}`, headers: {}, body: undefined }), onResponse },
+    {
+      setupRequest: (req) => ({ ...req, method: 'GET', path: `/wp-json/evt/events/v1/events/${plan.eventId}`, headers: {}, body: undefined }),
+      onResponse,
+    },
     {
       setupRequest: (req) => ({
-        ...req, method: 'GET', headers: { ...auth }, body: undefined,
+        ...req,
+        method: 'GET',
+        headers: { ...auth },
+        body: undefined,
         path: `/wp-json/evt/tickets/v1/attendees?post_id=${plan.eventId}&per_page=50&page=${1 + Math.floor(Math.random() * pages)}`,
       }),
       onResponse,
@@ -65,7 +79,13 @@ export async function soak(plan: SoakPlan): Promise<{ result: autocannon.Result;
       setupRequest: (req) => {
         const s = next();
         counts.checkinsSent++;
-        return { ...req, method: 'PATCH', path: `/wp-json/evt/tickets/v1/attendees/${s.id}`, headers: { ...auth }, body: JSON.stringify(scanBody(s)) };
+        return {
+          ...req,
+          method: 'PATCH',
+          path: `/wp-json/evt/tickets/v1/attendees/${s.id}`,
+          headers: { ...auth },
+          body: JSON.stringify(scanBody(s)),
+        };
       },
       onResponse,
     },

@@ -2,13 +2,37 @@
 // (test/reliability/profile.ts `report`). Plain JS: the runner imports it without tsx.
 
 const ROWS = [
-  ['crash-server', 'server SIGKILLs survived', (f) => `${f.kills} (${f.kills_mid_batch} mid-batch), ${f.scans} scans from ${f.kiosks} kiosks, lost ${f.lost_checkins}, half-applied ${f.half_applied}, integrity ${f.integrity}`],
+  [
+    'crash-server',
+    'server SIGKILLs survived',
+    (f) =>
+      `${f.kills} (${f.kills_mid_batch} mid-batch), ${f.scans} scans from ${f.kiosks} kiosks, lost ${f.lost_checkins}, half-applied ${f.half_applied}, integrity ${f.integrity}`,
+  ],
   ['crash-kiosk', 'kiosk browser SIGKILLs', (f) => `${f.kills_during_sync} during a sync, ${f.queued_scans} queued scans, lost ${f.lost_checkins}`],
-  ['concurrency', 'concurrency', (f) => `${f.kiosks} kiosks, ${f.scans} scans, ${f.accepted} accepted, conflicts ${f.conflicts_server} on the server / ${f.conflicts_kiosks} on kiosks, lost ${f.lost_checkins}`],
-  ['fuzz', 'requests fuzzed', (f) => `${f.requests_fuzzed} over ${f.operations} operations, 5xx ${f['5xx']}, connection resets retried ${f.connection_resets_retried}, seed ${f.seed}, integrity ${f.integrity}`],
-  ['access', 'access table', (f) => `${f.route_methods} route-methods x ${f.callers} callers = ${f.answers} answers, violations ${f.violations}, leaks ${f.leaks}`],
+  [
+    'concurrency',
+    'concurrency',
+    (f) =>
+      `${f.kiosks} kiosks, ${f.scans} scans, ${f.accepted} accepted, conflicts ${f.conflicts_server} on the server / ${f.conflicts_kiosks} on kiosks, lost ${f.lost_checkins}`,
+  ],
+  [
+    'fuzz',
+    'requests fuzzed',
+    (f) =>
+      `${f.requests_fuzzed} over ${f.operations} operations, 5xx ${f['5xx']}, connection resets retried ${f.connection_resets_retried}, seed ${f.seed}, integrity ${f.integrity}`,
+  ],
+  [
+    'access',
+    'access table',
+    (f) => `${f.route_methods} route-methods x ${f.callers} callers = ${f.answers} answers, violations ${f.violations}, leaks ${f.leaks}`,
+  ],
   ['electron', 'electron review', (f) => `HIGH ${f.high}, MEDIUM ${f.medium}, LOW ${f.low}, audit exit ${f.audit_exit}`],
-  ['soak', 'soak', (f) => `${f.connections} connections x ${f.seconds} s: ${f.requests} requests (${f.rps}/s), p99 ${f.p99_ms} ms, errors ${f.errors}, non-2xx ${f.non2xx}, 5xx ${f['5xx']}; RSS start ${f.rss_start_mib} / peak ${f.rss_peak_mib} / end ${f.rss_end_mib} MiB (last-half slope ${f.rss_last_half_slope_mib_per_min} MiB/min), of which anonymous ${f.anon_start_mib} / ${f.anon_peak_mib} / ${f.anon_end_mib} MiB (slope ${f.anon_last_half_slope_mib_per_min} MiB/min) and mapped files ${f.file_end_mib} MiB at the end (database ${f.db_end_mib} MiB); live JS heap after GC ${f.heap_live_start_mib} -> ${f.heap_live_end_mib} MiB (slope ${f.heap_live_last_half_slope_mib_per_min} MiB/min)`],
+  [
+    'soak',
+    'soak',
+    (f) =>
+      `${f.connections} connections x ${f.seconds} s: ${f.requests} requests (${f.rps}/s), p99 ${f.p99_ms} ms, errors ${f.errors}, non-2xx ${f.non2xx}, 5xx ${f['5xx']}; RSS start ${f.rss_start_mib} / peak ${f.rss_peak_mib} / end ${f.rss_end_mib} MiB (last-half slope ${f.rss_last_half_slope_mib_per_min} MiB/min), of which anonymous ${f.anon_start_mib} / ${f.anon_peak_mib} / ${f.anon_end_mib} MiB (slope ${f.anon_last_half_slope_mib_per_min} MiB/min) and mapped files ${f.file_end_mib} MiB at the end (database ${f.db_end_mib} MiB); live JS heap after GC ${f.heap_live_start_mib} -> ${f.heap_live_end_mib} MiB (slope ${f.heap_live_last_half_slope_mib_per_min} MiB/min)`,
+  ],
 ];
 
 export function summary(jsonl) {
@@ -26,7 +50,8 @@ export function summary(jsonl) {
   const profile = [...byTest.values()][0].profile;
   const lost = ['crash-server', 'crash-kiosk', 'concurrency'].reduce((s, t) => s + Number(byTest.get(t)?.lost_checkins ?? 0), 0);
   const out = [`Reliability summary (${profile} profile)`];
-  for (const [test, label, fmt] of ROWS) out.push(`  ${label.padEnd(26)} ${byTest.has(test) ? fmt(byTest.get(test)) : 'no figures (not run, or failed before reporting)'}`);
+  for (const [test, label, fmt] of ROWS)
+    out.push(`  ${label.padEnd(26)} ${byTest.has(test) ? fmt(byTest.get(test)) : 'no figures (not run, or failed before reporting)'}`);
   out.push(`  ${'lost check-ins (total)'.padEnd(26)} ${lost}`);
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }

@@ -56,12 +56,17 @@ export function auditCheckins(db: Db, kiosks: SimKiosk[], scannedAttendees: Set<
     }
     if (r.result === 'conflict') audit.conflicts++;
   }
-  const state = db.prepare('SELECT post_id, checked_in, checkin_id FROM attendees').all() as { post_id: number; checked_in: number; checkin_id: number | null }[];
+  const state = db.prepare('SELECT post_id, checked_in, checkin_id FROM attendees').all() as {
+    post_id: number;
+    checked_in: number;
+    checkin_id: number | null;
+  }[];
   for (const a of state) {
     const accepted = acceptedBy.get(a.post_id) ?? [];
     if (scannedAttendees.has(a.post_id)) {
       if (accepted.length !== 1) audit.inconsistent.push(`attendee ${a.post_id}: ${accepted.length} accepted scans`);
-      else if (a.checked_in !== 1 || a.checkin_id !== accepted[0]) audit.inconsistent.push(`attendee ${a.post_id}: checked_in=${a.checked_in} checkin_id=${a.checkin_id}, accepted scan ${accepted[0]}`);
+      else if (a.checked_in !== 1 || a.checkin_id !== accepted[0])
+        audit.inconsistent.push(`attendee ${a.post_id}: checked_in=${a.checked_in} checkin_id=${a.checkin_id}, accepted scan ${accepted[0]}`);
     } else if (accepted.length || a.checked_in) {
       audit.inconsistent.push(`attendee ${a.post_id}: never scanned, yet checked_in=${a.checked_in}`);
     }

@@ -49,7 +49,9 @@ export interface FakeResponse {
 }
 
 const err = (status: number, code: string, message: string, data: Record<string, unknown> = {}): FakeResponse => ({
-  status, headers: {}, body: { code, message, data: { status, ...data } },
+  status,
+  headers: {},
+  body: { code, message, data: { status, ...data } },
 });
 
 export class FakeDoorServer {
@@ -67,7 +69,11 @@ export class FakeDoorServer {
   /** What the root answers: a Doorstep index, or (`html`) a page from something else at that address. */
   rootKind: 'doorstep' | 'html' = 'doorstep';
 
-  constructor(readonly eventId = 10, readonly ticketId = 11, public baseUrl = 'http://127.0.0.1:8080') {}
+  constructor(
+    readonly eventId = 10,
+    readonly ticketId = 11,
+    public baseUrl = 'http://127.0.0.1:8080',
+  ) {}
 
   /** Adds attendees with deterministic codes; returns them. */
   seed(count: number, startId = 100, over: Partial<FakeAttendee> = {}): FakeAttendee[] {
@@ -75,9 +81,17 @@ export class FakeDoorServer {
     for (let i = 0; i < count; i++) {
       const id = startId + i;
       const a: FakeAttendee = {
-        id, eventId: this.eventId, ticketId: this.ticketId, name: `Guest ${id}`, email: `guest${id}@example.test`,
-        securityCode: hashSecurityCode(id, 'seed').slice(0, 12), orderStatus: 'completed', status: 'publish',
-        checkin: null, changedAt: this.cursor++, ...over,
+        id,
+        eventId: this.eventId,
+        ticketId: this.ticketId,
+        name: `Guest ${id}`,
+        email: `guest${id}@example.test`,
+        securityCode: hashSecurityCode(id, 'seed').slice(0, 12),
+        orderStatus: 'completed',
+        status: 'publish',
+        checkin: null,
+        changedAt: this.cursor++,
+        ...over,
       };
       this.attendees.set(id, a);
       out.push(a);
@@ -96,13 +110,19 @@ export class FakeDoorServer {
 
   view(a: FakeAttendee): Record<string, unknown> {
     return {
-      id: a.id, post_id: a.eventId, ticket_id: a.ticketId, status: a.status, title: a.name, email: a.email,
-      ticket: { id: a.ticketId, title: 'General admission' }, provider: 'tc', order: a.id,
+      id: a.id,
+      post_id: a.eventId,
+      ticket_id: a.ticketId,
+      status: a.status,
+      title: a.name,
+      email: a.email,
+      ticket: { id: a.ticketId, title: 'General admission' },
+      provider: 'tc',
+      order: a.id,
       checked_in: a.checkin !== null,
-      checkin_details: a.checkin
-        ? { date: a.checkin.date, date_details: {}, source: 'kiosk', author: '7', device_id: a.checkin.deviceId }
-        : false,
-      security_code: a.securityCode, order_status: a.orderStatus,
+      checkin_details: a.checkin ? { date: a.checkin.date, date_details: {}, source: 'kiosk', author: '7', device_id: a.checkin.deviceId } : false,
+      security_code: a.securityCode,
+      order_status: a.orderStatus,
     };
   }
 
@@ -127,15 +147,26 @@ export class FakeDoorServer {
       const attendees = [...this.attendees.values()].filter((a) => a.status === 'publish');
       const checkedIn = attendees.filter((a) => a.checkin).length;
       return {
-        status: 200, headers: {}, body: {
-          id: this.eventId, title: this.eventTitle, start_date: '2026-11-22 18:00:00', end_date: '2026-11-22 23:00:00',
+        status: 200,
+        headers: {},
+        body: {
+          id: this.eventId,
+          title: this.eventTitle,
+          start_date: '2026-11-22 18:00:00',
+          end_date: '2026-11-22 23:00:00',
           // As the server: attendance only for callers who manage this event's attendees.
-          ...(inScope(this.eventId) ? { attendance: { total_attendees: attendees.length, checked_in: checkedIn, not_checked_in: attendees.length - checkedIn } } : {}),
+          ...(inScope(this.eventId)
+            ? { attendance: { total_attendees: attendees.length, checked_in: checkedIn, not_checked_in: attendees.length - checkedIn } }
+            : {}),
         },
       };
     }
     if (req.method === 'GET' && path === '/evt/tickets/v1/tickets') {
-      return { status: 200, headers: {}, body: { rest_url: '', total: 1, total_pages: 1, tickets: [{ id: this.ticketId, post_id: this.eventId, title: 'General admission' }] } };
+      return {
+        status: 200,
+        headers: {},
+        body: { rest_url: '', total: 1, total_pages: 1, tickets: [{ id: this.ticketId, post_id: this.eventId, title: 'General admission' }] },
+      };
     }
     if (req.method === 'GET' && path === '/evt/tickets/v1/attendees') {
       if (scope !== null && Number(q.get('post_id')) !== scope) q.set('post_id', '-1');
@@ -143,7 +174,9 @@ export class FakeDoorServer {
     }
     if (req.method === 'GET' && (m = /^\/evt\/tickets\/v1\/attendees\/(\d+)$/.exec(path))) {
       const a = this.attendees.get(Number(m[1]));
-      return a && inScope(a.eventId) ? { status: 200, headers: {}, body: this.view(a) } : err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee');
+      return a && inScope(a.eventId)
+        ? { status: 200, headers: {}, body: this.view(a) }
+        : err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee');
     }
     if (req.method === 'POST' && path === '/batch/v1') return this.batch(req.body, inScope);
     return err(404, 'rest_no_route', 'No route was found matching the URL and request method.');
@@ -160,11 +193,17 @@ export class FakeDoorServer {
       .filter((a) => (since === null ? a.status === 'publish' : a.changedAt > Number(since)))
       .sort((a, b) => a.id - b.id);
     const totalPages = Math.ceil(rows.length / perPage);
-    if (page > Math.max(1, totalPages)) return err(400, 'invalid-page-number', 'The page number requested is larger than the number of pages available.');
+    if (page > Math.max(1, totalPages))
+      return err(400, 'invalid-page-number', 'The page number requested is larger than the number of pages available.');
     return {
       status: 200,
       headers: { 'X-ET-TOTAL': String(rows.length), 'X-ET-TOTAL-PAGES': String(totalPages), 'X-EVT-Cursor': cursorNow },
-      body: { rest_url: '', total: rows.length, total_pages: totalPages, attendees: rows.slice((page - 1) * perPage, page * perPage).map((a) => this.view(a)) },
+      body: {
+        rest_url: '',
+        total: rows.length,
+        total_pages: totalPages,
+        attendees: rows.slice((page - 1) * perPage, page * perPage).map((a) => this.view(a)),
+      },
     };
   }
 
@@ -176,9 +215,12 @@ export class FakeDoorServer {
       const { method, path, body: b } = r as { method: string; path: string; body: Record<string, unknown> };
       const m = /^\/evt\/tickets\/v1\/attendees\/(\d+)$/.exec(path);
       const a = m ? this.attendees.get(Number(m[1])) : undefined;
-      const out = !m || !['POST', 'PUT', 'PATCH'].includes(method) ? err(404, 'rest_no_route', 'No route')
-        : a && !inScope(a.eventId) ? err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee')
-        : this.checkin(Number(m[1]), b);
+      const out =
+        !m || !['POST', 'PUT', 'PATCH'].includes(method)
+          ? err(404, 'rest_no_route', 'No route')
+          : a && !inScope(a.eventId)
+            ? err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee')
+            : this.checkin(Number(m[1]), b);
       return { body: out.body, status: out.status, headers: {} };
     });
     return { status: 207, headers: {}, body: { responses } };
@@ -197,14 +239,19 @@ export class FakeDoorServer {
       this.log.push({ attendeeId: id, nonce, deviceId, scanDate, checkIn, result, reason, answer: { status: answer.status, body: answer.body } });
       return answer;
     };
-    if (!a || a.status === 'trash') return record('rejected', 'not_found', err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee'));
+    if (!a || a.status === 'trash')
+      return record('rejected', 'not_found', err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee'));
     if (checkIn && a.orderStatus !== 'completed') {
       return record('rejected', 'order', err(400, 'tec-et-attendee-invalid-check-in', 'Attendee Order status is not authorized for check-in.'));
     }
     if (checkIn && a.checkin) {
-      return record('conflict', null, err(400, 'tec-et-attendee-already-checked-in', 'Attendee is already checked in.', {
-        checkin_details: { date: a.checkin.date, date_details: {}, source: 'kiosk', author: '7', device_id: a.checkin.deviceId },
-      }));
+      return record(
+        'conflict',
+        null,
+        err(400, 'tec-et-attendee-already-checked-in', 'Attendee is already checked in.', {
+          checkin_details: { date: a.checkin.date, date_details: {}, source: 'kiosk', author: '7', device_id: a.checkin.deviceId },
+        }),
+      );
     }
     a.checkin = checkIn ? { date: scanDate, deviceId, nonce } : null;
     this.touch(a);

@@ -48,7 +48,13 @@ export async function makeDevice(
   const engine = new SyncEngine({ db, deviceId, settings: () => settings, fetch: fetchImpl, now: () => clock.now, timers: false, random: () => 0.5 });
   const service = new CheckinService({ db, engine, deviceId, settings: () => settings, now: () => clock.now });
   Object.assign(device, {
-    db, engine, service, deviceId, settings, online: true, clock,
+    db,
+    engine,
+    service,
+    deviceId,
+    settings,
+    online: true,
+    clock,
     async close() {
       engine.stop();
       db.close();

@@ -16,7 +16,11 @@ import type { AppState } from '../../server/http/context.ts';
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer();
-  const r = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, body: { title: 'Cached', status: 'publish', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00' } });
+  const r = await call(`${s.root}evt/events/v1/events`, {
+    method: 'POST',
+    auth: s.admin,
+    body: { title: 'Cached', status: 'publish', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00' },
+  });
   assert.equal(r.status, 201);
 });
 afterAll(() => s.close());
@@ -53,9 +57,15 @@ describe('response cache bounds', () => {
     assert.ok(peak > cache.maxBytes / 2, `the bound was reached (peak ${peak})`);
     assert.ok(cache.size < 2000, `entries were evicted (${cache.size} held)`);
     const keys = cache.keys();
-    assert.ok(keys.some((k) => k.includes('"junk":"hot"')), 'the recently used entry stays');
+    assert.ok(
+      keys.some((k) => k.includes('"junk":"hot"')),
+      'the recently used entry stays',
+    );
     assert.ok(!keys.some((k) => k.includes('"junk":"cold"')), 'the least recently used entry went first');
-    assert.ok(keys.some((k) => k.includes('"junk":"1999"')), 'the newest entry is held');
+    assert.ok(
+      keys.some((k) => k.includes('"junk":"1999"')),
+      'the newest entry is held',
+    );
     assert.ok(!keys.some((k) => k.includes('"junk":"0"')), 'the oldest entries are gone');
     // The count is the cache's own: the sum of what it holds.
     const perEntry = cache.bytes / cache.size;
@@ -92,7 +102,11 @@ describe('response cache bounds', () => {
     await call(url('fresh=1'));
     assert.equal(cache.size, 1, 'the 20 expired entries went when the next one was stored');
     assert.ok(cache.bytes > 0 && cache.bytes < 16 * 1024);
-    const w = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, body: { title: 'A write', start_date: '2031-04-01', end_date: '2031-04-01' } });
+    const w = await call(`${s.root}evt/events/v1/events`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { title: 'A write', start_date: '2031-04-01', end_date: '2031-04-01' },
+    });
     assert.equal(w.status, 201);
     await call(url('after=write'));
     assert.equal(cache.size, 1, 'entries of the older content version are gone');

@@ -15,7 +15,11 @@ const ids: number[] = [];
 beforeAll(async () => {
   s = await startTestServer();
   for (const title of ['Alpha concert', 'Beta lecture']) {
-    const r = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, body: { title, status: 'publish', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00' } });
+    const r = await call(`${s.root}evt/events/v1/events`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { title, status: 'publish', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00' },
+    });
     assert.equal(r.status, 201);
     ids.push(r.body.id);
   }
@@ -32,10 +36,17 @@ describe('response cache poisoning', () => {
       const poisoned = await call(url, { method: 'POST', form: { search: 'Beta' }, headers: variant.headers });
       // The override itself still works (WordPress semantics): the POST is answered as a GET of its parameters.
       assert.equal(poisoned.status, 200);
-      assert.deepEqual(poisoned.body.events.map((e: { title: string }) => e.title), ['Beta lecture']);
+      assert.deepEqual(
+        poisoned.body.events.map((e: { title: string }) => e.title),
+        ['Beta lecture'],
+      );
       const plain = await call(url);
       assert.equal(plain.status, 200);
-      assert.deepEqual(plain.body.events.map((e: { title: string }) => e.title), ['Alpha concert', 'Beta lecture'], 'a real GET gets the real answer');
+      assert.deepEqual(
+        plain.body.events.map((e: { title: string }) => e.title),
+        ['Alpha concert', 'Beta lecture'],
+        'a real GET gets the real answer',
+      );
     }
   });
 
@@ -44,7 +55,11 @@ describe('response cache poisoning', () => {
     assert.equal((await call(url)).body.total, 2);
     assert.equal((await call(url)).body.total, 2); // now cached
     const r = await call(url, { method: 'POST', headers: { 'x-http-method-override': 'GET' }, form: { search: 'Alpha' } });
-    assert.deepEqual(r.body.events.map((e: { title: string }) => e.title), ['Alpha concert'], 'the body parameters are honoured, not a cached answer');
+    assert.deepEqual(
+      r.body.events.map((e: { title: string }) => e.title),
+      ['Alpha concert'],
+      'the body parameters are honoured, not a cached answer',
+    );
   });
 
   test('a real GET is still cached, and a query in another order shares its entry', async () => {
@@ -89,7 +104,16 @@ describe('D6: only a POST can be overridden; a GET never writes', () => {
     const r = await call(`${s.root}batch/v1`, {
       method: 'POST',
       auth: s.admin,
-      body: { requests: [{ method: 'POST', path: `/evt/events/v1/events/${id}?_method=DELETE`, headers: { 'X-HTTP-Method-Override': 'DELETE' }, body: { description: 'kept' } }] },
+      body: {
+        requests: [
+          {
+            method: 'POST',
+            path: `/evt/events/v1/events/${id}?_method=DELETE`,
+            headers: { 'X-HTTP-Method-Override': 'DELETE' },
+            body: { description: 'kept' },
+          },
+        ],
+      },
     });
     assert.equal(r.status, 207);
     assert.equal(r.body.responses[0].status, 200);
@@ -97,7 +121,12 @@ describe('D6: only a POST can be overridden; a GET never writes', () => {
   });
 
   test('a POST can still be overridden', async () => {
-    const r = await call(`${s.root}evt/events/v1/events/${ids[1]}`, { method: 'POST', auth: s.admin, headers: { 'x-http-method-override': 'PATCH' }, body: { title: 'Beta talk' } });
+    const r = await call(`${s.root}evt/events/v1/events/${ids[1]}`, {
+      method: 'POST',
+      auth: s.admin,
+      headers: { 'x-http-method-override': 'PATCH' },
+      body: { title: 'Beta talk' },
+    });
     assert.equal(r.status, 200);
     assert.equal(r.body.title, 'Beta talk');
   });

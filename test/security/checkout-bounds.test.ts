@@ -41,14 +41,29 @@ function assertOverLimit(r: { status: number; body: any }) {
 }
 
 /** A POST from another loopback address (127.0.0.2), with the visitor's cookie. */
-function postFrom(localAddress: string, url: string, body: unknown, cookie = ''): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
+function postFrom(
+  localAddress: string,
+  url: string,
+  body: unknown,
+  cookie = '',
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
-    const req = http.request(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...(cookie ? { cookie } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') }));
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...(cookie ? { cookie } : {}) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -82,7 +97,12 @@ describe('checkout bounds', () => {
     const other = await ticketId(s, event, { name: 'Other' });
     const v = visitor();
     const before = written();
-    assertOverLimit(await fillCart(v, [{ ticket_id: free, quantity: 30 }, { ticket_id: other, quantity: 21 }]));
+    assertOverLimit(
+      await fillCart(v, [
+        { ticket_id: free, quantity: 30 },
+        { ticket_id: other, quantity: 21 },
+      ]),
+    );
     assert.deepEqual(written(), before);
     // 30 on one post's line, then 21 on another post: the cart (one order) would hold 51.
     const event2 = await makeEvent(s);
@@ -92,13 +112,19 @@ describe('checkout bounds', () => {
     const kept = written();
     assertOverLimit(await fillCart(v, [{ ticket_id: third, quantity: 21 }], { post_id: event2 }));
     assert.deepEqual(written(), kept);
-    assert.deepEqual((await v.call(`${tix(s)}/cart`)).body.tickets.map((l: { quantity: number }) => l.quantity), [30]);
+    assert.deepEqual(
+      (await v.call(`${tix(s)}/cart`)).body.tickets.map((l: { quantity: number }) => l.quantity),
+      [30],
+    );
   });
 
   test('50 tickets over two lines are accepted: one order of 50 attendees', async () => {
     const other = await ticketId(s, event, { name: 'Second' });
     const v = visitor();
-    const c = await fillCart(v, [{ ticket_id: free, quantity: 25 }, { ticket_id: other, quantity: 25 }]);
+    const c = await fillCart(v, [
+      { ticket_id: free, quantity: 25 },
+      { ticket_id: other, quantity: 25 },
+    ]);
     assert.equal(c.status, 200, JSON.stringify(c.body));
     const r = await checkout(v, 'fifty@example.test');
     assert.equal(r.status, 201, JSON.stringify(r.body));
@@ -117,7 +143,11 @@ describe('checkout bounds', () => {
     const before = written();
     const r = await checkout(v);
     assert.equal(r.status, 400, JSON.stringify(r.body));
-    assert.deepEqual(r.body, { code: 'tickets-over-limit', message: 'At most 50 tickets per ticket line and per order.', data: { status: 400, max: 50 } });
+    assert.deepEqual(r.body, {
+      code: 'tickets-over-limit',
+      message: 'At most 50 tickets per ticket line and per order.',
+      data: { status: 400, max: 50 },
+    });
     assert.deepEqual(written(), before);
   });
 
@@ -143,11 +173,20 @@ describe('checkout bounds', () => {
     // Another address is not limited by this one's checkouts; a signed-in buyer is not limited at all.
     const w = visitor();
     await fillCart(w, [{ ticket_id: free, quantity: 1 }]);
-    const elsewhere = await postFrom('127.0.0.2', `${tix(s)}/cart/checkout`, { purchaser_name: 'Other', purchaser_email: 'other@example.test' }, w.cookie);
+    const elsewhere = await postFrom(
+      '127.0.0.2',
+      `${tix(s)}/cart/checkout`,
+      { purchaser_name: 'Other', purchaser_email: 'other@example.test' },
+      w.cookie,
+    );
     assert.equal(elsewhere.status, 201, JSON.stringify(elsewhere.body));
     const user = s.userAuth('organizer');
     await call(`${tix(s)}/cart`, { method: 'POST', auth: user, body: { provider: 'rsvp', tickets: [{ ticket_id: free, quantity: 1 }] } });
-    const signed = await call(`${tix(s)}/cart/checkout`, { method: 'POST', auth: user, body: { purchaser_name: 'Org', purchaser_email: 'org@example.test' } });
+    const signed = await call(`${tix(s)}/cart/checkout`, {
+      method: 'POST',
+      auth: user,
+      body: { purchaser_name: 'Org', purchaser_email: 'org@example.test' },
+    });
     assert.equal(signed.status, 201, JSON.stringify(signed.body));
 
     // Once the window has passed (the app clock moved), the address may check out again.
@@ -170,7 +209,10 @@ describe('checkout bounds', () => {
       return r.body as { id: number; attendees: { id: number }[] };
     };
     const mailTo = (email: string) =>
-      s.db.prepare("SELECT id, related_id FROM mail_log WHERE source = 'tickets' AND to_header LIKE ? ORDER BY id").all(`%<${email}>`) as { id: number; related_id: number }[];
+      s.db.prepare("SELECT id, related_id FROM mail_log WHERE source = 'tickets' AND to_header LIKE ? ORDER BY id").all(`%<${email}>`) as {
+        id: number;
+        related_id: number;
+      }[];
     const images = (logId: number) => count('SELECT COUNT(*) AS n FROM mail_attachments WHERE log_id = ?', logId);
 
     const first = await buy(3, 'victim@example.test');

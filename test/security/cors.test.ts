@@ -34,10 +34,21 @@ describe('CORS with configured origins', () => {
     const answers = {
       'anonymous read': await call(`${s.root}evt/events/v1/events`, { headers: { origin: EVIL } }),
       'signed-in read': await call(`${s.root}evt/events/v1/events`, { auth: s.admin, headers: { origin: EVIL } }),
-      'failed sign-in': await call(`${s.root}evt/events/v1/events`, { auth: 'Basic ' + Buffer.from('admin:wrong').toString('base64'), headers: { origin: EVIL } }),
+      'failed sign-in': await call(`${s.root}evt/events/v1/events`, {
+        auth: `Basic ${Buffer.from('admin:wrong').toString('base64')}`,
+        headers: { origin: EVIL },
+      }),
       'unknown route': await call(`${s.root}evt/nowhere`, { headers: { origin: EVIL } }),
-      write: await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, headers: { origin: EVIL }, body: { title: 'x', start_date: '2031-01-01', end_date: '2031-01-01' } }),
-      preflight: await call(`${s.root}evt/events/v1/events`, { method: 'OPTIONS', headers: { origin: EVIL, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } }),
+      write: await call(`${s.root}evt/events/v1/events`, {
+        method: 'POST',
+        auth: s.admin,
+        headers: { origin: EVIL },
+        body: { title: 'x', start_date: '2031-01-01', end_date: '2031-01-01' },
+      }),
+      preflight: await call(`${s.root}evt/events/v1/events`, {
+        method: 'OPTIONS',
+        headers: { origin: EVIL, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+      }),
       'null origin': await call(`${s.root}evt/events/v1/events`, { headers: { origin: 'null' } }),
       'look-alike origin': await call(`${s.root}evt/events/v1/events`, { headers: { origin: `${TRUSTED}.evil.example` } }),
     };
@@ -48,9 +59,18 @@ describe('CORS with configured origins', () => {
 
   test('a listed origin is echoed with credentials, preflight included', async () => {
     assertCredentials((await call(`${s.root}evt/events/v1/events`, { auth: s.admin, headers: { origin: TRUSTED } })).headers, TRUSTED, 'read');
-    assertCredentials((await call(`${s.root}evt/events/v1/events`, { method: 'OPTIONS', headers: { origin: TRUSTED, 'access-control-request-method': 'POST' } })).headers, TRUSTED, 'preflight');
+    assertCredentials(
+      (await call(`${s.root}evt/events/v1/events`, { method: 'OPTIONS', headers: { origin: TRUSTED, 'access-control-request-method': 'POST' } }))
+        .headers,
+      TRUSTED,
+      'preflight',
+    );
     // Listed with a trailing slash in the configuration; browsers send origins without one.
-    assertCredentials((await call(`${s.root}`, { headers: { origin: 'http://127.0.0.1:5173' } })).headers, 'http://127.0.0.1:5173', 'second listed origin');
+    assertCredentials(
+      (await call(`${s.root}`, { headers: { origin: 'http://127.0.0.1:5173' } })).headers,
+      'http://127.0.0.1:5173',
+      'second listed origin',
+    );
   });
 
   test('no Origin, no CORS headers (as the original)', async () => {
@@ -70,7 +90,10 @@ describe('CORS by default (no EVT_CORS_ORIGINS)', () => {
   test('no origin is given credentials', async () => {
     for (const origin of [EVIL, TRUSTED, `http://127.0.0.1:${new URL(s.base).port}`]) {
       assertNoCredentials((await call(`${s.root}evt/events/v1/events`, { auth: s.admin, headers: { origin } })).headers, origin);
-      assertNoCredentials((await call(`${s.root}evt/events/v1/events`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'DELETE' } })).headers, `${origin} preflight`);
+      assertNoCredentials(
+        (await call(`${s.root}evt/events/v1/events`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'DELETE' } })).headers,
+        `${origin} preflight`,
+      );
     }
   });
 });

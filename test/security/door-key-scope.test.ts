@@ -22,8 +22,14 @@ const count = (sql: string, ...p: unknown[]) => (s.db.prepare(sql).get(...p) as 
 const snapshotB = () =>
   JSON.stringify([
     s.db.prepare('SELECT * FROM attendees WHERE event_id = ? ORDER BY post_id').all(B.eventId),
-    s.db.prepare("SELECT id, title, modified FROM posts WHERE type = 'attendee' AND id IN (SELECT post_id FROM attendees WHERE event_id = ?) ORDER BY id").all(B.eventId),
-    s.db.prepare('SELECT post_id, status FROM orders WHERE post_id IN (SELECT order_id FROM attendees WHERE event_id = ?) ORDER BY post_id').all(B.eventId),
+    s.db
+      .prepare(
+        "SELECT id, title, modified FROM posts WHERE type = 'attendee' AND id IN (SELECT post_id FROM attendees WHERE event_id = ?) ORDER BY id",
+      )
+      .all(B.eventId),
+    s.db
+      .prepare('SELECT post_id, status FROM orders WHERE post_id IN (SELECT order_id FROM attendees WHERE event_id = ?) ORDER BY post_id')
+      .all(B.eventId),
     s.db.prepare('SELECT * FROM marketing_optins ORDER BY attendee_id').all(),
   ]);
 
@@ -35,13 +41,19 @@ beforeAll(async () => {
   bRsvp = { ticketId: rsvp, ...insertAttendees(s.db, rsvp, 2, { name: (i) => `Bravo Rsvpname ${i}` }) };
   // Unique e-mails for B (the fixture's are shared between events), and a purchaser e-mail on its orders.
   s.db.prepare("UPDATE attendees SET email = 'bravo-' || post_id || '@secret.test' WHERE event_id = ?").run(B.eventId);
-  s.db.prepare("UPDATE orders SET purchaser_email = 'bravo-buyer@secret.test', purchaser_name = 'Bravo Buyername' WHERE post_id IN (?, ?)").run(B.orderId, bRsvp.orderId);
+  s.db
+    .prepare("UPDATE orders SET purchaser_email = 'bravo-buyer@secret.test', purchaser_name = 'Bravo Buyername' WHERE post_id IN (?, ?)")
+    .run(B.orderId, bRsvp.orderId);
   s.db.prepare("UPDATE attendees SET email = 'alpha-' || post_id || '@visible.test' WHERE event_id = ?").run(A.eventId);
   // One of B's attendees is checked in (by the administrator), so the check-in log has B rows.
   const r = await call(`${s.root}evt/tickets/v1/attendees/${B.attendeeIds[0]}`, { method: 'PATCH', auth: s.admin, body: { check_in: true } });
   assert.equal(r.status, 201, r.text);
   const bIds = [...B.attendeeIds, ...bRsvp.attendeeIds];
-  const names = s.db.prepare(`SELECT full_name, email, security_code FROM attendees WHERE event_id = ?`).all(B.eventId) as { full_name: string; email: string; security_code: string }[];
+  const names = s.db.prepare(`SELECT full_name, email, security_code FROM attendees WHERE event_id = ?`).all(B.eventId) as {
+    full_name: string;
+    email: string;
+    security_code: string;
+  }[];
   assert.equal(names.length, bIds.length);
   bSecrets = [...names.flatMap((n) => [n.full_name, n.email, n.security_code]), 'bravo-buyer@secret.test', 'Bravo Buyername'];
   aCodes = [...A.codes.values()];
@@ -106,7 +118,8 @@ describe("a key of event A against event B's attendee data", () => {
     let aSeen = false;
     for (const path of reads()) {
       for (const auth of [{ auth: key }, { query: true }]) {
-        const url = 'query' in auth ? `${s.root}${path}${path.includes('?') ? '&' : '?'}api_key=${encodeURIComponent(key.slice(7))}` : `${s.root}${path}`;
+        const url =
+          'query' in auth ? `${s.root}${path}${path.includes('?') ? '&' : '?'}api_key=${encodeURIComponent(key.slice(7))}` : `${s.root}${path}`;
         const res = await call(url, { auth: 'auth' in auth ? auth.auth : undefined });
         assert.ok(res.status < 500, `${path}: ${res.status} ${res.text.slice(0, 200)}`);
         for (const l of leaks(res.text)) found.push(`${path}: ${res.status} ${l}`);
@@ -114,7 +127,15 @@ describe("a key of event A against event B's attendee data", () => {
       }
     }
     // The same answers through batch/v1 (reads are not batchable, but the attempt must not leak either).
-    const batch = await call(`${s.root}batch/v1`, { method: 'POST', auth: key, body: { requests: reads().slice(0, 25).map((p) => ({ method: 'GET', path: `/${p}` })) } });
+    const batch = await call(`${s.root}batch/v1`, {
+      method: 'POST',
+      auth: key,
+      body: {
+        requests: reads()
+          .slice(0, 25)
+          .map((p) => ({ method: 'GET', path: `/${p}` })),
+      },
+    });
     for (const l of leaks(batch.text)) found.push(`batch: ${l}`);
     assert.deepEqual(found, []);
     // The control: the key does see its own event's codes, so the search looks at real data.
@@ -140,7 +161,7 @@ describe("a key of event A against event B's attendee data", () => {
     assert.equal(log.body.total, 0);
     const ev = await call(`${s.root}evt/events/v1/events/${B.eventId}`, { auth: key });
     assert.equal(ev.status, 200);
-    assert.equal('attendance' in ev.body, false, "no attendance figures of another event");
+    assert.equal('attendance' in ev.body, false, 'no attendance figures of another event');
   });
 
   test("writes by the key on B's attendees are refused and change nothing", async () => {
@@ -150,15 +171,35 @@ describe("a key of event A against event B's attendee data", () => {
     const codeB = B.codes.get(b)!;
     const A_ = `${s.root}${T}/attendees`;
     const writes: { name: string; run: () => ReturnType<typeof call> }[] = [
-      { name: 'PATCH check-in', run: () => call(`${A_}/${b}`, { method: 'PATCH', auth: key, body: { check_in: true, nonce: 'scope-test-nonce-000001' } }) },
+      {
+        name: 'PATCH check-in',
+        run: () => call(`${A_}/${b}`, { method: 'PATCH', auth: key, body: { check_in: true, nonce: 'scope-test-nonce-000001' } }),
+      },
       { name: 'POST check-in', run: () => call(`${A_}/${b}`, { method: 'POST', auth: key, form: { check_in: '1' } }) },
       { name: 'PATCH check-out', run: () => call(`${A_}/${B.attendeeIds[0]}`, { method: 'PATCH', auth: key, body: { check_in: false } }) },
       { name: 'PATCH fields', run: () => call(`${A_}/${b}`, { method: 'PATCH', auth: key, body: { full_name: 'Hijacked', email: 'x@evil.test' } }) },
       { name: 'PATCH status', run: () => call(`${A_}/${b}`, { method: 'PATCH', auth: key, body: { attendee_status: 'refunded' } }) },
-      { name: 'create at the door', run: () => call(A_, { method: 'POST', auth: key, body: { ticket_id: B.ticketId, full_name: 'Forged Guest', email: 'forged@evil.test' } }) },
-      { name: 'create RSVP at the door', run: () => call(A_, { method: 'POST', auth: key, body: { ticket_id: bRsvp.ticketId, full_name: 'Forged Guest', email: 'forged@evil.test', check_in: true } }) },
-      { name: 'QR check-in', run: () => call(`${s.root}${T}/qr?api_key=${encodeURIComponent(key.slice(7))}&ticket_id=${b}&security_code=${codeB}&event_id=${B.eventId}`) },
-      { name: 'marketing opt-in', run: () => call(`${s.root}marketing/v1/opt-ins`, { method: 'POST', auth: key, body: { attendee_id: b, consent: true, source: 'door' } }) },
+      {
+        name: 'create at the door',
+        run: () => call(A_, { method: 'POST', auth: key, body: { ticket_id: B.ticketId, full_name: 'Forged Guest', email: 'forged@evil.test' } }),
+      },
+      {
+        name: 'create RSVP at the door',
+        run: () =>
+          call(A_, {
+            method: 'POST',
+            auth: key,
+            body: { ticket_id: bRsvp.ticketId, full_name: 'Forged Guest', email: 'forged@evil.test', check_in: true },
+          }),
+      },
+      {
+        name: 'QR check-in',
+        run: () => call(`${s.root}${T}/qr?api_key=${encodeURIComponent(key.slice(7))}&ticket_id=${b}&security_code=${codeB}&event_id=${B.eventId}`),
+      },
+      {
+        name: 'marketing opt-in',
+        run: () => call(`${s.root}marketing/v1/opt-ins`, { method: 'POST', auth: key, body: { attendee_id: b, consent: true, source: 'door' } }),
+      },
       { name: 'order status', run: () => call(`${s.root}${T}/orders/${B.orderId}`, { method: 'PATCH', auth: key, body: { status: 'refunded' } }) },
     ];
     for (const w of writes) {
@@ -191,7 +232,11 @@ describe("a key of event A against event B's attendee data", () => {
     const r = await call(`${s.root}${T}/attendees/${a}`, { method: 'PATCH', auth: key, body: { check_in: true } });
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.security_code, A.codes.get(a));
-    const made = await call(`${s.root}${T}/attendees`, { method: 'POST', auth: key, body: { ticket_id: A.ticketId, full_name: 'Walk In', email: 'walk@in.test' } });
+    const made = await call(`${s.root}${T}/attendees`, {
+      method: 'POST',
+      auth: key,
+      body: { ticket_id: A.ticketId, full_name: 'Walk In', email: 'walk@in.test' },
+    });
     assert.equal(made.status, 201, made.text);
   });
 });

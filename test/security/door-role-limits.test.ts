@@ -62,7 +62,11 @@ describe('door callers change check-in state only', () => {
           assert.equal(r.body.code, 'rest_forbidden');
         }
         // The same through a batch.
-        const b = await call(`${s.root}batch/v1`, { method: 'POST', auth, body: { requests: [{ method: 'PATCH', path: `/evt/tickets/v1/attendees/${id}`, body: payload }] } });
+        const b = await call(`${s.root}batch/v1`, {
+          method: 'POST',
+          auth,
+          body: { requests: [{ method: 'PATCH', path: `/evt/tickets/v1/attendees/${id}`, body: payload }] },
+        });
         assert.equal(b.body.responses[0].status, 403, `${who} batch ${what}`);
         assert.equal(b.body.responses[0].body.code, 'rest_forbidden');
         assert.equal(snapshot(id), before, `${who} ${what} changed the attendee`);
@@ -84,7 +88,11 @@ describe('door callers change check-in state only', () => {
     let i = 1;
     for (const [who, auth] of Object.entries(doors)) {
       const id = f.attendeeIds[i++];
-      const r = await call(`${T()}/attendees/${id}`, { method: 'PATCH', auth, body: { check_in: true, check_in_date: '2026-05-01T19:00:00+02:00', device_id: 'door-7', nonce: nonce() } });
+      const r = await call(`${T()}/attendees/${id}`, {
+        method: 'PATCH',
+        auth,
+        body: { check_in: true, check_in_date: '2026-05-01T19:00:00+02:00', device_id: 'door-7', nonce: nonce() },
+      });
       assert.equal(r.status, 201, `${who}: ${r.text}`);
       assert.equal(r.body.checked_in, true);
       const out = await call(`${T()}/attendees/${id}`, { method: 'PATCH', auth, body: { check_in: false, nonce: nonce() } });
@@ -97,22 +105,38 @@ describe('door callers change check-in state only', () => {
     for (const [who, auth] of Object.entries(doors)) {
       const before = count('SELECT COUNT(*) AS n FROM attendees');
       for (const status of ['pending', 'refunded', 'cancelled']) {
-        const r = await call(`${T()}/attendees`, { method: 'POST', auth, body: { ticket_id: f.ticketId, full_name: 'Walk In', email: 'walk@in.test', attendee_status: status } });
+        const r = await call(`${T()}/attendees`, {
+          method: 'POST',
+          auth,
+          body: { ticket_id: f.ticketId, full_name: 'Walk In', email: 'walk@in.test', attendee_status: status },
+        });
         assert.equal(r.status, 403, `${who} ${status}: ${r.text}`);
         assert.equal(r.body.code, 'rest_forbidden');
       }
       assert.equal(count('SELECT COUNT(*) AS n FROM attendees'), before, who);
-      const plain = await call(`${T()}/attendees`, { method: 'POST', auth, body: { ticket_id: f.ticketId, full_name: 'Walk In', email: 'walk@in.test', check_in: true } });
+      const plain = await call(`${T()}/attendees`, {
+        method: 'POST',
+        auth,
+        body: { ticket_id: f.ticketId, full_name: 'Walk In', email: 'walk@in.test', check_in: true },
+      });
       assert.equal(plain.status, 201, `${who}: ${plain.text}`);
       assert.equal(plain.body.checked_in, true);
-      const explicit = await call(`${T()}/attendees`, { method: 'POST', auth, body: { ticket_id: f.ticketId, full_name: 'Walk In', email: 'walk@in.test', attendee_status: 'completed' } });
+      const explicit = await call(`${T()}/attendees`, {
+        method: 'POST',
+        auth,
+        body: { ticket_id: f.ticketId, full_name: 'Walk In', email: 'walk@in.test', attendee_status: 'completed' },
+      });
       assert.equal(explicit.status, 201, `${who}: ${explicit.text}`);
     }
   });
 
   test('the administrator still edits every field (the control)', async () => {
     const id = f.attendeeIds[10];
-    const r = await call(`${T()}/attendees/${id}`, { method: 'PATCH', auth: s.admin, body: { full_name: 'Renamed', email: 'renamed@example.test', attendee_status: 'refunded' } });
+    const r = await call(`${T()}/attendees/${id}`, {
+      method: 'PATCH',
+      auth: s.admin,
+      body: { full_name: 'Renamed', email: 'renamed@example.test', attendee_status: 'refunded' },
+    });
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.title, 'Renamed');
     assert.equal(r.body.email, 'renamed@example.test');

@@ -106,7 +106,10 @@ describe('file permissions', () => {
     const lines: string[] = [];
     await runCli(['demo', '--events', '4', '--attendees', '20'], { EVT_DB: path.join(dataDir, 'evt.sqlite'), EVT_LOG: 'off' }, (l) => lines.push(l));
     for (const sub of ['', 'demo-qr', 'pairing']) assertMode(path.join(dataDir, sub), 0o700);
-    const images = [...fs.readdirSync(path.join(dataDir, 'demo-qr')).map((f) => path.join(dataDir, 'demo-qr', f)), ...fs.readdirSync(path.join(dataDir, 'pairing')).map((f) => path.join(dataDir, 'pairing', f))];
+    const images = [
+      ...fs.readdirSync(path.join(dataDir, 'demo-qr')).map((f) => path.join(dataDir, 'demo-qr', f)),
+      ...fs.readdirSync(path.join(dataDir, 'pairing')).map((f) => path.join(dataDir, 'pairing', f)),
+    ];
     assert.ok(images.length >= 3, lines.join('\n'));
     for (const f of images) assertMode(f, 0o600);
   });

@@ -47,7 +47,12 @@ describe('/kiosk/ headers', () => {
     const html = await page.text();
     const assets = [...html.matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)].map((m) => m[1]);
     assert.ok(assets.length >= 2, 'the built page links its script and style');
-    for (const url of [`${s.base}/kiosk/`, `${s.base}/kiosk/index.html`, ...assets.map((a) => `${s.base}/kiosk/${a}`), `${s.base}/kiosk/missing.js`]) {
+    for (const url of [
+      `${s.base}/kiosk/`,
+      `${s.base}/kiosk/index.html`,
+      ...assets.map((a) => `${s.base}/kiosk/${a}`),
+      `${s.base}/kiosk/missing.js`,
+    ]) {
       const r = url === `${s.base}/kiosk/` ? page : await fetch(url);
       const csp = r.headers.get('content-security-policy');
       assert.ok(csp, `${url} has a CSP header`);
@@ -92,7 +97,9 @@ describe('/kiosk/ in headless Chromium', () => {
     assert.ok(r?.headers()['content-security-policy']?.includes("frame-ancestors 'none'"));
     // Unpaired, the kiosk shows its pairing form, translated by its own script.
     await page.waitForSelector('#pairing-view:not([hidden])', { timeout: 20_000 });
-    await page.waitForFunction(() => (document.querySelector('#pairing-view h1')?.textContent ?? '').trim().length > 0, undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => (document.querySelector('#pairing-view h1')?.textContent ?? '').trim().length > 0, undefined, {
+      timeout: 20_000,
+    });
     const violations = await page.evaluate(() => (window as unknown as { violations?: string[] }).violations ?? []);
     assert.deepEqual(violations, []);
     assert.deepEqual(problems, []);
@@ -104,7 +111,9 @@ describe('/kiosk/ in headless Chromium', () => {
       res.setHeader('content-type', 'text/html');
       res.end(`<!doctype html><iframe id="k" src="${s.base}/kiosk/"></iframe>`);
     });
-    const origin = await new Promise<string>((resolve) => framer.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(framer.address() as AddressInfo).port}`)));
+    const origin = await new Promise<string>((resolve) =>
+      framer.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(framer.address() as AddressInfo).port}`)),
+    );
     const page = await browser.newPage();
     const refused: string[] = [];
     page.on('console', (m) => {

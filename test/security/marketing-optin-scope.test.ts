@@ -33,7 +33,10 @@ describe('marketing opt-in and door keys', () => {
       assert.equal(r.status, unknown.status, r.text);
       assert.equal(r.body.code, unknown.body.code);
       assert.equal(r.body.message, unknown.body.message);
-      const viaQuery = await call(`${OPT()}?api_key=${encodeURIComponent(keyA.slice(7))}`, { method: 'POST', form: { attendee_id: String(B.attendeeIds[1]), consent: String(consent) } });
+      const viaQuery = await call(`${OPT()}?api_key=${encodeURIComponent(keyA.slice(7))}`, {
+        method: 'POST',
+        form: { attendee_id: String(B.attendeeIds[1]), consent: String(consent) },
+      });
       assert.equal(viaQuery.status, unknown.status, viaQuery.text);
     }
     assert.equal(optins(), before);
@@ -51,7 +54,13 @@ describe('marketing opt-in and door keys', () => {
     const r = await call(`${s.root}batch/v1`, {
       method: 'POST',
       auth: keyA,
-      body: { requests: [A.attendeeIds[1], B.attendeeIds[1]].map((id) => ({ method: 'POST', path: '/marketing/v1/opt-ins', body: { attendee_id: id, consent: true } })) },
+      body: {
+        requests: [A.attendeeIds[1], B.attendeeIds[1]].map((id) => ({
+          method: 'POST',
+          path: '/marketing/v1/opt-ins',
+          body: { attendee_id: id, consent: true },
+        })),
+      },
     });
     assert.ok(r.status < 500, r.text);
     for (const item of r.body.responses) {
@@ -62,6 +71,9 @@ describe('marketing opt-in and door keys', () => {
     const index = await call(`${s.root}marketing/v1`);
     const route = index.body.routes['/marketing/v1/opt-ins'];
     assert.ok(route, 'the route is in the namespace index');
-    assert.equal(route.endpoints.some((e: { allow_batch?: unknown }) => e.allow_batch !== undefined), false);
+    assert.equal(
+      route.endpoints.some((e: { allow_batch?: unknown }) => e.allow_batch !== undefined),
+      false,
+    );
   });
 });

@@ -22,7 +22,8 @@ let free: number;
 
 const HOLD_MS = 30 * 60_000;
 const orderStatus = (id: number) => (s.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(id) as { status: string }).status;
-const ticket = async (id: number) => (await call(`${tix(s)}/tickets/${id}`, { auth: s.admin })).body.capacity_details as { available: number; sold: number; pending: number };
+const ticket = async (id: number) =>
+  (await call(`${tix(s)}/tickets/${id}`, { auth: s.admin })).body.capacity_details as { available: number; sold: number; pending: number };
 const buy = async (ticketId: number, quantity: number, provider = 'tc') => {
   const v = visitor();
   const c = await v.call(`${tix(s)}/cart`, { method: 'POST', body: { provider, tickets: [{ ticket_id: ticketId, quantity }] } });

@@ -29,9 +29,11 @@ type Kind = 'event' | 'venue' | 'organizer' | 'ticket' | 'attendee' | 'order';
 async function make(kind: 'event' | 'venue' | 'organizer', auth: string): Promise<number> {
   const name = uniq(`${kind} of someone`);
   const body: Record<string, unknown> =
-    kind === 'event' ? { title: name, start_date: '2033-05-01 10:00', end_date: '2033-05-01 12:00', status: 'draft' }
-    : kind === 'venue' ? { venue: name, city: 'Tartu', status: 'draft' }
-    : { organizer: name, email: 'org@example.test', status: 'draft' };
+    kind === 'event'
+      ? { title: name, start_date: '2033-05-01 10:00', end_date: '2033-05-01 12:00', status: 'draft' }
+      : kind === 'venue'
+        ? { venue: name, city: 'Tartu', status: 'draft' }
+        : { organizer: name, email: 'org@example.test', status: 'draft' };
   const r = await call(`${s.root}evt/events/v1/${kind}s`, { method: 'POST', auth, body });
   assert.equal(r.status, 201, r.text);
   return r.body.id;
@@ -60,7 +62,13 @@ const seoMeta = (auth: string, method: string, id: number, body: Record<string, 
   call(`${s.root}seo/v1/meta/${id}`, { method, auth, body });
 
 describe("seo/v1 meta of organizer Y's post: organizer X gets 403 rest_forbidden and the meta stays; Y and an administrator may", () => {
-  const hostile = { title: 'Cheap knock-off tickets', description: 'Go elsewhere', canonical: 'https://attacker.example/', noindex: true, nofollow: true };
+  const hostile = {
+    title: 'Cheap knock-off tickets',
+    description: 'Go elsewhere',
+    canonical: 'https://attacker.example/',
+    noindex: true,
+    nofollow: true,
+  };
   for (const kind of ['event', 'venue', 'organizer'] as const) {
     for (const method of ['POST', 'PUT', 'PATCH']) {
       test(`${method} /meta/{id} of Y's ${kind}`, async () => {
@@ -70,8 +78,11 @@ describe("seo/v1 meta of organizer Y's post: organizer X gets 403 rest_forbidden
         assert.equal(own.status, 200, `owner: ${own.text}`);
         assert.equal(own.body.title, 'Y title');
         const before = seoRow(id);
-        assert.ok(before, 'the owner\'s meta is stored');
-        for (const [who, auth] of [['organizer X', X.auth], ['door user', door]] as const) {
+        assert.ok(before, "the owner's meta is stored");
+        for (const [who, auth] of [
+          ['organizer X', X.auth],
+          ['door user', door],
+        ] as const) {
           const r = await seoMeta(auth, method, id, hostile);
           assert.equal(r.status, 403, `${who}: ${r.text}`);
           assert.deepEqual(r.body, FORBIDDEN, who);
@@ -85,7 +96,7 @@ describe("seo/v1 meta of organizer Y's post: organizer X gets 403 rest_forbidden
     }
   }
 
-  test("a post with no meta yet gains none from organizer X", async () => {
+  test('a post with no meta yet gains none from organizer X', async () => {
     const id = await makePost('event', Y);
     const r = await seoMeta(X.auth, 'POST', id, hostile);
     assert.equal(r.status, 403, r.text);
@@ -140,7 +151,10 @@ describe("protected-files/v1 upload attached to organizer Y's post: organizer X 
     test(`POST /files with post_id of Y's ${kind}`, async () => {
       const id = await makePost(kind, Y);
       const before = { rows: attached(id), uploads: uploadCount(), files: storedFiles() };
-      for (const [who, auth] of [['organizer X', X.auth], ['door user', door]] as const) {
+      for (const [who, auth] of [
+        ['organizer X', X.auth],
+        ['door user', door],
+      ] as const) {
         const r = await attach(auth, id);
         assert.equal(r.status, 403, `${who}: ${r.text}`);
         assert.deepEqual(r.body, FORBIDDEN, who);

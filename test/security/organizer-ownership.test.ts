@@ -26,10 +26,13 @@ const isTerm = (k: Kind) => k === 'tag' || k === 'category';
 async function make(kind: Kind, auth: string): Promise<{ id: number; slug: string }> {
   const name = uniq(`${kind} of someone`);
   const body: Record<string, unknown> =
-    kind === 'event' ? { title: name, start_date: '2033-05-01 10:00', end_date: '2033-05-01 12:00', status: 'draft' }
-    : kind === 'venue' ? { venue: name, city: 'Tartu', status: 'draft' }
-    : kind === 'organizer' ? { organizer: name, email: 'org@example.test', status: 'draft' }
-    : { name, description: 'kept' };
+    kind === 'event'
+      ? { title: name, start_date: '2033-05-01 10:00', end_date: '2033-05-01 12:00', status: 'draft' }
+      : kind === 'venue'
+        ? { venue: name, city: 'Tartu', status: 'draft' }
+        : kind === 'organizer'
+          ? { organizer: name, email: 'org@example.test', status: 'draft' }
+          : { name, description: 'kept' };
   const r = await call(`${E}/${PLURAL[kind]}`, { method: 'POST', auth, body });
   assert.equal(r.status, 201, r.text);
   return { id: r.body.id, slug: r.body.slug };
@@ -127,7 +130,10 @@ describe("organizer X against organizer Y's objects: 403 rest_forbidden and noth
     test(`${w.name} of Y's ${kind}`, async () => {
       const o = await make(kind, Y.auth);
       const before = stored(kind, o.id);
-      for (const [who, auth] of [['organizer X', X.auth], ['door user', door]] as const) {
+      for (const [who, auth] of [
+        ['organizer X', X.auth],
+        ['door user', door],
+      ] as const) {
         const r = await send(auth, w.request(kind, o));
         assert.equal(r.status, 403, `${who}: ${r.text}`);
         assert.deepEqual(r.body, { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 403 } });
@@ -135,11 +141,11 @@ describe("organizer X against organizer Y's objects: 403 rest_forbidden and noth
       }
       const own = await send(Y.auth, w.request(kind, o));
       assert.equal(own.status, 200, `owner: ${own.text}`);
-      assert.ok(w.took(kind, o.id), 'the owner\'s write took effect');
+      assert.ok(w.took(kind, o.id), "the owner's write took effect");
       const other = await make(kind, Y.auth);
       const a = await send(s.admin, w.request(kind, other));
       assert.equal(a.status, 200, `administrator: ${a.text}`);
-      assert.ok(w.took(kind, other.id), 'the administrator\'s write took effect');
+      assert.ok(w.took(kind, other.id), "the administrator's write took effect");
     });
   }
 });
@@ -162,7 +168,10 @@ describe('terms made before terms had an author (author 0)', () => {
       const e = await make('event', X.auth);
       const use = await send(X.auth, { method: 'PATCH', path: `/events/${e.id}`, body: { [PLURAL[kind]]: [id] } });
       assert.equal(use.status, 200, use.text);
-      assert.deepEqual(use.body[PLURAL[kind]].map((t: { id: number }) => t.id), [id]);
+      assert.deepEqual(
+        use.body[PLURAL[kind]].map((t: { id: number }) => t.id),
+        [id],
+      );
       const a = await send(s.admin, { method: 'PATCH', path: `/${PLURAL[kind]}/${id}`, body: { name: uniq('Renamed') } });
       assert.equal(a.status, 200, a.text);
     });
@@ -171,12 +180,25 @@ describe('terms made before terms had an author (author 0)', () => {
 
 describe('any organizer uses and creates what others authored', () => {
   test("X links Y's venue, organizer, tag and category to its own event", async () => {
-    const [venue, organizer, tag, category] = [await make('venue', Y.auth), await make('organizer', Y.auth), await make('tag', Y.auth), await make('category', Y.auth)];
+    const [venue, organizer, tag, category] = [
+      await make('venue', Y.auth),
+      await make('organizer', Y.auth),
+      await make('tag', Y.auth),
+      await make('category', Y.auth),
+    ];
     const before = [stored('venue', venue.id), stored('organizer', organizer.id)];
     const r = await send(X.auth, {
       method: 'POST',
       path: '/events',
-      body: { title: 'Borrowing', start_date: '2033-06-01 10:00', end_date: '2033-06-01 12:00', venue: venue.id, organizer: [organizer.id], tags: [tag.id], categories: [category.id] },
+      body: {
+        title: 'Borrowing',
+        start_date: '2033-06-01 10:00',
+        end_date: '2033-06-01 12:00',
+        venue: venue.id,
+        organizer: [organizer.id],
+        tags: [tag.id],
+        categories: [category.id],
+      },
     });
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.venue.id, venue.id);
@@ -194,7 +216,10 @@ describe('any organizer uses and creates what others authored', () => {
     const r = await send(X.auth, {
       method: 'PATCH',
       path: `/events/${e.id}`,
-      body: { venue: { venue: vName, city: 'Defaced', status: 'publish', author: X.id }, organizer: [{ organizer: oName, email: 'attacker@example.test', author: X.id }] },
+      body: {
+        venue: { venue: vName, city: 'Defaced', status: 'publish', author: X.id },
+        organizer: [{ organizer: oName, email: 'attacker@example.test', author: X.id }],
+      },
     });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.venue.id, venue.id);
@@ -205,7 +230,11 @@ describe('any organizer uses and creates what others authored', () => {
   test('terms an organizer creates (on their route or inline in an event) are its own to change', async () => {
     const c = await call(`${E}/tags`, { method: 'POST', auth: X.auth, body: { name: uniq('X tag') } });
     assert.equal(c.status, 201);
-    const e = await send(X.auth, { method: 'POST', path: '/events', body: { title: 'Inline', start_date: '2033-07-01', end_date: '2033-07-01', categories: [uniq('Inline cat')] } });
+    const e = await send(X.auth, {
+      method: 'POST',
+      path: '/events',
+      body: { title: 'Inline', start_date: '2033-07-01', end_date: '2033-07-01', categories: [uniq('Inline cat')] },
+    });
     assert.equal(e.status, 201, e.text);
     const inline = e.body.categories[0].id as number;
     assert.equal((await send(X.auth, { method: 'PATCH', path: `/tags/${c.body.id}`, body: { description: 'mine' } })).status, 200);
@@ -223,8 +252,9 @@ describe('only an administrator sets author to someone else', () => {
   for (const kind of ['event', 'venue', 'organizer'] as const) {
     test(`create a ${kind} for Y: organizer X 403 and nothing created, X for itself 201, admin for Y 201`, async () => {
       const body = (author: number): Record<string, unknown> =>
-        kind === 'event' ? { title: uniq('Gift'), start_date: '2033-08-01 10:00', end_date: '2033-08-01 12:00', author }
-        : { [kind]: uniq('Gift'), author };
+        kind === 'event'
+          ? { title: uniq('Gift'), start_date: '2033-08-01 10:00', end_date: '2033-08-01 12:00', author }
+          : { [kind]: uniq('Gift'), author };
       const count = postCount();
       const r = await call(`${E}/${PLURAL[kind]}`, { method: 'POST', auth: X.auth, body: body(Y.id) });
       assert.equal(r.status, 403, r.text);

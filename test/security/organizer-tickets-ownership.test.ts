@@ -20,9 +20,15 @@ const nonce = () => `ownership-nonce-${String(++n).padStart(6, '0')}`;
 /** What any of the writes below could move on the owner's event. */
 const state = () =>
   JSON.stringify([
-    s.db.prepare("SELECT p.id, p.status, p.title, p.modified, t.price_minor, t.capacity FROM tickets t JOIN posts p ON p.id = t.post_id WHERE t.event_id = ? ORDER BY p.id").all(event),
+    s.db
+      .prepare(
+        'SELECT p.id, p.status, p.title, p.modified, t.price_minor, t.capacity FROM tickets t JOIN posts p ON p.id = t.post_id WHERE t.event_id = ? ORDER BY p.id',
+      )
+      .all(event),
     s.db.prepare('SELECT post_id, full_name, email, checked_in, rsvp_status FROM attendees WHERE event_id = ? ORDER BY post_id').all(event),
-    s.db.prepare('SELECT post_id, status FROM orders WHERE post_id IN (SELECT order_id FROM attendees WHERE event_id = ?) ORDER BY post_id').all(event),
+    s.db
+      .prepare('SELECT post_id, status FROM orders WHERE post_id IN (SELECT order_id FROM attendees WHERE event_id = ?) ORDER BY post_id')
+      .all(event),
     s.db.prepare('SELECT * FROM marketing_optins ORDER BY attendee_id').all(),
   ]);
 
@@ -44,7 +50,11 @@ beforeAll(async () => {
   s = await startTestServer();
   owner = s.userAuth('organizer', 'owner-org');
   stranger = s.userAuth('organizer', 'other-org');
-  const r = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: owner, body: { title: "Owner's night", start_date: day(10), end_date: day(10, '22:00:00'), status: 'publish' } });
+  const r = await call(`${s.root}evt/events/v1/events`, {
+    method: 'POST',
+    auth: owner,
+    body: { title: "Owner's night", start_date: day(10), end_date: day(10, '22:00:00'), status: 'publish' },
+  });
   assert.equal(r.status, 201, r.text);
   event = r.body.id;
 });
@@ -62,7 +72,12 @@ const rows: Row[] = [
     name: 'create a ticket on the event',
     prepare: async (auth) => {
       const add = await addNonce(s, event, auth);
-      return () => call(`${tix(s)}/tickets`, { method: 'POST', auth, form: { post_id: String(event), add_ticket_nonce: add, provider: 'tc', name: 'Sneaky', price: '1' } });
+      return () =>
+        call(`${tix(s)}/tickets`, {
+          method: 'POST',
+          auth,
+          form: { post_id: String(event), add_ticket_nonce: add, provider: 'tc', name: 'Sneaky', price: '1' },
+        });
     },
     ok: 202,
   },
@@ -71,7 +86,12 @@ const rows: Row[] = [
     prepare: async (auth) => {
       const t = await ticketWith(0);
       const nn = await ticketNonces(t.ticketId, auth);
-      return () => call(`${tix(s)}/tickets/${t.ticketId}`, { method: 'POST', auth, form: { post_id: String(event), edit_ticket_nonce: nn.edit_ticket_nonce, price: '0.01', name: 'Cheap' } });
+      return () =>
+        call(`${tix(s)}/tickets/${t.ticketId}`, {
+          method: 'POST',
+          auth,
+          form: { post_id: String(event), edit_ticket_nonce: nn.edit_ticket_nonce, price: '0.01', name: 'Cheap' },
+        });
     },
     ok: 202,
   },
@@ -80,7 +100,12 @@ const rows: Row[] = [
     prepare: async (auth) => {
       const t = await ticketWith(0);
       const nn = await ticketNonces(t.ticketId, auth);
-      return () => call(`${tix(s)}/tickets/${t.ticketId}`, { method: 'DELETE', auth, form: { post_id: String(event), remove_ticket_nonce: nn.remove_ticket_nonce } });
+      return () =>
+        call(`${tix(s)}/tickets/${t.ticketId}`, {
+          method: 'DELETE',
+          auth,
+          form: { post_id: String(event), remove_ticket_nonce: nn.remove_ticket_nonce },
+        });
     },
     ok: 202,
   },
@@ -88,7 +113,8 @@ const rows: Row[] = [
     name: "edit an attendee's fields",
     prepare: async (auth) => {
       const t = await ticketWith(1);
-      return () => call(`${tix(s)}/attendees/${t.attendeeIds[0]}`, { method: 'PATCH', auth, body: { full_name: 'Renamed', email: 'renamed@example.test' } });
+      return () =>
+        call(`${tix(s)}/attendees/${t.attendeeIds[0]}`, { method: 'PATCH', auth, body: { full_name: 'Renamed', email: 'renamed@example.test' } });
     },
     ok: 201,
   },
@@ -112,7 +138,8 @@ const rows: Row[] = [
     name: 'create an attendee (box office)',
     prepare: async (auth) => {
       const t = await ticketWith(0);
-      return () => call(`${tix(s)}/attendees`, { method: 'POST', auth, body: { ticket_id: t.ticketId, full_name: 'Box Office', email: 'box@office.test' } });
+      return () =>
+        call(`${tix(s)}/attendees`, { method: 'POST', auth, body: { ticket_id: t.ticketId, full_name: 'Box Office', email: 'box@office.test' } });
     },
     ok: 201,
   },
@@ -137,7 +164,11 @@ const rows: Row[] = [
     prepare: async (auth) => {
       const t = await ticketWith(1);
       return async () => {
-        const r = await call(`${s.root}batch/v1`, { method: 'POST', auth, body: { requests: [{ method: 'PATCH', path: `/evt/tickets/v1/attendees/${t.attendeeIds[0]}`, body: { full_name: 'Batch Renamed' } }] } });
+        const r = await call(`${s.root}batch/v1`, {
+          method: 'POST',
+          auth,
+          body: { requests: [{ method: 'PATCH', path: `/evt/tickets/v1/attendees/${t.attendeeIds[0]}`, body: { full_name: 'Batch Renamed' } }] },
+        });
         const item = r.body.responses[0];
         return { ...r, status: item.status, body: item.body, text: JSON.stringify(item.body) };
       };
@@ -155,7 +186,10 @@ describe("an organizer and another author's event", () => {
       assert.equal(refused.status, 403, refused.text);
       assert.equal(refused.body.code, 'rest_forbidden');
       assert.equal(state(), before, 'the refused write changed something');
-      for (const [who, auth] of [['owner', owner], ['administrator', s.admin]] as const) {
+      for (const [who, auth] of [
+        ['owner', owner],
+        ['administrator', s.admin],
+      ] as const) {
         const write = await row.prepare(auth);
         const was = state();
         const r = await write();
@@ -171,10 +205,26 @@ describe("an organizer and another author's event", () => {
     const add = await addNonce(s, event, stranger);
     const before = state();
     const attempts = [
-      call(`${tix(s)}/tickets`, { method: 'POST', auth: stranger, form: { post_id: String(event), add_ticket_nonce: add, provider: 'tc', name: 'Sneaky' } }),
-      call(`${tix(s)}/tickets/${t.ticketId}`, { method: 'POST', auth: stranger, form: { post_id: String(event), edit_ticket_nonce: nn.edit_ticket_nonce, price: '0.01' } }),
-      call(`${tix(s)}/tickets/${t.ticketId}`, { method: 'DELETE', auth: stranger, form: { post_id: String(event), remove_ticket_nonce: nn.remove_ticket_nonce } }),
-      call(`${tix(s)}/tickets/${t.ticketId}`, { method: 'DELETE', auth: stranger, form: { post_id: String(event), remove_ticket_nonce: 'not-a-nonce' } }),
+      call(`${tix(s)}/tickets`, {
+        method: 'POST',
+        auth: stranger,
+        form: { post_id: String(event), add_ticket_nonce: add, provider: 'tc', name: 'Sneaky' },
+      }),
+      call(`${tix(s)}/tickets/${t.ticketId}`, {
+        method: 'POST',
+        auth: stranger,
+        form: { post_id: String(event), edit_ticket_nonce: nn.edit_ticket_nonce, price: '0.01' },
+      }),
+      call(`${tix(s)}/tickets/${t.ticketId}`, {
+        method: 'DELETE',
+        auth: stranger,
+        form: { post_id: String(event), remove_ticket_nonce: nn.remove_ticket_nonce },
+      }),
+      call(`${tix(s)}/tickets/${t.ticketId}`, {
+        method: 'DELETE',
+        auth: stranger,
+        form: { post_id: String(event), remove_ticket_nonce: 'not-a-nonce' },
+      }),
       call(`${tix(s)}/attendees/${t.attendeeIds[0]}`, { method: 'PATCH', auth: stranger, body: { full_name: 'X', check_in: true } }),
       call(`${tix(s)}/attendees`, { method: 'POST', auth: stranger, body: { ticket_id: t.ticketId, full_name: 'X', email: 'x@x.test' } }),
       call(`${tix(s)}/orders/${t.orderId}`, { method: 'PATCH', auth: stranger, body: { status: 'cancelled' } }),

@@ -22,10 +22,13 @@ import { makeEvent, ticketId, tix } from '../server/tickets/fixtures.ts';
  * nothing an anonymous caller lacks; the same key as `Authorization: Bearer` is 401).
  */
 
-const basic = (login: string, password: string) => 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
-
 /** A GET from a chosen loopback source address; resolves with the status or the socket error, never hangs. */
-function getFrom(base: string, route: string, localAddress: string, headers: Record<string, string> = {}): Promise<{ status: number | string; text: string }> {
+function getFrom(
+  base: string,
+  route: string,
+  localAddress: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number | string; text: string }> {
   const url = new URL(route, base);
   return new Promise((resolve) => {
     const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, localAddress, agent: false, headers }, (res) => {
@@ -55,15 +58,17 @@ describe('finding 1: one client cannot take every connection (slowloris)', () =>
     const port = Number(new URL(s.base).port);
     // The attacker: as many connections as the cap, each with an unfinished request head.
     await Promise.all(
-      Array.from({ length: 20 }, () =>
-        new Promise<void>((resolve) => {
-          const sock = net.connect({ host: '127.0.0.1', port, localAddress: '127.0.0.5' }, () => {
-            sock.write('GET /wp-json/ HTTP/1.1\r\nHost: x\r\nX-Slow: ');
-            resolve();
-          });
-          sock.on('error', () => resolve());
-          held.push(sock);
-        }),
+      Array.from(
+        { length: 20 },
+        () =>
+          new Promise<void>((resolve) => {
+            const sock = net.connect({ host: '127.0.0.1', port, localAddress: '127.0.0.5' }, () => {
+              sock.write('GET /wp-json/ HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+              resolve();
+            });
+            sock.on('error', () => resolve());
+            held.push(sock);
+          }),
       ),
     );
     // One more round trip from the attacker's address, so the server has accepted (or dropped) all 20 by now;
@@ -85,7 +90,8 @@ describe('finding 2: door roles do not check out orders (least of all on another
     orders: count('SELECT COUNT(*) AS n FROM orders'),
     attendeesB: count('SELECT COUNT(*) AS n FROM attendees WHERE event_id = ?', eventB),
   });
-  const codesOfB = () => (s.db.prepare('SELECT security_code FROM attendees WHERE event_id = ?').all(eventB) as { security_code: string }[]).map((r) => r.security_code);
+  const codesOfB = () =>
+    (s.db.prepare('SELECT security_code FROM attendees WHERE event_id = ?').all(eventB) as { security_code: string }[]).map((r) => r.security_code);
 
   beforeAll(async () => {
     s = await startTestServer();
@@ -98,7 +104,11 @@ describe('finding 2: door roles do not check out orders (least of all on another
 
   async function checkoutAs(auth: string) {
     const cart = await call(`${tix(s)}/cart`, { method: 'POST', auth, body: { provider: 'rsvp', tickets: [{ ticket_id: ticketB, quantity: 2 }] } });
-    const done = await call(`${tix(s)}/cart/checkout`, { method: 'POST', auth, body: { purchaser_name: 'Forger', purchaser_email: 'forger@example.test' } });
+    const done = await call(`${tix(s)}/cart/checkout`, {
+      method: 'POST',
+      auth,
+      body: { purchaser_name: 'Forger', purchaser_email: 'forger@example.test' },
+    });
     return { cart, done };
   }
 

@@ -25,7 +25,7 @@ function getFrom(from: string, url: string, headers: Record<string, string> = {}
   });
 }
 
-const basic = (login: string, password: string) => 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
+const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
 
 let s: TestServer;
 beforeAll(async () => {
@@ -41,10 +41,12 @@ describe('scrypt off the request thread', () => {
   test('an anonymous GET completes while 20 wrong-password requests are still being verified', async () => {
     const done: string[] = [];
     const wrong = Array.from({ length: 20 }, (_, i) =>
-      getFrom(`127.0.5.${i + 1}`, `${s.root}evt/events/v1/events`, { authorization: basic(`user${i}`, `wrong password number ${i}`) }).then((status) => {
-        done.push(`wrong${i}`);
-        return status;
-      }),
+      getFrom(`127.0.5.${i + 1}`, `${s.root}evt/events/v1/events`, { authorization: basic(`user${i}`, `wrong password number ${i}`) }).then(
+        (status) => {
+          done.push(`wrong${i}`);
+          return status;
+        },
+      ),
     );
     // Let the 20 reach the server before the read is sent (ordering only; nothing is asserted on time).
     await new Promise((r) => setTimeout(r, 20));
@@ -74,7 +76,10 @@ describe('verification work', async () => {
     const before = slowHashVerifications();
     // All five are started before any can finish.
     const results = await Promise.all(Array.from({ length: 5 }, () => verifyBasic(s.db, 'user1', 'the same wrong password', '127.0.0.1')));
-    assert.deepEqual(results.map((r) => r.ok), [false, false, false, false, false]);
+    assert.deepEqual(
+      results.map((r) => r.ok),
+      [false, false, false, false, false],
+    );
     assert.equal(slowHashVerifications() - before, 1);
   });
 

@@ -30,7 +30,7 @@ function callFrom(from: string, url: string, headers: Record<string, string> = {
   });
 }
 
-const basic = (login: string, password: string) => 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
+const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
 const WRONG = 'abcd efgh ijkl mnop qrst uvwx';
 
 let s: TestServer;
@@ -79,7 +79,7 @@ describe('failed sign-ins', () => {
     const from = '127.0.0.4';
     const wrong = await callFrom(from, url, { authorization: basic('carol', WRONG) });
     const unknown = await callFrom(from, url, { authorization: basic('nobody-here', WRONG) });
-    const noColon = await callFrom(from, url, { authorization: 'Basic ' + Buffer.from('carol').toString('base64') });
+    const noColon = await callFrom(from, url, { authorization: `Basic ${Buffer.from('carol').toString('base64')}` });
     for (const r of [wrong, unknown, noColon]) {
       assert.equal(r.status, 401);
       assert.deepEqual(r.body, { code: 'incorrect_password', message: wrong.body.message, data: { status: 401 } });

@@ -99,7 +99,11 @@ async function assertSlowBodyRefused(port: number, auth: string, events: () => n
   const r = await slowPost(port, '/wp-json/evt/events/v1/events', BODY, auth);
   const answer = parse(r.text);
   assert.equal(answer.status, 408, `answered ${answer.status} after ${r.bodyBytesSent} body bytes`);
-  assert.deepEqual(answer.body, { code: 'rest_request_timeout', message: 'The request body did not arrive in time.', data: { status: 408, timeout: 1 } });
+  assert.deepEqual(answer.body, {
+    code: 'rest_request_timeout',
+    message: 'The request body did not arrive in time.',
+    data: { status: 408, timeout: 1 },
+  });
   assert.match(answer.headers, /\r\nconnection: close\r\n/);
   assert.ok(r.closedByServer, 'the server closed the connection');
   assert.ok(r.bodyBytesSent < BODY.length, 'the answer came before the body was complete');
@@ -153,7 +157,11 @@ describe('slow bodies and the connection cap (test server)', () => {
   });
 
   test('a body that arrives in time is served as usual', async () => {
-    const r = await fetch(`${s.root}evt/events/v1/events`, { method: 'POST', headers: { authorization: s.admin, 'content-type': 'application/json' }, body: BODY });
+    const r = await fetch(`${s.root}evt/events/v1/events`, {
+      method: 'POST',
+      headers: { authorization: s.admin, 'content-type': 'application/json' },
+      body: BODY,
+    });
     assert.equal(r.status, 201);
   });
 
@@ -214,7 +222,7 @@ describe('npm start applies the same limits', () => {
   });
 
   test('408 for a slow body, and the connection cap', async () => {
-    const auth = 'Basic ' + Buffer.from('admin:slow body test password 1').toString('base64');
+    const auth = `Basic ${Buffer.from('admin:slow body test password 1').toString('base64')}`;
     await assertSlowBodyRefused(port, auth, () => 0);
     await assertConnectionCap(port, 2);
   });

@@ -42,7 +42,11 @@ describe('operator CLI', () => {
     const srv = app.express.listen(0, '127.0.0.1');
     await new Promise((r) => srv.once('listening', r));
     const port = (srv.address() as { port: number }).port;
-    const r = await call(`http://127.0.0.1:${port}/wp-json/evt/events/v1/events`, { method: 'POST', auth: 'Basic ' + Buffer.from(`alice:${password}`).toString('base64'), body: { title: 'By Alice', start_date: '2031-01-01', end_date: '2031-01-01' } });
+    const r = await call(`http://127.0.0.1:${port}/wp-json/evt/events/v1/events`, {
+      method: 'POST',
+      auth: `Basic ${Buffer.from(`alice:${password}`).toString('base64')}`,
+      body: { title: 'By Alice', start_date: '2031-01-01', end_date: '2031-01-01' },
+    });
     assert.equal(r.status, 201);
     await new Promise((r) => srv.close(r));
     db.close();
@@ -72,7 +76,7 @@ describe('operator CLI', () => {
     await assert.rejects(run('api-key', 'revoke', '1'), /no active API key/);
   });
 
-  test('api-key revoke deletes the key\'s pairing images', async () => {
+  test("api-key revoke deletes the key's pairing images", async () => {
     const db = openDatabase(env.EVT_DB);
     const eventId = (db.prepare("SELECT id FROM posts WHERE type = 'event' ORDER BY id LIMIT 1").get() as { id: number }).id;
     db.close();
@@ -102,7 +106,7 @@ describe('operator CLI', () => {
     await new Promise((r) => srv.once('listening', r));
     try {
       const port = (srv.address() as { port: number }).port;
-      const auth = 'Basic ' + Buffer.from(`bob:${password}`).toString('base64');
+      const auth = `Basic ${Buffer.from(`bob:${password}`).toString('base64')}`;
       const url = `http://127.0.0.1:${port}/wp-json/evt/events/v1/events?status=draft`;
       assert.equal((await call(url, { auth })).status, 200);
       assert.equal((await call(url, { auth })).status, 200, 'the second sign-in is answered from the verified cache');
@@ -151,19 +155,37 @@ describe('operator CLI', () => {
   test('--help on the command line and on every command; unknown flags and commands are refused (exit code 2)', async () => {
     const top = await run('--help');
     assert.match(top[0], /^Usage: npm run cli -- <command>/);
-    for (const c of ['user add', 'user list', 'app-password create', 'app-password list', 'app-password revoke', 'api-key create', 'api-key list', 'api-key revoke', 'demo', 'backup', 'tls-selfsigned']) {
+    for (const c of [
+      'user add',
+      'user list',
+      'app-password create',
+      'app-password list',
+      'app-password revoke',
+      'api-key create',
+      'api-key list',
+      'api-key revoke',
+      'demo',
+      'backup',
+      'tls-selfsigned',
+    ]) {
       assert.match(top[0], new RegExp(`\\n  ${c}\\b`), c);
       const help = await run(...c.split(' '), '--help');
       assert.match(help[0], new RegExp(`^Usage: npm run cli -- ${c}\\b`), c);
       assert.deepEqual(await run('help', ...c.split(' ')), help);
     }
     assert.match((await run('backup', '-h'))[0], /Restore: stop the server/);
-    await assert.rejects(run('user', 'add', 'carol', '--role', 'door', '--colour', 'red'), (e: Error) => e instanceof CliError && /Unknown option '--colour'/.test(e.message));
+    await assert.rejects(
+      run('user', 'add', 'carol', '--role', 'door', '--colour', 'red'),
+      (e: Error) => e instanceof CliError && /Unknown option '--colour'/.test(e.message),
+    );
     await assert.rejects(run('api-key', 'list', 'extra'), (e: Error) => e instanceof CliError && /unexpected argument extra/.test(e.message));
     await assert.rejects(run('--frobnicate'), CliError);
     await assert.rejects(run('user', 'add'), /user add needs <login>/);
     const { spawnSync } = await import('node:child_process');
-    const proc = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'api-key', 'list', '--bogus'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const proc = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'api-key', 'list', '--bogus'], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
     assert.equal(proc.status, 2);
     assert.match(proc.stderr, /Unknown option '--bogus'/);
     assert.equal(proc.stdout, '');
@@ -173,6 +195,9 @@ describe('operator CLI', () => {
     // (on the demo database of the test above)
     const list = await run('user', 'list');
     assert.match(list[0], /^ID\s+LOGIN\s+ROLE\s+EMAIL\s+REGISTERED$/);
-    assert.ok(list.some((l) => /^\d+\s+demo-admin\s+administrator\s+admin@doorstep\.example\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(l)), list.join('\n'));
+    assert.ok(
+      list.some((l) => /^\d+\s+demo-admin\s+administrator\s+admin@doorstep\.example\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(l)),
+      list.join('\n'),
+    );
   });
 });

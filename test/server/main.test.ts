@@ -24,7 +24,10 @@ function freePort(): Promise<number> {
 
 /** Starts the server from its TypeScript source (as `npm run dev` does) and waits for its banner (on stderr). */
 async function start(env: Record<string, string>): Promise<{ proc: ChildProcess; out: string[] }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: { ...process.env, EVT_LOG: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    env: { ...process.env, EVT_LOG: 'off', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out: string[] = [];
   await new Promise<void>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`no start: ${out.join('')}`)), 30_000);
@@ -56,12 +59,22 @@ function stop(proc: ChildProcess): Promise<number | null> {
 describe('npm start', () => {
   test('migrates a new database, creates the administrator, and resets its password on the next start', async () => {
     const port = await freePort();
-    const env = { PORT: String(port), HOST: '127.0.0.1', EVT_DB: path.join(dir, 'nested', 'evt.sqlite'), EVT_ADMIN_USER: 'admin', EVT_ADMIN_PASSWORD: 'first password 123' };
+    const env = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      EVT_DB: path.join(dir, 'nested', 'evt.sqlite'),
+      EVT_ADMIN_USER: 'admin',
+      EVT_ADMIN_PASSWORD: 'first password 123',
+    };
     const first = await start(env);
     assert.match(first.out.join(''), /Created administrator "admin"/);
     const root = `http://127.0.0.1:${port}/wp-json/`;
-    const auth = (p: string) => 'Basic ' + Buffer.from(`admin:${p}`).toString('base64');
-    const created = await call(`${root}evt/events/v1/events`, { method: 'POST', auth: auth('first password 123'), body: { title: 'Opening', start_date: '2031-01-01 10:00', end_date: '2031-01-01 12:00' } });
+    const auth = (p: string) => `Basic ${Buffer.from(`admin:${p}`).toString('base64')}`;
+    const created = await call(`${root}evt/events/v1/events`, {
+      method: 'POST',
+      auth: auth('first password 123'),
+      body: { title: 'Opening', start_date: '2031-01-01 10:00', end_date: '2031-01-01 12:00' },
+    });
     assert.equal(created.status, 201);
     assert.equal(created.body.rest_url, `http://127.0.0.1:${port}/wp-json/evt/events/v1/events/${created.body.id}`);
     assert.equal(await stop(first.proc), 0);
@@ -76,7 +89,10 @@ describe('npm start', () => {
   });
 
   test('bad configuration stops with a clear message', async () => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      env: { ...process.env, PORT: 'eighty' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise((r) => proc.on('exit', r));

@@ -19,7 +19,13 @@ describe('route table', () => {
     // Patterns chosen to straddle the buckets: syntax inside the first two segments, quantifiers, alternation.
     const tricky = new Registry();
     const routes = ['/b/c', '/(?P<x>\\w+)/c', '/b', 'c?/d', '/b/(?P<id>\\d+)', '/(?P<any>[a-z]+)/b/c', '/b/(e|f)', '/b/c/d', ''];
-    routes.forEach((route, i) => tricky.add({ def: { id: `t${i}`, namespace: 'a', route, methods: i % 2 ? ['GET'] : ['POST'] }, handler: () => ({ status: 200, body: null }), async: false } as unknown as Endpoint));
+    routes.forEach((route, i) =>
+      tricky.add({
+        def: { id: `t${i}`, namespace: 'a', route, methods: i % 2 ? ['GET'] : ['POST'] },
+        handler: () => ({ status: 200, body: null }),
+        async: false,
+      } as unknown as Endpoint),
+    );
     checkBuckets(tricky);
   });
 
@@ -37,7 +43,11 @@ describe('route table', () => {
     };
     const seen = (path: string, method: Method) => {
       const r = reg.match(path, method);
-      return r.kind === 'found' ? { kind: r.kind, key: r.entry.key, id: r.endpoint.def.id, params: r.pathParams } : r.kind === 'method' ? { kind: r.kind, key: r.entry.key } : { kind: r.kind };
+      return r.kind === 'found'
+        ? { kind: r.kind, key: r.entry.key, id: r.endpoint.def.id, params: r.pathParams }
+        : r.kind === 'method'
+          ? { kind: r.kind, key: r.entry.key }
+          : { kind: r.kind };
     };
     // Paths made from the route patterns themselves (parameters filled in, case changed), and noise around them.
     const concrete = reg.routes.map((e) => e.key.replace(/\(\?P<[^>]+>[^)]*\)/g, '7').replace(/[\\^$]/g, ''));
@@ -45,7 +55,12 @@ describe('route table', () => {
       fc.constantFrom(...concrete),
       fc.tuple(fc.constantFrom(...concrete), fc.constantFrom('', '/', '/x', '/12', 'abc')).map(([a, b]) => a + b),
       fc.constantFrom(...concrete).map((p) => p.toUpperCase()),
-      fc.array(fc.constantFrom('evt', 'tickets', 'v1', 'events', 'attendees', '7', 'batch', 'wp', 'oembed', '1.0', '', 'a', 'b', 'bc', 'c', 'd', 'e', 'x'), { maxLength: 6 }).map((a) => `/${a.join('/')}`),
+      fc
+        .array(
+          fc.constantFrom('evt', 'tickets', 'v1', 'events', 'attendees', '7', 'batch', 'wp', 'oembed', '1.0', '', 'a', 'b', 'bc', 'c', 'd', 'e', 'x'),
+          { maxLength: 6 },
+        )
+        .map((a) => `/${a.join('/')}`),
     );
     fc.assert(
       fc.property(path, fc.constantFrom<Method>('GET', 'POST', 'PUT', 'PATCH', 'DELETE'), (p, m) => {
@@ -63,7 +78,8 @@ describe('route table', () => {
     for (const { ns } of NAMESPACES) {
       for (const def of ns.routes) {
         assert.ok('translation_language' in def.args, `${ns.name} ${def.id} takes translation_language`);
-        if ((ns.name === 'evt/events/v1' || ns.name === 'evt/tickets/v1') && def.methods.some((m) => m !== 'GET')) assert.equal(def.batch, true, `${ns.name} ${def.id} opts in to batch`);
+        if ((ns.name === 'evt/events/v1' || ns.name === 'evt/tickets/v1') && def.methods.some((m) => m !== 'GET'))
+          assert.equal(def.batch, true, `${ns.name} ${def.id} opts in to batch`);
       }
     }
   });
@@ -71,21 +87,52 @@ describe('route table', () => {
   test('the site index lists every namespace and every route with its args', async () => {
     const r = await call(s.root);
     assert.equal(r.status, 200);
-    for (const k of ['name', 'description', 'url', 'home', 'gmt_offset', 'timezone_string', 'page_for_posts', 'page_on_front', 'show_on_front', 'namespaces', 'authentication', 'routes']) assert.ok(k in r.body, k);
+    for (const k of [
+      'name',
+      'description',
+      'url',
+      'home',
+      'gmt_offset',
+      'timezone_string',
+      'page_for_posts',
+      'page_on_front',
+      'show_on_front',
+      'namespaces',
+      'authentication',
+      'routes',
+    ])
+      assert.ok(k in r.body, k);
     assert.equal(typeof r.body.gmt_offset, 'number');
     assert.deepEqual(r.body.authentication, []);
-    assert.deepEqual(r.body.namespaces, NAMESPACES.map((n) => n.ns.name));
+    assert.deepEqual(
+      r.body.namespaces,
+      NAMESPACES.map((n) => n.ns.name),
+    );
     const byId = r.body.routes['/evt/events/v1/events/(?P<id>\\d+)'];
     assert.equal(byId.namespace, 'evt/events/v1');
     assert.deepEqual(byId.methods, ['GET', 'DELETE', 'POST', 'PUT', 'PATCH']);
-    assert.deepEqual(byId.endpoints.map((e: { methods: string[] }) => e.methods), [['GET'], ['DELETE'], ['POST', 'PUT', 'PATCH']]);
+    assert.deepEqual(
+      byId.endpoints.map((e: { methods: string[] }) => e.methods),
+      [['GET'], ['DELETE'], ['POST', 'PUT', 'PATCH']],
+    );
     assert.deepEqual(byId.endpoints[0].args.id, { description: 'the event post ID', type: 'integer', minimum: 0, required: true });
     assert.deepEqual(byId.endpoints[1].allow_batch, { v1: true });
     assert.equal(byId._links, undefined);
     const list = r.body.routes['/evt/events/v1/events'];
     assert.deepEqual(list._links, { self: [{ href: `${s.root}evt/events/v1/events` }] });
-    assert.deepEqual(list.endpoints[0].args.per_page, { description: 'The number of events to return on each page (at most 50)', default: 3, type: 'integer', minimum: 1, required: false });
-    assert.deepEqual(list.endpoints[0].args.translation_language, { description: 'The language of the content to read or write.', type: 'string', enum: ['en', 'et'], required: false });
+    assert.deepEqual(list.endpoints[0].args.per_page, {
+      description: 'The number of events to return on each page (at most 50)',
+      default: 3,
+      type: 'integer',
+      minimum: 1,
+      required: false,
+    });
+    assert.deepEqual(list.endpoints[0].args.translation_language, {
+      description: 'The language of the content to read or write.',
+      type: 'string',
+      enum: ['en', 'et'],
+      required: false,
+    });
     const batch = r.body.routes['/batch/v1'];
     assert.equal(batch.endpoints[0].args.requests.maxItems, 25);
     // Every registered route appears once, and each of its endpoints in the index.
@@ -93,7 +140,10 @@ describe('route table', () => {
       for (const def of ns.routes) {
         const key = `/${ns.name}${def.route}`;
         assert.ok(r.body.routes[key], `${key} in the index`);
-        assert.ok(r.body.routes[key].endpoints.some((e: { methods: string[] }) => e.methods.join() === def.methods.join()), `${key} ${def.methods}`);
+        assert.ok(
+          r.body.routes[key].endpoints.some((e: { methods: string[] }) => e.methods.join() === def.methods.join()),
+          `${key} ${def.methods}`,
+        );
       }
     }
   });
@@ -117,9 +167,29 @@ describe('route table', () => {
     }
     const events = (await call(`${s.root}evt/events/v1/doc`)).body;
     // The original's schemas first, in its order; then the archives and the shared error envelope.
-    assert.deepEqual(Object.keys(events.components.schemas).slice(0, 8), ['ImageSize', 'CostDetails', 'Term', 'Image', 'DateDetails', 'Event', 'Venue', 'Organizer']);
+    assert.deepEqual(Object.keys(events.components.schemas).slice(0, 8), [
+      'ImageSize',
+      'CostDetails',
+      'Term',
+      'Image',
+      'DateDetails',
+      'Event',
+      'Venue',
+      'Organizer',
+    ]);
     const get = events.paths['/events'].get;
-    assert.deepEqual(get.parameters.find((p: { name: string }) => p.name === 'categories'), { name: 'categories', in: 'query', description: 'Events should be assigned one of the specified categories slugs or IDs', required: false, schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: false });
+    assert.deepEqual(
+      get.parameters.find((p: { name: string }) => p.name === 'categories'),
+      {
+        name: 'categories',
+        in: 'query',
+        description: 'Events should be assigned one of the specified categories slugs or IDs',
+        required: false,
+        schema: { type: 'array', items: { type: 'string' } },
+        style: 'form',
+        explode: false,
+      },
+    );
     assert.ok(events.paths['/events'].post.requestBody.content['application/json'].schema.required.includes('title'));
   });
 
@@ -135,9 +205,11 @@ describe('route table', () => {
           ops++;
           const label = `${method.toUpperCase()} /${ns.name}${path}`;
           const ok = Object.entries<any>(op.responses).filter(([code]) => code.startsWith('2'));
-          if (!ok.length || ok.some(([, r]) => !r.content || Object.values<any>(r.content).some((c) => !c.schema))) missing.push(`${label}: success schema`);
+          if (!ok.length || ok.some(([, r]) => !r.content || Object.values<any>(r.content).some((c) => !c.schema)))
+            missing.push(`${label}: success schema`);
           // The namespace index and /doc take no parameter that can fail: they document no 400.
-          for (const code of ['/', '/doc'].includes(path) ? ['401'] : ['400', '401']) if (!op.responses[code]?.content?.['application/json']?.schema) missing.push(`${label}: ${code} envelope`);
+          for (const code of ['/', '/doc'].includes(path) ? ['401'] : ['400', '401'])
+            if (!op.responses[code]?.content?.['application/json']?.schema) missing.push(`${label}: ${code} envelope`);
           if (op['x-required-capability'] && !op.responses['403']) missing.push(`${label}: 403`);
           if (!Array.isArray(op.security) || !op.security.length) missing.push(`${label}: security`);
           for (const p of op.parameters ?? []) if (p.in === 'path' && p.example === undefined) missing.push(`${label}: example of ${p.name}`);
@@ -156,7 +228,11 @@ describe('route table', () => {
     const tickets = (await call(`${s.root}evt/tickets/v1/doc`)).body;
     assert.equal(tickets.paths['/tickets'].get.parameters.find((p: { name: string }) => p.name === 'per_page').schema.maximum, 100);
     assert.ok(tickets.paths['/qr'].get.responses['201'], 'the QR check-in route is documented');
-    assert.deepEqual(tickets.paths['/attendees/{id}'].post.security, [{ applicationPassword: [] }, { apiKey: [] }, { apiKeyQuery: [] }], 'a door key may check in');
+    assert.deepEqual(
+      tickets.paths['/attendees/{id}'].post.security,
+      [{ applicationPassword: [] }, { apiKey: [] }, { apiKeyQuery: [] }],
+      'a door key may check in',
+    );
     // The site index keeps the original's args: the document-only bound is not in it.
     const idx = (await call(s.root)).body;
     assert.equal(idx.routes['/evt/events/v1/events'].endpoints[0].args.per_page.maximum, undefined);

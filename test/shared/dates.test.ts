@@ -2,8 +2,18 @@ import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { rng } from '../../shared/random.ts';
 import {
-  addDays, addMonths, beginningOfDay, dateDetails, endOfDay, formatInZone, gmtOffsetHours, isLocalDateTime,
-  isValidTimezone, parseDateInput, tzAbbreviation, zonedToInstant,
+  addDays,
+  addMonths,
+  beginningOfDay,
+  dateDetails,
+  endOfDay,
+  formatInZone,
+  gmtOffsetHours,
+  isLocalDateTime,
+  isValidTimezone,
+  parseDateInput,
+  tzAbbreviation,
+  zonedToInstant,
 } from '../../shared/dates.ts';
 
 const NY = 'America/New_York';
@@ -14,8 +24,25 @@ const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 describe('isValidTimezone', () => {
   test('accepts IANA names (case-insensitively), UTC and WordPress manual offsets', () => {
-    for (const tz of [NY, TALLINN, KOLKATA, 'america/new_york', 'UTC', 'GMT', 'Etc/GMT+3', 'UTC+2', 'UTC-5:30',
-      'UTC+5.5', 'UTC+5.75', 'UTC-12', 'UTC+14', 'UTC+0', '+02:00', '-0530', '+02']) {
+    for (const tz of [
+      NY,
+      TALLINN,
+      KOLKATA,
+      'america/new_york',
+      'UTC',
+      'GMT',
+      'Etc/GMT+3',
+      'UTC+2',
+      'UTC-5:30',
+      'UTC+5.5',
+      'UTC+5.75',
+      'UTC-12',
+      'UTC+14',
+      'UTC+0',
+      '+02:00',
+      '-0530',
+      '+02',
+    ]) {
       assert.equal(isValidTimezone(tz), true, tz);
     }
   });
@@ -100,14 +127,20 @@ describe('zonedToInstant', () => {
       const month = [3, 4, 10, 11, 1, 7, 9][Math.floor(next() * 7)];
       const y = 1990 + Math.floor(next() * 50);
       const d = 1 + Math.floor(next() * 28);
-      const local = `${y}-${String(month).padStart(2, '0')}-${String(d).padStart(2, '0')} ` +
+      const local =
+        `${y}-${String(month).padStart(2, '0')}-${String(d).padStart(2, '0')} ` +
         `${String(Math.floor(next() * 24)).padStart(2, '0')}:${String([0, 15, 30, 45, 59][Math.floor(next() * 5)]).padStart(2, '0')}:00`;
       samples.push([local, tz]);
     }
     // A random hour of a random day almost never falls in the one missing hour of a year, so the middle of
     // each zone's 2026 spring-forward gap is checked too (Lord Howe's is 30 minutes, Chatham's starts at 02:45).
-    samples.push(['2026-03-08 02:30:00', NY], ['2026-03-29 03:30:00', TALLINN], ['2026-10-04 02:15:00', 'Australia/Lord_Howe'],
-      ['2026-03-08 02:30:00', 'America/St_Johns'], ['2026-09-27 03:15:00', 'Pacific/Chatham']);
+    samples.push(
+      ['2026-03-08 02:30:00', NY],
+      ['2026-03-29 03:30:00', TALLINN],
+      ['2026-10-04 02:15:00', 'Australia/Lord_Howe'],
+      ['2026-03-08 02:30:00', 'America/St_Johns'],
+      ['2026-09-27 03:15:00', 'Pacific/Chatham'],
+    );
     let gaps = 0;
     for (const [local, tz] of samples) {
       const instant = zonedToInstant(local, tz);
@@ -118,7 +151,7 @@ describe('zonedToInstant', () => {
       const before = gmtOffsetHours(tz, new Date(instant.getTime() - 86_400_000));
       const after = gmtOffsetHours(tz, new Date(instant.getTime() + 86_400_000));
       assert.ok(after > before, `${tz} ${local} -> ${back} is not in a gap`);
-      const shiftMinutes = (Date.parse(back.replace(' ', 'T') + 'Z') - Date.parse(local.replace(' ', 'T') + 'Z')) / 60_000;
+      const shiftMinutes = (Date.parse(`${back.replace(' ', 'T')}Z`) - Date.parse(`${local.replace(' ', 'T')}Z`)) / 60_000;
       assert.equal(shiftMinutes, Math.round((after - before) * 60), `${tz} ${local}`);
     }
     assert.ok(gaps >= 5 && gaps < 100, `${gaps} gaps`);
@@ -172,12 +205,26 @@ describe('tzAbbreviation and gmtOffsetHours', () => {
   const summer = utc('2026-07-15T12:00:00Z');
   test('names PHP prints from tzdata', () => {
     const cases: Array<[string, string, string]> = [
-      [NY, 'EST', 'EDT'], [TALLINN, 'EET', 'EEST'], [KOLKATA, 'IST', 'IST'], ['Europe/London', 'GMT', 'BST'],
-      ['Europe/Dublin', 'GMT', 'IST'], ['Europe/Paris', 'CET', 'CEST'], ['Australia/Sydney', 'AEDT', 'AEST'],
-      ['Asia/Tokyo', 'JST', 'JST'], ['Asia/Jerusalem', 'IST', 'IDT'], ['America/Adak', 'HST', 'HDT'],
-      ['Africa/Johannesburg', 'SAST', 'SAST'], ['Europe/Moscow', 'MSK', 'MSK'], ['Pacific/Auckland', 'NZDT', 'NZST'],
-      ['Pacific/Guam', 'ChST', 'ChST'], ['Asia/Shanghai', 'CST', 'CST'], ['Asia/Karachi', 'PKT', 'PKT'],
-      ['UTC', 'UTC', 'UTC'], ['Etc/UTC', 'UTC', 'UTC'], ['US/Eastern', 'EST', 'EDT'], ['GMT', 'GMT', 'GMT'],
+      [NY, 'EST', 'EDT'],
+      [TALLINN, 'EET', 'EEST'],
+      [KOLKATA, 'IST', 'IST'],
+      ['Europe/London', 'GMT', 'BST'],
+      ['Europe/Dublin', 'GMT', 'IST'],
+      ['Europe/Paris', 'CET', 'CEST'],
+      ['Australia/Sydney', 'AEDT', 'AEST'],
+      ['Asia/Tokyo', 'JST', 'JST'],
+      ['Asia/Jerusalem', 'IST', 'IDT'],
+      ['America/Adak', 'HST', 'HDT'],
+      ['Africa/Johannesburg', 'SAST', 'SAST'],
+      ['Europe/Moscow', 'MSK', 'MSK'],
+      ['Pacific/Auckland', 'NZDT', 'NZST'],
+      ['Pacific/Guam', 'ChST', 'ChST'],
+      ['Asia/Shanghai', 'CST', 'CST'],
+      ['Asia/Karachi', 'PKT', 'PKT'],
+      ['UTC', 'UTC', 'UTC'],
+      ['Etc/UTC', 'UTC', 'UTC'],
+      ['US/Eastern', 'EST', 'EDT'],
+      ['GMT', 'GMT', 'GMT'],
     ];
     for (const [tz, w, s] of cases) {
       assert.equal(tzAbbreviation(tz, winter), w, `${tz} winter`);
@@ -386,10 +433,39 @@ describe('parseDateInput', () => {
   });
 
   test('rejects garbage, impossible dates and conflicting parts', () => {
-    for (const bad of ['', '   ', 'garbage', '2026-13-45', '2026-02-30', '2026-04-31', '2026-00-10', '31/12/2026',
-      '13/01/2026', '25:00', '12:60', '0am', '13pm', '2026-01-05 10:00 Mars/Base', '2026-01-05 2026-01-06',
-      '9am 10am', '10:00 UTC UTC', 'next', 'monday ago', '1/5/26', 'tomorrowish', '+1 dayz', 'January', '@',
-      '2026-01-05T', 'now!', ',', '٢٠٢٦-٠١-٠٥', '+99999999999 years', '10000-01-01', '1e9']) {
+    for (const bad of [
+      '',
+      '   ',
+      'garbage',
+      '2026-13-45',
+      '2026-02-30',
+      '2026-04-31',
+      '2026-00-10',
+      '31/12/2026',
+      '13/01/2026',
+      '25:00',
+      '12:60',
+      '0am',
+      '13pm',
+      '2026-01-05 10:00 Mars/Base',
+      '2026-01-05 2026-01-06',
+      '9am 10am',
+      '10:00 UTC UTC',
+      'next',
+      'monday ago',
+      '1/5/26',
+      'tomorrowish',
+      '+1 dayz',
+      'January',
+      '@',
+      '2026-01-05T',
+      'now!',
+      ',',
+      '٢٠٢٦-٠١-٠٥',
+      '+99999999999 years',
+      '10000-01-01',
+      '1e9',
+    ]) {
       assert.equal(parseDateInput(bad, NY, NOW), null, JSON.stringify(bad));
     }
     assert.equal(parseDateInput('2026-01-05', 'Not/AZone', NOW), null);
@@ -399,9 +475,53 @@ describe('parseDateInput', () => {
 
   test('fuzz: random strings never throw and yield null or a valid in-range Date', () => {
     const next = rng(1234);
-    const pieces = ['2026', '-', '01', '05', ' ', 'T', ':', '30', '+', '1', 'day', 'days', 'next', 'last', 'monday',
-      'week', 'jan', 'january', ',', '.', '/', 'am', 'pm', 'z', 'utc', '+02:00', 'ago', 'tomorrow', 'noon', '@', '9',
-      '99999999', 'month', 'this', 'sept', 'Europe/Tallinn', '24', '60', '0', '29', '02', 'feb', '\t', 'é', '#'];
+    const pieces = [
+      '2026',
+      '-',
+      '01',
+      '05',
+      ' ',
+      'T',
+      ':',
+      '30',
+      '+',
+      '1',
+      'day',
+      'days',
+      'next',
+      'last',
+      'monday',
+      'week',
+      'jan',
+      'january',
+      ',',
+      '.',
+      '/',
+      'am',
+      'pm',
+      'z',
+      'utc',
+      '+02:00',
+      'ago',
+      'tomorrow',
+      'noon',
+      '@',
+      '9',
+      '99999999',
+      'month',
+      'this',
+      'sept',
+      'Europe/Tallinn',
+      '24',
+      '60',
+      '0',
+      '29',
+      '02',
+      'feb',
+      '\t',
+      'é',
+      '#',
+    ];
     const chars = ' +-:/.,@0123456789abcdefghijklmnopqrstuvwxyzTZ';
     let parsed = 0;
     for (let n = 0; n < 4000; n++) {

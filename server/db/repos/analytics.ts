@@ -23,7 +23,15 @@ export function daySalt(db: Db, day: string): Buffer {
 }
 
 export function insertHit(db: Db, h: HitRow): void {
-  stmt(db, 'INSERT INTO analytics_hits (ts, day, kind, path, post_id, referrer_host, visitor) VALUES (?, ?, ?, ?, ?, ?, ?)').run(h.ts, h.day, h.kind, h.path, h.post_id, h.referrer_host, h.visitor);
+  stmt(db, 'INSERT INTO analytics_hits (ts, day, kind, path, post_id, referrer_host, visitor) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    h.ts,
+    h.day,
+    h.kind,
+    h.path,
+    h.post_id,
+    h.referrer_host,
+    h.visitor,
+  );
 }
 
 export interface Counts {
@@ -34,24 +42,37 @@ export interface Counts {
 }
 
 // A visitor hash is only meaningful within its day, so unique visitors are distinct (day, hash) pairs.
-const COUNTS = "COUNT(*) AS views, COUNT(DISTINCT day || ':' || visitor) AS visitors, COALESCE(SUM(kind = 'page'), 0) AS page_views, COALESCE(SUM(kind = 'api'), 0) AS api_reads";
+const COUNTS =
+  "COUNT(*) AS views, COUNT(DISTINCT day || ':' || visitor) AS visitors, COALESCE(SUM(kind = 'page'), 0) AS page_views, COALESCE(SUM(kind = 'api'), 0) AS api_reads";
 
 export function totals(db: Db, from: string, to: string): Counts & { posts: number; referrers: number } {
-  return stmt(db, `SELECT ${COUNTS}, COUNT(DISTINCT CASE WHEN post_id > 0 THEN post_id END) AS posts, COUNT(DISTINCT NULLIF(referrer_host, '')) AS referrers FROM analytics_hits WHERE day BETWEEN ? AND ?`).get(from, to) as Counts & { posts: number; referrers: number };
+  return stmt(
+    db,
+    `SELECT ${COUNTS}, COUNT(DISTINCT CASE WHEN post_id > 0 THEN post_id END) AS posts, COUNT(DISTINCT NULLIF(referrer_host, '')) AS referrers FROM analytics_hits WHERE day BETWEEN ? AND ?`,
+  ).get(from, to) as Counts & { posts: number; referrers: number };
 }
 
 /** Counts per day ('YYYY-MM-DD') or per month ('YYYY-MM'), only periods with hits. */
 export function series(db: Db, from: string, to: string, monthly: boolean): (Counts & { period: string })[] {
   const period = monthly ? 'substr(day, 1, 7)' : 'day';
-  return stmt(db, `SELECT ${period} AS period, ${COUNTS} FROM analytics_hits WHERE day BETWEEN ? AND ? GROUP BY period ORDER BY period`).all(from, to) as (Counts & { period: string })[];
+  return stmt(db, `SELECT ${period} AS period, ${COUNTS} FROM analytics_hits WHERE day BETWEEN ? AND ? GROUP BY period ORDER BY period`).all(
+    from,
+    to,
+  ) as (Counts & { period: string })[];
 }
 
 export function topPosts(db: Db, from: string, to: string, limit: number): (Counts & { post_id: number })[] {
-  return stmt(db, `SELECT post_id, ${COUNTS} FROM analytics_hits WHERE day BETWEEN ? AND ? AND post_id > 0 GROUP BY post_id ORDER BY views DESC, post_id ASC LIMIT ?`).all(from, to, limit) as (Counts & { post_id: number })[];
+  return stmt(
+    db,
+    `SELECT post_id, ${COUNTS} FROM analytics_hits WHERE day BETWEEN ? AND ? AND post_id > 0 GROUP BY post_id ORDER BY views DESC, post_id ASC LIMIT ?`,
+  ).all(from, to, limit) as (Counts & { post_id: number })[];
 }
 
 export function topReferrers(db: Db, from: string, to: string, limit: number): (Counts & { host: string })[] {
-  return stmt(db, `SELECT referrer_host AS host, ${COUNTS} FROM analytics_hits WHERE day BETWEEN ? AND ? AND referrer_host <> '' GROUP BY referrer_host ORDER BY views DESC, host ASC LIMIT ?`).all(from, to, limit) as (Counts & { host: string })[];
+  return stmt(
+    db,
+    `SELECT referrer_host AS host, ${COUNTS} FROM analytics_hits WHERE day BETWEEN ? AND ? AND referrer_host <> '' GROUP BY referrer_host ORDER BY views DESC, host ASC LIMIT ?`,
+  ).all(from, to, limit) as (Counts & { host: string })[];
 }
 
 export function since(db: Db, fromTs: string): Counts {
@@ -59,5 +80,8 @@ export function since(db: Db, fromTs: string): Counts {
 }
 
 export function pathsSince(db: Db, fromTs: string, limit: number): { path: string; post_id: number; views: number }[] {
-  return stmt(db, 'SELECT path, MAX(post_id) AS post_id, COUNT(*) AS views FROM analytics_hits WHERE ts >= ? GROUP BY path ORDER BY views DESC, path ASC LIMIT ?').all(fromTs, limit) as { path: string; post_id: number; views: number }[];
+  return stmt(
+    db,
+    'SELECT path, MAX(post_id) AS post_id, COUNT(*) AS views FROM analytics_hits WHERE ts >= ? GROUP BY path ORDER BY views DESC, path ASC LIMIT ?',
+  ).all(fromTs, limit) as { path: string; post_id: number; views: number }[];
 }

@@ -16,12 +16,17 @@ export interface AttachmentRow {
 }
 
 export function getAttachment(db: Db, id: number): AttachmentRow | undefined {
-  return stmt(db, 'SELECT a.*, p.parent, p.title, p.status FROM attachments a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ?').get(id) as AttachmentRow | undefined;
+  return stmt(db, 'SELECT a.*, p.parent, p.title, p.status FROM attachments a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ?').get(id) as
+    | AttachmentRow
+    | undefined;
 }
 
 export function getAttachments(db: Db, ids: readonly number[]): Map<number, AttachmentRow> {
   if (!ids.length) return new Map();
-  const rows = stmt(db, 'SELECT a.*, p.parent, p.title, p.status FROM attachments a JOIN posts p ON p.id = a.post_id WHERE a.post_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as AttachmentRow[];
+  const rows = stmt(
+    db,
+    'SELECT a.*, p.parent, p.title, p.status FROM attachments a JOIN posts p ON p.id = a.post_id WHERE a.post_id IN (SELECT value FROM json_each(?))',
+  ).all(JSON.stringify(ids)) as AttachmentRow[];
   return new Map(rows.map((r) => [r.post_id, r]));
 }
 
@@ -29,7 +34,19 @@ export function findAttachmentByUrl(db: Db, url: string): number | undefined {
   return (stmt(db, 'SELECT post_id FROM attachments WHERE url = ? LIMIT 1').get(url) as { post_id: number } | undefined)?.post_id;
 }
 
-export function insertAttachmentCols(db: Db, postId: number, a: { url: string; file_path?: string | null; mime_type: string; width?: number | null; height?: number | null; filesize?: number | null; protected?: number }): void {
+export function insertAttachmentCols(
+  db: Db,
+  postId: number,
+  a: {
+    url: string;
+    file_path?: string | null;
+    mime_type: string;
+    width?: number | null;
+    height?: number | null;
+    filesize?: number | null;
+    protected?: number;
+  },
+): void {
   stmt(db, 'INSERT INTO attachments (post_id, url, file_path, mime_type, width, height, filesize, protected) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
     postId,
     a.url,

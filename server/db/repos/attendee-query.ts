@@ -46,7 +46,6 @@ export interface AttendeeQuery {
 /** Every post status but trash (events/access.ts WRITABLE_STATUSES). */
 const NON_TRASH = ['publish', 'future', 'draft', 'pending', 'private'];
 
-
 function build(q: AttendeeQuery): { from: string; where: string; params: unknown[]; orderBy: string } {
   const where: string[] = [];
   const params: unknown[] = [];
@@ -81,7 +80,12 @@ function build(q: AttendeeQuery): { from: string; where: string; params: unknown
   if (q.eventStatuses) inList('e.status', q.eventStatuses);
   if (q.orderStatuses) {
     joins.add('LEFT JOIN orders o ON o.post_id = a.order_id');
-    inList(q.rsvpStatusAsOrderStatus ? `CASE WHEN a.provider = 'rsvp' THEN COALESCE(a.rsvp_status, 'yes') ELSE ${EFFECTIVE_ORDER_STATUS} END` : EFFECTIVE_ORDER_STATUS, q.orderStatuses);
+    inList(
+      q.rsvpStatusAsOrderStatus
+        ? `CASE WHEN a.provider = 'rsvp' THEN COALESCE(a.rsvp_status, 'yes') ELSE ${EFFECTIVE_ORDER_STATUS} END`
+        : EFFECTIVE_ORDER_STATUS,
+      q.orderStatuses,
+    );
   }
   if (q.publicOnly) where.push("a.optout = 0 AND (a.rsvp_status IS NULL OR a.rsvp_status = 'yes') AND e.password = ''");
   if (q.search) {
@@ -194,10 +198,18 @@ export function queryAttendees(db: Db, q: AttendeeQuery): { ids: number[]; total
   if (after !== undefined) {
     const cmp = q.order === 'DESC' ? '<' : '>';
     const clause = where ? `${where} AND a.post_id ${cmp} ?` : `WHERE a.post_id ${cmp} ?`;
-    ids = (stmt(db, `SELECT a.post_id AS id FROM ${from} ${clause} ORDER BY ${orderBy} LIMIT ?`).raw().all(...params, after, q.limit) as [number][]).map((r) => r[0]);
+    ids = (
+      stmt(db, `SELECT a.post_id AS id FROM ${from} ${clause} ORDER BY ${orderBy} LIMIT ?`)
+        .raw()
+        .all(...params, after, q.limit) as [number][]
+    ).map((r) => r[0]);
   } else {
     const orderParams = q.orderby === 'include' && q.include?.length ? [JSON.stringify(q.include)] : [];
-    ids = (stmt(db, `SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`).raw().all(...params, ...orderParams, q.limit, q.offset) as [number][]).map((r) => r[0]);
+    ids = (
+      stmt(db, `SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
+        .raw()
+        .all(...params, ...orderParams, q.limit, q.offset) as [number][]
+    ).map((r) => r[0]);
   }
   if (byId && ids.length === q.limit) {
     if (memo.boundaries.size >= 5_000) memo.boundaries.clear();

@@ -93,9 +93,24 @@ const SELECT_PAGE = `SELECT ${CORE_COLS} FROM attendees a ${CORE_JOINS} WHERE a.
 const SELECT_TICKETS = `SELECT t.post_id AS ticket_id, ${TICKET_COLS}
 FROM tickets t JOIN posts tp ON tp.id = t.post_id WHERE t.post_id IN (SELECT value FROM json_each(?))`;
 
-const SELECT_EVENTS = 'SELECT id AS event_id, status AS event_status, password AS event_password FROM posts WHERE id IN (SELECT value FROM json_each(?))';
+const SELECT_EVENTS =
+  'SELECT id AS event_id, status AS event_status, password AS event_password FROM posts WHERE id IN (SELECT value FROM json_each(?))';
 
-type TicketPart = Pick<AttendeeRow, 'ticket_id' | 'ticket_title' | 'ticket_title_et' | 'ticket_content' | 'ticket_content_et' | 'ticket_price_minor' | 'ticket_currency' | 'ticket_sku' | 'ticket_start_date' | 'ticket_start_time' | 'ticket_end_date' | 'ticket_end_time'>;
+type TicketPart = Pick<
+  AttendeeRow,
+  | 'ticket_id'
+  | 'ticket_title'
+  | 'ticket_title_et'
+  | 'ticket_content'
+  | 'ticket_content_et'
+  | 'ticket_price_minor'
+  | 'ticket_currency'
+  | 'ticket_sku'
+  | 'ticket_start_date'
+  | 'ticket_start_time'
+  | 'ticket_end_date'
+  | 'ticket_end_time'
+>;
 type EventPart = Pick<AttendeeRow, 'event_id' | 'event_status' | 'event_password'>;
 type CorePart = Omit<AttendeeRow, keyof TicketPart | keyof EventPart> & { ticket_id: number; event_id: number };
 
@@ -106,7 +121,9 @@ export function getAttendeeRows(db: Db, ids: readonly number[]): AttendeeRow[] {
   const tickets = new Map(
     (stmt(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))])) as TicketPart[]).map((t) => [t.ticket_id, t]),
   );
-  const events = new Map((stmt(db, SELECT_EVENTS).all(JSON.stringify([...new Set(core.map((r) => r.event_id))])) as EventPart[]).map((e) => [e.event_id, e]));
+  const events = new Map(
+    (stmt(db, SELECT_EVENTS).all(JSON.stringify([...new Set(core.map((r) => r.event_id))])) as EventPart[]).map((e) => [e.event_id, e]),
+  );
   const byId = new Map<number, AttendeeRow>();
   for (const r of core) {
     const t = tickets.get(r.ticket_id);
@@ -155,10 +172,26 @@ export function insertAttendeeRow(db: Db, a: AttendeeInsert): void {
     db,
     `INSERT INTO attendees (post_id, ticket_id, event_id, order_id, provider, full_name, email, security_code, price_minor, optout, rsvp_status)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(a.postId, a.ticketId, a.eventId, a.orderId, a.provider, a.fullName, a.email, a.securityCode, a.priceMinor, a.optout ? 1 : 0, a.rsvpStatus ?? null);
+  ).run(
+    a.postId,
+    a.ticketId,
+    a.eventId,
+    a.orderId,
+    a.provider,
+    a.fullName,
+    a.email,
+    a.securityCode,
+    a.priceMinor,
+    a.optout ? 1 : 0,
+    a.rsvpStatus ?? null,
+  );
 }
 
-export function updateAttendeeFields(db: Db, id: number, f: { fullName?: string; email?: string; rsvpStatus?: 'yes' | 'no'; optout?: boolean }): void {
+export function updateAttendeeFields(
+  db: Db,
+  id: number,
+  f: { fullName?: string; email?: string; rsvpStatus?: 'yes' | 'no'; optout?: boolean },
+): void {
   if (f.optout !== undefined) stmt(db, 'UPDATE attendees SET optout = ? WHERE post_id = ?').run(f.optout ? 1 : 0, id);
   if (f.fullName !== undefined) stmt(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(f.fullName, id);
   if (f.email !== undefined) stmt(db, 'UPDATE attendees SET email = ? WHERE post_id = ?').run(f.email, id);

@@ -21,14 +21,34 @@ export interface BoxOfficeSale {
 
 export function insertOrderRow(
   db: Db,
-  o: { provider: string; status: string; name: string; email: string; userId: number; totalMinor: number; currency: string; dates: { date: string; date_gmt: string } },
+  o: {
+    provider: string;
+    status: string;
+    name: string;
+    email: string;
+    userId: number;
+    totalMinor: number;
+    currency: string;
+    dates: { date: string; date_gmt: string };
+  },
 ): number {
   const id = insertPost(db, 'order', { status: 'publish', author: o.userId, title: `Order for ${o.name}`, ...o.dates });
   stmt(
     db,
     `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, o.provider, o.status, o.name, o.email, o.userId, o.totalMinor, o.currency, o.dates.date_gmt, o.status === 'completed' ? o.dates.date_gmt : null);
+  ).run(
+    id,
+    o.provider,
+    o.status,
+    o.name,
+    o.email,
+    o.userId,
+    o.totalMinor,
+    o.currency,
+    o.dates.date_gmt,
+    o.status === 'completed' ? o.dates.date_gmt : null,
+  );
   return id;
 }
 

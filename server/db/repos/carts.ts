@@ -83,7 +83,9 @@ export const MAX_CARTS = 100_000;
 export function makeRoomForCart(db: Db, max = MAX_CARTS): number {
   const n = (stmt(db, 'SELECT COUNT(*) AS n FROM carts').get() as { n: number }).n;
   if (n < max) return 0;
-  return stmt(db, "DELETE FROM carts WHERE id IN (SELECT id FROM carts WHERE owner LIKE 'cookie:%' ORDER BY updated_utc, id LIMIT ?)").run(n - max + 1).changes;
+  return stmt(db, "DELETE FROM carts WHERE id IN (SELECT id FROM carts WHERE owner LIKE 'cookie:%' ORDER BY updated_utc, id LIMIT ?)").run(
+    n - max + 1,
+  ).changes;
 }
 
 /** Drops carts last written before `beforeUtc` (the sweep: a cart lives as long as its cookie). */

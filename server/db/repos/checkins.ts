@@ -31,7 +31,8 @@ export function insertCheckin(db: Db, c: CheckinInsert): number {
       db,
       `INSERT INTO checkins (attendee_id, event_id, result, reason, scanned_at, received_at, device_id, nonce, source, user_id, api_key_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(c.attendee_id, c.event_id, c.result, c.reason, c.scanned_at, c.received_at, c.device_id, c.nonce, c.source, c.user_id, c.api_key_id).lastInsertRowid,
+    ).run(c.attendee_id, c.event_id, c.result, c.reason, c.scanned_at, c.received_at, c.device_id, c.nonce, c.source, c.user_id, c.api_key_id)
+      .lastInsertRowid,
   );
 }
 

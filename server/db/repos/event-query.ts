@@ -53,28 +53,53 @@ function where(q: EventQuery, forCount = false): Condition {
   if (q.endsAfter) add('e.end_utc > ?', q.endsAfter);
   if (q.search) {
     const l = likeContains(q.search);
-    add("(p.title LIKE ? ESCAPE '\\' OR p.content LIKE ? ESCAPE '\\' OR p.title_et LIKE ? ESCAPE '\\' OR p.content_et LIKE ? ESCAPE '\\')", l, l, l, l);
+    add(
+      "(p.title LIKE ? ESCAPE '\\' OR p.content LIKE ? ESCAPE '\\' OR p.title_et LIKE ? ESCAPE '\\' OR p.content_et LIKE ? ESCAPE '\\')",
+      l,
+      l,
+      l,
+      l,
+    );
     // WordPress's search leaves password-protected posts out for callers who are not signed in, so the
     // hidden text answers no question about itself.
     if (q.searchSkipsProtected) add("p.password = ''");
   }
   for (const ids of q.termIds ?? []) {
-    if (forCount) add('e.post_id IN (SELECT tr.post_id FROM term_relationships tr WHERE tr.term_id IN (SELECT value FROM json_each(?)))', JSON.stringify(ids));
-    else add('EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = p.id AND tr.term_id IN (SELECT value FROM json_each(?)))', JSON.stringify(ids));
+    if (forCount)
+      add('e.post_id IN (SELECT tr.post_id FROM term_relationships tr WHERE tr.term_id IN (SELECT value FROM json_each(?)))', JSON.stringify(ids));
+    else
+      add(
+        'EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = p.id AND tr.term_id IN (SELECT value FROM json_each(?)))',
+        JSON.stringify(ids),
+      );
   }
   if (q.venueIds) {
-    if (forCount) add('e.post_id IN (SELECT ev.event_id FROM event_venues ev WHERE ev.venue_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.venueIds));
-    else add('EXISTS (SELECT 1 FROM event_venues ev WHERE ev.event_id = p.id AND ev.venue_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.venueIds));
+    if (forCount)
+      add('e.post_id IN (SELECT ev.event_id FROM event_venues ev WHERE ev.venue_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.venueIds));
+    else
+      add(
+        'EXISTS (SELECT 1 FROM event_venues ev WHERE ev.event_id = p.id AND ev.venue_id IN (SELECT value FROM json_each(?)))',
+        JSON.stringify(q.venueIds),
+      );
   }
   if (q.organizerIds) {
-    if (forCount) add('e.post_id IN (SELECT eo.event_id FROM event_organizers eo WHERE eo.organizer_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.organizerIds));
-    else add('EXISTS (SELECT 1 FROM event_organizers eo WHERE eo.event_id = p.id AND eo.organizer_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.organizerIds));
+    if (forCount)
+      add(
+        'e.post_id IN (SELECT eo.event_id FROM event_organizers eo WHERE eo.organizer_id IN (SELECT value FROM json_each(?)))',
+        JSON.stringify(q.organizerIds),
+      );
+    else
+      add(
+        'EXISTS (SELECT 1 FROM event_organizers eo WHERE eo.event_id = p.id AND eo.organizer_id IN (SELECT value FROM json_each(?)))',
+        JSON.stringify(q.organizerIds),
+      );
   }
   if (q.featured !== undefined) add('e.featured = ?', q.featured ? 1 : 0);
   if (q.include) add('p.id IN (SELECT value FROM json_each(?))', JSON.stringify(q.include));
   if (q.postParent !== undefined) add('p.parent = ?', q.postParent);
   if (q.excludeHidden) add('e.hide_from_listings = 0');
-  const geo = 'EXISTS (SELECT 1 FROM event_venues gv JOIN venues v ON v.post_id = gv.venue_id WHERE gv.event_id = p.id AND v.lat IS NOT NULL AND v.lng IS NOT NULL)';
+  const geo =
+    'EXISTS (SELECT 1 FROM event_venues gv JOIN venues v ON v.post_id = gv.venue_id WHERE gv.event_id = p.id AND v.lat IS NOT NULL AND v.lng IS NOT NULL)';
   if (q.geoloc === true) add(geo);
   if (q.geoloc === false) add(`NOT ${geo}`);
   if (q.near) add(`${distance} <= ?`, q.near.lat, q.near.lng, q.near.radiusKm);
@@ -97,12 +122,23 @@ export function queryEvents(db: Db, q: EventQuery): { ids: number[]; total: numb
     order = `${distance} ASC, e.start_utc ASC, p.id ASC`;
     orderParams.push(q.near.lat, q.near.lng);
   } else if (q.include) order = 'p.date ASC, p.id ASC';
-  const rows = stmt(db, `SELECT p.id ${from} WHERE ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...w.params, ...orderParams, q.limit, q.offset) as { id: number }[];
+  const rows = stmt(db, `SELECT p.id ${from} WHERE ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
+    ...w.params,
+    ...orderParams,
+    q.limit,
+    q.offset,
+  ) as { id: number }[];
   return { ids: rows.map((r) => r.id), total };
 }
 
 /** For tests of the index the archive relies on. */
 export function explainEventQuery(db: Db, q: EventQuery): string[] {
   const w = where(q);
-  return (db.prepare(`EXPLAIN QUERY PLAN SELECT p.id FROM events e JOIN posts p ON p.id = e.post_id WHERE ${w.sql} ORDER BY e.start_utc ASC, e.post_id ASC LIMIT 50`).all(...w.params) as { detail: string }[]).map((r) => r.detail);
+  return (
+    db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT p.id FROM events e JOIN posts p ON p.id = e.post_id WHERE ${w.sql} ORDER BY e.start_utc ASC, e.post_id ASC LIMIT 50`,
+      )
+      .all(...w.params) as { detail: string }[]
+  ).map((r) => r.detail);
 }

@@ -22,7 +22,23 @@ export interface EventCols {
 
 export type EventRow = PostRow & EventCols & { post_id: number };
 
-const EVENT_COLS: (keyof EventCols)[] = ['start_local', 'end_local', 'start_utc', 'end_utc', 'timezone', 'all_day', 'cost', 'currency_symbol', 'currency_code', 'currency_position', 'website', 'show_map', 'show_map_link', 'hide_from_listings', 'featured'];
+const EVENT_COLS: (keyof EventCols)[] = [
+  'start_local',
+  'end_local',
+  'start_utc',
+  'end_utc',
+  'timezone',
+  'all_day',
+  'cost',
+  'currency_symbol',
+  'currency_code',
+  'currency_position',
+  'website',
+  'show_map',
+  'show_map_link',
+  'hide_from_listings',
+  'featured',
+];
 
 /** Rows in the order of `ids` (missing ones skipped). One statement whatever the list length. */
 export function getEventRows(db: Db, ids: readonly number[]): EventRow[] {
@@ -44,12 +60,18 @@ export interface LinkRow {
 
 export function venueLinks(db: Db, eventIds: readonly number[]): LinkRow[] {
   if (!eventIds.length) return [];
-  return stmt(db, 'SELECT event_id, venue_id AS linked_id FROM event_venues WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position').all(JSON.stringify(eventIds)) as LinkRow[];
+  return stmt(
+    db,
+    'SELECT event_id, venue_id AS linked_id FROM event_venues WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position',
+  ).all(JSON.stringify(eventIds)) as LinkRow[];
 }
 
 export function organizerLinks(db: Db, eventIds: readonly number[]): LinkRow[] {
   if (!eventIds.length) return [];
-  return stmt(db, 'SELECT event_id, organizer_id AS linked_id FROM event_organizers WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position').all(JSON.stringify(eventIds)) as LinkRow[];
+  return stmt(
+    db,
+    'SELECT event_id, organizer_id AS linked_id FROM event_organizers WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position',
+  ).all(JSON.stringify(eventIds)) as LinkRow[];
 }
 
 export function setEventVenues(db: Db, eventId: number, venueIds: readonly number[]): void {
@@ -59,5 +81,7 @@ export function setEventVenues(db: Db, eventId: number, venueIds: readonly numbe
 
 export function setEventOrganizers(db: Db, eventId: number, organizerIds: readonly number[]): void {
   stmt(db, 'DELETE FROM event_organizers WHERE event_id = ?').run(eventId);
-  organizerIds.forEach((o, i) => stmt(db, 'INSERT OR IGNORE INTO event_organizers (event_id, organizer_id, position) VALUES (?, ?, ?)').run(eventId, o, i));
+  organizerIds.forEach((o, i) =>
+    stmt(db, 'INSERT OR IGNORE INTO event_organizers (event_id, organizer_id, position) VALUES (?, ?, ?)').run(eventId, o, i),
+  );
 }

@@ -39,7 +39,13 @@ export function getFile(db: Db, id: number): FileRow | undefined {
 }
 
 export function insertUpload(db: Db, u: { postId: number; name: string; sha256: string; uploadedBy: number; created: string }): void {
-  stmt(db, 'INSERT INTO file_uploads (post_id, name, sha256, uploaded_by, created) VALUES (?, ?, ?, ?, ?)').run(u.postId, u.name, u.sha256, u.uploadedBy, u.created);
+  stmt(db, 'INSERT INTO file_uploads (post_id, name, sha256, uploaded_by, created) VALUES (?, ?, ?, ?, ?)').run(
+    u.postId,
+    u.name,
+    u.sha256,
+    u.uploadedBy,
+    u.created,
+  );
 }
 
 export function setProtection(db: Db, id: number, isProtected: boolean, filePath: string): void {
@@ -47,7 +53,12 @@ export function setProtection(db: Db, id: number, isProtected: boolean, filePath
 }
 
 export function insertLink(db: Db, l: { postId: number; created: string; expires: string; createdBy: number }): LinkRow {
-  const info = stmt(db, 'INSERT INTO private_links (post_id, created, expires, created_by) VALUES (?, ?, ?, ?)').run(l.postId, l.created, l.expires, l.createdBy);
+  const info = stmt(db, 'INSERT INTO private_links (post_id, created, expires, created_by) VALUES (?, ?, ?, ?)').run(
+    l.postId,
+    l.created,
+    l.expires,
+    l.createdBy,
+  );
   return getLink(db, Number(info.lastInsertRowid))!;
 }
 

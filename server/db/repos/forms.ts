@@ -46,15 +46,33 @@ const toField = (r: FieldDbRow): FormField => ({
 });
 
 export function createForm(db: Db, input: { title: string; author: number; fields: FieldInput[]; dates: PostDates }): number {
-  const id = insertPost(db, 'form', { title: input.title, author: input.author, status: 'publish', slug: uniqueSlug(db, 'form', input.title), ...input.dates });
+  const id = insertPost(db, 'form', {
+    title: input.title,
+    author: input.author,
+    status: 'publish',
+    slug: uniqueSlug(db, 'form', input.title),
+    ...input.dates,
+  });
   const used = new Set<string>();
   input.fields.forEach((f, i) => {
-    let key = f.key ?? (sanitizeSlug(f.label).replace(/-/g, '_').replace(/^[^a-z]+/, '').slice(0, 48) || 'field');
+    let key =
+      f.key ??
+      (sanitizeSlug(f.label)
+        .replace(/-/g, '_')
+        .replace(/^[^a-z]+/, '')
+        .slice(0, 48) ||
+        'field');
     const base = key;
     for (let n = 2; used.has(key); n++) key = `${base}_${n}`;
     used.add(key);
     stmt(db, 'INSERT INTO form_fields (form_id, position, key, label, type, required, options) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-      id, i, key, f.label, f.type, f.required ? 1 : 0, JSON.stringify(f.options),
+      id,
+      i,
+      key,
+      f.label,
+      f.type,
+      f.required ? 1 : 0,
+      JSON.stringify(f.options),
     );
   });
   return id;
@@ -62,7 +80,9 @@ export function createForm(db: Db, input: { title: string; author: number; field
 
 /** A form that is not in the trash. */
 export function getForm(db: Db, id: number): FormRow | undefined {
-  return stmt(db, "SELECT id, title, status, date_gmt FROM posts WHERE id = ? AND type = 'form' AND status <> 'trash'").get(id) as FormRow | undefined;
+  return stmt(db, "SELECT id, title, status, date_gmt FROM posts WHERE id = ? AND type = 'form' AND status <> 'trash'").get(id) as
+    | FormRow
+    | undefined;
 }
 
 export function listForms(db: Db): FormRow[] {
@@ -72,7 +92,11 @@ export function listForms(db: Db): FormRow[] {
 /** IDs among `ids` that are not forms. */
 export function unknownFormIds(db: Db, ids: number[]): number[] {
   const found = new Set(
-    (stmt(db, "SELECT id FROM posts WHERE type = 'form' AND status <> 'trash' AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: number }[]).map((r) => r.id),
+    (
+      stmt(db, "SELECT id FROM posts WHERE type = 'form' AND status <> 'trash' AND id IN (SELECT value FROM json_each(?))").all(
+        JSON.stringify(ids),
+      ) as { id: number }[]
+    ).map((r) => r.id),
   );
   return ids.filter((id) => !found.has(id));
 }
@@ -81,7 +105,10 @@ export function getFields(db: Db, formId: number): FormField[] {
   return (stmt(db, 'SELECT * FROM form_fields WHERE form_id = ? ORDER BY position, id').all(formId) as FieldDbRow[]).map(toField);
 }
 
-export function insertSubmission(db: Db, input: { formId: number; values: Map<number, FieldValue>; ipHash: string; dates: PostDates }): { id: number; seq: number } {
+export function insertSubmission(
+  db: Db,
+  input: { formId: number; values: Map<number, FieldValue>; ipHash: string; dates: PostDates },
+): { id: number; seq: number } {
   const seq = ((stmt(db, 'SELECT MAX(seq_num) AS m FROM submissions WHERE form_id = ?').get(input.formId) as { m: number | null }).m ?? 0) + 1;
   const id = insertPost(db, 'submission', { status: 'publish', parent: input.formId, title: `Submission ${seq}`, ...input.dates });
   stmt(db, 'INSERT INTO submissions (post_id, form_id, seq_num, ip_hash) VALUES (?, ?, ?, ?)').run(id, input.formId, seq, input.ipHash);
@@ -91,7 +118,12 @@ export function insertSubmission(db: Db, input: { formId: number; values: Map<nu
 
 export function setValue(db: Db, submissionId: number, fieldId: number, value: FieldValue | null): void {
   if (value === null) stmt(db, 'DELETE FROM submission_values WHERE submission_id = ? AND field_id = ?').run(submissionId, fieldId);
-  else stmt(db, 'INSERT INTO submission_values (submission_id, field_id, value) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value').run(submissionId, fieldId, JSON.stringify(value));
+  else
+    stmt(db, 'INSERT INTO submission_values (submission_id, field_id, value) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value').run(
+      submissionId,
+      fieldId,
+      JSON.stringify(value),
+    );
 }
 
 const SUB_SELECT = `SELECT p.id, s.form_id, p.status, p.date, p.date_gmt, s.seq_num, s.is_read, s.starred, s.spam, s.note
@@ -117,16 +149,18 @@ export interface SubmissionQuery {
 export function querySubmissions(db: Db, q: SubmissionQuery): { rows: SubmissionRow[]; total: number } {
   const where = ['s.form_id IN (SELECT value FROM json_each(?))', 'p.status = ?'];
   const params: unknown[] = [JSON.stringify(q.formIds), q.status];
-  if (q.after) (where.push('p.date_gmt >= ?'), params.push(q.after));
-  if (q.before) (where.push('p.date_gmt <= ?'), params.push(q.before));
-  if (q.ids) (where.push('p.id IN (SELECT value FROM json_each(?))'), params.push(JSON.stringify(q.ids)));
+  if (q.after) where.push('p.date_gmt >= ?'), params.push(q.after);
+  if (q.before) where.push('p.date_gmt <= ?'), params.push(q.before);
+  if (q.ids) where.push('p.id IN (SELECT value FROM json_each(?))'), params.push(JSON.stringify(q.ids));
   if (q.search) {
     // Values are JSON text; a LIKE on the encoded text finds plain substrings (escaped for LIKE).
     where.push("EXISTS (SELECT 1 FROM submission_values v WHERE v.submission_id = p.id AND v.value LIKE ? ESCAPE '\\')");
     params.push(likeContains(q.search));
   }
   const sqlWhere = where.join(' AND ');
-  const total = (stmt(db, `SELECT COUNT(*) AS n FROM posts p JOIN submissions s ON s.post_id = p.id WHERE ${sqlWhere}`).get(...params) as { n: number }).n;
+  const total = (
+    stmt(db, `SELECT COUNT(*) AS n FROM posts p JOIN submissions s ON s.post_id = p.id WHERE ${sqlWhere}`).get(...params) as { n: number }
+  ).n;
   const paging = q.limit !== undefined ? ' LIMIT ? OFFSET ?' : '';
   const rows = stmt(db, `${SUB_SELECT} WHERE ${sqlWhere} ORDER BY p.date_gmt DESC, p.id DESC${paging}`).all(
     ...params,
@@ -139,7 +173,9 @@ export function querySubmissions(db: Db, q: SubmissionQuery): { rows: Submission
 export function submissionValues(db: Db, ids: number[]): Map<number, Map<number, FieldValue>> {
   const out = new Map<number, Map<number, FieldValue>>();
   for (const id of ids) out.set(id, new Map());
-  const rows = stmt(db, 'SELECT submission_id, field_id, value FROM submission_values WHERE submission_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as {
+  const rows = stmt(db, 'SELECT submission_id, field_id, value FROM submission_values WHERE submission_id IN (SELECT value FROM json_each(?))').all(
+    JSON.stringify(ids),
+  ) as {
     submission_id: number;
     field_id: number;
     value: string;
@@ -156,7 +192,12 @@ export function trashSubmission(db: Db, row: SubmissionRow, modified: PostDates)
 export function untrashSubmission(db: Db, row: SubmissionRow, modified: PostDates): void {
   if (row.status !== 'trash') return;
   const back = (stmt(db, 'SELECT trashed_from FROM posts WHERE id = ?').get(row.id) as { trashed_from: string | null }).trashed_from ?? 'publish';
-  stmt(db, 'UPDATE posts SET status = ?, trashed_from = NULL, modified = ?, modified_gmt = ? WHERE id = ?').run(back, modified.date, modified.date_gmt, row.id);
+  stmt(db, 'UPDATE posts SET status = ?, trashed_from = NULL, modified = ?, modified_gmt = ? WHERE id = ?').run(
+    back,
+    modified.date,
+    modified.date_gmt,
+    row.id,
+  );
 }
 
 /** Deletes a submission for good (its values and flags go with the post row). */
@@ -186,7 +227,13 @@ export interface ViewTokenRow {
 }
 
 export function insertViewToken(db: Db, row: Omit<ViewTokenRow, 'revoked_at'>): void {
-  stmt(db, 'INSERT INTO form_view_tokens (id, user_id, form_ids, created, expires) VALUES (?, ?, ?, ?, ?)').run(row.id, row.user_id, row.form_ids, row.created, row.expires);
+  stmt(db, 'INSERT INTO form_view_tokens (id, user_id, form_ids, created, expires) VALUES (?, ?, ?, ?, ?)').run(
+    row.id,
+    row.user_id,
+    row.form_ids,
+    row.created,
+    row.expires,
+  );
 }
 
 export function getViewToken(db: Db, id: string): ViewTokenRow | undefined {

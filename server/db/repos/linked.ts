@@ -28,7 +28,21 @@ export type OrganizerRow = PostRow & OrganizerCols;
 
 export type LinkedKind = 'venue' | 'organizer';
 const TABLE: Record<LinkedKind, string> = { venue: 'venues', organizer: 'organizers' };
-export const VENUE_COLS: (keyof VenueCols)[] = ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince', 'website', 'show_map', 'show_map_link', 'lat', 'lng'];
+export const VENUE_COLS: (keyof VenueCols)[] = [
+  'address',
+  'city',
+  'country',
+  'province',
+  'state',
+  'zip',
+  'phone',
+  'stateprovince',
+  'website',
+  'show_map',
+  'show_map_link',
+  'lat',
+  'lng',
+];
 export const ORGANIZER_COLS: (keyof OrganizerCols)[] = ['phone', 'website', 'email'];
 const COLS: Record<LinkedKind, readonly string[]> = { venue: VENUE_COLS, organizer: ORGANIZER_COLS };
 
@@ -46,5 +60,9 @@ export function updateLinkedCols(db: Db, kind: LinkedKind, postId: number, cols:
 
 /** A live (not trashed) venue or organizer with exactly this title, for duplicate avoidance. */
 export function findLinkedByTitle(db: Db, kind: LinkedKind, title: string): number | undefined {
-  return (stmt(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status <> 'trash' ORDER BY id LIMIT 1").get(kind, title) as { id: number } | undefined)?.id;
+  return (
+    stmt(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status <> 'trash' ORDER BY id LIMIT 1").get(kind, title) as
+      | { id: number }
+      | undefined
+  )?.id;
 }

@@ -74,22 +74,50 @@ export function insertMailLog(db: Db, m: NewMailLog): number {
     `INSERT INTO mail_log (status, from_header, to_header, cc_header, bcc_header, reply_to_header, subject, headers, text_body, html_body,
        source, related_id, resent_from, created_utc, updated_utc)
      VALUES ('queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(m.from_header, m.to_header, m.cc_header, m.bcc_header, m.reply_to_header, m.subject, JSON.stringify(m.headers), m.text_body, m.html_body,
-    m.source, m.related_id, m.resent_from, now, now);
+  ).run(
+    m.from_header,
+    m.to_header,
+    m.cc_header,
+    m.bcc_header,
+    m.reply_to_header,
+    m.subject,
+    JSON.stringify(m.headers),
+    m.text_body,
+    m.html_body,
+    m.source,
+    m.related_id,
+    m.resent_from,
+    now,
+    now,
+  );
   return Number(r.lastInsertRowid);
 }
 
 export function insertAttachment(
   db: Db,
-  a: { log_id: number; position: number; filename: string; content_type: string; cid: string | null; sha256: string; content: Buffer; qr_text: string | null },
+  a: {
+    log_id: number;
+    position: number;
+    filename: string;
+    content_type: string;
+    cid: string | null;
+    sha256: string;
+    content: Buffer;
+    qr_text: string | null;
+  },
 ): void {
-  stmt(db, 'INSERT INTO mail_attachments (log_id, position, filename, content_type, cid, size, sha256, content, qr_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-    .run(a.log_id, a.position, a.filename, a.content_type, a.cid, a.content.length, a.sha256, a.content, a.qr_text);
+  stmt(
+    db,
+    'INSERT INTO mail_attachments (log_id, position, filename, content_type, cid, size, sha256, content, qr_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  ).run(a.log_id, a.position, a.filename, a.content_type, a.cid, a.content.length, a.sha256, a.content, a.qr_text);
 }
 
 /** Attachments whose image is still to be drawn. */
 export function deferredAttachments(db: Db, logId: number): { id: number; qr_text: string }[] {
-  return stmt(db, "SELECT id, qr_text FROM mail_attachments WHERE log_id = ? AND qr_text IS NOT NULL AND size = 0").all(logId) as { id: number; qr_text: string }[];
+  return stmt(db, 'SELECT id, qr_text FROM mail_attachments WHERE log_id = ? AND qr_text IS NOT NULL AND size = 0').all(logId) as {
+    id: number;
+    qr_text: string;
+  }[];
 }
 
 export function fillAttachment(db: Db, id: number, content: Buffer, sha256: string): void {
@@ -105,8 +133,10 @@ export function getAttachments(db: Db, logId: number): AttachmentRow[] {
 }
 
 export function getAttachmentMeta(db: Db, logId: number): AttachmentMeta[] {
-  return stmt(db, 'SELECT id, log_id, position, filename, content_type, cid, size, sha256, qr_text FROM mail_attachments WHERE log_id = ? ORDER BY position')
-    .all(logId) as AttachmentMeta[];
+  return stmt(
+    db,
+    'SELECT id, log_id, position, filename, content_type, cid, size, sha256, qr_text FROM mail_attachments WHERE log_id = ? ORDER BY position',
+  ).all(logId) as AttachmentMeta[];
 }
 
 export type LogFilter = 'all' | 'success' | 'failed' | 'in_queue';
@@ -128,8 +158,12 @@ export function listMailLogs(db: Db, q: LogQuery): { rows: MailLogRow[]; total: 
   const where = `(@status IS NULL OR status = @status)
     AND (@like IS NULL OR subject LIKE @like ESCAPE '\\' OR to_header LIKE @like ESCAPE '\\' OR COALESCE(error, '') LIKE @like ESCAPE '\\'
          OR (status = 'sent' AND '1' LIKE @like ESCAPE '\\') OR (status = 'queued' AND 'In Queue' LIKE @like ESCAPE '\\'))`;
-  const rows = stmt(db, `SELECT * FROM mail_log WHERE ${where} ORDER BY created_utc DESC, id DESC LIMIT @limit OFFSET @offset`)
-    .all({ status, like, limit: q.limit, offset: q.offset }) as MailLogRow[];
+  const rows = stmt(db, `SELECT * FROM mail_log WHERE ${where} ORDER BY created_utc DESC, id DESC LIMIT @limit OFFSET @offset`).all({
+    status,
+    like,
+    limit: q.limit,
+    offset: q.offset,
+  }) as MailLogRow[];
   const total = (stmt(db, `SELECT COUNT(*) AS n FROM mail_log WHERE ${where}`).get({ status, like }) as { n: number }).n;
   return { rows, total };
 }
@@ -145,8 +179,13 @@ export function countMailLogs(db: Db, fromUtc: string, toUtc: string): { success
 }
 
 /** Every message, newest first, with only the columns the dashboard lists. */
-export function allMailLogsBrief(db: Db): Pick<MailLogRow, 'id' | 'status' | 'subject' | 'to_header' | 'error' | 'created_utc' | 'opened' | 'notification_deleted'>[] {
-  return stmt(db, 'SELECT id, status, subject, to_header, error, created_utc, opened, notification_deleted FROM mail_log ORDER BY id DESC').all() as never;
+export function allMailLogsBrief(
+  db: Db,
+): Pick<MailLogRow, 'id' | 'status' | 'subject' | 'to_header' | 'error' | 'created_utc' | 'opened' | 'notification_deleted'>[] {
+  return stmt(
+    db,
+    'SELECT id, status, subject, to_header, error, created_utc, opened, notification_deleted FROM mail_log ORDER BY id DESC',
+  ).all() as never;
 }
 
 export function queuedMailIds(db: Db): number[] {
@@ -167,8 +206,13 @@ export interface DeliveryRecord {
  * than `staleBeforeUtc` (a process that died mid-delivery) can be taken over.
  */
 export function claimMailLog(db: Db, id: number, staleBeforeUtc: string): boolean {
-  return stmt(db, "UPDATE mail_log SET claimed_utc = ? WHERE id = ? AND status = 'queued' AND (claimed_utc IS NULL OR claimed_utc < ?)")
-    .run(nowUtc(), id, staleBeforeUtc).changes === 1;
+  return (
+    stmt(db, "UPDATE mail_log SET claimed_utc = ? WHERE id = ? AND status = 'queued' AND (claimed_utc IS NULL OR claimed_utc < ?)").run(
+      nowUtc(),
+      id,
+      staleBeforeUtc,
+    ).changes === 1
+  );
 }
 
 /** Records one delivery attempt; only a message still queued is updated (a deleted row stays deleted). */
@@ -185,7 +229,10 @@ export function recordDelivery(db: Db, id: number, d: DeliveryRecord): boolean {
 
 /** Puts a message back in the queue for a resend. */
 export function requeueMailLog(db: Db, id: number): void {
-  stmt(db, "UPDATE mail_log SET status = 'queued', error = NULL, claimed_utc = NULL, resend_count = resend_count + 1, updated_utc = ? WHERE id = ?").run(nowUtc(), id);
+  stmt(
+    db,
+    "UPDATE mail_log SET status = 'queued', error = NULL, claimed_utc = NULL, resend_count = resend_count + 1, updated_utc = ? WHERE id = ?",
+  ).run(nowUtc(), id);
 }
 
 export function countResend(db: Db, id: number): void {

@@ -10,12 +10,10 @@ export interface AudienceRow {
 }
 
 export function putOptIn(db: Db, attendeeId: number, consent: boolean, source: string, time: string): void {
-  stmt(db, 'INSERT INTO marketing_optins (attendee_id, consent, source, time) VALUES (?, ?, ?, ?) ON CONFLICT(attendee_id) DO UPDATE SET consent = excluded.consent, source = excluded.source, time = excluded.time').run(
-    attendeeId,
-    consent ? 1 : 0,
-    source,
-    time,
-  );
+  stmt(
+    db,
+    'INSERT INTO marketing_optins (attendee_id, consent, source, time) VALUES (?, ?, ?, ?) ON CONFLICT(attendee_id) DO UPDATE SET consent = excluded.consent, source = excluded.source, time = excluded.time',
+  ).run(attendeeId, consent ? 1 : 0, source, time);
 }
 
 export interface ConsentRow {
@@ -43,13 +41,10 @@ export function countOptedIn(db: Db): number {
 }
 
 export function putMember(db: Db, m: AudienceRow): void {
-  stmt(db, 'INSERT INTO marketing_audience (email, full_name, attendee_id, status, synced) VALUES (?, ?, ?, ?, ?) ON CONFLICT(email) DO UPDATE SET full_name = excluded.full_name, attendee_id = excluded.attendee_id, status = excluded.status, synced = excluded.synced').run(
-    m.email,
-    m.full_name,
-    m.attendee_id,
-    m.status,
-    m.synced,
-  );
+  stmt(
+    db,
+    'INSERT INTO marketing_audience (email, full_name, attendee_id, status, synced) VALUES (?, ?, ?, ?, ?) ON CONFLICT(email) DO UPDATE SET full_name = excluded.full_name, attendee_id = excluded.attendee_id, status = excluded.status, synced = excluded.synced',
+  ).run(m.email, m.full_name, m.attendee_id, m.status, m.synced);
 }
 
 export function allMembers(db: Db): AudienceRow[] {
@@ -58,7 +53,12 @@ export function allMembers(db: Db): AudienceRow[] {
 
 export function listMembers(db: Db, status: string, limit: number, offset: number): { rows: AudienceRow[]; total: number } {
   const any = status === 'any' ? 1 : 0;
-  const rows = stmt(db, 'SELECT * FROM marketing_audience WHERE (? = 1 OR status = ?) ORDER BY email LIMIT ? OFFSET ?').all(any, status, limit, offset) as AudienceRow[];
+  const rows = stmt(db, 'SELECT * FROM marketing_audience WHERE (? = 1 OR status = ?) ORDER BY email LIMIT ? OFFSET ?').all(
+    any,
+    status,
+    limit,
+    offset,
+  ) as AudienceRow[];
   const total = (stmt(db, 'SELECT COUNT(*) AS n FROM marketing_audience WHERE (? = 1 OR status = ?)').get(any, status) as { n: number }).n;
   return { rows, total };
 }

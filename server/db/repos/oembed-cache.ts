@@ -11,5 +11,9 @@ export function getCachedOEmbed(db: Db, key: string, now: Date): unknown | undef
 /** Stores an answer until `now + ttlSeconds`, and drops expired entries so the table cannot grow without bound. */
 export function putCachedOEmbed(db: Db, key: string, data: unknown, now: Date, ttlSeconds: number): void {
   stmt(db, 'DELETE FROM oembed_cache WHERE expires <= ?').run(nowUtc(now));
-  stmt(db, 'INSERT OR REPLACE INTO oembed_cache (key, data, expires) VALUES (?, ?, ?)').run(key, JSON.stringify(data), nowUtc(new Date(now.getTime() + ttlSeconds * 1000)));
+  stmt(db, 'INSERT OR REPLACE INTO oembed_cache (key, data, expires) VALUES (?, ?, ?)').run(
+    key,
+    JSON.stringify(data),
+    nowUtc(new Date(now.getTime() + ttlSeconds * 1000)),
+  );
 }

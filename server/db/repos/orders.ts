@@ -92,7 +92,11 @@ export function orderItems(db: Db, orderIds: readonly number[]): OrderItemRow[] 
 
 export function attendeeIdsOfOrders(db: Db, orderIds: readonly number[]): number[] {
   if (!orderIds.length) return [];
-  return (stmt(db, 'SELECT post_id FROM attendees WHERE order_id IN (SELECT value FROM json_each(?)) ORDER BY post_id').all(JSON.stringify(orderIds)) as { post_id: number }[]).map((r) => r.post_id);
+  return (
+    stmt(db, 'SELECT post_id FROM attendees WHERE order_id IN (SELECT value FROM json_each(?)) ORDER BY post_id').all(JSON.stringify(orderIds)) as {
+      post_id: number;
+    }[]
+  ).map((r) => r.post_id);
 }
 
 export interface OrderQuery {
@@ -115,7 +119,11 @@ export function queryOrders(db: Db, q: OrderQuery): { ids: number[]; total: numb
   }
   const w = c.join(' AND ');
   const total = (stmt(db, `SELECT COUNT(*) AS n FROM orders o WHERE ${w}`).get(...params) as { n: number }).n;
-  const ids = (stmt(db, `SELECT o.post_id AS id FROM orders o WHERE ${w} ORDER BY o.post_id DESC LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset) as { id: number }[]).map((r) => r.id);
+  const ids = (
+    stmt(db, `SELECT o.post_id AS id FROM orders o WHERE ${w} ORDER BY o.post_id DESC LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset) as {
+      id: number;
+    }[]
+  ).map((r) => r.id);
   return { ids, total };
 }
 
@@ -147,7 +155,10 @@ function checkAvailability(db: Db, tickets: Map<number, TicketRow>, items: NewOr
   const stats = ticketStats(db, [...tickets.keys()]);
   for (const it of items) {
     const t = tickets.get(it.ticketId)!;
-    if (o.checkSaleWindow && ((t.available_from_utc && o.dateGmt < t.available_from_utc) || (t.available_until_utc && o.dateGmt > t.available_until_utc))) {
+    if (
+      o.checkSaleWindow &&
+      ((t.available_from_utc && o.dateGmt < t.available_from_utc) || (t.available_until_utc && o.dateGmt > t.available_until_utc))
+    ) {
       throw new OrderError('not_on_sale', t.id, t.title);
     }
     const available = availableOf(t.capacity, stats.get(t.id) ?? EMPTY_STATS);
@@ -173,10 +184,15 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
       const count = items.reduce((n, it) => n + it.quantity, 0);
       if (count > o.maxTickets) throw new OrderTooLargeError(o.maxTickets, count);
     }
-    const tickets = new Map(getTicketRows(db, items.map((i) => i.ticketId)).map((t) => [t.id, t]));
+    const tickets = new Map(
+      getTicketRows(
+        db,
+        items.map((i) => i.ticketId),
+      ).map((t) => [t.id, t]),
+    );
     for (const it of items) {
       const t = tickets.get(it.ticketId);
-      if (!t || t.status !== 'publish') throw new OrderError('unavailable', it.ticketId, t?.title ?? '');
+      if (t?.status !== 'publish') throw new OrderError('unavailable', it.ticketId, t?.title ?? '');
     }
     const paid = items.filter((it) => tickets.get(it.ticketId)!.provider === 'tc');
     const currencies = new Set(paid.map((it) => tickets.get(it.ticketId)!.currency));
@@ -190,8 +206,17 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
       `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc, hold_until_utc)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
-      orderId, paid.length ? 'tc' : 'rsvp', status, o.purchaserName, o.purchaserEmail, o.userId ?? 0, total, [...currencies][0] ?? 'USD', o.dateGmt,
-      status === 'completed' ? o.dateGmt : null, status === 'pending' ? (o.holdUntilUtc ?? null) : null,
+      orderId,
+      paid.length ? 'tc' : 'rsvp',
+      status,
+      o.purchaserName,
+      o.purchaserEmail,
+      o.userId ?? 0,
+      total,
+      [...currencies][0] ?? 'USD',
+      o.dateGmt,
+      status === 'completed' ? o.dateGmt : null,
+      status === 'pending' ? (o.holdUntilUtc ?? null) : null,
     );
     const putItem = stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)');
     const attendeeIds: number[] = [];
@@ -199,7 +224,14 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
       const t = tickets.get(it.ticketId)!;
       putItem.run(orderId, t.id, it.quantity, t.price_minor);
       for (let n = 0; n < it.quantity; n++) {
-        const id = insertPost(db, 'attendee', { status: 'publish', author: o.userId ?? 0, title: o.purchaserName, parent: t.id, date: o.date, date_gmt: o.dateGmt });
+        const id = insertPost(db, 'attendee', {
+          status: 'publish',
+          author: o.userId ?? 0,
+          title: o.purchaserName,
+          parent: t.id,
+          date: o.date,
+          date_gmt: o.dateGmt,
+        });
         insertAttendeeRow(db, {
           postId: id,
           ticketId: t.id,
@@ -244,12 +276,23 @@ export function setOrderStatus(db: Db, order: OrderRow, status: OrderStatus, now
     const heldBefore = HOLDING.includes(order.status) && !holdExpired(order, nowUtc);
     if (!heldBefore && HOLDING.includes(status)) {
       const items = orderItems(db, [order.id]);
-      const tickets = new Map(getTicketRows(db, items.map((i) => i.ticket_id)).map((t) => [t.id, t]));
-      checkAvailability(db, tickets, items.map((i) => ({ ticketId: i.ticket_id, quantity: i.quantity })), { purchaserName: '', purchaserEmail: '', items: [], date: '', dateGmt: nowUtc });
+      const tickets = new Map(
+        getTicketRows(
+          db,
+          items.map((i) => i.ticket_id),
+        ).map((t) => [t.id, t]),
+      );
+      checkAvailability(
+        db,
+        tickets,
+        items.map((i) => ({ ticketId: i.ticket_id, quantity: i.quantity })),
+        { purchaserName: '', purchaserEmail: '', items: [], date: '', dateGmt: nowUtc },
+      );
     }
     const completed = status === 'completed' ? (order.completed_utc ?? nowUtc) : order.completed_utc;
     let hold = order.hold_until_utc;
-    if (status === 'pending' && hold !== null && order.status !== 'pending') hold = utcString(utcMs(nowUtc) + Math.max(0, utcMs(hold) - utcMs(order.created_utc)));
+    if (status === 'pending' && hold !== null && order.status !== 'pending')
+      hold = utcString(utcMs(nowUtc) + Math.max(0, utcMs(hold) - utcMs(order.created_utc)));
     stmt(db, 'UPDATE orders SET status = ?, completed_utc = ?, hold_until_utc = ? WHERE post_id = ?').run(status, completed, hold, order.id);
   })();
 }
@@ -261,7 +304,10 @@ export function setOrderStatus(db: Db, order: OrderRow, status: OrderStatus, now
 export function expireHolds(db: Db, nowUtc: string): number[] {
   return db.transaction(() => {
     const ids = (
-      stmt(db, "SELECT post_id AS id FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ? ORDER BY post_id").all(nowUtc) as { id: number }[]
+      stmt(
+        db,
+        "SELECT post_id AS id FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ? ORDER BY post_id",
+      ).all(nowUtc) as { id: number }[]
     ).map((r) => r.id);
     const cancel = stmt(db, "UPDATE orders SET status = 'cancelled' WHERE post_id = ? AND status = 'pending'");
     for (const id of ids) cancel.run(id);

@@ -26,7 +26,26 @@ export interface PostRow {
 
 export type PostWrite = Partial<Omit<PostRow, 'id' | 'type'>>;
 
-const COLUMNS = ['status', 'author', 'slug', 'title', 'title_et', 'content', 'content_et', 'excerpt', 'excerpt_et', 'password', 'parent', 'menu_order', 'image_id', 'date', 'date_gmt', 'modified', 'modified_gmt', 'trashed_from'] as const;
+const COLUMNS = [
+  'status',
+  'author',
+  'slug',
+  'title',
+  'title_et',
+  'content',
+  'content_et',
+  'excerpt',
+  'excerpt_et',
+  'password',
+  'parent',
+  'menu_order',
+  'image_id',
+  'date',
+  'date_gmt',
+  'modified',
+  'modified_gmt',
+  'trashed_from',
+] as const;
 
 /**
  * Posts joined with their detail table (`events`, `tickets`, `venues`, `organizers`: one row per post, keyed
@@ -34,7 +53,9 @@ const COLUMNS = ['status', 'author', 'slug', 'title', 'title_et', 'content', 'co
  */
 export function getPostsWithDetail<T extends PostRow>(db: Db, table: string, ids: readonly number[]): T[] {
   if (!ids.length) return [];
-  const rows = stmt(db, `SELECT p.*, d.* FROM posts p JOIN ${table} d ON d.post_id = p.id WHERE p.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as T[];
+  const rows = stmt(db, `SELECT p.*, d.* FROM posts p JOIN ${table} d ON d.post_id = p.id WHERE p.id IN (SELECT value FROM json_each(?))`).all(
+    JSON.stringify(ids),
+  ) as T[];
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined);
 }
@@ -42,7 +63,10 @@ export function getPostsWithDetail<T extends PostRow>(db: Db, table: string, ids
 /** Inserts a post's detail row with the `keys` of `cols` that are set. */
 export function insertDetailCols<C>(db: Db, table: string, postId: number, cols: Partial<C>, keys: readonly (keyof C & string)[]): void {
   const set = keys.filter((k) => cols[k] !== undefined);
-  stmt(db, `INSERT INTO ${table} (post_id${set.map((k) => `, ${k}`).join('')}) VALUES (?${set.map(() => ', ?').join('')})`).run(postId, ...set.map((k) => cols[k] as unknown));
+  stmt(db, `INSERT INTO ${table} (post_id${set.map((k) => `, ${k}`).join('')}) VALUES (?${set.map(() => ', ?').join('')})`).run(
+    postId,
+    ...set.map((k) => cols[k] as unknown),
+  );
 }
 
 /** Updates the `keys` of `cols` that are set in a post's detail row; nothing to set, no statement. */

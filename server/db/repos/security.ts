@@ -27,7 +27,14 @@ export interface IssueRow {
 }
 
 export function insertScan(db: Db, s: Omit<ScanRow, 'id'>): number {
-  return Number(stmt(db, 'INSERT INTO security_scans (started, finished, issue_count, user_id) VALUES (?, ?, ?, ?)').run(s.started, s.finished, s.issue_count, s.user_id).lastInsertRowid);
+  return Number(
+    stmt(db, 'INSERT INTO security_scans (started, finished, issue_count, user_id) VALUES (?, ?, ?, ?)').run(
+      s.started,
+      s.finished,
+      s.issue_count,
+      s.user_id,
+    ).lastInsertRowid,
+  );
 }
 
 export function latestScan(db: Db): ScanRow | undefined {
@@ -43,11 +50,20 @@ export function insertIssue(db: Db, i: Omit<IssueRow, 'id'>): void {
 
 /** Issues of a scan, most severe first; `pending` keeps only those not dismissed. */
 export function listIssues(db: Db, scanId: number, pending: boolean, offset: number, limit: number): IssueRow[] {
-  return stmt(db, "SELECT * FROM security_issues WHERE scan_id = ? AND (? = 0 OR status = 'new') ORDER BY severity DESC, id LIMIT ? OFFSET ?").all(scanId, pending ? 1 : 0, limit, offset) as IssueRow[];
+  return stmt(db, "SELECT * FROM security_issues WHERE scan_id = ? AND (? = 0 OR status = 'new') ORDER BY severity DESC, id LIMIT ? OFFSET ?").all(
+    scanId,
+    pending ? 1 : 0,
+    limit,
+    offset,
+  ) as IssueRow[];
 }
 
 export function countIssues(db: Db, scanId: number, pending: boolean): number {
-  return (stmt(db, "SELECT COUNT(*) AS n FROM security_issues WHERE scan_id = ? AND (? = 0 OR status = 'new')").get(scanId, pending ? 1 : 0) as { n: number }).n;
+  return (
+    stmt(db, "SELECT COUNT(*) AS n FROM security_issues WHERE scan_id = ? AND (? = 0 OR status = 'new')").get(scanId, pending ? 1 : 0) as {
+      n: number;
+    }
+  ).n;
 }
 
 export function getIssue(db: Db, id: number): IssueRow | undefined {
@@ -70,12 +86,10 @@ export function getDismissal(db: Db, key: string): DismissalRow | undefined {
 }
 
 export function putDismissal(db: Db, d: DismissalRow): void {
-  stmt(db, 'INSERT INTO security_dismissals (ignore_key, status, detail_hash, time) VALUES (?, ?, ?, ?) ON CONFLICT(ignore_key) DO UPDATE SET status = excluded.status, detail_hash = excluded.detail_hash, time = excluded.time').run(
-    d.ignore_key,
-    d.status,
-    d.detail_hash,
-    d.time,
-  );
+  stmt(
+    db,
+    'INSERT INTO security_dismissals (ignore_key, status, detail_hash, time) VALUES (?, ?, ?, ?) ON CONFLICT(ignore_key) DO UPDATE SET status = excluded.status, detail_hash = excluded.detail_hash, time = excluded.time',
+  ).run(d.ignore_key, d.status, d.detail_hash, d.time);
 }
 
 export function deleteDismissal(db: Db, key: string): void {

@@ -63,7 +63,16 @@ export function setPostTerms(db: Db, postId: number, taxonomy: string, termIds: 
 
 export function insertTerm(
   db: Db,
-  t: { taxonomy: string; name: string; name_et?: string | null; slug: string; description: string; description_et?: string | null; parent: number; author: number },
+  t: {
+    taxonomy: string;
+    name: string;
+    name_et?: string | null;
+    slug: string;
+    description: string;
+    description_et?: string | null;
+    parent: number;
+    author: number;
+  },
 ): number {
   return Number(
     stmt(db, 'INSERT INTO terms (taxonomy, name, name_et, slug, description, description_et, parent, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
@@ -152,7 +161,12 @@ export function queryTerms(db: Db, q: TermQuery): { rows: TermRow[]; total: numb
     default:
       order = `name COLLATE NOCASE ${dir}, id ASC`;
   }
-  const orderParams = q.orderby === 'include' && q.include.length ? [JSON.stringify(q.include)] : q.orderby === 'include_slugs' && q.slugs?.length ? [JSON.stringify(q.slugs)] : [];
+  const orderParams =
+    q.orderby === 'include' && q.include.length
+      ? [JSON.stringify(q.include)]
+      : q.orderby === 'include_slugs' && q.slugs?.length
+        ? [JSON.stringify(q.slugs)]
+        : [];
   const total = (stmt(db, `SELECT COUNT(*) AS n FROM (${filtered})`).get(...params) as { n: number }).n;
   const rows = stmt(db, `${filtered} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, ...orderParams, q.limit, q.offset) as TermRow[];
   return { rows, total };

@@ -46,7 +46,13 @@ function where(q: TicketQuery): { sql: string; params: unknown[] } {
   if (q.postStatuses) add('ep.status IN (SELECT value FROM json_each(?))', json(q.postStatuses));
   if (q.search) {
     const l = like(q.search);
-    add("(p.title LIKE ? ESCAPE '\\' OR p.content LIKE ? ESCAPE '\\' OR p.title_et LIKE ? ESCAPE '\\' OR p.content_et LIKE ? ESCAPE '\\')", l, l, l, l);
+    add(
+      "(p.title LIKE ? ESCAPE '\\' OR p.content LIKE ? ESCAPE '\\' OR p.title_et LIKE ? ESCAPE '\\' OR p.content_et LIKE ? ESCAPE '\\')",
+      l,
+      l,
+      l,
+      l,
+    );
   }
   if (q.include) add('t.post_id IN (SELECT value FROM json_each(?))', json(q.include));
   if (q.exclude) add('t.post_id NOT IN (SELECT value FROM json_each(?))', json(q.exclude));
@@ -93,6 +99,8 @@ export function queryTickets(db: Db, q: TicketQuery): { ids: number[]; matches: 
   const w = where(q);
   const matches = (stmt(db, `SELECT COUNT(*) AS n ${FROM} WHERE ${w.sql}`).get(...w.params) as { n: number }).n;
   const o = orderBy(q);
-  const rows = stmt(db, `SELECT p.id ${FROM} WHERE ${w.sql} ORDER BY ${o.sql} LIMIT ? OFFSET ?`).all(...w.params, ...o.params, q.limit, q.offset) as { id: number }[];
+  const rows = stmt(db, `SELECT p.id ${FROM} WHERE ${w.sql} ORDER BY ${o.sql} LIMIT ? OFFSET ?`).all(...w.params, ...o.params, q.limit, q.offset) as {
+    id: number;
+  }[];
   return { ids: rows.map((r) => r.id), matches };
 }

@@ -29,7 +29,26 @@ export interface TicketCols {
 
 export type TicketRow = PostRow & TicketCols & { post_id: number };
 
-const COLS: readonly (keyof TicketCols)[] = ['event_id', 'provider', 'type', 'price_minor', 'currency', 'capacity', 'show_description', 'start_date', 'start_time', 'end_date', 'end_time', 'available_from_utc', 'available_until_utc', 'sku', 'iac', 'sale_price_minor', 'sale_start', 'sale_end'];
+const COLS: readonly (keyof TicketCols)[] = [
+  'event_id',
+  'provider',
+  'type',
+  'price_minor',
+  'currency',
+  'capacity',
+  'show_description',
+  'start_date',
+  'start_time',
+  'end_date',
+  'end_time',
+  'available_from_utc',
+  'available_until_utc',
+  'sku',
+  'iac',
+  'sale_price_minor',
+  'sale_start',
+  'sale_end',
+];
 
 /** Rows in the order of `ids` (missing ones skipped). */
 export function getTicketRows(db: Db, ids: readonly number[]): TicketRow[] {
@@ -182,7 +201,8 @@ export function postHasTickets(db: Db, postId: number): boolean {
 }
 
 /** SQL condition over events' `p`: the event has (or, negated, has not) a published ticket. */
-export const HAS_TICKETS_SQL = "EXISTS (SELECT 1 FROM tickets tt JOIN posts tp ON tp.id = tt.post_id WHERE tt.event_id = p.id AND tp.status = 'publish')";
+export const HAS_TICKETS_SQL =
+  "EXISTS (SELECT 1 FROM tickets tt JOIN posts tp ON tp.id = tt.post_id WHERE tt.event_id = p.id AND tp.status = 'publish')";
 
 export interface Attendance {
   total_attendees: number;
@@ -207,7 +227,9 @@ export type ParentPost = Pick<PostRow, 'id' | 'status' | 'password' | 'image_id'
 /** The posts tickets are sold for: what decides whether their details show, and the header image. */
 export function parentPosts(db: Db, ids: readonly number[]): Map<number, ParentPost> {
   if (!ids.length) return new Map();
-  const rows = stmt(db, 'SELECT id, status, password, image_id FROM posts WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as ParentPost[];
+  const rows = stmt(db, 'SELECT id, status, password, image_id FROM posts WHERE id IN (SELECT value FROM json_each(?))').all(
+    JSON.stringify(ids),
+  ) as ParentPost[];
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -216,8 +238,13 @@ export function attendeeIdsOfTickets(db: Db, ticketIds: readonly number[]): numb
   if (!ticketIds.length) return [];
   return (
     // By name, as the original lists a ticket's attendees (then by ID).
-    stmt(db, "SELECT post_id FROM attendees WHERE ticket_id IN (SELECT value FROM json_each(?)) AND status <> 'trash' ORDER BY full_name, post_id").all(JSON.stringify(ticketIds)) as { post_id: number }[]
-  ).map((r) => r.post_id);
+    (
+      stmt(
+        db,
+        "SELECT post_id FROM attendees WHERE ticket_id IN (SELECT value FROM json_each(?)) AND status <> 'trash' ORDER BY full_name, post_id",
+      ).all(JSON.stringify(ticketIds)) as { post_id: number }[]
+    ).map((r) => r.post_id)
+  );
 }
 
 /** The time zone of an event ('' when the post is no event or has none). */

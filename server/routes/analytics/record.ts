@@ -52,7 +52,7 @@ function queueOf(state: AppState): Pending {
  */
 export function flushHits(state: AppState): void {
   const q = pending.get(state);
-  if (!q || !q.rows.length) return;
+  if (!q?.rows.length) return;
   const rows = q.rows;
   q.rows = [];
   if (q.timer) clearTimeout(q.timer);

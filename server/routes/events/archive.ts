@@ -27,7 +27,7 @@ function withPage(pairs: [string, string][], page: number): [string, string][] {
   if (page <= 1) return rest;
   const i = pairs.findIndex(([k]) => k === 'page');
   const copy = [...rest];
-  copy.splice(i < 0 ? 0 : i, 0, ['page', String(page)]);
+  copy.splice(Math.max(i, 0), 0, ['page', String(page)]);
   return copy;
 }
 

@@ -1,7 +1,15 @@
 import { beginningOfDay, endOfDay, formatInZone, isValidTimezone, parseDateInput, zonedToInstant } from '../../../shared/dates.ts';
 import type { Ctx } from '../../http/context.ts';
 import { invalidParam } from '../../http/errors.ts';
-import { getEventRows, insertEventCols, setEventOrganizers, setEventVenues, updateEventCols, type EventCols, type EventRow } from '../../db/repos/events.ts';
+import {
+  getEventRows,
+  insertEventCols,
+  setEventOrganizers,
+  setEventVenues,
+  updateEventCols,
+  type EventCols,
+  type EventRow,
+} from '../../db/repos/events.ts';
 import { insertPost, updatePost, type PostWrite } from '../../db/repos/posts.ts';
 import { setPostTerms } from '../../db/repos/terms.ts';
 import { utcString } from '../../content/site-time.ts';
@@ -60,7 +68,8 @@ function detailCols(ctx: Ctx, f: EventFields, existing: EventRow | undefined): P
   if (f.cost !== undefined) cols.cost = f.cost === null ? '' : Array.isArray(f.cost) ? f.cost.join(', ') : String(f.cost).trim();
   if (f.currency_symbol !== undefined) cols.currency_symbol = String(f.currency_symbol);
   if (f.currency_code !== undefined) cols.currency_code = String(f.currency_code).toUpperCase();
-  if (f.currency_position !== undefined) cols.currency_position = f.currency_position === 'postfix' || f.currency_position === 'suffix' ? 'postfix' : 'prefix';
+  if (f.currency_position !== undefined)
+    cols.currency_position = f.currency_position === 'postfix' || f.currency_position === 'suffix' ? 'postfix' : 'prefix';
   if (f.website !== undefined) {
     const w = String(f.website).trim();
     if (w && !isHttpUrl(w)) throw invalidParam('website');
@@ -74,8 +83,21 @@ function detailCols(ctx: Ctx, f: EventFields, existing: EventRow | undefined): P
 }
 
 const DEFAULTS: EventCols = {
-  start_local: '', end_local: '', start_utc: '', end_utc: '', timezone: '', all_day: 0, cost: '', currency_symbol: '', currency_code: '',
-  currency_position: '', website: '', show_map: null, show_map_link: null, hide_from_listings: 0, featured: 0,
+  start_local: '',
+  end_local: '',
+  start_utc: '',
+  end_utc: '',
+  timezone: '',
+  all_day: 0,
+  cost: '',
+  currency_symbol: '',
+  currency_code: '',
+  currency_position: '',
+  website: '',
+  show_map: null,
+  show_map_link: null,
+  hide_from_listings: 0,
+  featured: 0,
 };
 
 /** The venues, organizers and terms an event write names, resolved (new ones created) before anything is linked. */

@@ -27,7 +27,30 @@ const GEOLOC_RADIUS_KM = 50;
 /** Extra archive filters other namespaces contribute (Event Tickets: `ticketed`). */
 export type EventFilter = (input: Record<string, unknown>, ctx: Ctx) => Condition | null;
 
-const SUPPORTED = ['page', 'per_page', 'start_date', 'end_date', 'search', 'categories', 'tags', 'venue', 'organizer', 'featured', 'status', 'geoloc', 'geoloc_lat', 'geoloc_lng', 'post_parent', 'include', 'starts_before', 'starts_after', 'ends_before', 'ends_after', 'strict_dates', 'ticketed'];
+const SUPPORTED = [
+  'page',
+  'per_page',
+  'start_date',
+  'end_date',
+  'search',
+  'categories',
+  'tags',
+  'venue',
+  'organizer',
+  'featured',
+  'status',
+  'geoloc',
+  'geoloc_lat',
+  'geoloc_lng',
+  'post_parent',
+  'include',
+  'starts_before',
+  'starts_after',
+  'ends_before',
+  'ends_after',
+  'strict_dates',
+  'ticketed',
+];
 
 const notFound = (id: number) => new HttpError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
 
@@ -139,7 +162,8 @@ const list = implement(eventsRoutes.list, (input, ctx) => {
   }
   q.termIds = [];
   // Categories are hierarchical: an event of a child category (Jazz under Music) is in Music's archive too.
-  if (input.categories?.length) q.termIds.push(withDescendants(ctx.db, TAXONOMY.categories, resolveTermRefs(ctx, TAXONOMY.categories, input.categories, 'categories', false)));
+  if (input.categories?.length)
+    q.termIds.push(withDescendants(ctx.db, TAXONOMY.categories, resolveTermRefs(ctx, TAXONOMY.categories, input.categories, 'categories', false)));
   if (input.tags?.length) q.termIds.push(resolveTermRefs(ctx, TAXONOMY.tags, input.tags, 'tags', false));
   q.venueIds = linkedIds(ctx, 'venue', input.venue, 'venue');
   q.organizerIds = linkedIds(ctx, 'organizer', input.organizer, 'organizer');
@@ -150,7 +174,8 @@ const list = implement(eventsRoutes.list, (input, ctx) => {
   }
   if (input.geoloc !== undefined) q.geoloc = input.geoloc;
   // One coordinate alone filters nothing (the original reads them only as a pair, with geoloc).
-  if (input.geoloc_lat !== undefined && input.geoloc_lng !== undefined) q.near = { lat: input.geoloc_lat, lng: input.geoloc_lng, radiusKm: GEOLOC_RADIUS_KM };
+  if (input.geoloc_lat !== undefined && input.geoloc_lng !== undefined)
+    q.near = { lat: input.geoloc_lat, lng: input.geoloc_lng, radiusKm: GEOLOC_RADIUS_KM };
   for (const f of hooks(ctx.app).eventFilters) {
     const c = f(input, ctx);
     if (c) q.extra.push(c);
@@ -191,7 +216,7 @@ export const eventEndpoints: Endpoint[] = [
     return created(presentEvents(ctx, [eventRow(ctx, id)!])[0]);
   }),
   implement(eventsRoutes.readBySlug, (input, ctx) => readOne(ctx, readSlugToId(ctx, pathSlug(ctx)), input.password)),
-  implement(eventsRoutes.deleteBySlug, (input, ctx) => trash(ctx, slugToId(ctx, pathSlug(ctx)))),
+  implement(eventsRoutes.deleteBySlug, (_input, ctx) => trash(ctx, slugToId(ctx, pathSlug(ctx)))),
   implement(eventsRoutes.updateBySlug, (input, ctx) => {
     const current = pathSlug(ctx);
     const id = slugToId(ctx, current);

@@ -16,7 +16,12 @@ import { pathSlug } from './events.ts';
 const MAX_PER_PAGE = 50;
 const SUPPORTED = ['page', 'per_page', 'search', 'event', 'has_events', 'only_with_upcoming', 'status'];
 const LINK: Record<LinkedKind, { table: string; col: string; detail: string; search: string[] }> = {
-  venue: { table: 'event_venues', col: 'venue_id', detail: 'venues', search: ['address', 'city', 'country', 'province', 'state', 'zip', 'stateprovince', 'phone'] },
+  venue: {
+    table: 'event_venues',
+    col: 'venue_id',
+    detail: 'venues',
+    search: ['address', 'city', 'country', 'province', 'state', 'zip', 'stateprovince', 'phone'],
+  },
   organizer: { table: 'event_organizers', col: 'organizer_id', detail: 'organizers', search: ['phone', 'email', 'website'] },
 };
 
@@ -40,7 +45,8 @@ function bySlug(ctx: Ctx, kind: LinkedKind): PostRow {
 }
 
 function read(ctx: Ctx, kind: LinkedKind, p: PostRow) {
-  if (p.status === 'trash' || !visibleStatus(ctx, p.status)) throw new HttpError(403, `${kind}-not-accessible`, `The requested ${kind} is not accessible`);
+  if (p.status === 'trash' || !visibleStatus(ctx, p.status))
+    throw new HttpError(403, `${kind}-not-accessible`, `The requested ${kind} is not accessible`);
   return ok(presentLinked(ctx, kind, [p.id], { single: true })[0]);
 }
 
@@ -58,7 +64,11 @@ function update(ctx: Ctx, kind: LinkedKind, p: PostRow, input: Record<string, un
   return ok(presentLinked(ctx, kind, [p.id])[0]);
 }
 
-function archive(ctx: Ctx, kind: LinkedKind, input: { page: number; per_page: number; search?: string; event?: number; has_events?: unknown; only_with_upcoming?: unknown; status?: string[] }) {
+function archive(
+  ctx: Ctx,
+  kind: LinkedKind,
+  input: { page: number; per_page: number; search?: string; event?: number; has_events?: unknown; only_with_upcoming?: unknown; status?: string[] },
+) {
   const { table, col, detail, search } = LINK[kind];
   const perPage = Math.min(input.per_page, MAX_PER_PAGE);
   // TEC's filter_post_status_list takes registered post statuses only: `any` is not one (400).
@@ -80,14 +90,21 @@ function archive(ctx: Ctx, kind: LinkedKind, input: { page: number; per_page: nu
   const hasEvents = truthy(input.has_events);
   if (hasEvents !== undefined) where.push(`${hasEvents ? '' : 'NOT '}EXISTS (${live})`);
   if (truthy(input.only_with_upcoming)) {
-    where.push(`EXISTS (SELECT 1 FROM ${table} l JOIN events e ON e.post_id = l.event_id JOIN posts ep ON ep.id = l.event_id WHERE l.${col} = p.id AND ep.status = 'publish' AND e.end_utc >= ?)`);
+    where.push(
+      `EXISTS (SELECT 1 FROM ${table} l JOIN events e ON e.post_id = l.event_id JOIN posts ep ON ep.id = l.event_id WHERE l.${col} = p.id AND ep.status = 'publish' AND e.end_utc >= ?)`,
+    );
     params.push(utcString(new Date()));
   }
   const from = `FROM posts p JOIN ${detail} d ON d.post_id = p.id WHERE ${where.join(' AND ')}`;
   // Newest first, as WordPress's post query orders (post date, then ID).
   const total = (stmt(ctx.db, `SELECT COUNT(*) AS n ${from}`).get(...params) as { n: number }).n;
-  const ids = (stmt(ctx.db, `SELECT p.id ${from} ORDER BY p.date DESC, p.id DESC LIMIT ? OFFSET ?`).all(...params, perPage, (input.page - 1) * perPage) as { id: number }[]).map((r) => r.id);
-  if (input.page > 1 && ids.length === 0) throw new HttpError(404, `${kind}-archive-page-not-found`, `The requested ${kind} archive page does not exist`);
+  const ids = (
+    stmt(ctx.db, `SELECT p.id ${from} ORDER BY p.date DESC, p.id DESC LIMIT ? OFFSET ?`).all(...params, perPage, (input.page - 1) * perPage) as {
+      id: number;
+    }[]
+  ).map((r) => r.id);
+  if (input.page > 1 && ids.length === 0)
+    throw new HttpError(404, `${kind}-archive-page-not-found`, `The requested ${kind} archive page does not exist`);
   const totalPages = Math.ceil(total / perPage);
   const links = archiveLinks(ctx.urls.rest(`/evt/events/v1/${kind}s/`), knownQuery(ctx.req.params, SUPPORTED), input.page, totalPages);
   return ok({ [`${kind}s`]: presentLinked(ctx, kind, ids), ...links, total, total_pages: totalPages }, totalHeaders(total, totalPages));

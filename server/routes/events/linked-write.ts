@@ -90,7 +90,9 @@ function duplicateOf(ctx: Ctx, kind: LinkedKind, w: PostWrite, cols: Record<stri
   if (f.status !== undefined && w.status !== 'publish') return undefined;
   if (f.author !== undefined || f.slug !== undefined || f.image !== undefined || f.date !== undefined || f.date_utc !== undefined) return undefined;
   if (ctx.lang === 'et' || w.title === undefined) return undefined;
-  const ids = (stmt(ctx.db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status = 'publish' ORDER BY id").all(kind, w.title) as { id: number }[]).map((r) => r.id);
+  const ids = (
+    stmt(ctx.db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status = 'publish' ORDER BY id").all(kind, w.title) as { id: number }[]
+  ).map((r) => r.id);
   if (!ids.length) return undefined;
   const given = Object.entries(cols).filter(([, v]) => v !== undefined);
   for (const row of getLinkedRows(ctx.db, kind, ids) as unknown as Record<string, unknown>[]) {

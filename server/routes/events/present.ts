@@ -43,7 +43,18 @@ function extension(att: AttachmentRow): string {
 /** The featured-image object, empty values removed, as TEC emits it. */
 export function imageObject(att: AttachmentRow | undefined): Record<string, unknown> | false {
   if (!att) return false;
-  return dropEmpty({ url: att.url, id: att.post_id, extension: extension(att), width: att.width ?? 0, height: att.height ?? 0, filesize: att.filesize ?? 0, sizes: {} }, ['sizes']);
+  return dropEmpty(
+    {
+      url: att.url,
+      id: att.post_id,
+      extension: extension(att),
+      width: att.width ?? 0,
+      height: att.height ?? 0,
+      filesize: att.filesize ?? 0,
+      sizes: {},
+    },
+    ['sizes'],
+  );
 }
 
 function titleOf(ctx: Ctx, p: PostRow): string {
@@ -68,7 +79,12 @@ function ldDescription(ctx: Ctx, p: PostRow): string {
 
 /** WordPress `esc_html`. */
 function escHtml(s: string): string {
-  return s.replace(/&(?!#?\w+;)/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
+  return s
+    .replace(/&(?!#?\w+;)/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#039;');
 }
 
 /** WordPress `antispambot`, deterministic: every other character as a decimal entity. */
@@ -149,7 +165,14 @@ function venueJsonLd(ctx: Ctx, v: VenueRow): Record<string, unknown> {
     name: titleOf(ctx, v),
     description: ldDescription(ctx, v),
     url: '',
-    address: dropEmpty({ '@type': 'PostalAddress', streetAddress: v.address, addressLocality: v.city, addressRegion: v.stateprovince || v.state || v.province, postalCode: v.zip, addressCountry: v.country }),
+    address: dropEmpty({
+      '@type': 'PostalAddress',
+      streetAddress: v.address,
+      addressLocality: v.city,
+      addressRegion: v.stateprovince || v.state || v.province,
+      postalCode: v.zip,
+      addressCountry: v.country,
+    }),
     telephone: v.phone,
     sameAs: v.website,
   };
@@ -159,7 +182,15 @@ function venueJsonLd(ctx: Ctx, v: VenueRow): Record<string, unknown> {
 
 /** TEC's organizer JSON-LD: `url` is the website, the e-mail obfuscated as `antispambot` does. */
 function organizerJsonLd(ctx: Ctx, o: OrganizerRow): Record<string, unknown> {
-  return { '@type': 'Person', name: titleOf(ctx, o), description: ldDescription(ctx, o), url: o.website, telephone: o.phone, email: o.email ? antispambot(o.email) : '', sameAs: o.website };
+  return {
+    '@type': 'Person',
+    name: titleOf(ctx, o),
+    description: ldDescription(ctx, o),
+    url: o.website,
+    telephone: o.phone,
+    email: o.email ? antispambot(o.email) : '',
+    sameAs: o.website,
+  };
 }
 
 /** The keys venues and organizers share, in TEC's order: post head, title under the kind's key, texts, image. */
@@ -219,7 +250,9 @@ function presentOrganizer(ctx: Ctx, o: OrganizerRow, images: Map<number, Attachm
 export function presentLinked(ctx: Ctx, kind: LinkedKind, ids: number[], opts: PresentOpts = {}): Record<string, unknown>[] {
   const rows = getLinkedRows(ctx.db, kind, ids);
   const images = getAttachments(ctx.db, rows.map((r) => r.image_id).filter(Boolean));
-  return rows.map((r) => (kind === 'venue' ? presentVenue(ctx, r as VenueRow, images, opts) : presentOrganizer(ctx, r as OrganizerRow, images, opts)));
+  return rows.map((r) =>
+    kind === 'venue' ? presentVenue(ctx, r as VenueRow, images, opts) : presentOrganizer(ctx, r as OrganizerRow, images, opts),
+  );
 }
 
 /** A linked post's own JSON-LD (presented for single reads), to embed in an event's. */
@@ -427,7 +460,13 @@ function presentFresh(ctx: Ctx, rows: EventRow[], opts: PresentOpts): Record<str
     const tz = r.timezone || ctx.app.config.timezone;
     const start = zonedToInstant(r.start_local, tz);
     const eventTickets = tickets.get(r.id) ?? [];
-    const cost = restCost(r.cost, r.currency_symbol, r.currency_position, r.currency_code, eventTickets.map((t) => t.price_minor / 100));
+    const cost = restCost(
+      r.cost,
+      r.currency_symbol,
+      r.currency_position,
+      r.currency_code,
+      eventTickets.map((t) => t.price_minor / 100),
+    );
     const url = permalink(ctx, 'event', r);
     const gid = globalId(ctx, r.id);
     const e: Record<string, unknown> = {
@@ -480,19 +519,30 @@ function presentFresh(ctx: Ctx, rows: EventRow[], opts: PresentOpts): Record<str
       // ET lists one offer per ticket; TEC alone, one offer for the cost.
       const offers = eventTickets.length
         ? eventTickets.map((t) =>
-            dropEmpty({
-              '@type': 'Offer',
-              url: e.url,
-              price: String(t.price_minor / 100),
-              category: 'primary',
-              availability: 'InStock',
-              priceCurrency: t.currency || r.currency_code || 'USD',
-              validFrom: ldTime(t.available_from_utc) ?? ldTime(r.date_gmt),
-              validThrough: ldTime(t.available_until_utc) ?? startLd,
-            }, ['price']),
+            dropEmpty(
+              {
+                '@type': 'Offer',
+                url: e.url,
+                price: String(t.price_minor / 100),
+                category: 'primary',
+                availability: 'InStock',
+                priceCurrency: t.currency || r.currency_code || 'USD',
+                validFrom: ldTime(t.available_from_utc) ?? ldTime(r.date_gmt),
+                validThrough: ldTime(t.available_until_utc) ?? startLd,
+              },
+              ['price'],
+            ),
           )
         : cost.details.values.length
-          ? { '@type': 'Offer', price: cost.details.values[0], priceCurrency: r.currency_code || 'USD', url: e.url, category: 'primary', availability: 'inStock', validFrom: ldTime(r.date_gmt) }
+          ? {
+              '@type': 'Offer',
+              price: cost.details.values[0],
+              priceCurrency: r.currency_code || 'USD',
+              url: e.url,
+              category: 'primary',
+              availability: 'inStock',
+              validFrom: ldTime(r.date_gmt),
+            }
           : undefined;
       const ld: Record<string, unknown> = {
         '@context': 'http://schema.org',

@@ -1,5 +1,5 @@
 import type { Ctx } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import { invalidParam } from '../../http/errors.ts';
 import { findAttachmentByUrl, getAttachment, insertAttachmentCols } from '../../db/repos/attachments.ts';
 import { getPost, insertPost, sanitizeSlug } from '../../db/repos/posts.ts';
 import { findTermByName, findTermBySlug, getTermInTaxonomy, insertTerm, uniqueTermSlug } from '../../db/repos/terms.ts';
@@ -10,7 +10,11 @@ import { callerUserId } from '../../http/context.ts';
 function listOf(value: unknown): unknown[] {
   if (value === null || value === undefined || value === '') return [];
   if (Array.isArray(value)) return value;
-  if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (typeof value === 'object') return Object.values(value as Record<string, unknown>);
   return [value];
 }
@@ -48,7 +52,15 @@ export function resolveTermRefs(ctx: Ctx, taxonomy: string, value: unknown, para
   return [...new Set(ids)];
 }
 
-const IMAGE_EXT: Record<string, string> = { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif', svg: 'image/svg+xml' };
+const IMAGE_EXT: Record<string, string> = {
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  avif: 'image/avif',
+  svg: 'image/svg+xml',
+};
 
 /**
  * A featured image given as an attachment ID or an image URL. A URL is recorded as an attachment that points
@@ -58,7 +70,7 @@ export function resolveImage(ctx: Ctx, value: unknown, param = 'image'): number 
   if (value === '' || value === 0 || value === '0' || value === false || value === null) return 0;
   if (typeof value === 'number' || (typeof value === 'string' && /^\d+$/.test(value))) {
     const att = getAttachment(ctx.db, Number(value));
-    if (!att || !att.mime_type.startsWith('image/')) throw invalidParam(param);
+    if (!att?.mime_type.startsWith('image/')) throw invalidParam(param);
     return att.post_id;
   }
   if (typeof value === 'object' && value && 'id' in value) return resolveImage(ctx, (value as { id: unknown }).id, param);

@@ -4,7 +4,16 @@ import { HttpError, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../http/result.ts';
 import { getPost, sanitizeSlug } from '../../db/repos/posts.ts';
-import { deleteTerm, findTermByName, findTermBySlug, getTermInTaxonomy, insertTerm, queryTerms, updateTerm, type TermRow } from '../../db/repos/terms.ts';
+import {
+  deleteTerm,
+  findTermByName,
+  findTermBySlug,
+  getTermInTaxonomy,
+  insertTerm,
+  queryTerms,
+  updateTerm,
+  type TermRow,
+} from '../../db/repos/terms.ts';
 import { callerUserId } from '../../http/context.ts';
 import { assertMayChange } from './access.ts';
 import { mayChangeAuthored } from '../../security/ownership.ts';
@@ -40,7 +49,8 @@ function exists(ctx: Ctx, taxonomy: string, name: string, slug: string | undefin
   }
   if (slug) {
     const s = findTermBySlug(ctx.db, taxonomy, slug);
-    if (s && s.id !== self) throw new HttpError(400, 'duplicate_term_slug', `The slug “${slug}” is already in use by another term.`, { term_id: s.id });
+    if (s && s.id !== self)
+      throw new HttpError(400, 'duplicate_term_slug', `The slug “${slug}” is already in use by another term.`, { term_id: s.id });
   }
 }
 
@@ -49,7 +59,12 @@ function exists(ctx: Ctx, taxonomy: string, name: string, slug: string | undefin
  * author or an administrator changes it (terms made before terms had an author: administrators only); then
  * name, slug and parent clashes, as the core terms controller checks them in its callback.
  */
-function write(ctx: Ctx, taxonomy: string, input: { name?: string; description?: string; slug?: string; parent?: number }, existing?: TermRow): number {
+function write(
+  ctx: Ctx,
+  taxonomy: string,
+  input: { name?: string; description?: string; slug?: string; parent?: number },
+  existing?: TermRow,
+): number {
   const et = ctx.lang === 'et';
   const slug = input.slug !== undefined && input.slug !== '' ? sanitizeSlug(input.slug) : undefined;
   if (input.slug !== undefined && input.slug !== '' && !slug) throw invalidParam('slug');
@@ -61,7 +76,9 @@ function write(ctx: Ctx, taxonomy: string, input: { name?: string; description?:
     const name = input.name!.trim();
     const finalSlug = slug ?? (sanitizeSlug(name) || 'term');
     if (!slug && findTermBySlug(ctx.db, taxonomy, finalSlug)) {
-      throw new HttpError(400, 'term_exists', 'A term with the name provided already exists in this taxonomy.', { term_id: findTermBySlug(ctx.db, taxonomy, finalSlug)!.id });
+      throw new HttpError(400, 'term_exists', 'A term with the name provided already exists in this taxonomy.', {
+        term_id: findTermBySlug(ctx.db, taxonomy, finalSlug)!.id,
+      });
     }
     return insertTerm(ctx.db, {
       taxonomy,
@@ -145,13 +162,24 @@ function endpoints(plural: Plural): Endpoint[] {
       // A page past the last is an empty page (200), with the link to the page before it, as the original.
       const links = archiveLinks(ctx.urls.rest(`${base}/`), page > 1 ? [['page', String(page)]] : [], page, Math.max(totalPages, page));
       return ok(
-        { rest_url: ctx.urls.rest(`${base}/`), total, total_pages: totalPages, [plural]: rows.map((t) => presentTerm(ctx, t)), ...(links.next_rest_url ? { next_rest_url: links.next_rest_url } : {}), ...(links.previous_rest_url ? { previous_rest_url: links.previous_rest_url } : {}) },
+        {
+          rest_url: ctx.urls.rest(`${base}/`),
+          total,
+          total_pages: totalPages,
+          [plural]: rows.map((t) => presentTerm(ctx, t)),
+          ...(links.next_rest_url ? { next_rest_url: links.next_rest_url } : {}),
+          ...(links.previous_rest_url ? { previous_rest_url: links.previous_rest_url } : {}),
+        },
         totalHeaders(total, totalPages),
       );
     }),
     implement(routes.create, (input, ctx) => {
       const id = write(ctx, taxonomy, input);
-      return { status: 201, body: writtenTerm(ctx, plural, getTermInTaxonomy(ctx.db, taxonomy, id)!), headers: { Location: ctx.urls.rest(`${base}/${id}`) } };
+      return {
+        status: 201,
+        body: writtenTerm(ctx, plural, getTermInTaxonomy(ctx.db, taxonomy, id)!),
+        headers: { Location: ctx.urls.rest(`${base}/${id}`) },
+      };
     }),
     implement(routes.read, (input, ctx) => ok(writtenTerm(ctx, plural, load(ctx, taxonomy, input.id)))),
     implement(routes.update, (input, ctx) => {

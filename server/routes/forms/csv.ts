@@ -15,5 +15,5 @@ export function quote(cell: string): string {
 }
 
 export function toCsv(rows: readonly (readonly string[])[]): string {
-  return BOM + rows.map((r) => r.map((c) => quote(neutralise(c))).join(',')).join('\r\n') + '\r\n';
+  return `${BOM + rows.map((r) => r.map((c) => quote(neutralise(c))).join(',')).join('\r\n')}\r\n`;
 }

@@ -30,7 +30,8 @@ export type Resolved = { ok: true; file: string } | { ok: false; reason: 'forbid
 
 /** The real path of a download file named by a client, or why it is refused. */
 export function resolveDownload(dir: string, name: unknown): Resolved {
-  if (typeof name !== 'string' || name.includes('\0') || path.isAbsolute(name) || path.win32.isAbsolute(name)) return { ok: false, reason: 'forbidden' };
+  if (typeof name !== 'string' || name.includes('\0') || path.isAbsolute(name) || path.win32.isAbsolute(name))
+    return { ok: false, reason: 'forbidden' };
   if (name.includes('/') || name.includes('\\') || name.includes('..') || !NAME.test(name)) return { ok: false, reason: 'forbidden' };
   let realDir: string;
   try {

@@ -39,7 +39,11 @@ function fieldsTable(fields: FormField[], values: Map<number, FieldValue>, html:
 }
 
 /** Replaces `{field:key}`, `{field:id}`, `{all_fields_table}`, `{fields_table}`, `{submission:sequence}`, `{form:title}`, `{site:title}`. */
-function merge(template: string, c: { fields: FormField[]; values: Map<number, FieldValue>; row: SubmissionRow; formTitle: string; siteName: string }, html: boolean): string {
+function merge(
+  template: string,
+  c: { fields: FormField[]; values: Map<number, FieldValue>; row: SubmissionRow; formTitle: string; siteName: string },
+  html: boolean,
+): string {
   const escText = html ? esc : (s: string) => s;
   return template.replace(/\{([a-z_]+)(?::([A-Za-z0-9_]+))?\}/g, (tag, kind: string, arg: string | undefined) => {
     if (kind === 'field' && arg) {
@@ -64,10 +68,20 @@ function queue(ctx: Ctx, submissionId: number, raw: Record<string, unknown>): { 
   }
   const s = parsed.data;
   const fields = getFields(ctx.db, row.form_id);
-  const c = { fields, values: submissionValues(ctx.db, [row.id]).get(row.id)!, row, formTitle: getForm(ctx.db, row.form_id)?.title ?? '', siteName: ctx.app.config.siteName };
+  const c = {
+    fields,
+    values: submissionValues(ctx.db, [row.id]).get(row.id)!,
+    row,
+    formTitle: getForm(ctx.db, row.form_id)?.title ?? '',
+    siteName: ctx.app.config.siteName,
+  };
   const html = s.email_format === 'html';
   const body = merge(s.email_message || '{all_fields_table}', c, html);
-  const from = s.from_address ? (s.from_name ? `"${s.from_name.replace(/["\\\r\n]/g, '')}" <${s.from_address.trim()}>` : s.from_address.trim()) : undefined;
+  const from = s.from_address
+    ? s.from_name
+      ? `"${s.from_name.replace(/["\\\r\n]/g, '')}" <${s.from_address.trim()}>`
+      : s.from_address.trim()
+    : undefined;
   const mailId = sendMail(ctx.app, {
     to: merge(s.to, c, false),
     cc: merge(s.cc, c, false) || undefined,

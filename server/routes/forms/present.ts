@@ -39,7 +39,10 @@ export function fieldsOf(db: Db, formIds: number[]): Map<number, FormField[]> {
 
 /** The CSV of one form's submissions: `#`, `Date Submitted`, then one column per field, in field order. */
 export function formCsv(db: Db, fields: FormField[], rows: SubmissionRow[]): string {
-  const values = submissionValues(db, rows.map((r) => r.id));
+  const values = submissionValues(
+    db,
+    rows.map((r) => r.id),
+  );
   const table: string[][] = [['#', 'Date Submitted', ...fields.map((f) => f.label)]];
   for (const r of rows) {
     const v = values.get(r.id)!;

@@ -39,7 +39,12 @@ const setSettings = implement(R.setSettings, (input, ctx) => {
     requireForms(ctx, [Number(formKey)], 'formID');
   }
   const parsed = DATA[name].safeParse(input.data);
-  if (!parsed.success) throw invalidParam('data', `data is not valid for ${name}: ${parsed.error.issues[0].path.join('.') || 'data'} ${parsed.error.issues[0].message}.`, 'rest_invalid_param');
+  if (!parsed.success)
+    throw invalidParam(
+      'data',
+      `data is not valid for ${name}: ${parsed.error.issues[0].path.join('.') || 'data'} ${parsed.error.issues[0].message}.`,
+      'rest_invalid_param',
+    );
   if (name === 'hiddenFields') {
     if (formKey === '') throw invalidParam('formID', 'hiddenFields needs a formID.', 'rest_missing_callback_param');
     const own = new Set(getFields(ctx.db, Number(formKey)).map((f) => f.id));

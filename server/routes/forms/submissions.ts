@@ -39,7 +39,10 @@ const get = implement(R.get, (input, ctx) => {
     limit: input.page_size,
     offset: (input.current_page - 1) * input.page_size,
   });
-  const values = submissionValues(ctx.db, rows.map((r) => r.id));
+  const values = submissionValues(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
   return ok({ data: rows.map((r) => singleSubmission(r, fields.get(r.form_id)!, values.get(r.id)!)), count: total });
 });
 
@@ -69,7 +72,8 @@ const update = implement(R.update, (input, ctx) => {
   const entity = input.singleSubmission;
   const row = entitySubmission(ctx, entity, 'singleSubmission');
   const collection = entity.submissionFieldCollection;
-  if (!collection || typeof collection !== 'object') throw invalidParam('singleSubmission', 'singleSubmission needs a submissionFieldCollection.', 'rest_invalid_param');
+  if (!collection || typeof collection !== 'object')
+    throw invalidParam('singleSubmission', 'singleSubmission needs a submissionFieldCollection.', 'rest_invalid_param');
   const fields = getFields(ctx.db, row.form_id);
   const entries: [string, unknown][] = Array.isArray(collection) ? collection.map((e, i) => [String(i), e]) : Object.entries(collection);
   const errors: string[] = [];
@@ -94,7 +98,12 @@ const update = implement(R.update, (input, ctx) => {
 function noteOf(entity: Record<string, unknown>): string {
   const extra = entity.extraValues && typeof entity.extraValues === 'object' ? (entity.extraValues as Record<string, unknown>) : {};
   const note = extra.note ?? entity.note;
-  if (typeof note !== 'string' || note.length > 5000) throw invalidParam('singleSubmission', 'singleSubmission needs a note (extraValues.note, text of at most 5000 characters).', 'rest_invalid_param');
+  if (typeof note !== 'string' || note.length > 5000)
+    throw invalidParam(
+      'singleSubmission',
+      'singleSubmission needs a note (extraValues.note, text of at most 5000 characters).',
+      'rest_invalid_param',
+    );
   return note;
 }
 
@@ -113,7 +122,13 @@ const handleExtra = implement(R.handleExtra, (input, ctx) => {
   const h = input.handleExtra;
   if (h === 'csv') {
     const csv = formCsv(ctx.db, getFields(ctx.db, row.form_id), [row]);
-    return ok({ ...response, responseType: 'download', download: Buffer.from(csv, 'utf8').toString('base64'), blobType: 'text/csv', filename: `submission-${row.form_id}-${row.seq_num}.csv` });
+    return ok({
+      ...response,
+      responseType: 'download',
+      download: Buffer.from(csv, 'utf8').toString('base64'),
+      blobType: 'text/csv',
+      filename: `submission-${row.form_id}-${row.seq_num}.csv`,
+    });
   }
   setFlags(ctx.db, row.id, h === 'note' ? { note: noteOf(input.singleSubmission) } : FLAGS[h]);
   return ok(response);

@@ -31,7 +31,13 @@ export function tokenHeader(ctx: Ctx): string | undefined {
 export function issueViewsToken(ctx: Ctx, userId: number, formIds: number[] | null): { token: string; id: string } {
   const id = crypto.randomBytes(16).toString('hex');
   const exp = Math.floor(Date.now() / 1000) + VIEWS_TOKEN_TTL;
-  insertViewToken(ctx.db, { id, user_id: userId, form_ids: formIds ? JSON.stringify(formIds) : null, created: nowUtc(), expires: nowUtc(new Date(exp * 1000)) });
+  insertViewToken(ctx.db, {
+    id,
+    user_id: userId,
+    form_ids: formIds ? JSON.stringify(formIds) : null,
+    created: nowUtc(),
+    expires: nowUtc(new Date(exp * 1000)),
+  });
   pruneViewTokens(ctx.db, nowUtc(new Date(Date.now() - 86400_000)));
   return { token: signToken(ctx.app.secret, PURPOSE, { jti: id, u: userId, exp }), id };
 }

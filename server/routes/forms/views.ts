@@ -19,9 +19,11 @@ export const SUBMIT_LIMIT = 10;
 
 const forms = implement(R.forms, (_input, ctx) => {
   const { forms: allowed } = authorizeViews(ctx);
-  return ok(listForms(ctx.db)
-    .filter((f) => allowed === null || allowed.includes(f.id))
-    .map((f) => ({ formID: f.id, formTitle: f.title })));
+  return ok(
+    listForms(ctx.db)
+      .filter((f) => allowed === null || allowed.includes(f.id))
+      .map((f) => ({ formID: f.id, formTitle: f.title })),
+  );
 });
 
 const createFormHandler = implement(R.createForm, (input, ctx) => {
@@ -50,7 +52,10 @@ const submissions = implement(R.submissions, (input, ctx) => {
     status: 'publish',
     ...(perPage !== undefined ? { limit: perPage, offset: (input.page - 1) * perPage } : {}),
   });
-  const values = submissionValues(ctx.db, rows.map((r) => r.id));
+  const values = submissionValues(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
   const body = rows.map((r) => {
     const v = values.get(r.id)!;
     return Object.fromEntries(formFields.map((f) => [String(f.id), displayValue(v.get(f.id))]));
@@ -68,7 +73,7 @@ const submit = implement(R.submit, (input, ctx): Result => {
     return { status: 429, body: e.body(), headers: { 'Retry-After': String(wait) }, isError: true };
   }
   const form = getForm(ctx.db, input.id);
-  if (!form || form.status !== 'publish') throw formNotFound();
+  if (form?.status !== 'publish') throw formNotFound();
   const formFields = getFields(ctx.db, input.id);
   const errors: Record<string, string> = {};
   const known = new Set(formFields.flatMap((f) => [f.key, String(f.id)]));

@@ -10,7 +10,16 @@ import { string } from '../../../shared/http/params.ts';
 import { mailLogV1Routes as v1, mailLogV2Routes as v2, MAIL_LOG_API_VERSION } from '../../../shared/routes/mail-log.ts';
 import { nowUtc } from '../../db/clock.ts';
 import {
-  clearPairing, deleteAllMailApps, deleteMailApp, getLicense, getPairing, listMailApps, setLicense, setPairing, touchLicense, upsertMailApp,
+  clearPairing,
+  deleteAllMailApps,
+  deleteMailApp,
+  getLicense,
+  getPairing,
+  listMailApps,
+  setLicense,
+  setPairing,
+  touchLicense,
+  upsertMailApp,
   type LicenseRow,
 } from '../../db/repos/mail-log.ts';
 import { maskLicenseKey, normalizeLicenseKey } from '../../mail/license.ts';
@@ -24,14 +33,22 @@ const PAIRING_SECONDS = 1800;
 const isoOf = (utc: string) => `${utc.replace(' ', 'T')}Z`;
 
 const Token = z.string().regex(/^[\x21-\x7e]{16,4096}$/);
-const Device = z.string().trim().min(1).max(200).regex(/^[^\x00-\x1f\x7f]*$/);
-const ServerUrl = z.string().max(2048).refine((s) => {
-  try {
-    return ['http:', 'https:'].includes(new URL(s).protocol);
-  } catch {
-    return false;
-  }
-});
+const Device = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^[^\x00-\x1f\x7f]*$/);
+const ServerUrl = z
+  .string()
+  .max(2048)
+  .refine((s) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(s).protocol);
+    } catch {
+      return false;
+    }
+  });
 
 function requireHeader<T>(ctx: Ctx, name: string, schema: z.ZodType<T>, optional = false): T | undefined {
   const v = header(ctx, name);
@@ -50,19 +67,22 @@ function sameKey(given: string, storedHash: string): boolean {
   return a.length === b.length && crypto.timingSafeEqual(a, b);
 }
 
-const connectApp = implement(v1.connectApp, replies((_i, ctx) => {
-  const authKey = header(ctx, 'auth_key') ?? '';
-  const pairing = getPairing(ctx.db);
-  const valid = authKey !== '' && pairing !== undefined && pairing.expires_utc > nowUtc() && sameKey(authKey, pairing.key_hash);
-  // The original answers a stale or wrong QR code with 200 and success=false.
-  if (!valid) return jsonError({ error: 'Regenerate QR Code, and scan again.' }, 200);
-  const token = requireHeader(ctx, 'fcm_token', Token)!;
-  const device = requireHeader(ctx, 'device', Device)!;
-  const serverUrl = requireHeader(ctx, 'server_url', ServerUrl, true) ?? '';
-  clearPairing(ctx.db);
-  upsertMailApp(ctx.db, { token_hash: hashToken(token), token_hint: token.slice(-4), device, server_url: serverUrl });
-  return jsonSuccess({ fcm_token: token, plugin_version: MAIL_LOG_API_VERSION });
-}));
+const connectApp = implement(
+  v1.connectApp,
+  replies((_i, ctx) => {
+    const authKey = header(ctx, 'auth_key') ?? '';
+    const pairing = getPairing(ctx.db);
+    const valid = authKey !== '' && pairing !== undefined && pairing.expires_utc > nowUtc() && sameKey(authKey, pairing.key_hash);
+    // The original answers a stale or wrong QR code with 200 and success=false.
+    if (!valid) return jsonError({ error: 'Regenerate QR Code, and scan again.' }, 200);
+    const token = requireHeader(ctx, 'fcm_token', Token)!;
+    const device = requireHeader(ctx, 'device', Device)!;
+    const serverUrl = requireHeader(ctx, 'server_url', ServerUrl, true) ?? '';
+    clearPairing(ctx.db);
+    upsertMailApp(ctx.db, { token_hash: hashToken(token), token_hint: token.slice(-4), device, server_url: serverUrl });
+    return jsonSuccess({ fcm_token: token, plugin_version: MAIL_LOG_API_VERSION });
+  }),
+);
 
 function connectedApps(ctx: Ctx) {
   return listMailApps(ctx.db).map((a) => ({
@@ -75,22 +95,29 @@ function connectedApps(ctx: Ctx) {
   }));
 }
 
-const pairingKey = implement(v1.pairingKey, async (_i, ctx) => {
-  const key = crypto.randomBytes(24).toString('base64url');
-  const expires = nowUtc(new Date(Date.now() + PAIRING_SECONDS * 1000));
-  setPairing(ctx.db, hashToken(key), expires, callerUserId(ctx));
-  touch(ctx.app, ['mail']);
-  const connectUrl = `${ctx.urls.site('/')}?${new URLSearchParams({ authkey: key, site_title: ctx.app.config.siteName })}`;
-  const qr = await QRCode.toDataURL(connectUrl, { errorCorrectionLevel: 'M', margin: 4, width: 300 });
-  return jsonSuccess({ auth_key: key, expires: isoOf(expires), connect_url: connectUrl, qr_code: qr, connected: connectedApps(ctx) });
-}, { async: true });
+const pairingKey = implement(
+  v1.pairingKey,
+  async (_i, ctx) => {
+    const key = crypto.randomBytes(24).toString('base64url');
+    const expires = nowUtc(new Date(Date.now() + PAIRING_SECONDS * 1000));
+    setPairing(ctx.db, hashToken(key), expires, callerUserId(ctx));
+    touch(ctx.app, ['mail']);
+    const connectUrl = `${ctx.urls.site('/')}?${new URLSearchParams({ authkey: key, site_title: ctx.app.config.siteName })}`;
+    const qr = await QRCode.toDataURL(connectUrl, { errorCorrectionLevel: 'M', margin: 4, width: 300 });
+    return jsonSuccess({ auth_key: key, expires: isoOf(expires), connect_url: connectUrl, qr_code: qr, connected: connectedApps(ctx) });
+  },
+  { async: true },
+);
 
-const disconnectSite = implement(v1.disconnectSite, replies((_i, ctx) => {
-  const who = mailCaller(ctx);
-  const removed = who.kind === 'app' ? Number(deleteMailApp(ctx.db, who.app.id)) : deleteAllMailApps(ctx.db);
-  if (!removed) throw fail({ error: 'Invalid Request.' }, 403);
-  return jsonSuccess({ message: 'Site Disconnected.' });
-}));
+const disconnectSite = implement(
+  v1.disconnectSite,
+  replies((_i, ctx) => {
+    const who = mailCaller(ctx);
+    const removed = who.kind === 'app' ? Number(deleteMailApp(ctx.db, who.app.id)) : deleteAllMailApps(ctx.db);
+    if (!removed) throw fail({ error: 'Invalid Request.' }, 403);
+    return jsonSuccess({ message: 'Site Disconnected.' });
+  }),
+);
 
 function licenseBody(l: LicenseRow) {
   return {
@@ -101,14 +128,17 @@ function licenseBody(l: LicenseRow) {
   };
 }
 
-const validateLicense = implement(v2.validateLicense, replies((_i, ctx) => {
-  mailCaller(ctx);
-  const l = getLicense(ctx.db);
-  // A stored key is checked again: one written by an older format rule no longer counts.
-  if (!l || normalizeLicenseKey(l.license_key) === null) throw fail({ message: 'License not found.' }, 404);
-  touchLicense(ctx.db);
-  return jsonSuccess(licenseBody(getLicense(ctx.db)!));
-}));
+const validateLicense = implement(
+  v2.validateLicense,
+  replies((_i, ctx) => {
+    mailCaller(ctx);
+    const l = getLicense(ctx.db);
+    // A stored key is checked again: one written by an older format rule no longer counts.
+    if (!l || normalizeLicenseKey(l.license_key) === null) throw fail({ message: 'License not found.' }, 404);
+    touchLicense(ctx.db);
+    return jsonSuccess(licenseBody(getLicense(ctx.db)!));
+  }),
+);
 
 const activateLicense = implement(v2.activateLicense, (_i, ctx) => {
   const p = readParams(ctx, { license_key: string({ description: 'License key', required: true }) });

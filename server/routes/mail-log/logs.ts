@@ -23,53 +23,69 @@ function listLogs(ctx: Ctx) {
 
 const totalHeader = (total: number) => ({ 'X-WP-Total': String(total) });
 
-const getLogsV1 = implement(v1.getLogs, replies((_i, ctx) => {
-  mailCaller(ctx);
-  const { logs, total } = listLogs(ctx);
-  const build = Number(header(ctx, 'app_build_number') ?? '');
-  const data = Number.isFinite(build) && build >= 14 ? { logs, plugin_version: MAIL_LOG_API_VERSION } : logs;
-  return { ...jsonSuccess(data), headers: totalHeader(total) };
-}));
+const getLogsV1 = implement(
+  v1.getLogs,
+  replies((_i, ctx) => {
+    mailCaller(ctx);
+    const { logs, total } = listLogs(ctx);
+    const build = Number(header(ctx, 'app_build_number') ?? '');
+    const data = Number.isFinite(build) && build >= 14 ? { logs, plugin_version: MAIL_LOG_API_VERSION } : logs;
+    return { ...jsonSuccess(data), headers: totalHeader(total) };
+  }),
+);
 
-const getLogsV2 = implement(v2.getLogs, replies((_i, ctx) => {
-  mailCaller(ctx);
-  const { logs, total } = listLogs(ctx);
-  return { ...jsonSuccess({ logs, plugin_version: MAIL_LOG_API_VERSION }), headers: totalHeader(total) };
-}));
+const getLogsV2 = implement(
+  v2.getLogs,
+  replies((_i, ctx) => {
+    mailCaller(ctx);
+    const { logs, total } = listLogs(ctx);
+    return { ...jsonSuccess({ logs, plugin_version: MAIL_LOG_API_VERSION }), headers: totalHeader(total) };
+  }),
+);
 
 const typeArg = { type: enumString(['log', 'transcript', 'show_view', 'show_transcript'], { description: 'What to show', default: 'log' as const }) };
 
-const getLog = implement(v1.getLog, replies((_i, ctx) => {
-  const who = mailCaller(ctx);
-  const p = readParams(ctx, { ...idArg, ...typeArg });
-  if (!getMailLog(ctx.db, p.id)) throw fail({ error: 'Invalid email id.' }, 404);
-  const type = p.type === 'transcript' || p.type === 'show_transcript' ? 'show_transcript' : 'show_view';
-  const q = new URLSearchParams({ id: String(p.id), type });
-  if (who.kind === 'app') q.set('access_token', who.token);
-  return jsonSuccess(`${ctx.urls.rest(`/${MAIL_LOG_V1}/get-details`)}?${q}`);
-}));
+const getLog = implement(
+  v1.getLog,
+  replies((_i, ctx) => {
+    const who = mailCaller(ctx);
+    const p = readParams(ctx, { ...idArg, ...typeArg });
+    if (!getMailLog(ctx.db, p.id)) throw fail({ error: 'Invalid email id.' }, 404);
+    const type = p.type === 'transcript' || p.type === 'show_transcript' ? 'show_transcript' : 'show_view';
+    const q = new URLSearchParams({ id: String(p.id), type });
+    if (who.kind === 'app') q.set('access_token', who.token);
+    return jsonSuccess(`${ctx.urls.rest(`/${MAIL_LOG_V1}/get-details`)}?${q}`);
+  }),
+);
 
-const detailsArgs = { ...idArg, type: enumString(['show_view', 'show_transcript'], { description: 'What to show', default: 'show_view' as const }), access_token: string({ description: 'App token' }) };
+const detailsArgs = {
+  ...idArg,
+  type: enumString(['show_view', 'show_transcript'], { description: 'What to show', default: 'show_view' as const }),
+  access_token: string({ description: 'App token' }),
+};
 
-const getDetails = implement(v1.getDetails, replies((_i, ctx) => {
-  mailCaller(ctx, { accessToken: true });
-  const p = readParams(ctx, detailsArgs);
-  const row = getMailLog(ctx.db, p.id);
-  if (!row) throw fail({ message: 'Details not found' }, 404);
-  let details: Record<string, unknown>;
-  if (p.type === 'show_transcript') {
-    details = { session_transcript: row.transcript };
-  } else {
-    const full = fullRow(row);
-    details = Object.fromEntries(Object.entries(full).map(([k, v]) => [k, k === 'original_message' ? v : esc(v)]));
-    details.log_url = `${ctx.urls.rest(`/${MAIL_LOG_V1}/get-details`)}?id=${row.id}&type=show_view`;
-    details.time = wpDateTime(row.created_utc, ctx.app.config.timezone);
-    details.status = row.status;
-    details.resend_count = row.resend_count;
-    details.attachments = attachmentList(getAttachmentMeta(ctx.db, row.id));
-  }
-  return ok({ success: true, message: 'Details fetched successfully', status: 200, details });
-}));
+const getDetails = implement(
+  v1.getDetails,
+  replies((_i, ctx) => {
+    mailCaller(ctx, { accessToken: true });
+    const p = readParams(ctx, detailsArgs);
+    const row = getMailLog(ctx.db, p.id);
+    if (!row) throw fail({ message: 'Details not found' }, 404);
+    let details: Record<string, unknown>;
+    if (p.type === 'show_transcript') {
+      details = { session_transcript: row.transcript };
+    } else {
+      const full = fullRow(row);
+      details = Object.fromEntries(Object.entries(full).map(([k, v]) => [k, k === 'original_message' ? v : esc(v)]));
+      details.log_url = `${ctx.urls.rest(`/${MAIL_LOG_V1}/get-details`)}?id=${row.id}&type=show_view`;
+      details.time = wpDateTime(row.created_utc, ctx.app.config.timezone);
+      details.status = row.status;
+      details.resend_count = row.resend_count;
+      details.attachments = attachmentList(getAttachmentMeta(ctx.db, row.id));
+    }
+    return ok({ success: true, message: 'Details fetched successfully', status: 200, details });
+  }),
+);
 
 const getFailedLogs = implement(v1.getFailedLogs, (_i, ctx) => {
   const now = Math.floor(Date.now() / 1000);
@@ -82,7 +98,7 @@ const getFailedLogs = implement(v1.getFailedLogs, (_i, ctx) => {
       status: r.status === 'sent' ? 'success' : 'failed',
       delivery_time: humanTimeDiff(utcSeconds(r.created_utc), now),
       opened: r.opened === 1,
-      ...(r.status === 'sent' ? {} : { error: r.status === 'queued' ? 'In Queue' : r.error ?? '' }),
+      ...(r.status === 'sent' ? {} : { error: r.status === 'queued' ? 'In Queue' : (r.error ?? '') }),
     },
   }));
   const logs = phpFiltered(all, ({ row }) => row.status === 'failed' && row.notification_deleted === 0);

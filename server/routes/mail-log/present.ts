@@ -54,12 +54,25 @@ const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 
 /** WordPress's default `date_format time_format` ("F j, Y g:i a") in the site's time zone. */
 export function wpDateTime(utc: string, tz: string): string {
   const local = formatInZone(new Date(`${utc.replace(' ', 'T')}Z`), tz);
-  const [y, m, d, h, i] = [local.slice(0, 4), Number(local.slice(5, 7)), Number(local.slice(8, 10)), Number(local.slice(11, 13)), local.slice(14, 16)];
+  const [y, m, d, h, i] = [
+    local.slice(0, 4),
+    Number(local.slice(5, 7)),
+    Number(local.slice(8, 10)),
+    Number(local.slice(11, 13)),
+    local.slice(14, 16),
+  ];
   return `${MONTHS[m - 1]} ${d}, ${y} ${h % 12 === 0 ? 12 : h % 12}:${i} ${h < 12 ? 'am' : 'pm'}`;
 }
 
 export function attachmentList(list: AttachmentMeta[]) {
-  return list.map((a) => ({ filename: a.filename, content_type: a.content_type, size: a.size, inline: a.cid !== null, cid: a.cid, sha256: a.sha256 }));
+  return list.map((a) => ({
+    filename: a.filename,
+    content_type: a.content_type,
+    size: a.size,
+    inline: a.cid !== null,
+    cid: a.cid,
+    sha256: a.sha256,
+  }));
 }
 
 /** PHP `array_filter` keeps keys: a JSON array only while they stay 0..n-1, else an object. */

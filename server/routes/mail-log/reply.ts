@@ -21,7 +21,10 @@ export const jsonSuccess = (data: unknown, status = 200): Result => ({ status, b
  */
 export function jsonError(data: Record<string, unknown>, status: number): Result {
   const text = String(data.error ?? data.message ?? 'Request failed.');
-  const code = `mail_log_${text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+  const code = `mail_log_${text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')}`;
   return { status, body: { code, message: text, data: { status, ...data }, success: false }, isError: status >= 400 };
 }
 

@@ -20,33 +20,37 @@ const resendArgs = {
  * wp_mail synchronously). The handler is async: the log updates are short transactions of their own and no
  * transaction is open while the SMTP conversation runs.
  */
-const resendEmail = implement(v1.resendEmail, replies(async (_i, ctx) => {
-  mailCaller(ctx);
-  const p = readParams(ctx, resendArgs);
-  if (p.id === undefined) throw fail({ error: 'Enter email id.' }, 401);
-  if (!getMailLog(ctx.db, p.id)) throw fail({ error: 'Invalid email id.' }, 401);
-  let to: string[] | undefined;
-  if (p.sent_to !== undefined && p.sent_to.trim() !== '') {
-    try {
-      to = normalizeAddressList(p.sent_to, 'sent_to', true);
-    } catch (e) {
-      if (e instanceof HttpError) throw invalidParam('sent_to', 'Invalid e-mail address.', 'rest_invalid_email');
-      throw e;
+const resendEmail = implement(
+  v1.resendEmail,
+  replies(async (_i, ctx) => {
+    mailCaller(ctx);
+    const p = readParams(ctx, resendArgs);
+    if (p.id === undefined) throw fail({ error: 'Enter email id.' }, 401);
+    if (!getMailLog(ctx.db, p.id)) throw fail({ error: 'Invalid email id.' }, 401);
+    let to: string[] | undefined;
+    if (p.sent_to !== undefined && p.sent_to.trim() !== '') {
+      try {
+        to = normalizeAddressList(p.sent_to, 'sent_to', true);
+      } catch (e) {
+        if (e instanceof HttpError) throw invalidParam('sent_to', 'Invalid e-mail address.', 'rest_invalid_email');
+        throw e;
+      }
     }
-  }
-  const out = await resendMail(ctx.app, p.id, to);
-  touch(ctx.app, ['mail']);
-  if (!out) throw fail({ error: 'Invalid email id.' }, 401);
-  const { row, result } = out;
-  const data = {
-    id: row.id,
-    status: row.status,
-    resend_count: row.resend_count,
-    transport: row.transport,
-    ...(row.resent_from ? { resent_from: row.resent_from } : {}),
-  };
-  if (result?.ok) return jsonSuccess({ message: 'Email successfully resend.', ...data });
-  return jsonError({ message: 'Email not send.', error: result?.error ?? row.error ?? 'Not delivered', ...data }, 200);
-}), { async: true });
+    const out = await resendMail(ctx.app, p.id, to);
+    touch(ctx.app, ['mail']);
+    if (!out) throw fail({ error: 'Invalid email id.' }, 401);
+    const { row, result } = out;
+    const data = {
+      id: row.id,
+      status: row.status,
+      resend_count: row.resend_count,
+      transport: row.transport,
+      ...(row.resent_from ? { resent_from: row.resent_from } : {}),
+    };
+    if (result?.ok) return jsonSuccess({ message: 'Email successfully resend.', ...data });
+    return jsonError({ message: 'Email not send.', error: result?.error ?? row.error ?? 'Not delivered', ...data }, 200);
+  }),
+  { async: true },
+);
 
 export const resendEndpoints: Endpoint[] = [resendEmail];

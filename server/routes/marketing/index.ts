@@ -44,7 +44,13 @@ const connect = implement(R.connect, (input, ctx) => {
   if (!/^[A-Za-z0-9_-]{20,200}$/.test(key)) throw invalidParam('api_key', 'The API key is not in a valid format.', 'rest_invalid_api_key');
   const listId = input.list_id.trim();
   if (!/^[A-Za-z0-9_-]{1,100}$/.test(listId)) throw invalidParam('list_id');
-  setJsonOption(ctx.db, CONNECTION, { provider: input.provider, list_id: listId, key_box: seal(ctx.app.secret, PURPOSE, key), key_last4: key.slice(-4), connected_at: nowUtc() } satisfies Stored);
+  setJsonOption(ctx.db, CONNECTION, {
+    provider: input.provider,
+    list_id: listId,
+    key_box: seal(ctx.app.secret, PURPOSE, key),
+    key_last4: key.slice(-4),
+    connected_at: nowUtc(),
+  } satisfies Stored);
   return ok(present(ctx));
 });
 
@@ -59,9 +65,10 @@ const disconnect = implement(R.disconnect, (_input, ctx) => {
  * event's attendee answers as an unknown one), and an organizer only attendees of events it authored (403).
  */
 const optIn = implement(R.optIn, (input, ctx) => {
-  const a = stmt(ctx.db, "SELECT a.post_id, a.email, a.event_id FROM attendees a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ? AND p.status <> 'trash'").get(input.attendee_id) as
-    | { post_id: number; email: string; event_id: number }
-    | undefined;
+  const a = stmt(
+    ctx.db,
+    "SELECT a.post_id, a.email, a.event_id FROM attendees a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ? AND p.status <> 'trash'",
+  ).get(input.attendee_id) as { post_id: number; email: string; event_id: number } | undefined;
   if (!a || !inKeyScope(ctx, a.event_id)) throw invalidParam('attendee_id');
   assertMayWriteAttendeesOf(ctx, a.event_id);
   if (!a.email) throw new HttpError(400, 'marketing_no_email', 'The attendee has no email address.');
@@ -73,7 +80,8 @@ const optIn = implement(R.optIn, (input, ctx) => {
 const audience = implement(R.audience, (input, ctx) => {
   const { rows, total } = listMembers(ctx.db, input.status, input.per_page, (input.page - 1) * input.per_page);
   const pages = Math.max(1, Math.ceil(total / input.per_page));
-  if (input.page > pages && total > 0) throw new HttpError(400, 'rest_post_invalid_page_number', 'The page number requested is larger than the number of pages available.');
+  if (input.page > pages && total > 0)
+    throw new HttpError(400, 'rest_post_invalid_page_number', 'The page number requested is larger than the number of pages available.');
   return ok(rows, { 'X-WP-Total': String(total), 'X-WP-TotalPages': String(pages) });
 });
 
@@ -81,7 +89,8 @@ const sync = implement(R.sync, (_input, ctx) => {
   const c = stored(ctx);
   if (!c) throw new HttpError(409, 'marketing_not_connected', 'Connect a mailing list first.');
   // The key must still open: a changed site secret would make every later provider call fail.
-  if (open(ctx.app.secret, PURPOSE, c.key_box) === null) throw new HttpError(409, 'marketing_key_unreadable', 'The stored API key cannot be read; connect again.');
+  if (open(ctx.app.secret, PURPOSE, c.key_box) === null)
+    throw new HttpError(409, 'marketing_key_unreadable', 'The stored API key cannot be read; connect again.');
   const time = nowUtc();
   const wanted = new Map(latestConsents(ctx.db).map((r) => [r.email, r]));
   const members = new Map(allMembers(ctx.db).map((m) => [m.email.toLowerCase(), m]));
@@ -115,7 +124,10 @@ const status = implement(R.status, (_input, ctx) => {
   return ok({
     ...present(ctx),
     opted_in_attendees: countOptedIn(ctx.db),
-    audience: { subscribed: members.filter((m) => m.status === 'subscribed').length, unsubscribed: members.filter((m) => m.status === 'unsubscribed').length },
+    audience: {
+      subscribed: members.filter((m) => m.status === 'subscribed').length,
+      unsubscribed: members.filter((m) => m.status === 'unsubscribed').length,
+    },
   });
 });
 

@@ -59,7 +59,7 @@ const PROTECTED_TITLE: Record<Lang, string> = { en: 'Protected: %s', et: 'Kaitst
  */
 export function postOEmbedData(ctx: Ctx, postId: number, maxwidth: number, lang: Lang, segment: Lang | null): OEmbedResponse | null {
   const post = getPost(ctx.db, postId);
-  if (!post || post.type !== 'event' || post.status !== 'publish') return null;
+  if (post?.type !== 'event' || post.status !== 'publish') return null;
   const locked = !isPublicPost(post);
   const { config } = ctx.app;
   const home = siteUrl(config.publicUrl, segment, '/');
@@ -84,7 +84,7 @@ export function postOEmbedData(ctx: Ctx, postId: number, maxwidth: number, lang:
       : embedHtml({ permalink, embedUrl: postEmbedUrl(config.publicUrl, segment, post), title, siteName: config.siteName, width, height }),
   };
   const image = post.image_id && !locked ? getAttachment(ctx.db, post.image_id) : undefined;
-  if (image && image.url && image.status !== 'trash') {
+  if (image?.url && image.status !== 'trash') {
     const w = image.width ?? 0;
     const h = image.height ?? 0;
     // `wp_get_attachment_image_src($id, [width, 99999])`: the image scaled down to the embed width.

@@ -38,7 +38,10 @@ function httpUrl(u: string | undefined): string | undefined {
 }
 
 function decodeEntities(s: string): string {
-  return s.replace(/&(amp|quot|#0?39|#x27|lt|gt);/gi, (_m, e: string) => ({ amp: '&', quot: '"', lt: '<', gt: '>' } as Record<string, string>)[e.toLowerCase()] ?? "'");
+  return s.replace(
+    /&(amp|quot|#0?39|#x27|lt|gt);/gi,
+    (_m, e: string) => (({ amp: '&', quot: '"', lt: '<', gt: '>' }) as Record<string, string>)[e.toLowerCase()] ?? "'",
+  );
 }
 
 const ATTR = /([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
@@ -50,7 +53,16 @@ function parseAttrs(source: string): Map<string, string> {
   return attrs;
 }
 
-const REFERRER_POLICIES = new Set(['no-referrer', 'no-referrer-when-downgrade', 'origin', 'origin-when-cross-origin', 'same-origin', 'strict-origin', 'strict-origin-when-cross-origin', 'unsafe-url']);
+const REFERRER_POLICIES = new Set([
+  'no-referrer',
+  'no-referrer-when-downgrade',
+  'origin',
+  'origin-when-cross-origin',
+  'same-origin',
+  'strict-origin',
+  'strict-origin-when-cross-origin',
+  'unsafe-url',
+]);
 
 /** The provider's first iframe, rebuilt with only safe attributes; null when there is none or its src is not http(s). */
 export function safeIframe(html: string): string | null {
@@ -129,9 +141,7 @@ export function discoverLink(html: string, pageUrl: URL): string | null {
     if (!href) continue;
     try {
       return new URL(href, pageUrl).href;
-    } catch {
-      continue;
-    }
+    } catch {}
   }
   return null;
 }

@@ -20,8 +20,12 @@ export interface ProxyArgs {
 
 /** The transient key: every argument that shapes the answer (WordPress hashes `get_params()` minus the nonce). */
 export function cacheKey(args: ProxyArgs): string {
-  const sorted = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b)));
-  return 'oembed_' + crypto.createHash('sha256').update(JSON.stringify(sorted)).digest('hex');
+  const sorted = Object.fromEntries(
+    Object.entries(args)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+  return `oembed_${crypto.createHash('sha256').update(JSON.stringify(sorted)).digest('hex')}`;
 }
 
 function policyFor(deps: ProxyDeps, maxBytes?: number): FetchPolicy {

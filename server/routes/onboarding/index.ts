@@ -38,8 +38,16 @@ const fieldArgs = {
   completedTabs: idList(),
   skippedTabs: idList(),
   paymentOption: string({ maxLength: 40 }),
-  currency: custom(z.string().refine((c) => CURRENCIES.has(c)), z.string(), { style: 'callback' }),
-  timezone: custom(z.string().refine((t) => ZONES.has(t)), z.string(), { style: 'callback' }),
+  currency: custom(
+    z.string().refine((c) => CURRENCIES.has(c)),
+    z.string(),
+    { style: 'callback' },
+  ),
+  timezone: custom(
+    z.string().refine((t) => ZONES.has(t)),
+    z.string(),
+    { style: 'callback' },
+  ),
   optin: boolean(),
   event: custom(FirstEvent, z.object({}), { style: 'callback' }),
 };
@@ -48,7 +56,9 @@ type Fields = { [K in keyof typeof fieldArgs]?: unknown };
 
 function stored(ctx: Ctx): z.infer<typeof WizardState> {
   const r = WizardState.safeParse(getJsonOption<unknown>(ctx.db, WIZARD_OPTION, null));
-  return r.success ? r.data : { begun: false, finished: false, current_tab: 0, completed_tabs: [], skipped_tabs: [], payment_option: '', last_send: {} };
+  return r.success
+    ? r.data
+    : { begun: false, finished: false, current_tab: 0, completed_tabs: [], skipped_tabs: [], payment_option: '', last_send: {} };
 }
 
 const unique = (tabs: number[]) => [...new Set(tabs)];
@@ -69,9 +79,18 @@ const save = implement(R.save, (input, ctx) => {
   if (begun) complete = [...complete, 0];
   if (!skipped.includes(current)) complete = [...complete, current];
   if (finished) begun = true;
-  const lastSend = Object.fromEntries(Object.entries(ctx.req.body).filter(([k]) => !['action_nonce', '_wpnonce', 'timezones', 'countries', 'currencies'].includes(k)));
+  const lastSend = Object.fromEntries(
+    Object.entries(ctx.req.body).filter(([k]) => !['action_nonce', '_wpnonce', 'timezones', 'countries', 'currencies'].includes(k)),
+  );
   setJsonOption(ctx.db, WIZARD_OPTION, {
-    ...state, begun, finished, current_tab: current, completed_tabs: unique(complete), skipped_tabs: unique(skipped), payment_option: (f.paymentOption as string | undefined) ?? '', last_send: lastSend,
+    ...state,
+    begun,
+    finished,
+    current_tab: current,
+    completed_tabs: unique(complete),
+    skipped_tabs: unique(skipped),
+    payment_option: (f.paymentOption as string | undefined) ?? '',
+    last_send: lastSend,
   });
 
   const message = ['Onboarding wizard step completed successfully.'];

@@ -14,7 +14,6 @@ import { nowDates } from '../../content/site-time.ts';
 import { LINK_TTL_SECONDS, signLink } from '../../files/links.ts';
 import { mimeOf, moveTo, removeStored, sniff, storedExists, typeMatches, writeNew } from '../../files/storage.ts';
 
-
 /** The path ID: these routes declare no arguments, as in the original, so it is read from the URL. */
 function fileOf(ctx: Ctx): FileRow {
   const id = Number(ctx.req.params.id);
@@ -32,7 +31,12 @@ function present(ctx: Ctx, f: FileRow) {
   const publicUrl = f.name ? publicFileUrl(ctx, f) : f.url;
   return {
     is_protected: f.protected === 1,
-    post: { title: f.title === '' ? '(no title)' : f.title, edit_url: publicUrl, s3_link: false, is_file_deleted: !storedExists(ctx.app.config.dataDir, f.file_path) },
+    post: {
+      title: f.title === '' ? '(no title)' : f.title,
+      edit_url: publicUrl,
+      s3_link: false,
+      is_file_deleted: !storedExists(ctx.app.config.dataDir, f.file_path),
+    },
     role_setting: { file_access_permission: 'admin_users', whitelist_roles: '' },
     file: {
       id: f.post_id,
@@ -99,7 +103,14 @@ const unprotect = implement(R.unprotect, (_input, ctx) => {
   const rel = requireOnDisk(ctx, f);
   const revoked = revokeLinks(ctx.db, f.post_id);
   if (f.protected === 1) setProtection(ctx.db, f.post_id, false, moveTo(ctx.app.config.dataDir, rel, 'public'));
-  return ok({ ID: f.post_id, post_id: f.post_id, time: Math.floor(Date.now() / 1000), url: publicFileUrl(ctx, f), is_prevented: 0, revoked_links: revoked });
+  return ok({
+    ID: f.post_id,
+    post_id: f.post_id,
+    time: Math.floor(Date.now() / 1000),
+    url: publicFileUrl(ctx, f),
+    is_prevented: 0,
+    revoked_links: revoked,
+  });
 });
 
 function decodeBase64(s: string): Buffer | null {
@@ -117,7 +128,8 @@ const upload = implement(R.upload, (input, ctx) => {
   }
   const bytes = decodeBase64(input.content);
   if (!bytes || bytes.length === 0) throw invalidParam('content', 'content is not valid base64.', 'rest_invalid_base64');
-  if (bytes.length > MAX_UPLOAD_BYTES) throw new HttpError(413, 'rest_upload_too_large', `The file is larger than ${MAX_UPLOAD_BYTES} bytes.`, { max_bytes: MAX_UPLOAD_BYTES });
+  if (bytes.length > MAX_UPLOAD_BYTES)
+    throw new HttpError(413, 'rest_upload_too_large', `The file is larger than ${MAX_UPLOAD_BYTES} bytes.`, { max_bytes: MAX_UPLOAD_BYTES });
   if (!typeMatches(ext, sniff(bytes))) throw invalidParam('content', `The content is not a .${ext} file.`, 'rest_upload_type_mismatch');
   let parent = 0;
   if (input.post_id !== undefined) {
@@ -142,7 +154,13 @@ const upload = implement(R.upload, (input, ctx) => {
   // Written last, so a failed write rolls the rows back (and a failed row removes the file).
   const rel = writeNew(ctx.app.config.dataDir, 'public', ext, bytes);
   try {
-    insertAttachmentCols(ctx.db, id, { url: publicFileUrl(ctx, { post_id: id, name: input.filename }), file_path: rel, mime_type: mimeOf(ext), filesize: bytes.length, protected: 0 });
+    insertAttachmentCols(ctx.db, id, {
+      url: publicFileUrl(ctx, { post_id: id, name: input.filename }),
+      file_path: rel,
+      mime_type: mimeOf(ext),
+      filesize: bytes.length,
+      protected: 0,
+    });
   } catch (e) {
     removeStored(ctx.app.config.dataDir, rel);
     throw e;

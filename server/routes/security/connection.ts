@@ -48,7 +48,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // DER prefix of an Ed25519 SubjectPublicKeyInfo; the raw 32-byte key follows.
 const ED25519_SPKI = Buffer.from('302a300506032b6570032100', 'hex');
 
-const ed25519PublicKey = (hex: string) => crypto.createPublicKey({ key: Buffer.concat([ED25519_SPKI, Buffer.from(hex, 'hex')]), format: 'der', type: 'spki' });
+const ed25519PublicKey = (hex: string) =>
+  crypto.createPublicKey({ key: Buffer.concat([ED25519_SPKI, Buffer.from(hex, 'hex')]), format: 'der', type: 'spki' });
 
 export const getConnection = (ctx: Ctx) => getJsonOption<Connection | null>(ctx.db, CONNECTION, null);
 export const getPremium = (ctx: Ctx) => getJsonOption<Premium | null>(ctx.db, PREMIUM, null);
@@ -70,7 +71,9 @@ function denied(ctx: Ctx, message: string): HttpError {
   return new HttpError(isAnonymous(ctx) ? 401 : 403, 'rest_forbidden_context', message);
 }
 
-const nonce = implement(R.nonce, (_input, ctx) => ok({ nonce: nonceFor(ctx.app.secret, Math.floor(Date.now() / NONCE_TICK_MS)), admin_url: ctx.urls.root }));
+const nonce = implement(R.nonce, (_input, ctx) =>
+  ok({ nonce: nonceFor(ctx.app.secret, Math.floor(Date.now() / NONCE_TICK_MS)), admin_url: ctx.urls.root }),
+);
 
 const authenticate = implement(R.authenticate, (_input, ctx) => {
   const conn = getConnection(ctx);
@@ -99,7 +102,12 @@ const authenticate = implement(R.authenticate, (_input, ctx) => {
 const authenticatePremium = implement(R.authenticatePremium, (_input, ctx) => {
   const { license_key: key } = validateArgs({ license_key: string({ required: true }) }, ctx.req.params) as { license_key: string };
   if (!/^[0-9a-f]{64,128}$/i.test(key)) throw invalidParam('license_key', 'Invalid license key.', 'rest_invalid_license_key');
-  const premium: Premium = { key_hash: hmac(ctx.app.secret, `license|${key.toLowerCase()}`), key_last4: key.slice(-4).toLowerCase(), activated: nowUtc(), activated_by: callerUserId(ctx) };
+  const premium: Premium = {
+    key_hash: hmac(ctx.app.secret, `license|${key.toLowerCase()}`),
+    key_last4: key.slice(-4).toLowerCase(),
+    activated: nowUtc(),
+    activated_by: callerUserId(ctx),
+  };
   setJsonOption(ctx.db, PREMIUM, premium);
   return ok({ success: true, premium: true, key_last4: premium.key_last4 });
 });

@@ -10,7 +10,17 @@ import { validateArgs } from '../../http/validate.ts';
 import { nowUtc, utcSeconds } from '../../db/clock.ts';
 import { getJsonOption, setJsonOption } from '../../db/repos/site-options.ts';
 import {
-  countIssues, deleteDismissal, getDismissal, getIssue, insertIssue, insertScan, latestScan, listIssues, putDismissal, setIssueStatus, type IssueRow,
+  countIssues,
+  deleteDismissal,
+  getDismissal,
+  getIssue,
+  insertIssue,
+  insertScan,
+  latestScan,
+  listIssues,
+  putDismissal,
+  setIssueStatus,
+  type IssueRow,
 } from '../../db/repos/security.ts';
 import { detailHash, runChecks } from '../../security/checks.ts';
 import { DISCONNECTED, getConnection, getPremium } from './connection.ts';
@@ -113,11 +123,23 @@ const scan = implement(R.scan, (_input, ctx) => {
     else if (d) deleteDismissal(ctx.db, f.key);
     if (status === 'new') pending++;
     insertIssue(ctx.db, {
-      scan_id: scanId, type: f.type, severity: f.severity, status, ignore_key: f.key, detail_hash: hash,
-      short_msg: f.shortMsg, long_msg: f.longMsg, data: JSON.stringify(f.data), time: finished, last_updated: finished,
+      scan_id: scanId,
+      type: f.type,
+      severity: f.severity,
+      status,
+      ignore_key: f.key,
+      detail_hash: hash,
+      short_msg: f.shortMsg,
+      long_msg: f.longMsg,
+      data: JSON.stringify(f.data),
+      time: finished,
+      last_updated: finished,
     });
   }
-  return ok({ success: true, scan: { id: scanId, started: utcSeconds(started), finished: utcSeconds(finished), issue_count: findings.length, pending_count: pending } });
+  return ok({
+    success: true,
+    scan: { id: scanId, started: utcSeconds(started), finished: utcSeconds(finished), issue_count: findings.length, pending_count: pending },
+  });
 });
 
 // Scans run to completion inside their request, so there is never one to stop.
@@ -132,7 +154,11 @@ const issues = implement(R.issues, (_input, ctx) => {
   const limit = Math.min(absint(p.limit) || 100, 1000);
   const last = latestScan(ctx.db);
   if (!last) return ok({ count: 0, 'last-scan-time': null, issues: [] });
-  return ok({ count: countIssues(ctx.db, last.id, pending), 'last-scan-time': utcSeconds(last.finished), issues: listIssues(ctx.db, last.id, pending, offset, limit).map(presentIssue) });
+  return ok({
+    count: countIssues(ctx.db, last.id, pending),
+    'last-scan-time': utcSeconds(last.finished),
+    issues: listIssues(ctx.db, last.id, pending, offset, limit).map(presentIssue),
+  });
 });
 
 const IssueUpdate = z.object({
@@ -142,7 +168,8 @@ const IssueUpdate = z.object({
 
 const updateIssue = implement(R.updateIssue, (_input, ctx) => {
   const parsed = IssueUpdate.safeParse(ctx.req.params.issue);
-  if (!parsed.success) throw invalidParam('issue', `issue must be {id, status} with status one of ${ISSUE_STATUSES.join(', ')}.`, 'rest_invalid_issue');
+  if (!parsed.success)
+    throw invalidParam('issue', `issue must be {id, status} with status one of ${ISSUE_STATUSES.join(', ')}.`, 'rest_invalid_issue');
   const { id, status } = parsed.data;
   const row = id ? getIssue(ctx.db, id) : undefined;
   if (!row || row.scan_id !== latestScan(ctx.db)?.id) return ok({ success: false, error: 'Issue not found.' });

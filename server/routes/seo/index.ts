@@ -23,7 +23,11 @@ function postFor(ctx: Ctx, id: number): PostRow {
 }
 
 function textOf(html: string): string {
-  return html.replace(/<[^>]*>/g, ' ').replace(/&[a-z0-9#]+;/gi, ' ').replace(/\s+/g, ' ').trim();
+  return html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&[a-z0-9#]+;/gi, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function present(ctx: Ctx, p: PostRow, m: SeoRow | undefined) {
@@ -52,7 +56,8 @@ function present(ctx: Ctx, p: PostRow, m: SeoRow | undefined) {
 
 const sitemap = implement(R.sitemap, (input, ctx) => {
   const entries = sitemapEntries(ctx.db, ctx.urls.site);
-  if (input.format === 'xml') return { status: 200, body: null, raw: { contentType: 'application/xml; charset=UTF-8', payload: sitemapXml(entries) } };
+  if (input.format === 'xml')
+    return { status: 200, body: null, raw: { contentType: 'application/xml; charset=UTF-8', payload: sitemapXml(entries) } };
   return ok({ count: entries.length, urls: entries });
 });
 
@@ -78,7 +83,8 @@ function canonicalOk(url: string): boolean {
  * those who may change it, as for every reader.
  */
 const updateMeta = implement(R.updateMeta, (input, ctx) => {
-  if (input.canonical !== undefined && !canonicalOk(input.canonical.trim())) throw invalidParam('canonical', 'canonical must be an http or https URL.', 'rest_invalid_url');
+  if (input.canonical !== undefined && !canonicalOk(input.canonical.trim()))
+    throw invalidParam('canonical', 'canonical must be an http or https URL.', 'rest_invalid_url');
   const p = getPost(ctx.db, input.id);
   if (!p || !(SEO_TYPES as readonly string[]).includes(p.type)) throw invalidId();
   if (!mayChangePost(ctx, p)) throw forbidden(ctx.caller.kind === 'anonymous');
@@ -87,11 +93,11 @@ const updateMeta = implement(R.updateMeta, (input, ctx) => {
   const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   const row: SeoRow = {
     post_id: p.id,
-    title: input.title !== undefined ? oneLine(input.title) : cur?.title ?? '',
-    description: input.description !== undefined ? oneLine(input.description) : cur?.description ?? '',
-    canonical: input.canonical !== undefined ? input.canonical.trim() : cur?.canonical ?? '',
-    noindex: input.noindex !== undefined ? Number(input.noindex) : cur?.noindex ?? 0,
-    nofollow: input.nofollow !== undefined ? Number(input.nofollow) : cur?.nofollow ?? 0,
+    title: input.title !== undefined ? oneLine(input.title) : (cur?.title ?? ''),
+    description: input.description !== undefined ? oneLine(input.description) : (cur?.description ?? ''),
+    canonical: input.canonical !== undefined ? input.canonical.trim() : (cur?.canonical ?? ''),
+    noindex: input.noindex !== undefined ? Number(input.noindex) : (cur?.noindex ?? 0),
+    nofollow: input.nofollow !== undefined ? Number(input.nofollow) : (cur?.nofollow ?? 0),
     updated: nowUtc(),
   };
   putSeo(ctx.db, row);

@@ -51,7 +51,13 @@ function ticketOf(ctx: Ctx, row: AttendeeRow, embedded: boolean): Record<string,
     description: pick(ctx.lang, row.ticket_content, row.ticket_content_et),
     raw_price: rawPrice(row.ticket_price_minor, row.ticket_currency),
     formatted_price: formatMoney(row.ticket_price_minor, row.ticket_currency),
-    currency_config: { symbol: f.symbol, placement: f.placement, decimal_point: f.decimal_point, thousands_sep: f.thousands_sep, number_of_decimals: f.number_of_decimals },
+    currency_config: {
+      symbol: f.symbol,
+      placement: f.placement,
+      decimal_point: f.decimal_point,
+      thousands_sep: f.thousands_sep,
+      number_of_decimals: f.number_of_decimals,
+    },
     start_sale: saleDate(row.ticket_start_date, row.ticket_start_time),
     end_sale: saleDate(row.ticket_end_date, row.ticket_end_time),
   };
@@ -131,7 +137,12 @@ class PageMemo {
 }
 
 /** `embedded`: the attendee list inside a ticket object. */
-export function presentAttendees(ctx: Ctx, rows: readonly AttendeeRow[], manager = managesAttendees(ctx), embedded = false): Record<string, unknown>[] {
+export function presentAttendees(
+  ctx: Ctx,
+  rows: readonly AttendeeRow[],
+  manager = managesAttendees(ctx),
+  embedded = false,
+): Record<string, unknown>[] {
   const memo = new PageMemo(ctx, embedded);
   return rows.map((r) => presentAttendee(ctx, r, manager, memo));
 }

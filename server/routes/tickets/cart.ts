@@ -76,7 +76,10 @@ function ownerForWrite(ctx: Ctx): string {
 }
 
 /** The cart's tickets by ID, and a test that one can be bought (published, on a published post). */
-function cartTickets(ctx: Ctx, ids: readonly number[]): { tickets: Map<number, TicketRow>; purchasable: (t: TicketRow | undefined) => t is TicketRow } {
+function cartTickets(
+  ctx: Ctx,
+  ids: readonly number[],
+): { tickets: Map<number, TicketRow>; purchasable: (t: TicketRow | undefined) => t is TicketRow } {
   const tickets = new Map(getTicketRows(ctx.db, ids).map((t) => [t.id, t]));
   const parents = parentPosts(ctx.db, [...new Set([...tickets.values()].map((t) => t.event_id))]);
   return { tickets, purchasable: (t): t is TicketRow => !!t && t.status === 'publish' && parents.get(t.event_id)?.status === 'publish' };
@@ -93,9 +96,14 @@ function cartBody(ctx: Ctx, providers: string[] | undefined, postId: number | un
   const owner = ownerOf(ctx);
   const cart = owner ? findCart(ctx.db, owner) : undefined;
   const lines = cart ? cartItems(ctx.db, cart.id) : [];
-  const { tickets, purchasable } = cartTickets(ctx, lines.map((l) => l.ticket_id));
+  const { tickets, purchasable } = cartTickets(
+    ctx,
+    lines.map((l) => l.ticket_id),
+  );
   const wanted = providers?.map((p) => providerOf(p) ?? p);
-  const shown = lines.filter((l) => purchasable(tickets.get(l.ticket_id)) && (!wanted || wanted.includes(l.provider)) && (postId === undefined || l.event_id === postId));
+  const shown = lines.filter(
+    (l) => purchasable(tickets.get(l.ticket_id)) && (!wanted || wanted.includes(l.provider)) && (postId === undefined || l.event_id === postId),
+  );
   let meta: unknown = [];
   try {
     meta = cart ? JSON.parse(cart.meta) : [];
@@ -129,9 +137,11 @@ function parseLines(raw: unknown[] | undefined, max: number): CartLine[] {
     const o = item as Record<string, unknown>;
     const ticketId = int(o.ticket_id);
     const quantity = int(o.quantity);
-    if (ticketId === null || ticketId < 1 || quantity === null || quantity < 0) throw invalidParam('tickets', 'Each ticket needs a positive ticket_id and a quantity of 0 or more.');
+    if (ticketId === null || ticketId < 1 || quantity === null || quantity < 0)
+      throw invalidParam('tickets', 'Each ticket needs a positive ticket_id and a quantity of 0 or more.');
     if (quantity > max) throw overLimit(max);
-    if (typeof o.iac === 'string' && o.iac.length > MAX_IAC_LENGTH) throw invalidParam('tickets', `An iac value has at most ${MAX_IAC_LENGTH} characters.`);
+    if (typeof o.iac === 'string' && o.iac.length > MAX_IAC_LENGTH)
+      throw invalidParam('tickets', `An iac value has at most ${MAX_IAC_LENGTH} characters.`);
     const optout = o.optout === true || o.optout === 1 || o.optout === '1' || o.optout === 'true' || o.optout === 'yes';
     out.set(ticketId, { ticketId, quantity, optout, iac: typeof o.iac === 'string' && o.iac ? o.iac : 'none' });
   }
@@ -147,23 +157,33 @@ const update = implement(ticketsRoutes.updateCart, (input, ctx): Result => {
   if (!provider) return ok(cartBody(ctx, [input.provider], input.post_id));
   const max = ctx.app.config.maxTicketsPerOrder;
   const lines = parseLines(input.tickets, max);
-  if (input.meta !== undefined && Buffer.byteLength(JSON.stringify(input.meta)) > MAX_META_BYTES) throw invalidParam('meta', `The meta may take at most ${MAX_META_BYTES} bytes.`);
-  const { tickets, purchasable } = cartTickets(ctx, lines.map((l) => l.ticketId));
+  if (input.meta !== undefined && Buffer.byteLength(JSON.stringify(input.meta)) > MAX_META_BYTES)
+    throw invalidParam('meta', `The meta may take at most ${MAX_META_BYTES} bytes.`);
+  const { tickets, purchasable } = cartTickets(
+    ctx,
+    lines.map((l) => l.ticketId),
+  );
   const stats = ticketStats(ctx.db, [...tickets.keys()]);
   for (const l of lines) {
     const t = tickets.get(l.ticketId);
     if (!purchasable(t)) throw new HttpError(400, 'ticket-does-not-exist', `The ticket #${l.ticketId} does not exist.`, { ticket_id: l.ticketId });
     if (t.provider !== provider) throw invalidParam('tickets', `The ticket #${l.ticketId} is not provided by ${provider}.`);
-    if (input.post_id !== undefined && t.event_id !== input.post_id) throw invalidParam('tickets', `The ticket #${l.ticketId} is not a ticket of post ${input.post_id}.`);
+    if (input.post_id !== undefined && t.event_id !== input.post_id)
+      throw invalidParam('tickets', `The ticket #${l.ticketId} is not a ticket of post ${input.post_id}.`);
     const available = availableOf(t.capacity, stats.get(t.id) ?? EMPTY_STATS);
     if (available >= 0 && l.quantity > available) {
-      throw new HttpError(400, 'ticket-capacity-not-available', `The ticket "${t.title}" does not have that many available for purchase.`, { ticket_id: t.id, available });
+      throw new HttpError(400, 'ticket-capacity-not-available', `The ticket "${t.title}" does not have that many available for purchase.`, {
+        ticket_id: t.id,
+        available,
+      });
     }
   }
   // The cart becomes one order: the lines this write keeps plus the new ones stay within one order's bound.
   const owner = ownerOf(ctx);
   const cart = owner ? findCart(ctx.db, owner) : undefined;
-  const kept = cart ? cartItems(ctx.db, cart.id).filter((l) => !(l.provider === provider && (input.post_id === undefined || l.event_id === input.post_id))) : [];
+  const kept = cart
+    ? cartItems(ctx.db, cart.id).filter((l) => !(l.provider === provider && (input.post_id === undefined || l.event_id === input.post_id)))
+    : [];
   const total = kept.reduce((n, l) => n + l.quantity, 0) + lines.reduce((n, l) => n + l.quantity, 0);
   if (total > max) throw overLimit(max);
   if (!cart) {
@@ -186,7 +206,8 @@ const update = implement(ticketsRoutes.updateCart, (input, ctx): Result => {
  * creates attendees at the door, `POST /attendees`); a cart write or checkout of theirs is `403 rest_forbidden`.
  */
 function refuseDoor(ctx: Ctx): void {
-  if (callerRole(ctx.caller) === 'door') throw forbidden(false, 'Door devices and door staff cannot buy tickets: register guests at the door instead.');
+  if (callerRole(ctx.caller) === 'door')
+    throw forbidden(false, 'Door devices and door staff cannot buy tickets: register guests at the door instead.');
 }
 
 /** Anonymous checkouts are limited per client address; signed-in buyers (organizers, administrators) answer for their own. */
@@ -217,7 +238,8 @@ const checkout = implement(ticketsRoutes.checkout, (input, ctx): Result => {
       holdUntilUtc: addMinutesUtc(now.date_gmt, ctx.app.config.orderHoldMinutes),
     });
   } catch (e) {
-    if (e instanceof OrderTooLargeError) throw new HttpError(400, 'tickets-over-limit', `At most ${e.max} tickets per ticket line and per order.`, { max: e.max });
+    if (e instanceof OrderTooLargeError)
+      throw new HttpError(400, 'tickets-over-limit', `At most ${e.max} tickets per ticket line and per order.`, { max: e.max });
     throw e instanceof OrderError ? orderErrorToHttp(e) : e;
   }
   checkoutLimiter(ctx.app).record(limitKeys);

@@ -22,7 +22,9 @@ import { applyScan, decideScan, isFailure, type ScanDecision, type ScanOutcome, 
  */
 export function deviceLabelOf(ctx: Ctx, checkinId: number | null): string | null {
   if (checkinId === null) return null;
-  const row = stmt(ctx.db, 'SELECT k.label FROM checkins c JOIN api_keys k ON k.id = c.api_key_id WHERE c.id = ?').get(checkinId) as { label: string } | undefined;
+  const row = stmt(ctx.db, 'SELECT k.label FROM checkins c JOIN api_keys k ON k.id = c.api_key_id WHERE c.id = ?').get(checkinId) as
+    | { label: string }
+    | undefined;
   return row?.label ?? null;
 }
 
@@ -70,12 +72,10 @@ function applyFields(ctx: Ctx, row: AttendeeRow, { status, email, name }: FieldE
   const now = nowDates(ctx.app.config.timezone);
   const rsvp = row.provider === 'rsvp';
   if (!rsvp && status !== undefined && row.order_id !== null && status !== row.order_status) {
-    stmt(ctx.db, 'UPDATE orders SET status = ?, completed_utc = CASE WHEN ? = \'completed\' THEN COALESCE(completed_utc, ?) ELSE completed_utc END WHERE post_id = ?').run(
-      status,
-      status,
-      now.date_gmt,
-      row.order_id,
-    );
+    stmt(
+      ctx.db,
+      "UPDATE orders SET status = ?, completed_utc = CASE WHEN ? = 'completed' THEN COALESCE(completed_utc, ?) ELSE completed_utc END WHERE post_id = ?",
+    ).run(status, status, now.date_gmt, row.order_id);
     if (status === 'completed') orderCompleted(ctx, row.order_id);
   }
   updateAttendeeFields(ctx.db, row.id, { fullName: name, email, rsvpStatus: rsvp ? (status as 'yes' | 'no' | undefined) : undefined });
@@ -100,7 +100,13 @@ export function updateAttendee(input: Input<typeof ticketsRoutes.updateAttendee.
   const req: ScanRequest | null =
     input.check_in === undefined
       ? null
-      : { checkIn: input.check_in, scannedAt: scanTime(input.check_in_date), deviceId: input.device_id ?? null, nonce: input.nonce ?? null, source: 'site' };
+      : {
+          checkIn: input.check_in,
+          scannedAt: scanTime(input.check_in_date),
+          deviceId: input.device_id ?? null,
+          nonce: input.nonce ?? null,
+          source: 'site',
+        };
   const edits = input.attendee_status !== undefined || input.full_name !== undefined || input.email !== undefined;
   if (req && !edits) {
     // The kiosk's plain check-in: nothing to undo on failure, so no savepoint.

@@ -11,4 +11,12 @@ import { qrEndpoints } from './qr.ts';
  * Handlers of `evt/tickets/v1`. Each file adds its own endpoints here: tickets, cart, checkout and orders
  * (tickets.ts and siblings) and attendees, check-in, QR and the check-in log (attendees.ts and siblings).
  */
-export const ticketsEndpoints: Endpoint[] = [...ticketEndpoints, ...cartEndpoints, ...orderEndpoints, ...attendeeEndpoints, ...checkinEndpoints, ...qrEndpoints, ...checkinLogEndpoints];
+export const ticketsEndpoints: Endpoint[] = [
+  ...ticketEndpoints,
+  ...cartEndpoints,
+  ...orderEndpoints,
+  ...attendeeEndpoints,
+  ...checkinEndpoints,
+  ...qrEndpoints,
+  ...checkinLogEndpoints,
+];

@@ -32,7 +32,13 @@ export function presentOrders(ctx: Ctx, orders: OrderRow[]): Record<string, unkn
     expires: o.status === 'pending' && o.hold_until_utc ? `${o.hold_until_utc.replace(' ', 'T')}Z` : null,
     items: items
       .filter((i) => i.order_id === o.id)
-      .map((i) => ({ ticket_id: i.ticket_id, post_id: i.event_id, title: pick(ctx.lang, i.title, i.title_et), quantity: i.quantity, price: rawPrice(i.price_minor, o.currency) })),
+      .map((i) => ({
+        ticket_id: i.ticket_id,
+        post_id: i.event_id,
+        title: pick(ctx.lang, i.title, i.title_et),
+        quantity: i.quantity,
+        price: rawPrice(i.price_minor, o.currency),
+      })),
     attendees: attendees.filter((_, n) => attendeeRows[n].order_id === o.id),
     rest_url: ctx.urls.rest(`/${TICKETS_NS}/orders/${o.id}`),
   }));

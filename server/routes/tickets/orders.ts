@@ -21,7 +21,10 @@ export function orderCompleted(ctx: Ctx, orderId: number): void {
 export function orderErrorToHttp(e: OrderError): HttpError {
   switch (e.kind) {
     case 'capacity':
-      return new HttpError(400, 'ticket-capacity-not-available', `The ticket "${e.ticketTitle}" does not have that many available for purchase.`, { ticket_id: e.ticketId, available: e.available });
+      return new HttpError(400, 'ticket-capacity-not-available', `The ticket "${e.ticketTitle}" does not have that many available for purchase.`, {
+        ticket_id: e.ticketId,
+        available: e.available,
+      });
     case 'not_on_sale':
       return new HttpError(400, 'ticket-not-on-sale', `The ticket "${e.ticketTitle}" is not on sale now.`, { ticket_id: e.ticketId });
     case 'unavailable':

@@ -29,7 +29,8 @@ const qrImage = implement(
     const row = getAttendeeRow(ctx.db, input.id);
     if (!row) throw invalidParam('id');
     if (input.format === 'json') {
-      if (row.status !== 'publish' && !can(ctx, 'read_private_events')) throw new HttpError(403, 'ticket-not-accessible', 'The requested ticket is not accessible');
+      if (row.status !== 'publish' && !can(ctx, 'read_private_events'))
+        throw new HttpError(403, 'ticket-not-accessible', 'The requested ticket is not accessible');
       return ok({ id: row.id, checked_in: row.checked_in ? '1' : '' });
     }
     const scope = keyEventScope(ctx);
@@ -55,7 +56,15 @@ const qrCheckin = implement(ticketsRoutes.qrCheckin, (input, ctx): Result => {
   const key = verifyApiKey(ctx.db, input.api_key);
   if (!key.ok) {
     const eventId = ctx.req.params.event_id;
-    return { status: 400, body: { api_key: input.api_key, ticket_id: input.ticket_id, event_id: typeof eventId === 'string' || typeof eventId === 'number' ? eventId : null, security_code: input.security_code } };
+    return {
+      status: 400,
+      body: {
+        api_key: input.api_key,
+        ticket_id: input.ticket_id,
+        event_id: typeof eventId === 'string' || typeof eventId === 'number' ? eventId : null,
+        security_code: input.security_code,
+      },
+    };
   }
   const door: Ctx = { ...ctx, caller: apiKeyCaller(key.key) };
   const limiter = qrLimiter(ctx.app);

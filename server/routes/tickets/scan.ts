@@ -51,7 +51,13 @@ function scanSubject(row: AttendeeRow, standing: CheckinDetails | false): ScanSu
   };
 }
 
-function logRow(ctx: Ctx, row: Pick<AttendeeRow, 'id' | 'event_id'> | null, req: ScanRequest, result: CheckinResult, reason: string | null): CheckinInsert {
+function logRow(
+  ctx: Ctx,
+  row: Pick<AttendeeRow, 'id' | 'event_id'> | null,
+  req: ScanRequest,
+  result: CheckinResult,
+  reason: string | null,
+): CheckinInsert {
   const now = new Date().toISOString();
   return {
     attendee_id: row?.id ?? null,
@@ -107,7 +113,14 @@ export function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): Attendee
   // Rows are read fresh for each request, so updating this one in place is safe (and spares a copy per scan).
   if (d.outcome.kind === 'accepted') {
     setCheckedIn(ctx.db, row.id, id);
-    return Object.assign(row, { checked_in: 1, checkin_id: id, ci_scanned_at: log.scanned_at, ci_source: log.source, ci_user_id: log.user_id, ci_device_id: log.device_id });
+    return Object.assign(row, {
+      checked_in: 1,
+      checkin_id: id,
+      ci_scanned_at: log.scanned_at,
+      ci_source: log.source,
+      ci_user_id: log.user_id,
+      ci_device_id: log.device_id,
+    });
   }
   if (d.outcome.kind === 'checked_out' && row.checked_in) {
     setCheckedIn(ctx.db, row.id, null);

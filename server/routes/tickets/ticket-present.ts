@@ -14,7 +14,6 @@ import { managesAttendees } from './attendee-present.ts';
 import { inKeyScope } from './attendee-access.ts';
 import { nowMs, nowUtcString } from './clock.ts';
 
-
 /** `HH:MM:SS` from an editor time (`H:MM`, `HH:MM:SS`), '' when unset. */
 export function normalTime(t: string): string {
   if (!t) return '';
@@ -37,7 +36,7 @@ function onSale(t: TicketRow, nowUtc: string): boolean {
 
 /** Whether a parent post hides its tickets' details from callers without manage access. */
 export function parentHidden(parent: Pick<PostRow, 'status' | 'password'> | undefined): boolean {
-  return !parent || parent.status !== 'publish' || parent.password !== '';
+  return parent?.status !== 'publish' || parent.password !== '';
 }
 
 /** ET's unauthorized-view mask: numbers (and numeric strings) 0, booleans null, other scalars "No Access". */
@@ -147,12 +146,15 @@ function ticketObject(ctx: Ctx, t: TicketRow, s: TicketStats, image: unknown, no
       currency_decimal_numbers: f.number_of_decimals,
       currency_thousand_separator: f.thousands_sep,
     },
-    sale_price_data: t.provider === 'rsvp' ? [] : {
-      enabled: t.sale_price_minor === null ? '' : '1',
-      sale_price: t.sale_price_minor === null ? '' : rawPrice(t.sale_price_minor, t.currency),
-      start_date: t.sale_start,
-      end_date: t.sale_end,
-    },
+    sale_price_data:
+      t.provider === 'rsvp'
+        ? []
+        : {
+            enabled: t.sale_price_minor === null ? '' : '1',
+            sale_price: t.sale_price_minor === null ? '' : rawPrice(t.sale_price_minor, t.currency),
+            start_date: t.sale_start,
+            end_date: t.sale_end,
+          },
     supports_attendee_information: false,
     attendees: [],
   };
@@ -170,5 +172,8 @@ function addEditorFields(out: Record<string, unknown>, t: TicketRow, s: TicketSt
 
 function addNonces(ctx: Ctx, out: Record<string, unknown>, t: TicketRow): void {
   const now = nowMs(ctx);
-  out.nonces = { edit_ticket_nonce: createNonce(ctx, 'edit_ticket_nonce', t.id, now), remove_ticket_nonce: createNonce(ctx, 'remove_ticket_nonce', t.id, now) };
+  out.nonces = {
+    edit_ticket_nonce: createNonce(ctx, 'edit_ticket_nonce', t.id, now),
+    remove_ticket_nonce: createNonce(ctx, 'remove_ticket_nonce', t.id, now),
+  };
 }

@@ -38,7 +38,7 @@ export const invalidNonce = () => new HttpError(403, 'forbidden', 'Invalid nonce
  */
 export function requireEditorNonce(ctx: Ctx, postId: number, nonce: unknown, action: string, object: number): void {
   const post = getPost(ctx.db, postId);
-  if (!post || post.type !== 'event' || post.status === 'trash') throw invalidNonce();
+  if (post?.type !== 'event' || post.status === 'trash') throw invalidNonce();
   if (!can(ctx, 'edit_tickets')) throw invalidNonce();
   assertMayChangeEvent(ctx, postId);
   if (!verifyNonce(ctx, nonce, action, object, nowMs(ctx))) throw invalidNonce();

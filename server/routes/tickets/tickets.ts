@@ -96,7 +96,12 @@ function scopedPosts(ctx: Ctx, given: number[] | undefined): number[] | undefine
  * direction), `title` by title and every other value (`id`, `slug`, `include` without `include`) by ID;
  * `orderby=include` with an `include` list keeps the list's order.
  */
-function listOrder(ctx: Ctx, orderby: TicketQuery['orderby'], order: TicketQuery['order'], include: number[] | undefined): Pick<TicketQuery, 'orderby' | 'order'> {
+function listOrder(
+  ctx: Ctx,
+  orderby: TicketQuery['orderby'],
+  order: TicketQuery['order'],
+  include: number[] | undefined,
+): Pick<TicketQuery, 'orderby' | 'order'> {
   if (ctx.req.params.orderby === undefined) return { orderby: 'id', order: 'ASC' };
   if (orderby === 'include' && include?.length) return { orderby, order: 'ASC' };
   const dir = ctx.req.params.order === undefined ? 'DESC' : order;

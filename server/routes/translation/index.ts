@@ -29,7 +29,16 @@ export function xmlErrors(xml: string): LibXmlError[] {
   const r = checkWellFormed(xml);
   if (!r.ok) return [{ level: 3, code: r.error.code, column: r.error.column, message: r.error.message, file: '', line: r.error.line }];
   if (r.root !== CONFIG_ROOT) {
-    return [{ level: 2, code: 1845, column: r.rootColumn, message: `Element '${r.root}': No matching global declaration available for the validation root.`, file: '', line: r.rootLine }];
+    return [
+      {
+        level: 2,
+        code: 1845,
+        column: r.rootColumn,
+        message: `Element '${r.root}': No matching global declaration available for the validation root.`,
+        file: '',
+        line: r.rootLine,
+      },
+    ];
   }
   return [];
 }
@@ -45,7 +54,11 @@ const update = implement(R.update, (_input, ctx) => {
   const errors = xmlErrors(xml);
   if (errors.length) {
     const [first] = errors;
-    throw new HttpError(400, 'invalid_xml', `The XML is not valid: ${first.message} (line ${first.line}, column ${first.column}).`, { line: first.line, column: first.column, errors });
+    throw new HttpError(400, 'invalid_xml', `The XML is not valid: ${first.message} (line ${first.line}, column ${first.column}).`, {
+      line: first.line,
+      column: first.column,
+      errors,
+    });
   }
   setOption(ctx.db, OPTION, xml);
   return ok(xml);

@@ -18,7 +18,15 @@ const html = implement(viewsRoutes.html, (input, ctx) => {
   const explicit = ctx.req.params.translation_language;
   const lang = explicit === 'en' || explicit === 'et' ? explicit : (state.lang ?? ctx.lang);
   const payload = renderView(
-    { db: ctx.db, base: config.publicUrl, lang, segment: state.lang, timezone: config.timezone, restUrl: ctx.urls.rest('/evt/views/v2/html'), shouldManageUrl: input.should_manage_url },
+    {
+      db: ctx.db,
+      base: config.publicUrl,
+      lang,
+      segment: state.lang,
+      timezone: config.timezone,
+      restUrl: ctx.urls.rest('/evt/views/v2/html'),
+      shouldManageUrl: input.should_manage_url,
+    },
     state,
   );
   return { status: 200, body: null, raw: { contentType: 'text/html; charset=UTF-8', payload } };

@@ -27,8 +27,28 @@ const START_OF_WEEK = 1;
 const MONTH_EVENT_CAP = 500;
 
 const L = {
-  en: { upcoming: 'Upcoming Events', prev: 'Previous Events', next: 'Next Events', none: 'There are no upcoming events.', prevMonth: 'Previous month', nextMonth: 'Next month', more: 'more', results: 'Search results for', calendar: 'Calendar of events' },
-  et: { upcoming: 'Tulevased üritused', prev: 'Eelmised üritused', next: 'Järgmised üritused', none: 'Tulevasi üritusi ei ole.', prevMonth: 'Eelmine kuu', nextMonth: 'Järgmine kuu', more: 'veel', results: 'Otsingu tulemused:', calendar: 'Ürituste kalender' },
+  en: {
+    upcoming: 'Upcoming Events',
+    prev: 'Previous Events',
+    next: 'Next Events',
+    none: 'There are no upcoming events.',
+    prevMonth: 'Previous month',
+    nextMonth: 'Next month',
+    more: 'more',
+    results: 'Search results for',
+    calendar: 'Calendar of events',
+  },
+  et: {
+    upcoming: 'Tulevased üritused',
+    prev: 'Eelmised üritused',
+    next: 'Järgmised üritused',
+    none: 'Tulevasi üritusi ei ole.',
+    prevMonth: 'Eelmine kuu',
+    nextMonth: 'Järgmine kuu',
+    more: 'veel',
+    results: 'Otsingu tulemused:',
+    calendar: 'Ürituste kalender',
+  },
 } as const;
 
 /** JSON inside a <script> element: no `<`, `>`, `&` or line separators can end or break out of it. */
@@ -68,7 +88,9 @@ function navLink(env: ViewEnv, s: ViewState | undefined, rel: 'prev' | 'next', l
 function listItem(env: ViewEnv, ev: EventView): string {
   const r = ev.row;
   const venue = ev.venues[0] ? `<address class="tribe-events-calendar-list__event-venue">${esc(title(env, ev.venues[0]))}</address>` : '';
-  const excerpt = stripTags(excerptOf(pick(env.lang, r.excerpt, r.excerpt_et), pick(env.lang, r.content, r.content_et))).replace(/\[&hellip;\]/g, '…').trim();
+  const excerpt = stripTags(excerptOf(pick(env.lang, r.excerpt, r.excerpt_et), pick(env.lang, r.content, r.content_et)))
+    .replace(/\[&hellip;\]/g, '…')
+    .trim();
   return (
     `<li class="tribe-events-calendar-list__event-row"><article class="tribe-events-calendar-list__event">` +
     `<p class="tribe-events-calendar-list__event-datetime">${eventDatesHtml(env.lang, r)}</p>` +
@@ -88,9 +110,21 @@ export function renderList(env: ViewEnv, s: ViewState): string {
   const prev = s.page > 1 ? { ...s, page: s.page - 1 } : undefined;
   const next = s.page < pages ? { ...s, page: s.page + 1 } : undefined;
   const heading = s.search ? `${l.results} ${s.search}` : l.upcoming;
-  const items = ids.length ? `<ul class="tribe-events-calendar-list">${loadEvents(env.db, ids).map((e) => listItem(env, e)).join('')}</ul>` : `<p class="tribe-events-c-messages__message">${l.none}</p>`;
-  const nav = prev || next ? `<nav class="tribe-events-calendar-list-nav tribe-events-c-nav">${navLink(env, prev, 'prev', l.prev)} ${navLink(env, next, 'next', l.next)}</nav>` : '';
-  return container(env, s, `<header class="tribe-events-header"><h2 class="tribe-events-header__title">${esc(heading)}</h2></header>\n${items}\n${nav}`, { title: heading, prev, next });
+  const items = ids.length
+    ? `<ul class="tribe-events-calendar-list">${loadEvents(env.db, ids)
+        .map((e) => listItem(env, e))
+        .join('')}</ul>`
+    : `<p class="tribe-events-c-messages__message">${l.none}</p>`;
+  const nav =
+    prev || next
+      ? `<nav class="tribe-events-calendar-list-nav tribe-events-c-nav">${navLink(env, prev, 'prev', l.prev)} ${navLink(env, next, 'next', l.next)}</nav>`
+      : '';
+  return container(
+    env,
+    s,
+    `<header class="tribe-events-header"><h2 class="tribe-events-header__title">${esc(heading)}</h2></header>\n${items}\n${nav}`,
+    { title: heading, prev, next },
+  );
 }
 
 function monthShift(month: string, n: number): string {
@@ -146,7 +180,12 @@ export function renderMonth(env: ViewEnv, s: ViewState): string {
   const next = { ...s, page: 1, date: monthShift(month, 1) };
   const nav = `<nav class="tribe-events-calendar-month-nav tribe-events-c-nav">${navLink(env, prev, 'prev', l.prevMonth)} ${navLink(env, next, 'next', l.nextMonth)}</nav>`;
   const table = `<table class="tribe-events-calendar-month"><caption>${esc(l.calendar)}: ${esc(heading)}</caption><thead><tr>${heads.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
-  return container(env, { ...s, date: month }, `<header class="tribe-events-header"><h2 class="tribe-events-header__title">${esc(heading)}</h2></header>\n${table}\n${nav}`, { title: heading, prev, next });
+  return container(
+    env,
+    { ...s, date: month },
+    `<header class="tribe-events-header"><h2 class="tribe-events-header__title">${esc(heading)}</h2></header>\n${table}\n${nav}`,
+    { title: heading, prev, next },
+  );
 }
 
 export function renderView(env: ViewEnv, s: ViewState): string {

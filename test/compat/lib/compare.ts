@@ -1,7 +1,21 @@
 import type { Answer, Departure, Diff } from './types.ts';
 
 /** Keys whose string values are compared exactly (enumerations a client branches on); other strings by type only. */
-const VALUE_KEYS = new Set(['code', 'error', 'status', 'provider', 'type', 'taxonomy', 'currency_position', 'capacity_type', 'global_stock_mode', 'source', 'validation', 'failed', 'show_on_front']);
+const VALUE_KEYS = new Set([
+  'code',
+  'error',
+  'status',
+  'provider',
+  'type',
+  'taxonomy',
+  'currency_position',
+  'capacity_type',
+  'global_stock_mode',
+  'source',
+  'validation',
+  'failed',
+  'show_on_front',
+]);
 
 function typeOf(v: unknown): string {
   if (v === null) return 'null';
@@ -25,7 +39,10 @@ export function compare(req: string, a: Answer, b: Answer): Diff[] {
     if (!out.has(k)) out.set(k, { req, ...d });
   };
   if (a.status !== b.status) add({ kind: 'status', path: 'status', original: a.status, doorstep: b.status });
-  const codeOf = (x: Answer) => (x.body && typeof x.body === 'object' && !Array.isArray(x.body) ? ((x.body as Record<string, unknown>).code ?? (x.body as Record<string, unknown>).error) : undefined);
+  const codeOf = (x: Answer) =>
+    x.body && typeof x.body === 'object' && !Array.isArray(x.body)
+      ? ((x.body as Record<string, unknown>).code ?? (x.body as Record<string, unknown>).error)
+      : undefined;
   if (a.status >= 400 || b.status >= 400) {
     const ca = codeOf(a);
     const cb = codeOf(b);

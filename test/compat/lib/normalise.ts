@@ -20,7 +20,22 @@ export const CLIENT_HEADERS = [
 
 /** Keys whose numeric (or numeric-string) value is a post or term ID. */
 const TERM_KEYS = new Set(['term_taxonomy_id', 'term_id']);
-const ID_KEYS = new Set(['term_taxonomy_id', 'id', 'post_id', 'ticket_id', 'event_id', 'attendee_id', 'parent', 'term_id', 'post_parent', 'order', 'ID', 'venue', 'organizer', 'post']);
+const ID_KEYS = new Set([
+  'term_taxonomy_id',
+  'id',
+  'post_id',
+  'ticket_id',
+  'event_id',
+  'attendee_id',
+  'parent',
+  'term_id',
+  'post_parent',
+  'order',
+  'ID',
+  'venue',
+  'organizer',
+  'post',
+]);
 /** Keys holding lists of IDs. */
 const ID_LIST_KEYS = new Set(['include', 'exclude', 'additional_data', 'venue', 'organizer', 'categories', 'tags', 'ids']);
 /** Keys whose value is a user ID. */
@@ -71,21 +86,30 @@ export class Normaliser {
     out = out.replace(new RegExp(esc(base), 'g'), '{base}');
     out = out.replace(new RegExp(esc(encodeURIComponent(base)), 'gi'), '{base}');
     out = out.replace(new RegExp(esc(hostPort), 'g'), '{host}');
-    out = out.replace(new RegExp(esc(host) + '(?![\\d.])', 'g'), '{host}');
+    out = out.replace(new RegExp(`${esc(host)}(?![\\d.])`, 'g'), '{host}');
     out = out.replace(/\b(?:tribe|evt)\/(events|tickets)\/v1/g, '{ns}/$1/v1');
     out = out.replace(/\b(?:tribe|evt)%2F(events|tickets)%2Fv1/gi, '{ns}%2F$1%2Fv1');
     out = out.replace(/\b(?:tribe|evt)(?=\/(events|tickets)\b)/g, '{ns}');
     // Post IDs inside URLs.
-    out = out.replace(/\/(events|venues|organizers|tickets|attendees|qr)\/(\d+)(?=\/|\?|$|"|&|#)/g, (_m, r: string, id: string) => `/${r}/${this.post(Number(id))}`);
+    out = out.replace(
+      /\/(events|venues|organizers|tickets|attendees|qr)\/(\d+)(?=\/|\?|$|"|&|#)/g,
+      (_m, r: string, id: string) => `/${r}/${this.post(Number(id))}`,
+    );
     out = out.replace(/\/(categories|tags|tribe_events_cat)\/(\d+)(?=\/|\?|$|")/g, (_m, r: string, id: string) => `/${r}/${this.term(Number(id))}`);
-    out = out.replace(/([?&](?:amp;)?)(p|id|ticket_id|event_id|post_id|attendee_id|page_id)=(\d+)/g, (_m, pre: string, k: string, id: string) => `${pre}${k}=${this.post(Number(id))}`);
+    out = out.replace(
+      /([?&](?:amp;)?)(p|id|ticket_id|event_id|post_id|attendee_id|page_id)=(\d+)/g,
+      (_m, pre: string, k: string, id: string) => `${pre}${k}=${this.post(Number(id))}`,
+    );
     out = out.replace(/(security_code=)[0-9a-zA-Z]+/g, '$1<code>');
     // Dates: near now (creation times, computed defaults) become tokens; next year's fixture dates keep month and day.
-    out = out.replace(/(\d{4})-(\d{2})-(\d{2})(?:(?:[ T]|\+|%20)\d{2}(?::|%3A)\d{2}(?:(?::|%3A)\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?/gi, (m, y: string, mo: string, d: string) => {
-      const near = dateNear(y, mo, d, this.now);
-      if (near) return near;
-      return y === this.y1 ? `{Y1}${m.slice(4)}` : m;
-    });
+    out = out.replace(
+      /(\d{4})-(\d{2})-(\d{2})(?:(?:[ T]|\+|%20)\d{2}(?::|%3A)\d{2}(?:(?::|%3A)\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?/gi,
+      (m, y: string, mo: string, d: string) => {
+        const near = dateNear(y, mo, d, this.now);
+        if (near) return near;
+        return y === this.y1 ? `{Y1}${m.slice(4)}` : m;
+      },
+    );
     out = out.replace(/\b\d{10}\b/g, (m) => (Math.abs(Number(m) * 1000 - this.now) < 2 * DAY ? '<now-ts>' : m));
     return out;
   }
@@ -142,7 +166,11 @@ export class Normaliser {
       const v = raw.headers.get(h);
       if (v == null) continue;
       if (h === 'content-type') headers[h] = v.split(';')[0].trim();
-      else if (h === 'allow') headers[h] = v.split(',').map((x) => x.trim().toUpperCase()).join(', ');
+      else if (h === 'allow')
+        headers[h] = v
+          .split(',')
+          .map((x) => x.trim().toUpperCase())
+          .join(', ');
       else headers[h] = this.string(v);
     }
     return { status: raw.status, headers, body: trimIndex(this.value(raw.body, '', '', false)) };
@@ -157,9 +185,15 @@ function trimIndex(body: unknown): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
   const o = body as Record<string, unknown>;
   if (o.body && typeof o.body === 'object' && 'headers' in o) return { ...o, body: trimIndex(o.body) };
-  if (o.routes && typeof o.routes === 'object' && !Array.isArray(o.routes) && Object.keys(o.routes).some((k) => !/^\/(\{ns\}|batch\/v1|oembed\/1\.0)/.test(k))) {
+  if (
+    o.routes &&
+    typeof o.routes === 'object' &&
+    !Array.isArray(o.routes) &&
+    Object.keys(o.routes).some((k) => !/^\/(\{ns\}|batch\/v1|oembed\/1\.0)/.test(k))
+  ) {
     const routes: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(o.routes as Record<string, unknown>)) if (/^\/(\{ns\}\/(events|tickets)\/v1|batch\/v1|oembed\/1\.0)/.test(k)) routes[k] = v;
+    for (const [k, v] of Object.entries(o.routes as Record<string, unknown>))
+      if (/^\/(\{ns\}\/(events|tickets)\/v1|batch\/v1|oembed\/1\.0)/.test(k)) routes[k] = v;
     return { ...o, routes };
   }
   return o;

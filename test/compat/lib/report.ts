@@ -9,14 +9,15 @@ export function groupOf(d: Diff): string {
   if (/^core\.(batch|envelope|fields|jsonp|pretty)/.test(r)) return 'batch/envelope/_fields';
   if (/^core\.(discovery|body|index)/.test(r)) return 'discovery/index/bodies';
   if (r.startsWith('core.')) return 'core (methods, OPTIONS/HEAD, URL forms)';
-  if (/^(tickets|attendees|qr|cart|fixture\.(ticket|attendee))/.test(r)) return /\.list\./.test(r) ? 'tickets/attendees archives' : 'tickets/attendees';
+  if (/^(tickets|attendees|qr|cart|fixture\.(ticket|attendee))/.test(r))
+    return /\.list\./.test(r) ? 'tickets/attendees archives' : 'tickets/attendees';
   if (/\.list(\.|$)/.test(r)) return 'events archives/filters';
   if (/^(events|venues|organizers|categories|tags)\.(ns_index|doc)/.test(r)) return 'namespace index/doc';
   if (/write/.test(r) || r.startsWith('fixture.')) return 'events writes';
   return 'events presentation';
 }
 
-const pct = (a: number, b: number) => (b ? ((100 * a) / b).toFixed(1) + '%' : '-');
+const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : '-');
 
 export function report(cmp: Comparison, against: string, known: string[]): string {
   const lines: string[] = [];
@@ -29,7 +30,10 @@ export function report(cmp: Comparison, against: string, known: string[]): strin
       `${ns.padEnd(11)} ${String(f.compared).padStart(8)}  ${`${f.statusCode} (${pct(f.statusCode, f.compared)})`.padEnd(16)}  ${`${f.full} (${pct(f.full, f.compared)})`.padEnd(16)}  ${`${f.fullAsideDepartures} (${pct(f.fullAsideDepartures, f.compared)})`.padEnd(22)} ${String(f.departures).padStart(15)}  ${String(f.open).padStart(10)}`,
     );
   }
-  if (cmp.missingGolden.length) lines.push(`\n${cmp.missingGolden.length} requests have no golden answer yet (run npm run compat:record): ${cmp.missingGolden.slice(0, 5).join(', ')}...`);
+  if (cmp.missingGolden.length)
+    lines.push(
+      `\n${cmp.missingGolden.length} requests have no golden answer yet (run npm run compat:record): ${cmp.missingGolden.slice(0, 5).join(', ')}...`,
+    );
   const byDep = new Map<string, number>();
   for (const e of cmp.excused) byDep.set(e.departure, (byDep.get(e.departure) ?? 0) + 1);
   lines.push('');

@@ -54,7 +54,8 @@ export async function runSide(side: Side, onProgress?: (n: number) => void): Pro
         const saves = typeof r.save === 'string' ? { [r.save]: 'id' } : r.save;
         for (const [sym, p] of Object.entries(saves)) {
           const id = Number(get(raw.body, p));
-          if (!Number.isInteger(id) || id <= 0) throw new Error(`${side.name}: ${r.name} gave no ${p} for ${sym} (status ${raw.status}): ${raw.text.slice(0, 300)}`);
+          if (!Number.isInteger(id) || id <= 0)
+            throw new Error(`${side.name}: ${r.name} gave no ${p} for ${sym} (status ${raw.status}): ${raw.text.slice(0, 300)}`);
           side.ids.set(sym, id);
           if (/^(cat|tag)_/.test(sym)) side.terms.add(sym);
           await side.afterSave?.(sym, r);
@@ -71,7 +72,12 @@ export async function runSide(side: Side, onProgress?: (n: number) => void): Pro
 }
 
 export function allRequests(): { req: Req; module: string; ns: Namespace }[] {
-  return MODULES.flatMap((m) => m.reqs().filter((r) => !r.setupOnly).map((req) => ({ req, module: m.name, ns: namespaceOf(req, m.ns) })));
+  return MODULES.flatMap((m) =>
+    m
+      .reqs()
+      .filter((r) => !r.setupOnly)
+      .map((req) => ({ req, module: m.name, ns: namespaceOf(req, m.ns) })),
+  );
 }
 
 export function readGoldens(): Record<string, Record<string, Answer>> {
@@ -85,7 +91,7 @@ export function readGoldens(): Record<string, Record<string, Answer>> {
 
 export function writeGoldens(answers: Record<string, Record<string, Answer>>): void {
   fs.mkdirSync(GOLDEN_DIR, { recursive: true });
-  for (const m of MODULES) fs.writeFileSync(path.join(GOLDEN_DIR, `${m.name}.json`), JSON.stringify(answers[m.name], null, 1) + '\n');
+  for (const m of MODULES) fs.writeFileSync(path.join(GOLDEN_DIR, `${m.name}.json`), `${JSON.stringify(answers[m.name], null, 1)}\n`);
 }
 
 export function readDepartures(): Departure[] {

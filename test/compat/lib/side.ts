@@ -58,7 +58,8 @@ export async function fill(side: Side, s: string): Promise<string> {
       out += await side.nonce(action, sym);
     } else if (key.startsWith('code:')) out += await side.securityCode(key.slice(5));
     else if (side.ids.has(key)) out += String(side.ids.get(key));
-    else if (/^[A-Za-z_][\w]*$/.test(key) && /^(ev|ve|org|cat|tag|tk|at|new)_/.test(key)) throw new Error(`${side.name}: fixture ${key} was not created`);
+    else if (/^[A-Za-z_][\w]*$/.test(key) && /^(ev|ve|org|cat|tag|tk|at|new)_/.test(key))
+      throw new Error(`${side.name}: fixture ${key} was not created`);
     else out += p;
   }
   return out;
@@ -84,12 +85,13 @@ async function fillDeep(side: Side, v: unknown): Promise<unknown> {
 export async function send(side: Side, req: Req): Promise<RawAnswer> {
   const path = await fill(side, req.path);
   const query: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(req.query ?? {})) query[k] = Array.isArray(v) ? await Promise.all(v.map((x) => fill(side, String(x)))) : await fill(side, String(v));
+  for (const [k, v] of Object.entries(req.query ?? {}))
+    query[k] = Array.isArray(v) ? await Promise.all(v.map((x) => fill(side, String(x)))) : await fill(side, String(v));
   let url: string;
   const q = qs.stringify(query, { arrayFormat: 'brackets', encodeValuesOnly: true });
-  if (path.startsWith('/')) url = `${side.base}${path}${q ? '?' + q : ''}`;
-  else if (req.restRoute) url = `${side.base}/?rest_route=/${path}${q ? '&' + q : ''}`;
-  else url = `${side.base}/wp-json/${path}${q ? '?' + q : ''}`;
+  if (path.startsWith('/')) url = `${side.base}${path}${q ? `?${q}` : ''}`;
+  else if (req.restRoute) url = `${side.base}/?rest_route=/${path}${q ? `&${q}` : ''}`;
+  else url = `${side.base}/wp-json/${path}${q ? `?${q}` : ''}`;
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers ?? {})) headers[k] = await fill(side, v);
   const role = req.as ?? 'anon';
@@ -116,7 +118,7 @@ export async function send(side: Side, req: Req): Promise<RawAnswer> {
   return { status: res.status, headers: res.headers, text, body: parsed };
 }
 
-const basic = (user: string, pass: string) => 'Basic ' + Buffer.from(`${user}:${pass}`).toString('base64');
+const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 
 /** The original, from the credentials file written by `shared/original/setup.sh`. */
 export function originalSide(credentialsFile: string): Side {
@@ -169,7 +171,9 @@ export function doorstepSide(base: string, adminAuth: string, apiKey: string, ad
     // Doorstep's nonces are per post: the single reads carry them for an editor (CONTRACT section 5).
     nonce: async (action, sym) => {
       const route = action === 'add_ticket_nonce' ? 'events' : 'tickets';
-      const res = await fetch(`${side.base}/wp-json/${route === 'events' ? side.nsEvents : side.nsTickets}/${route}/${ids.get(sym)}`, { headers: { authorization: adminAuth } });
+      const res = await fetch(`${side.base}/wp-json/${route === 'events' ? side.nsEvents : side.nsTickets}/${route}/${ids.get(sym)}`, {
+        headers: { authorization: adminAuth },
+      });
       const body = (await res.json()) as { nonces?: Record<string, string> };
       return body.nonces?.[action] ?? 'no-nonce';
     },

@@ -23,11 +23,16 @@ export function core(): Req[] {
   out.push({ name: 'core.batch.ns', path: 'batch/v1' });
 
   // ---------------------------------------------------------------- credentials and CORS
-  const basic = (u: string, p: string) => 'Basic ' + Buffer.from(`${u}:${p}`).toString('base64');
+  const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
   out.push({ name: 'core.auth.unknown_user', path: '{E}/events', headers: { authorization: basic('nosuchuser', 'abcd efgh ijkl mnop qrst uvwx') } });
   out.push({ name: 'core.auth.wrong_password', path: '{E}/events', headers: { authorization: basic('admin', 'abcd efgh ijkl mnop qrst uvwx') } });
   out.push({ name: 'core.cors.origin', path: '{E}/events', headers: { origin: 'https://elsewhere.example' } });
-  out.push({ name: 'core.cors.preflight', method: 'OPTIONS', path: '{E}/events', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' } });
+  out.push({
+    name: 'core.cors.preflight',
+    method: 'OPTIONS',
+    path: '{E}/events',
+    headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' },
+  });
 
   // ---------------------------------------------------------------- URL forms
   out.push({ name: 'core.url.rest_route.events', path: '{E}/events', restRoute: true });
@@ -63,8 +68,22 @@ export function core(): Req[] {
   out.push({ name: 'core.method.delete_attendee', method: 'DELETE', path: '{T}/attendees/{at_grace}', as: 'admin' });
   out.push({ name: 'core.method.get_batch', path: 'batch/v1' });
   out.push({ name: 'core.method._method_get_delete', path: '{E}/events/{ev_allday}', query: { _method: 'DELETE' }, as: 'admin' });
-  out.push({ name: 'core.method._method_post_put', method: 'POST', path: '{E}/events/{ev_allday}', query: { _method: 'PUT' }, json: { excerpt: 'via _method' }, as: 'admin' });
-  out.push({ name: 'core.method.override_header_post', method: 'POST', path: '{E}/events/{ev_allday}', headers: { 'X-HTTP-Method-Override': 'PATCH' }, json: { excerpt: 'via header' }, as: 'admin' });
+  out.push({
+    name: 'core.method._method_post_put',
+    method: 'POST',
+    path: '{E}/events/{ev_allday}',
+    query: { _method: 'PUT' },
+    json: { excerpt: 'via _method' },
+    as: 'admin',
+  });
+  out.push({
+    name: 'core.method.override_header_post',
+    method: 'POST',
+    path: '{E}/events/{ev_allday}',
+    headers: { 'X-HTTP-Method-Override': 'PATCH' },
+    json: { excerpt: 'via header' },
+    as: 'admin',
+  });
   out.push({ name: 'core.method._method_post_get', method: 'POST', path: '{E}/events', query: { _method: 'GET' } });
 
   // ---------------------------------------------------------------- _fields, _envelope, _jsonp, _pretty, context
@@ -109,20 +128,64 @@ export function core(): Req[] {
   both({ name: 'core.embed.events', path: '{E}/events', query: { _embed: '1' } });
 
   // ---------------------------------------------------------------- bodies
-  out.push({ name: 'core.body.malformed_json', method: 'POST', path: '{E}/events', as: 'admin', raw: { type: 'application/json', body: '{"title":' } });
+  out.push({
+    name: 'core.body.malformed_json',
+    method: 'POST',
+    path: '{E}/events',
+    as: 'admin',
+    raw: { type: 'application/json', body: '{"title":' },
+  });
   out.push({ name: 'core.body.malformed_json.anon', method: 'POST', path: '{E}/events', raw: { type: 'application/json', body: '{"title":' } });
-  out.push({ name: 'core.body.form.event_create', method: 'POST', path: '{E}/events', as: 'admin', form: { title: 'Form Event', start_date: '{Y1}-10-01 10:00:00', end_date: '{Y1}-10-01 11:00:00', categories: ['{cat_talks}'] } });
+  out.push({
+    name: 'core.body.form.event_create',
+    method: 'POST',
+    path: '{E}/events',
+    as: 'admin',
+    form: { title: 'Form Event', start_date: '{Y1}-10-01 10:00:00', end_date: '{Y1}-10-01 11:00:00', categories: ['{cat_talks}'] },
+  });
   const boundary = '----compatboundary7MA4YWxk';
   const mp = (fields: Record<string, string>) =>
-    Object.entries(fields).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join('') + `--${boundary}--\r\n`;
-  out.push({ name: 'core.body.multipart.event_create', method: 'POST', path: '{E}/events', as: 'admin', raw: { type: `multipart/form-data; boundary=${boundary}`, body: mp({ title: 'Multipart Event', start_date: '{Y1}-10-02 10:00:00', end_date: '{Y1}-10-02 11:00:00' }) } });
-  out.push({ name: 'core.body.multipart.venue_create', method: 'POST', path: '{E}/venues', as: 'admin', raw: { type: `multipart/form-data; boundary=${boundary}`, body: mp({ venue: 'Multipart Hall', city: 'Tartu' }) } });
-  out.push({ name: 'core.body.multipart.missing', method: 'POST', path: '{E}/events', as: 'admin', raw: { type: `multipart/form-data; boundary=${boundary}`, body: mp({ description: 'no title' }) } });
-  out.push({ name: 'core.body.multipart.attendee', method: 'POST', path: '{T}/attendees', raw: { type: `multipart/form-data; boundary=${boundary}`, body: mp({ api_key: '{apikey}', ticket_id: '{tk_jazz}', full_name: 'Multi Part', email: 'multi@example.com' }) } });
+    `${Object.entries(fields)
+      .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+      .join('')}--${boundary}--\r\n`;
+  out.push({
+    name: 'core.body.multipart.event_create',
+    method: 'POST',
+    path: '{E}/events',
+    as: 'admin',
+    raw: {
+      type: `multipart/form-data; boundary=${boundary}`,
+      body: mp({ title: 'Multipart Event', start_date: '{Y1}-10-02 10:00:00', end_date: '{Y1}-10-02 11:00:00' }),
+    },
+  });
+  out.push({
+    name: 'core.body.multipart.venue_create',
+    method: 'POST',
+    path: '{E}/venues',
+    as: 'admin',
+    raw: { type: `multipart/form-data; boundary=${boundary}`, body: mp({ venue: 'Multipart Hall', city: 'Tartu' }) },
+  });
+  out.push({
+    name: 'core.body.multipart.missing',
+    method: 'POST',
+    path: '{E}/events',
+    as: 'admin',
+    raw: { type: `multipart/form-data; boundary=${boundary}`, body: mp({ description: 'no title' }) },
+  });
+  out.push({
+    name: 'core.body.multipart.attendee',
+    method: 'POST',
+    path: '{T}/attendees',
+    raw: {
+      type: `multipart/form-data; boundary=${boundary}`,
+      body: mp({ api_key: '{apikey}', ticket_id: '{tk_jazz}', full_name: 'Multi Part', email: 'multi@example.com' }),
+    },
+  });
   out.push({ name: 'core.body.text_plain', method: 'POST', path: '{E}/categories', as: 'admin', raw: { type: 'text/plain', body: 'name=Plain' } });
 
   // ---------------------------------------------------------------- batch/v1
-  const b = (name: string, json: unknown, as: Role = 'admin', extra: Partial<Req> = {}) => out.push({ name: `core.batch.${name}`, method: 'POST', path: 'batch/v1', json, as, ...extra });
+  const b = (name: string, json: unknown, as: Role = 'admin', extra: Partial<Req> = {}) =>
+    out.push({ name: `core.batch.${name}`, method: 'POST', path: 'batch/v1', json, as, ...extra });
   b('missing', {});
   b('not_array', { requests: 'x' });
   b('empty', { requests: [] });
@@ -133,8 +196,19 @@ export function core(): Req[] {
   b('no_path', { requests: [{ body: {} }] });
   b('evt_write', { requests: [{ path: '/{E}/tags', body: { name: 'Batch tag' } }] });
   b('evt_write.anon', { requests: [{ path: '/{E}/tags', body: { name: 'Batch tag anon' } }] }, 'anon');
-  b('evt_two', { requests: [{ path: '/{E}/tags', body: { name: 'Batch two A' } }, { method: 'PUT', path: '/{E}/events/{ev_allday}', body: { excerpt: 'batched' } }] });
-  b('require_all', { validation: 'require-all-validate', requests: [{ path: '/{E}/tags', body: { name: 'Batch RA' } }, { path: '/{E}/events', body: {} }] });
+  b('evt_two', {
+    requests: [
+      { path: '/{E}/tags', body: { name: 'Batch two A' } },
+      { method: 'PUT', path: '/{E}/events/{ev_allday}', body: { excerpt: 'batched' } },
+    ],
+  });
+  b('require_all', {
+    validation: 'require-all-validate',
+    requests: [
+      { path: '/{E}/tags', body: { name: 'Batch RA' } },
+      { path: '/{E}/events', body: {} },
+    ],
+  });
   b('checkin', { requests: [{ method: 'PUT', path: '/{T}/attendees/{at_barbara}', body: { check_in: true } }] });
   b('delete_item', { requests: [{ method: 'DELETE', path: '/{E}/events/999999' }] });
   b('headers_item', { requests: [{ path: '/{E}/categories', body: { name: 'Hdr' }, headers: { 'X-Test': 'a' } }] });
@@ -144,7 +218,8 @@ export function core(): Req[] {
   b('form_body', undefined, 'admin', { json: undefined, form: { requests: [{ path: '/{E}/tags', body: { name: 'form batch' } }] } });
 
   // ---------------------------------------------------------------- oembed/1.0
-  const o = (name: string, query: Record<string, string>, as: Role = 'anon') => out.push({ name: `core.oembed.${name}`, path: 'oembed/1.0/embed', query, as });
+  const o = (name: string, query: Record<string, string>, as: Role = 'anon') =>
+    out.push({ name: `core.oembed.${name}`, path: 'oembed/1.0/embed', query, as });
   o('missing', {});
   o('event', { url: '{base}/event/spring-concert/' });
   o('event.admin', { url: '{base}/event/spring-concert/' }, 'admin');
@@ -163,7 +238,8 @@ export function core(): Req[] {
   o('unknown', { url: '{base}/event/no-such/' });
   o('foreign', { url: 'https://example.com/' });
   o('not_url', { url: 'not a url' });
-  const px = (name: string, query: Record<string, string>, as: Role = 'anon') => out.push({ name: `core.oembed.proxy.${name}`, path: 'oembed/1.0/proxy', query, as });
+  const px = (name: string, query: Record<string, string>, as: Role = 'anon') =>
+    out.push({ name: `core.oembed.proxy.${name}`, path: 'oembed/1.0/proxy', query, as });
   px('anon', { url: '{base}/event/spring-concert/' });
   px('missing', {}, 'admin');
   px('bad_format', { url: '{base}/event/spring-concert/', format: 'yaml' }, 'admin');

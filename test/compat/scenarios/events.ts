@@ -40,7 +40,11 @@ export function events(): Req[] {
   }
   both({ name: 'events.list.geoloc_both', path: '{E}/events', query: { geoloc_lat: '58.37', geoloc_lng: '26.72' } });
   both({ name: 'events.list.categories_array', path: '{E}/events', query: { categories: ['{cat_music}', '{cat_talks}'] } });
-  both({ name: 'events.list.strict_window', path: '{E}/events', query: { start_date: '{Y1}-04-01 19:00:00', end_date: '{Y1}-04-01 21:00:00', strict_dates: 'true' } });
+  both({
+    name: 'events.list.strict_window',
+    path: '{E}/events',
+    query: { start_date: '{Y1}-04-01 19:00:00', end_date: '{Y1}-04-01 21:00:00', strict_dates: 'true' },
+  });
   both({ name: 'events.list.window', path: '{E}/events', query: { start_date: '{Y1}-03-01', end_date: '{Y1}-04-30', per_page: 10 } });
   both({ name: 'events.list.page2', path: '{E}/events', query: { per_page: 2, page: 2 } });
   both({ name: 'events.list.last_page', path: '{E}/events', query: { per_page: 2, page: 3 } });
@@ -115,7 +119,8 @@ export function events(): Req[] {
   }
 
   // ---------------------------------------------------------------- writes: validation and permission first
-  const w = (name: string, method: string, path: string, json: unknown, as: Role = 'admin', extra: Partial<Req> = {}) => out.push({ name: `events.write.${name}`, method, path, json, as, ...extra });
+  const w = (name: string, method: string, path: string, json: unknown, as: Role = 'admin', extra: Partial<Req> = {}) =>
+    out.push({ name: `events.write.${name}`, method, path, json, as, ...extra });
   w('create.anon', 'POST', '{E}/events', { title: 'Nope', start_date: '{Y1}-09-01 10:00:00', end_date: '{Y1}-09-01 11:00:00' }, 'anon');
   w('create.missing_all', 'POST', '{E}/events', {});
   w('create.missing_all.anon', 'POST', '{E}/events', {}, 'anon');
@@ -123,31 +128,65 @@ export function events(): Req[] {
   w('create.bad_dates', 'POST', '{E}/events', { title: 'Bad', start_date: 'nope', end_date: 'nope' });
   w('create.end_before_start', 'POST', '{E}/events', { title: 'Backwards', start_date: '{Y1}-09-02 10:00:00', end_date: '{Y1}-09-01 10:00:00' });
   w('create.bad_status', 'POST', '{E}/events', { title: 'S', start_date: '{Y1}-09-01 10:00:00', end_date: '{Y1}-09-01 11:00:00', status: 'bogus' });
-  w('create.venue_event_id', 'POST', '{E}/events', { title: 'V', start_date: '{Y1}-09-01 10:00:00', end_date: '{Y1}-09-01 11:00:00', venue: { id: '{ev_concert}' } });
+  w('create.venue_event_id', 'POST', '{E}/events', {
+    title: 'V',
+    start_date: '{Y1}-09-01 10:00:00',
+    end_date: '{Y1}-09-01 11:00:00',
+    venue: { id: '{ev_concert}' },
+  });
   w('create.venue_unknown', 'POST', '{E}/events', { title: 'V', start_date: '{Y1}-09-01 10:00:00', end_date: '{Y1}-09-01 11:00:00', venue: 999999 });
-  w('create.organizer_object', 'POST', '{E}/events', { title: 'O', start_date: '{Y1}-09-01 10:00:00', end_date: '{Y1}-09-01 11:00:00', organizer: { organizer: 'Lone Org' } });
-  w('create.bad_category', 'POST', '{E}/events', { title: 'C', start_date: '{Y1}-09-01 10:00:00', end_date: '{Y1}-09-01 11:00:00', categories: [999999] });
-  w('create.minimal', 'POST', '{E}/events', { title: 'Minimal Meetup', start_date: '{Y1}-09-01 10:00:00', end_date: '{Y1}-09-01 11:00:00' }, 'admin', { save: 'new_minimal' });
-  w('create.full', 'POST', '{E}/events', {
-    title: 'Autumn Fair',
-    description: '<p>Stalls and food.</p>',
-    excerpt: 'Stalls',
-    start_date: '{Y1}-09-10 10:00:00',
-    end_date: '{Y1}-09-10 18:00:00',
-    timezone: 'Europe/Tallinn',
-    cost: '5 - 15',
-    website: 'https://example.com/fair',
-    show_map: false,
-    show_map_link: false,
-    hide_from_listings: false,
-    sticky: false,
-    featured: false,
-    categories: ['{cat_music}'],
-    tags: ['{tag_outdoor}', '{tag_indoor}'],
-    venue: { venue: 'Fair Grounds', city: 'Tartu' },
-    organizer: [{ organizer: 'Fair Org', email: 'fair@example.com' }],
-  }, 'admin', { save: 'new_fair' });
-  w('create.cost_free', 'POST', '{E}/events', { title: 'Free Walk', start_date: '{Y1}-09-11 10:00:00', end_date: '{Y1}-09-11 11:00:00', cost: 'Free' });
+  w('create.organizer_object', 'POST', '{E}/events', {
+    title: 'O',
+    start_date: '{Y1}-09-01 10:00:00',
+    end_date: '{Y1}-09-01 11:00:00',
+    organizer: { organizer: 'Lone Org' },
+  });
+  w('create.bad_category', 'POST', '{E}/events', {
+    title: 'C',
+    start_date: '{Y1}-09-01 10:00:00',
+    end_date: '{Y1}-09-01 11:00:00',
+    categories: [999999],
+  });
+  w(
+    'create.minimal',
+    'POST',
+    '{E}/events',
+    { title: 'Minimal Meetup', start_date: '{Y1}-09-01 10:00:00', end_date: '{Y1}-09-01 11:00:00' },
+    'admin',
+    { save: 'new_minimal' },
+  );
+  w(
+    'create.full',
+    'POST',
+    '{E}/events',
+    {
+      title: 'Autumn Fair',
+      description: '<p>Stalls and food.</p>',
+      excerpt: 'Stalls',
+      start_date: '{Y1}-09-10 10:00:00',
+      end_date: '{Y1}-09-10 18:00:00',
+      timezone: 'Europe/Tallinn',
+      cost: '5 - 15',
+      website: 'https://example.com/fair',
+      show_map: false,
+      show_map_link: false,
+      hide_from_listings: false,
+      sticky: false,
+      featured: false,
+      categories: ['{cat_music}'],
+      tags: ['{tag_outdoor}', '{tag_indoor}'],
+      venue: { venue: 'Fair Grounds', city: 'Tartu' },
+      organizer: [{ organizer: 'Fair Org', email: 'fair@example.com' }],
+    },
+    'admin',
+    { save: 'new_fair' },
+  );
+  w('create.cost_free', 'POST', '{E}/events', {
+    title: 'Free Walk',
+    start_date: '{Y1}-09-11 10:00:00',
+    end_date: '{Y1}-09-11 11:00:00',
+    cost: 'Free',
+  });
   w('update.title_only', 'PUT', '{E}/events/{new_fair}', { title: 'Autumn Fair (updated)' });
   out.push({ name: 'events.write.update.read_after', as: 'admin', path: '{E}/events/{new_fair}' });
   w('update.patch', 'PATCH', '{E}/events/{new_minimal}', { description: 'Now with a description', featured: true });
@@ -186,7 +225,9 @@ export function events(): Req[] {
     const sym = `new_${kind}`;
     w(`${kind}.create.anon`, 'POST', `{E}/${kind}`, { name: 'X' }, 'anon');
     w(`${kind}.create.missing`, 'POST', `{E}/${kind}`, {});
-    w(`${kind}.create`, 'POST', `{E}/${kind}`, { name: `Fresh ${kind}`, description: 'new one' }, 'admin', { save: `${kind === 'categories' ? 'cat' : 'tag'}_fresh` });
+    w(`${kind}.create`, 'POST', `{E}/${kind}`, { name: `Fresh ${kind}`, description: 'new one' }, 'admin', {
+      save: `${kind === 'categories' ? 'cat' : 'tag'}_fresh`,
+    });
     w(`${kind}.create.duplicate`, 'POST', `{E}/${kind}`, { name: `Fresh ${kind}` });
     w(`${kind}.update`, 'PUT', `{E}/${kind}/{${kind === 'categories' ? 'cat' : 'tag'}_fresh}`, { description: 'changed' });
     w(`${kind}.update.unknown`, 'PUT', `{E}/${kind}/999999`, { name: 'x' });

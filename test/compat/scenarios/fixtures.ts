@@ -7,7 +7,13 @@ import type { Req } from '../lib/types.ts';
  */
 export function fixtures(): Req[] {
   const admin = { as: 'admin' as const, method: 'POST' };
-  const ev = (name: string, json: Record<string, unknown>): Req => ({ name: `fixture.event.${name}`, ...admin, path: '{E}/events', json, save: `ev_${name}` });
+  const ev = (name: string, json: Record<string, unknown>): Req => ({
+    name: `fixture.event.${name}`,
+    ...admin,
+    path: '{E}/events',
+    json,
+    save: `ev_${name}`,
+  });
   const ticket = (name: string, eventSym: string, form: Record<string, unknown>): Req => ({
     name: `fixture.ticket.${name}`,
     ...admin,
@@ -25,14 +31,29 @@ export function fixtures(): Req[] {
   return [
     { name: 'fixture.tag.outdoor', ...admin, path: '{E}/tags', json: { name: 'Outdoor', description: 'Under the sky' }, save: 'tag_outdoor' },
     { name: 'fixture.tag.indoor', ...admin, path: '{E}/tags', json: { name: 'Indoor' }, save: 'tag_indoor' },
-    { name: 'fixture.category.music', ...admin, path: '{E}/categories', json: { name: 'Music', description: 'Concerts and gigs' }, save: 'cat_music' },
+    {
+      name: 'fixture.category.music',
+      ...admin,
+      path: '{E}/categories',
+      json: { name: 'Music', description: 'Concerts and gigs' },
+      save: 'cat_music',
+    },
     { name: 'fixture.category.jazz', ...admin, path: '{E}/categories', json: { name: 'Jazz', parent: '{cat_music}' }, save: 'cat_jazz' },
     { name: 'fixture.category.talks', ...admin, path: '{E}/categories', json: { name: 'Talks', slug: 'talks' }, save: 'cat_talks' },
     {
       name: 'fixture.venue.hall',
       ...admin,
       path: '{E}/venues',
-      json: { venue: 'Town Hall', description: 'The big hall', address: '1 Main Street', city: 'Tartu', country: 'Estonia', zip: '51003', phone: '+372 555 0100', website: 'https://example.com/hall' },
+      json: {
+        venue: 'Town Hall',
+        description: 'The big hall',
+        address: '1 Main Street',
+        city: 'Tartu',
+        country: 'Estonia',
+        zip: '51003',
+        phone: '+372 555 0100',
+        website: 'https://example.com/hall',
+      },
       save: 've_hall',
     },
     { name: 'fixture.venue.park', ...admin, path: '{E}/venues', json: { venue: 'Riverside Park', city: 'Tartu' }, save: 've_park' },
@@ -40,7 +61,13 @@ export function fixtures(): Req[] {
       name: 'fixture.organizer.ada',
       ...admin,
       path: '{E}/organizers',
-      json: { organizer: 'Ada Events', email: 'ada@example.com', phone: '+372 555 0200', website: 'https://example.com/ada', description: 'Ada runs concerts' },
+      json: {
+        organizer: 'Ada Events',
+        email: 'ada@example.com',
+        phone: '+372 555 0200',
+        website: 'https://example.com/ada',
+        description: 'Ada runs concerts',
+      },
       save: 'org_ada',
     },
     { name: 'fixture.organizer.bob', ...admin, path: '{E}/organizers', json: { organizer: 'Bob Talks' }, save: 'org_bob' },
@@ -79,7 +106,14 @@ export function fixtures(): Req[] {
       show_map_link: true,
     }),
     ev('allday', { title: 'Open Day', start_date: '{Y1}-06-01 00:00:00', end_date: '{Y1}-06-01 23:59:59', all_day: true, venue: '{ve_hall}' }),
-    ev('secret', { title: 'Secret Gathering', description: 'secret plans', start_date: '{Y1}-04-20 18:00:00', end_date: '{Y1}-04-20 21:00:00', password: 'sesame', cost: '10' }),
+    ev('secret', {
+      title: 'Secret Gathering',
+      description: 'secret plans',
+      start_date: '{Y1}-04-20 18:00:00',
+      end_date: '{Y1}-04-20 21:00:00',
+      password: 'sesame',
+      cost: '10',
+    }),
     ev('draft', { title: 'Draft Plans', start_date: '{Y1}-07-01 10:00:00', end_date: '{Y1}-07-01 11:00:00', status: 'draft' }),
     ev('trash', { title: 'Cancelled Fair', start_date: '{Y1}-08-01 10:00:00', end_date: '{Y1}-08-01 16:00:00' }),
     { name: 'fixture.event.trash.delete', as: 'admin', method: 'DELETE', path: '{E}/events/{ev_trash}' },

@@ -82,11 +82,13 @@ export function tickets(): Req[] {
     ['name', ['Grace', 'zzz']],
     ['email', ['alan@', 'example.com']],
   ];
-  for (const [p, values] of attendeeParams) values.forEach((v, i) => both({ name: `attendees.list.${p}.${i}`, path: '{T}/attendees', query: { [p]: v } }));
+  for (const [p, values] of attendeeParams)
+    values.forEach((v, i) => both({ name: `attendees.list.${p}.${i}`, path: '{T}/attendees', query: { [p]: v } }));
   both({ name: 'attendees.list.api_key', path: '{T}/attendees', query: { api_key: '{apikey}' } }, ['anon']);
 
   // ---------------------------------------------------------------- single attendees
-  for (const sym of ['at_grace', 'at_alan', 'at_edsger', 'at_barbara', 'at_ken']) both({ name: `attendees.get.${sym}`, path: `{T}/attendees/{${sym}}` });
+  for (const sym of ['at_grace', 'at_alan', 'at_edsger', 'at_barbara', 'at_ken'])
+    both({ name: `attendees.get.${sym}`, path: `{T}/attendees/{${sym}}` });
   both({ name: 'attendees.get.unknown', path: '{T}/attendees/999999' });
   both({ name: 'attendees.get.ticket_id', path: '{T}/attendees/{tk_ga}' });
   both({ name: 'attendees.get.api_key', path: '{T}/attendees/{at_grace}', query: { api_key: '{apikey}' } }, ['anon']);
@@ -99,9 +101,19 @@ export function tickets(): Req[] {
   both({ name: 'cart.get.post_unknown', path: '{T}/cart', query: { post_id: '999999' } });
   both({ name: 'cart.post.missing', method: 'POST', path: '{T}/cart', json: {} });
   both({ name: 'cart.post.empty', method: 'POST', path: '{T}/cart', json: { provider: 'tc' } });
-  both({ name: 'cart.post.ticket', method: 'POST', path: '{T}/cart', json: { provider: 'tc', tickets: [{ ticket_id: '{tk_ga}', quantity: 2 }], post_id: '{ev_concert}' } });
+  both({
+    name: 'cart.post.ticket',
+    method: 'POST',
+    path: '{T}/cart',
+    json: { provider: 'tc', tickets: [{ ticket_id: '{tk_ga}', quantity: 2 }], post_id: '{ev_concert}' },
+  });
   both({ name: 'cart.put.ticket', method: 'PUT', path: '{T}/cart', json: { provider: 'tc', tickets: [{ ticket_id: '{tk_vip}', quantity: 1 }] } });
-  both({ name: 'cart.post.too_many', method: 'POST', path: '{T}/cart', json: { provider: 'tc', tickets: [{ ticket_id: '{tk_vip}', quantity: 500 }] } });
+  both({
+    name: 'cart.post.too_many',
+    method: 'POST',
+    path: '{T}/cart',
+    json: { provider: 'tc', tickets: [{ ticket_id: '{tk_vip}', quantity: 500 }] },
+  });
   both({ name: 'cart.post.no_provider_bogus', method: 'POST', path: '{T}/cart', json: { provider: 'bogus', tickets: [] } });
 
   // ---------------------------------------------------------------- QR
@@ -111,26 +123,57 @@ export function tickets(): Req[] {
   both({ name: 'qr.get.event', path: '{T}/qr/{ev_concert}' });
   both({ name: 'qr.checkin.missing', path: '{T}/qr' });
   both({ name: 'qr.checkin.missing_code', path: '{T}/qr', query: { api_key: '{apikey}', ticket_id: '{at_grace}' } });
-  both({ name: 'qr.checkin.bad_key', path: '{T}/qr', query: { api_key: 'random', ticket_id: '{at_grace}', security_code: '{code:at_grace}', event_id: '{ev_concert}' } });
+  both({
+    name: 'qr.checkin.bad_key',
+    path: '{T}/qr',
+    query: { api_key: 'random', ticket_id: '{at_grace}', security_code: '{code:at_grace}', event_id: '{ev_concert}' },
+  });
   both({ name: 'qr.checkin.bad_code', path: '{T}/qr', query: { api_key: '{apikey}', ticket_id: '{at_grace}', security_code: 'wrong' } });
   both({ name: 'qr.checkin.unknown', path: '{T}/qr', query: { api_key: '{apikey}', ticket_id: '999999', security_code: 'abc' } });
-  out.push({ name: 'qr.checkin.ok', path: '{T}/qr', query: { api_key: '{apikey}', ticket_id: '{at_grace}', security_code: '{code:at_grace}', event_id: '{ev_concert}' } });
-  out.push({ name: 'qr.checkin.again', path: '{T}/qr', query: { api_key: '{apikey}', ticket_id: '{at_grace}', security_code: '{code:at_grace}', event_id: '{ev_concert}' } });
+  out.push({
+    name: 'qr.checkin.ok',
+    path: '{T}/qr',
+    query: { api_key: '{apikey}', ticket_id: '{at_grace}', security_code: '{code:at_grace}', event_id: '{ev_concert}' },
+  });
+  out.push({
+    name: 'qr.checkin.again',
+    path: '{T}/qr',
+    query: { api_key: '{apikey}', ticket_id: '{at_grace}', security_code: '{code:at_grace}', event_id: '{ev_concert}' },
+  });
   out.push({ name: 'qr.checkin.rsvp', path: '{T}/qr', query: { api_key: '{apikey}', ticket_id: '{at_edsger}', security_code: '{code:at_edsger}' } });
   out.push({ name: 'qr.after.grace.admin', as: 'admin', path: '{T}/attendees/{at_grace}' });
 
   // ---------------------------------------------------------------- attendee writes
-  const w = (name: string, method: string, path: string, json: unknown, as: Role = 'admin', extra: Partial<Req> = {}) => out.push({ name: `attendees.write.${name}`, method, path, json, as, ...extra });
+  const w = (name: string, method: string, path: string, json: unknown, as: Role = 'admin', extra: Partial<Req> = {}) =>
+    out.push({ name: `attendees.write.${name}`, method, path, json, as, ...extra });
   w('create.anon', 'POST', '{T}/attendees', { ticket_id: '{tk_ga}', full_name: 'Anon', email: 'anon@example.com' }, 'anon');
   w('create.missing', 'POST', '{T}/attendees', {});
   w('create.missing.anon', 'POST', '{T}/attendees', {}, 'anon');
   w('create.bad_email', 'POST', '{T}/attendees', { ticket_id: '{tk_ga}', full_name: 'X', email: 'nope' });
   w('create.not_ticket', 'POST', '{T}/attendees', { ticket_id: '{ev_concert}', full_name: 'X', email: 'x@example.com' });
   w('create.bad_status', 'POST', '{T}/attendees', { ticket_id: '{tk_ga}', full_name: 'X', email: 'x@example.com', attendee_status: 'bogus' });
-  w('create.ok', 'POST', '{T}/attendees', { ticket_id: '{tk_vip}', full_name: 'Margaret Hamilton', email: 'margaret@example.com' }, 'admin', { save: 'at_margaret' });
-  w('create.checked_in', 'POST', '{T}/attendees', { ticket_id: '{tk_vip}', full_name: 'Linus T', email: 'linus@example.com', check_in: true }, 'admin', { save: 'at_linus' });
-  w('create.rsvp', 'POST', '{T}/attendees', { ticket_id: '{tk_rsvp}', full_name: 'Donald Knuth', email: 'don@example.com', attendee_status: 'yes' }, 'admin', { save: 'at_donald' });
-  w('create.api_key_form', 'POST', '{T}/attendees', undefined, 'anon', { form: { api_key: '{apikey}', ticket_id: '{tk_ga}', full_name: 'Door Guest', email: 'door@example.com' } });
+  w('create.ok', 'POST', '{T}/attendees', { ticket_id: '{tk_vip}', full_name: 'Margaret Hamilton', email: 'margaret@example.com' }, 'admin', {
+    save: 'at_margaret',
+  });
+  w(
+    'create.checked_in',
+    'POST',
+    '{T}/attendees',
+    { ticket_id: '{tk_vip}', full_name: 'Linus T', email: 'linus@example.com', check_in: true },
+    'admin',
+    { save: 'at_linus' },
+  );
+  w(
+    'create.rsvp',
+    'POST',
+    '{T}/attendees',
+    { ticket_id: '{tk_rsvp}', full_name: 'Donald Knuth', email: 'don@example.com', attendee_status: 'yes' },
+    'admin',
+    { save: 'at_donald' },
+  );
+  w('create.api_key_form', 'POST', '{T}/attendees', undefined, 'anon', {
+    form: { api_key: '{apikey}', ticket_id: '{tk_ga}', full_name: 'Door Guest', email: 'door@example.com' },
+  });
   w('get.rsvp.anon', 'GET', '{T}/attendees/{at_donald}', undefined, 'anon');
   w('checkin', 'PUT', '{T}/attendees/{at_margaret}', { check_in: true });
   w('checkin.again', 'PUT', '{T}/attendees/{at_margaret}', { check_in: true });
@@ -148,19 +191,68 @@ export function tickets(): Req[] {
   t('create.anon', 'POST', '{T}/tickets', { post_id: '{ev_jazz}', add_ticket_nonce: 'bad', provider: 'tc', name: 'X', price: '1' }, 'anon');
   t('create.bad_nonce', 'POST', '{T}/tickets', { post_id: '{ev_jazz}', add_ticket_nonce: 'bad', provider: 'tc', name: 'X', price: '1' });
   t('create.no_post', 'POST', '{T}/tickets', { add_ticket_nonce: '{nonce:add_ticket_nonce:ev_jazz}', provider: 'tc', name: 'X' });
-  t('create.bad_provider', 'POST', '{T}/tickets', { post_id: '{ev_jazz}', add_ticket_nonce: '{nonce:add_ticket_nonce:ev_jazz}', provider: 'bogus', name: 'X' });
-  t('create.bad_price', 'POST', '{T}/tickets', { post_id: '{ev_jazz}', add_ticket_nonce: '{nonce:add_ticket_nonce:ev_jazz}', provider: 'tc', name: 'X', price: '-5' });
-  t('create.ok', 'POST', '{T}/tickets', {
-    post_id: '{ev_jazz}', add_ticket_nonce: '{nonce:add_ticket_nonce:ev_jazz}', provider: 'tc', name: 'Balcony', description: 'Up high', price: '30',
-    start_date: '{Y1}-01-01', start_time: '08:00:00', end_date: '{Y1}-03-31', end_time: '20:00:00', sku: 'BALC', ticket: { capacity: 40 },
-  }, 'admin', { save: 'tk_balcony' });
-  t('create.no_capacity', 'POST', '{T}/tickets', { post_id: '{ev_allday}', add_ticket_nonce: '{nonce:add_ticket_nonce:ev_allday}', provider: 'tc', name: 'Door sale', price: '7' }, 'admin', { save: 'tk_door' });
-  out.push({ name: 'tickets.write.no_capacity.attendee', as: 'admin', method: 'POST', path: '{T}/attendees', json: { ticket_id: '{tk_door}', full_name: 'Late Comer', email: 'late@example.com' } });
+  t('create.bad_provider', 'POST', '{T}/tickets', {
+    post_id: '{ev_jazz}',
+    add_ticket_nonce: '{nonce:add_ticket_nonce:ev_jazz}',
+    provider: 'bogus',
+    name: 'X',
+  });
+  t('create.bad_price', 'POST', '{T}/tickets', {
+    post_id: '{ev_jazz}',
+    add_ticket_nonce: '{nonce:add_ticket_nonce:ev_jazz}',
+    provider: 'tc',
+    name: 'X',
+    price: '-5',
+  });
+  t(
+    'create.ok',
+    'POST',
+    '{T}/tickets',
+    {
+      post_id: '{ev_jazz}',
+      add_ticket_nonce: '{nonce:add_ticket_nonce:ev_jazz}',
+      provider: 'tc',
+      name: 'Balcony',
+      description: 'Up high',
+      price: '30',
+      start_date: '{Y1}-01-01',
+      start_time: '08:00:00',
+      end_date: '{Y1}-03-31',
+      end_time: '20:00:00',
+      sku: 'BALC',
+      ticket: { capacity: 40 },
+    },
+    'admin',
+    { save: 'tk_balcony' },
+  );
+  t(
+    'create.no_capacity',
+    'POST',
+    '{T}/tickets',
+    { post_id: '{ev_allday}', add_ticket_nonce: '{nonce:add_ticket_nonce:ev_allday}', provider: 'tc', name: 'Door sale', price: '7' },
+    'admin',
+    { save: 'tk_door' },
+  );
+  out.push({
+    name: 'tickets.write.no_capacity.attendee',
+    as: 'admin',
+    method: 'POST',
+    path: '{T}/attendees',
+    json: { ticket_id: '{tk_door}', full_name: 'Late Comer', email: 'late@example.com' },
+  });
   out.push({ name: 'tickets.write.get_new.admin', as: 'admin', path: '{T}/tickets/{tk_balcony}' });
-  t('create.json', 'POST', '{T}/tickets', undefined, 'admin', { json: { post_id: '{ev_jazz}', add_ticket_nonce: '{nonce:add_ticket_nonce:ev_jazz}', provider: 'tc', name: 'JSON ticket', price: '3' } });
+  t('create.json', 'POST', '{T}/tickets', undefined, 'admin', {
+    json: { post_id: '{ev_jazz}', add_ticket_nonce: '{nonce:add_ticket_nonce:ev_jazz}', provider: 'tc', name: 'JSON ticket', price: '3' },
+  });
   t('update.bad_nonce', 'PUT', '{T}/tickets/{tk_balcony}', { post_id: '{ev_jazz}', edit_ticket_nonce: 'bad', name: 'Y' });
   t('update.missing', 'PUT', '{T}/tickets/{tk_balcony}', { name: 'Y' });
-  t('update.ok', 'PUT', '{T}/tickets/{tk_balcony}', { post_id: '{ev_jazz}', edit_ticket_nonce: '{nonce:edit_ticket_nonce:tk_balcony}', name: 'Balcony seats', price: '32', ticket: { capacity: 45 } });
+  t('update.ok', 'PUT', '{T}/tickets/{tk_balcony}', {
+    post_id: '{ev_jazz}',
+    edit_ticket_nonce: '{nonce:edit_ticket_nonce:tk_balcony}',
+    name: 'Balcony seats',
+    price: '32',
+    ticket: { capacity: 45 },
+  });
   t('update.unknown', 'PUT', '{T}/tickets/999999', { post_id: '{ev_jazz}', edit_ticket_nonce: 'x', name: 'Y' });
   t('delete.missing', 'DELETE', '{T}/tickets/{tk_balcony}', {});
   t('delete.bad_nonce', 'DELETE', '{T}/tickets/{tk_balcony}', { post_id: '{ev_jazz}', remove_ticket_nonce: 'bad' });

@@ -36,7 +36,10 @@ describe('one path: decided locally, queued with the mark, flushed with a deadli
     assert.equal(again.verdict.kind === 'already_here' && again.verdict.agoMs, 12_000);
     assert.equal(again.queued, false);
     assert.equal(server.requests, before, 'nothing sent');
-    assert.deepEqual(server.log.map((e) => e.result), ['accepted']);
+    assert.deepEqual(
+      server.log.map((e) => e.result),
+      ['accepted'],
+    );
     assert.equal(await d.db.conflicts.count(), 0);
     // Offline too: the cache knows this device admitted them.
     d.online = false;
@@ -68,7 +71,10 @@ describe('one path: decided locally, queued with the mark, flushed with a deadli
     const wrong = await d.service.scan(server.ticketUrl(a, a.eventId, 'deadbeef00'));
     const other = await d.service.scan(server.ticketUrl(a, 999));
     const junk = await d.service.scan('4006381333931');
-    assert.deepEqual([wrong, other, junk].map((r) => reasonOf(r.verdict)), ['wrong_security_code', 'other_event', 'unreadable']);
+    assert.deepEqual(
+      [wrong, other, junk].map((r) => reasonOf(r.verdict)),
+      ['wrong_security_code', 'other_event', 'unreadable'],
+    );
     assert.equal(server.requests, before);
     assert.equal(await d.db.scans.count(), 3, 'every scan is logged on the device');
     await d.close();
@@ -130,7 +136,10 @@ describe('one path: decided locally, queued with the mark, flushed with a deadli
     await d.engine.syncNow();
     const p = await d.service.scan(server.ticketUrl(pending));
     const t = await d.service.scan(server.ticketUrl(trashed));
-    assert.deepEqual([p, t].map((r) => reasonOf(r.verdict)), ['order_not_complete', 'revoked']);
+    assert.deepEqual(
+      [p, t].map((r) => reasonOf(r.verdict)),
+      ['order_not_complete', 'revoked'],
+    );
     // Paid since the last sync: the lookup finds it complete and admits.
     pending.orderStatus = 'completed';
     assert.equal((await d.service.scan(server.ticketUrl(pending))).verdict.kind, 'admitted');
@@ -154,7 +163,10 @@ describe('one path: decided locally, queued with the mark, flushed with a deadli
     assert.equal((await d.service.manual(a.id, true)).verdict.kind, 'admitted');
     d.online = true;
     await d.engine.syncNow();
-    assert.deepEqual(server.log.map((e) => e.result), ['accepted', 'checked_out', 'accepted']);
+    assert.deepEqual(
+      server.log.map((e) => e.result),
+      ['accepted', 'checked_out', 'accepted'],
+    );
     assert.notEqual(server.attendees.get(a.id)?.checkin, null);
     await d.close();
   });
@@ -180,7 +192,10 @@ describe('device state is never a ticket verdict', () => {
     d.engine.resetAuth();
     await d.engine.syncNow();
     assert.equal(await d.db.outbox.count(), 0);
-    assert.deepEqual(server.log.map((e) => e.result), ['accepted', 'accepted']);
+    assert.deepEqual(
+      server.log.map((e) => e.result),
+      ['accepted', 'accepted'],
+    );
     await d.close();
   });
 
@@ -195,7 +210,7 @@ describe('device state is never a ticket verdict', () => {
     assert.equal(d.engine.status.device?.kind, 'wrong_event');
     const walkIn = server.seed(1, 900)[0];
     const w = await d.service.scan(server.ticketUrl(walkIn));
-    assert.equal(w.verdict.kind, 'not_in_list', 'the server\'s 404 to a key for another event says nothing about the ticket');
+    assert.equal(w.verdict.kind, 'not_in_list', "the server's 404 to a key for another event says nothing about the ticket");
     const r2 = await d.service.scan(server.ticketUrl(b));
     assert.equal(r2.verdict.kind, 'admitted');
     assert.equal(await d.db.rejected.count(), 0);

@@ -9,7 +9,18 @@ test('a version 1 cache is upgraded in place to the sparse indexes, and counts s
   const name = 'db-upgrade-test';
   const old = new Dexie(name);
   old.version(1).stores({ attendees: 'id, status, checkedIn, checkinAt, checkinDevice, *words', meta: 'key' });
-  const base = { eventId: 1, ticketId: 2, orderStatus: 'completed', codeHash: null, checkinDate: null, checkinDevice: null, name: 'A', email: '', ticketTitle: null, words: ['a'] };
+  const base = {
+    eventId: 1,
+    ticketId: 2,
+    orderStatus: 'completed',
+    codeHash: null,
+    checkinDate: null,
+    checkinDevice: null,
+    name: 'A',
+    email: '',
+    ticketTitle: null,
+    words: ['a'],
+  };
   await old.table('attendees').bulkPut([
     { ...base, id: 1, status: 'publish', checkedIn: 0, checkinAt: null },
     { ...base, id: 2, status: 'trash', checkedIn: 0, checkinAt: null },

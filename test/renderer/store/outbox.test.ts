@@ -10,15 +10,28 @@ import { hashSecurityCode } from '../../../shared/checkin/security-code.ts';
 import type { DoorAttendee } from '../../../shared/checkin/wire.ts';
 
 const attendee = (id: number, over: Partial<DoorAttendee> = {}): DoorAttendee => ({
-  id, post_id: 10, ticket_id: 11, status: 'publish', title: `Mari Tamm ${id}`, email: `mari${id}@kool.ee`,
-  ticket: { id: 11, title: 'VIP' }, checked_in: false, checkin_details: false, security_code: `code${id}xxxxxx`,
-  order_status: 'completed', ...over,
+  id,
+  post_id: 10,
+  ticket_id: 11,
+  status: 'publish',
+  title: `Mari Tamm ${id}`,
+  email: `mari${id}@kool.ee`,
+  ticket: { id: 11, title: 'VIP' },
+  checked_in: false,
+  checkin_details: false,
+  security_code: `code${id}xxxxxx`,
+  order_status: 'completed',
+  ...over,
 });
 let n = 0;
 const freshDb = () => openKioskDb(`store-test-${++n}`);
 const scan = (nonce: string, attendeeId: number, checkIn = true) => ({
-  nonce: nonce.padEnd(16, '0'), attendeeId, checkIn, scanAt: Date.parse('2026-11-22T18:00:00Z'),
-  scanIso: '2026-11-22T20:00:00.000+02:00', deviceId: 'door-a',
+  nonce: nonce.padEnd(16, '0'),
+  attendeeId,
+  checkIn,
+  scanAt: Date.parse('2026-11-22T18:00:00Z'),
+  scanIso: '2026-11-22T20:00:00.000+02:00',
+  deviceId: 'door-a',
 });
 
 describe('attendee cache', () => {
@@ -32,11 +45,26 @@ describe('attendee cache', () => {
   test('searches by a word of the name, the email, or the ticket number', async () => {
     const db = freshDb();
     await applyAttendees(db, [attendee(1), attendee(2, { title: 'Jaan Kask', email: 'jaan@firma.ee' })]);
-    assert.deepEqual((await searchAttendees(db, 'kask')).map((r) => r.id), [2]);
-    assert.deepEqual((await searchAttendees(db, 'JAAN')).map((r) => r.id), [2]);
-    assert.deepEqual((await searchAttendees(db, 'mari1@kool')).map((r) => r.id), [1]);
-    assert.deepEqual((await searchAttendees(db, 'mari tamm')).map((r) => r.id), [1]);
-    assert.deepEqual((await searchAttendees(db, '#2')).map((r) => r.id), [2]);
+    assert.deepEqual(
+      (await searchAttendees(db, 'kask')).map((r) => r.id),
+      [2],
+    );
+    assert.deepEqual(
+      (await searchAttendees(db, 'JAAN')).map((r) => r.id),
+      [2],
+    );
+    assert.deepEqual(
+      (await searchAttendees(db, 'mari1@kool')).map((r) => r.id),
+      [1],
+    );
+    assert.deepEqual(
+      (await searchAttendees(db, 'mari tamm')).map((r) => r.id),
+      [1],
+    );
+    assert.deepEqual(
+      (await searchAttendees(db, '#2')).map((r) => r.id),
+      [2],
+    );
     assert.deepEqual(await searchAttendees(db, 'nobody'), []);
   });
   test('a delta from the server does not undo a scan still in the outbox', async () => {
@@ -89,13 +117,28 @@ describe('outbox', () => {
     await recordLocalScan(db, scan('n1', 1), 'admitted');
     const [row] = await nextOutboxBatch(db, 25);
     const standing = { date: '2026-11-22T19:58:00+02:00', device_id: 'door-b', device_label: 'Door 2' };
-    const { conflicts: [c] } = await settleBatch(db, [{ row, fate: { kind: 'conflict', standing, message: 'Already' } }], 5);
+    const {
+      conflicts: [c],
+    } = await settleBatch(db, [{ row, fate: { kind: 'conflict', standing, message: 'Already' } }], 5);
     const theirs = Date.parse('2026-11-22T19:58:00+02:00');
     assert.deepEqual(
       { ...c, id: undefined },
-      { id: undefined, nonce: row.nonce, attendeeId: 1, name: 'Mari Tamm 1', ourScanIso: row.scanIso, ourScanAt: row.scanAt, ourDevice: 'door-a',
-        theirDate: '2026-11-22T19:58:00+02:00', theirScanAt: theirs, theirDevice: 'door-b', theirDeviceLabel: 'Door 2',
-        first: 'theirs', gapMs: 120_000, recordedAt: 5 },
+      {
+        id: undefined,
+        nonce: row.nonce,
+        attendeeId: 1,
+        name: 'Mari Tamm 1',
+        ourScanIso: row.scanIso,
+        ourScanAt: row.scanAt,
+        ourDevice: 'door-a',
+        theirDate: '2026-11-22T19:58:00+02:00',
+        theirScanAt: theirs,
+        theirDevice: 'door-b',
+        theirDeviceLabel: 'Door 2',
+        first: 'theirs',
+        gapMs: 120_000,
+        recordedAt: 5,
+      },
     );
     assert.equal(await db.outbox.count(), 0);
     assert.equal((await getAttendee(db, 1))?.checkinDevice, 'door-b');
@@ -108,10 +151,24 @@ describe('outbox', () => {
     await recordLocalScan(db, scan('in-2', 2), 'admitted');
     await recordLocalScan(db, { ...scan('out-1', 1, false), scanIso: '2026-11-22T20:05:00.000+02:00' }, 'admitted');
     const [r1, r2] = await nextOutboxBatch(db, 2);
-    const server = (id: number) => attendee(id, { checked_in: true, checkin_details: { date: '2026-11-22 18:00:00', device_id: 'door-a' }, security_code: undefined });
-    const out = await settleBatch(db, [{ row: r1, fate: { kind: 'accepted', attendee: server(1) } }, { row: r2, fate: { kind: 'retry', status: 503, message: 'busy' } }], 9);
+    const server = (id: number) =>
+      attendee(id, { checked_in: true, checkin_details: { date: '2026-11-22 18:00:00', device_id: 'door-a' }, security_code: undefined });
+    const out = await settleBatch(
+      db,
+      [
+        { row: r1, fate: { kind: 'accepted', attendee: server(1) } },
+        { row: r2, fate: { kind: 'retry', status: 503, message: 'busy' } },
+      ],
+      9,
+    );
     assert.deepEqual([...out.attempts.values()], [1]);
-    assert.deepEqual((await db.outbox.toArray()).map((r) => [r.nonce.slice(0, 5), r.attempts]), [['in-20', 1], ['out-1', 0]]);
+    assert.deepEqual(
+      (await db.outbox.toArray()).map((r) => [r.nonce.slice(0, 5), r.attempts]),
+      [
+        ['in-20', 1],
+        ['out-1', 0],
+      ],
+    );
     const a1 = await getAttendee(db, 1);
     assert.equal(a1?.checkedIn, 0, 'the queued check-out stays on top of the accepted check-in');
     assert.equal(a1?.codeHash, hashSecurityCode(1, 'code1xxxxxx'), 'the hash survives an answer without the code');

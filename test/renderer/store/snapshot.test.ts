@@ -7,8 +7,17 @@ import { recordLocalScan } from '../../../renderer/store/outbox.ts';
 import type { DoorAttendee } from '../../../shared/checkin/wire.ts';
 
 const a = (id: number, over: Partial<DoorAttendee> = {}): DoorAttendee => ({
-  id, post_id: 10, ticket_id: 11, status: 'publish', title: `Guest ${id}`, email: `g${id}@x.ee`, checked_in: false,
-  checkin_details: false, security_code: `code-${id}`, order_status: 'completed', ...over,
+  id,
+  post_id: 10,
+  ticket_id: 11,
+  status: 'publish',
+  title: `Guest ${id}`,
+  email: `g${id}@x.ee`,
+  checked_in: false,
+  checkin_details: false,
+  security_code: `code-${id}`,
+  order_status: 'completed',
+  ...over,
 });
 
 test('the first download lives in chunks; later rows take precedence in lookups, search and counts', async () => {
@@ -22,11 +31,28 @@ test('the first download lives in chunks; later rows take precedence in lookups,
 
   // A delta renames 2 and trashes 9; a local scan admits 5.
   await applyAttendees(db, [a(2, { title: 'Renamed Person' }), a(9, { status: 'trash' })]);
-  await recordLocalScan(db, { nonce: 'x'.repeat(20), attendeeId: 5, checkIn: true, scanAt: Date.parse('2026-11-22T17:30:00Z'), scanIso: '2026-11-22T19:30:00.000+02:00', deviceId: 'door-a' }, 'admitted');
+  await recordLocalScan(
+    db,
+    {
+      nonce: 'x'.repeat(20),
+      attendeeId: 5,
+      checkIn: true,
+      scanAt: Date.parse('2026-11-22T17:30:00Z'),
+      scanIso: '2026-11-22T19:30:00.000+02:00',
+      deviceId: 'door-a',
+    },
+    'admitted',
+  );
   assert.equal((await getAttendee(db, 2))?.name, 'Renamed Person');
   assert.equal((await getAttendee(db, 5))?.checkedIn, 1);
-  assert.deepEqual((await searchAttendees(db, 'guest')).map((r) => r.id), [1, 5, 7, 9]);
-  assert.deepEqual((await searchAttendees(db, 'renamed')).map((r) => r.id), [2]);
+  assert.deepEqual(
+    (await searchAttendees(db, 'guest')).map((r) => r.id),
+    [1, 5, 7, 9],
+  );
+  assert.deepEqual(
+    (await searchAttendees(db, 'renamed')).map((r) => r.id),
+    [2],
+  );
   assert.deepEqual(await searchAttendees(db, 'guest 2'), [], 'the old name no longer matches');
   assert.deepEqual(await countAttendees(db, 'door-a', Date.parse('2026-11-22T17:45:00Z')), { checkedIn: 2, total: 4, thisDevice: 1, lastHour: 1 });
   db.close();
@@ -40,7 +66,10 @@ test('large pages are split into several chunks and bulk lookups find every row'
   assert.ok((await db.snapshot.count()) >= 3);
   const wanted = [1000, 1003, 1600, 2347, 1001, 5000];
   const found = await snapshotBulkGet(db, wanted);
-  assert.deepEqual([...found.keys()].sort((x, y) => x - y), [1000, 1003, 1600, 2347]);
+  assert.deepEqual(
+    [...found.keys()].sort((x, y) => x - y),
+    [1000, 1003, 1600, 2347],
+  );
   assert.equal((await getAttendee(db, 2347))?.name, 'Guest 2347');
   db.close();
 });

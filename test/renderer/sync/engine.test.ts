@@ -9,7 +9,12 @@ import { recordLocalScan } from '../../../renderer/store/outbox.ts';
 import type { SyncEvent } from '../../../renderer/sync/events.ts';
 
 const scanRow = (attendeeId: number, i: number, deviceId = 'door-a') => ({
-  nonce: `nonce-${deviceId}-${i}`.padEnd(20, 'x'), attendeeId, checkIn: true, scanAt: 1, scanIso: '2026-11-22T20:00:00.000+02:00', deviceId,
+  nonce: `nonce-${deviceId}-${i}`.padEnd(20, 'x'),
+  attendeeId,
+  checkIn: true,
+  scanAt: 1,
+  scanIso: '2026-11-22T20:00:00.000+02:00',
+  deviceId,
 });
 
 describe('download', () => {
@@ -24,7 +29,10 @@ describe('download', () => {
     // Pages that arrive together are written together, so progress may skip a step, but it only grows.
     const loaded = progress.map((p) => (p.type === 'progress' ? p.loaded : 0));
     assert.equal(loaded.at(-1), 250);
-    assert.deepEqual([...loaded].sort((a, b) => a - b), loaded);
+    assert.deepEqual(
+      [...loaded].sort((a, b) => a - b),
+      loaded,
+    );
     assert.equal((await d.db.event.toArray())[0].title, 'Door test event');
     assert.equal(d.engine.status.ready, true);
 
@@ -121,7 +129,14 @@ describe('upload', () => {
     await d.engine.syncNow();
     await d.engine.syncNow();
     assert.equal(await d.db.outbox.count(), 3);
-    assert.deepEqual(failures.map((f) => [f.kind, f.retryInMs]), [['network', 750], ['device', undefined], ['network', 1500]]);
+    assert.deepEqual(
+      failures.map((f) => [f.kind, f.retryInMs]),
+      [
+        ['network', 750],
+        ['device', undefined],
+        ['network', 1500],
+      ],
+    );
     assert.equal(d.engine.status.device?.kind, 'unreachable', 'the second failure in a row raises the device state');
     mode = 'ok';
     await d.engine.syncNow();
@@ -156,8 +171,14 @@ describe('upload', () => {
   });
 
   test('backoff doubles up to a cap, with jitter', () => {
-    assert.deepEqual([1, 2, 3, 4, 10].map((n) => backoffDelay(n, () => 1)), [1000, 2000, 4000, 8000, 30000]);
-    assert.equal(backoffDelay(1, () => 0), 500);
+    assert.deepEqual(
+      [1, 2, 3, 4, 10].map((n) => backoffDelay(n, () => 1)),
+      [1000, 2000, 4000, 8000, 30000],
+    );
+    assert.equal(
+      backoffDelay(1, () => 0),
+      500,
+    );
   });
 
   test('runs requested while one is running join it and cause exactly one more', async () => {

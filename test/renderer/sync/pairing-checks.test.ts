@@ -17,9 +17,13 @@ async function attempt(server: FakeDoorServer, answer: 'confirm' | 'cancel' = 'c
   const db = openKioskDb(`pairing-checks-${process.pid}-${Math.random()}`);
   const plans: PairingPlan[] = [];
   const flow = new PairingFlow({
-    db, fetch: server.fetch(), probeTimeoutMs: 2000,
+    db,
+    fetch: server.fetch(),
+    probeTimeoutMs: 2000,
     ask: async (plan) => (plans.push(plan), answer),
-    upload: async () => {}, idle: async () => {}, paired: () => {},
+    upload: async () => {},
+    idle: async () => {},
+    paired: () => {},
   });
   const outcome = await flow.request(next);
   const stored = await getSettings(db);

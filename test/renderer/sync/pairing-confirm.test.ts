@@ -5,8 +5,13 @@ import { openKioskDb } from '../../../renderer/store/db.ts';
 import { getSettings } from '../../../renderer/store/meta.ts';
 import { recordLocalScan } from '../../../renderer/store/outbox.ts';
 import {
-  PairingFlow, applyPairing, describeServer, probeEvent,
-  type PairingAnswer, type PairingFlowOptions, type PairingPlan,
+  PairingFlow,
+  applyPairing,
+  describeServer,
+  probeEvent,
+  type PairingAnswer,
+  type PairingFlowOptions,
+  type PairingPlan,
 } from '../../../renderer/sync/pairing.ts';
 import { pairingLink, parsePairing, readPairing, toBase64Url, type PairingPayload } from '../../../shared/checkin/pairing.ts';
 import { FakeDoorServer, type FakeRequest } from '../fake-door-server.ts';
@@ -51,7 +56,11 @@ async function pairedKiosk(): Promise<Setup> {
 }
 
 /** A flow whose staff answer from `answers` in turn, recording every question. */
-function scriptedFlow(s: Pick<Setup, 'fetch'> & { device: Pick<Device, 'db' | 'engine'> }, answers: Array<PairingAnswer | ((plan: PairingPlan) => Promise<PairingAnswer> | PairingAnswer)>, extra: Partial<PairingFlowOptions> = {}) {
+function scriptedFlow(
+  s: Pick<Setup, 'fetch'> & { device: Pick<Device, 'db' | 'engine'> },
+  answers: Array<PairingAnswer | ((plan: PairingPlan) => Promise<PairingAnswer> | PairingAnswer)>,
+  extra: Partial<PairingFlowOptions> = {},
+) {
   const plans: PairingPlan[] = [];
   const paired: PairingPayload[] = [];
   const invalid: string[] = [];
@@ -113,7 +122,10 @@ describe('pairing asks first (issue 10 item 9)', () => {
       assert.deepEqual(await snapshotOf(s.device), before, 'Cancel leaves pairing, cache, queue and sync state untouched');
       assert.equal((await s.device.db.attendees.count()) + (await s.device.db.snapshot.count()) > 0, true);
       // The target was only asked for its event, with the key from the payload: the current key never leaves.
-      assert.deepEqual(s.targetRequests.map((r) => [r.method, r.path, r.authorization]), [['GET', 'evt/events/v1/events/77', 'Bearer other-key']]);
+      assert.deepEqual(
+        s.targetRequests.map((r) => [r.method, r.path, r.authorization]),
+        [['GET', 'evt/events/v1/events/77', 'Bearer other-key']],
+      );
     } finally {
       await s.device.close();
     }
@@ -158,7 +170,12 @@ describe('pairing asks first (issue 10 item 9)', () => {
     const s = await pairedKiosk();
     try {
       let release!: (a: PairingAnswer) => void;
-      const { flow, plans } = scriptedFlow(s, [() => new Promise<PairingAnswer>((r) => { release = r; })]);
+      const { flow, plans } = scriptedFlow(s, [
+        () =>
+          new Promise<PairingAnswer>((r) => {
+            release = r;
+          }),
+      ]);
       const first = flow.request(TARGET);
       while (plans.length === 0) await new Promise((r) => setTimeout(r, 5));
       assert.equal(await flow.request(TARGET), 'cancelled');
@@ -174,7 +191,15 @@ describe('pairing asks first (issue 10 item 9)', () => {
   test('the event ID is shown when the target cannot be reached or refuses the key', async () => {
     const s = await pairedKiosk();
     try {
-      const { flow, plans } = scriptedFlow({ ...s, fetch: async () => { throw new TypeError('Failed to fetch'); } }, ['cancel']);
+      const { flow, plans } = scriptedFlow(
+        {
+          ...s,
+          fetch: async () => {
+            throw new TypeError('Failed to fetch');
+          },
+        },
+        ['cancel'],
+      );
       assert.equal(await flow.request(TARGET), 'cancelled');
       assert.deepEqual([plans[0].event.id, plans[0].event.title, plans[0].event.problem?.kind], [77, null, 'network']);
 
@@ -189,7 +214,10 @@ describe('pairing asks first (issue 10 item 9)', () => {
 
   test('a hostile event title cannot disguise itself: control and bidi characters dropped, length capped, answer size bounded', async () => {
     const answer = (body: string) => async () => new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } });
-    const spoof = await probeEvent(TARGET, answer(JSON.stringify({ id: 77, title: `Gala\u202e\u0000 ${'x'.repeat(500)}`, start_date: '2026-11-22 18:00:00' })));
+    const spoof = await probeEvent(
+      TARGET,
+      answer(JSON.stringify({ id: 77, title: `Gala\u202e\u0000 ${'x'.repeat(500)}`, start_date: '2026-11-22 18:00:00' })),
+    );
     assert.equal(spoof.title?.includes('\u202e'), false);
     assert.equal(spoof.title?.includes('\u0000'), false);
     assert.ok((spoof.title?.length ?? 0) <= 200);
@@ -206,9 +234,15 @@ describe('pairing asks first (issue 10 item 9)', () => {
     assert.equal(flag('http://tickets.example.org/wp-json/'), true);
     assert.equal(flag('http://[2001:db8::1]:8080/wp-json/'), true);
     for (const local of [
-      'http://127.0.0.1:8080/en/wp-json/', 'http://localhost:8080/wp-json/', 'http://192.168.1.20:8080/wp-json/',
-      'http://10.0.0.5/wp-json/', 'http://172.20.1.1/wp-json/', 'http://door.local/wp-json/', 'http://[::1]:8080/wp-json/',
-      'http://[fd12:3456::1]/wp-json/', 'https://tickets.example.org/wp-json/',
+      'http://127.0.0.1:8080/en/wp-json/',
+      'http://localhost:8080/wp-json/',
+      'http://192.168.1.20:8080/wp-json/',
+      'http://10.0.0.5/wp-json/',
+      'http://172.20.1.1/wp-json/',
+      'http://door.local/wp-json/',
+      'http://[::1]:8080/wp-json/',
+      'http://[fd12:3456::1]/wp-json/',
+      'https://tickets.example.org/wp-json/',
     ]) {
       assert.equal(flag(local), false, local);
     }
@@ -242,15 +276,24 @@ describe('queued check-ins stay with the pairing they were made for', () => {
         'confirm',
       ]);
       assert.equal(await flow.request(TARGET), 'paired');
-      assert.deepEqual(plans.map((p) => [p.kind, p.pending, p.blocked]), [
-        ['replace', 1, true], ['replace', 1, true], ['replace', 1, true], ['replace', 0, false],
-      ]);
+      assert.deepEqual(
+        plans.map((p) => [p.kind, p.pending, p.blocked]),
+        [
+          ['replace', 1, true],
+          ['replace', 1, true],
+          ['replace', 1, true],
+          ['replace', 0, false],
+        ],
+      );
       assert.deepEqual(paired, [TARGET]);
       // The scan went to the server it was made for, and nothing was set aside or sent to the new one.
       assert.equal(s.old.attendees.get(attendeeId)?.checkin?.deviceId, s.device.deviceId);
       assert.equal(await s.device.db.rejected.count(), 0);
       assert.equal(s.target.log.length, 0);
-      assert.deepEqual(s.targetRequests.filter((r) => r.method !== 'GET'), []);
+      assert.deepEqual(
+        s.targetRequests.filter((r) => r.method !== 'GET'),
+        [],
+      );
     } finally {
       await s.device.close();
     }
@@ -277,16 +320,30 @@ describe('queued check-ins stay with the pairing they were made for', () => {
       const [attendee] = [...s.old.attendees.values()];
       const { flow, plans } = scriptedFlow(s, [
         async (): Promise<PairingAnswer> => {
-          await recordLocalScan(s.device.db, {
-            nonce: 'late-scan-nonce-0001', attendeeId: attendee.id, checkIn: true, scanAt: 1,
-            scanIso: '2026-11-22T20:00:00.000+02:00', deviceId: s.device.deviceId,
-          }, 'admitted');
+          await recordLocalScan(
+            s.device.db,
+            {
+              nonce: 'late-scan-nonce-0001',
+              attendeeId: attendee.id,
+              checkIn: true,
+              scanAt: 1,
+              scanIso: '2026-11-22T20:00:00.000+02:00',
+              deviceId: s.device.deviceId,
+            },
+            'admitted',
+          );
           return 'confirm';
         },
         'cancel',
       ]);
       assert.equal(await flow.request(TARGET), 'cancelled');
-      assert.deepEqual(plans.map((p) => [p.pending, p.blocked]), [[0, false], [1, true]]);
+      assert.deepEqual(
+        plans.map((p) => [p.pending, p.blocked]),
+        [
+          [0, false],
+          [1, true],
+        ],
+      );
       assert.equal((await getSettings(s.device.db))?.event_id, 10);
       assert.equal(await s.device.db.outbox.count(), 1);
       assert.equal(await s.device.db.rejected.count(), 0);
@@ -353,7 +410,10 @@ describe('hostile pairing payloads are refused before anything is shown', () => 
     }
     assert.equal(readPairing('#pair=%%%not-base64').kind, 'invalid');
     // The good one passes, normalised; a ticket code is no pairing code at all.
-    assert.deepEqual(parsePairing(JSON.stringify({ ...good, url: 'HTTP://Door.Example:8080/en/wp-json' })), { ...good, url: 'http://door.example:8080/en/wp-json/' });
+    assert.deepEqual(parsePairing(JSON.stringify({ ...good, url: 'HTTP://Door.Example:8080/en/wp-json' })), {
+      ...good,
+      url: 'http://door.example:8080/en/wp-json/',
+    });
     assert.equal(readPairing('http://h/?event_qr_code=1&ticket_id=1&event_id=2&security_code=abc').kind, 'none');
   });
 

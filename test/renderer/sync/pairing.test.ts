@@ -23,7 +23,10 @@ test('a new key for the same server and event keeps the cache and the queue; ano
   assert.equal(await db.attendees.count(), 1);
 
   // The queued scan belongs to event 10 on this server: pairing elsewhere neither moves nor strands it.
-  for (const elsewhere of [{ ...here, event_id: 11 }, { ...rekeyed, url: 'https://other.example/en/wp-json/' }]) {
+  for (const elsewhere of [
+    { ...here, event_id: 11 },
+    { ...rekeyed, url: 'https://other.example/en/wp-json/' },
+  ]) {
     await assert.rejects(applyPairing(db, elsewhere, 3), (err) => err instanceof PairingBlocked && err.pending === 1);
     assert.deepEqual(await getSettings(db), rekeyed);
     assert.equal(await db.outbox.count(), 1);

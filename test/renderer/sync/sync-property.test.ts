@@ -29,7 +29,14 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ t: fc.constant('scan' as const), dev, person: fc.integer({ min: 0, max: PEOPLE }) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('net' as const), dev, online: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('sync' as const), dev }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('fault' as const), dev, mode: fc.constantFrom<InterceptMode>('drop-request', 'drop-response', 'duplicate', 'hold') }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('fault' as const),
+      dev,
+      mode: fc.constantFrom<InterceptMode>('drop-request', 'drop-response', 'duplicate', 'hold'),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('deliver' as const), order: fc.array(fc.nat({ max: 6 }), { maxLength: 6 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('tick' as const), dev, ms: fc.integer({ min: 1000, max: 120_000 }) }) },
 );
@@ -133,5 +140,8 @@ async function run({ primed, actions }: { primed: boolean[]; actions: Action[] }
 
 test('devices and server agree after faults, offline gaps and conflicts (seeded)', async () => {
   await fc.assert(fc.asyncProperty(scenario, run), { seed: 20261122, numRuns: 40, endOnFailure: true });
-  assert.ok(exercised.admitted > 0 && exercised.lostConflicts > 0 && exercised.liveRefusals > 0, `the runs exercised too little: ${JSON.stringify(exercised)}`);
+  assert.ok(
+    exercised.admitted > 0 && exercised.lostConflicts > 0 && exercised.liveRefusals > 0,
+    `the runs exercised too little: ${JSON.stringify(exercised)}`,
+  );
 });

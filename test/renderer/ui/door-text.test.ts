@@ -7,14 +7,25 @@ import type { ConflictRow, ScanRow } from '../../../renderer/store/db.ts';
 
 const at = Date.UTC(2026, 10, 22, 17, 1, 52);
 const conflict = (over: Partial<ConflictRow>): ConflictRow => ({
-  nonce: 'n'.repeat(32), attendeeId: 7, name: 'Karl Rebane', ourScanIso: '', ourScanAt: at, ourDevice: 'door-aaaa',
-  theirDate: null, theirScanAt: at + 19_000, theirDevice: 'door-bbbb', theirDeviceLabel: 'Door 2', first: 'ours', gapMs: 19_000,
-  recordedAt: at + 60_000, ...over,
+  nonce: 'n'.repeat(32),
+  attendeeId: 7,
+  name: 'Karl Rebane',
+  ourScanIso: '',
+  ourScanAt: at,
+  ourDevice: 'door-aaaa',
+  theirDate: null,
+  theirScanAt: at + 19_000,
+  theirDevice: 'door-bbbb',
+  theirDeviceLabel: 'Door 2',
+  first: 'ours',
+  gapMs: 19_000,
+  recordedAt: at + 60_000,
+  ...over,
 });
 const door = (c: ConflictRow) => c.theirDeviceLabel ?? 'another door';
 
 describe('main screen texts', () => {
-  test('the conflict line is worded by who came first, with the other door\'s label and the time to the second', () => {
+  test("the conflict line is worded by who came first, with the other door's label and the time to the second", () => {
     const en = translator('en');
     const clock = (ms: number) => new Date(ms).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
     assert.equal(conflictLine(conflict({}), en, 'en', door), `Karl Rebane was also admitted at Door 2, ${clock(at + 19_000)}, 19 s after you`);
@@ -23,16 +34,16 @@ describe('main screen texts', () => {
       `Karl Rebane was already admitted at Door 2, ${clock(at - 19_000)}, 19 s before you`,
     );
     assert.equal(conflictLine(conflict({ first: null, theirScanAt: null, gapMs: null }), en, 'en', door), 'Karl Rebane was also admitted at Door 2');
-    assert.match(conflictLine(conflict({}), translator('et'), 'et', door), /^Karl Rebane lasti sisse ka uksel Door 2 kell \d\d:\d\d:\d\d, 19 s pärast sind$/);
+    assert.match(
+      conflictLine(conflict({}), translator('et'), 'et', door),
+      /^Karl Rebane lasti sisse ka uksel Door 2 kell \d\d:\d\d:\d\d, 19 s pärast sind$/,
+    );
   });
 
   test('recent scans: a verdict per row, names only where the verdict named the guest', () => {
     const t = translator('en');
     const row = (over: Partial<ScanRow>): ScanRow => ({ nonce: 'x', at, attendeeId: 5, verdict: 'admitted', reason: null, mode: 'offline', ...over });
-    assert.deepEqual(
-      [recentScan(row({}), 'Mari', t, 'en').tone, recentScan(row({ verdict: 'checked_out' }), 'Mari', t, 'en').tone],
-      ['ok', 'out'],
-    );
+    assert.deepEqual([recentScan(row({}), 'Mari', t, 'en').tone, recentScan(row({ verdict: 'checked_out' }), 'Mari', t, 'en').tone], ['ok', 'out']);
     assert.equal(recentScan(row({}), 'Mari', t, 'en').who, 'Mari');
     assert.equal(recentScan(row({ verdict: 'checked_out' }), 'Mari', t, 'en').label, 'Checked out');
     const guessed = recentScan(row({ verdict: 'invalid', reason: 'wrong_security_code' }), 'Mari', t, 'en');
@@ -46,7 +57,13 @@ describe('main screen texts', () => {
   test('preflight: a clock more than 2 minutes off the server is a warning; under it is fine', () => {
     const t = translator('en');
     const facts: PreflightFacts = {
-      now: at, lastSyncAt: at - 180_000, ready: true, cached: 120, expected: 120, pending: 3, clockSkewMs: 5 * 60_000,
+      now: at,
+      lastSyncAt: at - 180_000,
+      ready: true,
+      cached: 120,
+      expected: 120,
+      pending: 3,
+      clockSkewMs: 5 * 60_000,
       camera: { state: 'ok', label: 'USB camera', width: 1280, height: 720 },
     };
     const items = preflightItems(facts, t, 'en');

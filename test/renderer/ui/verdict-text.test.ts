@@ -38,13 +38,19 @@ describe('verdict texts', () => {
     assert.match(verdictText(verdicts[1], t, 'en', { deviceName: (id) => (id === 'door-b' ? 'Side gate' : null) }).detail, /on Side gate$/);
     assert.equal(verdictText(verdicts[2], t, 'en').detail, 'Synced 10 min ago: check by hand or sync now');
     assert.match(verdictText(verdicts[2], translator('et'), 'et').detail, /10 min tagasi/);
-    assert.deepEqual(verdicts.slice(0, 4).map((v) => verdictText(v, t, 'en').tone), ['ok', 'warn', 'stale', 'stale']);
+    assert.deepEqual(
+      verdicts.slice(0, 4).map((v) => verdictText(v, t, 'en').tone),
+      ['ok', 'warn', 'stale', 'stale'],
+    );
     assert.equal(verdictText(verdicts[9], t, 'en').detail, 'Order not complete (refunded)');
     assert.equal(verdictText(verdicts[9], translator('et'), 'et').detail, 'Tellimus pole lõpetatud (raha tagastatud)');
   });
   test('ages use the largest whole unit', () => {
     const t = translator('en');
-    assert.deepEqual([5_000, 125_000, 7_300_000, 200_000_000].map((ms) => formatAge(t, ms)), ['5 s', '2 min', '2 h', '2 d']);
+    assert.deepEqual(
+      [5_000, 125_000, 7_300_000, 200_000_000].map((ms) => formatAge(t, ms)),
+      ['5 s', '2 min', '2 h', '2 d'],
+    );
   });
 });
 
@@ -58,8 +64,15 @@ describe('door verdicts without colour, and in Estonian', () => {
     assert.equal(shapes.size, Object.keys(TONE_ICON).length, 'every tone has its own shape');
     assert.notEqual(TONE_ICON.ok.glyph, TONE_ICON.bad.glyph);
   });
-  test('server refusals are local text from their code, never the server\'s English message', () => {
-    const refused = (code: string): ScanVerdict => ({ kind: 'invalid', reason: 'refused', attendeeId: 1, name: 'Mari', message: 'Some English text', code });
+  test("server refusals are local text from their code, never the server's English message", () => {
+    const refused = (code: string): ScanVerdict => ({
+      kind: 'invalid',
+      reason: 'refused',
+      attendeeId: 1,
+      name: 'Mari',
+      message: 'Some English text',
+      code,
+    });
     const et = translator('et');
     assert.equal(verdictText(refused('attendee-not-found'), et, 'et').detail, 'Seda piletit serveris enam pole');
     assert.equal(verdictText(refused('rest_invalid_param'), et, 'et').detail, 'Server ei võtnud seda registreerimist vastu');

@@ -11,7 +11,8 @@ let venue: { id: number; url: string };
 const today = () => new Date().toISOString().slice(0, 10);
 const ROUTES = ['stats', 'totals', 'posts', 'referrers', 'realtime'];
 const get = (path: string, auth: string | null = s.admin) => call(`${s.root}analytics/v1/${path}`, { auth: auth ?? undefined });
-const visit = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers: { 'user-agent': 'Mozilla/5.0 test', ...headers } }).then((r) => r.text());
+const visit = (url: string, headers: Record<string, string> = {}) =>
+  fetch(url, { headers: { 'user-agent': 'Mozilla/5.0 test', ...headers } }).then((r) => r.text());
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -62,20 +63,32 @@ describe('recording', () => {
     await visit(ev.url, { 'user-agent': 'Googlebot/2.1' });
     await visit(`${s.base}/event/nothing/`);
     flushHits(s.app.state);
-    const rows = s.db.prepare('SELECT kind, path, post_id, referrer_host, visitor FROM analytics_hits WHERE id > ? ORDER BY id').all(before) as { kind: string; path: string; post_id: number; referrer_host: string; visitor: string }[];
-    assert.deepEqual(rows.map((r) => [r.kind, r.path, r.post_id, r.referrer_host]), [
-      ['page', new URL(ev.url).pathname, ev.id, 'www.search.example'],
-      ['page', new URL(ev.url).pathname, ev.id, ''],
-      ['page', `${new URL(ev.url).pathname}embed/`, ev.id, ''],
-      ['page', new URL(venue.url).pathname, venue.id, ''],
-      ['page', '/events/', 0, ''],
-      ['api', `/evt/events/v1/events/${ev.id}`, ev.id, ''],
-      ['api', '/evt/events/v1/events', 0, ''],
-    ]);
+    const rows = s.db.prepare('SELECT kind, path, post_id, referrer_host, visitor FROM analytics_hits WHERE id > ? ORDER BY id').all(before) as {
+      kind: string;
+      path: string;
+      post_id: number;
+      referrer_host: string;
+      visitor: string;
+    }[];
+    assert.deepEqual(
+      rows.map((r) => [r.kind, r.path, r.post_id, r.referrer_host]),
+      [
+        ['page', new URL(ev.url).pathname, ev.id, 'www.search.example'],
+        ['page', new URL(ev.url).pathname, ev.id, ''],
+        ['page', `${new URL(ev.url).pathname}embed/`, ev.id, ''],
+        ['page', new URL(venue.url).pathname, venue.id, ''],
+        ['page', '/events/', 0, ''],
+        ['api', `/evt/events/v1/events/${ev.id}`, ev.id, ''],
+        ['api', '/evt/events/v1/events', 0, ''],
+      ],
+    );
     assert.notEqual(rows[0].visitor, rows[1].visitor, 'another browser is another visitor');
     assert.equal(rows[0].visitor, rows[2].visitor);
     assert.match(rows[0].visitor, /^[0-9a-f]{32}$/);
-    const everything = JSON.stringify([s.db.prepare('SELECT * FROM analytics_hits').all(), s.db.prepare('SELECT day, hex(salt) FROM analytics_salts').all()]);
+    const everything = JSON.stringify([
+      s.db.prepare('SELECT * FROM analytics_hits').all(),
+      s.db.prepare('SELECT day, hex(salt) FROM analytics_salts').all(),
+    ]);
     assert.ok(!everything.includes('127.0.0.1') && !everything.includes('::ffff'), 'no address stored');
   });
 
@@ -125,12 +138,28 @@ describe('reports', () => {
     });
     const m = await get('stats?start_date=2025-12-15&end_date=2026-02-28&monthly=true');
     assert.equal(m.body.interval, 'month');
-    assert.deepEqual(m.body.data.map((d: { date: string; views: number }) => [d.date, d.views]), [['2025-12', 1], ['2026-01', 4], ['2026-02', 1]]);
+    assert.deepEqual(
+      m.body.data.map((d: { date: string; views: number }) => [d.date, d.views]),
+      [
+        ['2025-12', 1],
+        ['2026-01', 4],
+        ['2026-02', 1],
+      ],
+    );
   });
 
   test('totals, posts and referrers for a range', async () => {
     const q = 'start_date=2026-01-01&end_date=2026-01-31';
-    assert.deepEqual((await get(`totals?${q}`)).body, { start_date: '2026-01-01', end_date: '2026-01-31', views: 4, visitors: 3, page_views: 3, api_reads: 1, posts: 2, referrers: 2 });
+    assert.deepEqual((await get(`totals?${q}`)).body, {
+      start_date: '2026-01-01',
+      end_date: '2026-01-31',
+      views: 4,
+      visitors: 3,
+      page_views: 3,
+      api_reads: 1,
+      posts: 2,
+      referrers: 2,
+    });
     const p = await get(`posts?${q}`);
     assert.deepEqual(p.body.posts, [
       { id: ev.id, type: 'event', title: 'Concert', url: ev.url, views: 3, visitors: 2, page_views: 3, api_reads: 0 },
@@ -158,7 +187,10 @@ describe('reports', () => {
     assert.equal(all.body.since, '2025-01-01T00:00:00.000Z');
     assert.equal(all.body.views, (s.db.prepare('SELECT COUNT(*) AS n FROM analytics_hits').get() as { n: number }).n);
     const part = await get('realtime?since=2026-01-02T00:00:00Z');
-    assert.equal(part.body.views, (s.db.prepare("SELECT COUNT(*) AS n FROM analytics_hits WHERE ts >= '2026-01-02 00:00:00'").get() as { n: number }).n);
+    assert.equal(
+      part.body.views,
+      (s.db.prepare("SELECT COUNT(*) AS n FROM analytics_hits WHERE ts >= '2026-01-02 00:00:00'").get() as { n: number }).n,
+    );
     assert.ok(part.body.views < all.body.views);
   });
 

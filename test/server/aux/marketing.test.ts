@@ -14,13 +14,22 @@ describe('marketing/v1', () => {
   let eventId = 0;
   const url = (r: string) => `${s.root}${NS}${r}`;
   const post = (type: string, title: string) =>
-    Number(s.db.prepare("INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES (?, 'publish', ?, '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')").run(type, title).lastInsertRowid);
+    Number(
+      s.db
+        .prepare(
+          "INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES (?, 'publish', ?, '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+        )
+        .run(type, title).lastInsertRowid,
+    );
   function attendee(name: string, email: string): number {
     const id = post('attendee', name);
-    s.db.prepare("INSERT INTO attendees (post_id, ticket_id, event_id, provider, full_name, email, security_code) VALUES (?, ?, ?, 'rsvp', ?, ?, ?)").run(id, ticketId, eventId, name, email, crypto.randomBytes(8).toString('hex'));
+    s.db
+      .prepare("INSERT INTO attendees (post_id, ticket_id, event_id, provider, full_name, email, security_code) VALUES (?, ?, ?, 'rsvp', ?, ?, ?)")
+      .run(id, ticketId, eventId, name, email, crypto.randomBytes(8).toString('hex'));
     return id;
   }
-  const consent = (attendee_id: number, value: boolean, auth = door) => call(url('/opt-ins'), { method: 'POST', auth, body: { attendee_id, consent: value, source: 'door' } });
+  const consent = (attendee_id: number, value: boolean, auth = door) =>
+    call(url('/opt-ins'), { method: 'POST', auth, body: { attendee_id, consent: value, source: 'door' } });
 
   beforeAll(async () => {
     s = await startTestServer();
@@ -33,7 +42,14 @@ describe('marketing/v1', () => {
   afterAll(() => s.close());
 
   test('connection stores the API key encrypted and never shows it', async () => {
-    assert.deepEqual((await call(url('/connection'), { auth: s.admin })).body, { connected: false, provider: null, list_id: null, key_last4: null, connected_at: null, last_sync: null });
+    assert.deepEqual((await call(url('/connection'), { auth: s.admin })).body, {
+      connected: false,
+      provider: null,
+      list_id: null,
+      key_last4: null,
+      connected_at: null,
+      last_sync: null,
+    });
     const r = await call(url('/connection'), { method: 'POST', auth: s.admin, body: { provider: 'mailchimp', api_key: KEY, list_id: 'a1b2c3' } });
     assert.equal(r.status, 200);
     assert.equal(r.body.connected, true);
@@ -41,14 +57,19 @@ describe('marketing/v1', () => {
     assert.equal(JSON.stringify(r.body).includes(KEY), false);
     const raw = (s.db.prepare("SELECT value FROM options WHERE name = 'marketing.connection'").get() as { value: string }).value;
     assert.equal(raw.includes(KEY), false, 'stored encrypted');
-    for (const body of [{ provider: 'mailchimp', api_key: 'short', list_id: 'x' }, { provider: 'nope', api_key: KEY, list_id: 'x' }, { provider: 'brevo', api_key: KEY, list_id: 'bad list' }, { provider: 'brevo', api_key: `${KEY}\n`.repeat(2), list_id: 'x' }]) {
+    for (const body of [
+      { provider: 'mailchimp', api_key: 'short', list_id: 'x' },
+      { provider: 'nope', api_key: KEY, list_id: 'x' },
+      { provider: 'brevo', api_key: KEY, list_id: 'bad list' },
+      { provider: 'brevo', api_key: `${KEY}\n`.repeat(2), list_id: 'x' },
+    ]) {
       const bad = await call(url('/connection'), { method: 'PUT', auth: s.admin, body });
       assert.equal(bad.status, 400, JSON.stringify(body));
     }
     assert.equal((await call(url('/connection'), { auth: s.admin })).body.provider, 'mailchimp');
   });
 
-  test('audience sync follows each address\'s latest consent', async () => {
+  test("audience sync follows each address's latest consent", async () => {
     const ann = attendee('Ann', 'ann@example.org');
     const bob = attendee('Bob', 'bob@example.org');
     const bob2 = attendee('Bob Again', 'BOB@example.org');
@@ -59,7 +80,13 @@ describe('marketing/v1', () => {
     assert.equal(r.status, 200);
     assert.deepEqual([r.body.added, r.body.updated, r.body.unsubscribed, r.body.subscribed], [2, 0, 0, 2]);
     const list = await call(url('/audience'), { auth: s.admin });
-    assert.deepEqual(list.body.map((m: { email: string; status: string }) => [m.email, m.status]), [['ann@example.org', 'subscribed'], ['bob@example.org', 'subscribed']]);
+    assert.deepEqual(
+      list.body.map((m: { email: string; status: string }) => [m.email, m.status]),
+      [
+        ['ann@example.org', 'subscribed'],
+        ['bob@example.org', 'subscribed'],
+      ],
+    );
     assert.equal(list.headers.get('x-wp-total'), '2');
 
     // Bob withdraws through his second ticket (same address, different case); Ann's attendee is trashed.
@@ -69,7 +96,10 @@ describe('marketing/v1', () => {
     r = await call(url('/audience/sync'), { method: 'POST', auth: s.admin });
     assert.deepEqual([r.body.added, r.body.unsubscribed, r.body.subscribed], [0, 2, 0]);
     const unsub = await call(url('/audience?status=unsubscribed&per_page=1&page=2'), { auth: s.admin });
-    assert.deepEqual(unsub.body.map((m: { email: string }) => m.email), ['bob@example.org']);
+    assert.deepEqual(
+      unsub.body.map((m: { email: string }) => m.email),
+      ['bob@example.org'],
+    );
     assert.equal(unsub.headers.get('x-wp-totalpages'), '2');
     const st = await call(url('/status'), { auth: s.admin });
     assert.deepEqual(st.body.audience, { subscribed: 0, unsubscribed: 2 });
@@ -114,7 +144,14 @@ describe('marketing/v1', () => {
     assert.equal((await consent(a, true, organizer)).status, 201);
     s.db.prepare('UPDATE posts SET author = 0 WHERE id = ?').run(eventId);
     assert.equal((await call(url('/opt-ins'), { method: 'POST', body: { attendee_id: a, consent: true } })).status, 401);
-    for (const [method, r] of [['GET', '/connection'], ['POST', '/connection'], ['DELETE', '/connection'], ['GET', '/audience'], ['POST', '/audience/sync'], ['GET', '/status']]) {
+    for (const [method, r] of [
+      ['GET', '/connection'],
+      ['POST', '/connection'],
+      ['DELETE', '/connection'],
+      ['GET', '/audience'],
+      ['POST', '/audience/sync'],
+      ['GET', '/status'],
+    ]) {
       // A valid body: parameter errors come before the permission check.
       const body = r === '/connection' && method === 'POST' ? { provider: 'brevo', api_key: KEY, list_id: 'l1' } : undefined;
       assert.equal((await call(url(r), { method, body })).status, 401, `${method} ${r}`);

@@ -16,16 +16,43 @@ describe('tickets-onboarding/wizard', () => {
     const r = await call(url(), { auth: s.admin });
     assert.equal(r.status, 200);
     assert.match(r.body.action_nonce, /^[0-9a-f]{10}$/);
-    assert.deepEqual(r.body.settings, { begun: false, finished: false, current_tab: 0, completed_tabs: [], skipped_tabs: [], payment_option: '', last_send: {} });
+    assert.deepEqual(r.body.settings, {
+      begun: false,
+      finished: false,
+      current_tab: 0,
+      completed_tabs: [],
+      skipped_tabs: [],
+      payment_option: '',
+      last_send: {},
+    });
     assert.equal(r.body.timezone, 'UTC');
   });
 
   test('POST with the nonce stores the settings as site options', async () => {
     const action_nonce = await nonceOf(s.admin);
-    const body = { action_nonce, begun: true, currentTab: 1, completedTabs: [0], skippedTabs: [1, 2], paymentOption: 'stripe', currency: 'EUR', timezone: 'Europe/Tallinn', optin: true, event: { title: 'Launch night', start: '2026-12-01 19:00', end: '2026-12-01 23:00' } };
+    const body = {
+      action_nonce,
+      begun: true,
+      currentTab: 1,
+      completedTabs: [0],
+      skippedTabs: [1, 2],
+      paymentOption: 'stripe',
+      currency: 'EUR',
+      timezone: 'Europe/Tallinn',
+      optin: true,
+      event: { title: 'Launch night', start: '2026-12-01 19:00', end: '2026-12-01 23:00' },
+    };
     const r = await call(url(), { method: 'POST', auth: s.admin, body });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body, { success: true, message: ['Onboarding wizard step completed successfully.', 'Successfully saved settings.', 'Successfully saved the time zone.', 'Successfully saved the first event.'] });
+    assert.deepEqual(r.body, {
+      success: true,
+      message: [
+        'Onboarding wizard step completed successfully.',
+        'Successfully saved settings.',
+        'Successfully saved the time zone.',
+        'Successfully saved the first event.',
+      ],
+    });
     assert.equal(option('tickets-commerce-currency-code'), 'EUR');
     assert.equal(option('tickets-commerce-enabled'), '1');
     assert.equal(option('timezone_string'), 'Europe/Tallinn');
@@ -39,7 +66,11 @@ describe('tickets-onboarding/wizard', () => {
     assert.equal(read.currency, 'EUR');
     assert.equal(read.optin, true);
 
-    const finish = await call(url(), { method: 'POST', auth: s.admin, form: { action_nonce, finished: '1', currentTab: '4', completedTabs: '0,1,3' } });
+    const finish = await call(url(), {
+      method: 'POST',
+      auth: s.admin,
+      form: { action_nonce, finished: '1', currentTab: '4', completedTabs: '0,1,3' },
+    });
     assert.equal(finish.status, 200);
     const done = (await call(url(), { auth: s.admin })).body.settings;
     assert.equal(done.finished, true);
@@ -80,7 +111,11 @@ describe('tickets-onboarding/wizard', () => {
   test('bad wizard fields are refused together and change nothing', async () => {
     const before = option('tec_tickets_onboarding_wizard');
     const action_nonce = await nonceOf(s.admin);
-    const r = await call(url(), { method: 'POST', auth: s.admin, body: { action_nonce, currency: 'XXQ', timezone: 'Mars/Olympus', currentTab: 99, event: { title: '', start: 'soon', end: 'later' } } });
+    const r = await call(url(), {
+      method: 'POST',
+      auth: s.admin,
+      body: { action_nonce, currency: 'XXQ', timezone: 'Mars/Olympus', currentTab: 99, event: { title: '', start: 'soon', end: 'later' } },
+    });
     assert.equal(r.status, 400);
     assert.equal(r.body.code, 'rest_invalid_param');
     assert.deepEqual(Object.keys(r.body.data.params).sort(), ['currency', 'currentTab', 'event', 'timezone']);

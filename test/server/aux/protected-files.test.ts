@@ -7,7 +7,10 @@ import { signLink } from '../../../server/files/links.ts';
 import { MAX_UPLOAD_BYTES } from '../../../shared/routes/protected-files.ts';
 
 const NS = 'protected-files/v1';
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da6364f8ffbf1e000502027f3c6e2c0a0000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da6364f8ffbf1e000502027f3c6e2c0a0000000049454e44ae426082',
+  'hex',
+);
 const b64 = (b: Buffer | string) => Buffer.from(b).toString('base64');
 
 describe('protected-files/v1', () => {
@@ -107,7 +110,15 @@ describe('protected-files/v1', () => {
   test('the public route never leaves the files directory and needs the exact stored name', async () => {
     const up = await upload('notes.txt', 'hello');
     const id = up.body.file.id;
-    for (const tail of [`${id}/..%2F..%2Fevt.sqlite`, `${id}/%2e%2e%2fevt.sqlite`, `${id}/..%5Cevt.sqlite`, `${id}/notes.txt%00.png`, `${id}/NOTES.TXT`, `..%2F${id}/notes.txt`, `${id}x/notes.txt`]) {
+    for (const tail of [
+      `${id}/..%2F..%2Fevt.sqlite`,
+      `${id}/%2e%2e%2fevt.sqlite`,
+      `${id}/..%5Cevt.sqlite`,
+      `${id}/notes.txt%00.png`,
+      `${id}/NOTES.TXT`,
+      `..%2F${id}/notes.txt`,
+      `${id}x/notes.txt`,
+    ]) {
       const r = await fetch(`${s.base}/files/${tail}`);
       assert.equal(r.status, 404, tail);
       assert.doesNotMatch(await r.text(), /SQLite/);
@@ -131,7 +142,19 @@ describe('protected-files/v1', () => {
   });
 
   test('upload refuses path-like, absolute, NUL and encoded names, wrong types and oversize content', async () => {
-    const names = ['../evil.png', '..\\evil.png', '/etc/passwd.txt', 'a/b.png', '%2e%2e%2fevil.png', 'evil.png\u0000.txt', '.hidden.png', 'x.svg', 'x.html', 'noext', 'a..png'];
+    const names = [
+      '../evil.png',
+      '..\\evil.png',
+      '/etc/passwd.txt',
+      'a/b.png',
+      '%2e%2e%2fevil.png',
+      'evil.png\u0000.txt',
+      '.hidden.png',
+      'x.svg',
+      'x.html',
+      'noext',
+      'a..png',
+    ];
     for (const name of names) {
       const r = await upload(name, PNG);
       assert.equal(r.status, 400, name);
@@ -155,20 +178,34 @@ describe('protected-files/v1', () => {
     const badParent = await call(url('/files'), { method: 'POST', auth: organizer, body: { filename: 'a.txt', content: b64('x'), post_id: 999999 } });
     assert.equal(badParent.status, 400);
     assert.deepEqual(Object.keys(badParent.body.data.params), ['post_id']);
-    const count = s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'attachment' AND title IN ('a.txt', 'big.txt', 'fake.png', 'bin.txt')").get() as { n: number };
+    const count = s.db
+      .prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'attachment' AND title IN ('a.txt', 'big.txt', 'fake.png', 'bin.txt')")
+      .get() as { n: number };
     assert.equal(count.n, 0, 'refused uploads store nothing');
   });
 
   test('upload attaches to a parent post', async () => {
     // The organizer's own event: attaching changes the post, so only its author or an administrator may.
-    const parent = s.db.prepare("INSERT INTO posts (type, status, author, title, date, date_gmt, modified, modified_gmt) VALUES ('event', 'publish', (SELECT id FROM users WHERE login = 'files-organizer'), 'E', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')").run();
-    const r = await call(url('/files'), { method: 'POST', auth: organizer, body: { filename: 'map.gif', content: b64(Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1')), post_id: Number(parent.lastInsertRowid) } });
+    const parent = s.db
+      .prepare(
+        "INSERT INTO posts (type, status, author, title, date, date_gmt, modified, modified_gmt) VALUES ('event', 'publish', (SELECT id FROM users WHERE login = 'files-organizer'), 'E', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+      )
+      .run();
+    const r = await call(url('/files'), {
+      method: 'POST',
+      auth: organizer,
+      body: { filename: 'map.gif', content: b64(Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1')), post_id: Number(parent.lastInsertRowid) },
+    });
     assert.equal(r.status, 201);
     assert.equal(r.body.file.parent, Number(parent.lastInsertRowid));
   });
 
   test('an attachment that was never uploaded (an image by URL) reads, but has no file to protect', async () => {
-    const info = s.db.prepare("INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES ('attachment', 'inherit', 'remote', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')").run();
+    const info = s.db
+      .prepare(
+        "INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES ('attachment', 'inherit', 'remote', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+      )
+      .run();
     const id = Number(info.lastInsertRowid);
     s.db.prepare("INSERT INTO attachments (post_id, url, mime_type) VALUES (?, 'https://images.example.org/a.jpg', 'image/jpeg')").run(id);
     const r = await call(url(`/files/${id}`), { auth: s.admin });
@@ -183,7 +220,12 @@ describe('protected-files/v1', () => {
   test('permissions: anonymous 401, wrong role 403; unknown IDs 404', async () => {
     const up = await upload('p.txt', 'p');
     const id = up.body.file.id;
-    const routes: [string, string][] = [['GET', `/files/${id}`], ['POST', `/files/${id}`], ['GET', `/private-urls/${id}`], ['POST', `/un-protect-files/${id}`]];
+    const routes: [string, string][] = [
+      ['GET', `/files/${id}`],
+      ['POST', `/files/${id}`],
+      ['GET', `/private-urls/${id}`],
+      ['POST', `/un-protect-files/${id}`],
+    ];
     for (const [method, r] of routes) {
       const anon = await call(url(r), { method });
       assert.equal(anon.status, 401, `${method} ${r}`);
@@ -213,7 +255,14 @@ describe('protected-files/v1', () => {
     const doc = await call(`${s.root}${NS}/doc`);
     assert.equal(doc.body.openapi, '3.0.0');
     // The undeclared path ID is still described, as OpenAPI requires.
-    assert.deepEqual(doc.body.paths['/files/{id}'].get.parameters[0], { name: 'id', in: 'path', description: '', required: true, schema: { type: 'integer' }, example: 42 });
+    assert.deepEqual(doc.body.paths['/files/{id}'].get.parameters[0], {
+      name: 'id',
+      in: 'path',
+      description: '',
+      required: true,
+      schema: { type: 'integer' },
+      example: 42,
+    });
     assert.deepEqual(doc.body.paths['/un-protect-files/{id}'].post.parameters[0].name, 'id');
   });
 });

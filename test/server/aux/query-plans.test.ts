@@ -13,7 +13,10 @@ describe('migration 008 query plans', () => {
     try {
       const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
       assert.match(plan('SELECT * FROM private_links WHERE post_id = 1 AND revoked = 0 ORDER BY id'), /USING INDEX private_links_post/);
-      assert.match(plan("SELECT * FROM security_issues WHERE scan_id = 1 AND (0 = 0 OR status = 'new') ORDER BY severity DESC, id LIMIT 10"), /USING INDEX security_issues_scan/);
+      assert.match(
+        plan("SELECT * FROM security_issues WHERE scan_id = 1 AND (0 = 0 OR status = 'new') ORDER BY severity DESC, id LIMIT 10"),
+        /USING INDEX security_issues_scan/,
+      );
       assert.match(plan('SELECT * FROM seo_meta WHERE post_id = 1'), /USING INTEGER PRIMARY KEY|USING PRIMARY KEY/);
     } finally {
       db.close();

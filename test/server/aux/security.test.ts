@@ -28,7 +28,7 @@ describe('security/v1', () => {
     assert.deepEqual(passwordWeaknesses('boss', 'Tq8#vL2m!Zr9wX4p'), []);
   });
 
-  test('a scan finds this site\'s real weaknesses and stores them', async () => {
+  test("a scan finds this site's real weaknesses and stores them", async () => {
     assert.deepEqual(await issues(), { count: 0, 'last-scan-time': null, issues: [] });
     const r = await scan();
     assert.equal(r.status, 200);
@@ -47,7 +47,15 @@ describe('security/v1', () => {
     ensureAdmin(s.db, 'boss', 'password123');
     const second = await scan();
     assert.equal(second.body.scan.issue_count, 7);
-    assert.deepEqual(await types(), ['api_key_never_used', 'api_key_unused', 'default_admin_login', 'open_registration', 'public_url_not_https', 'too_many_administrators', 'weak_admin_password']);
+    assert.deepEqual(await types(), [
+      'api_key_never_used',
+      'api_key_unused',
+      'default_admin_login',
+      'open_registration',
+      'public_url_not_https',
+      'too_many_administrators',
+      'weak_admin_password',
+    ]);
     const list = (await issues()).issues as { type: string; severity: number; data: Record<string, unknown>; shortMsg: string }[];
     assert.equal(list[0].severity, 100, 'most severe first');
     const weak = list.find((i) => i.type === 'weak_admin_password')!;
@@ -62,7 +70,13 @@ describe('security/v1', () => {
     ensureAdmin(s.db, 'boss', 'Tq8#vL2m!Zr9wX4p-long');
     s.db.prepare("UPDATE options SET value = '0' WHERE name = 'users_can_register'").run();
     await scan();
-    assert.deepEqual(await types(), ['api_key_never_used', 'api_key_unused', 'default_admin_login', 'public_url_not_https', 'too_many_administrators']);
+    assert.deepEqual(await types(), [
+      'api_key_never_used',
+      'api_key_unused',
+      'default_admin_login',
+      'public_url_not_https',
+      'too_many_administrators',
+    ]);
   });
 
   test('issues page, filter, read one and dismiss (permanently or until changed) across scans', async () => {
@@ -70,14 +84,22 @@ describe('security/v1', () => {
     const all = await issues();
     assert.equal(all.count, 5);
     const page = (await call(url('/scan/issues?offset=1&limit=2'), { auth: s.admin })).body;
-    assert.deepEqual(page.issues.map((i: { id: number }) => i.id), all.issues.slice(1, 3).map((i: { id: number }) => i.id));
+    assert.deepEqual(
+      page.issues.map((i: { id: number }) => i.id),
+      all.issues.slice(1, 3).map((i: { id: number }) => i.id),
+    );
     const https = all.issues.find((i: { type: string }) => i.type === 'public_url_not_https');
     const admins = all.issues.find((i: { type: string }) => i.type === 'too_many_administrators');
     const one = await call(url(`/scan/issue?id=${https.id}`), { auth: s.admin });
     assert.deepEqual(one.body, https);
 
-    assert.deepEqual((await call(url('/scan/issue'), { method: 'POST', auth: s.admin, body: { issue: { id: https.id, status: 'ignoreP' } } })).body, { success: true });
-    assert.deepEqual((await call(url('/scan/issue'), { method: 'PATCH', auth: s.admin, body: { issue: { id: String(admins.id), status: 'ignoreC' } } })).body, { success: true });
+    assert.deepEqual((await call(url('/scan/issue'), { method: 'POST', auth: s.admin, body: { issue: { id: https.id, status: 'ignoreP' } } })).body, {
+      success: true,
+    });
+    assert.deepEqual(
+      (await call(url('/scan/issue'), { method: 'PATCH', auth: s.admin, body: { issue: { id: String(admins.id), status: 'ignoreC' } } })).body,
+      { success: true },
+    );
     assert.equal((await issues('pending')).count, 3);
     await scan();
     const after1 = await issues();
@@ -87,15 +109,29 @@ describe('security/v1', () => {
     await scan();
     const after2 = await issues();
     assert.equal(after2.issues.find((i: { type: string }) => i.type === 'public_url_not_https').status, 'ignoreP');
-    assert.equal(after2.issues.find((i: { type: string }) => i.type === 'too_many_administrators').status, 'new', 'ignore-until-changed lapses when the details change');
+    assert.equal(
+      after2.issues.find((i: { type: string }) => i.type === 'too_many_administrators').status,
+      'new',
+      'ignore-until-changed lapses when the details change',
+    );
     const again = after2.issues.find((i: { type: string }) => i.type === 'public_url_not_https');
     await call(url('/scan/issue'), { method: 'PUT', auth: s.admin, body: { issue: { id: again.id, status: 'new' } } });
     await scan();
     assert.equal((await issues()).issues.find((i: { type: string }) => i.type === 'public_url_not_https').status, 'new');
 
-    assert.deepEqual((await call(url('/scan/issue'), { method: 'POST', auth: s.admin, body: { issue: { id: 999999, status: 'ignoreP' } } })).body, { success: false, error: 'Issue not found.' });
-    assert.deepEqual((await call(url('/scan/issue'), { method: 'POST', auth: s.admin, body: { issue: { status: 'new' } } })).body, { success: false, error: 'Issue not found.' });
-    const badStatus = await call(url('/scan/issue'), { method: 'POST', auth: s.admin, body: { issue: { id: again.id, status: 'delete-everything' } } });
+    assert.deepEqual((await call(url('/scan/issue'), { method: 'POST', auth: s.admin, body: { issue: { id: 999999, status: 'ignoreP' } } })).body, {
+      success: false,
+      error: 'Issue not found.',
+    });
+    assert.deepEqual((await call(url('/scan/issue'), { method: 'POST', auth: s.admin, body: { issue: { status: 'new' } } })).body, {
+      success: false,
+      error: 'Issue not found.',
+    });
+    const badStatus = await call(url('/scan/issue'), {
+      method: 'POST',
+      auth: s.admin,
+      body: { issue: { id: again.id, status: 'delete-everything' } },
+    });
     assert.equal(badStatus.status, 400);
     assert.deepEqual(Object.keys(badStatus.body.data.params), ['issue']);
     assert.equal((await call(url('/scan/issue?id=999999'), { auth: s.admin })).status, 404);
@@ -124,7 +160,11 @@ describe('security/v1', () => {
     assert.equal(email.body.message, 'An error occurred while saving the configuration: Invalid value for alertEmails');
     assert.equal((await call(url('/config'), { auth: s.admin })).body.config.maxAdministrators, 3);
 
-    const form = await call(url('/config'), { method: 'POST', auth: s.admin, form: { 'fields[scansEnabled_https]': 'false', 'fields[maxAdministrators]': '10' } });
+    const form = await call(url('/config'), {
+      method: 'POST',
+      auth: s.admin,
+      form: { 'fields[scansEnabled_https]': 'false', 'fields[maxAdministrators]': '10' },
+    });
     assert.deepEqual(form.body, { success: true });
     const saved = (await call(url('/config'), { auth: s.admin })).body.config;
     assert.equal(saved.scansEnabled_https, false);
@@ -153,11 +193,19 @@ describe('security/v1', () => {
     const stored = s.db.prepare("SELECT value FROM options WHERE name = 'security.premium'").get() as { value: string };
     assert.equal(stored.value.includes(license), false, 'the license key is stored hashed');
 
-    for (const body of [{ 'public-key': 'xyz', 'site-id': siteId }, { 'public-key': accountHex, 'site-id': 'nope' }, { 'public-key': accountHex, 'site-id': siteId, 'site-data': 'str' }]) {
+    for (const body of [
+      { 'public-key': 'xyz', 'site-id': siteId },
+      { 'public-key': accountHex, 'site-id': 'nope' },
+      { 'public-key': accountHex, 'site-id': siteId, 'site-data': 'str' },
+    ]) {
       const r = await call(url('/premium-connect'), { method: 'POST', auth: s.admin, body });
       assert.equal(r.status, 400, JSON.stringify(body));
     }
-    const conn = await call(url('/premium-connect'), { method: 'PUT', auth: s.admin, body: { 'public-key': accountHex, 'site-id': siteId, 'site-data': { plan: 'care' } } });
+    const conn = await call(url('/premium-connect'), {
+      method: 'PUT',
+      auth: s.admin,
+      body: { 'public-key': accountHex, 'site-id': siteId, 'site-data': { plan: 'care' } },
+    });
     assert.equal(conn.body.success, true);
     assert.match(conn.body['public-key'], /^[0-9a-f]{64}$/);
     assert.equal((await call(url('/config'), { auth: s.admin })).body.info.connected, true);
@@ -197,8 +245,17 @@ describe('security/v1', () => {
   test('permissions: anonymous 401, organizer 403 on every guarded route', async () => {
     const organizer = s.userAuth('organizer');
     const routes: [string, string][] = [
-      ['POST', '/authenticate-premium'], ['GET', '/config'], ['POST', '/config'], ['PUT', '/config'], ['PATCH', '/disconnect'],
-      ['POST', '/premium-connect'], ['GET', '/scan/issues'], ['POST', '/scan'], ['DELETE', '/scan'], ['POST', '/scan/issue'], ['GET', '/scan/issue?id=1'],
+      ['POST', '/authenticate-premium'],
+      ['GET', '/config'],
+      ['POST', '/config'],
+      ['PUT', '/config'],
+      ['PATCH', '/disconnect'],
+      ['POST', '/premium-connect'],
+      ['GET', '/scan/issues'],
+      ['POST', '/scan'],
+      ['DELETE', '/scan'],
+      ['POST', '/scan/issue'],
+      ['GET', '/scan/issue?id=1'],
     ];
     for (const [method, r] of routes) {
       const anon = await call(url(r), { method });
@@ -216,7 +273,11 @@ describe('security/v1 with a configured start-up password and an HTTPS public UR
       const body = (await call(`${s.root}${NS}/scan/issues`, { auth: s.admin })).body;
       const found = body.issues.map((i: { type: string }) => i.type).sort();
       assert.deepEqual(found, ['default_admin_login', 'weak_admin_password']);
-      assert.deepEqual(body.issues.find((i: { type: string }) => i.type === 'weak_admin_password').data.weaknesses, ['too_short', 'common', 'single_character_class']);
+      assert.deepEqual(body.issues.find((i: { type: string }) => i.type === 'weak_admin_password').data.weaknesses, [
+        'too_short',
+        'common',
+        'single_character_class',
+      ]);
     } finally {
       await s.close();
     }

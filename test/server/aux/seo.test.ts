@@ -12,7 +12,18 @@ describe('seo/v1', () => {
   const url = (r: string) => `${s.root}${NS}${r}`;
   // The organizer's own events: an organizer changes the meta only of posts it authored (CONTRACT section 3).
   async function event(title: string, extra: Record<string, unknown> = {}) {
-    const r = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: organizer, body: { title, description: `<p>About ${title} &amp; more</p>`, start_date: '2026-12-01 19:00:00', end_date: '2026-12-01 22:00:00', status: 'publish', ...extra } });
+    const r = await call(`${s.root}evt/events/v1/events`, {
+      method: 'POST',
+      auth: organizer,
+      body: {
+        title,
+        description: `<p>About ${title} &amp; more</p>`,
+        start_date: '2026-12-01 19:00:00',
+        end_date: '2026-12-01 22:00:00',
+        status: 'publish',
+        ...extra,
+      },
+    });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     return r.body.id as number;
   }
@@ -31,10 +42,24 @@ describe('seo/v1', () => {
     const r = await call(url(`/meta/${ids.pub}`));
     assert.equal(r.status, 200);
     assert.deepEqual(r.body, {
-      post_id: ids.pub, title: '', description: '', canonical: '', noindex: false, nofollow: false,
-      effective: { title: 'Jazz & Blues – Doorstep', description: 'About Jazz & Blues more', canonical: `${s.base}/event/jazz-blues/`, robots: 'index, follow' },
+      post_id: ids.pub,
+      title: '',
+      description: '',
+      canonical: '',
+      noindex: false,
+      nofollow: false,
+      effective: {
+        title: 'Jazz & Blues – Doorstep',
+        description: 'About Jazz & Blues more',
+        canonical: `${s.base}/event/jazz-blues/`,
+        robots: 'index, follow',
+      },
     });
-    const u = await call(url(`/meta/${ids.pub}`), { method: 'POST', auth: organizer, body: { title: 'Jazz night\nin town', description: 'Live music.', canonical: 'https://example.org/jazz' } });
+    const u = await call(url(`/meta/${ids.pub}`), {
+      method: 'POST',
+      auth: organizer,
+      body: { title: 'Jazz night\nin town', description: 'Live music.', canonical: 'https://example.org/jazz' },
+    });
     assert.equal(u.status, 200);
     assert.equal(u.body.title, 'Jazz night in town', 'control characters cannot break the page head');
     assert.equal(u.body.effective.canonical, 'https://example.org/jazz');

@@ -17,14 +17,37 @@ describe('translation/v1 custom XML config', () => {
     const okRes = await call(url('/custom-xml-config/validate'), { method: 'POST', auth: s.admin, body: { content: GOOD } });
     assert.equal(okRes.status, 200);
     assert.deepEqual(okRes.body, []);
-    const bad = await call(url('/custom-xml-config/validate'), { method: 'POST', auth: s.admin, body: { content: '<wpml-config>\n  <custom-fields>\n  </custom-field>\n</wpml-config>' } });
+    const bad = await call(url('/custom-xml-config/validate'), {
+      method: 'POST',
+      auth: s.admin,
+      body: { content: '<wpml-config>\n  <custom-fields>\n  </custom-field>\n</wpml-config>' },
+    });
     assert.equal(bad.status, 200);
-    assert.deepEqual(bad.body, [{ level: 3, code: 76, column: 3, message: 'Opening and ending tag mismatch: custom-fields line 2 and custom-field', file: '', line: 3 }]);
-    const entity = await call(url('/custom-xml-config/validate'), { method: 'POST', auth: s.admin, form: { content: '<wpml-config>&xxe;</wpml-config>' } });
+    assert.deepEqual(bad.body, [
+      { level: 3, code: 76, column: 3, message: 'Opening and ending tag mismatch: custom-fields line 2 and custom-field', file: '', line: 3 },
+    ]);
+    const entity = await call(url('/custom-xml-config/validate'), {
+      method: 'POST',
+      auth: s.admin,
+      form: { content: '<wpml-config>&xxe;</wpml-config>' },
+    });
     assert.equal(entity.body[0].message, "Entity 'xxe' not defined");
     assert.deepEqual([entity.body[0].line, entity.body[0].column], [1, 14]);
-    const root = await call(url('/custom-xml-config/validate'), { method: 'POST', auth: s.admin, body: { content: '<?xml version="1.0"?>\n<config/>' } });
-    assert.deepEqual(root.body, [{ level: 2, code: 1845, column: 1, message: "Element 'config': No matching global declaration available for the validation root.", file: '', line: 2 }]);
+    const root = await call(url('/custom-xml-config/validate'), {
+      method: 'POST',
+      auth: s.admin,
+      body: { content: '<?xml version="1.0"?>\n<config/>' },
+    });
+    assert.deepEqual(root.body, [
+      {
+        level: 2,
+        code: 1845,
+        column: 1,
+        message: "Element 'config': No matching global declaration available for the validation root.",
+        file: '',
+        line: 2,
+      },
+    ]);
   });
 
   test('a stored config reads back; malformed XML is refused with its position and changes nothing', async () => {
@@ -32,7 +55,11 @@ describe('translation/v1 custom XML config', () => {
     const put = await call(url('/custom-xml-config'), { method: 'POST', auth: s.admin, body: { content: GOOD } });
     assert.equal(put.status, 200);
     assert.equal(put.body, GOOD);
-    const bad = await call(url('/custom-xml-config'), { method: 'POST', auth: s.admin, body: { content: '<wpml-config>\n<a b="1" b="2"/></wpml-config>' } });
+    const bad = await call(url('/custom-xml-config'), {
+      method: 'POST',
+      auth: s.admin,
+      body: { content: '<wpml-config>\n<a b="1" b="2"/></wpml-config>' },
+    });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.code, 'invalid_xml');
     assert.equal(bad.body.data.line, 2);
@@ -52,14 +79,22 @@ describe('translation/v1 custom XML config', () => {
     const wrong = await call(url('/custom-xml-config'), { method: 'POST', auth: s.admin, body: { content: { a: 1 } } });
     assert.equal(wrong.status, 400);
     assert.equal(wrong.body.data.params.content, 'content is not of type string.');
-    const big = await call(url('/custom-xml-config/validate'), { method: 'POST', auth: s.admin, body: { content: `<wpml-config>${'x'.repeat(300 * 1024)}</wpml-config>` } });
+    const big = await call(url('/custom-xml-config/validate'), {
+      method: 'POST',
+      auth: s.admin,
+      body: { content: `<wpml-config>${'x'.repeat(300 * 1024)}</wpml-config>` },
+    });
     assert.equal(big.status, 400);
     assert.equal(big.body.code, 'rest_invalid_param');
   });
 
   test('permissions: anonymous 401, organizer 403; the index shows only the language argument', async () => {
     const organizer = s.userAuth('organizer');
-    for (const [method, r] of [['GET', '/custom-xml-config'], ['POST', '/custom-xml-config'], ['POST', '/custom-xml-config/validate']]) {
+    for (const [method, r] of [
+      ['GET', '/custom-xml-config'],
+      ['POST', '/custom-xml-config'],
+      ['POST', '/custom-xml-config/validate'],
+    ]) {
       const body = method === 'GET' ? undefined : { content: GOOD };
       assert.equal((await call(url(r), { method, body })).status, 401);
       assert.equal((await call(url(r), { method, auth: organizer, body })).status, 403);

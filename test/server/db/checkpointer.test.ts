@@ -37,7 +37,9 @@ test('an accepted check-in reaches the database file itself within a moment, wit
     await new Promise((res) => setTimeout(res, 100));
     const db = fileAlone();
     try {
-      found = (db.prepare("SELECT COUNT(*) AS n FROM checkins WHERE nonce = 'checkpoint-test-nonce-1' AND result = 'accepted'").get() as { n: number }).n === 1;
+      found =
+        (db.prepare("SELECT COUNT(*) AS n FROM checkins WHERE nonce = 'checkpoint-test-nonce-1' AND result = 'accepted'").get() as { n: number })
+          .n === 1;
     } catch {
       // A copy taken in the middle of a checkpoint can be torn; the next one will not be.
     } finally {

@@ -11,13 +11,19 @@ import { explainEventQuery } from '../../../server/db/repos/event-query.ts';
 describe('migrations', () => {
   test('numbered, applied once in order, tracked by user_version; tables are STRICT', () => {
     const list = listMigrations();
-    assert.deepEqual(list.map((m) => m.version), [...list.map((m) => m.version)].sort((a, b) => a - b));
+    assert.deepEqual(
+      list.map((m) => m.version),
+      [...list.map((m) => m.version)].sort((a, b) => a - b),
+    );
     assert.equal(new Set(list.map((m) => m.version)).size, list.length);
     const db = new Database(':memory:');
     assert.equal(migrate(db), list.length);
     assert.equal(db.pragma('user_version', { simple: true }), list[list.length - 1].version);
     assert.equal(migrate(db), 0);
-    const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string; sql: string }[];
+    const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as {
+      name: string;
+      sql: string;
+    }[];
     for (const t of tables) assert.match(t.sql, /\bSTRICT\b/, `${t.name} is STRICT`);
   });
 
@@ -32,7 +38,16 @@ describe('migrations', () => {
 
   test('the events archive query walks the start-date index, category filter included', () => {
     const db = openDatabase(':memory:');
-    const plan = explainEventQuery(db, { statuses: ['publish'], startsOnOrAfter: '2030-01-01 00:00:00', endsOnOrBefore: '2032-01-01 00:00:00', termIds: [[1, 2]], excludeHidden: true, extra: [], limit: 50, offset: 0 }).join('\n');
+    const plan = explainEventQuery(db, {
+      statuses: ['publish'],
+      startsOnOrAfter: '2030-01-01 00:00:00',
+      endsOnOrBefore: '2032-01-01 00:00:00',
+      termIds: [[1, 2]],
+      excludeHidden: true,
+      extra: [],
+      limit: 50,
+      offset: 0,
+    }).join('\n');
     assert.match(plan, /SEARCH e USING INDEX events_start/);
     assert.match(plan, /SEARCH tr EXISTS USING PRIMARY KEY/);
     assert.doesNotMatch(plan, /SCAN (e|p)\b/);

@@ -18,14 +18,44 @@ beforeAll(async () => {
     ids[key] = r.body.id;
     return r.body;
   };
-  const hall = await make('music1', { title: 'Rock concert', start_date: day(1), end_date: day(1, '22:00:00'), categories: ['Music'], tags: ['loud'], venue: { venue: 'Tallinn Hall', geo_lat: 59.437, geo_lng: 24.7536 }, organizer: [{ organizer: 'Promoter' }], featured: true });
-  await make('music2', { title: 'Jazz evening', start_date: day(3), end_date: day(3, '23:00:00'), categories: ['Music', 'Jazz'], venue: { venue: 'Tartu Club', geo_lat: 58.378, geo_lng: 26.729 } });
-  await make('talk', { title: 'Open data talk', description: 'About civic tech', start_date: day(5, '10:00:00'), end_date: day(5, '12:00:00'), categories: ['Talks'], venue: hall.venue.id });
+  const hall = await make('music1', {
+    title: 'Rock concert',
+    start_date: day(1),
+    end_date: day(1, '22:00:00'),
+    categories: ['Music'],
+    tags: ['loud'],
+    venue: { venue: 'Tallinn Hall', geo_lat: 59.437, geo_lng: 24.7536 },
+    organizer: [{ organizer: 'Promoter' }],
+    featured: true,
+  });
+  await make('music2', {
+    title: 'Jazz evening',
+    start_date: day(3),
+    end_date: day(3, '23:00:00'),
+    categories: ['Music', 'Jazz'],
+    venue: { venue: 'Tartu Club', geo_lat: 58.378, geo_lng: 26.729 },
+  });
+  await make('talk', {
+    title: 'Open data talk',
+    description: 'About civic tech',
+    start_date: day(5, '10:00:00'),
+    end_date: day(5, '12:00:00'),
+    categories: ['Talks'],
+    venue: hall.venue.id,
+  });
   await make('past', { title: 'Last month', start_date: day(-30), end_date: day(-30, '21:00:00'), categories: ['Music'] });
   await make('far', { title: 'In three years', start_date: day(3 * 365), end_date: day(3 * 365, '21:00:00') });
   await make('draft', { title: 'Draft gig', start_date: day(2), end_date: day(2, '21:00:00'), status: 'draft' });
   await make('hidden', { title: 'Hidden gig', start_date: day(2), end_date: day(2, '21:00:00'), hide_from_listings: true });
-  await make('secret', { title: 'Members only', description: 'Secret words', start_date: day(4), end_date: day(4, '21:00:00'), password: 'pw', categories: ['Music'], cost: '9' });
+  await make('secret', {
+    title: 'Members only',
+    description: 'Secret words',
+    start_date: day(4),
+    end_date: day(4, '21:00:00'),
+    password: 'pw',
+    categories: ['Music'],
+    cost: '9',
+  });
   await make('child', { title: 'Child event', start_date: day(6), end_date: day(6, '21:00:00') });
   s.db.prepare('UPDATE posts SET parent = ? WHERE id = ?').run(ids.music1, ids.child);
 });
@@ -56,7 +86,11 @@ describe('events archive', () => {
     assert.equal(p2.body.previous_rest_url, `${s.root}evt/events/v1/events/`);
     assert.equal(p2.body.next_rest_url, undefined);
     const p3 = await call(`${ev}?page=3`);
-    assert.deepEqual(p3.body, { code: 'event-archive-page-not-found', message: 'The requested event archive page does not exist', data: { status: 404 } });
+    assert.deepEqual(p3.body, {
+      code: 'event-archive-page-not-found',
+      message: 'The requested event archive page does not exist',
+      data: { status: 404 },
+    });
     const big = await call(`${ev}?per_page=500`);
     assert.equal(big.status, 200);
     assert.equal(big.body.total_pages, 1);
@@ -66,16 +100,32 @@ describe('events archive', () => {
   });
 
   test('date filters: start_date/end_date widened to whole days unless strict, starts_*/ends_* drop the default window', async () => {
-    assert.deepEqual(titles(await list(`start_date=${encodeURIComponent(day(-31, '00:00:00'))}&end_date=${encodeURIComponent(day(-29))}`)), ['Last month']);
+    assert.deepEqual(titles(await list(`start_date=${encodeURIComponent(day(-31, '00:00:00'))}&end_date=${encodeURIComponent(day(-29))}`)), [
+      'Last month',
+    ]);
     // Whole days: 20:00 on day 1 widens to 00:00, 01:00 on day 3 to 23:59:59.
-    assert.deepEqual(titles(await list(`start_date=${encodeURIComponent(day(1, '20:00:00'))}&end_date=${encodeURIComponent(day(3, '01:00:00'))}`)), ['Rock concert', 'Jazz evening']);
-    assert.deepEqual(titles(await list(`strict_dates=true&start_date=${encodeURIComponent(day(1, '20:00:00'))}&end_date=${encodeURIComponent(day(4, '01:00:00'))}`)), ['Jazz evening']);
+    assert.deepEqual(titles(await list(`start_date=${encodeURIComponent(day(1, '20:00:00'))}&end_date=${encodeURIComponent(day(3, '01:00:00'))}`)), [
+      'Rock concert',
+      'Jazz evening',
+    ]);
+    assert.deepEqual(
+      titles(await list(`strict_dates=true&start_date=${encodeURIComponent(day(1, '20:00:00'))}&end_date=${encodeURIComponent(day(4, '01:00:00'))}`)),
+      ['Jazz evening'],
+    );
     assert.deepEqual(titles(await list(`starts_after=${encodeURIComponent(day(1000))}`)), ['In three years']);
     assert.deepEqual(titles(await list(`starts_before=${encodeURIComponent(day(0))}`)), ['Last month']);
     // starts_*/ends_* move to the end of their day too, as TEC's inclusive dates: day 4 ends at 23:59:59, so
     // Members only (ending 21:00 on day 4) is not after it, and Child event (day 6) is before the end of day 6.
-    assert.deepEqual(titles(await list(`ends_after=${encodeURIComponent(day(4, '00:00:00'))}&ends_before=${encodeURIComponent(day(6, '00:00:00'))}`)), ['Open data talk', 'Child event']);
-    assert.deepEqual(titles(await list(`strict_dates=true&ends_after=${encodeURIComponent(day(4, '00:00:00'))}&ends_before=${encodeURIComponent(day(6, '00:00:00'))}`)), ['Members only', 'Open data talk']);
+    assert.deepEqual(
+      titles(await list(`ends_after=${encodeURIComponent(day(4, '00:00:00'))}&ends_before=${encodeURIComponent(day(6, '00:00:00'))}`)),
+      ['Open data talk', 'Child event'],
+    );
+    assert.deepEqual(
+      titles(
+        await list(`strict_dates=true&ends_after=${encodeURIComponent(day(4, '00:00:00'))}&ends_before=${encodeURIComponent(day(6, '00:00:00'))}`),
+      ),
+      ['Members only', 'Open data talk'],
+    );
     // A date alone, or a time of day, covers that whole day: the Rock concert (19:00 on day 1) starts before day 1.
     assert.deepEqual(titles(await list(`starts_before=${encodeURIComponent(day(1, '00:00:00'))}`)), ['Last month', 'Rock concert']);
     assert.deepEqual(titles(await list(`starts_before=${day(1).slice(0, 10)}`)), ['Last month', 'Rock concert']);
@@ -110,7 +160,11 @@ describe('events archive', () => {
     const music = cats.find((c) => c.slug === 'music')!;
     const bebop = await call(`${s.root}evt/events/v1/categories`, { method: 'POST', auth: s.admin, body: { name: 'Bebop', parent: music.id } });
     assert.equal(bebop.status, 201);
-    const gig = await call(ev, { method: 'POST', auth: s.admin, body: { title: 'Bebop night', start_date: day(7), end_date: day(7, '23:00:00'), categories: [bebop.body.id] } });
+    const gig = await call(ev, {
+      method: 'POST',
+      auth: s.admin,
+      body: { title: 'Bebop night', start_date: day(7), end_date: day(7, '23:00:00'), categories: [bebop.body.id] },
+    });
     assert.equal(gig.status, 201);
     const withChild = await list('categories=music');
     assert.deepEqual(titles(withChild), ['Rock concert', 'Jazz evening', 'Members only', 'Bebop night']);

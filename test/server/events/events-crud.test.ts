@@ -17,15 +17,64 @@ const count = (table: string) => (s.db.prepare(`SELECT COUNT(*) AS n FROM ${tabl
 
 describe('create', () => {
   test('201 with the full event object in TEC key order', async () => {
-    const r = await create({ ...base, title: 'Jazz night', description: 'First line\nsecond\n\nNew paragraph', excerpt: 'Short', cost: '10 - 20', website: 'https://jazz.example/night', featured: true, sticky: true, show_map: false, timezone: 'Europe/Tallinn' });
+    const r = await create({
+      ...base,
+      title: 'Jazz night',
+      description: 'First line\nsecond\n\nNew paragraph',
+      excerpt: 'Short',
+      cost: '10 - 20',
+      website: 'https://jazz.example/night',
+      featured: true,
+      sticky: true,
+      show_map: false,
+      timezone: 'Europe/Tallinn',
+    });
     assert.equal(r.status, 201);
     Event.parse(r.body);
     assert.deepEqual(Object.keys(r.body), [
-      'id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'rest_url', 'title', 'description', 'excerpt', 'slug', 'image', 'all_day',
-      'start_date', 'start_date_details', 'end_date', 'end_date_details', 'utc_start_date', 'utc_start_date_details', 'utc_end_date', 'utc_end_date_details', 'timezone', 'timezone_abbr', 'cost', 'cost_details',
-      'website', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'categories', 'tags', 'venue', 'organizer', 'custom_fields',
+      'id',
+      'global_id',
+      'global_id_lineage',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'rest_url',
+      'title',
+      'description',
+      'excerpt',
+      'slug',
+      'image',
+      'all_day',
+      'start_date',
+      'start_date_details',
+      'end_date',
+      'end_date_details',
+      'utc_start_date',
+      'utc_start_date_details',
+      'utc_end_date',
+      'utc_end_date_details',
+      'timezone',
+      'timezone_abbr',
+      'cost',
+      'cost_details',
+      'website',
+      'show_map',
+      'show_map_link',
+      'hide_from_listings',
+      'sticky',
+      'featured',
+      'categories',
+      'tags',
+      'venue',
+      'organizer',
+      'custom_fields',
       // Event Tickets adds these (attendance only for callers with manage access, as the admin here), in the original's order.
-      'attendance', 'ticketed',
+      'attendance',
+      'ticketed',
     ]);
     const e = r.body;
     assert.equal(typeof e.author, 'string');
@@ -57,15 +106,40 @@ describe('create', () => {
   });
 
   test('venue and organizer as objects create them (and reuse one of the same name); terms by name', async () => {
-    const r = await create({ ...base, title: 'Linked', venue: { venue: 'Harbour Hall', city: 'Tallinn', geo_lat: 59.44, geo_lng: 24.75 }, organizer: [{ organizer: 'Org One', email: 'one@org.example' }, { organizer: 'Org Two' }], categories: ['Music', 'Jazz'], tags: 'late,free' });
+    const r = await create({
+      ...base,
+      title: 'Linked',
+      venue: { venue: 'Harbour Hall', city: 'Tallinn', geo_lat: 59.44, geo_lng: 24.75 },
+      organizer: [{ organizer: 'Org One', email: 'one@org.example' }, { organizer: 'Org Two' }],
+      categories: ['Music', 'Jazz'],
+      tags: 'late,free',
+    });
     assert.equal(r.status, 201);
     assert.equal(r.body.venue.venue, 'Harbour Hall');
     assert.equal(r.body.venue.geo_lat, 59.44);
     assert.equal(r.body.organizer.length, 2);
     assert.deepEqual(r.body.categories.map((c: { name: string }) => c.name).sort(), ['Jazz', 'Music']);
     assert.deepEqual(r.body.tags.map((c: { slug: string }) => c.slug).sort(), ['free', 'late']);
-    assert.deepEqual(Object.keys(r.body.categories[0]), ['name', 'slug', 'term_group', 'term_taxonomy_id', 'taxonomy', 'description', 'parent', 'count', 'filter', 'id', 'urls']);
-    const again = await create({ ...base, title: 'Linked again', venue: { venue: 'Harbour Hall' }, organizer: r.body.organizer[0].id, categories: [r.body.categories[0].id] });
+    assert.deepEqual(Object.keys(r.body.categories[0]), [
+      'name',
+      'slug',
+      'term_group',
+      'term_taxonomy_id',
+      'taxonomy',
+      'description',
+      'parent',
+      'count',
+      'filter',
+      'id',
+      'urls',
+    ]);
+    const again = await create({
+      ...base,
+      title: 'Linked again',
+      venue: { venue: 'Harbour Hall' },
+      organizer: r.body.organizer[0].id,
+      categories: [r.body.categories[0].id],
+    });
     assert.equal(again.body.venue.id, r.body.venue.id);
     assert.equal(again.body.organizer[0].id, r.body.organizer[0].id);
     const two = await create({ ...base, title: 'Two venues', venue: [r.body.venue.id, { venue: 'Second Stage' }] });
@@ -102,7 +176,10 @@ describe('create', () => {
     // An unknown term ID is left out of an event write, as the original does (the event is made without it).
     const unknown = await create({ ...base, title: 'Unknown category', categories: [987654, 'Fresh name'] });
     assert.equal(unknown.status, 201);
-    assert.deepEqual(unknown.body.categories.map((c: { name: string }) => c.name), ['Fresh name']);
+    assert.deepEqual(
+      unknown.body.categories.map((c: { name: string }) => c.name),
+      ['Fresh name'],
+    );
   });
 
   test('parameter validation: empty title, unparseable dates, wrong types', async () => {
@@ -111,7 +188,11 @@ describe('create', () => {
     assert.equal(r.body.code, 'rest_invalid_param');
     assert.deepEqual(Object.keys(r.body.data.params).sort(), ['all_day', 'start_date', 'title']);
     assert.equal(r.body.data.params.all_day, 'all_day is not of type boolean.');
-    assert.deepEqual(r.body.data.details.all_day, { code: 'rest_invalid_type', message: 'all_day is not of type boolean.', data: { param: 'all_day' } });
+    assert.deepEqual(r.body.data.details.all_day, {
+      code: 'rest_invalid_type',
+      message: 'all_day is not of type boolean.',
+      data: { param: 'all_day' },
+    });
     assert.equal(r.body.data.params.title, 'Invalid parameter.');
     // Core attaches {param} to type errors only: an enum (or bounds) error's details carry data null.
     const e = await create({ ...base, title: 'Enum', currency_position: 'middle' });
@@ -189,7 +270,11 @@ describe('read', () => {
   test('password-protected: single 403 without the password, 200 with it, editors with context=edit', async () => {
     const c = await create({ ...base, title: 'Secret show', password: 'opensesame', description: 'Hidden text' });
     const r = await call(`${ev}/${c.body.id}`);
-    assert.deepEqual(r.body, { code: 'event-password-protected', message: 'The requested event is not accessible without a password', data: { status: 403 } });
+    assert.deepEqual(r.body, {
+      code: 'event-password-protected',
+      message: 'The requested event is not accessible without a password',
+      data: { status: 403 },
+    });
     assert.equal((await call(`${ev}/${c.body.id}?password=wrong`)).status, 403);
     assert.equal((await call(`${ev}/${c.body.id}?password=opensesame`)).body.description, '<p>Hidden text</p>');
     assert.equal((await call(`${ev}/${c.body.id}?context=edit`, { auth: s.admin })).status, 200);
@@ -217,7 +302,11 @@ describe('update and delete', () => {
 
   test('a failed update changes nothing', async () => {
     const c = await create({ ...base, title: 'Atomic' });
-    const r = await call(`${ev}/${c.body.id}`, { method: 'PATCH', auth: s.admin, body: { title: 'Changed', venue: { venue: 'New place' }, organizer: 424242 } });
+    const r = await call(`${ev}/${c.body.id}`, {
+      method: 'PATCH',
+      auth: s.admin,
+      body: { title: 'Changed', venue: { venue: 'New place' }, organizer: 424242 },
+    });
     assert.equal(r.status, 400);
     const now = await call(`${ev}/${c.body.id}`);
     assert.equal(now.body.title, 'Atomic');

@@ -11,7 +11,11 @@ afterAll(() => s.close());
 
 test('a create repeating a published venue (title and every given field) answers it; any differing field makes a new one', async () => {
   const venues = `${s.root}evt/events/v1/venues`;
-  const first = await call(venues, { method: 'POST', auth: s.admin, body: { venue: 'Dup Hall', city: 'Tartu', address: '2 Side St', description: 'desc' } });
+  const first = await call(venues, {
+    method: 'POST',
+    auth: s.admin,
+    body: { venue: 'Dup Hall', city: 'Tartu', address: '2 Side St', description: 'desc' },
+  });
   assert.equal(first.status, 201);
   const again = await call(venues, { method: 'POST', auth: s.admin, body: { venue: 'Dup Hall' } });
   assert.equal(again.status, 201);
@@ -38,7 +42,11 @@ test('organizers too', async () => {
 });
 
 test("an organizer's e-mail is kept as given, as the original (no format check)", async () => {
-  const odd = await call(`${s.root}evt/events/v1/organizers`, { method: 'POST', auth: s.admin, body: { organizer: 'Odd mail', email: 'not-an-email' } });
+  const odd = await call(`${s.root}evt/events/v1/organizers`, {
+    method: 'POST',
+    auth: s.admin,
+    body: { organizer: 'Odd mail', email: 'not-an-email' },
+  });
   assert.equal(odd.status, 201);
   assert.equal(odd.body.email, 'not-an-email');
 });

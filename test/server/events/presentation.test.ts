@@ -33,8 +33,20 @@ describe('cost', () => {
     assert.equal(r.body.cost, '&#x24;25.00 – &#x24;60.00');
     assert.deepEqual(r.body.cost_details.values, ['25', '60']);
     // One offer per ticket in the JSON-LD, a list.
-    assert.deepEqual(r.body.json_ld.offers.map((o: { price: string }) => o.price), ['25', '60']);
-    assert.deepEqual(Object.keys(r.body.json_ld.offers[0]), ['@type', 'url', 'price', 'category', 'availability', 'priceCurrency', 'validFrom', 'validThrough']);
+    assert.deepEqual(
+      r.body.json_ld.offers.map((o: { price: string }) => o.price),
+      ['25', '60'],
+    );
+    assert.deepEqual(Object.keys(r.body.json_ld.offers[0]), [
+      '@type',
+      'url',
+      'price',
+      'category',
+      'availability',
+      'priceCurrency',
+      'validFrom',
+      'validThrough',
+    ]);
     const rsvp = await create({ ...base, title: 'Talk', cost: '0' });
     insertTicket(s.db, rsvp.body.id, { provider: 'rsvp' });
     const t = await call(`${ev}/${rsvp.body.id}`);
@@ -57,7 +69,20 @@ describe('linked posts and JSON-LD', () => {
     assert.equal(e.body.excerpt, '');
     const r = await call(`${ev}/${e.body.id}`);
     const ld = r.body.json_ld;
-    assert.deepEqual(Object.keys(ld), ['@context', '@type', 'name', 'description', 'url', 'eventAttendanceMode', 'eventStatus', 'startDate', 'endDate', 'location', 'organizer', 'performer']);
+    assert.deepEqual(Object.keys(ld), [
+      '@context',
+      '@type',
+      'name',
+      'description',
+      'url',
+      'eventAttendanceMode',
+      'eventStatus',
+      'startDate',
+      'endDate',
+      'location',
+      'organizer',
+      'performer',
+    ]);
     assert.equal(ld.description, '&lt;p&gt;About it&lt;/p&gt;\n');
     assert.equal(ld.location['@context'], undefined);
     assert.deepEqual(ld.location.address, { '@type': 'PostalAddress', addressLocality: 'Tartu' });
@@ -66,7 +91,10 @@ describe('linked posts and JSON-LD', () => {
     assert.equal(ld.organizer.url, 'https://ada.example');
     // The e-mail as HTML entities (antispambot), which decode to the address.
     assert.notEqual(ld.organizer.email, 'ada@example.com');
-    assert.equal(ld.organizer.email.replace(/&#(\d+);/g, (_: string, n: string) => String.fromCharCode(Number(n))), 'ada@example.com');
+    assert.equal(
+      ld.organizer.email.replace(/&#(\d+);/g, (_: string, n: string) => String.fromCharCode(Number(n))),
+      'ada@example.com',
+    );
     const venue = await call(`${s.root}evt/events/v1/venues/${e.body.venue.id}`);
     assert.equal(venue.body.json_ld['@context'], undefined);
     assert.equal(venue.body.show_map, true);
@@ -82,7 +110,14 @@ describe('linked posts and JSON-LD', () => {
 
 describe('password blanking in the archive', () => {
   test('an administrator too sees a protected event blanked, attendance counts as the string "null"', async () => {
-    const e = await create({ start_date: '2031-05-01 10:00:00', end_date: '2031-05-01 11:00:00', title: 'Admins too', password: 'pw', description: 'Words', cost: '5' });
+    const e = await create({
+      start_date: '2031-05-01 10:00:00',
+      end_date: '2031-05-01 11:00:00',
+      title: 'Admins too',
+      password: 'pw',
+      description: 'Words',
+      cost: '5',
+    });
     const r = await call(`${ev}?per_page=50&start_date=2031-05-01&end_date=2031-05-02`, { auth: s.admin });
     const got = r.body.events.find((x: { id: number }) => x.id === e.body.id);
     assert.equal(got.description, '');

@@ -23,7 +23,7 @@ function parseCsv(text: string): string[][] {
     i++;
     row.push(cell);
     if (s[i] === ',') i++;
-    else if (s.startsWith('\r\n', i)) (rows.push(row), (row = []), (i += 2));
+    else if (s.startsWith('\r\n', i)) rows.push(row), (row = []), (i += 2);
     else assert.fail(`unexpected ${JSON.stringify(s[i])} at ${i}`);
   }
   return rows;
@@ -31,11 +31,17 @@ function parseCsv(text: string): string[][] {
 
 describe('forms CSV writer', () => {
   test('round-trips any table through an RFC 4180 reader, formulas neutralised', () => {
-    const cell = fc.string({ unit: fc.constantFrom('a', 'Z', '1', ' ', ',', '"', '\n', '\r', '\t', '=', '+', '-', '@', "'", 'ü', '€') , maxLength: 12 });
+    const cell = fc.string({
+      unit: fc.constantFrom('a', 'Z', '1', ' ', ',', '"', '\n', '\r', '\t', '=', '+', '-', '@', "'", 'ü', '€'),
+      maxLength: 12,
+    });
     fc.assert(
       fc.property(fc.array(fc.array(cell, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 6 }), (table) => {
         const back = parseCsv(toCsv(table));
-        assert.deepEqual(back, table.map((r) => r.map(neutralise)));
+        assert.deepEqual(
+          back,
+          table.map((r) => r.map(neutralise)),
+        );
         for (const r of back) for (const c of r) assert.ok(!/^[=+\-@\t\r]/.test(c), `cell ${JSON.stringify(c)} would be read as a formula`);
       }),
       { seed: 20261122, numRuns: 500 },
@@ -43,6 +49,17 @@ describe('forms CSV writer', () => {
   });
 
   test('neutralise prefixes exactly the dangerous leading characters', () => {
-    assert.deepEqual(['=1', '+1', '-1', '@x', '\tx', '\rx', 'x=1', ' =1', "'=1", ''].map(neutralise), ["'=1", "'+1", "'-1", "'@x", "'\tx", "'\rx", 'x=1', ' =1', "'=1", '']);
+    assert.deepEqual(['=1', '+1', '-1', '@x', '\tx', '\rx', 'x=1', ' =1', "'=1", ''].map(neutralise), [
+      "'=1",
+      "'+1",
+      "'-1",
+      "'@x",
+      "'\tx",
+      "'\rx",
+      'x=1',
+      ' =1',
+      "'=1",
+      '',
+    ]);
   });
 });

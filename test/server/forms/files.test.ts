@@ -35,10 +35,13 @@ describe('forms-submissions: download-all and its signed link', () => {
     assert.equal(r.status, 200);
     assert.equal(r.body.formId, String(form.id));
     assert.match(r.body.filePath, /^[0-9a-f]{32}\.csv$/);
-    assert.ok(r.body.downloadUrl.startsWith(`${s.root}forms-submissions/download?token=`), "r.body.downloadUrl.startsWith(`${s.root}forms-submissions/download?token=`)");
-    assert.ok(Date.parse(r.body.expires) > Date.now(), "Date.parse(r.body.expires) > Date.now()");
+    assert.ok(
+      r.body.downloadUrl.startsWith(`${s.root}forms-submissions/download?token=`),
+      'r.body.downloadUrl.startsWith(`${s.root}forms-submissions/download?token=`)',
+    );
+    assert.ok(Date.parse(r.body.expires) > Date.now(), 'Date.parse(r.body.expires) > Date.now()');
     const file = path.join(downloads(), r.body.filePath);
-    assert.ok(fs.existsSync(file), "fs.existsSync(file)");
+    assert.ok(fs.existsSync(file), 'fs.existsSync(file)');
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
 
     const got = await fetchRaw(r.body.downloadUrl);
@@ -46,8 +49,8 @@ describe('forms-submissions: download-all and its signed link', () => {
     assert.equal(got.type, 'text/csv; charset=utf-8');
     assert.match(got.disposition ?? '', /^attachment; filename="form-submissions\.csv"$/);
     const text = got.bytes.toString('utf8');
-    assert.ok(text.startsWith('\uFEFF"#"'), "text.startsWith('\\uFEFF\"#\"')");
-    assert.ok(text.includes(`"'=cmd|/c calc"`), "text.includes(`\"'=cmd|/c calc\"`)");
+    assert.ok(text.startsWith('\uFEFF"#"'), 'text.startsWith(\'\\uFEFF"#"\')');
+    assert.ok(text.includes(`"'=cmd|/c calc"`), 'text.includes(`"\'=cmd|/c calc"`)');
   });
 
   test('several forms: a ZIP with one CSV per form; no form_ids means every form', async () => {
@@ -61,10 +64,13 @@ describe('forms-submissions: download-all and its signed link', () => {
     assert.equal(got.type, 'application/zip');
     const files = unzipSync(new Uint8Array(got.bytes));
     assert.deepEqual(Object.keys(files).sort(), [`form-${a.id}-zip-a.csv`, `form-${b.id}-zip-b.csv`]);
-    assert.ok(strFromU8(files[`form-${b.id}-zip-b.csv`]).includes('"Beta"'), "strFromU8(files[`form-${b.id}-zip-b.csv`]).includes('\"Beta\"')");
+    assert.ok(strFromU8(files[`form-${b.id}-zip-b.csv`]).includes('"Beta"'), 'strFromU8(files[`form-${b.id}-zip-b.csv`]).includes(\'"Beta"\')');
     const all = await call(`${NS()}/download-all`, { method: 'POST', auth: s.admin, body: {} });
     assert.equal(all.status, 200);
-    assert.ok(all.body.formIds.includes(String(a.id)) && all.body.formIds.includes(String(b.id)), "all.body.formIds.includes(String(a.id)) && all.body.formIds.includes(String(b.id))");
+    assert.ok(
+      all.body.formIds.includes(String(a.id)) && all.body.formIds.includes(String(b.id)),
+      'all.body.formIds.includes(String(a.id)) && all.body.formIds.includes(String(b.id))',
+    );
   });
 
   test('expired, tampered, foreign-purpose and demoted-user links are refused', async () => {
@@ -83,7 +89,12 @@ describe('forms-submissions: download-all and its signed link', () => {
 
     const [body, mac] = token.split('.');
     const forged = Buffer.from(JSON.stringify({ f: r.body.filePath, u: user.id, exp: Math.floor(Date.now() / 1000) + 99999 })).toString('base64url');
-    for (const bad of [`${forged}.${mac}`, `${body}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`, 'garbage', signToken(s.app.state.secret, 'views', { f: r.body.filePath, u: user.id, exp: 9999999999 })]) {
+    for (const bad of [
+      `${forged}.${mac}`,
+      `${body}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`,
+      'garbage',
+      signToken(s.app.state.secret, 'views', { f: r.body.filePath, u: user.id, exp: 9999999999 }),
+    ]) {
       const t = await fetchRaw(link(bad));
       assert.equal(t.status, 403, bad);
       assert.equal(t.json.code, 'download_link_invalid');
@@ -114,7 +125,7 @@ describe('forms-submissions: delete-download-file', () => {
     const del = await call(`${NS()}/delete-download-file`, { method: 'POST', auth: s.admin, body: { file_path: r.body.filePath } });
     assert.equal(del.status, 200);
     assert.deepEqual(del.body, { result: 'File was deleted' });
-    assert.ok(!fs.existsSync(path.join(downloads(), r.body.filePath)), "!fs.existsSync(path.join(downloads(), r.body.filePath))");
+    assert.ok(!fs.existsSync(path.join(downloads(), r.body.filePath)), '!fs.existsSync(path.join(downloads(), r.body.filePath))');
     const again = await call(`${NS()}/delete-download-file`, { method: 'POST', auth: s.admin, body: { file_path: r.body.filePath } });
     assert.deepEqual(again.body, { result: 'File could not be found for deletion' });
     const link = await fetchRaw(r.body.downloadUrl);
@@ -166,7 +177,7 @@ describe('forms-submissions: delete-download-file', () => {
     assert.equal(formBody.status, 403);
     assert.equal(fs.readFileSync(sentinel, 'utf8'), 'keep me');
     assert.equal(fs.readFileSync(path.join(nested, 'inner.csv'), 'utf8'), 'keep me too');
-    assert.ok(fs.lstatSync(link).isSymbolicLink(), "fs.lstatSync(link).isSymbolicLink()");
+    assert.ok(fs.lstatSync(link).isSymbolicLink(), 'fs.lstatSync(link).isSymbolicLink()');
     assert.ok(fs.existsSync(path.join(s.dir, 'evt.sqlite')), "fs.existsSync(path.join(s.dir, 'evt.sqlite'))");
     const missing = await call(`${NS()}/delete-download-file`, { method: 'POST', auth: s.admin, body: {} });
     assert.equal(missing.status, 400);

@@ -9,12 +9,23 @@ export const CONTACT_FIELDS = [
   { label: 'Email', type: 'email', required: true },
   { label: 'Age', type: 'number' },
   { label: 'Ticket type', type: 'listselect', options: ['Adult', 'Child'] },
-  { label: 'Topics', type: 'listcheckbox', options: [{ label: 'Music', value: 'music' }, { label: 'Food', value: 'food' }] },
+  {
+    label: 'Topics',
+    type: 'listcheckbox',
+    options: [
+      { label: 'Music', value: 'music' },
+      { label: 'Food', value: 'food' },
+    ],
+  },
   { label: 'Newsletter', type: 'checkbox' },
   { label: 'Message', type: 'textarea' },
 ];
 
-export async function createForm(s: TestServer, title = 'Contact', fields: unknown[] = CONTACT_FIELDS): Promise<{ id: number; fields: { id: number; key: string; label: string }[] }> {
+export async function createForm(
+  s: TestServer,
+  title = 'Contact',
+  fields: unknown[] = CONTACT_FIELDS,
+): Promise<{ id: number; fields: { id: number; key: string; label: string }[] }> {
   const r = await call(`${s.root}forms-views/forms`, { method: 'POST', auth: s.admin, body: { title, fields } });
   if (r.status !== 201) throw new Error(`create form: ${r.status} ${r.text}`);
   return { id: r.body.formID, fields: r.body.fields };

@@ -103,7 +103,10 @@ describe('forms-submissions: email-action', () => {
     assert.equal(row.reply_to_header, 'sender@example.test');
     assert.equal(row.from_header, '"Forms" <forms@example.test>');
     assert.equal(row.subject, 'New entry #1 from <script>x</script>');
-    assert.ok(row.html_body.includes('<p>Form Mail &lt;b&gt;form&lt;/b&gt;</p>'), "row.html_body.includes('<p>Form Mail &lt;b&gt;form&lt;/b&gt;</p>')");
+    assert.ok(
+      row.html_body.includes('<p>Form Mail &lt;b&gt;form&lt;/b&gt;</p>'),
+      "row.html_body.includes('<p>Form Mail &lt;b&gt;form&lt;/b&gt;</p>')",
+    );
     assert.ok(row.html_body.includes('<td>&lt;script&gt;x&lt;/script&gt;</td>'), "row.html_body.includes('<td>&lt;script&gt;x&lt;/script&gt;</td>')");
     assert.ok(!row.html_body.includes('<script>'), "!row.html_body.includes('<script>')");
     assert.ok(row.text_body.includes('Topics: food'), "row.text_body.includes('Topics: food')");
@@ -112,11 +115,18 @@ describe('forms-submissions: email-action', () => {
 
   test('a field value cannot inject headers or recipients', async () => {
     const form = await createForm(s, 'Mail inject');
-    const id = seedSubmission(s, form.id, { name: 'Eve\r\nBcc: evil@example.test', email: 'eve@example.test', message: 'x\r\nTo: evil@example.test' });
+    const id = seedSubmission(s, form.id, {
+      name: 'Eve\r\nBcc: evil@example.test',
+      email: 'eve@example.test',
+      message: 'x\r\nTo: evil@example.test',
+    });
     const r = await call(`${NS()}/email-action`, {
       method: 'POST',
       auth: s.admin,
-      body: { submission: id, action_settings: { to: 'office@example.test', email_subject: 'From {field:name}', email_message: '{field:message}', email_format: 'plain' } },
+      body: {
+        submission: id,
+        action_settings: { to: 'office@example.test', email_subject: 'From {field:name}', email_message: '{field:message}', email_format: 'plain' },
+      },
     });
     assert.equal(r.body, true);
     const { row, eml } = await formMail(id);
@@ -135,7 +145,11 @@ describe('forms-submissions: email-action', () => {
     const id = seedSubmission(s, form.id, { name: 'Second', email: 's@example.test' });
     setMailTransport(s.app.state, async () => ({ ok: false, transport: 'test', messageId: null, emlFile: null, transcript: '', error: 'refused' }));
     try {
-      const r = await call(`${NS()}/email-action`, { method: 'POST', auth: s.admin, body: { submission: id, action_settings: { to: 'x@example.test', email_subject: 'S', email_format: 'plain' } } });
+      const r = await call(`${NS()}/email-action`, {
+        method: 'POST',
+        auth: s.admin,
+        body: { submission: id, action_settings: { to: 'x@example.test', email_subject: 'S', email_format: 'plain' } },
+      });
       assert.equal(r.status, 200);
       assert.equal(r.body, 2);
     } finally {

@@ -11,7 +11,9 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 function values(id: number): Record<string, unknown> {
-  const rows = s.db.prepare('SELECT f.key, v.value FROM submission_values v JOIN form_fields f ON f.id = v.field_id WHERE v.submission_id = ?').all(id) as { key: string; value: string }[];
+  const rows = s.db
+    .prepare('SELECT f.key, v.value FROM submission_values v JOIN form_fields f ON f.id = v.field_id WHERE v.submission_id = ?')
+    .all(id) as { key: string; value: string }[];
   return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value)]));
 }
 
@@ -52,7 +54,10 @@ describe('forms-submissions: get', () => {
     const r = await call(`${NS()}/submissions/get?form_ids=${form.id}`, { auth: s.userAuth('organizer') });
     assert.equal(r.status, 200);
     assert.equal(r.body.count, 2);
-    assert.deepEqual(r.body.data.map((d: { submissionRecordId: string }) => d.submissionRecordId), [String(b), String(a)]);
+    assert.deepEqual(
+      r.body.data.map((d: { submissionRecordId: string }) => d.submissionRecordId),
+      [String(b), String(a)],
+    );
     const ann = r.body.data[1];
     assert.equal(ann.formId, String(form.id));
     assert.deepEqual(ann.status, ['publish']);
@@ -64,10 +69,16 @@ describe('forms-submissions: get', () => {
 
     const paged = await call(`${NS()}/submissions/get?form_ids[]=${form.id}&page_size=1&current_page=2`, { auth: s.admin });
     assert.equal(paged.body.count, 2);
-    assert.deepEqual(paged.body.data.map((d: { submissionRecordId: string }) => d.submissionRecordId), [String(a)]);
+    assert.deepEqual(
+      paged.body.data.map((d: { submissionRecordId: string }) => d.submissionRecordId),
+      [String(a)],
+    );
 
     const search = await call(`${NS()}/submissions/get?form_ids=${form.id}&search_term=ben@`, { auth: s.admin });
-    assert.deepEqual(search.body.data.map((d: { submissionRecordId: string }) => d.submissionRecordId), [String(b)]);
+    assert.deepEqual(
+      search.body.data.map((d: { submissionRecordId: string }) => d.submissionRecordId),
+      [String(b)],
+    );
 
     const dated = await call(`${NS()}/submissions/get?form_ids=${form.id}&start_date=2026-10-02`, { auth: s.admin });
     assert.equal(dated.body.count, 1);
@@ -76,7 +87,10 @@ describe('forms-submissions: get', () => {
 
     const cols = await call(`${NS()}/submissions/get?form_ids=${form.id}&type=columns`, { auth: s.admin });
     assert.equal(cols.status, 200);
-    assert.deepEqual(cols.body.map((c: { slug: string }) => c.slug), ['name', 'email', 'age', 'ticket_type', 'topics', 'newsletter', 'message']);
+    assert.deepEqual(
+      cols.body.map((c: { slug: string }) => c.slug),
+      ['name', 'email', 'age', 'ticket_type', 'topics', 'newsletter', 'message'],
+    );
   });
 
   test('bad input: missing form_ids, unknown form IDs, bad dates', async () => {
@@ -101,7 +115,11 @@ describe('forms-submissions: delete, restore', () => {
     const form = await createForm(s, 'Trash');
     const a = seedSubmission(s, form.id, { name: 'A', email: 'a@example.test' });
     const b = seedSubmission(s, form.id, { name: 'B', email: 'b@example.test' });
-    const del = await call(`${NS()}/submissions/delete`, { method: 'POST', auth: s.admin, body: { submissions: [{ submissionRecordId: String(a) }, b] } });
+    const del = await call(`${NS()}/submissions/delete`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { submissions: [{ submissionRecordId: String(a) }, b] },
+    });
     assert.equal(del.status, 200);
     assert.equal(del.body, 'ok');
     assert.equal(postStatus(s, a), 'trash');
@@ -146,18 +164,39 @@ describe('forms-submissions: update', () => {
   test('updates values by slug (JSON-encoded entity) and validates them', async () => {
     const form = await createForm(s, 'Update');
     const a = seedSubmission(s, form.id, { name: 'A', email: 'a@example.test', age: 20 });
-    const entity = { submissionRecordId: String(a), formId: String(form.id), submissionFieldCollection: { email: { slug: 'email', value: 'new@example.test' }, age: { slug: 'age', value: '21' }, message: { slug: 'message', value: '' } } };
+    const entity = {
+      submissionRecordId: String(a),
+      formId: String(form.id),
+      submissionFieldCollection: {
+        email: { slug: 'email', value: 'new@example.test' },
+        age: { slug: 'age', value: '21' },
+        message: { slug: 'message', value: '' },
+      },
+    };
     const r = await call(`${NS()}/submissions/update`, { method: 'POST', auth: s.admin, body: { singleSubmission: JSON.stringify(entity) } });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body, 'ok');
     assert.deepEqual(values(a), { name: 'A', email: 'new@example.test', age: 21 });
 
     // The original also reads the entity as a plain JSON object.
-    const obj = await call(`${NS()}/submissions/update`, { method: 'POST', auth: s.admin, body: { singleSubmission: { submissionRecordId: a, submissionFieldCollection: [{ slug: 'ticket_type', value: 'Adult' }] } } });
+    const obj = await call(`${NS()}/submissions/update`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { singleSubmission: { submissionRecordId: a, submissionFieldCollection: [{ slug: 'ticket_type', value: 'Adult' }] } },
+    });
     assert.equal(obj.status, 200);
     assert.equal(values(a).ticket_type, 'Adult');
 
-    const bad = await call(`${NS()}/submissions/update`, { method: 'POST', auth: s.admin, body: { singleSubmission: JSON.stringify({ submissionRecordId: String(a), submissionFieldCollection: { email: { value: 'nope' }, name: { value: '' } } }) } });
+    const bad = await call(`${NS()}/submissions/update`, {
+      method: 'POST',
+      auth: s.admin,
+      body: {
+        singleSubmission: JSON.stringify({
+          submissionRecordId: String(a),
+          submissionFieldCollection: { email: { value: 'nope' }, name: { value: '' } },
+        }),
+      },
+    });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.code, 'rest_invalid_param');
     assert.equal(bad.body.data.params.singleSubmission, 'Email must be an e-mail address. Name is required.');
@@ -198,7 +237,11 @@ describe('forms-submissions: handle-extra', () => {
       assert.deepEqual(r.body, { responseType: 'none', download: '', blobType: '', result: 'ok', filename: '' });
     }
     await call(`${NS()}/submissions/handle-extra`, { method: 'POST', auth: s.admin, body: { singleSubmission: ss, handleExtra: 'not_spam' } });
-    const note = await call(`${NS()}/submissions/handle-extra`, { method: 'POST', auth: s.admin, body: { singleSubmission: JSON.stringify({ submissionRecordId: String(a), extraValues: { note: 'Called back' } }), handleExtra: 'note' } });
+    const note = await call(`${NS()}/submissions/handle-extra`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { singleSubmission: JSON.stringify({ submissionRecordId: String(a), extraValues: { note: 'Called back' } }), handleExtra: 'note' },
+    });
     assert.equal(note.status, 200);
     const got = await call(`${NS()}/submissions/get?form_ids=${form.id}`, { auth: s.admin });
     assert.deepEqual(got.body.data[0].extraValues, { seq_num: 1, read: true, starred: true, spam: false, note: 'Called back' });
@@ -207,15 +250,27 @@ describe('forms-submissions: handle-extra', () => {
     assert.equal(csv.body.responseType, 'download');
     assert.equal(csv.body.blobType, 'text/csv');
     const text = Buffer.from(csv.body.download, 'base64').toString('utf8');
-    assert.ok(text.startsWith('\uFEFF"#","Date Submitted","Name"'), "text.startsWith('\\uFEFF\"#\",\"Date Submitted\",\"Name\"')");
+    assert.ok(text.startsWith('\uFEFF"#","Date Submitted","Name"'), 'text.startsWith(\'\\uFEFF"#","Date Submitted","Name"\')');
     assert.ok(text.includes(`"'=HYPERLINK(""http://evil"")"`), text);
 
-    const unknown = await call(`${NS()}/submissions/handle-extra`, { method: 'POST', auth: s.admin, body: { singleSubmission: ss, handleExtra: 'Evil\\Class' } });
+    const unknown = await call(`${NS()}/submissions/handle-extra`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { singleSubmission: ss, handleExtra: 'Evil\\Class' },
+    });
     assert.equal(unknown.status, 400);
     assert.equal(unknown.body.code, 'rest_invalid_param');
-    const noNote = await call(`${NS()}/submissions/handle-extra`, { method: 'POST', auth: s.admin, body: { singleSubmission: ss, handleExtra: 'note' } });
+    const noNote = await call(`${NS()}/submissions/handle-extra`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { singleSubmission: ss, handleExtra: 'note' },
+    });
     assert.equal(noNote.status, 400);
-    const badJson = await call(`${NS()}/submissions/handle-extra`, { method: 'POST', auth: s.admin, body: { singleSubmission: '{oops', handleExtra: 'read' } });
+    const badJson = await call(`${NS()}/submissions/handle-extra`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { singleSubmission: '{oops', handleExtra: 'read' },
+    });
     assert.equal(badJson.status, 400);
   });
 });
@@ -227,7 +282,11 @@ describe('forms-submissions: export', () => {
     seedSubmission(s, form.id, { name: '+cmd', email: 'b@example.test', message: '-2' }, '2026-09-02 08:00:00');
     seedSubmission(s, form.id, { name: '@SUM(A1)', email: 'c@example.test', message: '\tTab' }, '2026-09-03 08:00:00');
     seedSubmission(s, form.id, { name: '\rCR', email: 'd@example.test', message: 'plain' }, '2026-09-04 08:00:00');
-    const r = await call(`${NS()}/export`, { method: 'POST', auth: s.admin, body: { form_ids: String(form.id), start_date: '2026-08-01', end_date: '2026-12-31' } });
+    const r = await call(`${NS()}/export`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { form_ids: String(form.id), start_date: '2026-08-01', end_date: '2026-12-31' },
+    });
     assert.equal(r.status, 200);
     assert.deepEqual(Object.keys(r.body), [String(form.id)]);
     const csv: string = r.body[String(form.id)];
@@ -245,13 +304,21 @@ describe('forms-submissions: export', () => {
     const form = await createForm(s, 'Export 2');
     const a = seedSubmission(s, form.id, { name: 'Old', email: 'o@example.test' }, '2026-01-01 08:00:00');
     const b = seedSubmission(s, form.id, { name: 'New', email: 'n@example.test' }, '2026-06-01 08:00:00');
-    const range = await call(`${NS()}/export`, { method: 'POST', auth: s.admin, body: { form_ids: [form.id], start_date: '2026-05-01', end_date: '2026-07-01' } });
-    assert.ok(range.body[form.id].includes('"New"'), "range.body[form.id].includes('\"New\"')");
-    assert.ok(!range.body[form.id].includes('"Old"'), "!range.body[form.id].includes('\"Old\"')");
+    const range = await call(`${NS()}/export`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { form_ids: [form.id], start_date: '2026-05-01', end_date: '2026-07-01' },
+    });
+    assert.ok(range.body[form.id].includes('"New"'), 'range.body[form.id].includes(\'"New"\')');
+    assert.ok(!range.body[form.id].includes('"Old"'), '!range.body[form.id].includes(\'"Old"\')');
     const ids = await call(`${NS()}/export`, { method: 'POST', auth: s.admin, body: { submissions: [a] } });
-    assert.ok(ids.body[form.id].includes('"Old"'), "ids.body[form.id].includes('\"Old\"')");
-    assert.ok(!ids.body[form.id].includes('"New"'), "!ids.body[form.id].includes('\"New\"')");
-    const single = await call(`${NS()}/export`, { method: 'POST', auth: s.admin, body: { singleSubmission: JSON.stringify({ submissionRecordId: String(b) }) } });
+    assert.ok(ids.body[form.id].includes('"Old"'), 'ids.body[form.id].includes(\'"Old"\')');
+    assert.ok(!ids.body[form.id].includes('"New"'), '!ids.body[form.id].includes(\'"New"\')');
+    const single = await call(`${NS()}/export`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { singleSubmission: JSON.stringify({ submissionRecordId: String(b) }) },
+    });
     assert.equal(single.body[form.id].split('\r\n').length, 3);
     const none = await call(`${NS()}/export`, { method: 'POST', auth: s.admin, body: {} });
     assert.equal(none.status, 400);

@@ -15,35 +15,67 @@ describe('forms-views: forms, fields, create', () => {
     const form = await createForm(s, 'Volunteer sign-up');
     const list = await call(`${s.root}forms-views/forms`, { auth: s.admin });
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.find((f: { formID: number }) => f.formID === form.id), { formID: form.id, formTitle: 'Volunteer sign-up' });
+    assert.deepEqual(
+      list.body.find((f: { formID: number }) => f.formID === form.id),
+      { formID: form.id, formTitle: 'Volunteer sign-up' },
+    );
 
     const fields = await call(`${s.root}forms-views/forms/${form.id}/fields`, { auth: s.userAuth('organizer') });
     assert.equal(fields.status, 200);
-    assert.deepEqual(fields.body.map((f: { label: string }) => f.label), ['Name', 'Email', 'Age', 'Ticket type', 'Topics', 'Newsletter', 'Message']);
+    assert.deepEqual(
+      fields.body.map((f: { label: string }) => f.label),
+      ['Name', 'Email', 'Age', 'Ticket type', 'Topics', 'Newsletter', 'Message'],
+    );
     const select = fields.body[3];
-    assert.deepEqual(select, { id: select.id, label: 'Ticket type', key: 'ticket_type', type: 'listselect', required: false, options: [{ label: 'Adult', value: 'Adult' }, { label: 'Child', value: 'Child' }] });
+    assert.deepEqual(select, {
+      id: select.id,
+      label: 'Ticket type',
+      key: 'ticket_type',
+      type: 'listselect',
+      required: false,
+      options: [
+        { label: 'Adult', value: 'Adult' },
+        { label: 'Child', value: 'Child' },
+      ],
+    });
     assert.equal(fields.body[0].required, true);
   });
 
   test('create validates fields and needs manage_forms', async () => {
-    const bad = await call(`${s.root}forms-views/forms`, { method: 'POST', auth: s.admin, body: { title: 'X', fields: [{ label: 'Pick', type: 'listselect' }] } });
+    const bad = await call(`${s.root}forms-views/forms`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { title: 'X', fields: [{ label: 'Pick', type: 'listselect' }] },
+    });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.code, 'rest_invalid_param');
-    const badType = await call(`${s.root}forms-views/forms`, { method: 'POST', auth: s.admin, body: { title: 'X', fields: [{ label: 'A', type: 'file' }] } });
+    const badType = await call(`${s.root}forms-views/forms`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { title: 'X', fields: [{ label: 'A', type: 'file' }] },
+    });
     assert.equal(badType.status, 400);
     const missing = await call(`${s.root}forms-views/forms`, { method: 'POST', auth: s.admin, body: { title: 'X' } });
     assert.equal(missing.status, 400);
     assert.equal(missing.body.code, 'rest_missing_callback_param');
     const anon = await call(`${s.root}forms-views/forms`, { method: 'POST', body: { title: 'X', fields: [{ label: 'A', type: 'textbox' }] } });
     assert.equal(anon.status, 401);
-    const door = await call(`${s.root}forms-views/forms`, { method: 'POST', auth: s.userAuth('door'), body: { title: 'X', fields: [{ label: 'A', type: 'textbox' }] } });
+    const door = await call(`${s.root}forms-views/forms`, {
+      method: 'POST',
+      auth: s.userAuth('door'),
+      body: { title: 'X', fields: [{ label: 'A', type: 'textbox' }] },
+    });
     assert.equal(door.status, 403);
     assert.equal(door.body.code, 'rest_forbidden');
   });
 
   test('reads need a manager or a token: anonymous 401, door 403', async () => {
     const form = await createForm(s);
-    for (const url of [`${s.root}forms-views/forms`, `${s.root}forms-views/forms/${form.id}/fields`, `${s.root}forms-views/forms/${form.id}/submissions`]) {
+    for (const url of [
+      `${s.root}forms-views/forms`,
+      `${s.root}forms-views/forms/${form.id}/fields`,
+      `${s.root}forms-views/forms/${form.id}/submissions`,
+    ]) {
       const anon = await call(url);
       assert.equal(anon.status, 401, url);
       assert.equal(anon.body.code, 'rest_forbidden');
@@ -74,7 +106,9 @@ describe('forms-views: public submit', () => {
     const form = await createForm(s, 'Submit test');
     const r = await call(submitUrl(s, form.id), {
       method: 'POST',
-      body: { values: { name: 'Mari', email: 'mari@example.test', age: '34', ticket_type: 'Child', topics: ['music'], newsletter: true, message: 'Hi' } },
+      body: {
+        values: { name: 'Mari', email: 'mari@example.test', age: '34', ticket_type: 'Child', topics: ['music'], newsletter: true, message: 'Hi' },
+      },
     });
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.formID, form.id);
@@ -82,18 +116,31 @@ describe('forms-views: public submit', () => {
     const row = s.db.prepare('SELECT ip_hash FROM submissions WHERE post_id = ?').get(r.body.id) as { ip_hash: string };
     assert.match(row.ip_hash, /^[0-9a-f]{32}$/);
     assert.ok(!row.ip_hash.includes('127.0.0.1'), "!row.ip_hash.includes('127.0.0.1')");
-    const all = JSON.stringify(s.db.prepare('SELECT * FROM submissions').all()) + JSON.stringify(s.db.prepare('SELECT * FROM posts WHERE type = ?').all('submission'));
+    const all =
+      JSON.stringify(s.db.prepare('SELECT * FROM submissions').all()) +
+      JSON.stringify(s.db.prepare('SELECT * FROM posts WHERE type = ?').all('submission'));
     assert.ok(!all.includes('127.0.0.1'), "!all.includes('127.0.0.1')");
 
     const subs = await call(`${s.root}forms-views/forms/${form.id}/submissions`, { auth: s.admin });
     assert.equal(subs.status, 200);
     const byLabel = Object.fromEntries(form.fields.map((f) => [f.label, subs.body[0][String(f.id)]]));
-    assert.deepEqual(byLabel, { Name: 'Mari', Email: 'mari@example.test', Age: '34', 'Ticket type': 'Child', Topics: 'music', Newsletter: 'checked', Message: 'Hi' });
+    assert.deepEqual(byLabel, {
+      Name: 'Mari',
+      Email: 'mari@example.test',
+      Age: '34',
+      'Ticket type': 'Child',
+      Topics: 'music',
+      Newsletter: 'checked',
+      Message: 'Hi',
+    });
   });
 
   test('form-encoded submit by field key, JSON submit by field ID', async () => {
     const form = await createForm(s, 'Form-encoded');
-    const r = await call(submitUrl(s, form.id), { method: 'POST', form: { 'values[name]': 'Jaan', 'values[email]': 'jaan@example.test', 'values[topics][]': 'food' } });
+    const r = await call(submitUrl(s, form.id), {
+      method: 'POST',
+      form: { 'values[name]': 'Jaan', 'values[email]': 'jaan@example.test', 'values[topics][]': 'food' },
+    });
     assert.equal(r.status, 201, r.text);
     const [name, email] = form.fields;
     const byId = await call(submitUrl(s, form.id), { method: 'POST', body: { values: { [name.id]: 'Juku', [email.id]: 'juku@example.test' } } });
@@ -102,8 +149,14 @@ describe('forms-views: public submit', () => {
   });
 
   test('field keys that name Object.prototype members are ordinary fields', async () => {
-    const form = await createForm(s, 'Proto', [{ label: 'Constructor', type: 'textbox' }, { label: 'x', key: 'tostring', type: 'textbox', required: true }]);
-    assert.deepEqual(form.fields.map((f) => f.key), ['constructor', 'tostring']);
+    const form = await createForm(s, 'Proto', [
+      { label: 'Constructor', type: 'textbox' },
+      { label: 'x', key: 'tostring', type: 'textbox', required: true },
+    ]);
+    assert.deepEqual(
+      form.fields.map((f) => f.key),
+      ['constructor', 'tostring'],
+    );
     const r = await call(submitUrl(s, form.id), { method: 'POST', body: { values: { tostring: 'ok' } } });
     assert.equal(r.status, 201, r.text);
     const proto = await call(submitUrl(s, form.id), { method: 'POST', body: '{"values": {"__proto__": {"tostring": "x"}, "tostring": "y"}}' });
@@ -134,15 +187,22 @@ describe('forms-views: public submit', () => {
 describe('forms-views: paged submissions', () => {
   test('perPage and page, newest first, totals in headers', async () => {
     const form = await createForm(s, 'Paging');
-    for (let i = 1; i <= 12; i++) seedSubmission(s, form.id, { name: `P${i}`, email: `p${i}@example.test` }, `2026-11-01 10:${String(i).padStart(2, '0')}:00`);
+    for (let i = 1; i <= 12; i++)
+      seedSubmission(s, form.id, { name: `P${i}`, email: `p${i}@example.test` }, `2026-11-01 10:${String(i).padStart(2, '0')}:00`);
     const nameId = String(form.fields[0].id);
     const p1 = await call(`${s.root}forms-views/forms/${form.id}/submissions?perPage=5`, { auth: s.admin });
     assert.equal(p1.status, 200);
     assert.equal(p1.headers.get('x-wp-total'), '12');
     assert.equal(p1.headers.get('x-wp-totalpages'), '3');
-    assert.deepEqual(p1.body.map((r: Record<string, string>) => r[nameId]), ['P12', 'P11', 'P10', 'P9', 'P8']);
+    assert.deepEqual(
+      p1.body.map((r: Record<string, string>) => r[nameId]),
+      ['P12', 'P11', 'P10', 'P9', 'P8'],
+    );
     const p3 = await call(`${s.root}forms-views/forms/${form.id}/submissions?perPage=5&page=3`, { auth: s.admin });
-    assert.deepEqual(p3.body.map((r: Record<string, string>) => r[nameId]), ['P2', 'P1']);
+    assert.deepEqual(
+      p3.body.map((r: Record<string, string>) => r[nameId]),
+      ['P2', 'P1'],
+    );
     const past = await call(`${s.root}forms-views/forms/${form.id}/submissions?perPage=5&page=4`, { auth: s.admin });
     assert.deepEqual(past.body, []);
     const all = await call(`${s.root}forms-views/forms/${form.id}/submissions`, { auth: s.admin });
@@ -249,11 +309,27 @@ describe('forms namespaces: index and /doc', () => {
   test('the namespace indexes list every route with the original argument names', async () => {
     const sub = await call(`${s.root}forms-submissions`);
     assert.equal(sub.status, 200);
-    const routes = sub.body.routes as Record<string, { endpoints: { methods: string[]; args: Record<string, { type?: string; required: boolean; minimum?: number; maximum?: number }> }[] }>;
+    const routes = sub.body.routes as Record<
+      string,
+      { endpoints: { methods: string[]; args: Record<string, { type?: string; required: boolean; minimum?: number; maximum?: number }> }[] }
+    >;
     const argsOf = (r: string) => routes[`/forms-submissions${r}`].endpoints[0].args;
     assert.deepEqual(
       Object.keys(routes).filter((k) => k !== '/forms-submissions' && k !== '/forms-submissions/doc'),
-      ['/submissions/get', '/submissions/delete', '/submissions/update', '/submissions/restore', '/submissions/handle-extra', '/export', '/download-all', '/delete-download-file', '/set-submissions-settings', '/get-submissions-settings', '/email-action', '/download'].map((r) => `/forms-submissions${r}`),
+      [
+        '/submissions/get',
+        '/submissions/delete',
+        '/submissions/update',
+        '/submissions/restore',
+        '/submissions/handle-extra',
+        '/export',
+        '/download-all',
+        '/delete-download-file',
+        '/set-submissions-settings',
+        '/get-submissions-settings',
+        '/email-action',
+        '/download',
+      ].map((r) => `/forms-submissions${r}`),
     );
     assert.equal(argsOf('/submissions/get').form_ids.required, true);
     assert.equal(argsOf('/submissions/get').form_ids.type, 'array');
@@ -271,7 +347,10 @@ describe('forms namespaces: index and /doc', () => {
     const sargs = vr['/forms-views/forms/(?P<id>\\d+)/submissions'].endpoints[0].args;
     assert.deepEqual([sargs.perPage.minimum, sargs.perPage.maximum, sargs.page.minimum], [1, 100, 1]);
     assert.equal(sargs.id.required, true);
-    assert.deepEqual(vr['/forms-views/forms'].endpoints.map((e) => e.methods[0]), ['GET', 'POST']);
+    assert.deepEqual(
+      vr['/forms-views/forms'].endpoints.map((e) => e.methods[0]),
+      ['GET', 'POST'],
+    );
     assert.ok('/forms-views/token/refresh' in vr, 'token/refresh listed');
 
     for (const ns of ['forms-submissions', 'forms-views']) {
@@ -280,6 +359,9 @@ describe('forms namespaces: index and /doc', () => {
       assert.equal(doc.body.openapi, '3.0.0');
     }
     const index = await call(s.root);
-    assert.ok(index.body.namespaces.includes('forms-submissions') && index.body.namespaces.includes('forms-views'), 'both namespaces in the site index');
+    assert.ok(
+      index.body.namespaces.includes('forms-submissions') && index.body.namespaces.includes('forms-views'),
+      'both namespaces in the site index',
+    );
   });
 });

@@ -46,7 +46,13 @@ describe('batch/v1 item envelopes', () => {
 
   test('require-all-validate failing: the failures are bare errors with headers [], the rest null', async () => {
     const r = await batch(
-      { validation: 'require-all-validate', requests: [{ path: '/evt/events/v1/tags', body: { name: 'Kept out' } }, { path: '/evt/events/v1/tags', body: {} }] },
+      {
+        validation: 'require-all-validate',
+        requests: [
+          { path: '/evt/events/v1/tags', body: { name: 'Kept out' } },
+          { path: '/evt/events/v1/tags', body: {} },
+        ],
+      },
       s.admin,
     );
     assert.equal(r.status, 207);
@@ -57,7 +63,11 @@ describe('batch/v1 item envelopes', () => {
   });
 
   test('_envelope on the batch: its Allow inside, not on the HTTP answer', async () => {
-    const r = await call(`${s.root}batch/v1?_envelope=1`, { method: 'POST', auth: s.admin, body: { requests: [{ path: '/evt/events/v1/tags', body: { name: 'Env batch' } }] } });
+    const r = await call(`${s.root}batch/v1?_envelope=1`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { requests: [{ path: '/evt/events/v1/tags', body: { name: 'Env batch' } }] },
+    });
     assert.equal(r.status, 200);
     assert.equal(r.body.status, 207);
     assert.deepEqual(r.body.headers, { Allow: 'POST' });

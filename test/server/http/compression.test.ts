@@ -16,7 +16,12 @@ beforeAll(async () => {
     const r = await fetch(`${s.root}evt/events/v1/events`, {
       method: 'POST',
       headers: { authorization: s.admin, 'content-type': 'application/json' },
-      body: JSON.stringify({ title: `Night ${i}`, description: 'An evening of music. '.repeat(20), start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00' }),
+      body: JSON.stringify({
+        title: `Night ${i}`,
+        description: 'An evening of music. '.repeat(20),
+        start_date: '2031-01-01 10:00',
+        end_date: '2031-01-01 11:00',
+      }),
     });
     assert.equal(r.status, 201);
   }
@@ -86,7 +91,7 @@ describe('compression', () => {
     assert.equal(head.body.length, 0);
   });
 
-  test('the kiosk\'s built files go compressed when asked for, and as they are otherwise', async (t) => {
+  test("the kiosk's built files go compressed when asked for, and as they are otherwise", async (t) => {
     const dist = path.resolve(import.meta.dirname, '../../../renderer/dist');
     if (!fs.existsSync(path.join(dist, 'index.html'))) return t.skip('kiosk not built (npm run build:kiosk)');
     const asset = fs.readdirSync(path.join(dist, 'assets')).find((f) => f.endsWith('.js'));

@@ -65,18 +65,29 @@ describe('response cache: precise invalidation', () => {
     assert.deepEqual(await archiveTitles(), ['Doors open', 'Other night']);
     renameBehindTheBack(event, 'Renamed behind the back');
 
-    const single = await call(`${tix(s)}/attendees/${a}`, { method: 'PATCH', auth: `Bearer ${door.key}`, body: { check_in: true, device_id: 'door-a', nonce: nonce() } });
+    const single = await call(`${tix(s)}/attendees/${a}`, {
+      method: 'PATCH',
+      auth: `Bearer ${door.key}`,
+      body: { check_in: true, device_id: 'door-a', nonce: nonce() },
+    });
     assert.equal(single.status, 201, JSON.stringify(single.body));
     const batch = await call(`${s.root}batch/v1`, {
       method: 'POST',
       auth: `Bearer ${door.key}`,
-      body: { requests: [{ method: 'PATCH', path: `/evt/tickets/v1/attendees/${b}`, body: { check_in: true, device_id: 'door-a', nonce: nonce() } }] },
+      body: {
+        requests: [{ method: 'PATCH', path: `/evt/tickets/v1/attendees/${b}`, body: { check_in: true, device_id: 'door-a', nonce: nonce() } }],
+      },
     });
     assert.equal(batch.status, 207, JSON.stringify(batch.body));
     assert.equal(batch.body.responses[0].status, 201, JSON.stringify(batch.body));
-    const out = await call(`${tix(s)}/attendees/${a}`, { method: 'PATCH', auth: `Bearer ${door.key}`, body: { check_in: false, device_id: 'door-a', nonce: nonce() } });
+    const out = await call(`${tix(s)}/attendees/${a}`, {
+      method: 'PATCH',
+      auth: `Bearer ${door.key}`,
+      body: { check_in: false, device_id: 'door-a', nonce: nonce() },
+    });
     assert.equal(out.status, 201, JSON.stringify(out.body));
-    const code = (s.db.prepare('SELECT security_code FROM attendees WHERE post_id = ?').get(c) as { security_code: string } | undefined)?.security_code;
+    const code = (s.db.prepare('SELECT security_code FROM attendees WHERE post_id = ?').get(c) as { security_code: string } | undefined)
+      ?.security_code;
     assert.ok(code, 'attendee security code');
     const qr = await call(`${tix(s)}/qr?api_key=${door.key}&ticket_id=${c}&security_code=${code}&event_id=${event}`);
     assert.equal(qr.status, 201, JSON.stringify(qr.body));
@@ -93,7 +104,7 @@ describe('response cache: precise invalidation', () => {
     s.app.state.contentVersion++;
   });
 
-  test('a sale shows in that event\'s ticket availability at once, and leaves the public event answers cached', async () => {
+  test("a sale shows in that event's ticket availability at once, and leaves the public event answers cached", async () => {
     const before = await call(`${tix(s)}/tickets/${ticket}`);
     assert.equal(before.status, 200, JSON.stringify(before.body));
     const available = before.body.capacity_details.available;
@@ -127,7 +138,11 @@ describe('response cache: precise invalidation', () => {
   test('after a check-in kept the cache, a write by another process (the CLI: data_version) still empties it', async () => {
     const a = await attendee();
     assert.equal(await titleOf(event), 'Doors open');
-    const r = await call(`${tix(s)}/attendees/${a}`, { method: 'PATCH', auth: s.admin, body: { check_in: true, device_id: 'door-b', nonce: nonce() } });
+    const r = await call(`${tix(s)}/attendees/${a}`, {
+      method: 'PATCH',
+      auth: s.admin,
+      body: { check_in: true, device_id: 'door-b', nonce: nonce() },
+    });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     renameBehindTheBack(event, 'Not seen yet');
     assert.equal(await titleOf(event), 'Doors open', 'the check-in kept the cached answer');

@@ -2,7 +2,16 @@ import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mergeParams, type RestRequest } from '../../../server/http/dispatch.ts';
 
-const req = (over: Partial<RestRequest>): RestRequest => ({ method: 'POST', route: '/x', query: {}, body: {}, json: null, jsonError: false, headers: {}, ...over });
+const req = (over: Partial<RestRequest>): RestRequest => ({
+  method: 'POST',
+  route: '/x',
+  query: {},
+  body: {},
+  json: null,
+  jsonError: false,
+  headers: {},
+  ...over,
+});
 
 test('parameters merge in core precedence: JSON body, form body, query string, URL parameters', () => {
   const groups = /^\/a\/(?<id>\d+)\/(?<b>\w+)$/.exec('/a/7/path')!.groups!;
@@ -11,7 +20,7 @@ test('parameters merge in core precedence: JSON body, form body, query string, U
   assert.equal(Object.getPrototypeOf(out), Object.prototype);
 });
 
-test('a __proto__ key is data, never the merged object\'s prototype', () => {
+test("a __proto__ key is data, never the merged object's prototype", () => {
   const json = JSON.parse('{"__proto__": {"polluted": true}, "id": 3}') as Record<string, unknown>;
   const out = mergeParams(req({ json }), {});
   assert.equal(Object.getPrototypeOf(out), Object.prototype);

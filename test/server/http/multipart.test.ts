@@ -28,7 +28,12 @@ function multipart(fields: Array<[string, string]>, boundary = 'doorstep-test-bo
 }
 
 /** Sends a raw body with node:http (fetch would not send a truncated or mislabelled body as given). */
-function raw(method: string, url: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
+function raw(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
       const chunks: Buffer[] = [];
@@ -61,7 +66,8 @@ function stable(v: unknown): unknown {
     for (const [k, x] of Object.entries(v)) {
       // `count` is a term's use count (the second create uses the same terms again); an event's `website`
       // defaults to its own URL, which has the slug in it.
-      if (/^(id|global_id|global_id_lineage|slug|url|rest_url|date|date_utc|modified|modified_utc|json_ld|link|permalink|count|website)$/.test(k)) continue;
+      if (/^(id|global_id|global_id_lineage|slug|url|rest_url|date|date_utc|modified|modified_utc|json_ld|link|permalink|count|website)$/.test(k))
+        continue;
       out[k] = stable(x);
     }
     return out;
@@ -94,7 +100,12 @@ test('a multipart create of an event with bracketed fields gives the same event 
   assert.deepEqual(viaMultipart.body.tags.map((t: { name: string }) => t.name).sort(), ['jazz', 'live music']);
 
   const form = EVENT_FIELDS.map(([n, v]) => `${encodeURIComponent(n)}=${encodeURIComponent(v)}`).join('&');
-  const viaForm = await raw('POST', `${EVENTS()}/events`, { authorization: s.admin, 'content-type': 'application/x-www-form-urlencoded' }, Buffer.from(form));
+  const viaForm = await raw(
+    'POST',
+    `${EVENTS()}/events`,
+    { authorization: s.admin, 'content-type': 'application/x-www-form-urlencoded' },
+    Buffer.from(form),
+  );
   assert.equal(viaForm.status, 201, JSON.stringify(viaForm.body));
   assert.deepEqual(stable(viaMultipart.body), stable(viaForm.body));
 });
@@ -199,7 +210,13 @@ test('hostile multipart bodies are refused in the error envelope and write nothi
   const type = `multipart/form-data; boundary=${boundary}`;
 
   // 2 MiB of multipart: over the 1 MiB body limit.
-  const big = multipart([['venue', 'Big'], ['description', 'x'.repeat(2 * 1024 * 1024)]], boundary);
+  const big = multipart(
+    [
+      ['venue', 'Big'],
+      ['description', 'x'.repeat(2 * 1024 * 1024)],
+    ],
+    boundary,
+  );
   const r1 = await raw('POST', url, { authorization: s.admin, 'content-type': type }, big.body);
   assert.equal(r1.status, 413);
   assert.equal(r1.body.code, 'rest_payload_too_large');
@@ -213,7 +230,9 @@ test('hostile multipart bodies are refused in the error envelope and write nothi
   assert.equal(typeof r2.body.message, 'string');
 
   // Truncated: a complete field, then a part cut off before its closing boundary.
-  const truncated = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="venue"\r\n\r\nTruncated\r\n--${boundary}\r\nContent-Disposition: form-data; name="city"\r\n\r\nTa`);
+  const truncated = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="venue"\r\n\r\nTruncated\r\n--${boundary}\r\nContent-Disposition: form-data; name="city"\r\n\r\nTa`,
+  );
   const r3 = await raw('POST', url, { authorization: s.admin, 'content-type': type }, truncated);
   assert.equal(r3.status, 400);
   assert.equal(r3.body.code, 'rest_invalid_multipart');

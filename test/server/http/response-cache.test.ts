@@ -16,7 +16,11 @@ describe('response cache', () => {
   test('a cached public read is dropped by the next write through the API', async () => {
     assert.equal((await call(ev())).body.total, 0);
     assert.equal((await call(ev())).body.total, 0);
-    const c = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, body: { title: 'New', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00' } });
+    const c = await call(`${s.root}evt/events/v1/events`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { title: 'New', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00' },
+    });
     assert.equal(c.status, 201);
     assert.equal((await call(ev())).body.total, 1);
     await call(`${s.root}evt/events/v1/events/${c.body.id}`, { method: 'PATCH', auth: s.admin, body: { title: 'Renamed' } });

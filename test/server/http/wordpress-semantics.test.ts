@@ -25,7 +25,11 @@ describe('routing', () => {
 
   test('Allow only when a handler was matched and the caller may use one of its methods', async () => {
     // No handler for the method (core's rest_send_allow_header runs after a match only).
-    for (const [method, path] of [['DELETE', 'evt/events/v1/events'], ['GET', 'batch/v1'], ['HEAD', 'batch/v1']] as const) {
+    for (const [method, path] of [
+      ['DELETE', 'evt/events/v1/events'],
+      ['GET', 'batch/v1'],
+      ['HEAD', 'batch/v1'],
+    ] as const) {
       const r = await call(`${s.root}${path}`, { method, auth: s.admin });
       assert.equal(r.status, 404, `${method} ${path}`);
       assert.equal(r.headers.get('allow'), null, `${method} ${path}`);
@@ -55,7 +59,12 @@ describe('routing', () => {
   });
 
   test('the same routes answer at /{lang}/wp-json/, /wp-json/ and ?rest_route=', async () => {
-    for (const url of [`${s.base}/en/wp-json/evt/events/v1/events`, `${s.base}/et/wp-json/evt/events/v1/events`, `${s.base}/?rest_route=/evt/events/v1/events`, `${s.base}/index.php?rest_route=/evt/events/v1/events`]) {
+    for (const url of [
+      `${s.base}/en/wp-json/evt/events/v1/events`,
+      `${s.base}/et/wp-json/evt/events/v1/events`,
+      `${s.base}/?rest_route=/evt/events/v1/events`,
+      `${s.base}/index.php?rest_route=/evt/events/v1/events`,
+    ]) {
       const r = await call(url);
       assert.equal(r.status, 200, url);
       assert.ok(Array.isArray(r.body.events), url);
@@ -154,11 +163,24 @@ describe('global parameters', () => {
   });
 
   test('_fields as WordPress 7.0: a sub-key of a nested list keeps nothing of it, an unknown key leaves []', async () => {
-    const made = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, body: { title: 'Fields', status: 'publish', start_date: '2027-06-01 10:00:00', end_date: '2027-06-01 11:00:00', venue: { venue: 'Fields hall' } } });
+    const made = await call(`${s.root}evt/events/v1/events`, {
+      method: 'POST',
+      auth: s.admin,
+      body: {
+        title: 'Fields',
+        status: 'publish',
+        start_date: '2027-06-01 10:00:00',
+        end_date: '2027-06-01 11:00:00',
+        venue: { venue: 'Fields hall' },
+      },
+    });
     assert.equal(made.status, 201);
     try {
       const whole = await call(`${s.root}evt/events/v1/events?_fields=events,total`);
-      assert.ok(whole.body.total >= 1 && whole.body.events.some((e: { id: number }) => e.id === made.body.id), JSON.stringify(whole.body).slice(0, 300));
+      assert.ok(
+        whole.body.total >= 1 && whole.body.events.some((e: { id: number }) => e.id === made.body.id),
+        JSON.stringify(whole.body).slice(0, 300),
+      );
       const nested = await call(`${s.root}evt/events/v1/events?_fields=events.id,total`);
       assert.deepEqual(nested.body, { events: [], total: whole.body.total });
       const unknown = await call(`${s.root}evt/events/v1/events/${made.body.id}?_fields=nosuch`);
@@ -191,9 +213,17 @@ describe('global parameters', () => {
   });
 
   test('_method and X-HTTP-Method-Override change the method used for matching', async () => {
-    const viaQuery = await call(`${s.root}evt/events/v1/events?_method=POST`, { auth: s.admin, method: 'POST', body: { title: 'Via override', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00' } });
+    const viaQuery = await call(`${s.root}evt/events/v1/events?_method=POST`, {
+      auth: s.admin,
+      method: 'POST',
+      body: { title: 'Via override', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00' },
+    });
     assert.equal(viaQuery.status, 201);
-    const del = await call(`${s.root}evt/events/v1/events/${viaQuery.body.id}`, { method: 'POST', auth: s.admin, headers: { 'x-http-method-override': 'DELETE' } });
+    const del = await call(`${s.root}evt/events/v1/events/${viaQuery.body.id}`, {
+      method: 'POST',
+      auth: s.admin,
+      headers: { 'x-http-method-override': 'DELETE' },
+    });
     assert.equal(del.status, 200);
     assert.equal(del.body.status, 'trash');
   });
@@ -203,28 +233,49 @@ describe('bodies', () => {
   test('malformed JSON is rest_invalid_json after routing', async () => {
     const r = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, body: '{"title": ' });
     assert.equal(r.status, 400);
-    assert.deepEqual(r.body, { code: 'rest_invalid_json', message: 'Invalid JSON body passed.', data: { status: 400, json_error_code: 4, json_error_message: 'Syntax error' } });
+    assert.deepEqual(r.body, {
+      code: 'rest_invalid_json',
+      message: 'Invalid JSON body passed.',
+      data: { status: 400, json_error_code: 4, json_error_message: 'Syntax error' },
+    });
     const unknown = await call(`${s.root}evt/nowhere`, { method: 'POST', body: '{' });
     assert.equal(unknown.status, 404);
   });
 
   test('a body over 1 MiB is 413 rest_payload_too_large', async () => {
-    const r = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, body: JSON.stringify({ title: 'x'.repeat(1024 * 1024 + 10) }) });
+    const r = await call(`${s.root}evt/events/v1/events`, {
+      method: 'POST',
+      auth: s.admin,
+      body: JSON.stringify({ title: 'x'.repeat(1024 * 1024 + 10) }),
+    });
     assert.equal(r.status, 413);
     assert.equal(r.body.code, 'rest_payload_too_large');
     assert.equal(r.body.data.status, 413);
   });
 
   test('a text/plain body carries no parameters (core parses only urlencoded and untyped bodies as forms)', async () => {
-    const r = await call(`${s.root}evt/events/v1/categories`, { method: 'POST', auth: s.admin, headers: { 'content-type': 'text/plain' }, body: 'name=Plain' });
+    const r = await call(`${s.root}evt/events/v1/categories`, {
+      method: 'POST',
+      auth: s.admin,
+      headers: { 'content-type': 'text/plain' },
+      body: 'name=Plain',
+    });
     assert.equal(r.status, 400);
     assert.deepEqual(r.body, { code: 'rest_missing_callback_param', message: 'Missing parameter(s): name', data: { status: 400, params: ['name'] } });
-    const untyped = await fetch(`${s.root}evt/events/v1/categories`, { method: 'POST', headers: { authorization: s.admin, 'content-type': '' }, body: 'name=Untyped' });
+    const untyped = await fetch(`${s.root}evt/events/v1/categories`, {
+      method: 'POST',
+      headers: { authorization: s.admin, 'content-type': '' },
+      body: 'name=Untyped',
+    });
     assert.equal(untyped.status, 201);
   });
 
   test('form-encoded bodies work like JSON', async () => {
-    const r = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.admin, form: { title: 'Form event', start_date: '2030-02-01 10:00:00', end_date: '2030-02-01 12:00:00', 'categories[]': 'Forms' } });
+    const r = await call(`${s.root}evt/events/v1/events`, {
+      method: 'POST',
+      auth: s.admin,
+      form: { title: 'Form event', start_date: '2030-02-01 10:00:00', end_date: '2030-02-01 12:00:00', 'categories[]': 'Forms' },
+    });
     assert.equal(r.status, 201);
     assert.equal(r.body.title, 'Form event');
     assert.equal(r.body.categories[0].name, 'Forms');
@@ -233,10 +284,10 @@ describe('bodies', () => {
 
 describe('authentication', () => {
   test('wrong application password and unknown login get one answer, 401 incorrect_password (D5)', async () => {
-    const wrong = await call(`${s.root}evt/events/v1/events`, { auth: 'Basic ' + Buffer.from('admin:nope nope nope').toString('base64') });
+    const wrong = await call(`${s.root}evt/events/v1/events`, { auth: `Basic ${Buffer.from('admin:nope nope nope').toString('base64')}` });
     assert.equal(wrong.status, 401);
     assert.equal(wrong.body.code, 'incorrect_password');
-    const unknown = await call(`${s.root}evt/events/v1/events`, { auth: 'Basic ' + Buffer.from('ghost:x').toString('base64') });
+    const unknown = await call(`${s.root}evt/events/v1/events`, { auth: `Basic ${Buffer.from('ghost:x').toString('base64')}` });
     assert.equal(unknown.status, 401);
     assert.deepEqual(unknown.body, wrong.body);
   });
@@ -244,14 +295,22 @@ describe('authentication', () => {
   test('spaces inside an application password are ignored', async () => {
     const raw = Buffer.from(s.admin.slice(6), 'base64').toString();
     const [login, pass] = [raw.slice(0, raw.indexOf(':')), raw.slice(raw.indexOf(':') + 1)];
-    const squashed = 'Basic ' + Buffer.from(`${login}:${pass.replace(/ /g, '')}`).toString('base64');
-    const r = await call(`${s.root}evt/events/v1/events`, { auth: squashed, method: 'POST', body: { title: 'Spaces', start_date: '2030-01-01', end_date: '2030-01-01' } });
+    const squashed = `Basic ${Buffer.from(`${login}:${pass.replace(/ /g, '')}`).toString('base64')}`;
+    const r = await call(`${s.root}evt/events/v1/events`, {
+      auth: squashed,
+      method: 'POST',
+      body: { title: 'Spaces', start_date: '2030-01-01', end_date: '2030-01-01' },
+    });
     assert.equal(r.status, 201);
   });
 
   test('a revoked or unknown Bearer key is 401 rest_forbidden; a door key may not create events (403)', async () => {
     const { key, id } = s.apiKey('Door A');
-    const ok = await call(`${s.root}evt/events/v1/events`, { auth: `Bearer ${key}`, method: 'POST', body: { title: 'No', start_date: '2030-01-01', end_date: '2030-01-01' } });
+    const ok = await call(`${s.root}evt/events/v1/events`, {
+      auth: `Bearer ${key}`,
+      method: 'POST',
+      body: { title: 'No', start_date: '2030-01-01', end_date: '2030-01-01' },
+    });
     assert.equal(ok.status, 403);
     assert.equal(ok.body.code, 'rest_forbidden');
     s.db.prepare("UPDATE api_keys SET revoked_at = datetime('now') WHERE id = ?").run(id);
@@ -265,13 +324,24 @@ describe('authentication', () => {
   });
 
   test('anonymous writes are 401, signed-in without the capability 403, and parameter errors come first', async () => {
-    const anon = await call(`${s.root}evt/events/v1/events`, { method: 'POST', body: { title: 'x', start_date: '2030-01-01', end_date: '2030-01-01' } });
+    const anon = await call(`${s.root}evt/events/v1/events`, {
+      method: 'POST',
+      body: { title: 'x', start_date: '2030-01-01', end_date: '2030-01-01' },
+    });
     assert.equal(anon.status, 401);
     assert.deepEqual(anon.body, { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 401 } });
-    const door = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth: s.userAuth('door'), body: { title: 'x', start_date: '2030-01-01', end_date: '2030-01-01' } });
+    const door = await call(`${s.root}evt/events/v1/events`, {
+      method: 'POST',
+      auth: s.userAuth('door'),
+      body: { title: 'x', start_date: '2030-01-01', end_date: '2030-01-01' },
+    });
     assert.equal(door.status, 403);
     const missing = await call(`${s.root}evt/events/v1/events`, { method: 'POST', body: {} });
     assert.equal(missing.status, 400);
-    assert.deepEqual(missing.body, { code: 'rest_missing_callback_param', message: 'Missing parameter(s): title, start_date, end_date', data: { status: 400, params: ['title', 'start_date', 'end_date'] } });
+    assert.deepEqual(missing.body, {
+      code: 'rest_missing_callback_param',
+      message: 'Missing parameter(s): title, start_date, end_date',
+      data: { status: 400, params: ['title', 'start_date', 'end_date'] },
+    });
   });
 });

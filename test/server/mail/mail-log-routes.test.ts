@@ -9,7 +9,15 @@ import { generateLicenseKey } from '../../../server/mail/license.ts';
 /** Post SMTP's error answer as this server sends it: the contract's envelope plus the plugin's fields. */
 function failBody(status: number, data: Record<string, string>) {
   const message = data.error ?? data.message;
-  return { code: `mail_log_${message.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '')}`, message, data: { status, ...data }, success: false };
+  return {
+    code: `mail_log_${message
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_|_$/g, '')}`,
+    message,
+    data: { status, ...data },
+    success: false,
+  };
 }
 
 /**
@@ -31,10 +39,18 @@ beforeAll(async () => {
   // Deliveries succeed unless the subject says FAIL (the log, not the transport, is under test here).
   setMailTransport(s.app.state, async (msg, meta) =>
     String(msg.subject).includes('FAIL')
-      ? { ok: false, transport: 'test', messageId: null, emlFile: null, transcript: `attempt ${meta.attempt}: 550 mailbox unavailable\n`, error: '550 mailbox unavailable' }
+      ? {
+          ok: false,
+          transport: 'test',
+          messageId: null,
+          emlFile: null,
+          transcript: `attempt ${meta.attempt}: 550 mailbox unavailable\n`,
+          error: '550 mailbox unavailable',
+        }
       : { ok: true, transport: 'test', messageId: `<m${meta.id}@test>`, emlFile: null, transcript: `attempt ${meta.attempt}: 250 OK\n`, error: null },
   );
-  const send = (key: string, subject: string, to = 'guest@example.test') => (ids[key] = sendMail(s.app.state, { to, subject, text: `Body of ${subject}`, html: `<p>${subject}</p>` }));
+  const send = (key: string, subject: string, to = 'guest@example.test') =>
+    (ids[key] = sendMail(s.app.state, { to, subject, text: `Body of ${subject}`, html: `<p>${subject}</p>` }));
   send('a', 'Welcome aboard');
   send('b', 'FAIL delivery one', 'broken@example.test');
   send('c', 'Your tickets for Jazz');
@@ -67,10 +83,17 @@ describe('route table', () => {
 
 describe('permissions', () => {
   const routes: [string, string, string?][] = [
-    ['GET', `mail-log/v1/get-logs`], ['GET', `mail-log/v1/get-log?id=1`], ['GET', `mail-log/v1/get-details?id=1`],
-    ['GET', `mail-log/v1/email-count`], ['GET', `mail-log/v1/get-failed-logs`], ['POST', `mail-log/v1/resend-email`, '{"id":1}'],
-    ['POST', `mail-log/v1/disconnect-site`], ['GET', `mail-log/v1/connect-app`], ['GET', `mail-log/v2/get-logs`],
-    ['GET', `mail-log/v2/validate-license`], ['POST', `mail-log/v2/validate-license`, '{"license_key":"x"}'],
+    ['GET', `mail-log/v1/get-logs`],
+    ['GET', `mail-log/v1/get-log?id=1`],
+    ['GET', `mail-log/v1/get-details?id=1`],
+    ['GET', `mail-log/v1/email-count`],
+    ['GET', `mail-log/v1/get-failed-logs`],
+    ['POST', `mail-log/v1/resend-email`, '{"id":1}'],
+    ['POST', `mail-log/v1/disconnect-site`],
+    ['GET', `mail-log/v1/connect-app`],
+    ['GET', `mail-log/v2/get-logs`],
+    ['GET', `mail-log/v2/validate-license`],
+    ['POST', `mail-log/v2/validate-license`, '{"license_key":"x"}'],
   ];
   test('anonymous callers get 401 rest_forbidden, signed-in non-administrators 403', async () => {
     for (const [method, path, body] of routes) {
@@ -175,7 +198,13 @@ describe('get-log, get-details, get-failed-logs, email-count', () => {
     const noId = await call(`${v1}get-details`, { auth: s.admin });
     assert.equal(noId.status, 400);
     assert.equal(noId.body.code, 'rest_missing_callback_param');
-    for (const q of ['get-details?id=abc', `get-details?id=${ids.a}&type=bogus`, 'get-log?id=0', `get-log?id=${ids.a}&type=x`, 'email-count?period=year']) {
+    for (const q of [
+      'get-details?id=abc',
+      `get-details?id=${ids.a}&type=bogus`,
+      'get-log?id=0',
+      `get-log?id=${ids.a}&type=x`,
+      'email-count?period=year',
+    ]) {
       const r = await call(v1 + q, { auth: s.admin });
       assert.equal(r.status, 400, q);
       assert.equal(r.body.code, 'rest_invalid_param', q);
@@ -219,14 +248,21 @@ describe('resend-email', () => {
   test('resends the same entry, or a copy to other recipients; the outcome is the answer', async () => {
     const r = await call(`${v1}resend-email`, { method: 'POST', auth: s.admin, body: { id: ids.a } });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body, { success: true, data: { message: 'Email successfully resend.', id: ids.a, status: 'sent', resend_count: 1, transport: 'test' } });
+    assert.deepEqual(r.body, {
+      success: true,
+      data: { message: 'Email successfully resend.', id: ids.a, status: 'sent', resend_count: 1, transport: 'test' },
+    });
     const f = await call(`${v1}resend-email`, { method: 'POST', auth: s.admin, form: { id: String(ids.b) } });
     assert.equal(f.status, 200);
     assert.equal(f.body.success, false);
     assert.equal(f.body.data.message, 'Email not send.');
     assert.equal(f.body.data.error, '550 mailbox unavailable');
     assert.equal(f.body.data.resend_count, 1);
-    const copy = await call(`${v1}resend-email`, { method: 'POST', auth: s.admin, body: { id: ids.c, sent_to: 'one@example.test, two@example.test' } });
+    const copy = await call(`${v1}resend-email`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { id: ids.c, sent_to: 'one@example.test, two@example.test' },
+    });
     assert.equal(copy.body.success, true);
     assert.equal(copy.body.data.resent_from, ids.c);
     assert.notEqual(copy.body.data.id, ids.c);
@@ -272,10 +308,16 @@ describe('connected apps', () => {
     const bad = await call(`${v1}connect-app`, { method: 'POST', headers: { auth_key: key, fcm_token: 'short', device: 'Pixel' } });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.code, 'rest_invalid_param');
-    const badUrl = await call(`${v1}connect-app`, { method: 'POST', headers: { auth_key: key, fcm_token: token, device: 'Pixel', server_url: 'file:///etc/passwd' } });
+    const badUrl = await call(`${v1}connect-app`, {
+      method: 'POST',
+      headers: { auth_key: key, fcm_token: token, device: 'Pixel', server_url: 'file:///etc/passwd' },
+    });
     assert.equal(badUrl.status, 400);
 
-    const ok = await call(`${v1}connect-app`, { method: 'POST', headers: { auth_key: key, 'fcm-token': token, device: 'Pixel 9', server_url: 'https://push.example.test' } });
+    const ok = await call(`${v1}connect-app`, {
+      method: 'POST',
+      headers: { auth_key: key, 'fcm-token': token, device: 'Pixel 9', server_url: 'https://push.example.test' },
+    });
     assert.equal(ok.status, 200);
     assert.deepEqual(ok.body, { success: true, data: { fcm_token: token, plugin_version: '1.0.0' } });
     const again = await call(`${v1}connect-app`, { method: 'POST', headers: { auth_key: key, fcm_token: `${token}2`, device: 'Other' } });

@@ -47,8 +47,20 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
     assert.equal(mail.headers['x-campaign'], 'spring');
     assert.equal(mail.headers['x-doorstep-mail-id'], String(id));
     const parts = leaves(mail);
-    assert.equal(parts.find((p) => p.type === 'text/plain')?.body.toString('utf8').trim(), 'Plain body ÄÖÜ');
-    assert.equal(parts.find((p) => p.type === 'text/html')?.body.toString('utf8').trim(), '<p>HTML body</p>');
+    assert.equal(
+      parts
+        .find((p) => p.type === 'text/plain')
+        ?.body.toString('utf8')
+        .trim(),
+      'Plain body ÄÖÜ',
+    );
+    assert.equal(
+      parts
+        .find((p) => p.type === 'text/html')
+        ?.body.toString('utf8')
+        .trim(),
+      '<p>HTML body</p>',
+    );
     const att = parts.find((p) => p.type === 'application/pdf');
     assert.ok(att);
     assert.deepEqual(att.body, pdf);
@@ -60,12 +72,14 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
   test('a message logged in a transaction that rolls back is neither kept nor sent', async () => {
     const before = rows(s).length;
     const filesBefore = fs.readdirSync(path.join(s.dir, 'mail')).length;
-    assert.throws(() =>
-      s.db.transaction(() => {
-        sendMail(s.app.state, { to: 'x@example.test', subject: 'Rolled back', text: 'never' });
-        throw new Error('order failed');
-      })(),
-    /order failed/);
+    assert.throws(
+      () =>
+        s.db.transaction(() => {
+          sendMail(s.app.state, { to: 'x@example.test', subject: 'Rolled back', text: 'never' });
+          throw new Error('order failed');
+        })(),
+      /order failed/,
+    );
     await mailIdle(s.app.state);
     assert.equal(rows(s).length, before);
     assert.equal(fs.readdirSync(path.join(s.dir, 'mail')).length, filesBefore);
@@ -86,7 +100,10 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
   test('bad addresses and header injection are refused with a 400 error and log nothing', async () => {
     const count = rows(s).length;
     const bad = (m: Parameters<typeof sendMail>[1]) =>
-      assert.throws(() => sendMail(s.app.state, m), (e: unknown) => e instanceof HttpError && e.status === 400 && e.code === 'evt_mail_invalid');
+      assert.throws(
+        () => sendMail(s.app.state, m),
+        (e: unknown) => e instanceof HttpError && e.status === 400 && e.code === 'evt_mail_invalid',
+      );
     bad({ to: 'not an address', subject: 'x', text: 'x' });
     bad({ to: [], subject: 'x', text: 'x' });
     bad({ to: 'a@example.test', bcc: 'b@example.test\r\nX: y', subject: 'x', text: 'x' });
@@ -113,8 +130,18 @@ describe('messages left queued by an earlier run', () => {
 
   const leftOver = (subject: string) =>
     insertMailLog(s.db, {
-      from_header: 'site@example.test', to_header: 'late@example.test', cc_header: '', bcc_header: '', reply_to_header: '', subject,
-      headers: {}, text_body: 'queued before a crash', html_body: null, source: 'test', related_id: null, resent_from: null,
+      from_header: 'site@example.test',
+      to_header: 'late@example.test',
+      cc_header: '',
+      bcc_header: '',
+      reply_to_header: '',
+      subject,
+      headers: {},
+      text_body: 'queued before a crash',
+      html_body: null,
+      source: 'test',
+      related_id: null,
+      resent_from: null,
     });
 
   test('are delivered after start-up, once; one another process has claimed is left to it', async () => {
@@ -158,7 +185,10 @@ describe('mail service over SMTP', () => {
 
     const failed = await call(`${s.root}mail-log/v1/get-failed-logs`, { auth: s.admin });
     assert.equal(failed.status, 200);
-    assert.deepEqual(failed.body.logs.map((l: { id: string }) => l.id), [String(id)]);
+    assert.deepEqual(
+      failed.body.logs.map((l: { id: string }) => l.id),
+      [String(id)],
+    );
 
     catcher = await startSmtpCatcher(port);
     const r = await call(`${s.root}mail-log/v1/resend-email`, { method: 'POST', auth: s.admin, body: { id } });

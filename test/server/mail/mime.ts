@@ -15,7 +15,10 @@ function decodeWords(s: string): string {
   return s.replace(/=\?([^?]+)\?([bBqQ])\?([^?]*)\?=\s*(?==\?)?/g, (_m, _cs: string, enc: string, text: string) =>
     enc.toUpperCase() === 'B'
       ? Buffer.from(text, 'base64').toString('utf8')
-      : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8'),
+      : Buffer.from(
+          text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))),
+          'latin1',
+        ).toString('utf8'),
   );
 }
 
@@ -25,7 +28,10 @@ function parseParams(value: string): { value: string; params: Record<string, str
   for (const p of rest) {
     const i = p.indexOf('=');
     if (i < 0) continue;
-    params[p.slice(0, i).trim().toLowerCase()] = p.slice(i + 1).trim().replace(/^"(.*)"$/, '$1');
+    params[p.slice(0, i).trim().toLowerCase()] = p
+      .slice(i + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
   }
   return { value: head.trim().toLowerCase(), params };
 }

@@ -21,7 +21,15 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-interface LogRow { id: number; to_header: string; subject: string; source: string; related_id: number; eml_file: string; status: string }
+interface LogRow {
+  id: number;
+  to_header: string;
+  subject: string;
+  source: string;
+  related_id: number;
+  eml_file: string;
+  status: string;
+}
 const mailFor = (orderId: number) => s.db.prepare("SELECT * FROM mail_log WHERE source = 'tickets' AND related_id = ?").all(orderId) as LogRow[];
 
 function decodeQr(png: Buffer): string | undefined {
@@ -39,7 +47,10 @@ const complete = (lang: string, orderId: number) =>
 describe('ticket e-mail when an order completes', () => {
   test('one message to the purchaser, text and escaped HTML, one QR per attendee decoding to its check-in URL', async () => {
     const f = seedTicketsFixture(s.db, {
-      attendees: 2, orderStatus: 'pending', eventTitle: 'Jazz <Night> & more', ticketTitle: 'VIP',
+      attendees: 2,
+      orderStatus: 'pending',
+      eventTitle: 'Jazz <Night> & more',
+      ticketTitle: 'VIP',
       name: (i) => (i === 0 ? 'Ann "A" <b>Bold</b>' : `Guest ${i + 1}`),
     });
     assert.deepEqual(mailFor(f.orderId), [], 'nothing is sent for a pending order');
@@ -80,14 +91,19 @@ describe('ticket e-mail when an order completes', () => {
     }
     // The log shows the images (drawn after commit) and a resend carries the same bytes.
     const det = await call(`${s.root}mail-log/v1/get-details?id=${row.id}`, { auth: s.admin });
-    assert.deepEqual(det.body.details.attachments.map((a: { filename: string; content_type: string; inline: boolean }) => [a.filename, a.content_type, a.inline]),
-      f.attendeeIds.map((id) => [`ticket-${id}.png`, 'image/png', true]));
+    assert.deepEqual(
+      det.body.details.attachments.map((a: { filename: string; content_type: string; inline: boolean }) => [a.filename, a.content_type, a.inline]),
+      f.attendeeIds.map((id) => [`ticket-${id}.png`, 'image/png', true]),
+    );
     for (const a of det.body.details.attachments) assert.ok(a.size > 0);
     const re = await call(`${s.root}mail-log/v1/resend-email`, { method: 'POST', auth: s.admin, body: { id: row.id } });
     assert.equal(re.body.success, true);
     const resent = leaves(parseMime(fs.readFileSync(path.join(s.dir, 'mail', mailFor(f.orderId)[0].eml_file)))).filter((p) => p.type === 'image/png');
     assert.notEqual(mailFor(f.orderId)[0].eml_file, row.eml_file);
-    assert.deepEqual(resent.map((p) => p.body), images.map((p) => p.body));
+    assert.deepEqual(
+      resent.map((p) => p.body),
+      images.map((p) => p.body),
+    );
     // Only a completion sends: the same order saved again, or another status, adds nothing.
     await complete('en', f.orderId);
     await mailIdle(s.app.state);
@@ -102,7 +118,9 @@ describe('ticket e-mail when an order completes', () => {
     const [row] = mailFor(f.orderId);
     const mail = readEml(row);
     assert.equal(mail.headers.subject, 'Teie piletid: Džässiõhtu');
-    const text = leaves(mail).find((p) => p.type === 'text/plain')!.body.toString('utf8');
+    const text = leaves(mail)
+      .find((p) => p.type === 'text/plain')!
+      .body.toString('utf8');
     assert.match(text, /^Tere, Mari!/);
     assert.match(text, /Üritus: Džässiõhtu/);
     const img = leaves(mail).find((p) => p.type === 'image/png')!;
@@ -121,11 +139,16 @@ describe('ticket e-mail when an order completes', () => {
   test('a free checkout completes at once and mails the tickets (anonymous cart)', async () => {
     const eventId = insertEvent(s.db, { title: 'Open day' });
     const ticketId = insertTicket(s.db, eventId, { provider: 'rsvp', title: 'Free entry' });
-    const cart = await call(`${s.root}evt/tickets/v1/cart`, { method: 'POST', body: { provider: 'rsvp', tickets: [{ ticket_id: ticketId, quantity: 2 }] } });
+    const cart = await call(`${s.root}evt/tickets/v1/cart`, {
+      method: 'POST',
+      body: { provider: 'rsvp', tickets: [{ ticket_id: ticketId, quantity: 2 }] },
+    });
     assert.ok(cart.status < 300, cart.text);
     const cookie = (cart.headers.get('set-cookie') ?? '').split(';')[0];
     const out = await call(`${s.root}evt/tickets/v1/cart/checkout`, {
-      method: 'POST', headers: { cookie }, body: { purchaser_name: 'Kai Kask', purchaser_email: 'kai@example.test' },
+      method: 'POST',
+      headers: { cookie },
+      body: { purchaser_name: 'Kai Kask', purchaser_email: 'kai@example.test' },
     });
     assert.equal(out.status, 201, out.text);
     await mailIdle(s.app.state);
@@ -139,7 +162,10 @@ describe('ticket e-mail when an order completes', () => {
     for (const c of codes) {
       assert.ok(c);
       assert.equal(c.eventId, eventId);
-      const a = s.db.prepare('SELECT security_code, order_id FROM attendees WHERE post_id = ?').get(c.attendeeId) as { security_code: string; order_id: number };
+      const a = s.db.prepare('SELECT security_code, order_id FROM attendees WHERE post_id = ?').get(c.attendeeId) as {
+        security_code: string;
+        order_id: number;
+      };
       assert.equal(a.security_code, c.securityCode);
       assert.equal(a.order_id, row.related_id);
     }

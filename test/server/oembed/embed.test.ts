@@ -24,21 +24,35 @@ describe('GET /oembed/1.0/embed', () => {
   test('answers the oEmbed object of an event in core key order, with escaped HTML', async () => {
     const r = await embed({ url: ev.url });
     assert.equal(r.status, 200);
-    assert.deepEqual(Object.keys(r.body), ['version', 'provider_name', 'provider_url', 'author_name', 'author_url', 'title', 'type', 'width', 'height', 'html']);
+    assert.deepEqual(Object.keys(r.body), [
+      'version',
+      'provider_name',
+      'provider_url',
+      'author_name',
+      'author_url',
+      'title',
+      'type',
+      'width',
+      'height',
+      'html',
+    ]);
     const secret = SECRET.exec(r.body.html)![1];
     const title = 'Jazz &lt;b&gt;Night&lt;/b&gt; &amp; &quot;Friends&quot;';
-    assert.deepEqual({ ...r.body, html: undefined }, {
-      version: '1.0',
-      provider_name: 'Doorstep',
-      provider_url: `${s.base}/`,
-      author_name: 'admin',
-      author_url: `${s.base}/`,
-      title: 'Jazz <b>Night</b> & "Friends"',
-      type: 'rich',
-      width: 600,
-      height: 338,
-      html: undefined,
-    });
+    assert.deepEqual(
+      { ...r.body, html: undefined },
+      {
+        version: '1.0',
+        provider_name: 'Doorstep',
+        provider_url: `${s.base}/`,
+        author_name: 'admin',
+        author_url: `${s.base}/`,
+        title: 'Jazz <b>Night</b> & "Friends"',
+        type: 'rich',
+        width: 600,
+        height: 338,
+        html: undefined,
+      },
+    );
     const expected =
       `<blockquote class="wp-embedded-content" data-secret="${secret}"><a href="${ev.url}">${title}</a></blockquote>` +
       `<iframe sandbox="allow-scripts" security="restricted" src="${ev.url}embed/#?secret=${secret}" width="600" height="338" ` +
@@ -85,7 +99,18 @@ describe('GET /oembed/1.0/embed', () => {
     const locked = await createEvent(s, { title: 'Locked room', password: 'sesame', description: 'The hidden agenda' });
     const r = await embed({ url: locked.url });
     assert.equal(r.status, 200);
-    assert.deepEqual(Object.keys(r.body), ['version', 'provider_name', 'provider_url', 'author_name', 'author_url', 'title', 'type', 'width', 'height', 'html']);
+    assert.deepEqual(Object.keys(r.body), [
+      'version',
+      'provider_name',
+      'provider_url',
+      'author_name',
+      'author_url',
+      'title',
+      'type',
+      'width',
+      'height',
+      'html',
+    ]);
     assert.equal(r.body.title, 'Protected: Locked room');
     assert.equal(r.body.html, `<blockquote class="wp-embedded-content"><a href="${locked.url}">Protected: Locked room</a></blockquote>`);
     assert.ok(!JSON.stringify(r.body).includes('hidden agenda'));
@@ -126,10 +151,16 @@ describe('GET /oembed/1.0/embed', () => {
     const r = await embed({ url: `${s.base}/event/nothing-here/`, format: 'xml' });
     assert.equal(r.status, 404);
     assert.equal(r.headers.get('content-type'), 'text/xml; charset=UTF-8');
-    assert.equal(r.text, '<?xml version="1.0"?>\n<oembed><code>oembed_invalid_url</code><message>Not Found</message><data><status>404</status></data></oembed>\n');
+    assert.equal(
+      r.text,
+      '<?xml version="1.0"?>\n<oembed><code>oembed_invalid_url</code><message>Not Found</message><data><status>404</status></data></oembed>\n',
+    );
     const m = await embed({ format: 'xml' });
     assert.equal(m.status, 400);
-    assert.equal(m.text, '<?xml version="1.0"?>\n<oembed><code>rest_missing_callback_param</code><message>Missing parameter(s): url</message><data><status>400</status><params><oembed>url</oembed></params></data></oembed>\n');
+    assert.equal(
+      m.text,
+      '<?xml version="1.0"?>\n<oembed><code>rest_missing_callback_param</code><message>Missing parameter(s): url</message><data><status>400</status><params><oembed>url</oembed></params></data></oembed>\n',
+    );
   });
 
   test('any other format is coerced to JSON', async () => {
@@ -181,7 +212,12 @@ describe('GET /oembed/1.0/embed', () => {
     const idx = await call(s.root);
     assert.equal(idx.body.namespaces[0], 'oembed/1.0');
     const args = idx.body.routes['/oembed/1.0/embed'].endpoints[0].args;
-    assert.deepEqual(args.url, { description: 'The URL of the resource for which to fetch oEmbed data.', type: 'string', format: 'uri', required: true });
+    assert.deepEqual(args.url, {
+      description: 'The URL of the resource for which to fetch oEmbed data.',
+      type: 'string',
+      format: 'uri',
+      required: true,
+    });
     assert.deepEqual(args.maxwidth, { default: 600, required: false });
     const doc = await call(`${s.root}oembed/1.0/doc`);
     assert.equal(doc.status, 200);

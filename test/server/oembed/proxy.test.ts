@@ -92,17 +92,23 @@ afterEach(() => {
   setProxyDeps(s.app.state, { providers: DEFAULT_PROVIDERS, policy: { ...DEFAULT_POLICY, transport: noConnection } });
 });
 
-const json = (body: unknown, status = 200) => (_req: http.IncomingMessage, res: http.ServerResponse) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
+const json =
+  (body: unknown, status = 200) =>
+  (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
 
 describe('GET /oembed/1.0/proxy: permission and input', () => {
-  test('anonymous 401, a door user 403, with core\'s message', async () => {
+  test("anonymous 401, a door user 403, with core's message", async () => {
     const url = { url: 'https://www.youtube.com/watch?v=x' };
     const anon = await call(`${s.root}oembed/1.0/proxy?${new URLSearchParams(url)}`);
     assert.equal(anon.status, 401);
-    assert.deepEqual(anon.body, { code: 'rest_forbidden', message: 'Sorry, you are not allowed to make proxied oEmbed requests.', data: { status: 401 } });
+    assert.deepEqual(anon.body, {
+      code: 'rest_forbidden',
+      message: 'Sorry, you are not allowed to make proxied oEmbed requests.',
+      data: { status: 401 },
+    });
     const door = await proxy(url, s.userAuth('door'));
     assert.equal(door.status, 403);
     assert.equal(door.body.message, 'Sorry, you are not allowed to make proxied oEmbed requests.');
@@ -123,7 +129,10 @@ describe('GET /oembed/1.0/proxy: permission and input', () => {
     const r = await proxy({ url: ev.url, maxwidth: '300' }, s.userAuth('organizer'));
     const e = await call(`${s.root}oembed/1.0/embed?${new URLSearchParams({ url: ev.url, maxwidth: '300' })}`);
     assert.equal(r.status, 200);
-    const strip = (b: { html: string }) => ({ ...b, html: b.html.replace(/[A-Za-z0-9]{10}(?=")/g, 'S').replace(/secret=[A-Za-z0-9]{10}/, 'secret=S') });
+    const strip = (b: { html: string }) => ({
+      ...b,
+      html: b.html.replace(/[A-Za-z0-9]{10}(?=")/g, 'S').replace(/secret=[A-Za-z0-9]{10}/, 'secret=S'),
+    });
     assert.deepEqual(strip(r.body), strip(e.body));
     // format=xml on proxy stays JSON, as in core.
     const x = await proxy({ url: ev.url, format: 'xml' });
@@ -161,7 +170,15 @@ describe('GET /oembed/1.0/proxy: SSRF', () => {
 
   test('addresses and hosts off the allow-list are refused before any lookup', async () => {
     setProxyDeps(s.app.state, { policy: { resolve: resolver({}), transport: noConnection } });
-    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://127.0.0.1:8080/', 'http://[::1]/', 'http://10.0.0.1/', 'http://0x7f000001/', 'file:///etc/passwd', 'http://evil.example/watch']) {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://127.0.0.1:8080/',
+      'http://[::1]/',
+      'http://10.0.0.1/',
+      'http://0x7f000001/',
+      'file:///etc/passwd',
+      'http://evil.example/watch',
+    ]) {
       const r = await proxy({ url });
       assert.equal(r.status, 404, url);
       assert.deepEqual(r.body, NOT_FOUND, url);
@@ -253,7 +270,13 @@ describe('GET /oembed/1.0/proxy: allow-listed providers', () => {
     assert.equal(hits.length, 1);
     const asked = new URL(hits[0].path, 'http://x');
     assert.equal(asked.pathname, '/oembed');
-    assert.deepEqual(Object.fromEntries(asked.searchParams), { maxwidth: '480', maxheight: '270', url: `http://video.test:${port}/watch/1`, dnt: '1', format: 'json' });
+    assert.deepEqual(Object.fromEntries(asked.searchParams), {
+      maxwidth: '480',
+      maxheight: '270',
+      url: `http://video.test:${port}/watch/1`,
+      dnt: '1',
+      format: 'json',
+    });
     // Connected to the vetted address while the Host header still names the provider (DNS pinning).
     assert.equal(hits[0].host, `video.test:${port}`);
     assert.deepEqual(connections, [{ host: 'video.test', address: '127.0.0.1' }]);
@@ -282,11 +305,14 @@ describe('GET /oembed/1.0/proxy: allow-listed providers', () => {
       ['javascript iframe', json({ type: 'video', html: '<iframe src="javascript:alert(1)"></iframe>' })],
       ['photo without url', json({ type: 'photo', title: 'x' })],
       ['oversized', (_q, res) => res.end(JSON.stringify({ type: 'link', title: 'x'.repeat(100_000) }))],
-      ['oversized without a length', (_q, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        for (let i = 0; i < 100; i++) res.write('x'.repeat(1024));
-        res.end();
-      }],
+      [
+        'oversized without a length',
+        (_q, res) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          for (let i = 0; i < 100; i++) res.write('x'.repeat(1024));
+          res.end();
+        },
+      ],
       ['slow', () => undefined],
     ];
     setProxyDeps(s.app.state, { policy: { timeoutMs: 300 } });
@@ -301,7 +327,7 @@ describe('GET /oembed/1.0/proxy: allow-listed providers', () => {
     assert.equal((s.db.prepare('SELECT COUNT(*) AS n FROM oembed_cache').get() as { n: number }).n, cachedBefore);
   });
 
-  test('discover follows the page\'s oEmbed link on an allow-listed host; discover=false does not', async () => {
+  test("discover follows the page's oEmbed link on an allow-listed host; discover=false does not", async () => {
     useLocalProvider();
     handler = (req, res) => {
       if (req.url!.startsWith('/page')) {
@@ -316,7 +342,10 @@ describe('GET /oembed/1.0/proxy: allow-listed providers', () => {
     const r = await proxy({ url: page });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.html, `<a href="${page}"><img src="https://img.video.test/7.jpg" alt="Seven" width="100" height="50" /></a>`);
-    assert.deepEqual(hits.map((h) => new URL(h.path, 'http://x').pathname), ['/page/7', '/discovered']);
+    assert.deepEqual(
+      hits.map((h) => new URL(h.path, 'http://x').pathname),
+      ['/page/7', '/discovered'],
+    );
     assert.equal(new URL(hits[1].path, 'http://x').searchParams.get('id'), '7');
   });
 
@@ -325,7 +354,10 @@ describe('GET /oembed/1.0/proxy: allow-listed providers', () => {
     handler = (_req, res) => res.end(`<link type="application/json+oembed" href="http://evil.example:${port}/steal">`);
     const r = await proxy({ url: `http://video.test:${port}/page/evil` });
     assert.equal(r.status, 404);
-    assert.deepEqual(hits.map((h) => h.path), ['/page/evil']);
+    assert.deepEqual(
+      hits.map((h) => h.path),
+      ['/page/evil'],
+    );
     assert.ok(!lookups.includes('evil.example'));
   });
 });

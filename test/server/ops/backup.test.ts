@@ -55,7 +55,10 @@ describe('cli backup', () => {
   test('refuses what would lose data: no database, or a target that is the database', async () => {
     await assert.rejects(run('backup', env.EVT_DB), /must not overwrite the database/);
     await assert.rejects(run('backup', `${env.EVT_DB}-wal`, '--force'), /must not overwrite/);
-    await assert.rejects(runCli(['backup', path.join(dir, 'x.sqlite')], { ...env, EVT_DB: path.join(dir, 'none.sqlite') }, () => {}), /no database at/);
+    await assert.rejects(
+      runCli(['backup', path.join(dir, 'x.sqlite')], { ...env, EVT_DB: path.join(dir, 'none.sqlite') }, () => {}),
+      /no database at/,
+    );
     assert.ok(!fs.existsSync(path.join(dir, 'none.sqlite')), 'backup never creates an empty database');
     await assert.rejects(run('backup'), (e: Error) => e instanceof CliError && /backup needs <file>/.test(e.message));
   });

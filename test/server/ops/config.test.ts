@@ -21,13 +21,21 @@ describe('configuration from the environment', () => {
   test('each value is checked, and every problem is listed at once', () => {
     const e = (() => {
       try {
-        loadConfig({ PORT: '80000', EVT_LOG: 'loud', EVT_LOG_LEVEL: 'chatty', EVT_PUBLIC_URL: 'ftp://x.example', EVT_SMTP_URL: 'http://mail.example', EVT_SECRET: 'short' });
+        loadConfig({
+          PORT: '80000',
+          EVT_LOG: 'loud',
+          EVT_LOG_LEVEL: 'chatty',
+          EVT_PUBLIC_URL: 'ftp://x.example',
+          EVT_SMTP_URL: 'http://mail.example',
+          EVT_SECRET: 'short',
+        });
       } catch (err) {
         return (err as Error).message;
       }
       return '';
     })();
-    for (const name of ['PORT', 'EVT_LOG', 'EVT_LOG_LEVEL', 'EVT_PUBLIC_URL', 'EVT_SMTP_URL', 'EVT_SECRET']) assert.match(e, new RegExp(`\\n  ${name}: `), name);
+    for (const name of ['PORT', 'EVT_LOG', 'EVT_LOG_LEVEL', 'EVT_PUBLIC_URL', 'EVT_SMTP_URL', 'EVT_SECRET'])
+      assert.match(e, new RegExp(`\\n  ${name}: `), name);
     assert.ok(!e.includes('mail.example'), 'values are not echoed (an SMTP URL may hold a password)');
   });
 
@@ -39,11 +47,17 @@ describe('configuration from the environment', () => {
 
   test('TLS: both files or neither; they must be a readable certificate and its key', () => {
     assert.throws(() => loadConfig({ EVT_TLS_CERT: '/nonexistent/cert.pem' }), /EVT_TLS_KEY: must be set together with EVT_TLS_CERT/);
-    assert.throws(() => loadConfig({ EVT_TLS_CERT: '/nonexistent/cert.pem', EVT_TLS_KEY: '/nonexistent/key.pem' }), /EVT_TLS_CERT: cannot read \/nonexistent\/cert\.pem: ENOENT/);
+    assert.throws(
+      () => loadConfig({ EVT_TLS_CERT: '/nonexistent/cert.pem', EVT_TLS_KEY: '/nonexistent/key.pem' }),
+      /EVT_TLS_CERT: cannot read \/nonexistent\/cert\.pem: ENOENT/,
+    );
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-config-'));
     try {
       fs.writeFileSync(path.join(dir, 'junk.pem'), 'not a certificate');
-      assert.throws(() => loadConfig({ EVT_TLS_CERT: path.join(dir, 'junk.pem'), EVT_TLS_KEY: path.join(dir, 'junk.pem') }), /EVT_TLS_CERT: .* is not a PEM certificate/);
+      assert.throws(
+        () => loadConfig({ EVT_TLS_CERT: path.join(dir, 'junk.pem'), EVT_TLS_KEY: path.join(dir, 'junk.pem') }),
+        /EVT_TLS_CERT: .* is not a PEM certificate/,
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -57,15 +57,20 @@ describe('structured logs (pino)', () => {
   test('no secret reaches the log: Authorization, api_key and password parameters, cookies', async () => {
     const u = insertUser(app.state.db, { login: 'logger', email: 'l@example.test', role: 'administrator' });
     const { password } = createAppPassword(app.state.db, u.id, 'test');
-    const auth = 'Basic ' + Buffer.from(`logger:${password}`).toString('base64');
+    const auth = `Basic ${Buffer.from(`logger:${password}`).toString('base64')}`;
     lines.length = 0;
-    await fetch(`${base}/wp-json/evt/events/v1/events?api_key=dsk_1_SECRETKEYSECRETKEYSECRETKEY12&status=draft`, { headers: { Authorization: auth, Cookie: 'session=SECRETCOOKIE' } });
-    await fetch(`${base}/kiosk/?api_key=dsk_1_SECRETKEYSECRETKEYSECRETKEY12&post_password=hunter2`, { headers: { Authorization: auth, Cookie: 'session=SECRETCOOKIE' } });
+    await fetch(`${base}/wp-json/evt/events/v1/events?api_key=dsk_1_SECRETKEYSECRETKEYSECRETKEY12&status=draft`, {
+      headers: { Authorization: auth, Cookie: 'session=SECRETCOOKIE' },
+    });
+    await fetch(`${base}/kiosk/?api_key=dsk_1_SECRETKEYSECRETKEYSECRETKEY12&post_password=hunter2`, {
+      headers: { Authorization: auth, Cookie: 'session=SECRETCOOKIE' },
+    });
     app.state.log({ level: 'warn', msg: 'a module logging too much', headers: { authorization: auth }, password: 'hunter2', api_key: 'dsk_x' });
     await settle();
     const text = JSON.stringify(lines);
     assert.ok(lines.length >= 3, text);
-    for (const secret of [password, Buffer.from(`logger:${password}`).toString('base64'), 'SECRETKEY', 'SECRETCOOKIE', 'hunter2', 'dsk_x']) assert.ok(!text.includes(secret), `${secret} in ${text}`);
+    for (const secret of [password, Buffer.from(`logger:${password}`).toString('base64'), 'SECRETKEY', 'SECRETCOOKIE', 'hunter2', 'dsk_x'])
+      assert.ok(!text.includes(secret), `${secret} in ${text}`);
     const access = lines.find((l) => String(l.msg).startsWith('GET /kiosk/'))!;
     assert.match(String(access.msg), /api_key=\[Redacted\]&post_password=\[Redacted\]/);
     assert.equal(lines.find((l) => l.msg === 'a module logging too much')!.level, 'warn');
@@ -77,7 +82,10 @@ describe('structured logs (pino)', () => {
     warnOnly({ level: 'info', msg: 'routine' });
     warnOnly({ level: 'error', msg: 'broken' });
     warnOnly({ msg: 'no level means info' });
-    assert.deepEqual(got.map((l) => JSON.parse(l).msg), ['broken']);
+    assert.deepEqual(
+      got.map((l) => JSON.parse(l).msg),
+      ['broken'],
+    );
     const off = logFunction(createLogger(loadConfig({ EVT_LOG: 'off' }), { write: (l: string) => void got.push(l) }));
     off({ level: 'fatal', msg: 'silent' });
     assert.equal(got.length, 1);

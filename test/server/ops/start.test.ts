@@ -111,7 +111,7 @@ describe('npm start (the build, plain node)', () => {
     const password = cli(env, 'app-password', 'create', 'keeper').trim().split('\n').pop()!;
     const created = await fetch(`http://127.0.0.1:${port}/wp-json/evt/events/v1/venues`, {
       method: 'POST',
-      headers: { Authorization: 'Basic ' + Buffer.from(`keeper:${password}`).toString('base64'), 'Content-Type': 'application/json' },
+      headers: { Authorization: `Basic ${Buffer.from(`keeper:${password}`).toString('base64')}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ venue: 'Kept Hall' }),
     });
     assert.equal(created.status, 201, await created.text());
@@ -182,7 +182,11 @@ describe('npm start (the build, plain node)', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
     const port = (blocker.address() as net.AddressInfo).port;
     try {
-      const proc = spawn(process.execPath, ['dist/server/main.js'], { cwd: root, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', EVT_DB: path.join(dir, 'inuse', 'evt.sqlite') }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn(process.execPath, ['dist/server/main.js'], {
+        cwd: root,
+        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', EVT_DB: path.join(dir, 'inuse', 'evt.sqlite') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
       proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -195,7 +199,11 @@ describe('npm start (the build, plain node)', () => {
   });
 
   test('an invalid time zone stops it at start-up with exit code 2 and says which variable', async () => {
-    const proc = spawn(process.execPath, ['dist/server/main.js'], { cwd: root, env: { ...process.env, EVT_TIMEZONE: 'Mars/Olympus_Mons', EVT_DB: path.join(dir, 'tz', 'evt.sqlite') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['dist/server/main.js'], {
+      cwd: root,
+      env: { ...process.env, EVT_TIMEZONE: 'Mars/Olympus_Mons', EVT_DB: path.join(dir, 'tz', 'evt.sqlite') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     assert.equal(await new Promise((r) => proc.on('exit', r)), 2);

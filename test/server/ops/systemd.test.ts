@@ -8,9 +8,20 @@ import path from 'node:path';
 const unit = path.resolve(import.meta.dirname, '../../../deploy/doorstep.service');
 const analyze = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });
 
-test('deploy/doorstep.service passes systemd-analyze verify and keeps its hardening', { skip: Boolean(analyze.error ? `systemd-analyze is not installed (${analyze.error.message}); .ci/run installs it` : false) }, () => {
+test('deploy/doorstep.service passes systemd-analyze verify and keeps its hardening', {
+  skip: Boolean(analyze.error ? `systemd-analyze is not installed (${analyze.error.message}); .ci/run installs it` : false),
+}, () => {
   const text = fs.readFileSync(unit, 'utf8');
-  for (const line of ['NoNewPrivileges=yes', 'ProtectSystem=strict', 'ReadWritePaths=/var/lib/doorstep', 'ProtectHome=yes', 'PrivateTmp=yes', 'CapabilityBoundingSet=', 'RestartPreventExitStatus=2 3', 'KillSignal=SIGTERM']) {
+  for (const line of [
+    'NoNewPrivileges=yes',
+    'ProtectSystem=strict',
+    'ReadWritePaths=/var/lib/doorstep',
+    'ProtectHome=yes',
+    'PrivateTmp=yes',
+    'CapabilityBoundingSet=',
+    'RestartPreventExitStatus=2 3',
+    'KillSignal=SIGTERM',
+  ]) {
     assert.ok(text.split('\n').includes(line), line);
   }
   assert.match(text, /^ExecStart=\/usr\/bin\/node \/opt\/doorstep\/dist\/server\/main\.js$/m, 'plain node on the build, no npm in between');

@@ -85,18 +85,24 @@ describe('HTTPS (issue 12 item 8, server side)', () => {
     const link = created.find((l) => l.startsWith('Pairing link: '))!.slice('Pairing link: '.length);
     const read = readPairing(link);
     assert.equal(read.kind, 'ok');
-    assert.deepEqual(read.kind === 'ok' && read.payload, { url: 'https://127.0.0.1:0/en/wp-json/', api_key: created[created.length - 1], event_id: eventId, fingerprint });
+    assert.deepEqual(read.kind === 'ok' && read.payload, {
+      url: 'https://127.0.0.1:0/en/wp-json/',
+      api_key: created[created.length - 1],
+      event_id: eventId,
+      fingerprint,
+    });
     // Without TLS, no fingerprint (a plain-http pairing is as before).
     const plain = readPairing(pairingLink(loadConfig(env), 'dsk_1_x', 5));
     assert.ok(plain.kind === 'ok' && !('fingerprint' in plain.payload));
   });
 
-  test('the pairing payload\'s fingerprint is validated and normalised', () => {
+  test("the pairing payload's fingerprint is validated and normalised", () => {
     const base = { url: 'https://door.example/en/wp-json/', api_key: 'dsk_1_abc', event_id: 3 };
     const hex = 'ab'.repeat(32);
     assert.equal(PairingPayload.parse({ ...base, fingerprint: hex }).fingerprint, hex);
     assert.equal(PairingPayload.parse({ ...base, fingerprint: hex.toUpperCase().match(/../g)!.join(':') }).fingerprint, hex);
-    for (const bad of ['ab'.repeat(31), 'zz'.repeat(32), 'ab'.repeat(33), '', 42]) assert.equal(PairingPayload.safeParse({ ...base, fingerprint: bad }).success, false, String(bad));
+    for (const bad of ['ab'.repeat(31), 'zz'.repeat(32), 'ab'.repeat(33), '', 42])
+      assert.equal(PairingPayload.safeParse({ ...base, fingerprint: bad }).success, false, String(bad));
     assert.equal(PairingPayload.parse(base).fingerprint, undefined);
   });
 });

@@ -63,8 +63,14 @@ test('WPAPI.discover(siteUrl) finds the interface and reads the events namespace
   // A raw call through the client's own transport to the renamed events namespace.
   const list = await site.root('evt/events/v1/events').param('per_page', 5).get();
   assert.ok(Array.isArray(list.events));
-  assert.deepEqual(list.events.map((e: { title: string }) => e.title), ['Discovered event']);
+  assert.deepEqual(
+    list.events.map((e: { title: string }) => e.title),
+    ['Discovered event'],
+  );
   // The routes the client bootstrapped from the interface root include the namespace.
   const events = await site.namespace('evt/events/v1').events().get();
-  assert.deepEqual(events.events.map((e: { title: string }) => e.title), ['Discovered event']);
+  assert.deepEqual(
+    events.events.map((e: { title: string }) => e.title),
+    ['Discovered event'],
+  );
 });

@@ -8,7 +8,8 @@ let ev: { id: number; url: string; slug: string };
 let venue: { id: number; url: string; slug: string };
 let organizer: { id: number; url: string; slug: string };
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -40,7 +41,11 @@ describe('public event pages', () => {
     assert.ok(!/<script>alert|<img src=x|<i>A<\/i>/.test(r.text), 'nothing user-entered is live markup');
     assert.ok(r.text.includes('<h1>Jazz &lt;script&gt;alert(1)&lt;/script&gt;</h1>'));
     assert.ok(r.text.includes('<html lang="en">'));
-    assert.ok(r.text.includes('<time datetime="2030-06-01T19:00:00">June 1, 2030 at 7:00 PM</time> &#8211; <time datetime="2030-06-01T22:00:00">10:00 PM</time>'));
+    assert.ok(
+      r.text.includes(
+        '<time datetime="2030-06-01T19:00:00">June 1, 2030 at 7:00 PM</time> &#8211; <time datetime="2030-06-01T22:00:00">10:00 PM</time>',
+      ),
+    );
     assert.ok(r.text.includes(`<a href="${venue.url}">Hall &lt;i&gt;A&lt;/i&gt;</a><br>Main 1, Tallinn`));
     assert.ok(r.text.includes(`<a href="${organizer.url}">Org &amp; Co</a>`));
     assert.ok(r.text.includes('<p>First line</p>\n<p>Second &amp; last</p>'));
@@ -131,7 +136,12 @@ describe('the events list page', () => {
   });
 
   test('pages of 20 with prev/next links; bad or past-the-end pages are 404', async () => {
-    for (let i = 0; i < 20; i++) await createEvent(s, { title: `Bulk ${i}`, start_date: `2031-01-${String(i + 1).padStart(2, '0')} 10:00:00`, end_date: `2031-01-${String(i + 1).padStart(2, '0')} 11:00:00` });
+    for (let i = 0; i < 20; i++)
+      await createEvent(s, {
+        title: `Bulk ${i}`,
+        start_date: `2031-01-${String(i + 1).padStart(2, '0')} 10:00:00`,
+        end_date: `2031-01-${String(i + 1).padStart(2, '0')} 11:00:00`,
+      });
     const one = await page(`${s.base}/events/`);
     assert.ok(one.text.includes(`<a rel="next" href="${s.base}/events/?page=2">`));
     const two = await page(`${s.base}/events/?page=2`);

@@ -7,7 +7,9 @@ let s: TestServer;
 let jazz: { id: number; url: string };
 
 const html = (params: Record<string, unknown>, method = 'POST') =>
-  method === 'GET' ? call(`${s.root}evt/views/v2/html?${new URLSearchParams(params as Record<string, string>)}`) : call(`${s.root}evt/views/v2/html`, { method, body: params });
+  method === 'GET'
+    ? call(`${s.root}evt/views/v2/html?${new URLSearchParams(params as Record<string, string>)}`)
+    : call(`${s.root}evt/views/v2/html`, { method, body: params });
 
 function viewData(text: string): Record<string, unknown> {
   const m = /<script type="application\/json" data-js="tribe-events-view-data">(.*?)<\/script>/.exec(text);
@@ -18,7 +20,12 @@ function viewData(text: string): Record<string, unknown> {
 beforeAll(async () => {
   s = await startTestServer();
   const v = await createLinked(s, 'venue', { venue: 'Club <b>X</b>' });
-  jazz = await createEvent(s, { title: 'Jazz </script><script>alert(1)</script>', start_date: '2030-03-10 20:00:00', end_date: '2030-03-12 01:00:00', venue: { id: v.id } });
+  jazz = await createEvent(s, {
+    title: 'Jazz </script><script>alert(1)</script>',
+    start_date: '2030-03-10 20:00:00',
+    end_date: '2030-03-12 01:00:00',
+    venue: { id: v.id },
+  });
   await updateEvent(s, jazz.id, { translation_language: 'et', title: 'Džäss' });
   await createEvent(s, { title: 'Folk', start_date: '2030-03-20 18:00:00', end_date: '2030-03-20 20:00:00' });
   await createEvent(s, { title: 'April', start_date: '2030-04-02 18:00:00', end_date: '2030-04-02 20:00:00' });
@@ -31,7 +38,11 @@ describe('POST|GET /evt/views/v2/html', () => {
     const r = await html({ url: `${s.base}/events/list/` });
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('content-type'), 'text/html; charset=UTF-8');
-    assert.ok(r.text.startsWith(`<div class="tribe-common tribe-events tribe-events-view tribe-events-view--list" data-js="tribe-events-view" data-view-rest-url="${s.root}evt/views/v2/html" data-view-rest-method="POST" data-view-manage-url="1">`));
+    assert.ok(
+      r.text.startsWith(
+        `<div class="tribe-common tribe-events tribe-events-view tribe-events-view--list" data-js="tribe-events-view" data-view-rest-url="${s.root}evt/views/v2/html" data-view-rest-method="POST" data-view-manage-url="1">`,
+      ),
+    );
     const titles = [...r.text.matchAll(/class="tribe-events-calendar-list__event-title-link">([^<]*)</g)].map((m) => m[1]);
     assert.deepEqual(titles, ['Jazz &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;', 'Folk', 'April']);
     assert.ok(r.text.includes('<address class="tribe-events-calendar-list__event-venue">Club &lt;b&gt;X&lt;/b&gt;</address>'));
@@ -48,12 +59,20 @@ describe('POST|GET /evt/views/v2/html', () => {
     const titles = [...r.text.matchAll(/title-link">([^<]*)</g)].map((m) => m[1]);
     assert.deepEqual(titles, ['Folk', 'April']);
     const q = await html({ url: '/events/list/', view_data: { 'tribe-bar-search': 'folk' } });
-    assert.deepEqual([...q.text.matchAll(/title-link">([^<]*)</g)].map((m) => m[1]), ['Folk']);
+    assert.deepEqual(
+      [...q.text.matchAll(/title-link">([^<]*)</g)].map((m) => m[1]),
+      ['Folk'],
+    );
     assert.ok(q.text.includes('Search results for folk'));
   });
 
   test('list paging: 12 per page with next/prev view URLs', async () => {
-    for (let i = 0; i < 10; i++) await createEvent(s, { title: `More ${i}`, start_date: `2030-05-${String(i + 1).padStart(2, '0')} 10:00:00`, end_date: `2030-05-${String(i + 1).padStart(2, '0')} 11:00:00` });
+    for (let i = 0; i < 10; i++)
+      await createEvent(s, {
+        title: `More ${i}`,
+        start_date: `2030-05-${String(i + 1).padStart(2, '0')} 10:00:00`,
+        end_date: `2030-05-${String(i + 1).padStart(2, '0')} 11:00:00`,
+      });
     const one = await html({ url: '/events/list/' });
     assert.equal([...one.text.matchAll(/tribe-events-calendar-list__event-row/g)].length, 12);
     assert.equal(viewData(one.text).next_url, `${s.base}/events/list/page/2/`);
@@ -70,14 +89,27 @@ describe('POST|GET /evt/views/v2/html', () => {
     assert.ok(r.text.includes('<h2 class="tribe-events-header__title">March 2030</h2>'));
     assert.ok(r.text.includes('<thead><tr><th scope="col">Mon</th>'));
     // March 2030 starts on a Friday: the grid opens on Monday 25 February.
-    assert.ok(r.text.includes('<td class="tribe-events-calendar-month__day tribe-events-calendar-month__day--other-month"><time datetime="2030-02-25">25</time></td>'));
+    assert.ok(
+      r.text.includes(
+        '<td class="tribe-events-calendar-month__day tribe-events-calendar-month__day--other-month"><time datetime="2030-02-25">25</time></td>',
+      ),
+    );
     for (const day of ['2030-03-10', '2030-03-11', '2030-03-12']) {
-      assert.match(r.text, new RegExp(`<time datetime="${day}">\\d+</time><ul><li class="tribe-events-calendar-month__calendar-event"><a href="${jazz.url}">Jazz &lt;/script&gt;`), day);
+      assert.match(
+        r.text,
+        new RegExp(
+          `<time datetime="${day}">\\d+</time><ul><li class="tribe-events-calendar-month__calendar-event"><a href="${jazz.url}">Jazz &lt;/script&gt;`,
+        ),
+        day,
+      );
     }
     assert.ok(!r.text.includes('>April<'));
     assert.ok(!r.text.includes('Draft'));
     const data = viewData(r.text);
-    assert.deepEqual([data.url, data.prev_url, data.next_url], [`${s.base}/events/month/2030-03/`, `${s.base}/events/month/2030-02/`, `${s.base}/events/month/2030-04/`]);
+    assert.deepEqual(
+      [data.url, data.prev_url, data.next_url],
+      [`${s.base}/events/month/2030-03/`, `${s.base}/events/month/2030-02/`, `${s.base}/events/month/2030-04/`],
+    );
   });
 
   test('view_data and view choose the view; the URL language segment picks the text', async () => {
@@ -92,7 +124,11 @@ describe('POST|GET /evt/views/v2/html', () => {
   test('bad input: missing url 400, unknown views and malformed dates or pages 400 Invalid parameter', async () => {
     const missing = await html({});
     assert.equal(missing.status, 400);
-    assert.deepEqual(missing.body, { code: 'rest_missing_callback_param', message: 'Missing parameter(s): url', data: { status: 400, params: ['url'] } });
+    assert.deepEqual(missing.body, {
+      code: 'rest_missing_callback_param',
+      message: 'Missing parameter(s): url',
+      data: { status: 400, params: ['url'] },
+    });
     const cases: [Record<string, unknown>, string][] = [
       [{ url: '/events/', view: 'day' }, 'view'],
       [{ url: '/events/', view_data: { eventDisplay: 'photo' } }, 'view_data'],

@@ -21,8 +21,37 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const PUBLIC_KEYS = ['id', 'post_id', 'ticket_id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'rest_url', 'ticket', 'title', 'optout'];
-const MANAGER_KEYS = [...PUBLIC_KEYS, 'provider', 'order', 'sku', 'email', 'checked_in', 'checkin_details', 'is_subscribed', 'is_purchaser', 'payment', 'security_code', 'order_status'];
+const PUBLIC_KEYS = [
+  'id',
+  'post_id',
+  'ticket_id',
+  'global_id',
+  'global_id_lineage',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'rest_url',
+  'ticket',
+  'title',
+  'optout',
+];
+const MANAGER_KEYS = [
+  ...PUBLIC_KEYS,
+  'provider',
+  'order',
+  'sku',
+  'email',
+  'checked_in',
+  'checkin_details',
+  'is_subscribed',
+  'is_purchaser',
+  'payment',
+  'security_code',
+  'order_status',
+];
 
 describe('attendee object', () => {
   test('anonymous callers get the public fields only, in the original key order, never e-mail or codes', async () => {
@@ -63,8 +92,14 @@ describe('attendee object', () => {
       assert.equal(a.global_id, `${new URL(s.base).host}?type=attendee&id=${f.attendeeIds[0]}`);
       assert.deepEqual(a.global_id_lineage, [a.global_id]);
       assert.deepEqual(a.ticket, {
-        id: f.ticketId, title: 'General admission', description: 'Entry to the event', raw_price: '15', formatted_price: '$15.00',
-        currency_config: { symbol: '$', placement: 'prefix', decimal_point: '.', thousands_sep: ',', number_of_decimals: 2 }, start_sale: '', end_sale: '',
+        id: f.ticketId,
+        title: 'General admission',
+        description: 'Entry to the event',
+        raw_price: '15',
+        formatted_price: '$15.00',
+        currency_config: { symbol: '$', placement: 'prefix', decimal_point: '.', thousands_sep: ',', number_of_decimals: 2 },
+        start_sale: '',
+        end_sale: '',
       });
       assert.deepEqual(Object.keys(a.payment), ['provider', 'price', 'currency', 'date', 'date_details']);
     }
@@ -92,7 +127,11 @@ describe('single read', () => {
     for (const id of [999999, f.eventId, f.ticketId]) {
       const r = await call(`${A}/${id}`, { auth: s.admin });
       assert.equal(r.status, 404);
-      assert.deepEqual(r.body, { code: 'attendee-not-found', message: 'The requested post ID does not exist or is not an attendee', data: { status: 404 } });
+      assert.deepEqual(r.body, {
+        code: 'attendee-not-found',
+        message: 'The requested post ID does not exist or is not an attendee',
+        data: { status: 404 },
+      });
     }
   });
 
@@ -114,7 +153,7 @@ describe('single read', () => {
     assert.equal(r.body.title, 'Guest 1');
   });
 
-  test('a key bound to one event cannot read another event\'s attendees', async () => {
+  test("a key bound to one event cannot read another event's attendees", async () => {
     const other = seedTicketsFixture(s.db, { attendees: 1 });
     const bound = s.apiKey('Bound', f.eventId);
     assert.equal((await call(`${A}/${other.attendeeIds[0]}`, { auth: bearer(bound.key) })).status, 404);
@@ -158,7 +197,11 @@ describe('list paging', () => {
   test('a page past the end is 400 invalid-page-number; page 1 of nothing is an empty 200', async () => {
     const r = await list(`post_id=${f.eventId}&page=4`, s.admin);
     assert.equal(r.status, 400);
-    assert.deepEqual(r.body, { code: 'invalid-page-number', message: 'The page number requested is larger than the number of pages available.', data: { status: 400 } });
+    assert.deepEqual(r.body, {
+      code: 'invalid-page-number',
+      message: 'The page number requested is larger than the number of pages available.',
+      data: { status: 400 },
+    });
     // page=0 (and a word) is the first page, as in the original.
     const zero = await list(`post_id=${f.eventId}&page=0`, s.admin);
     assert.equal(zero.status, 200);
@@ -214,7 +257,10 @@ describe('list paging', () => {
     const byId = await list(`post_id=${f.eventId}&per_page=100&orderby=id`, s.admin);
     assert.deepEqual(ids(byId), [...f.attendeeIds].reverse());
     const byTitle = await list(`post_id=${f.eventId}&per_page=100&orderby=title&order=DESC`, s.admin);
-    assert.deepEqual(byTitle.body.attendees.map((a: { title: string }) => a.title), ['Gus Kent', 'Fay Wong', 'Eve Moss', 'Dee Ray', 'Cy Young', 'Bob Stone', 'Ann Lee']);
+    assert.deepEqual(
+      byTitle.body.attendees.map((a: { title: string }) => a.title),
+      ['Gus Kent', 'Fay Wong', 'Eve Moss', 'Dee Ray', 'Cy Young', 'Bob Stone', 'Ann Lee'],
+    );
     s.db.prepare("UPDATE posts SET date_gmt = '2020-01-01 00:00:00' WHERE id = ?").run(f.attendeeIds[5]);
     const byDate = await list(`post_id=${f.eventId}&per_page=100&orderby=date&order=ASC`, s.admin);
     assert.deepEqual(ids(byDate), [f.attendeeIds[5], ...f.attendeeIds.filter((x) => x !== f.attendeeIds[5])]);
@@ -267,7 +313,10 @@ describe('list filters', () => {
     await only(`post_id=${f.eventId}&price_max=14`, []);
     s.db.prepare('UPDATE attendees SET checked_in = 1 WHERE post_id = ?').run(a[2]);
     await only(`post_id=${f.eventId}&checkedin=true`, [a[2]]);
-    await only(`post_id=${f.eventId}&checkedin=0`, a.filter((x) => x !== a[2]));
+    await only(
+      `post_id=${f.eventId}&checkedin=0`,
+      a.filter((x) => x !== a[2]),
+    );
     s.db.prepare('UPDATE attendees SET checked_in = 0 WHERE post_id = ?').run(a[2]);
     // As the original: the going status narrows RSVP attendees only (these are Tickets Commerce ones).
     await only(`post_id=${f.eventId}&rsvp_going_status=yes`, a);
@@ -337,7 +386,7 @@ describe('changed_since deltas', () => {
     assert.deepEqual(again.body.attendees, []);
   });
 
-  test('a change made while paging is caught by the next delta from the first page\'s cursor', async () => {
+  test("a change made while paging is caught by the next delta from the first page's cursor", async () => {
     const fx = seedTicketsFixture(s.db, { attendees: 6 });
     const auth = bearer(door.key);
     const p1 = await list(`post_id=${fx.eventId}&per_page=2&page=1`, auth);
@@ -379,7 +428,8 @@ describe('changed_since deltas', () => {
 });
 
 describe('create (box office and door registration)', () => {
-  const create = (body: Record<string, unknown>, auth: string | null = bearer(door.key)) => call(A, { method: 'POST', auth: auth ?? undefined, body });
+  const create = (body: Record<string, unknown>, auth: string | null = bearer(door.key)) =>
+    call(A, { method: 'POST', auth: auth ?? undefined, body });
 
   test('201 with the attendee in the door view; a new order and a unique security code', async () => {
     const r = await create({ ticket_id: f.ticketId, full_name: 'Walk In', email: 'walk@in.test' });
@@ -420,7 +470,14 @@ describe('create (box office and door registration)', () => {
   });
 
   test('check_in on create admits at once and logs the scan', async () => {
-    const r = await create({ ticket_id: f.ticketId, full_name: 'Late Comer', email: 'late@in.test', check_in: true, device_id: 'door-9', nonce: 'create-and-check-in-01' });
+    const r = await create({
+      ticket_id: f.ticketId,
+      full_name: 'Late Comer',
+      email: 'late@in.test',
+      check_in: true,
+      device_id: 'door-9',
+      nonce: 'create-and-check-in-01',
+    });
     assert.equal(r.status, 201);
     assert.equal(r.body.checked_in, true);
     assert.equal(r.body.checkin_details.device_id, 'door-9');
@@ -450,7 +507,11 @@ describe('create (box office and door registration)', () => {
     assert.equal((await create({ ticket_id: f.eventId, full_name: 'A', email: 'a@b.test' })).body.code, 'rest_invalid_param');
     const bad = await create({ ticket_id: f.ticketId, full_name: 'A', email: 'a@b.test', attendee_status: 'maybe' });
     assert.equal(bad.status, 400);
-    assert.deepEqual(bad.body, { code: 'invalid-attendee-status', message: 'Supported statuses for this attendee are: completed | pending | refunded | cancelled | failed', data: { status: 400 } });
+    assert.deepEqual(bad.body, {
+      code: 'invalid-attendee-status',
+      message: 'Supported statuses for this attendee are: completed | pending | refunded | cancelled | failed',
+      data: { status: 400 },
+    });
     assert.equal((s.db.prepare('SELECT COUNT(*) AS n FROM attendees').get() as { n: number }).n, before);
   });
 
@@ -459,7 +520,11 @@ describe('create (box office and door registration)', () => {
     assert.equal((await create({ ticket_id: fx.ticketId, full_name: 'Two', email: 'two@x.test' })).status, 201);
     const full = await create({ ticket_id: fx.ticketId, full_name: 'Three', email: 'three@x.test' });
     assert.equal(full.status, 400);
-    assert.deepEqual(full.body, { code: 'ticket-capacity-not-available', message: 'The ticket "Small room" does not have that many available for purchase.', data: { status: 400 } });
+    assert.deepEqual(full.body, {
+      code: 'ticket-capacity-not-available',
+      message: 'The ticket "Small room" does not have that many available for purchase.',
+      data: { status: 400 },
+    });
     const bound = s.apiKey('Elsewhere', f.eventId);
     assert.equal((await create({ ticket_id: fx.ticketId, full_name: 'X', email: 'x@x.test' }, bearer(bound.key))).status, 403);
   });

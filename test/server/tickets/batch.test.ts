@@ -88,9 +88,19 @@ describe('batch check-ins', () => {
     const pending = seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
     const ok1 = f.attendeeIds[32];
     const ok2 = f.attendeeIds[33];
-    const r = await batch({ requests: [scan(ok1), scan(pending.attendeeIds[0]), { method: 'PATCH', path: '/evt/tickets/v1/attendees/999999', body: { check_in: true } }, scan(ok2)] });
+    const r = await batch({
+      requests: [
+        scan(ok1),
+        scan(pending.attendeeIds[0]),
+        { method: 'PATCH', path: '/evt/tickets/v1/attendees/999999', body: { check_in: true } },
+        scan(ok2),
+      ],
+    });
     assert.equal(r.status, 207);
-    assert.deepEqual(r.body.responses.map((x: { status: number }) => x.status), [201, 400, 404, 201]);
+    assert.deepEqual(
+      r.body.responses.map((x: { status: number }) => x.status),
+      [201, 400, 404, 201],
+    );
     assert.equal(r.body.responses[1].body.code, 'tec-et-attendee-invalid-check-in');
     assert.equal(count('SELECT SUM(checked_in) AS n FROM attendees WHERE post_id IN (?, ?)', ok1, ok2), 2);
   });
@@ -101,15 +111,25 @@ describe('batch check-ins', () => {
     assert.equal((await batch({ requests: [scan(id)] })).body.responses[0].status, 201);
     const logBefore = count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id);
     // Renames are the administrator's (a door key changes check-in state only).
-    const r = await batch({
-      requests: [
-        scan(other),
-        // Renames, then loses the scan: the rename is undone, the conflict is logged.
-        { method: 'PATCH', path: `/evt/tickets/v1/attendees/${id}`, body: { full_name: 'Renamed In Batch', check_in: true, nonce: nonce(), device_id: 'late' } },
-        { method: 'PATCH', path: `/evt/tickets/v1/attendees/${other}`, body: { full_name: 'Kept Rename' } },
-      ],
-    }, s.admin);
-    assert.deepEqual(r.body.responses.map((x: { status: number }) => x.status), [201, 400, 201]);
+    const r = await batch(
+      {
+        requests: [
+          scan(other),
+          // Renames, then loses the scan: the rename is undone, the conflict is logged.
+          {
+            method: 'PATCH',
+            path: `/evt/tickets/v1/attendees/${id}`,
+            body: { full_name: 'Renamed In Batch', check_in: true, nonce: nonce(), device_id: 'late' },
+          },
+          { method: 'PATCH', path: `/evt/tickets/v1/attendees/${other}`, body: { full_name: 'Kept Rename' } },
+        ],
+      },
+      s.admin,
+    );
+    assert.deepEqual(
+      r.body.responses.map((x: { status: number }) => x.status),
+      [201, 400, 201],
+    );
     const name = (x: number) => (s.db.prepare('SELECT full_name AS n FROM attendees WHERE post_id = ?').get(x) as { n: string }).n;
     assert.equal(name(id), 'Guest 43');
     assert.equal(name(other), 'Kept Rename');
@@ -133,13 +153,19 @@ describe('batch check-ins', () => {
     assert.equal(count('SELECT COUNT(*) AS n FROM checkins'), before);
     assert.equal(count('SELECT SUM(checked_in) AS n FROM attendees WHERE post_id IN (SELECT value FROM json_each(?))', JSON.stringify(ids)), 0);
     const normal = await batch({ requests: [scan(ids[0]), scan(ids[1], { nonce: 'short' }), scan(ids[2])] });
-    assert.deepEqual(normal.body.responses.map((x: { status: number }) => x.status), [201, 400, 201]);
+    assert.deepEqual(
+      normal.body.responses.map((x: { status: number }) => x.status),
+      [201, 400, 201],
+    );
   });
 
   test('check-out and re-entry in one batch, in order', async () => {
     const id = f.attendeeIds[40];
     const r = await batch({ requests: [scan(id), scan(id, { check_in: false }), scan(id, { device_id: 'door-reentry' })] });
-    assert.deepEqual(r.body.responses.map((x: { status: number }) => x.status), [201, 201, 201]);
+    assert.deepEqual(
+      r.body.responses.map((x: { status: number }) => x.status),
+      [201, 201, 201],
+    );
     assert.equal(r.body.responses[1].body.checked_in, false);
     assert.equal(r.body.responses[2].body.checkin_details.device_id, 'door-reentry');
   });
@@ -152,7 +178,11 @@ describe('batch check-ins', () => {
       ],
     });
     assert.equal(r.status, 400);
-    const ok = await batch({ requests: [{ method: 'POST', path: '/evt/tickets/v1/attendees', body: { ticket_id: f.ticketId, full_name: 'Batch Walk-in', email: 'bw@in.test' } }] });
+    const ok = await batch({
+      requests: [
+        { method: 'POST', path: '/evt/tickets/v1/attendees', body: { ticket_id: f.ticketId, full_name: 'Batch Walk-in', email: 'bw@in.test' } },
+      ],
+    });
     assert.equal(ok.body.responses[0].status, 201);
   });
 

@@ -84,13 +84,16 @@ describe('check-in through the attendee route', () => {
     assert.equal(standing.kind, 'conflict');
     assert.equal(standing.kind === 'conflict' && standing.standing?.device_label, label);
     const log = await logOf(`attendee_id=${id}`);
-    assert.deepEqual(log.checkins.map((c: { result: string }) => c.result), ['accepted', 'conflict']);
+    assert.deepEqual(
+      log.checkins.map((c: { result: string }) => c.result),
+      ['accepted', 'conflict'],
+    );
     const conflicts = await logOf(`result=conflict&post_id=${f.eventId}`);
     assert.equal(conflicts.checkins.filter((c: { attendee_id: number }) => c.attendee_id === id).length, 1);
     const other = win.body.checkin_details.device_id === 'door-1' ? 'door-2' : 'door-1';
     const lost = (await logOf(`device_id=${other}&attendee_id=${id}`)).checkins[0];
     assert.equal(lost.result, 'conflict');
-    assert.equal(lost.device_label, other === 'door-1' ? 'Door 1' : 'Door 2', 'the log names each scan\'s door key');
+    assert.equal(lost.device_label, other === 'door-1' ? 'Door 1' : 'Door 2', "the log names each scan's door key");
   });
 
   test('the losing scan replayed with its nonce answers the conflict again and logs nothing new', async () => {
@@ -116,7 +119,10 @@ describe('check-in through the attendee route', () => {
     assert.equal(back.status, 201);
     assert.equal(back.body.checkin_details.device_id, 'door-b');
     const log = await logOf(`attendee_id=${id}`);
-    assert.deepEqual(log.checkins.map((c: { result: string }) => c.result), ['accepted', 'checked_out', 'accepted']);
+    assert.deepEqual(
+      log.checkins.map((c: { result: string }) => c.result),
+      ['accepted', 'checked_out', 'accepted'],
+    );
   });
 
   test('order not complete: 400 tec-et-attendee-invalid-check-in, the refusal logged, the attendee unchanged', async () => {
@@ -124,14 +130,18 @@ describe('check-in through the attendee route', () => {
     const id = pending.attendeeIds[0];
     const r = await patch(id, { check_in: true, nonce: nonce() });
     assert.equal(r.status, 400);
-    assert.deepEqual(r.body, { code: 'tec-et-attendee-invalid-check-in', message: 'Attendee Order status is not authorized for check-in.', data: { status: 400 } });
+    assert.deepEqual(r.body, {
+      code: 'tec-et-attendee-invalid-check-in',
+      message: 'Attendee Order status is not authorized for check-in.',
+      data: { status: 400 },
+    });
     assert.equal(count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', id), 0);
     const log = await logOf(`attendee_id=${id}`);
     assert.equal(log.checkins[0].result, 'rejected');
     assert.equal(log.checkins[0].reason, 'order_not_complete');
   });
 
-  test('a failed scan undoes the same request\'s other edits but keeps its log row', async () => {
+  test("a failed scan undoes the same request's other edits but keeps its log row", async () => {
     const id = f.attendeeIds[5];
     assert.equal((await patch(id, { check_in: true, nonce: nonce() })).status, 201);
     // Field edits are an administrator's or organizer's (a door changes check-in state only).
@@ -146,7 +156,11 @@ describe('check-in through the attendee route', () => {
     const id = pending.attendeeIds[0];
     const bad = await patch(id, { attendee_status: 'going' }, s.admin);
     assert.equal(bad.status, 400);
-    assert.deepEqual(bad.body, { code: 'invalid-attendee-status', message: 'Supported statuses for this attendee are: completed | pending | refunded | cancelled | failed', data: { status: 400 } });
+    assert.deepEqual(bad.body, {
+      code: 'invalid-attendee-status',
+      message: 'Supported statuses for this attendee are: completed | pending | refunded | cancelled | failed',
+      data: { status: 400 },
+    });
     const ok = await patch(id, { attendee_status: 'completed', check_in: true, nonce: nonce() }, s.admin);
     assert.equal(ok.status, 201);
     assert.equal(ok.body.order_status, 'completed');
@@ -234,9 +248,28 @@ describe('the check-in log', () => {
     assert.equal(all.headers.get('x-et-total'), '5');
     assert.equal(all.headers.get('x-et-total-pages'), '3');
     assert.deepEqual(Object.keys(all.body), ['rest_url', 'total', 'total_pages', 'checkins']);
-    assert.deepEqual(Object.keys(all.body.checkins[0]), ['id', 'attendee_id', 'post_id', 'result', 'reason', 'date', 'date_details', 'scanned_at', 'received_at', 'device_id', 'nonce', 'source', 'author', 'api_key_id', 'device_label']);
+    assert.deepEqual(Object.keys(all.body.checkins[0]), [
+      'id',
+      'attendee_id',
+      'post_id',
+      'result',
+      'reason',
+      'date',
+      'date_details',
+      'scanned_at',
+      'received_at',
+      'device_id',
+      'nonce',
+      'source',
+      'author',
+      'api_key_id',
+      'device_label',
+    ]);
     assert.equal((await logOf(`post_id=${fx.eventId}&device_id=log-1`)).total, 2);
-    assert.deepEqual((await logOf(`post_id=${fx.eventId}&result=conflict,checked_out`)).checkins.map((x: { result: string }) => x.result), ['conflict', 'checked_out']);
+    assert.deepEqual(
+      (await logOf(`post_id=${fx.eventId}&result=conflict,checked_out`)).checkins.map((x: { result: string }) => x.result),
+      ['conflict', 'checked_out'],
+    );
     assert.equal((await logOf(`post_id=${fx.eventId}&after=2026-01-02T10:00:00Z&before=2026-01-04T10:00:00Z`)).total, 3);
     const desc = await logOf(`post_id=${fx.eventId}&order=DESC`);
     assert.equal(desc.checkins[0].result, 'checked_out');

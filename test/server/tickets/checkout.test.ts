@@ -24,7 +24,8 @@ beforeAll(async () => {
   hooks(s.app.state).orderCompleted.push((ctx, orderId) => {
     const row = ctx.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(orderId) as { status: string };
     assert.equal(row.status, 'completed');
-    if ((ctx.db.prepare('SELECT purchaser_name FROM orders WHERE post_id = ?').get(orderId) as { purchaser_name: string }).purchaser_name === 'Veto') throw new Error('mail down');
+    if ((ctx.db.prepare('SELECT purchaser_name FROM orders WHERE post_id = ?').get(orderId) as { purchaser_name: string }).purchaser_name === 'Veto')
+      throw new Error('mail down');
     completed.push(orderId);
   });
   event = await makeEvent(s);
@@ -37,7 +38,10 @@ describe('POST /cart/checkout', () => {
   test('a free order completes at once: 201 with the order and one attendee per place, unique codes, cart emptied', async () => {
     const v = visitor();
     await v.call(`${tix(s)}/cart`, { method: 'POST', body: { provider: 'rsvp', tickets: [{ ticket_id: free, quantity: 3 }] } });
-    const r = await v.call(`${tix(s)}/cart/checkout`, { method: 'POST', body: { purchaser_name: ' Jaan Tamm ', purchaser_email: 'jaan@example.test' } });
+    const r = await v.call(`${tix(s)}/cart/checkout`, {
+      method: 'POST',
+      body: { purchaser_name: ' Jaan Tamm ', purchaser_email: 'jaan@example.test' },
+    });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     Order.parse(r.body);
     assert.equal(r.body.status, 'completed');
@@ -87,9 +91,15 @@ describe('POST /cart/checkout', () => {
   test('capacity stays exact under 50 concurrent checkouts of a capacity-10 ticket', async () => {
     const limited = await ticketId(s, event, { name: 'Limited', 'ticket[capacity]': '10' });
     const visitors = Array.from({ length: 50 }, () => visitor());
-    const carts = await Promise.all(visitors.map((v) => v.call(`${tix(s)}/cart`, { method: 'POST', body: { provider: 'rsvp', tickets: [{ ticket_id: limited, quantity: 1 }] } })));
+    const carts = await Promise.all(
+      visitors.map((v) => v.call(`${tix(s)}/cart`, { method: 'POST', body: { provider: 'rsvp', tickets: [{ ticket_id: limited, quantity: 1 }] } })),
+    );
     assert.ok(carts.every((c) => c.status === 200));
-    const results = await Promise.all(visitors.map((v, i) => v.call(`${tix(s)}/cart/checkout`, { method: 'POST', body: { purchaser_name: `Buyer ${i}`, purchaser_email: `b${i}@example.test` } })));
+    const results = await Promise.all(
+      visitors.map((v, i) =>
+        v.call(`${tix(s)}/cart/checkout`, { method: 'POST', body: { purchaser_name: `Buyer ${i}`, purchaser_email: `b${i}@example.test` } }),
+      ),
+    );
     assert.equal(results.filter((r) => r.status === 201).length, 10);
     const refused = results.filter((r) => r.status !== 201);
     assert.equal(refused.length, 40);
@@ -103,7 +113,16 @@ describe('POST /cart/checkout', () => {
     const before = one('SELECT COUNT(*) AS n FROM attendees').n;
     const v = visitor();
     const gone = await ticketId(s, event, { name: 'Gone soon' });
-    await v.call(`${tix(s)}/cart`, { method: 'POST', body: { provider: 'rsvp', tickets: [{ ticket_id: gone, quantity: 1 }, { ticket_id: free, quantity: 1 }] } });
+    await v.call(`${tix(s)}/cart`, {
+      method: 'POST',
+      body: {
+        provider: 'rsvp',
+        tickets: [
+          { ticket_id: gone, quantity: 1 },
+          { ticket_id: free, quantity: 1 },
+        ],
+      },
+    });
     const missing = await v.call(`${tix(s)}/cart/checkout`, { method: 'POST', body: { purchaser_email: 'x@example.test' } });
     assert.equal(missing.status, 400);
     assert.equal(missing.body.code, 'rest_missing_callback_param');
@@ -133,7 +152,10 @@ describe('orders', () => {
     const made = await buy(s, [{ ticket_id: otherTicket, quantity: 1 }]);
     const r = await call(`${tix(s)}/orders?post_id=${other}`, { auth: s.admin });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.orders.map((o: { id: number }) => o.id), [made.body.id]);
+    assert.deepEqual(
+      r.body.orders.map((o: { id: number }) => o.id),
+      [made.body.id],
+    );
     assert.equal(r.headers.get('x-et-total'), '1');
     // Every earlier paid order has been completed, so one is left waiting here for the status filter to find.
     const waiting = await buy(s, [{ ticket_id: paid, quantity: 1 }], { provider: 'tc' });
@@ -172,7 +194,10 @@ describe('orders', () => {
     assert.equal(revived.body.status, 'completed');
     const bad = await call(`${tix(s)}/orders/${first.body.id}`, { method: 'PATCH', auth: s.admin, body: { status: 'paid' } });
     assert.equal(bad.body.code, 'rest_invalid_param');
-    assert.equal((await call(`${tix(s)}/orders/${first.body.id}`, { method: 'PATCH', auth: s.userAuth('door'), body: { status: 'refunded' } })).status, 403);
+    assert.equal(
+      (await call(`${tix(s)}/orders/${first.body.id}`, { method: 'PATCH', auth: s.userAuth('door'), body: { status: 'refunded' } })).status,
+      403,
+    );
   });
 });
 
@@ -199,17 +224,27 @@ describe('batch', () => {
       auth: s.admin,
       body: {
         requests: [
-          { method: 'POST', path: '/evt/tickets/v1/tickets', body: { post_id: event, add_ticket_nonce: nonce, provider: 'rsvp', name: 'Batch B', ticket: { capacity: 5 } } },
+          {
+            method: 'POST',
+            path: '/evt/tickets/v1/tickets',
+            body: { post_id: event, add_ticket_nonce: nonce, provider: 'rsvp', name: 'Batch B', ticket: { capacity: 5 } },
+          },
           { method: 'POST', path: '/evt/tickets/v1/tickets', body: { post_id: event, add_ticket_nonce: 'bad', provider: 'rsvp', name: 'Batch C' } },
           { method: 'POST', path: '/evt/tickets/v1/cart', body: { provider: 'rsvp', tickets: [{ ticket_id: free, quantity: 1 }] } },
         ],
       },
     });
     assert.equal(r.status, 207);
-    assert.deepEqual(r.body.responses.map((x: { status: number }) => x.status), [202, 403, 200]);
+    assert.deepEqual(
+      r.body.responses.map((x: { status: number }) => x.status),
+      [202, 403, 200],
+    );
     assert.equal(r.body.responses[0].body.title, 'Batch B');
     assert.equal(r.body.responses[1].body.code, 'forbidden');
-    assert.deepEqual(r.body.responses[2].body.tickets.map((t: { ticket_id: number }) => t.ticket_id), [free]);
+    assert.deepEqual(
+      r.body.responses[2].body.tickets.map((t: { ticket_id: number }) => t.ticket_id),
+      [free],
+    );
     assert.equal(rows("SELECT id FROM posts WHERE type = 'ticket'").length, before + 1);
   });
 });

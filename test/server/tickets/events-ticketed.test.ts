@@ -79,7 +79,11 @@ describe('events carry Event Tickets marks', () => {
     const r = await call(`${tix(s)}/tickets?include_post=${rsvpOnly}`, { auth: s.admin });
     const id = r.body.tickets[0].id;
     const nonces = (await call(`${tix(s)}/tickets/${id}`, { auth: s.admin })).body.nonces;
-    const del = await call(`${tix(s)}/tickets/${id}`, { method: 'DELETE', auth: s.admin, form: { post_id: String(rsvpOnly), remove_ticket_nonce: nonces.remove_ticket_nonce } });
+    const del = await call(`${tix(s)}/tickets/${id}`, {
+      method: 'DELETE',
+      auth: s.admin,
+      form: { post_id: String(rsvpOnly), remove_ticket_nonce: nonces.remove_ticket_nonce },
+    });
     assert.equal(del.status, 202);
     assert.equal((await call(`${ev}/${rsvpOnly}`)).body.ticketed, false);
   });

@@ -9,7 +9,11 @@ export const tix = (s: TestServer) => `${s.root}evt/tickets/v1`;
 
 /** Creates an event through the events API and returns its ID. */
 export async function makeEvent(s: TestServer, body: Record<string, unknown> = {}, auth = s.admin): Promise<number> {
-  const r = await call(`${s.root}evt/events/v1/events`, { method: 'POST', auth, body: { title: 'Concert', start_date: day(10), end_date: day(10, '22:00:00'), ...body } });
+  const r = await call(`${s.root}evt/events/v1/events`, {
+    method: 'POST',
+    auth,
+    body: { title: 'Concert', start_date: day(10), end_date: day(10, '22:00:00'), ...body },
+  });
   assert.equal(r.status, 201, JSON.stringify(r.body));
   return r.body.id;
 }
@@ -24,7 +28,11 @@ export async function addNonce(s: TestServer, eventId: number, auth = s.admin): 
 /** Creates a ticket through the editor route (form body, as the original's editor sends it). */
 export async function makeTicket(s: TestServer, eventId: number, fields: Record<string, string> = {}, auth = s.admin): Promise<Res> {
   const nonce = await addNonce(s, eventId, auth);
-  return call(`${tix(s)}/tickets`, { method: 'POST', auth, form: { post_id: String(eventId), add_ticket_nonce: nonce, provider: 'rsvp', name: 'General admission', ...fields } });
+  return call(`${tix(s)}/tickets`, {
+    method: 'POST',
+    auth,
+    form: { post_id: String(eventId), add_ticket_nonce: nonce, provider: 'rsvp', name: 'General admission', ...fields },
+  });
 }
 
 export async function ticketId(s: TestServer, eventId: number, fields: Record<string, string> = {}): Promise<number> {
@@ -52,9 +60,17 @@ export function visitor() {
 }
 
 /** Puts tickets in the caller's cart and checks out. */
-export async function buy(s: TestServer, lines: { ticket_id: number; quantity: number }[], opts: { provider?: string; auth?: string; name?: string } = {}): Promise<Res> {
+export async function buy(
+  s: TestServer,
+  lines: { ticket_id: number; quantity: number }[],
+  opts: { provider?: string; auth?: string; name?: string } = {},
+): Promise<Res> {
   const v = visitor();
   const c = await v.call(`${tix(s)}/cart`, { method: 'POST', auth: opts.auth, body: { provider: opts.provider ?? 'rsvp', tickets: lines } });
   assert.equal(c.status, 200, JSON.stringify(c.body));
-  return v.call(`${tix(s)}/cart/checkout`, { method: 'POST', auth: opts.auth, body: { purchaser_name: opts.name ?? 'Mari Maasikas', purchaser_email: 'mari@example.test' } });
+  return v.call(`${tix(s)}/cart/checkout`, {
+    method: 'POST',
+    auth: opts.auth,
+    body: { purchaser_name: opts.name ?? 'Mari Maasikas', purchaser_email: 'mari@example.test' },
+  });
 }

@@ -11,10 +11,14 @@ test('ticket counts, event providers and attendance read through their indexes',
   const db = openDatabase(path.join(dir, 'evt.sqlite'));
   try {
     const plans = explainTicketQueries(db);
-    const uses = (lines: string[], index: string) => lines.some((l) => l.includes(`USING INDEX ${index} `) || l.includes(`USING COVERING INDEX ${index} `));
+    const uses = (lines: string[], index: string) =>
+      lines.some((l) => l.includes(`USING INDEX ${index} `) || l.includes(`USING COVERING INDEX ${index} `));
     assert.ok(uses(plans.stats, 'attendees_ticket'), plans.stats.join('\n'));
     assert.ok(uses(plans.providers, 'tickets_event'), plans.providers.join('\n'));
-    assert.ok(plans.attendance.some((l) => /^SEARCH a USING (COVERING )?INDEX \w+ \(event_id=\?/.test(l)), plans.attendance.join('\n'));
+    assert.ok(
+      plans.attendance.some((l) => /^SEARCH a USING (COVERING )?INDEX \w+ \(event_id=\?/.test(l)),
+      plans.attendance.join('\n'),
+    );
     for (const lines of Object.values(plans)) assert.ok(!lines.some((l) => /^SCAN (a|t|attendees|tickets)\b/.test(l)), lines.join('\n'));
   } finally {
     db.close();

@@ -11,7 +11,8 @@ let draftEvent: number;
 const t: Record<string, number> = {};
 
 const ids = (r: { body: { tickets: { id: number }[] } }) => r.body.tickets.map((x) => x.id);
-const list = (query: string, auth?: string) => call(`${tix(s)}/tickets?per_page=100&${query}`, auth ? { auth } : { headers: { authorization: door } });
+const list = (query: string, auth?: string) =>
+  call(`${tix(s)}/tickets?per_page=100&${query}`, auth ? { auth } : { headers: { authorization: door } });
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -20,7 +21,15 @@ beforeAll(async () => {
   e2 = await makeEvent(s, { title: 'Second' });
   draftEvent = await makeEvent(s, { title: 'Draft', status: 'draft' });
   t.alpha = await ticketId(s, e1, { name: 'Alpha', description: 'early bird', 'ticket[capacity]': '2' });
-  t.bravo = await ticketId(s, e1, { name: 'Bravo', provider: 'tc', price: '15', currency: 'EUR', 'ticket[capacity]': '100', start_date: '2030-01-01', end_date: '2030-02-01' });
+  t.bravo = await ticketId(s, e1, {
+    name: 'Bravo',
+    provider: 'tc',
+    price: '15',
+    currency: 'EUR',
+    'ticket[capacity]': '100',
+    start_date: '2030-01-01',
+    end_date: '2030-02-01',
+  });
   t.charlie = await ticketId(s, e2, { name: 'Charlie', provider: 'tc', price: '5', 'ticket[capacity]': '50' });
   t.delta = await ticketId(s, e2, { name: 'Delta' });
   t.echo = await ticketId(s, draftEvent, { name: 'Echo' });
@@ -52,7 +61,11 @@ describe('GET /tickets', () => {
     assert.deepEqual(ids(p2), [t.delta]);
     const p3 = await call(`${tix(s)}/tickets?page=3`);
     assert.equal(p3.status, 400);
-    assert.deepEqual(p3.body, { code: 'invalid-page-number', message: 'The page number requested is larger than the number of pages available.', data: { status: 400 } });
+    assert.deepEqual(p3.body, {
+      code: 'invalid-page-number',
+      message: 'The page number requested is larger than the number of pages available.',
+      data: { status: 400 },
+    });
     // As the original: page=0 or a word is the first page.
     for (const p of ['0', 'x']) {
       const first = await call(`${tix(s)}/tickets?page=${p}`);
@@ -86,7 +99,11 @@ describe('GET /tickets', () => {
     assert.deepEqual(ids(await call(`${tix(s)}/tickets?per_page=10&order=DESC`)), [t.alpha, t.bravo, t.charlie, t.delta]);
     assert.deepEqual(ids(await call(`${tix(s)}/tickets?per_page=10&orderby=id`)), [t.delta, t.charlie, t.bravo, t.alpha]);
     assert.deepEqual(ids(await call(`${tix(s)}/tickets?per_page=10&orderby=id&order=ASC`)), [t.alpha, t.bravo, t.charlie, t.delta]);
-    assert.deepEqual(ids(await call(`${tix(s)}/tickets?per_page=10&orderby=include&include=${t.charlie},${t.alpha},${t.delta}`)), [t.charlie, t.alpha, t.delta]);
+    assert.deepEqual(ids(await call(`${tix(s)}/tickets?per_page=10&orderby=include&include=${t.charlie},${t.alpha},${t.delta}`)), [
+      t.charlie,
+      t.alpha,
+      t.delta,
+    ]);
     assert.deepEqual(ids(await call(`${tix(s)}/tickets?per_page=10&orderby=slug&order=DESC`)), [t.delta, t.charlie, t.bravo, t.alpha]);
     assert.equal((await call(`${tix(s)}/tickets?orderby=price`)).status, 400);
   });
@@ -140,7 +157,14 @@ describe('GET /tickets', () => {
   test('managers get attendees and check-in stats per ticket', async () => {
     const r = await list(`include=${t.alpha}`);
     assert.equal(r.body.tickets[0].attendees.length, 2);
-    assert.deepEqual(r.body.tickets[0].capacity_details, { available_percentage: 0, available: 0, max: 2, sold: 2, pending: 0, global_stock_mode: 'own' });
+    assert.deepEqual(r.body.tickets[0].capacity_details, {
+      available_percentage: 0,
+      available: 0,
+      max: 2,
+      sold: 2,
+      pending: 0,
+      global_stock_mode: 'own',
+    });
     assert.equal(r.body.tickets[0].is_available, false);
   });
 

@@ -9,12 +9,50 @@ let event: number;
 let rsvp: number;
 let paid: number;
 
-const BASE_KEYS = ['description', 'capacity', 'on_sale', 'iac', 'price_suffix', 'post_id', 'provider', 'id', 'type', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'title', 'image', 'available_from', 'available_from_details', 'available_until', 'available_until_details', 'capacity_details', 'is_available', 'cost', 'cost_details', 'sale_price_data', 'supports_attendee_information', 'attendees'];
+const BASE_KEYS = [
+  'description',
+  'capacity',
+  'on_sale',
+  'iac',
+  'price_suffix',
+  'post_id',
+  'provider',
+  'id',
+  'type',
+  'global_id',
+  'global_id_lineage',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'title',
+  'image',
+  'available_from',
+  'available_from_details',
+  'available_until',
+  'available_until_details',
+  'capacity_details',
+  'is_available',
+  'cost',
+  'cost_details',
+  'sale_price_data',
+  'supports_attendee_information',
+  'attendees',
+];
 
 beforeAll(async () => {
   s = await startTestServer();
   event = await makeEvent(s, { title: 'Gig' });
-  rsvp = await ticketId(s, event, { name: 'Free entry', 'ticket[capacity]': '10', start_date: '2020-01-02', start_time: '08:00', end_date: '2050-03-01', end_time: '20:00:00' });
+  rsvp = await ticketId(s, event, {
+    name: 'Free entry',
+    'ticket[capacity]': '10',
+    start_date: '2020-01-02',
+    start_time: '08:00',
+    end_date: '2050-03-01',
+    end_time: '20:00:00',
+  });
   paid = await ticketId(s, event, { provider: 'tc', name: 'VIP', price: '1', description: 'Front row' });
   const r = await buy(s, [{ ticket_id: rsvp, quantity: 3 }]);
   assert.equal(r.status, 201, JSON.stringify(r.body));
@@ -46,7 +84,15 @@ describe('GET /tickets/{id}', () => {
   test('a paid ticket formats its cost; an unset window reads as the epoch', async () => {
     const r = await call(`${tix(s)}/tickets/${paid}`);
     assert.equal(r.body.cost, '$1.00');
-    assert.deepEqual(r.body.cost_details, { currency_symbol: '$', currency_position: 'prefix', values: ['1'], suffix: null, currency_decimal_separator: '.', currency_decimal_numbers: 2, currency_thousand_separator: ',' });
+    assert.deepEqual(r.body.cost_details, {
+      currency_symbol: '$',
+      currency_position: 'prefix',
+      values: ['1'],
+      suffix: null,
+      currency_decimal_separator: '.',
+      currency_decimal_numbers: 2,
+      currency_thousand_separator: ',',
+    });
     assert.equal(r.body.description, 'Front row');
     assert.equal(r.body.capacity, -1);
     assert.deepEqual(r.body.capacity_details, { available_percentage: 100, available: -1 });
@@ -77,7 +123,16 @@ describe('GET /tickets/{id}', () => {
   test('editor: editor fields, fees and nonces after rest_url; RSVP: on_sale null, sale_price_data [], sku null', async () => {
     const r = await call(`${tix(s)}/tickets/${rsvp}`, { auth: s.userAuth('organizer') });
     assert.equal(r.status, 200);
-    assert.deepEqual(Object.keys(r.body).slice(-8), ['rest_url', 'capacity_type', 'sku', 'available_from_start_time', 'available_from_end_time', 'totals', 'fees', 'nonces']);
+    assert.deepEqual(Object.keys(r.body).slice(-8), [
+      'rest_url',
+      'capacity_type',
+      'sku',
+      'available_from_start_time',
+      'available_from_end_time',
+      'totals',
+      'fees',
+      'nonces',
+    ]);
     assert.deepEqual(r.body.fees, { available_fees: [], automatic_fees: [], selected_fees: [] });
     assert.equal(r.body.on_sale, null);
     assert.deepEqual(r.body.sale_price_data, []);

@@ -23,14 +23,21 @@ const code = { attendeeId: 5, eventId: 10, securityCode: 'c0ffee1234' };
 describe('decideScan', () => {
   test('admits a valid, unused, paid ticket', () => {
     assert.deepEqual(decideScan(code, subject(), ctx), {
-      kind: 'admitted', attendeeId: 5, name: 'Mari Maasikas', ticketTitle: 'General',
+      kind: 'admitted',
+      attendeeId: 5,
+      name: 'Mari Maasikas',
+      ticketTitle: 'General',
     });
   });
   test('says when and where an attendee was already checked in', () => {
     const v = decideScan(code, subject({ checkedIn: true, checkin: { date: '2026-11-22 09:58:00', deviceId: 'door-b' } }), ctx);
     assert.deepEqual(v, {
-      kind: 'already', attendeeId: 5, name: 'Mari Maasikas', ticketTitle: 'General',
-      checkedInAt: '2026-11-22 09:58:00', deviceId: 'door-b',
+      kind: 'already',
+      attendeeId: 5,
+      name: 'Mari Maasikas',
+      ticketTitle: 'General',
+      checkedInAt: '2026-11-22 09:58:00',
+      deviceId: 'door-b',
     });
   });
   test('names each reason a ticket is not valid', () => {
@@ -50,7 +57,11 @@ describe('decideScan', () => {
     assert.deepEqual(v, { kind: 'invalid', reason: 'wrong_security_code', attendeeId: 5, name: null });
   });
   test('a well-formed code for this event the cache does not know is "not in the list yet", never not valid', () => {
-    assert.deepEqual(decideScan(code, undefined, { ...ctx, lastSyncAt: now - 120_000 }), { kind: 'not_in_list', attendeeId: 5, syncedAgoMs: 120_000 });
+    assert.deepEqual(decideScan(code, undefined, { ...ctx, lastSyncAt: now - 120_000 }), {
+      kind: 'not_in_list',
+      attendeeId: 5,
+      syncedAgoMs: 120_000,
+    });
     assert.deepEqual(decideScan(code, undefined, { ...ctx, lastSyncAt: null }), { kind: 'not_in_list', attendeeId: 5, syncedAgoMs: null });
   });
   test('a re-scan of an attendee this device admitted is "already admitted here", with how long ago', () => {

@@ -4,8 +4,7 @@ import { parseTicketCode, ticketCodeUrl } from '../../../shared/checkin/ticket-c
 
 describe('parseTicketCode', () => {
   test('reads the original Event Tickets check-in URL', () => {
-    const url =
-      'http://127.0.0.1:8080/?event_qr_code=1&ticket_id=57&event_id=12&security_code=0a1b2c3d4e&path=%2Fevt%2Ftickets%2Fv1%2Fqr';
+    const url = 'http://127.0.0.1:8080/?event_qr_code=1&ticket_id=57&event_id=12&security_code=0a1b2c3d4e&path=%2Fevt%2Ftickets%2Fv1%2Fqr';
     assert.deepEqual(parseTicketCode(url), { attendeeId: 57, eventId: 12, securityCode: '0a1b2c3d4e' });
   });
   test('round-trips what ticketCodeUrl builds', () => {

@@ -4,7 +4,12 @@ import { classifyCheckinResponse, BatchRequest, BatchResponse, CheckinBody, chec
 import { isoWithOffset, makeNonce } from '../../../shared/checkin/ids.ts';
 
 const attendee = {
-  id: 5, post_id: 10, ticket_id: 3, status: 'publish', title: 'A', checked_in: true,
+  id: 5,
+  post_id: 10,
+  ticket_id: 3,
+  status: 'publish',
+  title: 'A',
+  checked_in: true,
   checkin_details: { date: '2026-11-22 10:00:00', date_details: {}, source: 'kiosk', author: '1', device_id: 'door-a' },
 };
 
@@ -12,7 +17,8 @@ describe('classifyCheckinResponse', () => {
   test('sorts every answer the contract names', () => {
     assert.equal(classifyCheckinResponse(201, attendee).kind, 'accepted');
     const conflict = classifyCheckinResponse(400, {
-      code: 'tec-et-attendee-already-checked-in', message: 'Attendee is already checked in.',
+      code: 'tec-et-attendee-already-checked-in',
+      message: 'Attendee is already checked in.',
       data: { status: 400, checkin_details: attendee.checkin_details },
     });
     assert.equal(conflict.kind, 'conflict');
@@ -39,7 +45,10 @@ describe('batch answer shapes', () => {
         null,
       ],
     });
-    assert.deepEqual(r.responses.map((x) => x?.headers), [{ Allow: 'GET, POST, PUT, PATCH' }, {}, {}, undefined]);
+    assert.deepEqual(
+      r.responses.map((x) => x?.headers),
+      [{ Allow: 'GET, POST, PUT, PATCH' }, {}, {}, undefined],
+    );
   });
 });
 

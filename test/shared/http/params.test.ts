@@ -25,7 +25,10 @@ describe('WordPress-style parameters', () => {
   });
 
   test('core messages and codes; every invalid parameter reported together', () => {
-    const body = fails({ i: integer({ minimum: 1 }), b: boolean(), e: enumString(['a', 'b', 'c']), one: enumString(['x']) }, { i: '0', b: 'yes', e: 'd', one: 'y' });
+    const body = fails(
+      { i: integer({ minimum: 1 }), b: boolean(), e: enumString(['a', 'b', 'c']), one: enumString(['x']) },
+      { i: '0', b: 'yes', e: 'd', one: 'y' },
+    );
     assert.equal(body.code, 'rest_invalid_param');
     assert.equal(body.message, 'Invalid parameter(s): i, b, e, one');
     assert.deepEqual(body.data.params, {
@@ -56,7 +59,13 @@ describe('WordPress-style parameters', () => {
   });
 
   test('argJson shows only JSON-schema keywords plus required, without safe-integer bounds', () => {
-    assert.deepEqual(argJson(integer({ description: 'x', default: 1, minimum: 1 })), { description: 'x', default: 1, type: 'integer', minimum: 1, required: false });
+    assert.deepEqual(argJson(integer({ description: 'x', default: 1, minimum: 1 })), {
+      description: 'x',
+      default: 1,
+      type: 'integer',
+      minimum: 1,
+      required: false,
+    });
     assert.deepEqual(argJson(idList({ required: true })), { type: 'array', items: { type: 'integer', minimum: 0 }, required: true });
     assert.deepEqual(argJson(enumString(['a', 'b'])), { type: 'string', enum: ['a', 'b'], required: false });
   });

@@ -21,7 +21,10 @@ describe('validUploadName', () => {
     // Plain random strings almost never end in an allowed extension, so names are also built from allowed and
     // risky characters with an extension on the end: the check below must run on accepted names, not just skip.
     const unit = fc.constantFrom(...'aZ09 ._()-/\\%:~'.split(''), '\u0000');
-    const names = fc.oneof(fc.string({ maxLength: 40 }), fc.tuple(fc.string({ unit, maxLength: 36 }), fc.constantFrom('.png', '.txt', '.pdf', '.exe', '')).map(([a, ext]) => a + ext));
+    const names = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.tuple(fc.string({ unit, maxLength: 36 }), fc.constantFrom('.png', '.txt', '.pdf', '.exe', '')).map(([a, ext]) => a + ext),
+    );
     let accepted = 0;
     fc.assert(
       fc.property(names, (name) => {
