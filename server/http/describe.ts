@@ -98,6 +98,8 @@ const ErrorEnvelope = z.object({
     params: z.record(z.string(), z.string()).optional(),
     details: z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]).optional(),
   }),
+  /** WP_Error's further data, e.g. `term_exists` repeats the clashing term's ID. */
+  additional_data: z.array(z.unknown()).optional(),
 });
 
 /** A namespace index (`GET /<namespace>`), as WordPress builds it. */

@@ -6,16 +6,22 @@ export class HttpError extends Error {
   readonly status: number;
   readonly code: string;
   readonly data: Record<string, unknown>;
+  /** WP_Error's further data (`additional_data` after `data`), e.g. core's `term_exists` repeats the term ID. */
+  readonly additional?: unknown[];
+  /** Headers the answer carries (e.g. an `Allow` narrower than the route's, as WordPress checks it per ID). */
+  answerHeaders?: Record<string, string>;
 
-  constructor(status: number, code: string, message: string, data: Record<string, unknown> = {}) {
+  constructor(status: number, code: string, message: string, data: Record<string, unknown> = {}, additional?: unknown[]) {
     super(message);
     this.status = status;
     this.code = code;
     this.data = data;
+    this.additional = additional;
   }
 
-  body(): { code: string; message: string; data: Record<string, unknown> } {
-    return { code: this.code, message: this.message, data: { status: this.status, ...this.data } };
+  body(): { code: string; message: string; data: Record<string, unknown>; additional_data?: unknown[] } {
+    const out = { code: this.code, message: this.message, data: { status: this.status, ...this.data } };
+    return this.additional ? { ...out, additional_data: this.additional } : out;
   }
 }
 

@@ -16,5 +16,7 @@ export const created = (body: unknown, headers?: Record<string, string>): Result
 
 /** An error answer that still commits the handler's transaction (e.g. a losing scan is recorded). */
 export function errorResult(e: HttpError): Result {
-  return { status: e.status, body: e.body(), isError: true };
+  return e.answerHeaders
+    ? { status: e.status, body: e.body(), isError: true, headers: e.answerHeaders }
+    : { status: e.status, body: e.body(), isError: true };
 }

@@ -61,11 +61,13 @@ export const eventListArgs = {
   geoloc: boolean({ description: 'Requires Events Calendar Pro. Events should be filtered by whether their venue has geolocation data' }),
   geoloc_lat: number({
     description: 'Requires Events Calendar Pro. Events should be filtered by their venue latitude location, must also provide geoloc_lng',
+    extra: { format: 'double' },
     minimum: -90,
     maximum: 90,
   }),
   geoloc_lng: number({
     description: 'Requires Events Calendar Pro. Events should be filtered by their venue longitude location, must also provide geoloc_lat',
+    extra: { format: 'double' },
     minimum: -180,
     maximum: 180,
   }),

@@ -99,7 +99,7 @@ export const attendeeListArgs = {
   offset: integer({ description: 'Offset the results by a specific number of items', minimum: 0 }),
   order,
   orderby: enumString(['id', 'date', 'include', 'title', 'slug'], { description: 'Sort results by the specified field', default: 'id' as const }),
-  post_id: integer({ description: 'Limit results to attendees by the post the ticket is associated with', minimum: 1 }),
+  post_id: integer({ description: 'Limit results to attendees by the post the ticket is associated with', style: 'callback', minimum: 1 }),
   ticket_id: integer({ description: 'Limit results to attendees associated with a ticket', minimum: 1 }),
   after: dateArg('Limit results to attendees created on or after the specified UTC date or timestamp'),
   before: dateArg('Limit results to attendees created on or before the specified UTC date or timestamp'),
@@ -155,7 +155,8 @@ const email = custom(
     .trim()
     .pipe(z.email({ error: 'Invalid email.' })),
   z.string(),
-  { description: 'The attendee e-mail address', required: true, extra: { format: 'email' } },
+  // Event Tickets checks it in a validate callback: a failure is "Invalid parameter." with no details.
+  { description: 'The attendee e-mail address', required: true, style: 'callback', extra: { format: 'email' } },
 );
 
 const write = { batch: true as const };
@@ -177,7 +178,8 @@ export const ticketsRoutes = {
     route: '/tickets/(?P<id>\\d+)',
     methods: ['GET'],
     permission: 'public',
-    args: { id: id('The ticket ID'), ...tl },
+    // Event Tickets checks the ID in a validate callback: 0 is "Invalid parameter." with no details.
+    args: { id: integer({ description: 'The ticket ID', required: true, in: 'path', minimum: 1, style: 'callback' }), ...tl },
     summary: 'Returns a single ticket data',
     doc: {
       responses: {
@@ -357,8 +359,9 @@ export const ticketsRoutes = {
     ...write,
     args: {
       provider: string({ description: 'The cart provider', required: true }),
-      tickets: array({ description: 'List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}]' }),
-      meta: array({ description: 'List of meta for each ticket to be saved for Attendee Registration' }),
+      // Shown as Event Tickets shows them (default null); never applied: a field not sent stays unsent.
+      tickets: array({ description: 'List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}]', extra: { default: null } }),
+      meta: array({ description: 'List of meta for each ticket to be saved for Attendee Registration', extra: { default: null } }),
       post_id: integer({ description: 'The post ID', minimum: 1 }),
       ...tl,
     },

@@ -34,7 +34,13 @@ function truthy(v: unknown): boolean | undefined {
 function load(ctx: Ctx, kind: LinkedKind, id: number): PostRow {
   const p = id > 0 ? getPost(ctx.db, id) : undefined;
   // TEC validates the ID argument with is_venue_id / is_organizer_id: a failure is a parameter error.
-  if (!p || p.type !== kind) throw invalidParam('id');
+  if (!p || p.type !== kind) {
+    const e = invalidParam('id');
+    // Its edit and delete permission checks ask for rights on that post (edit_post): with no post by that ID
+    // the Allow is GET alone; another post type's ID still gives the route's methods.
+    if (!p) e.answerHeaders = { Allow: 'GET' };
+    throw e;
+  }
   return p;
 }
 

@@ -45,7 +45,10 @@ function checkParent(ctx: Ctx, taxonomy: string, parent: number | undefined, sel
 function exists(ctx: Ctx, taxonomy: string, name: string, slug: string | undefined, self: number): void {
   const clash = findTermByName(ctx.db, taxonomy, name);
   if (clash && clash.id !== self) {
-    throw new HttpError(400, 'term_exists', 'A term with the name provided already exists in this taxonomy.', { term_id: clash.id });
+    throw new HttpError(400, 'term_exists', 'A term with the name provided already exists in this taxonomy.', { term_id: clash.id }, [
+      clash.id,
+      clash.id,
+    ]);
   }
   if (slug) {
     const s = findTermBySlug(ctx.db, taxonomy, slug);
@@ -76,9 +79,8 @@ function write(
     const name = input.name!.trim();
     const finalSlug = slug ?? (sanitizeSlug(name) || 'term');
     if (!slug && findTermBySlug(ctx.db, taxonomy, finalSlug)) {
-      throw new HttpError(400, 'term_exists', 'A term with the name provided already exists in this taxonomy.', {
-        term_id: findTermBySlug(ctx.db, taxonomy, finalSlug)!.id,
-      });
+      const id = findTermBySlug(ctx.db, taxonomy, finalSlug)!.id;
+      throw new HttpError(400, 'term_exists', 'A term with the name provided already exists in this taxonomy.', { term_id: id }, [id, id]);
     }
     return insertTerm(ctx.db, {
       taxonomy,
@@ -181,7 +183,12 @@ function endpoints(plural: Plural): Endpoint[] {
         headers: { Location: ctx.urls.rest(`${base}/${id}`) },
       };
     }),
-    implement(routes.read, (input, ctx) => ok(writtenTerm(ctx, plural, load(ctx, taxonomy, input.id)))),
+    implement(routes.read, (input, ctx) => {
+      const body = writtenTerm(ctx, plural, load(ctx, taxonomy, input.id));
+      // `context=embed`: core's term schema gives count, description, parent and meta in view and edit only.
+      if (ctx.req.params.context === 'embed') for (const k of ['count', 'description', 'parent', 'meta']) delete body[k];
+      return ok(body);
+    }),
     implement(routes.update, (input, ctx) => {
       const t = load(ctx, taxonomy, input.id);
       write(ctx, taxonomy, input, t);

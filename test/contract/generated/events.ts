@@ -1004,6 +1004,7 @@ export interface components {
         };
         [key: string]: unknown;
       };
+      additional_data?: unknown[];
     };
     NamespaceIndex: {
       namespace: string;

@@ -1143,6 +1143,7 @@ export interface components {
         };
         [key: string]: unknown;
       };
+      additional_data?: unknown[];
     };
     NamespaceIndex: {
       namespace: string;
@@ -2912,9 +2913,15 @@ export interface operations {
         "application/json": {
           /** @description The cart provider */
           provider: string;
-          /** @description List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}] */
+          /**
+           * @description List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}]
+           * @default null
+           */
           tickets?: unknown[];
-          /** @description List of meta for each ticket to be saved for Attendee Registration */
+          /**
+           * @description List of meta for each ticket to be saved for Attendee Registration
+           * @default null
+           */
           meta?: unknown[];
           /** @description The post ID */
           post_id?: number;
@@ -2927,9 +2934,15 @@ export interface operations {
         "application/x-www-form-urlencoded": {
           /** @description The cart provider */
           provider: string;
-          /** @description List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}] */
+          /**
+           * @description List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}]
+           * @default null
+           */
           tickets?: unknown[];
-          /** @description List of meta for each ticket to be saved for Attendee Registration */
+          /**
+           * @description List of meta for each ticket to be saved for Attendee Registration
+           * @default null
+           */
           meta?: unknown[];
           /** @description The post ID */
           post_id?: number;
@@ -2993,9 +3006,15 @@ export interface operations {
         "application/json": {
           /** @description The cart provider */
           provider: string;
-          /** @description List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}] */
+          /**
+           * @description List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}]
+           * @default null
+           */
           tickets?: unknown[];
-          /** @description List of meta for each ticket to be saved for Attendee Registration */
+          /**
+           * @description List of meta for each ticket to be saved for Attendee Registration
+           * @default null
+           */
           meta?: unknown[];
           /** @description The post ID */
           post_id?: number;
@@ -3008,9 +3027,15 @@ export interface operations {
         "application/x-www-form-urlencoded": {
           /** @description The cart provider */
           provider: string;
-          /** @description List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}] */
+          /**
+           * @description List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}]
+           * @default null
+           */
           tickets?: unknown[];
-          /** @description List of meta for each ticket to be saved for Attendee Registration */
+          /**
+           * @description List of meta for each ticket to be saved for Attendee Registration
+           * @default null
+           */
           meta?: unknown[];
           /** @description The post ID */
           post_id?: number;
@@ -3074,9 +3099,15 @@ export interface operations {
         "application/json": {
           /** @description The cart provider */
           provider: string;
-          /** @description List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}] */
+          /**
+           * @description List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}]
+           * @default null
+           */
           tickets?: unknown[];
-          /** @description List of meta for each ticket to be saved for Attendee Registration */
+          /**
+           * @description List of meta for each ticket to be saved for Attendee Registration
+           * @default null
+           */
           meta?: unknown[];
           /** @description The post ID */
           post_id?: number;
@@ -3089,9 +3120,15 @@ export interface operations {
         "application/x-www-form-urlencoded": {
           /** @description The cart provider */
           provider: string;
-          /** @description List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}] */
+          /**
+           * @description List of tickets with their ID and quantity: [{ticket_id, quantity, optout?, iac?}]
+           * @default null
+           */
           tickets?: unknown[];
-          /** @description List of meta for each ticket to be saved for Attendee Registration */
+          /**
+           * @description List of meta for each ticket to be saved for Attendee Registration
+           * @default null
+           */
           meta?: unknown[];
           /** @description The post ID */
           post_id?: number;
