@@ -336,14 +336,15 @@ function write(res: Response, result: Result, g: Globals, head: boolean, json?: 
     res.end(head ? undefined : result.raw.payload);
     return;
   }
-  let body = result.body;
+  const plain = !g.fields && !g.envelope && !g.pretty;
+  // A cached answer's body is parsed from its JSON only when something must read it: sent as it is, it is not.
+  let body = plain && json !== undefined ? undefined : result.body;
   if (g.fields && !result.isError) body = filterFields(body, g.fields);
   let status = result.status;
   if (g.envelope) {
     body = { body, status: result.status, headers: envelopeHeaders(res, result) };
     status = 200;
   }
-  const plain = !g.fields && !g.envelope && !g.pretty;
   const text =
     plain && json !== undefined
       ? json

@@ -117,10 +117,12 @@ export const apiReadRecorder: RestResponseFilter = (state, ex, result) => {
   if (ex.method !== 'GET' || ex.caller.kind !== 'anonymous' || result.status !== 200) return result;
   const m = EVENT_READ.exec(ex.route);
   if (!m) return result;
+  // The ID in the path when there is one: a cached answer's body would be parsed from its JSON just to read it.
+  const pathId = m[1] ? /^\/(\d{1,15})$/.exec(m[1])?.[1] : undefined;
   recordHit(state, {
     kind: 'api',
     path: ex.route,
-    postId: m[1] ? singleId(result.body) : 0,
+    postId: pathId ? Number(pathId) : m[1] ? singleId(result.body) : 0,
     ip: ex.ip,
     userAgent: header(ex.headers, 'user-agent'),
     referrer: header(ex.headers, 'referer'),

@@ -52,3 +52,31 @@ describe('response cache', () => {
     assert.equal(env.body.headers['X-TEC-Total'], 0);
   });
 });
+
+describe('a cache hit is sent as stored', () => {
+  test('the stored JSON of an archive and of a single read is not parsed again to answer a hit', async () => {
+    const c = await call(`${s.root}evt/events/v1/events`, {
+      method: 'POST',
+      auth: s.admin,
+      body: { title: 'Parsed once', status: 'publish', start_date: '2032-01-01 10:00', end_date: '2032-01-01 11:00' },
+    });
+    assert.equal(c.status, 201);
+    const urls = [ev(), `${s.root}evt/events/v1/events/${c.body.id}`];
+    // The first read fills the cache; the second is a hit.
+    const first = await Promise.all(urls.map((u) => fetch(u).then((r) => r.text())));
+    const parse = JSON.parse;
+    const parsed: string[] = [];
+    JSON.parse = ((text: string, reviver?: (k: string, v: unknown) => unknown) => {
+      if (typeof text === 'string' && first.includes(text)) parsed.push(text.slice(0, 40));
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    let again: string[];
+    try {
+      again = await Promise.all(urls.map((u) => fetch(u).then((r) => r.text())));
+    } finally {
+      JSON.parse = parse;
+    }
+    assert.deepEqual(again, first);
+    assert.deepEqual(parsed, []);
+  });
+});
