@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { pairingLink } from '../../shared/checkin/pairing.ts';
 import { launchKiosk } from './browser.ts';
-import { buildKioskTo } from './kiosk-build.ts';
-import { serveKiosk, type HttpServer } from './fake-http-server.ts';
 import { modelBackend, realBackend, type Backend } from './backends.ts';
 import { writeY4m, type Shot } from './y4m.ts';
-import { confirmPairing } from './kiosk-page.ts';
+import { confirmPairing, waitFor, waitReady } from './kiosk-page.ts';
+import { kioskSuite } from './kiosk-suite.ts';
 
 /**
  * Issue 12 items 2 and 3 in headless Chromium with the fake camera: a ticket held in view for 12 s is one
@@ -20,46 +17,17 @@ import { confirmPairing } from './kiosk-page.ts';
  */
 
 const FPS = 5;
-let distDir: string;
-let kiosk: HttpServer;
-let work: string;
-const contexts = new Set<BrowserContext>();
-
-beforeAll(async () => {
-  distDir = await buildKioskTo();
-  kiosk = await serveKiosk(distDir);
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-door-e2e-'));
-});
-
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await kiosk?.close();
-  fs.rmSync(distDir, { recursive: true, force: true });
-  fs.rmSync(work, { recursive: true, force: true });
-});
-
-async function waitFor<T>(what: string, probe: () => Promise<T | false | null | undefined>, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const s = kioskSuite('kiosk-door-e2e-');
 
 function video(name: string, shots: Shot[]): string {
-  const file = path.join(work, `${name}.y4m`);
+  const file = path.join(s.work, `${name}.y4m`);
   writeY4m(file, shots, FPS);
   return file;
 }
 
 /** Opens the kiosk; every verdict it shows is recorded in `window.__verdicts` (kind/reason). */
 async function open(profile: string, y4m: string): Promise<Page> {
-  const ctx = await launchKiosk(profile, y4m);
-  contexts.add(ctx);
-  ctx.on('close', () => contexts.delete(ctx));
-  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  const page = await s.track(await launchKiosk(profile, y4m));
   await page.addInitScript(() => {
     const seen: string[] = [];
     (window as unknown as { __verdicts: string[] }).__verdicts = seen;
@@ -71,7 +39,7 @@ async function open(profile: string, y4m: string): Promise<Page> {
       }).observe(el, { attributes: true, attributeFilter: ['hidden', 'data-verdict', 'class'] });
     });
   });
-  await page.goto(`${kiosk.base}/kiosk/`);
+  await page.goto(`${s.kiosk.base}/kiosk/`);
   return page;
 }
 
@@ -79,10 +47,10 @@ const verdicts = (page: Page) => page.evaluate(() => (window as unknown as { __v
 
 /** Pairs by link, confirmed by staff, and waits for the whole list. */
 async function pair(page: Page, backend: Backend, apiKey = backend.apiKey): Promise<void> {
-  await page.goto(pairingLink(kiosk.base, { url: backend.root, api_key: apiKey, event_id: backend.eventId }));
+  await page.goto(pairingLink(s.kiosk.base, { url: backend.root, api_key: apiKey, event_id: backend.eventId }));
   await page.locator('#pair-confirm[data-state="ask"]').waitFor();
   await confirmPairing(page);
-  await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 60_000 });
+  await waitReady(page, 60_000);
   await waitFor(
     'the ready line',
     async () => (await page.locator('[data-testid="ready-info"]').getAttribute('data-attendees')) === String(backend.attendees.length),
@@ -94,7 +62,7 @@ async function scenario(backend: Backend): Promise<void> {
   const slug = backend.name.replace(/\W+/g, '-');
 
   // 1. A ticket held in view for 12 s: one scan, one record on the server, no conflict.
-  const profile = path.join(work, `profile-${slug}`);
+  const profile = path.join(s.work, `profile-${slug}`);
   let page = await open(profile, video(`held-${slug}`, [{ text: null, frames: 10 }]));
   await pair(page, backend);
   assert.match(await page.locator('[data-testid="ready-info"]').innerText(), new RegExp(`${backend.attendees.length} attendees ready`));
@@ -135,9 +103,9 @@ async function scenario(backend: Backend): Promise<void> {
 
   // 3. A key for another event is refused at pairing, with the reason.
   const otherKey = await backend.otherEventKey();
-  const fresh = path.join(work, `profile-fresh-${slug}`);
+  const fresh = path.join(s.work, `profile-fresh-${slug}`);
   page = await open(fresh, video(`blank-${slug}`, [{ text: null, frames: 10 }]));
-  await page.goto(pairingLink(kiosk.base, { url: backend.root, api_key: otherKey, event_id: backend.eventId }));
+  await page.goto(pairingLink(s.kiosk.base, { url: backend.root, api_key: otherKey, event_id: backend.eventId }));
   await page.locator('#pair-confirm[data-state="refused"]').waitFor();
   assert.equal(await page.locator('#pc-ok').isVisible(), false);
   assert.match(await page.locator('#pc-event-note').innerText(), /another event/);
@@ -186,7 +154,7 @@ async function against(backend: Backend): Promise<void> {
   try {
     await scenario(backend);
   } finally {
-    for (const ctx of contexts) await ctx.close();
+    for (const ctx of s.contexts) await ctx.close();
     await backend.close();
   }
 }

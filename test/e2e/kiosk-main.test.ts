@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { pairingLink } from '../../shared/checkin/pairing.ts';
 import { FakeDoorServer } from '../renderer/fake-door-server.ts';
 import { launchKiosk } from './browser.ts';
-import { buildKioskTo } from './kiosk-build.ts';
-import { serveKiosk, startFakeHttpServer, type HttpServer } from './fake-http-server.ts';
+import { startFakeHttpServer } from './fake-http-server.ts';
 import { realBackend, type Backend } from './backends.ts';
-import { TEST_PIN, confirmPairing, openStaff, wedgeScan } from './kiosk-page.ts';
+import { TEST_PIN, confirmPairing, cutNetwork, firstQueuedScanAt, openStaff, waitFor, waitReady, wedgeScan } from './kiosk-page.ts';
+import { kioskSuite } from './kiosk-suite.ts';
 
 /**
  * Issue 12 items 5, 6, 7 and 9 in headless Chromium: the door's main screen (counters, the last scans, the
@@ -19,42 +17,13 @@ import { TEST_PIN, confirmPairing, openStaff, wedgeScan } from './kiosk-page.ts'
  * the server's Date, the scanner test), and the Estonian texts, including a refusal by the server.
  */
 
-let distDir: string;
-let kiosk: HttpServer;
-let work: string;
-const contexts = new Set<BrowserContext>();
-
-beforeAll(async () => {
-  distDir = await buildKioskTo();
-  kiosk = await serveKiosk(distDir);
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-main-e2e-'));
-});
-
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await kiosk?.close();
-  fs.rmSync(distDir, { recursive: true, force: true });
-  fs.rmSync(work, { recursive: true, force: true });
-});
-
-async function waitFor<T>(what: string, probe: () => Promise<T | false | null | undefined>, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+const s = kioskSuite('kiosk-main-e2e-');
 
 /** A door PC with a barcode scanner only (no camera): scans are typed by the wedge. */
 async function open(name: string): Promise<Page> {
-  const ctx = await launchKiosk(path.join(work, name), 'no-camera');
-  contexts.add(ctx);
-  ctx.on('close', () => contexts.delete(ctx));
-  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  const page = await s.track(await launchKiosk(path.join(s.work, name), 'no-camera'));
   await page.setViewportSize({ width: 1280, height: 800 });
-  await page.goto(`${kiosk.base}/kiosk/`);
+  await page.goto(`${s.kiosk.base}/kiosk/`);
   // The app has started once it has translated the page.
   await page.waitForFunction(() => document.title === 'Doorstep door' || document.title === 'Doorstep uks');
   return page;
@@ -95,7 +64,7 @@ describe('the door kiosk main screen (headless Chromium)', () => {
       const page = await open('main');
 
       // Pairing by link asks for a supervisor PIN to set; it cannot be skipped or mistyped.
-      await page.goto(pairingLink(kiosk.base, { url: backend.root, api_key: backend.apiKey, event_id: backend.eventId }));
+      await page.goto(pairingLink(s.kiosk.base, { url: backend.root, api_key: backend.apiKey, event_id: backend.eventId }));
       await page.locator('#pair-confirm[data-state="ask"]').waitFor();
       assert.equal(await page.locator('#pair-confirm').getAttribute('data-pin'), 'set');
       await page.locator('#pc-ok').click();
@@ -106,7 +75,7 @@ describe('the door kiosk main screen (headless Chromium)', () => {
       assert.equal(await page.locator('#pc-pin-error').innerText(), 'The two PINs are not the same');
       assert.equal(await page.locator('#pair-confirm').isVisible(), true);
       await confirmPairing(page);
-      await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 60_000 });
+      await waitReady(page, 60_000);
       const stored = await page.evaluate(
         () =>
           new Promise<unknown>((resolve) => {
@@ -166,22 +135,10 @@ describe('the door kiosk main screen (headless Chromium)', () => {
       assert.doesNotMatch(await page.locator('body').innerText(), /@example\.test/, 'locking hides e-mails again');
 
       // A conflict: this kiosk admitted Guest 4 offline; Door 2 admitted them 19 s later but reached the server first.
-      await page.context().route(
-        (url) => url.href.startsWith(backend.base),
-        (route) => route.abort('internetdisconnected'),
-      );
+      await cutNetwork(page.context(), backend.base);
       assert.equal((await scan(page, a4.ticketUrl)).verdict, 'admitted');
       await waitFor('the queued scan', async () => (await pending(page)) === 1);
-      const ourScanAt = await page.evaluate(
-        () =>
-          new Promise<number>((resolve) => {
-            const req = indexedDB.open('doorstep-kiosk');
-            req.onsuccess = () => {
-              const all = req.result.transaction('outbox').objectStore('outbox').getAll();
-              all.onsuccess = () => resolve(all.result[0].scanAt);
-            };
-          }),
-      );
+      const ourScanAt = await firstQueuedScanAt(page);
       await backend.admitElsewhere(a4.id, 'Door 2', Math.ceil((ourScanAt + 19_000) / 1000) * 1000);
       await page.context().unrouteAll();
       await openStaff(page);
@@ -238,9 +195,9 @@ describe('the door kiosk main screen (headless Chromium)', () => {
       model.now = () => Date.now() - 5 * 60_000;
       const page = await open('estonian');
       await page.locator('#lang').selectOption('et');
-      await page.goto(pairingLink(kiosk.base, { url: srv.root, api_key: 'door-key', event_id: model.eventId }));
+      await page.goto(pairingLink(s.kiosk.base, { url: srv.root, api_key: 'door-key', event_id: model.eventId }));
       await confirmPairing(page);
-      await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 60_000 });
+      await waitReady(page, 60_000);
 
       // Preflight: the clock is 5 min off the server's Date (a warning), the scanner test shows what was read.
       await page.locator('#preflight-toggle').click();

@@ -1,18 +1,17 @@
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { pairingLink, type PairingPayload } from '../../shared/checkin/pairing.ts';
 import { KIOSK_HEADERS } from '../../server/site.ts';
 import { FakeDoorServer } from '../renderer/fake-door-server.ts';
-import { CHROMIUM, HEADLESS_ARGS } from './browser.ts';
-import { buildKioskTo } from './kiosk-build.ts';
 import { startFakeHttpServer, type FakeHttpServer } from './fake-http-server.ts';
-import { confirmPairing, openStaff, wedgeScan as burstScan } from './kiosk-page.ts';
+import { confirmPairing, openStaff, waitFor, waitReady, wedgeScan as burstScan } from './kiosk-page.ts';
+import { kioskSuite, launchDoorPc } from './kiosk-suite.ts';
 
 /**
  * Issue 12 item 8 in headless Chromium.
@@ -27,20 +26,7 @@ import { confirmPairing, openStaff, wedgeScan as burstScan } from './kiosk-page.
  */
 
 const LAN_HOST = 'door-pc.venue-lan.test';
-let distDir: string;
-let work: string;
-const contexts = new Set<BrowserContext>();
-
-beforeAll(async () => {
-  distDir = await buildKioskTo();
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-offline-e2e-'));
-});
-
-afterAll(async () => {
-  for (const ctx of contexts) await ctx.close();
-  fs.rmSync(distDir, { recursive: true, force: true });
-  fs.rmSync(work, { recursive: true, force: true });
-});
+const s = kioskSuite('kiosk-offline-e2e-', { serve: false });
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -84,27 +70,8 @@ async function hostKiosk(dir: string): Promise<KioskHost> {
   return host;
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | false | null | undefined>, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function launch(profile: string, args: string[] = []): Promise<{ ctx: BrowserContext; page: Page }> {
-  const ctx = await chromium.launchPersistentContext(path.join(work, profile), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [...HEADLESS_ARGS, ...args],
-    viewport: { width: 1280, height: 800 },
-  });
-  contexts.add(ctx);
-  ctx.on('close', () => contexts.delete(ctx));
-  const page = ctx.pages()[0] ?? (await ctx.newPage());
-  return { ctx, page };
+  return launchDoorPc(s, profile, args);
 }
 
 async function venue(): Promise<{ api: FakeHttpServer; pairing: PairingPayload; tickets: string[] }> {
@@ -118,7 +85,7 @@ async function pair(page: Page, base: string, pairing: PairingPayload): Promise<
   await page.goto(pairingLink(base, pairing));
   await page.locator('#pair-confirm[data-state="ask"]').waitFor({ timeout: 30_000 });
   await confirmPairing(page);
-  await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 30_000 });
+  await waitReady(page, 30_000);
   await waitFor('the event title', async () => (await page.locator('#event-title').innerText()) === 'Door test event');
 }
 
@@ -146,7 +113,7 @@ describe('the browser kiosk as a PWA (headless Chromium)', () => {
   test('manifest and service worker; a reload and a cold start with no network open the kiosk and admit a cached ticket; a new build replaces the cache', {
     timeout: 180_000,
   }, async () => {
-    const kiosk = await hostKiosk(distDir);
+    const kiosk = await hostKiosk(s.distDir);
     const { api, pairing, tickets } = await venue();
     try {
       let { ctx, page } = await launch('pwa');
@@ -183,7 +150,7 @@ describe('the browser kiosk as a PWA (headless Chromium)', () => {
       await ctx.setOffline(true);
       const before = kiosk.requests.length;
       await page.reload();
-      await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 30_000 });
+      await waitReady(page, 30_000);
       assert.equal(await page.locator('#event-title').innerText(), 'Door test event');
       assert.equal(await wedgeScan(page, tickets[0]), 'admitted');
       assert.equal(await page.locator('#verdict').getAttribute('data-mode'), 'offline');
@@ -198,7 +165,7 @@ describe('the browser kiosk as a PWA (headless Chromium)', () => {
       ({ ctx, page } = await launch('pwa'));
       await ctx.setOffline(true);
       await page.goto(`${kiosk.base}/kiosk/`);
-      await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 30_000 });
+      await waitReady(page, 30_000);
       assert.equal(await wedgeScan(page, tickets[1]), 'admitted');
       // The first scan was not lost over the restart: the same ticket again is already in.
       assert.notEqual(await wedgeScan(page, tickets[0]), 'admitted');
@@ -224,7 +191,7 @@ describe('the browser kiosk as a PWA (headless Chromium)', () => {
       // A new build is deployed (here: the same files with a changed page and a new worker version). A reload
       // installs it; the kiosk then runs the new page and only the new cache is left.
       const next = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-dist-next-'));
-      fs.cpSync(distDir, next, { recursive: true });
+      fs.cpSync(s.distDir, next, { recursive: true });
       const index = path.join(next, 'index.html');
       fs.writeFileSync(index, fs.readFileSync(index, 'utf8').replace('</body>', '<p id="build-marker" hidden>next</p></body>'));
       const swFile = path.join(next, 'sw.js');
@@ -241,7 +208,7 @@ describe('the browser kiosk as a PWA (headless Chromium)', () => {
           return Object.keys(now).length === 1 && !(oldCache in now) ? now : null;
         });
         assert.match(Object.keys(caches2)[0], /:0000000000000000$/);
-        await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 30_000 });
+        await waitReady(page, 30_000);
         assert.equal(await wedgeScan(page, tickets[2]), 'admitted');
       } finally {
         fs.rmSync(next, { recursive: true, force: true });
@@ -258,7 +225,7 @@ describe('the camera blocked by the browser (headless Chromium)', () => {
   test('plain http to a LAN address: a visible panel says why and how to fix it (English, Estonian); the barcode scanner checks guests in', {
     timeout: 120_000,
   }, async () => {
-    const kiosk = await hostKiosk(distDir);
+    const kiosk = await hostKiosk(s.distDir);
     const { api, pairing, tickets } = await venue();
     try {
       // A fake camera that would work, were the page allowed to ask for it.
@@ -311,7 +278,7 @@ describe('the camera blocked by the browser (headless Chromium)', () => {
   });
 
   test('a secure page whose camera permission is refused says so; no panel where the camera works', { timeout: 120_000 }, async () => {
-    const kiosk = await hostKiosk(distDir);
+    const kiosk = await hostKiosk(s.distDir);
     const { api, pairing, tickets } = await venue();
     try {
       // A camera, but the permission prompt is never granted (headless: refused).

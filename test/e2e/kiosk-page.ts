@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 
 /** The supervisor PIN the e2e tests set when they pair a kiosk. */
 export const TEST_PIN = '2468';
@@ -34,4 +34,42 @@ export async function wedgeScan(page: Page, code: string): Promise<void> {
     (document.activeElement as HTMLElement | null)?.blur();
     for (const key of [...text, 'Enter']) document.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
   }, code);
+}
+
+/** Polls `probe` until it answers something truthy (returned), or throws after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | false | null | undefined>, timeoutMs = 30_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+/** Waits until the kiosk has the whole attendee list (the status bar says ready). */
+export async function waitReady(page: Page, timeout: number): Promise<void> {
+  await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout });
+}
+
+/** The browser's requests to `base` fail as with the network cut (until `ctx.unrouteAll()`). */
+export async function cutNetwork(ctx: BrowserContext, base: string): Promise<void> {
+  await ctx.route(
+    (url) => url.href.startsWith(base),
+    (route) => route.abort('internetdisconnected'),
+  );
+}
+
+/** The scan time of the first scan queued in the kiosk's outbox (IndexedDB). */
+export function firstQueuedScanAt(page: Page): Promise<number> {
+  return page.evaluate(
+    () =>
+      new Promise<number>((resolve) => {
+        const req = indexedDB.open('doorstep-kiosk');
+        req.onsuccess = () => {
+          const all = req.result.transaction('outbox').objectStore('outbox').getAll();
+          all.onsuccess = () => resolve(all.result[0].scanAt);
+        };
+      }),
+  );
 }

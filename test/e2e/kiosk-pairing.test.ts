@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { pairingLink, type PairingPayload } from '../../shared/checkin/pairing.ts';
 import { FakeDoorServer } from '../renderer/fake-door-server.ts';
-import { CHROMIUM, HEADLESS_ARGS } from './browser.ts';
-import { buildKioskTo } from './kiosk-build.ts';
-import { serveKiosk, startFakeHttpServer, type FakeHttpServer, type HttpServer } from './fake-http-server.ts';
-import { confirmPairing, openStaff, wedgeScan as burstScan } from './kiosk-page.ts';
+import { startFakeHttpServer, type FakeHttpServer } from './fake-http-server.ts';
+import { confirmPairing, cutNetwork, openStaff, waitFor, waitReady, wedgeScan as burstScan } from './kiosk-page.ts';
+import { kioskSuite, launchDoorPc } from './kiosk-suite.ts';
 
 /**
  * Issue 10 item 9 in the real page: a pairing link opened in a paired kiosk (the tab already open, only the
@@ -22,46 +18,11 @@ import { confirmPairing, openStaff, wedgeScan as burstScan } from './kiosk-page.
  */
 
 const HOSTILE_HOST = 'door-attacker.example';
-let distDir: string;
-let kiosk: HttpServer;
-let work: string;
-const contexts = new Set<BrowserContext>();
-
-beforeAll(async () => {
-  distDir = await buildKioskTo();
-  kiosk = await serveKiosk(distDir);
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-pair-e2e-'));
-});
-
-afterAll(async () => {
-  for (const ctx of contexts) await ctx.close();
-  await kiosk?.close();
-  fs.rmSync(distDir, { recursive: true, force: true });
-  fs.rmSync(work, { recursive: true, force: true });
-});
-
-async function waitFor<T>(what: string, probe: () => Promise<T | false | null | undefined>, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const s = kioskSuite('kiosk-pair-e2e-');
 
 /** A door PC with a barcode scanner and no camera. */
 async function launch(profile: string): Promise<{ ctx: BrowserContext; page: Page }> {
-  const ctx = await chromium.launchPersistentContext(path.join(work, profile), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [...HEADLESS_ARGS, `--host-resolver-rules=MAP ${HOSTILE_HOST} 127.0.0.1`],
-    viewport: { width: 1280, height: 800 },
-  });
-  contexts.add(ctx);
-  ctx.on('close', () => contexts.delete(ctx));
-  const page = ctx.pages()[0] ?? (await ctx.newPage());
-  return { ctx, page };
+  return launchDoorPc(s, profile, [`--host-resolver-rules=MAP ${HOSTILE_HOST} 127.0.0.1`]);
 }
 
 /** Two servers: the venue's own, and one an attacker would point the kiosk at. */
@@ -104,13 +65,13 @@ const pending = async (page: Page) => Number(await page.locator('#pending').getA
 
 /** Opens the kiosk by the venue's pairing link and confirms it; returns once the list is cached. */
 async function pairWithVenue(page: Page, venuePairing: PairingPayload): Promise<void> {
-  await page.goto(pairingLink(kiosk.base, venuePairing));
+  await page.goto(pairingLink(s.kiosk.base, venuePairing));
   await page.locator('#pair-confirm[data-state="ask"]').waitFor();
   assert.equal(await page.locator('#pc-server').innerText(), new URL(venuePairing.url).host);
   assert.equal(await page.locator('#pc-event').innerText(), 'Door test event');
   assert.equal(await dialog(page).getAttribute('data-kind'), 'first');
   await confirmPairing(page);
-  await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 30_000 });
+  await waitReady(page, 30_000);
   await waitFor('the event title', async () => (await page.locator('#event-title').innerText()) === 'Door test event');
 }
 
@@ -126,7 +87,7 @@ describe('kiosk pairing asks before replacing (headless Chromium)', () => {
       assert.deepEqual(await storedPairing(page), venuePairing);
 
       // The attacker's link, opened into the tab that already shows the kiosk: only the hash changes.
-      await page.goto(pairingLink(kiosk.base, hostilePairing));
+      await page.goto(pairingLink(s.kiosk.base, hostilePairing));
       await page.locator('#pair-confirm[data-state="ask"]').waitFor();
       assert.equal(new URL(page.url()).hash, '', 'the hash is cleared while the question is open');
       const port = new URL(hostile.base).port;
@@ -163,7 +124,7 @@ describe('kiosk pairing asks before replacing (headless Chromium)', () => {
 
       // A reload does not ask again, and the kiosk still works for the venue.
       await page.reload();
-      await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 30_000 });
+      await waitReady(page, 30_000);
       assert.equal(await dialog(page).isVisible(), false);
       assert.deepEqual(await storedPairing(page), venuePairing);
       await openStaff(page);
@@ -185,15 +146,12 @@ describe('kiosk pairing asks before replacing (headless Chromium)', () => {
       const [guest] = [...venue.model.attendees.values()];
 
       // The venue server drops off the network; a ticket scanned with the barcode scanner is queued.
-      await ctx.route(
-        (url) => url.href.startsWith(venue.base),
-        (route) => route.abort('internetdisconnected'),
-      );
+      await cutNetwork(ctx, venue.base);
       await burstScan(page, venue.model.ticketUrl(guest));
       await waitFor('one queued scan', async () => (await pending(page)) === 1);
       await page.locator('#verdict').click();
 
-      await page.goto(pairingLink(kiosk.base, hostilePairing));
+      await page.goto(pairingLink(s.kiosk.base, hostilePairing));
       await page.locator('#pair-confirm[data-state="blocked"]').waitFor();
       assert.equal(await page.locator('#pc-ok').isDisabled(), true);
       assert.ok(await page.locator('#pc-upload').isVisible());

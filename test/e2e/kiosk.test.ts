@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { pairingLink } from '../../shared/checkin/pairing.ts';
 import { launchKiosk } from './browser.ts';
-import { buildKioskTo } from './kiosk-build.ts';
-import { serveKiosk, type HttpServer } from './fake-http-server.ts';
 import { modelBackend, realBackend, type Backend } from './backends.ts';
 import { writeY4m, type Shot } from './y4m.ts';
-import { confirmPairing, openStaff } from './kiosk-page.ts';
+import { confirmPairing, cutNetwork, openStaff, waitFor } from './kiosk-page.ts';
+import { kioskSuite } from './kiosk-suite.ts';
 
 /**
  * The kiosk in headless Chromium with a fake camera playing QR codes: pair by scanning (and confirming), download, scan
@@ -19,57 +16,25 @@ import { confirmPairing, openStaff } from './kiosk-page.ts';
  */
 
 const FPS = 5;
-let distDir: string;
-let kiosk: HttpServer;
-let work: string;
-
-beforeAll(async () => {
-  distDir = await buildKioskTo();
-  kiosk = await serveKiosk(distDir);
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-e2e-'));
-});
-
-afterAll(async () => {
-  await kiosk?.close();
-  fs.rmSync(distDir, { recursive: true, force: true });
-  fs.rmSync(work, { recursive: true, force: true });
-});
-
-async function waitFor<T>(what: string, probe: () => Promise<T | false | null | undefined>, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const s = kioskSuite('kiosk-e2e-');
 
 function video(name: string, shots: Shot[]): string {
-  const file = path.join(work, `${name}.y4m`);
+  const file = path.join(s.work, `${name}.y4m`);
   writeY4m(file, shots, FPS);
   return file;
 }
 
-/** Every browser still open, so a failed test closes them and the run can end. */
-const openContexts = new Set<BrowserContext>();
 /** Console messages about the Content-Security-Policy: the kiosk must run without tripping it. */
 const cspViolations: string[] = [];
 
 async function open(profile: string, y4m: string, offlineRoot?: string): Promise<{ ctx: BrowserContext; page: Page }> {
   const ctx = await launchKiosk(profile, y4m);
-  openContexts.add(ctx);
-  ctx.on('close', () => openContexts.delete(ctx));
-  if (offlineRoot)
-    await ctx.route(
-      (url) => url.href.startsWith(offlineRoot),
-      (route) => route.abort('internetdisconnected'),
-    );
-  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  const page = await s.track(ctx);
+  if (offlineRoot) await cutNetwork(ctx, offlineRoot);
   page.on('console', (m) => {
     if (/Content.Security.Policy|Refused to/i.test(m.text())) cspViolations.push(m.text());
   });
-  await page.goto(`${kiosk.base}/kiosk/`);
+  await page.goto(`${s.kiosk.base}/kiosk/`);
   return { ctx, page };
 }
 
@@ -78,8 +43,8 @@ const deviceOf = async (page: Page) => (await page.locator('#device').getAttribu
 
 async function scenario(backend: Backend): Promise<void> {
   const [a1, a2, a3, a4, a5, a6] = backend.attendees;
-  const profile = path.join(work, `profile-${backend.name.replace(/\W+/g, '-')}`);
-  const pairing = pairingLink(kiosk.base, { url: backend.root, api_key: backend.apiKey, event_id: backend.eventId });
+  const profile = path.join(s.work, `profile-${backend.name.replace(/\W+/g, '-')}`);
+  const pairing = pairingLink(s.kiosk.base, { url: backend.root, api_key: backend.apiKey, event_id: backend.eventId });
 
   // 1. Pair by scanning the pairing QR, download the list, scan a ticket online.
   let { ctx, page } = await open(
@@ -157,7 +122,7 @@ async function against(backend: Backend): Promise<void> {
   try {
     await scenario(backend);
   } finally {
-    for (const ctx of openContexts) await ctx.close();
+    for (const ctx of s.contexts) await ctx.close();
     await backend.close();
   }
 }

@@ -15,7 +15,7 @@ import { launchKiosk } from './browser.ts';
 import { buildKioskTo } from './kiosk-build.ts';
 import { serveKiosk } from './fake-http-server.ts';
 import { realBackend } from './backends.ts';
-import { confirmPairing, openStaff, wedgeScan } from './kiosk-page.ts';
+import { confirmPairing, cutNetwork, firstQueuedScanAt, openStaff, waitFor, waitReady, wedgeScan } from './kiosk-page.ts';
 import { writeY4m } from './y4m.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -23,14 +23,6 @@ const outDir = path.join(repo, 'docs/screenshots');
 const NAMES = ['Karl Rebane', 'Mari Tamm', 'Jaan Kask', 'Liis Saar', 'Peeter Mets', 'Anna Lepik', 'Toomas Kuusk', 'Kadri Pärn'];
 const LANDSCAPE = { width: 1280, height: 800 };
 const PORTRAIT = { width: 800, height: 1280 };
-
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 async function shot(page: Page, name: string): Promise<void> {
   const file = path.join(outDir, `${name}.png`);
@@ -90,7 +82,7 @@ async function shift(lang: Lang, kioskBase: string, work: string): Promise<void>
     await page.locator('#pc-pin-2').fill('2468');
     await shot(page, `pairing-confirm-${lang}`);
     await confirmPairing(page);
-    await page.waitForFunction(() => document.getElementById('status-bar')?.dataset.ready === 'true', null, { timeout: 60_000 });
+    await waitReady(page, 60_000);
 
     // A few guests at the door.
     const [karl, mari, jaan, liis, peeter] = backend.attendees;
@@ -105,8 +97,8 @@ async function shift(lang: Lang, kioskBase: string, work: string): Promise<void>
       await page.waitForFunction(() => !document.getElementById('verdict')!.hidden);
       await releaseVerdict(page);
     }
-    await until('the counters', async () => (await page.locator('#c-inside').getAttribute('data-value')) === '3');
-    await until('the recent scans', async () => (await page.locator('#recent-list li.recent-row').count()) === 4);
+    await waitFor('the counters', async () => (await page.locator('#c-inside').getAttribute('data-value')) === '3');
+    await waitFor('the recent scans', async () => (await page.locator('#recent-list li.recent-row').count()) === 4);
     await page.locator('#ready-info').evaluate((el) => {
       (el as HTMLElement).hidden = true;
     });
@@ -116,41 +108,29 @@ async function shift(lang: Lang, kioskBase: string, work: string): Promise<void>
     await page.setViewportSize(LANDSCAPE);
 
     // The network drops: Karl is admitted here from the cache, and the kiosk says it needs attention.
-    await ctx.route(
-      (url) => url.href.startsWith(backend.base),
-      (route) => route.abort('internetdisconnected'),
-    );
+    await cutNetwork(ctx, backend.base);
     await wedgeScan(page, karl.ticketUrl);
     await page.waitForFunction(() => !document.getElementById('verdict')!.hidden);
     await releaseVerdict(page);
-    await until('the device banner', async () => page.locator('#device-banner').isVisible(), 60_000);
+    await waitFor('the device banner', async () => page.locator('#device-banner').isVisible(), 60_000);
     await shot(page, `device-banner-${lang}`);
 
     // Door 2 admitted Karl 19 s later but reached the server first: the conflict line on this (losing) kiosk.
-    const ourScanAt = await page.evaluate(
-      () =>
-        new Promise<number>((resolve) => {
-          const req = indexedDB.open('doorstep-kiosk');
-          req.onsuccess = () => {
-            const all = req.result.transaction('outbox').objectStore('outbox').getAll();
-            all.onsuccess = () => resolve(all.result[0].scanAt);
-          };
-        }),
-    );
+    const ourScanAt = await firstQueuedScanAt(page);
     await backend.admitElsewhere(karl.id, lang === 'et' ? 'Uks 2' : 'Door 2', Math.ceil((ourScanAt + 19_000) / 1000) * 1000);
     await ctx.unrouteAll();
     await openStaff(page);
     await page.locator('#sync-now').click();
     await page.locator('#staff-lock').click();
-    await until('the conflict line', async () => page.locator('#conflict-line').isVisible());
-    await until('the banner gone', async () => !(await page.locator('#device-banner').isVisible()));
+    await waitFor('the conflict line', async () => page.locator('#conflict-line').isVisible());
+    await waitFor('the banner gone', async () => !(await page.locator('#device-banner').isVisible()));
     await shot(page, `conflict-${lang}`);
 
     // Ready for doors?
     await page.locator('#preflight-toggle').click();
-    await until('the preflight checks', async () => (await page.locator('#preflight-list .pf-row').count()) === 5);
+    await waitFor('the preflight checks', async () => (await page.locator('#preflight-list .pf-row').count()) === 5);
     await wedgeScan(page, 'DOOR-TEST-0042');
-    await until('the scanner test', async () => page.locator('#preflight-scan').isVisible());
+    await waitFor('the scanner test', async () => page.locator('#preflight-scan').isVisible());
     await shot(page, `preflight-${lang}`);
   } finally {
     await ctx.close();
