@@ -1,5 +1,6 @@
 /**
- * A small synchronous SHA-256 (FIPS 180-4).
+ * A small synchronous SHA-256 (FIPS 180-4), over text (`sha256Hex`: security codes) or bytes (`sha256`: the
+ * kiosk PIN's PBKDF2 where WebCrypto is missing).
  *
  * Why not WebCrypto: `crypto.subtle` exists only in secure contexts, and a kiosk served at
  * `http://<venue LAN address>:8080/kiosk/` is not one. It is also async, which does not fit inside a Dexie
@@ -24,9 +25,11 @@ function hex32(x: number): string {
   return HEX[(x >>> 24) & 255] + HEX[(x >>> 16) & 255] + HEX[(x >>> 8) & 255] + HEX[x & 255];
 }
 
-/** SHA-256 of the UTF-8 bytes of `text`, as 64 lowercase hex characters. */
-export function sha256Hex(text: string): string {
-  const data = encoder.encode(text);
+/** The eight words of the SHA-256 state, reused between calls like `w`. */
+const state = new Int32Array(8);
+
+/** Runs SHA-256 over `data`; the digest is left in `state` (big-endian words). */
+function digest(data: Uint8Array): void {
   const length = data.length;
   // Message + 0x80 + zero padding + 64-bit big-endian bit length, rounded up to whole 64-byte blocks.
   const total = ((length + 9 + 63) >> 6) << 6;
@@ -95,5 +98,29 @@ export function sha256Hex(text: string): string {
     h6 = (h6 + g) | 0;
     h7 = (h7 + h) | 0;
   }
-  return hex32(h0) + hex32(h1) + hex32(h2) + hex32(h3) + hex32(h4) + hex32(h5) + hex32(h6) + hex32(h7);
+  state[0] = h0;
+  state[1] = h1;
+  state[2] = h2;
+  state[3] = h3;
+  state[4] = h4;
+  state[5] = h5;
+  state[6] = h6;
+  state[7] = h7;
+}
+
+/** SHA-256 of the UTF-8 bytes of `text`, as 64 lowercase hex characters. */
+export function sha256Hex(text: string): string {
+  digest(encoder.encode(text));
+  return (
+    hex32(state[0]) + hex32(state[1]) + hex32(state[2]) + hex32(state[3]) + hex32(state[4]) + hex32(state[5]) + hex32(state[6]) + hex32(state[7])
+  );
+}
+
+/** SHA-256 of `data`, as 32 bytes. */
+export function sha256(data: Uint8Array): Uint8Array {
+  digest(data);
+  const out = new Uint8Array(32);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < 8; i++) view.setInt32(i * 4, state[i]);
+  return out;
 }
