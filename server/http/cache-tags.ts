@@ -58,7 +58,11 @@ export const WRITE_TAGS: Readonly<Record<string, Declaration>> = {
   'forms.views.submit': only('forms'),
 };
 
-export const READ_TAGS: Readonly<Record<string, Tags>> = {};
+export const READ_TAGS: Readonly<Record<string, Tags>> = {
+  // A single event's JSON-LD offers show each ticket's availability (InStock, LimitedAvailability, SoldOut).
+  'events.read': ['content', 'tickets'],
+  'events.readBySlug': ['content', 'tickets'],
+};
 
 export const DEFAULT_READ_TAGS: Tags = ['content'];
 

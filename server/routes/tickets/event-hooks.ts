@@ -2,7 +2,8 @@ import type { AppState, Ctx } from '../../http/context.ts';
 import { can } from '../../http/context.ts';
 import { hooks } from '../../http/hooks.ts';
 import { createNonce } from '../../auth/nonces.ts';
-import { attendanceByPost, HAS_TICKETS_SQL, providersByPost } from '../../db/repos/tickets.ts';
+import { stmt } from '../../db/connection.ts';
+import { attendanceByPost, availableOf, EMPTY_STATS, HAS_TICKETS_SQL, providersByPost, ticketStats } from '../../db/repos/tickets.ts';
 import type { EventRow } from '../../db/repos/events.ts';
 import type { PresentOpts } from '../events/present.ts';
 import { nowMs } from './clock.ts';
@@ -24,7 +25,34 @@ export function decorateEvents(ctx: Ctx, events: Record<string, unknown>[], rows
     if (attendance && inKeyScope(ctx, r.id)) e.attendance = attendance.get(r.id) ?? { total_attendees: 0, checked_in: 0, not_checked_in: 0 };
     e.ticketed = providers.get(r.id) ?? false;
     if (editor) e.nonces = { add_ticket_nonce: createNonce(ctx, 'add_ticket_nonce', r.id, nowMs(ctx)) };
+    if (opts.single === true) offerAvailability(ctx, e, r.id);
   });
+}
+
+/** The published tickets of an event in the order the JSON-LD offers list them (events/present.ts). */
+const OFFER_TICKETS_SQL = `SELECT t.post_id, t.capacity FROM tickets t JOIN posts p ON p.id = t.post_id
+  WHERE t.event_id = ? AND p.status = 'publish' ORDER BY t.post_id`;
+
+/**
+ * Each JSON-LD offer's `availability` as Event Tickets gives it (Tribe__Tickets__JSON_LD__Order): `SoldOut` when
+ * the ticket has no stock left, `LimitedAvailability` with 1 to 5 left, `InStock` otherwise (unlimited too). Sales
+ * change it, so it is set per request here, not kept with the presented event (a new `json_ld` object: the kept
+ * one is shared); the cached single reads depend on the `tickets` tag for it (http/cache-tags.ts).
+ */
+function offerAvailability(ctx: Ctx, e: Record<string, unknown>, eventId: number): void {
+  const ld = e.json_ld as Record<string, unknown> | undefined;
+  if (!ld || !Array.isArray(ld.offers) || !ld.offers.length) return;
+  const tickets = stmt(ctx.db, OFFER_TICKETS_SQL).all(eventId) as { post_id: number; capacity: number }[];
+  if (tickets.length !== ld.offers.length) return;
+  const stats = ticketStats(
+    ctx.db,
+    tickets.map((t) => t.post_id),
+  );
+  const offers = (ld.offers as Record<string, unknown>[]).map((o, i) => {
+    const stock = availableOf(tickets[i].capacity, stats.get(tickets[i].post_id) ?? EMPTY_STATS);
+    return { ...o, availability: stock === 0 ? 'SoldOut' : stock >= 1 && stock <= 5 ? 'LimitedAvailability' : 'InStock' };
+  });
+  e.json_ld = { ...ld, offers };
 }
 
 /** The events archive's `ticketed=true|false`. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
-import { seedTicketsFixture, type TicketsFixture } from '../../helpers/tickets-fixture.ts';
+import { insertTicket, seedTicketsFixture, type TicketsFixture } from '../../helpers/tickets-fixture.ts';
 
 // The last tickets-namespace differences the compat harness found (issue 11): each answered as the original does.
 let s: TestServer;
@@ -43,5 +43,28 @@ describe('tickets namespace as the original', () => {
     const write = o.body.endpoints.find((e: { methods: string[] }) => e.methods.includes('POST'));
     assert.equal(write.args.tickets.default, null);
     assert.equal(write.args.meta.default, null);
+  });
+
+  test('JSON-LD offers: SoldOut with no stock left, LimitedAvailability with 1 to 5, InStock otherwise; a sale changes it', async () => {
+    const sold = seedTicketsFixture(s.db, { attendees: 2, capacity: 2 });
+    const few = insertTicket(s.db, sold.eventId, { title: 'Few', capacity: 3 });
+    insertTicket(s.db, sold.eventId, { title: 'Many', capacity: 100 });
+    insertTicket(s.db, sold.eventId, { title: 'Unlimited' });
+    const read = async (auth?: string) =>
+      (await call(`${s.root}evt/events/v1/events/${sold.eventId}`, { auth })).body.json_ld.offers.map(
+        (o: { availability: string }) => o.availability,
+      );
+    assert.deepEqual(await read(), ['SoldOut', 'LimitedAvailability', 'InStock', 'InStock']);
+    for (let i = 0; i < 3; i++) {
+      const r = await call(`${T}/attendees`, {
+        method: 'POST',
+        auth: s.admin,
+        body: { ticket_id: few, full_name: `Buyer ${i}`, email: `b${i}@example.com` },
+      });
+      assert.equal(r.status, 201);
+    }
+    // The sale reaches both the anonymous (cached) and the signed-in read.
+    assert.deepEqual(await read(), ['SoldOut', 'SoldOut', 'InStock', 'InStock']);
+    assert.deepEqual(await read(s.admin), ['SoldOut', 'SoldOut', 'InStock', 'InStock']);
   });
 });
