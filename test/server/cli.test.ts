@@ -1,27 +1,20 @@
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { runCli, CliError } from '../../server/cli.ts';
+import { CliError } from '../../server/cli.ts';
 import { call } from '../helpers/server.ts';
 import { createApp } from '../../server/http/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/connection.ts';
+import { cliSandbox } from '../helpers/cli.ts';
 
-let dir: string;
-let env: Record<string, string>;
-const run = async (...argv: string[]) => {
-  const lines: string[] = [];
-  await runCli(argv, env, (l) => lines.push(l));
-  return lines;
-};
-
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-cli-'));
-  env = { EVT_DB: path.join(dir, 'evt.sqlite'), EVT_LOG: 'off', EVT_PUBLIC_URL: 'http://door.example:8080' };
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const cli = cliSandbox('doorstep-cli-', (dir) => ({
+  EVT_DB: path.join(dir, 'evt.sqlite'),
+  EVT_LOG: 'off',
+  EVT_PUBLIC_URL: 'http://door.example:8080',
+}));
+const run = cli.run;
 
 describe('operator CLI', () => {
   test('user add validates role and e-mail and refuses duplicates', async () => {
@@ -37,8 +30,8 @@ describe('operator CLI', () => {
     assert.match(password, /^([A-Za-z0-9]{4} ){5}[A-Za-z0-9]{4}$/);
     await assert.rejects(run('app-password', 'create', 'nobody'), /no user/);
     // Serve the CLI's database and sign in with the printed password.
-    const db = openDatabase(env.EVT_DB);
-    const app = createApp({ config: loadConfig({ ...env, PORT: '0' }), db });
+    const db = openDatabase(cli.env.EVT_DB);
+    const app = createApp({ config: loadConfig({ ...cli.env, PORT: '0' }), db });
     const srv = app.express.listen(0, '127.0.0.1');
     await new Promise((r) => srv.once('listening', r));
     const port = (srv.address() as { port: number }).port;
@@ -56,7 +49,7 @@ describe('operator CLI', () => {
     const plain = await run('api-key', 'create', '--label', 'Door 1');
     assert.match(plain[plain.length - 1], /^dsk_\d+_[A-Za-z0-9]{32}$/);
     await assert.rejects(run('api-key', 'create', '--label', 'X', '--event', '999999'), /not an event/);
-    const db = openDatabase(env.EVT_DB);
+    const db = openDatabase(cli.env.EVT_DB);
     const eventId = (db.prepare("SELECT id FROM posts WHERE type = 'event' ORDER BY id LIMIT 1").get() as { id: number }).id;
     db.close();
     const paired = await run('api-key', 'create', '--label', 'Door 2', '--event', String(eventId));
@@ -77,7 +70,7 @@ describe('operator CLI', () => {
   });
 
   test("api-key revoke deletes the key's pairing images", async () => {
-    const db = openDatabase(env.EVT_DB);
+    const db = openDatabase(cli.env.EVT_DB);
     const eventId = (db.prepare("SELECT id FROM posts WHERE type = 'event' ORDER BY id LIMIT 1").get() as { id: number }).id;
     db.close();
     const paired = await run('api-key', 'create', '--label', 'Door 3', '--event', String(eventId));
@@ -100,8 +93,8 @@ describe('operator CLI', () => {
     const created = await run('app-password', 'create', 'bob', '--name', 'phone');
     const password = created[created.length - 1];
     await run('app-password', 'create', 'bob', '--name', 'tablet');
-    const db = openDatabase(env.EVT_DB);
-    const app = createApp({ config: loadConfig({ ...env, PORT: '0' }), db });
+    const db = openDatabase(cli.env.EVT_DB);
+    const app = createApp({ config: loadConfig({ ...cli.env, PORT: '0' }), db });
     const srv = app.express.listen(0, '127.0.0.1');
     await new Promise((r) => srv.once('listening', r));
     try {
@@ -138,12 +131,12 @@ describe('operator CLI', () => {
   });
 
   test('demo fills an empty database with events, tickets, attendees and a door key; only an empty one', async () => {
-    env = { ...env, EVT_DB: path.join(dir, 'demo.sqlite') };
+    cli.env = { ...cli.env, EVT_DB: path.join(cli.dir, 'demo.sqlite') };
     const out = await run('demo', '--events', '20', '--attendees', '60');
     assert.match(out[0], /Created 8 venues, 6 organizers, 7 categories, 10 tags and 20 events/);
     assert.ok(out.some((l) => /Created \d+ tickets and 60 attendees/.test(l)));
     assert.ok(out.some((l) => l.startsWith('Pair a kiosk by opening http://door.example:8080/kiosk/#pair=')));
-    const db = openDatabase(env.EVT_DB);
+    const db = openDatabase(cli.env.EVT_DB);
     assert.equal((db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'event'").get() as { n: number }).n, 20);
     assert.equal((db.prepare('SELECT COUNT(*) AS n FROM attendees').get() as { n: number }).n, 60);
     db.close();
@@ -183,7 +176,7 @@ describe('operator CLI', () => {
     await assert.rejects(run('user', 'add'), /user add needs <login>/);
     const { spawnSync } = await import('node:child_process');
     const proc = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'api-key', 'list', '--bogus'], {
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...cli.env },
       encoding: 'utf8',
     });
     assert.equal(proc.status, 2);

@@ -1,26 +1,17 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { call } from '../helpers/server.ts';
+import { freePort } from '../helpers/net.ts';
 
 let dir: string;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-main-'));
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts the server from its TypeScript source (as `npm run dev` does) and waits for its banner (on stderr). */
 async function start(env: Record<string, string>): Promise<{ proc: ChildProcess; out: string[] }> {

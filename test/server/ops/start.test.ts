@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from '../../helpers/net.ts';
 
 /**
  * `npm start` as an operator runs it: the built server (dist/server/main.js; the CI builds before `npm test`,
@@ -22,15 +23,6 @@ beforeAll(() => {
   }
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** The process and all its descendants (Linux /proc). */
 function processTree(rootPid: number): number[] {
