@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
+import { draftBody, userWithId } from '../helpers/ownership.ts';
 import { seedTicketsFixture } from '../helpers/tickets-fixture.ts';
 
 let s: TestServer;
@@ -17,23 +18,14 @@ let n = 0;
 const uniq = (p: string) => `${p} ${++n}`;
 const FORBIDDEN = { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 403 } };
 
-function user(role: 'organizer' | 'door', login: string): { auth: string; id: number } {
-  const auth = s.userAuth(role, login);
-  const id = (s.db.prepare('SELECT id FROM users WHERE login = ?').get(login) as { id: number }).id;
-  return { auth, id };
-}
+const user = (role: 'organizer' | 'door', login: string) => userWithId(s, role, login);
 
 type Kind = 'event' | 'venue' | 'organizer' | 'ticket' | 'attendee' | 'order';
 
 /** A draft event, venue or organizer made by `auth` through the API; its ID. */
 async function make(kind: 'event' | 'venue' | 'organizer', auth: string): Promise<number> {
   const name = uniq(`${kind} of someone`);
-  const body: Record<string, unknown> =
-    kind === 'event'
-      ? { title: name, start_date: '2033-05-01 10:00', end_date: '2033-05-01 12:00', status: 'draft' }
-      : kind === 'venue'
-        ? { venue: name, city: 'Tartu', status: 'draft' }
-        : { organizer: name, email: 'org@example.test', status: 'draft' };
+  const body = draftBody(kind, name);
   const r = await call(`${s.root}evt/events/v1/${kind}s`, { method: 'POST', auth, body });
   assert.equal(r.status, 201, r.text);
   return r.body.id;

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
+import { draftBody, userWithId } from '../helpers/ownership.ts';
 
 let s: TestServer;
 let E: string;
@@ -12,11 +13,7 @@ let door: string;
 let n = 0;
 const uniq = (p: string) => `${p} ${++n}`;
 
-function user(role: 'organizer' | 'door', login: string): { auth: string; id: number } {
-  const auth = s.userAuth(role, login);
-  const id = (s.db.prepare('SELECT id FROM users WHERE login = ?').get(login) as { id: number }).id;
-  return { auth, id };
-}
+const user = (role: 'organizer' | 'door', login: string) => userWithId(s, role, login);
 
 type Kind = 'event' | 'venue' | 'organizer' | 'tag' | 'category';
 const PLURAL: Record<Kind, string> = { event: 'events', venue: 'venues', organizer: 'organizers', tag: 'tags', category: 'categories' };
@@ -25,14 +22,7 @@ const isTerm = (k: Kind) => k === 'tag' || k === 'category';
 /** Creates a draft object of `kind` as `auth`; returns its ID and slug. */
 async function make(kind: Kind, auth: string): Promise<{ id: number; slug: string }> {
   const name = uniq(`${kind} of someone`);
-  const body: Record<string, unknown> =
-    kind === 'event'
-      ? { title: name, start_date: '2033-05-01 10:00', end_date: '2033-05-01 12:00', status: 'draft' }
-      : kind === 'venue'
-        ? { venue: name, city: 'Tartu', status: 'draft' }
-        : kind === 'organizer'
-          ? { organizer: name, email: 'org@example.test', status: 'draft' }
-          : { name, description: 'kept' };
+  const body = draftBody(kind, name);
   const r = await call(`${E}/${PLURAL[kind]}`, { method: 'POST', auth, body });
   assert.equal(r.status, 201, r.text);
   return { id: r.body.id, slug: r.body.slug };
