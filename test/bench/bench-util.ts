@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import autocannon from 'autocannon';
 
 export interface Figures {
@@ -68,4 +69,18 @@ export function table(rows: Figures[], baseline: Figures): string {
     );
   }
   return lines.join('\n');
+}
+
+/** Stops the targets and removes the bench's scratch folder. */
+export function stopTargets(dir: string, ...targets: { proc: ChildProcess }[]): void {
+  for (const t of targets) t.proc.kill();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** Runs a bench's `main`; a failure prints its stack and exits with 1. */
+export function runBench(main: () => Promise<void>): void {
+  main().catch((e) => {
+    process.stderr.write(`${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  });
 }

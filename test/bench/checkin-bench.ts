@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { openDatabase } from '../../server/db/connection.ts';
 import { createApiKey } from '../../server/auth/credentials.ts';
 import { insertAttendees, insertEvent, insertTicket } from '../helpers/tickets-fixture.ts';
-import { startTarget } from './bench-util.ts';
+import { startTarget, runBench, stopTargets } from './bench-util.ts';
 
 /**
  * npm run bench:checkin: seeds 100,000 attendees of one event, starts the server in its own process and
@@ -301,12 +301,8 @@ async function main(): Promise<void> {
     );
     say(`load average at end ${os.loadavg()[0].toFixed(1)} (figures are wall-clock; other processes on the machine slow them)`);
   } finally {
-    app.proc.kill();
-    fs.rmSync(dir, { recursive: true, force: true });
+    stopTargets(dir, app);
   }
 }
 
-main().catch((e) => {
-  process.stderr.write(`${(e as Error).stack ?? e}\n`);
-  process.exit(1);
-});
+runBench(main);

@@ -5,7 +5,7 @@ import { createApiKey } from '../../server/auth/credentials.ts';
 import { openDatabase } from '../../server/db/connection.ts';
 import { insertAttendees, insertTicket } from '../helpers/tickets-fixture.ts';
 import { formatInZone } from '../../shared/dates.ts';
-import { load, startTarget, type Figures } from './bench-util.ts';
+import { load, startTarget, type Figures, runBench, stopTargets } from './bench-util.ts';
 import { seedEvents } from './seed-events.ts';
 
 /**
@@ -140,12 +140,8 @@ async function main(): Promise<void> {
     say(`target archive under check-ins >= 0.7 of quiet   : ${fmt(ra, 2)} ${ra >= 0.7 ? 'MET' : 'MISSED'}`);
     say(`target check-in batch p99 < 50 ms               : ${fmt(p99, 1)} ms ${p99 < 50 ? 'MET' : 'MISSED'}`);
   } finally {
-    app.proc.kill();
-    fs.rmSync(dir, { recursive: true, force: true });
+    stopTargets(dir, app);
   }
 }
 
-main().catch((e) => {
-  process.stderr.write(`${(e as Error).stack ?? e}\n`);
-  process.exit(1);
-});
+runBench(main);

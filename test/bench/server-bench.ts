@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { formatInZone } from '../../shared/dates.ts';
-import { load, startTarget, table, type Figures } from './bench-util.ts';
+import { load, startTarget, table, type Figures, runBench, stopTargets } from './bench-util.ts';
 import { seedEvents } from './seed-events.ts';
 
 /**
@@ -64,14 +64,8 @@ async function main(): Promise<void> {
     process.stdout.write(`target (a) cache off >= 0.40 of bare: ${ra0.toFixed(2)} ${ra0 >= 0.4 ? 'MET' : 'MISSED'}\n`);
     process.stdout.write(`target (b) cache off >= 0.10 of bare: ${rb0.toFixed(2)} ${rb0 >= 0.1 ? 'MET' : 'MISSED'}\n`);
   } finally {
-    bare.proc.kill();
-    app.proc.kill();
-    uncached.proc.kill();
-    fs.rmSync(dir, { recursive: true, force: true });
+    stopTargets(dir, bare, app, uncached);
   }
 }
 
-main().catch((e) => {
-  process.stderr.write(`${(e as Error).stack ?? e}\n`);
-  process.exit(1);
-});
+runBench(main);
