@@ -1,13 +1,12 @@
-import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { pairingLink } from '../../shared/checkin/pairing.ts';
 import { launchKiosk } from './browser.ts';
-import { modelBackend, realBackend, type Backend } from './backends.ts';
+import type { Backend } from './backends.ts';
 import { writeY4m, type Shot } from './y4m.ts';
 import { confirmPairing, waitFor, waitReady } from './kiosk-page.ts';
-import { kioskSuite } from './kiosk-suite.ts';
+import { describeAgainstBackends, kioskSuite } from './kiosk-suite.ts';
 
 /**
  * Issue 12 items 2 and 3 in headless Chromium with the fake camera: a ticket held in view for 12 s is one
@@ -150,16 +149,4 @@ async function scenario(backend: Backend): Promise<void> {
   await page.context().close();
 }
 
-async function against(backend: Backend): Promise<void> {
-  try {
-    await scenario(backend);
-  } finally {
-    for (const ctx of s.contexts) await ctx.close();
-    await backend.close();
-  }
-}
-
-describe('kiosk at the door (headless Chromium, fake camera)', () => {
-  test('against the real server', { timeout: 240_000 }, async () => against(await realBackend(3)));
-  test('against the contract model of the server', { timeout: 240_000 }, async () => against(await modelBackend(3)));
-});
+describeAgainstBackends('kiosk at the door (headless Chromium, fake camera)', s, { attendees: 3, timeout: 240_000 }, scenario);

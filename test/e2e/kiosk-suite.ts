@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import { chromium } from 'playwright-core';
 import { CHROMIUM, HEADLESS_ARGS } from './browser.ts';
 import { buildKioskTo } from './kiosk-build.ts';
 import { serveKiosk, type HttpServer } from './fake-http-server.ts';
+import { modelBackend, realBackend, type Backend } from './backends.ts';
 
 /** What an e2e file shares: a private kiosk build, where it is served, a scratch folder, the open browsers. */
 export interface KioskSuite {
@@ -57,4 +58,28 @@ export async function launchDoorPc(suite: KioskSuite, profile: string, args: str
     viewport: { width: 1280, height: 800 },
   });
   return { ctx, page: await suite.track(ctx) };
+}
+
+/**
+ * `title`: the same scenario in two tests, against the real server and against the contract model, each with
+ * `attendees` attendees; whatever happens, the browsers still open and the backend are closed after each.
+ */
+export function describeAgainstBackends(
+  title: string,
+  suite: KioskSuite,
+  o: { attendees: number; timeout: number },
+  scenario: (backend: Backend) => Promise<void>,
+): void {
+  const against = async (backend: Backend): Promise<void> => {
+    try {
+      await scenario(backend);
+    } finally {
+      for (const ctx of suite.contexts) await ctx.close();
+      await backend.close();
+    }
+  };
+  describe(title, () => {
+    test('against the real server', { timeout: o.timeout }, async () => against(await realBackend(o.attendees)));
+    test('against the contract model of the server', { timeout: o.timeout }, async () => against(await modelBackend(o.attendees)));
+  });
 }

@@ -1,13 +1,12 @@
-import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { pairingLink } from '../../shared/checkin/pairing.ts';
 import { launchKiosk } from './browser.ts';
-import { modelBackend, realBackend, type Backend } from './backends.ts';
+import type { Backend } from './backends.ts';
 import { writeY4m, type Shot } from './y4m.ts';
 import { confirmPairing, cutNetwork, openStaff, waitFor } from './kiosk-page.ts';
-import { kioskSuite } from './kiosk-suite.ts';
+import { describeAgainstBackends, kioskSuite } from './kiosk-suite.ts';
 
 /**
  * The kiosk in headless Chromium with a fake camera playing QR codes: pair by scanning (and confirming), download, scan
@@ -117,17 +116,4 @@ async function scenario(backend: Backend): Promise<void> {
   assert.deepEqual(cspViolations, []);
 }
 
-/** The scenario against one backend, closing every browser and the backend whatever happens. */
-async function against(backend: Backend): Promise<void> {
-  try {
-    await scenario(backend);
-  } finally {
-    for (const ctx of s.contexts) await ctx.close();
-    await backend.close();
-  }
-}
-
-describe('kiosk end to end (headless Chromium, fake camera)', () => {
-  test('against the real server', { timeout: 180_000 }, async () => against(await realBackend(6)));
-  test('against the contract model of the server', { timeout: 180_000 }, async () => against(await modelBackend(6)));
-});
+describeAgainstBackends('kiosk end to end (headless Chromium, fake camera)', s, { attendees: 6, timeout: 180_000 }, scenario);
