@@ -229,8 +229,14 @@ export class ResponseCache {
     // An unpooled buffer: a small Buffer.from() is a slice of a shared 8 KiB slab, which one kept entry would pin
     // whole, so the bytes counted would not be the bytes held.
     const text = presetJson(answer.result.body) ?? JSON.stringify(answer.result.body);
-    const json = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-    json.write(text);
+    let json: Buffer;
+    if (typeof text === 'string') {
+      json = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+      json.write(text);
+    } else {
+      json = Buffer.allocUnsafeSlow(text.length);
+      text.copy(json);
+    }
     const { status, headers } = answer.result;
     let cost = ENTRY_OVERHEAD + json.length + 2 * (key.length + answer.allow.length + answer.routeKey.length);
     for (const [k, v] of Object.entries(headers ?? {})) cost += 2 * (k.length + v.length) + 32;

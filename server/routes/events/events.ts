@@ -6,13 +6,13 @@ import { HttpError, invalidParam } from '../../http/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok } from '../../http/result.ts';
 import { queryEvents, type Condition, type EventQuery } from '../../db/repos/event-query.ts';
-import { getEventRows, type EventRow } from '../../db/repos/events.ts';
+import type { EventRow } from '../../db/repos/events.ts';
 import { findPostIdBySlug, getPost, updatePost } from '../../db/repos/posts.ts';
 import { localToUtcString, nowDates } from '../../content/site-time.ts';
 import { readsPrivate, statusFilter, visibleStatus } from './access.ts';
 import { archiveLinks, knownQuery, totalHeaders } from './archive.ts';
 import { createEvent, eventRow, updateEvent } from './event-write.ts';
-import { blankProtected, eventJson, presentEvents, TAXONOMY } from './present.ts';
+import { blankProtected, eventJson, eventRowsOf, presentEvents, pushEventJson, TAXONOMY } from './present.ts';
 import { withJson } from '../../http/preset-json.ts';
 import { resolveTermRefs } from './refs.ts';
 import { getLinkedRows } from '../../db/repos/linked.ts';
@@ -52,12 +52,16 @@ const SUPPORTED = [
   'ticketed',
 ];
 
+const EVENTS_OPEN = Buffer.from('{"events":[');
+const COMMA = Buffer.from(',');
+
 const notFound = (id: number) => new HttpError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
 
 /** Resolves `/events/{id}` for any method: 404 when nothing has that ID, 400 when it is not an event. */
 function loadEvent(ctx: Ctx, id: number): EventRow {
-  // The common case, an event, is one query; the post is read on its own only to tell 404 from 400.
-  const row = id > 0 ? eventRow(ctx, id) : undefined;
+  // The common case, an event, is one query (none for a read of a row kept since the last write, present.ts); the
+  // post is read on its own only to tell 404 from 400.
+  const row = id > 0 ? eventRowsOf(ctx, [id])[0] : undefined;
   if (row?.type === 'event') return row;
   const post = id > 0 ? getPost(ctx.db, id) : undefined;
   if (!post) throw notFound(id);
@@ -182,7 +186,7 @@ const list = implement(eventsRoutes.list, (input, ctx) => {
   }
   const { ids, total } = queryEvents(ctx.db, q);
   if (input.page > 1 && ids.length === 0) throw new HttpError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
-  const rows = getEventRows(ctx.db, ids);
+  const rows = eventRowsOf(ctx, ids);
   const events = presentEvents(ctx, rows);
   // As in the original, administrators too see a protected event blanked unless the archive is sent its password.
   rows.forEach((r, i) => {
@@ -191,9 +195,15 @@ const list = implement(eventsRoutes.list, (input, ctx) => {
   const totalPages = Math.ceil(total / perPage);
   const links = archiveLinks(ctx.urls.rest('/evt/events/v1/events/'), knownQuery(ctx.req.params, SUPPORTED), input.page, totalPages);
   const body = { events, ...links, total, total_pages: totalPages };
-  // The JSON from the events' kept JSON (present.ts), the rest serialised as JSON.stringify(body) would.
-  const json = `{"events":[${events.map(eventJson).join(',')}],${JSON.stringify({ ...links, total, total_pages: totalPages }).slice(1)}`;
-  return ok(withJson(body, json), totalHeaders(total, totalPages));
+  // The UTF-8 JSON assembled from the events' kept JSON (present.ts), the rest serialised as JSON.stringify(body)
+  // would: no event is serialised again, and the page is not re-encoded.
+  const parts: Buffer[] = [EVENTS_OPEN];
+  events.forEach((e, i) => {
+    if (i) parts.push(COMMA);
+    pushEventJson(e, parts);
+  });
+  parts.push(Buffer.from(`],${JSON.stringify({ ...links, total, total_pages: totalPages }).slice(1)}`));
+  return ok(withJson(body, Buffer.concat(parts)), totalHeaders(total, totalPages));
 });
 
 /** The slug in the URL of a by-slug route (a body `slug` is the new slug, not the address). */

@@ -3,7 +3,7 @@ import type { Ctx } from '../../http/context.ts';
 import type { AttachmentRow } from '../../db/repos/attachments.ts';
 import { getAttachments } from '../../db/repos/attachments.ts';
 import type { EventRow } from '../../db/repos/events.ts';
-import { organizerLinks, venueLinks } from '../../db/repos/events.ts';
+import { getEventRows, organizerLinks, venueLinks } from '../../db/repos/events.ts';
 import type { LinkedKind, OrganizerRow, VenueRow } from '../../db/repos/linked.ts';
 import { getLinkedRows } from '../../db/repos/linked.ts';
 import type { PostRow } from '../../db/repos/posts.ts';
@@ -295,37 +295,70 @@ export function blankProtected(e: Record<string, unknown>): void {
   if ('attendance' in e) e.attendance = { total_attendees: 'null', checked_in: 'null', not_checked_in: 'null' };
 }
 
-/** A presented event as kept between requests: the object (never handed out itself) and its JSON. */
+/** A presented event as kept between requests: the object (never handed out itself) and its JSON as UTF-8. */
 interface Kept {
   event: Record<string, unknown>;
-  json: string;
+  json: Buffer;
 }
 
 /**
  * Presented events kept between requests (issue 14 item 1), by post, language, interface root and single/archive
- * form. What an event answer shows (the event, its venues, organizers, terms and images, the site's settings)
- * changes only by writes that change everything for the response cache (cache-tags.ts: no declared write touches
- * content), so the kept presentations live exactly as long as the app's `contentVersion` and SQLite's
- * `data_version` (another process's commit) stay the same; check-ins, sales and carts leave them. Bounded:
- * at most MAX_KEPT entries, emptied whole when full. The caller-dependent parts (decorators: `ticketed`,
- * `attendance`, nonces; password blanking) are applied per request to a shallow copy.
+ * form, with the event rows they were made from (by post). What an event answer shows (the event, its venues,
+ * organizers, terms and images, the site's settings) changes only by writes that change everything for the
+ * response cache (cache-tags.ts: no declared write touches content), so the kept presentations and rows live
+ * exactly as long as the app's `contentVersion` and SQLite's `data_version` (another process's commit) stay the
+ * same; check-ins, sales and carts leave them. Bounded: at most MAX_KEPT presentations and MAX_KEPT rows, each
+ * map emptied whole when full. The caller-dependent parts (decorators: `ticketed`, `attendance`, nonces;
+ * password blanking) are applied per request to a shallow copy.
  */
 const MAX_KEPT = 4000;
 
 interface PresentCache {
   version: string;
   kept: Map<string, Kept>;
+  rows: Map<number, EventRow>;
 }
 
 /** The copy handed out -> what it was copied from, to write its JSON from the kept JSON (see `eventJson`). */
 const origin = new WeakMap<Record<string, unknown>, Kept>();
 
-function presentCache(ctx: Ctx): Map<string, Kept> {
+/** The kept presentations and rows, or null where none may be used: a write presents what it just changed. */
+function presentCache(ctx: Ctx): PresentCache | null {
+  if (ctx.db.inTransaction || (ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD')) return null;
   const services = ctx.app.services as { presentCache?: PresentCache };
   const version = `${ctx.app.contentVersion}:${stmt(ctx.db, 'PRAGMA data_version').pluck().get() as number}`;
   let c = services.presentCache;
-  if (!c || c.version !== version) services.presentCache = c = { version, kept: new Map() };
-  return c.kept;
+  if (!c || c.version !== version) services.presentCache = c = { version, kept: new Map(), rows: new Map() };
+  return c;
+}
+
+/**
+ * The event rows of `ids` in their order (missing ones skipped), as `getEventRows` reads them: rows kept since
+ * nothing was written are not read again (a read outside a transaction only).
+ */
+export function eventRowsOf(ctx: Ctx, ids: readonly number[]): EventRow[] {
+  const c = presentCache(ctx);
+  if (!c) return getEventRows(ctx.db, ids);
+  const got = new Map<number, EventRow>();
+  for (const id of ids) {
+    const r = c.rows.get(id);
+    if (r) got.set(id, r);
+  }
+  const missing = ids.filter((id) => !got.has(id));
+  if (missing.length) {
+    const read = getEventRows(ctx.db, missing);
+    if (c.rows.size + read.length > MAX_KEPT) c.rows.clear();
+    for (const r of read) {
+      c.rows.set(r.id, r);
+      got.set(r.id, r);
+    }
+  }
+  const out: EventRow[] = [];
+  for (const id of ids) {
+    const r = got.get(id);
+    if (r) out.push(r);
+  }
+  return out;
 }
 
 /**
@@ -333,25 +366,27 @@ function presentCache(ctx: Ctx): Map<string, Kept> {
  * one for images, whatever the number of events; events presented before (and not changed since) are reused.
  */
 export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}): Record<string, unknown>[] {
-  // A write presents what it just changed, before its change is counted: never from (or into) the kept ones.
-  if (ctx.db.inTransaction || (ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD')) {
+  const c = presentCache(ctx);
+  if (!c) {
     const out = presentFresh(ctx, rows, opts);
     for (const d of eventDecorators(ctx)) d(ctx, out, rows, opts);
     return out;
   }
-  const kept = presentCache(ctx);
+  const kept = c.kept;
   const prefix = `${ctx.lang}\u0000${ctx.urls.root}\u0000${opts.single ? 1 : 0}\u0000`;
   const found: (Kept | undefined)[] = rows.map((r) => kept.get(prefix + r.id));
   const missing = rows.filter((_, i) => !found[i]);
   if (missing.length) {
     const fresh = presentFresh(ctx, missing, opts);
     if (kept.size + fresh.length > MAX_KEPT) kept.clear();
+    if (c.rows.size + missing.length > MAX_KEPT) c.rows.clear();
     let j = 0;
     rows.forEach((r, i) => {
       if (found[i]) return;
       const event = fresh[j++];
-      const k: Kept = { event, json: JSON.stringify(event) };
+      const k: Kept = { event, json: Buffer.from(JSON.stringify(event)) };
       kept.set(prefix + r.id, k);
+      c.rows.set(r.id, r);
       found[i] = k;
     });
   }
@@ -365,30 +400,60 @@ export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}
 }
 
 /**
- * The JSON of a presented event, `JSON.stringify(e)` exactly: from the kept JSON when the copy still holds the
- * kept values under the kept keys (decorators only add keys at the end), else serialised afresh.
+ * Appends the UTF-8 JSON of a presented event, `JSON.stringify(e)` exactly, to `out`: the kept JSON when the copy
+ * still holds the kept values under the kept keys (decorators only add keys at the end, written after it), else
+ * serialised afresh.
  */
-export function eventJson(e: Record<string, unknown>): string {
+export function pushEventJson(e: Record<string, unknown>, out: Buffer[]): void {
   const k = origin.get(e);
-  if (!k) return JSON.stringify(e);
+  if (!k) {
+    out.push(Buffer.from(JSON.stringify(e)));
+    return;
+  }
   const base = k.event;
   let n = 0;
   for (const key in base) {
-    if (e[key] !== base[key]) return JSON.stringify(e);
+    if (e[key] !== base[key]) {
+      out.push(Buffer.from(JSON.stringify(e)));
+      return;
+    }
     n++;
   }
   const keys = Object.keys(e);
-  if (keys.length === n) return k.json;
+  if (keys.length === n) {
+    out.push(k.json);
+    return;
+  }
   let extra = '';
   for (let i = 0; i < keys.length; i++) {
     if (i < n) {
       if (keys[i] in base) continue;
-      return JSON.stringify(e);
+      out.push(Buffer.from(JSON.stringify(e)));
+      return;
     }
     const v = JSON.stringify(e[keys[i]]);
     if (v !== undefined) extra += `,${JSON.stringify(keys[i])}:${v}`;
   }
-  return k.json.length > 2 ? `${k.json.slice(0, -1)}${extra}}` : JSON.stringify(e);
+  if (k.json.length <= 2) {
+    out.push(Buffer.from(JSON.stringify(e)));
+    return;
+  }
+  let tail = tails.get(extra);
+  if (!tail) {
+    tail = Buffer.from(`${extra}}`);
+    if (tails.size < 256) tails.set(extra, tail);
+  }
+  out.push(k.json.subarray(0, k.json.length - 1), tail);
+}
+
+/** The decorators' usual endings (`,"ticketed":false}`), encoded once; a few hundred at most. */
+const tails = new Map<string, Buffer>();
+
+/** The UTF-8 JSON of a presented event, `JSON.stringify(e)` exactly (see `pushEventJson`). */
+export function eventJson(e: Record<string, unknown>): Buffer {
+  const out: Buffer[] = [];
+  pushEventJson(e, out);
+  return out.length === 1 ? out[0] : Buffer.concat(out);
 }
 
 interface TicketPrice {

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { openDatabase } from '../../../server/db/connection.ts';
+
+/**
+ * Event rows and presentations kept between reads (server/routes/events/present.ts, issue 14): with the response
+ * cache off, every read runs the route, and what it shows must follow every write, ours or another process's.
+ */
+let s: TestServer;
+let ev: string;
+beforeAll(async () => {
+  s = await startTestServer({ EVT_CACHE: 'off' });
+  ev = `${s.root}evt/events/v1/events`;
+});
+afterAll(() => s.close());
+
+const window = '?start_date=2031-01-01&end_date=2031-12-31';
+
+describe('kept event rows', () => {
+  test("another process's change of an event's row shows in the next single and archive read", async () => {
+    const c = await call(ev, {
+      method: 'POST',
+      auth: s.admin,
+      body: { title: 'Kept', status: 'publish', start_date: '2031-05-01 19:00', end_date: '2031-05-01 22:00' },
+    });
+    assert.equal(c.status, 201);
+    // Read twice: the second read is answered from the kept row and presentation.
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await call(`${ev}/${c.body.id}`)).body.title, 'Kept');
+      assert.equal((await call(`${ev}${window}`)).body.events[0].title, 'Kept');
+    }
+    const other = openDatabase(path.join(s.dir, 'evt.sqlite'));
+    other.prepare("UPDATE posts SET title = 'Changed', password = 'secret' WHERE id = ?").run(c.body.id);
+    other.prepare("UPDATE events SET start_local = '2031-05-02 19:00:00' WHERE post_id = ?").run(c.body.id);
+    other.close();
+    const single = await call(`${ev}/${c.body.id}`);
+    assert.equal(single.status, 403);
+    assert.equal(single.body.code, 'event-password-protected');
+    const unlocked = await call(`${ev}/${c.body.id}?password=secret`);
+    assert.equal(unlocked.body.title, 'Changed');
+    assert.equal(unlocked.body.start_date, '2031-05-02 19:00:00');
+    const archive = await call(`${ev}${window}`);
+    assert.equal(archive.body.events[0].title, 'Changed');
+    assert.equal(archive.body.events[0].description, '', 'blanked: the archive was not sent the password');
+  });
+
+  test('a write through the API shows in the next single read', async () => {
+    const c = await call(ev, {
+      method: 'POST',
+      auth: s.admin,
+      body: { title: 'Before', status: 'publish', start_date: '2031-06-01 19:00', end_date: '2031-06-01 22:00' },
+    });
+    assert.equal((await call(`${ev}/${c.body.id}`)).body.title, 'Before');
+    await call(`${ev}/${c.body.id}`, { method: 'DELETE', auth: s.admin });
+    const trashed = await call(`${ev}/${c.body.id}`);
+    assert.equal(trashed.status, 403);
+    assert.equal(trashed.body.code, 'event-no-longer-available');
+  });
+});
