@@ -59,13 +59,14 @@ export async function load(
   };
 }
 
-export function table(rows: Figures[], baseline: Figures): string {
+/** Rows with their ratio to `baseline`, and to `second` too when given (a column beside, named by `secondName`). */
+export function table(rows: Figures[], baseline: Figures, second?: Figures, secondName = 'vs (d)'): string {
   const lines = [
-    `${'measure'.padEnd(46)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)} ${'errors'.padStart(6)}`,
+    `${'measure'.padEnd(46)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)}${second ? ` ${secondName.padStart(7)}` : ''} ${'errors'.padStart(6)}`,
   ];
   for (const r of rows) {
     lines.push(
-      `${r.name.padEnd(46)} ${r.rps.toFixed(0).padStart(9)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.rps / baseline.rps).toFixed(2).padStart(6)} ${String(r.errors + r.non2xx).padStart(6)}`,
+      `${r.name.padEnd(46)} ${r.rps.toFixed(0).padStart(9)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.rps / baseline.rps).toFixed(2).padStart(6)}${second ? ` ${(r.rps / second.rps).toFixed(2).padStart(7)}` : ''} ${String(r.errors + r.non2xx).padStart(6)}`,
     );
   }
   return lines.join('\n');

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createApiKey } from '../../server/auth/credentials.ts';
 import { openDatabase } from '../../server/db/connection.ts';
@@ -7,14 +8,19 @@ import { insertAttendees, insertTicket } from '../helpers/tickets-fixture.ts';
 import { formatInZone } from '../../shared/dates.ts';
 import { load, startTarget, type Figures, runBench, stopTargets } from './bench-util.ts';
 import { seedEvents } from './seed-events.ts';
+import type { KioskResult } from './doors-kiosks.ts';
 
 /**
  * npm run bench:doors (issue 14 item 3): the public calendar while the doors open. One server (its own process,
  * response cache on, as deployed) on a seeded database of BENCH_EVENTS events; on 127.0.0.1 only:
  *   quiet: anonymous single-event reads, then archive pages of 50, each at BENCH_CONNECTIONS (20) connections;
  *   doors: the same reads while BENCH_KIOSKS (10) simulated kiosks each send a batch of 25 check-ins
- *          (POST /batch/v1 of PATCH /attendees/{id}) every second.
+ *          (POST /batch/v1 of PATCH /attendees/{id}) every second, from a process of their own (doors-kiosks.ts).
  * Each phase lasts BENCH_SECONDS (30). Targets: reads under check-in load >= 0.7 of quiet; batch p99 < 50 ms.
+ * Printed with each phase: the CPU time the server, the read load generator (autocannon, this process) and the
+ * kiosks used per second of the phase, so a server that saturates its core shows apart from a machine that is
+ * short of cores. BENCH_READ_NICE=<0-19> lowers the read load generator's priority (the server and kiosks keep
+ * theirs); BENCH_STALLS=<ms> makes the server report event-loop stalls longer than that (server-target.ts).
  */
 const DURATION = Number(process.env.BENCH_SECONDS ?? 30);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -29,66 +35,48 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-/** Kiosks: each sends a batch of 25 check-ins every second until `stop`; latencies of every batch. */
-async function kiosks(
-  url: string,
-  key: string,
-  ids: number[],
-  stop: Promise<void>,
-): Promise<{ latencies: number[]; failed: number; accepted: number }> {
-  let next = 0;
-  let stopped = false;
-  void stop.then(() => (stopped = true));
-  const latencies: number[] = [];
-  let failed = 0;
-  let accepted = 0;
-  const kiosk = async (k: number) => {
-    // Spread the kiosks over the second, as independent devices are.
-    await new Promise((r) => setTimeout(r, (1000 / KIOSKS) * k));
-    let tick = performance.now();
-    while (!stopped) {
-      const requests = Array.from({ length: BATCH }, (_, i) => {
-        const id = ids[next++ % ids.length];
-        return {
-          method: 'PATCH',
-          path: `/evt/tickets/v1/attendees/${id}`,
-          body: { check_in: true, device_id: `kiosk-${k}`, nonce: `doors-${k}-${next}-${i}-nonce` },
-        };
-      });
-      const t0 = performance.now();
-      try {
-        const r = await fetch(`${url}/wp-json/batch/v1`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ requests }),
-        });
-        const body = (await r.json()) as { responses?: { status: number }[] };
-        latencies.push(performance.now() - t0);
-        if (r.status !== 207) failed++;
-        accepted += body.responses?.filter((x) => x.status === 201).length ?? 0;
-      } catch {
-        failed++;
-      }
-      tick += 1000;
-      const wait = tick - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      else tick = performance.now();
-    }
-  };
-  await Promise.all(Array.from({ length: KIOSKS }, (_, k) => kiosk(k)));
-  latencies.sort((a, b) => a - b);
-  return { latencies, failed, accepted };
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The kiosks' process: `start` begins a phase's check-ins, `stop` ends it and answers with its batches. */
+function startKiosks(): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(import.meta.dirname, 'doors-kiosks.ts'), {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    child.once('message', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`doors-kiosks.ts exited with ${code}`)));
+  });
+}
+
+interface Phase {
+  reads: Figures;
+  /** Batch latencies, sorted (empty in a quiet phase). */
+  batches: number[];
+  failed: number;
+  accepted: number;
+  /** CPU seconds per second of the phase: the server, the read load generator (this process), the kiosks. */
+  cpu: { server: number; reader: number; kiosks: number };
 }
 
 async function main(): Promise<void> {
   const { eventIds } = seedEvents(dbFile);
   const db = openDatabase(dbFile);
   const ticketId = insertTicket(db, eventIds[0], { title: 'Door entry', priceMinor: 0, currency: 'EUR' });
-  // Enough attendees that no one is checked in twice: kiosks x 25 a second, for the phase and a margin.
-  const { attendeeIds } = insertAttendees(db, ticketId, Math.max(2000, KIOSKS * BATCH * (DURATION + 5)));
+  // Enough attendees that no one is checked in twice: kiosks x 25 a second, for both phases and a margin.
+  const { attendeeIds } = insertAttendees(db, ticketId, Math.max(2000, KIOSKS * BATCH * (2 * DURATION + 5)));
   const { key } = createApiKey(db, 'Doors bench', null, null);
   db.close();
   const app = await startTarget(path.join(import.meta.dirname, 'server-target.ts'), { EVT_DB: dbFile });
+  const kiosksProc = await startKiosks();
   const url = `http://127.0.0.1:${app.port}`;
   const sample = Array.from({ length: 200 }, (_, i) => `/wp-json/evt/events/v1/events/${eventIds[(i * 7919) % eventIds.length]}`);
   const from = formatInZone(new Date(), 'UTC').slice(0, 10);
@@ -99,23 +87,44 @@ async function main(): Promise<void> {
   );
   const opts = { url, connections: CONNECTIONS, duration: DURATION };
   const say = (s: string) => process.stdout.write(`${s}\n`);
+  const nice = process.env.BENCH_READ_NICE;
+  if (nice) os.setPriority(Number(nice));
+  let offset = 0;
+  const phase = async (name: string, paths: string[], doors: boolean): Promise<Phase> => {
+    const cpu0 = { server: cpuSeconds(app.proc.pid!), reader: process.cpuUsage(), kiosks: cpuSeconds(kiosksProc.pid!) };
+    const t0 = performance.now();
+    if (doors) kiosksProc.send({ type: 'start', url, key, ids: attendeeIds, offset, kiosks: KIOSKS, batch: BATCH });
+    const reads = await load(name, { ...opts, paths });
+    let k: KioskResult = { latencies: [], failed: 0, accepted: 0, next: offset };
+    if (doors) {
+      const done = new Promise<KioskResult>((r) => kiosksProc.once('message', (m) => r(m as KioskResult)));
+      kiosksProc.send({ type: 'stop' });
+      k = await done;
+      offset = k.next;
+    }
+    const secs = (performance.now() - t0) / 1000;
+    const reader = process.cpuUsage(cpu0.reader);
+    return {
+      reads,
+      batches: k.latencies.sort((a, b) => a - b),
+      failed: k.failed,
+      accepted: k.accepted,
+      cpu: {
+        server: (cpuSeconds(app.proc.pid!) - cpu0.server) / secs,
+        reader: (reader.user + reader.system) / 1e6 / secs,
+        kiosks: (cpuSeconds(kiosksProc.pid!) - cpu0.kiosks) / secs,
+      },
+    };
+  };
   try {
     await load('warm-up', { ...opts, paths: [...sample, ...archives], duration: 3 });
-    const quietSingle = await load('single event read, quiet', { ...opts, paths: sample });
-    const quietArchive = await load('archive page of 50, quiet', { ...opts, paths: archives });
-    const phase = async (name: string, paths: string[]): Promise<{ reads: Figures; batches: Awaited<ReturnType<typeof kiosks>> }> => {
-      let end!: () => void;
-      const stop = new Promise<void>((r) => (end = r));
-      const k = kiosks(url, key, attendeeIds, stop);
-      const reads = await load(name, { ...opts, paths });
-      end();
-      return { reads, batches: await k };
-    };
-    const doorsSingle = await phase('single event read, doors open', sample);
-    const doorsArchive = await phase('archive page of 50, doors open', archives);
+    const quietSingle = await phase('single event read, quiet', sample, false);
+    const quietArchive = await phase('archive page of 50, quiet', archives, false);
+    const doorsSingle = await phase('single event read, doors open', sample, true);
+    const doorsArchive = await phase('archive page of 50, doors open', archives, true);
     const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
     say(
-      `\n${eventIds.length} events; ${CONNECTIONS} read connections; ${KIOSKS} kiosks x ${BATCH} check-ins a second; ${DURATION} s a phase; autocannon on 127.0.0.1; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}`,
+      `\n${eventIds.length} events; ${CONNECTIONS} read connections; ${KIOSKS} kiosks x ${BATCH} check-ins a second; ${DURATION} s a phase; autocannon on 127.0.0.1${nice ? ` at nice ${nice}` : ''}; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}`,
     );
     say(
       `${'reads'.padEnd(34)} ${'quiet req/s'.padStart(12)} ${'doors req/s'.padStart(12)} ${'ratio'.padStart(6)} ${'quiet p99'.padStart(10)} ${'doors p99'.padStart(10)} ${'errors'.padStart(7)}`,
@@ -124,23 +133,37 @@ async function main(): Promise<void> {
       say(
         `${name.padEnd(34)} ${fmt(q.rps).padStart(12)} ${fmt(d.rps).padStart(12)} ${fmt(d.rps / q.rps, 2).padStart(6)} ${`${fmt(q.p99)} ms`.padStart(10)} ${`${fmt(d.p99)} ms`.padStart(10)} ${String(q.errors + q.non2xx + d.errors + d.non2xx).padStart(7)}`,
       );
-    row('single event read', quietSingle, doorsSingle.reads);
-    row('archive page of 50', quietArchive, doorsArchive.reads);
-    const all = [...doorsSingle.batches.latencies, ...doorsArchive.batches.latencies].sort((a, b) => a - b);
-    const accepted = doorsSingle.batches.accepted + doorsArchive.batches.accepted;
-    const failed = doorsSingle.batches.failed + doorsArchive.batches.failed;
+    row('single event read', quietSingle.reads, doorsSingle.reads);
+    row('archive page of 50', quietArchive.reads, doorsArchive.reads);
+    const batchLine = (name: string, b: number[]) =>
+      say(
+        `${name.padEnd(34)} ${fmt(b.length).padStart(5)} batches, p50 ${fmt(percentile(b, 50), 1)} ms, p90 ${fmt(percentile(b, 90), 1)} ms, p99 ${fmt(percentile(b, 99), 1)} ms, max ${fmt(b.at(-1) ?? 0, 1)} ms`,
+      );
+    batchLine('check-ins during single reads', doorsSingle.batches);
+    batchLine('check-ins during archive reads', doorsArchive.batches);
+    const all = [...doorsSingle.batches, ...doorsArchive.batches].sort((a, b) => a - b);
+    const accepted = doorsSingle.accepted + doorsArchive.accepted;
+    const failed = doorsSingle.failed + doorsArchive.failed;
     say(
       `check-in batches: ${fmt(all.length)} of ${BATCH} (${fmt(accepted)} check-ins accepted), p50 ${fmt(percentile(all, 50), 1)} ms, p99 ${fmt(percentile(all, 99), 1)} ms, max ${fmt(all.at(-1) ?? 0, 1)} ms; failed ${failed}`,
     );
-    const rs = doorsSingle.reads.rps / quietSingle.rps;
-    const ra = doorsArchive.reads.rps / quietArchive.rps;
+    say(`${'CPU seconds a second (2 cores)'.padEnd(34)} ${'server'.padStart(7)} ${'autocannon'.padStart(11)} ${'kiosks'.padStart(7)}`);
+    for (const [name, p] of [
+      ['single reads, quiet', quietSingle],
+      ['archive reads, quiet', quietArchive],
+      ['single reads, doors open', doorsSingle],
+      ['archive reads, doors open', doorsArchive],
+    ] as const)
+      say(`${`  ${name}`.padEnd(34)} ${fmt(p.cpu.server, 2).padStart(7)} ${fmt(p.cpu.reader, 2).padStart(11)} ${fmt(p.cpu.kiosks, 2).padStart(7)}`);
+    const rs = doorsSingle.reads.rps / quietSingle.reads.rps;
+    const ra = doorsArchive.reads.rps / quietArchive.reads.rps;
     const p99 = percentile(all, 99);
     say('');
     say(`target single read under check-ins >= 0.7 of quiet: ${fmt(rs, 2)} ${rs >= 0.7 ? 'MET' : 'MISSED'}`);
     say(`target archive under check-ins >= 0.7 of quiet   : ${fmt(ra, 2)} ${ra >= 0.7 ? 'MET' : 'MISSED'}`);
     say(`target check-in batch p99 < 50 ms               : ${fmt(p99, 1)} ms ${p99 < 50 ? 'MET' : 'MISSED'}`);
   } finally {
-    stopTargets(dir, app);
+    stopTargets(dir, app, { proc: kiosksProc });
   }
 }
 
