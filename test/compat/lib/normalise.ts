@@ -122,7 +122,8 @@ export class Normaliser {
       if (USER_KEYS.has(key)) return tag + (this.side.users.get(n) ?? (n === 0 ? '0' : '@?user')) + tag;
       const isIdKey = ID_KEYS.has(key) || (/^\d+$/.test(key) && ID_LIST_KEYS.has(parentKey));
       if (isIdKey && Number.isInteger(n) && n > 0) {
-        const termCtx = inTerm || TERM_KEYS.has(key) || parentKey === 'categories' || parentKey === 'tags';
+        // `additional_data` carries the existing term's ID in WordPress's `term_exists` error (the only use here).
+        const termCtx = inTerm || TERM_KEYS.has(key) || parentKey === 'categories' || parentKey === 'tags' || parentKey === 'additional_data';
         // Keep the type visible: a string ID stays a string token with quotes.
         return tag + (termCtx ? this.term(n) : this.post(n)) + tag;
       }
