@@ -194,10 +194,13 @@ describe('the door kiosk main screen (headless Chromium)', () => {
       const people = model.seed(4);
       model.now = () => Date.now() - 5 * 60_000;
       const page = await open('estonian');
-      await page.locator('#lang').selectOption('et');
       await page.goto(pairingLink(s.kiosk.base, { url: srv.root, api_key: 'door-key', event_id: model.eventId }));
       await confirmPairing(page);
       await waitReady(page, 60_000);
+      // The language is chosen on the paired kiosk and seen applied before anything is read: chosen before the
+      // pairing link's navigation, its stored choice could still be in flight when the page loaded again.
+      await page.locator('#lang').selectOption('et');
+      await waitFor('the Estonian main screen', async () => (await page.locator('.counter:first-child span').innerText()) === 'REGISTREERITUD');
 
       // Preflight: the clock is 5 min off the server's Date (a warning), the scanner test shows what was read.
       await page.locator('#preflight-toggle').click();
