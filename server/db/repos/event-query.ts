@@ -33,6 +33,16 @@ export interface EventQuery {
 }
 
 /**
+ * `IN` over a list of IDs: one ID as `= ?`. Inside the page's correlated `EXISTS`, SQLite builds a `json_each`
+ * list again for every event it tests (page of one category among 10,000 events: 0.29 -> 0.24 ms; 0.19 ms with
+ * the covering index of 011-event-list-index.sql).
+ */
+function inIds(column: string, ids: number[]): [string, unknown] {
+  if (ids.length === 1) return [`${column} = ?`, ids[0]];
+  return [`${column} IN (SELECT value FROM json_each(?))`, JSON.stringify(ids)];
+}
+
+/**
  * The WHERE clause. Term, venue and organizer filters take two equivalent spellings: `EXISTS` per row for a
  * page (SQLite walks the start-date index in order and stops after a page), and `e.post_id IN (...)` for the
  * count (SQLite starts from the term's posts instead of testing every event of the date window: 0.5 ms instead
@@ -65,34 +75,19 @@ function where(q: EventQuery, forCount = false): Condition {
     if (q.searchSkipsProtected) add("p.password = ''");
   }
   for (const ids of q.termIds ?? []) {
-    if (forCount)
-      add('e.post_id IN (SELECT tr.post_id FROM term_relationships tr WHERE tr.term_id IN (SELECT value FROM json_each(?)))', JSON.stringify(ids));
-    else
-      add(
-        'EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = p.id AND tr.term_id IN (SELECT value FROM json_each(?)))',
-        JSON.stringify(ids),
-      );
+    const [t, v] = inIds('tr.term_id', ids);
+    if (forCount) add(`e.post_id IN (SELECT tr.post_id FROM term_relationships tr WHERE ${t})`, v);
+    else add(`EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = p.id AND ${t})`, v);
   }
   if (q.venueIds) {
-    if (forCount)
-      add('e.post_id IN (SELECT ev.event_id FROM event_venues ev WHERE ev.venue_id IN (SELECT value FROM json_each(?)))', JSON.stringify(q.venueIds));
-    else
-      add(
-        'EXISTS (SELECT 1 FROM event_venues ev WHERE ev.event_id = p.id AND ev.venue_id IN (SELECT value FROM json_each(?)))',
-        JSON.stringify(q.venueIds),
-      );
+    const [t, v] = inIds('ev.venue_id', q.venueIds);
+    if (forCount) add(`e.post_id IN (SELECT ev.event_id FROM event_venues ev WHERE ${t})`, v);
+    else add(`EXISTS (SELECT 1 FROM event_venues ev WHERE ev.event_id = p.id AND ${t})`, v);
   }
   if (q.organizerIds) {
-    if (forCount)
-      add(
-        'e.post_id IN (SELECT eo.event_id FROM event_organizers eo WHERE eo.organizer_id IN (SELECT value FROM json_each(?)))',
-        JSON.stringify(q.organizerIds),
-      );
-    else
-      add(
-        'EXISTS (SELECT 1 FROM event_organizers eo WHERE eo.event_id = p.id AND eo.organizer_id IN (SELECT value FROM json_each(?)))',
-        JSON.stringify(q.organizerIds),
-      );
+    const [t, v] = inIds('eo.organizer_id', q.organizerIds);
+    if (forCount) add(`e.post_id IN (SELECT eo.event_id FROM event_organizers eo WHERE ${t})`, v);
+    else add(`EXISTS (SELECT 1 FROM event_organizers eo WHERE eo.event_id = p.id AND ${t})`, v);
   }
   if (q.featured !== undefined) add('e.featured = ?', q.featured ? 1 : 0);
   if (q.include) add('p.id IN (SELECT value FROM json_each(?))', JSON.stringify(q.include));
