@@ -13,12 +13,18 @@ import { etTotalHeaders, invalidPage } from './paging.ts';
 
 const SUPPORTED = Object.keys(ticketsRoutes.listCheckins.args).filter((k) => k !== 'translation_language');
 
-function keyLabel(ctx: Ctx, keyId: number): string | null {
-  return (stmt(ctx.db, 'SELECT label FROM api_keys WHERE id = ?').get(keyId) as { label: string } | undefined)?.label ?? null;
+/** Key labels by key ID, read once per page: a page of 100 scans comes from a handful of doors. */
+type KeyLabels = Map<number, string | null>;
+
+function keyLabel(ctx: Ctx, keyId: number, labels: KeyLabels): string | null {
+  if (labels.has(keyId)) return labels.get(keyId)!;
+  const label = (stmt(ctx.db, 'SELECT label FROM api_keys WHERE id = ?').get(keyId) as { label: string } | undefined)?.label ?? null;
+  labels.set(keyId, label);
+  return label;
 }
 
 /** One scan of the log. `date` is the scan time in site time, as in `checkin_details`. */
-export function presentCheckin(ctx: Ctx, c: CheckinRow): Record<string, unknown> {
+export function presentCheckin(ctx: Ctx, c: CheckinRow, labels: KeyLabels = new Map()): Record<string, unknown> {
   const date = utcToLocal(ctx, c.scanned_at);
   return {
     id: c.id,
@@ -36,7 +42,7 @@ export function presentCheckin(ctx: Ctx, c: CheckinRow): Record<string, unknown>
     author: String(c.user_id),
     api_key_id: c.api_key_id,
     // Additive, last: the label of the door key that scanned (`Door 2`), so a kiosk can name the other door.
-    device_label: c.api_key_id === null ? null : keyLabel(ctx, c.api_key_id),
+    device_label: c.api_key_id === null ? null : keyLabel(ctx, c.api_key_id, labels),
   };
 }
 
@@ -68,7 +74,11 @@ const list = implement(ticketsRoutes.listCheckins, (input, ctx) => {
   const totalPages = Math.ceil(total / perPage);
   if (input.page > 1 && input.page > totalPages) throw invalidPage();
   const { rest_url } = archiveLinks(ctx.urls.rest('/evt/tickets/v1/checkins/'), knownQuery(ctx.req.params, SUPPORTED), 1, 1);
-  return ok({ rest_url, total, total_pages: totalPages, checkins: rows.map((c) => presentCheckin(ctx, c)) }, etTotalHeaders(total, totalPages));
+  const labels: KeyLabels = new Map();
+  return ok(
+    { rest_url, total, total_pages: totalPages, checkins: rows.map((c) => presentCheckin(ctx, c, labels)) },
+    etTotalHeaders(total, totalPages),
+  );
 });
 
 export const checkinLogEndpoints: Endpoint[] = [list];
