@@ -18,6 +18,9 @@ export class DoorView {
   private refreshing: Promise<void> | null = null;
   private again = false;
   private newestConflict: number | null = null;
+  /** Attendees checked out at this door, from the scans read so far (the log only grows: read once each). */
+  private readonly left = new Set<number>();
+  private scansRead = 0;
 
   constructor(
     private readonly ctx: KioskContext,
@@ -58,18 +61,22 @@ export class DoorView {
     const { db, deviceId, t, lang } = this.ctx;
     const paired = this.ctx.settings.current !== null;
     byId('door').dataset.paired = String(paired);
-    const [counts, recent, checkouts, conflicts, conflictCount, seen] = await Promise.all([
+    const [counts, recent, newScans, conflicts, conflictCount, seen] = await Promise.all([
       countAttendees(db, deviceId, Date.now()),
       db.scans.orderBy('id').reverse().limit(RECENT).toArray(),
-      db.scans.filter((s) => s.verdict === 'checked_out').toArray(),
+      db.scans.where(':id').above(this.scansRead).toArray(),
       db.conflicts.orderBy('id').reverse().limit(1).toArray(),
       db.conflicts.count(),
       db.meta.get(SEEN_KEY),
     ]);
-    // Checked out here and not back in: they count as checked in (they came), not as inside.
-    const left = new Set<number>();
-    for (const s of checkouts) if (s.attendeeId !== null) left.add(s.attendeeId);
-    const rows = await Promise.all([...left].map((id) => getAttendee(db, id)));
+    // Checked out here and not back in: they count as checked in (they came), not as inside. Only scans
+    // not read before are read (a scan's verdict is only ever rewritten away from checked_out, and the
+    // attendee's row below decides whether they are still out).
+    for (const s of newScans) {
+      if (s.id !== undefined && s.id > this.scansRead) this.scansRead = s.id;
+      if (s.verdict === 'checked_out' && s.attendeeId !== null) this.left.add(s.attendeeId);
+    }
+    const rows = await Promise.all([...this.left].map((id) => getAttendee(db, id)));
     const outNow = rows.filter((r) => r && r.checkedIn === 0 && r.status !== 'trash').length;
     setCount('c-checked-in', counts.checkedIn + outNow);
     setCount('c-expected', counts.total);
