@@ -3,8 +3,8 @@ import { pick } from '../content/text.ts';
 import { esc } from '../site/html.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
 import { attendeesForMail, orderForMail, ticketMailLogged, type AttendeeForMail, type OrderForMail } from './order-data.ts';
-import { WindowLimiter } from '../security/window-limiter.ts';
-import { nowMs } from '../routes/tickets/clock.ts';
+import type { WindowLimiter } from '../security/window-limiter.ts';
+import { appLimiter } from '../routes/tickets/clock.ts';
 import type { MailMessage } from './message.ts';
 import { sendMail } from './service.ts';
 
@@ -129,12 +129,7 @@ export function composeTicketMail(i: TicketMailInput): MailMessage {
 export const TICKET_MAIL_LIMIT = { max: 10, windowMs: 60 * 60_000 };
 
 export function ticketMailLimiter(app: AppState): WindowLimiter {
-  let l = app.services.ticketMailLimiter as WindowLimiter | undefined;
-  if (!l) {
-    l = new WindowLimiter({ ...TICKET_MAIL_LIMIT, maxKeys: 20_000, now: () => nowMs({ app }) });
-    app.services.ticketMailLimiter = l;
-  }
-  return l;
+  return appLimiter(app, 'ticketMailLimiter', { ...TICKET_MAIL_LIMIT, maxKeys: 20_000 });
 }
 
 /**

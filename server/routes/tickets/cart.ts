@@ -7,11 +7,11 @@ import { created, ok, type Result } from '../../http/result.ts';
 import { nowDates } from '../../content/site-time.ts';
 import { CART_LIFETIME_SECONDS, cartItems, emptyCart, findCart, makeRoomForCart, replaceCartLines, type CartLine } from '../../db/repos/carts.ts';
 import { addMinutesUtc, createOrder, getOrderRow, OrderError, OrderTooLargeError } from '../../db/repos/orders.ts';
-import { clientKey, WindowLimiter } from '../../security/window-limiter.ts';
+import { clientKey } from '../../security/window-limiter.ts';
 import type { AppState } from '../../http/context.ts';
 import { getPost } from '../../db/repos/posts.ts';
 import { availableOf, EMPTY_STATS, getTicketRows, parentPosts, postHasTickets, ticketStats, type TicketRow } from '../../db/repos/tickets.ts';
-import { nowMs, nowUtcString } from './clock.ts';
+import { appLimiter, nowMs, nowUtcString } from './clock.ts';
 import { orderCompleted, orderErrorToHttp } from './orders.ts';
 import { presentOrders } from './order-present.ts';
 import { providerOf } from './ticket-write.ts';
@@ -33,18 +33,8 @@ export const CHECKOUT_LIMIT = { max: 10, windowMs: 10 * 60_000 };
 /** New visitor carts (first cart write without a cart cookie) per client address in a sliding window. */
 export const NEW_CART_LIMIT = { max: 60, windowMs: 10 * 60_000 };
 
-/** The app's limiter called `name` (one per server); it reads the app clock, which tests move. */
-function limiter(app: AppState, name: string, opts: { max: number; windowMs: number }): WindowLimiter {
-  let l = app.services[name] as WindowLimiter | undefined;
-  if (!l) {
-    l = new WindowLimiter({ ...opts, now: () => nowMs({ app }) });
-    app.services[name] = l;
-  }
-  return l;
-}
-
-export const checkoutLimiter = (app: AppState) => limiter(app, 'checkoutLimiter', CHECKOUT_LIMIT);
-const newCartLimiter = (app: AppState) => limiter(app, 'newCartLimiter', NEW_CART_LIMIT);
+export const checkoutLimiter = (app: AppState) => appLimiter(app, 'checkoutLimiter', CHECKOUT_LIMIT);
+const newCartLimiter = (app: AppState) => appLimiter(app, 'newCartLimiter', NEW_CART_LIMIT);
 
 /** `429 rest_too_many_requests` with `Retry-After`, as the QR check-in answers it. */
 function tooMany(wait: number, what: string): Result {

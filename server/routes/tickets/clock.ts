@@ -1,5 +1,7 @@
 import type { Ctx } from '../../http/context.ts';
+import type { AppState } from '../../http/context.ts';
 import { nowUtc } from '../../db/clock.ts';
+import { WindowLimiter, type WindowLimiterOptions } from '../../security/window-limiter.ts';
 
 /**
  * The tickets namespace's notion of now (ms): nonce ticks, sale windows, order times. Tests replace it with
@@ -13,4 +15,17 @@ export function nowMs(ctx: Pick<Ctx, 'app'>): number {
 /** `YYYY-MM-DD HH:MM:SS` UTC of `nowMs`. */
 export function nowUtcString(ctx: Pick<Ctx, 'app'>): string {
   return nowUtc(new Date(nowMs(ctx)));
+}
+
+/**
+ * The app's sliding-window limiter called `name` (one per server, on `app.services[name]`, made on first use);
+ * it reads the app clock, which tests move.
+ */
+export function appLimiter(app: AppState, name: string, opts: Omit<WindowLimiterOptions, 'now'>): WindowLimiter {
+  let l = app.services[name] as WindowLimiter | undefined;
+  if (!l) {
+    l = new WindowLimiter({ ...opts, now: () => nowMs({ app }) });
+    app.services[name] = l;
+  }
+  return l;
 }
