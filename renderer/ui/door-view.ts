@@ -4,7 +4,7 @@ import type { KioskContext } from './context.ts';
 import { conflictLine, recentScan } from './door-text.ts';
 import { byId, el } from './dom.ts';
 import type { DoorNames } from './names.ts';
-import { TONE_ICON } from './verdict-text.ts';
+import { doorName, TONE_ICON } from './verdict-text.ts';
 
 const RECENT = 5;
 const SEEN_KEY = 'conflictsSeen';
@@ -117,7 +117,9 @@ export class DoorView {
         newest,
         t,
         lang,
-        (c) => c.theirDeviceLabel || (c.theirDevice && this.names.deviceName(c.theirDevice, t('device.thisKiosk'))) || t('device.otherDoor'),
+        (c) =>
+          doorName(t, c.theirDeviceLabel, c.theirDevice, { deviceName: (id) => this.names.deviceName(id, t('device.thisKiosk')) }) ??
+          t('device.otherDoor'),
       );
       line.dataset.first = newest.first ?? '';
     }
