@@ -83,14 +83,15 @@ function applyFields(ctx: Ctx, row: AttendeeRow, { status, email, name }: FieldE
   return true;
 }
 
+/** What a door caller may not send on an attendee update: 403 (CONTRACT section 3). */
+const DOOR_REFUSED_FIELDS = ['attendee_status', 'full_name', 'email', 'ticket_id', 'order_status'] as const;
+
 /**
  * `POST|PUT|PATCH /attendees/{id}`: field edits and the kiosk's check-in (201 as in the original). A failed
  * scan answers with its error but still commits its log row (errorResult); the request's other edits are
  * undone with it, through a savepoint. Door callers change check-in state only; organizers only attendees of
  * events they authored (CONTRACT section 3).
  */
-export const DOOR_REFUSED_FIELDS = ['attendee_status', 'full_name', 'email', 'ticket_id', 'order_status'] as const;
-
 export function updateAttendee(input: Input<typeof ticketsRoutes.updateAttendee.args>, ctx: Ctx): Result {
   // The order of checks: a hidden or missing attendee (404), invalid fields (400), then permission (403).
   const row = loadManagedAttendee(ctx, input.id);
