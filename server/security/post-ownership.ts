@@ -2,12 +2,13 @@ import type { Ctx } from '../http/context.ts';
 import { can } from '../http/context.ts';
 import { stmt } from '../db/connection.ts';
 import type { PostRow } from '../db/repos/posts.ts';
+import { orderItems } from '../db/repos/orders.ts';
 import { isAdministrator, mayChangeAuthored, mayChangeEvent } from './ownership.ts';
 
 /**
  * Whether the caller may change post `p` of any type, for the auxiliary namespaces that write something onto a
  * post (its search meta, a file attached to it). The rules of CONTRACT section 3, by type:
- * - an event: `mayChangeEvent`; a venue or organizer: its author (or an administrator);
+ * - an event, a venue or an organizer: its author (or an administrator), as `mayChangeEvent` decides;
  * - a ticket or attendee: the event it belongs to; an order: every event its tickets are for (an order with
  *   no tickets is the administrator's), as the tickets namespace decides;
  * - a form or submission: site-wide content, anyone with `manage_forms`;
@@ -16,8 +17,8 @@ import { isAdministrator, mayChangeAuthored, mayChangeEvent } from './ownership.
 export function mayChangePost(ctx: Pick<Ctx, 'caller' | 'db'>, p: Pick<PostRow, 'id' | 'type' | 'author'>): boolean {
   if (isAdministrator(ctx)) return true;
   switch (p.type) {
+    // The row's own author: an event's is what mayChangeEvent would read again.
     case 'event':
-      return mayChangeEvent(ctx, p.id);
     case 'venue':
     case 'organizer':
       return mayChangeAuthored(ctx, p.author);
@@ -30,10 +31,8 @@ export function mayChangePost(ctx: Pick<Ctx, 'caller' | 'db'>, p: Pick<PostRow, 
       return eventId !== undefined && mayChangeEvent(ctx, eventId);
     }
     case 'order': {
-      const events = stmt(ctx.db, 'SELECT DISTINCT t.event_id FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id WHERE oi.order_id = ?')
-        .pluck()
-        .all(p.id) as number[];
-      return events.length > 0 && events.every((e) => mayChangeEvent(ctx, e));
+      const events = new Set(orderItems(ctx.db, [p.id]).map((i) => i.event_id));
+      return events.size > 0 && [...events].every((e) => mayChangeEvent(ctx, e));
     }
     case 'form':
     case 'submission':

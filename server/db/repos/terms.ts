@@ -26,6 +26,16 @@ export function getTermInTaxonomy(db: Db, taxonomy: string, id: number): TermRow
   return t && t.taxonomy === taxonomy ? t : undefined;
 }
 
+/** Whether every term of `ids` exists in the taxonomy, in one query whatever their number. */
+export function allTermsIn(db: Db, taxonomy: string, ids: readonly number[]): boolean {
+  const unique = new Set(ids);
+  if (!unique.size) return true;
+  const found = stmt(db, 'SELECT COUNT(*) FROM terms WHERE taxonomy = ? AND id IN (SELECT value FROM json_each(?))')
+    .pluck()
+    .get(taxonomy, JSON.stringify([...unique])) as number;
+  return found === unique.size;
+}
+
 /**
  * The terms and all their descendants in the taxonomy (WordPress's tax query includes child terms of a
  * hierarchical taxonomy). UNION, not UNION ALL: a parent cycle ends instead of looping.

@@ -307,16 +307,39 @@ interface Kept {
  * organizers, terms and images, the site's settings) changes only by writes that change everything for the
  * response cache (cache-tags.ts: no declared write touches content), so the kept presentations and rows live
  * exactly as long as the app's `contentVersion` and SQLite's `data_version` (another process's commit) stay the
- * same; check-ins, sales and carts leave them. Bounded: at most MAX_KEPT presentations and MAX_KEPT rows, each
- * map emptied whole when full. The caller-dependent parts (decorators: `ticketed`, `attendance`, nonces;
+ * same; check-ins, sales and carts leave them. Bounded (CONTRACT section 3): at most MAX_KEPT presentations and
+ * MAX_KEPT rows, and MAX_KEPT_BYTES of presented JSON and of row texts (an event's content is as long as its author
+ * made it), each * map emptied whole when full. The caller-dependent parts (decorators: `ticketed`, `attendance`, nonces;
  * password blanking) are applied per request to a shallow copy.
  */
 const MAX_KEPT = 4000;
+const MAX_KEPT_BYTES = 32 * 1024 * 1024;
 
 interface PresentCache {
   version: string;
   kept: Map<string, Kept>;
+  /** The JSON bytes of `kept` (the kept objects hold about as much again). */
+  keptBytes: number;
   rows: Map<number, EventRow>;
+  /** The text lengths of `rows` (what can grow; the other columns are short). */
+  rowBytes: number;
+}
+
+/** What a kept event row counts against MAX_KEPT_BYTES: its texts, by length. */
+function rowBytes(r: EventRow): number {
+  return r.title.length + r.content.length + r.excerpt.length + (r.title_et?.length ?? 0) + (r.content_et?.length ?? 0) + (r.excerpt_et?.length ?? 0);
+}
+
+/** Keeps row `r`, emptying the kept rows first when it would pass a bound. */
+function keepRow(c: PresentCache, r: EventRow): void {
+  if (c.rows.has(r.id)) return;
+  const n = rowBytes(r);
+  if (c.rows.size >= MAX_KEPT || c.rowBytes + n > MAX_KEPT_BYTES) {
+    c.rows.clear();
+    c.rowBytes = 0;
+  }
+  c.rows.set(r.id, r);
+  c.rowBytes += n;
 }
 
 /** The copy handed out -> what it was copied from, to write its JSON from the kept JSON (see `eventJson`). */
@@ -328,7 +351,7 @@ function presentCache(ctx: Ctx): PresentCache | null {
   const services = ctx.app.services as { presentCache?: PresentCache };
   const version = `${ctx.app.contentVersion}:${stmt(ctx.db, 'PRAGMA data_version').pluck().get() as number}`;
   let c = services.presentCache;
-  if (!c || c.version !== version) services.presentCache = c = { version, kept: new Map(), rows: new Map() };
+  if (!c || c.version !== version) services.presentCache = c = { version, kept: new Map(), keptBytes: 0, rows: new Map(), rowBytes: 0 };
   return c;
 }
 
@@ -346,10 +369,8 @@ export function eventRowsOf(ctx: Ctx, ids: readonly number[]): EventRow[] {
   }
   const missing = ids.filter((id) => !got.has(id));
   if (missing.length) {
-    const read = getEventRows(ctx.db, missing);
-    if (c.rows.size + read.length > MAX_KEPT) c.rows.clear();
-    for (const r of read) {
-      c.rows.set(r.id, r);
+    for (const r of getEventRows(ctx.db, missing)) {
+      keepRow(c, r);
       got.set(r.id, r);
     }
   }
@@ -378,15 +399,18 @@ export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}
   const missing = rows.filter((_, i) => !found[i]);
   if (missing.length) {
     const fresh = presentFresh(ctx, missing, opts);
-    if (kept.size + fresh.length > MAX_KEPT) kept.clear();
-    if (c.rows.size + missing.length > MAX_KEPT) c.rows.clear();
     let j = 0;
     rows.forEach((r, i) => {
       if (found[i]) return;
       const event = fresh[j++];
       const k: Kept = { event, json: Buffer.from(JSON.stringify(event)) };
+      if (kept.size >= MAX_KEPT || c.keptBytes + k.json.length > MAX_KEPT_BYTES) {
+        kept.clear();
+        c.keptBytes = 0;
+      }
       kept.set(prefix + r.id, k);
-      c.rows.set(r.id, r);
+      c.keptBytes += k.json.length;
+      keepRow(c, r);
       found[i] = k;
     });
   }

@@ -5,6 +5,7 @@ import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../http/result.ts';
 import { getPost, sanitizeSlug } from '../../db/repos/posts.ts';
 import {
+  allTermsIn,
   deleteTerm,
   findTermByName,
   findTermBySlug,
@@ -140,7 +141,7 @@ function endpoints(plural: Plural): Endpoint[] {
       for (const name of ['include', 'exclude', 'parent'] as const) {
         const v = input[name];
         const ids = Array.isArray(v) ? (v as number[]) : v === undefined ? [] : [v as number];
-        if (ids.some((id) => !getTermInTaxonomy(ctx.db, taxonomy, id))) throw invalidParam(name);
+        if (!allTermsIn(ctx.db, taxonomy, ids)) throw invalidParam(name);
       }
       // The archive clamps per_page to 50, as the events archives do (the original: sanitize_per_page).
       const perPage = Math.min(input.per_page as number, MAX_PER_PAGE);
