@@ -58,4 +58,23 @@ describe('kept event rows', () => {
     assert.equal(trashed.status, 403);
     assert.equal(trashed.body.code, 'event-no-longer-available');
   });
+  test("a manager's read leaves nothing of its own in what the next anonymous read is answered from", async () => {
+    const c = await call(ev, {
+      method: 'POST',
+      auth: s.admin,
+      body: { title: 'Shared', status: 'publish', start_date: '2031-07-01 19:00', end_date: '2031-07-01 22:00' },
+    });
+    const june = '?start_date=2031-07-01&end_date=2031-07-02';
+    // The administrator's reads present and keep the event, with the manager's `attendance` and nonces added.
+    const adminSingle = await call(`${ev}/${c.body.id}`, { auth: s.admin });
+    assert.ok('attendance' in adminSingle.body);
+    assert.ok('nonces' in adminSingle.body);
+    assert.ok('attendance' in (await call(`${ev}${june}`, { auth: s.admin })).body.events[0]);
+    const single = await call(`${ev}/${c.body.id}`);
+    assert.equal(single.body.title, 'Shared');
+    assert.ok(!('attendance' in single.body) && !('nonces' in single.body));
+    const archived = (await call(`${ev}${june}`)).body.events[0];
+    assert.equal(archived.title, 'Shared');
+    assert.ok(!('attendance' in archived));
+  });
 });
