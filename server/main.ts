@@ -6,7 +6,7 @@ import { openDatabase } from './db/connection.ts';
 import { acquireServerLock, LockedError, type ServerLock } from './db/server-lock.ts';
 import type { Checkpointer } from './db/checkpointer.ts';
 import { ensureAdmin } from './auth/credentials.ts';
-import { createApp, type App } from './http/app.ts';
+import { createApp, type App } from './app.ts';
 import { hardenServer } from './http/harden.ts';
 import { mailIdle } from './mail/service.ts';
 import { createLogger, logFunction, withRequestLog } from './log.ts';

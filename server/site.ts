@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KIOSK_CSP } from '../electron/csp.ts';
-import type { AppState } from './http/context.ts';
+import type { AppState } from './kernel/context.ts';
 import { mountPublicPages } from './site/router.ts';
 import { mountFiles } from './site/files.ts';
 import { mountSeo } from './site/seo.ts';

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection.ts';
-import type { Caller } from '../http/context.ts';
-import { HttpError, forbidden } from '../http/errors.ts';
+import type { Caller } from '../kernel/context.ts';
+import { HttpError, forbidden } from '../kernel/errors.ts';
 import type { ApiKeyRow } from '../db/repos/api-keys.ts';
 import { verifyApiKeyAsync, verifyBasic } from './credentials.ts';
 import { addressKey, loginKey, signInGate } from './sign-in-limits.ts';

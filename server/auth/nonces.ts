@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { callerTag, type Ctx } from '../http/context.ts';
+import { callerTag, type Ctx } from '../kernel/context.ts';
 
 const HALF_DAY_MS = 12 * 60 * 60 * 1000;
 

@@ -1,4 +1,4 @@
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../kernel/errors.ts';
 import { WindowLimiter, clientKey } from '../security/window-limiter.ts';
 import { digest } from './hash.ts';
 

@@ -1,4 +1,4 @@
-import type { Lang } from '../http/context.ts';
+import type { Lang } from '../kernel/context.ts';
 
 /** A translatable text: the request language's value, else the default language's. */
 export function pick(lang: Lang, base: string, et: string | null): string {

@@ -3,7 +3,7 @@ import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/connection.ts';
 import { insertUser, findUserByLogin } from '../db/repos/users.ts';
 import { createAppPassword } from '../auth/credentials.ts';
-import { systemContext } from '../http/system-context.ts';
+import { systemContext } from '../system-context.ts';
 import { createEvent } from '../routes/events/event-write.ts';
 import { createLinked } from '../routes/events/linked-write.ts';
 import { formatInZone } from '../../shared/dates.ts';

@@ -4,7 +4,7 @@ import QRCode from 'qrcode';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/connection.ts';
-import type { Ctx } from '../http/context.ts';
+import type { Ctx } from '../kernel/context.ts';
 import { nowDates, utcString } from '../content/site-time.ts';
 import { createTicket } from '../db/repos/tickets.ts';
 import { createOrder } from '../db/repos/orders.ts';

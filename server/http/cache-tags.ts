@@ -1,4 +1,4 @@
-import type { AppState } from './context.ts';
+import type { AppState } from '../kernel/context.ts';
 import type { ResponseCache } from './response-cache.ts';
 
 /**

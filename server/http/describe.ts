@@ -3,7 +3,7 @@ import { argJson, type ArgJson } from '../../shared/http/params.ts';
 import { openApiPath, type DocResponse, type NamespaceDef, type RouteDef } from '../../shared/http/route.ts';
 import { roleCan } from '../../shared/auth.ts';
 import type { Registry, RouteEntry } from './registry.ts';
-import type { Urls } from './context.ts';
+import type { Urls } from '../kernel/context.ts';
 
 /** Removes Zod's safe-integer bounds (WordPress shows none) and draft-only keys, recursively. */
 function cleanSchema<T>(v: T): T {

@@ -1,11 +1,11 @@
 import type { Method } from '../../shared/http/route.ts';
 import { WRITE_METHODS } from '../../shared/http/route.ts';
 import { roleCan } from '../../shared/auth.ts';
-import type { AppState, Caller, Ctx, Lang, RequestInfo, Urls } from './context.ts';
-import { callerRole } from './context.ts';
-import { HttpError, forbidden, internalError, noRoute } from './errors.ts';
+import type { AppState, Caller, Ctx, Lang, RequestInfo, Urls } from '../kernel/context.ts';
+import { callerRole } from '../kernel/context.ts';
+import { HttpError, forbidden, internalError, noRoute } from '../kernel/errors.ts';
 import type { Endpoint, Registry, RouteEntry } from './registry.ts';
-import { errorResult, type Result } from './result.ts';
+import { errorResult, type Result } from '../kernel/result.ts';
 import { validateArgs } from './validate.ts';
 import { inTransaction } from '../db/in-transaction.ts';
 import { touch, writeTags } from './cache-tags.ts';
@@ -110,6 +110,13 @@ export function permitted(endpoint: Endpoint, caller: Caller): boolean {
   if (p === 'public') return true;
   if (p === 'authenticated') return caller.kind !== 'anonymous';
   return roleCan(callerRole(caller), p);
+}
+
+/** The `Allow` header of a route for this caller: the methods of its endpoints the caller may use. */
+export function allowHeader(entry: RouteEntry, caller: Caller): string {
+  const methods: string[] = [];
+  for (const e of entry.endpoints) if (permitted(e, caller)) for (const m of e.def.methods) if (!methods.includes(m)) methods.push(m);
+  return methods.join(', ');
 }
 
 /** The permission check's answer when the caller may not run the endpoint, else null. */

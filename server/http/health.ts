@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { AppState } from './context.ts';
+import type { AppState } from '../kernel/context.ts';
 
 /**
  * `GET /health` (CONTRACT section 2), for load balancers and service managers: `200 {"status":"ok"}` when the

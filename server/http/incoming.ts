@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import busboy from 'busboy';
 import qs from 'qs';
-import type { Lang } from './context.ts';
-import { HttpError } from './errors.ts';
+import type { Lang } from '../kernel/context.ts';
+import { HttpError } from '../kernel/errors.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 

@@ -1,7 +1,7 @@
 import type { Args, Input, Method, NamespaceDef, RouteDef } from '../../shared/http/route.ts';
 import { routeRegexSource } from '../../shared/http/route.ts';
-import type { Ctx } from './context.ts';
-import type { Result } from './result.ts';
+import type { Ctx } from '../kernel/context.ts';
+import type { Result } from '../kernel/result.ts';
 
 export type Handler<A extends Args> = (input: Input<A>, ctx: Ctx) => Result | Promise<Result>;
 

@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/connection.ts';
-import type { Lang } from './context.ts';
-import type { Result } from './result.ts';
+import type { Lang } from '../kernel/context.ts';
+import type { Result } from '../kernel/result.ts';
 import { DEFAULT_READ_TAGS, type Tags } from './cache-tags.ts';
 import { presetJson } from './preset-json.ts';
 

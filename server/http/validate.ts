@@ -1,7 +1,7 @@
 import type { Args } from '../../shared/http/route.ts';
 import type { Param } from '../../shared/http/params.ts';
 import { SLOW, toWpIssue } from '../../shared/http/params.ts';
-import { HttpError } from './errors.ts';
+import { HttpError } from '../kernel/errors.ts';
 
 const lists = new WeakMap<Args, [string, Param][]>();
 

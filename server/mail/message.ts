@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../kernel/errors.ts';
 
 /**
  * What other modules hand to `sendMail`. Addresses are validated here, once, so a message that reaches the

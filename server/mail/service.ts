@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import type Mail from 'nodemailer/lib/mailer';
-import type { AppState } from '../http/context.ts';
+import type { AppState } from '../kernel/context.ts';
 import { nowUtc } from '../db/clock.ts';
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../kernel/errors.ts';
 import {
   claimMailLog,
   deferredAttachments,

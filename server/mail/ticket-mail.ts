@@ -1,4 +1,4 @@
-import type { AppState, Ctx, Lang } from '../http/context.ts';
+import type { AppState, Ctx, Lang } from '../kernel/context.ts';
 import { pick } from '../content/text.ts';
 import { esc } from '../site/html.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';

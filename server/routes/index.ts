@@ -1,7 +1,7 @@
 import type { NamespaceDef } from '../../shared/http/route.ts';
-import type { AppState } from '../http/context.ts';
+import type { AppState } from '../kernel/context.ts';
 import { Registry, type Endpoint } from '../http/registry.ts';
-import { batch, namespaceEndpoints, siteIndex } from './core.ts';
+import { batch, namespaceEndpoints, siteIndex } from '../http/core-routes.ts';
 import { eventsNamespace } from '../../shared/routes/events.ts';
 import { eventsEndpoints } from './events/index.ts';
 import { ticketsNamespace } from '../../shared/routes/tickets.ts';
@@ -34,7 +34,7 @@ import { marketingEndpoints } from './marketing/index.ts';
 export interface NamespaceModule {
   ns: NamespaceDef;
   endpoints: Endpoint[];
-  /** Registers the module's hooks and services once per app (see http/hooks.ts). */
+  /** Registers the module's hooks and services once per app (see kernel/hooks.ts). */
   install?: (state: AppState) => void;
 }
 

@@ -1,5 +1,5 @@
-import type { Ctx } from '../http/context.ts';
-import { forbidden } from '../http/errors.ts';
+import type { Ctx } from '../kernel/context.ts';
+import { forbidden } from '../kernel/errors.ts';
 import { stmt } from '../db/connection.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { Ctx } from '../http/context.ts';
-import { can } from '../http/context.ts';
+import type { Ctx } from '../kernel/context.ts';
+import { can } from '../kernel/context.ts';
 import { stmt } from '../db/connection.ts';
 import type { PostRow } from '../db/repos/posts.ts';
 import { orderItems } from '../db/repos/orders.ts';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.ts';
-import type { Lang } from '../http/context.ts';
+import type { Lang } from '../kernel/context.ts';
 import { getEventRows, organizerLinks, venueLinks, type EventRow } from '../db/repos/events.ts';
 import { getLinkedRows, type OrganizerRow, type VenueRow } from '../db/repos/linked.ts';
 import { queryEvents } from '../db/repos/event-query.ts';

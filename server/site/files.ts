@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Express, Response } from 'express';
-import type { AppState } from '../http/context.ts';
+import type { AppState } from '../kernel/context.ts';
 import { countHit, getFile, getLink, type FileRow } from '../db/repos/files.ts';
 import { checkToken } from '../files/links.ts';
 import { resolveStored } from '../files/storage.ts';

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { Lang } from '../http/context.ts';
+import type { Lang } from '../kernel/context.ts';
 import { esc } from './html.ts';
 import { siteUrl } from './posts.ts';
 

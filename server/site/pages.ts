@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.ts';
-import type { Lang } from '../http/context.ts';
+import type { Lang } from '../kernel/context.ts';
 import type { PostRow } from '../db/repos/posts.ts';
 import type { OrganizerRow, VenueRow } from '../db/repos/linked.ts';
 import { excerptOf, pick, stripTags } from '../content/text.ts';

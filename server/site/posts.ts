@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection.ts';
-import type { Lang } from '../http/context.ts';
-import { LANGS } from '../http/context.ts';
+import type { Lang } from '../kernel/context.ts';
+import { LANGS } from '../kernel/context.ts';
 import { findPostIdBySlug, getPost, type PostRow } from '../db/repos/posts.ts';
 
 /** Post types that have public pages, and the path segment of their permalinks. */

@@ -1,6 +1,6 @@
 import type { Express, NextFunction, Request, Response } from 'express';
-import type { AppState, Lang } from '../http/context.ts';
-import { DEFAULT_LANG } from '../http/context.ts';
+import type { AppState, Lang } from '../kernel/context.ts';
+import { DEFAULT_LANG } from '../kernel/context.ts';
 import { getLinkedRows } from '../db/repos/linked.ts';
 import { recordHit } from '../routes/analytics/record.ts';
 import { ASSETS } from './assets.ts';

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import type { AppState } from '../http/context.ts';
+import type { AppState } from '../kernel/context.ts';
 import { robotsSettings, robotsTxt, sitemapEntries, sitemapXml } from '../seo/sitemap.ts';
 
 /** `/robots.txt` and `/sitemap.xml` at the site root, from the settings and content of seo/v1. */

@@ -1,7 +1,7 @@
 import { loadConfig } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/connection.ts';
 import { insertUser } from '../../server/db/repos/users.ts';
-import { systemContext } from '../../server/http/system-context.ts';
+import { systemContext } from '../../server/system-context.ts';
 import { createEvent } from '../../server/routes/events/event-write.ts';
 import { createLinked } from '../../server/routes/events/linked-write.ts';
 import { resolveTermRefs } from '../../server/routes/events/refs.ts';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { loadConfig } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/connection.ts';
-import { createApp } from '../../server/http/app.ts';
+import { createApp } from '../../server/app.ts';
 
 /**
  * The Doorstep app on an existing database, logging off, on a free port. BENCH_STALLS=<ms> prints to stderr each

@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS from 'openapi-typescript';
 import { buildRegistry, NAMESPACES } from '../../server/routes/index.ts';
 import { openApiDocument } from '../../server/http/describe.ts';
-import { makeUrls } from '../../server/http/app.ts';
+import { makeUrls } from '../../server/kernel/context.ts';
 
 export const GENERATED_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'generated');
 export const CLIENT_NAMESPACES = { 'evt/events/v1': 'events', 'evt/tickets/v1': 'tickets' } as const;

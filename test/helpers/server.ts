@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig } from '../../server/config.ts';
 import { openDatabase, type Db } from '../../server/db/connection.ts';
-import { createApp, type App } from '../../server/http/app.ts';
+import { createApp, type App } from '../../server/app.ts';
 import { hardenServer } from '../../server/http/harden.ts';
 import { createApiKey, createAppPassword } from '../../server/auth/credentials.ts';
 import { insertUser } from '../../server/db/repos/users.ts';

@@ -1,6 +1,6 @@
 import { ROLE_CAPS, type Permission, type Role } from '../../shared/auth.ts';
 import { NAMESPACES } from '../../server/routes/index.ts';
-import { batch, siteIndex } from '../../server/routes/core.ts';
+import { batch, siteIndex } from '../../server/http/core-routes.ts';
 
 /**
  * The callers of the access table, and what each may do (CONTRACT section 3). `other event key` is a door key

@@ -4,7 +4,7 @@ import { call, startTestServer, type TestServer } from '../helpers/server.ts';
 import { DEFAULT_CACHE_BYTES, ResponseCache } from '../../server/http/response-cache.ts';
 import { WindowLimiter } from '../../server/security/window-limiter.ts';
 import { heldKeys, hit, MAX_KEYS } from '../../server/routes/forms/rate-limit.ts';
-import type { AppState } from '../../server/http/context.ts';
+import type { AppState } from '../../server/kernel/context.ts';
 
 /*
  * Finding 5 (bounded memory): the response cache held up to 2,000 entries of up to 4 MiB each (8 GiB), keyed by

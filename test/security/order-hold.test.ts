@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
 import { openDatabase } from '../../server/db/connection.ts';
-import { createApp } from '../../server/http/app.ts';
+import { createApp } from '../../server/app.ts';
 import { sweepHolds } from '../../server/routes/tickets/order-hold.ts';
 import { seedTicketsFixture } from '../helpers/tickets-fixture.ts';
 import { WindowLimiter } from '../../server/security/window-limiter.ts';

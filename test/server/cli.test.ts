@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CliError } from '../../server/cli.ts';
 import { call } from '../helpers/server.ts';
-import { createApp } from '../../server/http/app.ts';
+import { createApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/connection.ts';
 import { cliSandbox } from '../helpers/cli.ts';

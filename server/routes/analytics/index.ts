@@ -1,10 +1,10 @@
 import { addDays, formatInZone, parseDateInput } from '../../../shared/dates.ts';
 import { analyticsRoutes, MAX_DAILY_RANGE_DAYS, MAX_MONTHLY_RANGE_DAYS } from '../../../shared/routes/analytics.ts';
-import type { AppState, Ctx } from '../../http/context.ts';
-import { invalidParam } from '../../http/errors.ts';
-import { hooks } from '../../http/hooks.ts';
+import type { AppState, Ctx } from '../../kernel/context.ts';
+import { invalidParam } from '../../kernel/errors.ts';
+import { hooks } from '../../kernel/hooks.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok } from '../../http/result.ts';
+import { ok } from '../../kernel/result.ts';
 import { nowUtc } from '../../db/clock.ts';
 import { pathsSince, series, since, topPosts, topReferrers, totals, type Counts } from '../../db/repos/analytics.ts';
 import { getPost } from '../../db/repos/posts.ts';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { formatInZone } from '../../../shared/dates.ts';
-import type { AppState } from '../../http/context.ts';
-import type { RestResponseFilter } from '../../http/hooks.ts';
+import type { AppState } from '../../kernel/context.ts';
+import type { RestResponseFilter } from '../../kernel/hooks.ts';
 import { nowUtc } from '../../db/clock.ts';
 import { daySalt, insertHit, type HitRow } from '../../db/repos/analytics.ts';
 import { inTransaction } from '../../db/in-transaction.ts';

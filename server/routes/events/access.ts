@@ -1,6 +1,6 @@
-import type { Ctx } from '../../http/context.ts';
-import { can } from '../../http/context.ts';
-import { forbidden, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { can } from '../../kernel/context.ts';
+import { forbidden, invalidParam } from '../../kernel/errors.ts';
 import { isAdministrator, mayChangeAuthored } from '../../security/ownership.ts';
 
 export const WRITABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'] as const;

@@ -1,6 +1,6 @@
 import { beginningOfDay, endOfDay, formatInZone, isValidTimezone, parseDateInput, zonedToInstant } from '../../../shared/dates.ts';
-import type { Ctx } from '../../http/context.ts';
-import { invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { invalidParam } from '../../kernel/errors.ts';
 import {
   getEventRows,
   insertEventCols,

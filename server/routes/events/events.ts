@@ -1,11 +1,11 @@
 import { beginningOfDay, endOfDay, formatInZone, parseDateInput } from '../../../shared/dates.ts';
 import { eventsRoutes } from '../../../shared/routes/events.ts';
-import type { Ctx } from '../../http/context.ts';
-import { can } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { can } from '../../kernel/context.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { created, ok } from '../../http/result.ts';
-import { queryEvents, type Condition, type EventQuery } from '../../db/repos/event-query.ts';
+import { created, ok } from '../../kernel/result.ts';
+import { queryEvents, type EventQuery } from '../../db/repos/event-query.ts';
 import type { EventRow } from '../../db/repos/events.ts';
 import { findPostIdBySlug, getPost, updatePost } from '../../db/repos/posts.ts';
 import { localToUtcString, nowDates } from '../../content/site-time.ts';
@@ -17,15 +17,12 @@ import { withJson } from '../../http/preset-json.ts';
 import { resolveTermRefs } from './refs.ts';
 import { getLinkedRows } from '../../db/repos/linked.ts';
 import { withDescendants } from '../../db/repos/terms.ts';
-import { hooks } from '../../http/hooks.ts';
+import { hooks } from '../../kernel/hooks.ts';
 import { assertMayChangeEvent } from '../../security/ownership.ts';
 
 const MAX_PER_PAGE = 50;
 /** Radius of the `geoloc_lat`/`geoloc_lng` filter: events whose venue is within 50 km, nearest first. */
 const GEOLOC_RADIUS_KM = 50;
-
-/** Extra archive filters other namespaces contribute (Event Tickets: `ticketed`). */
-export type EventFilter = (input: Record<string, unknown>, ctx: Ctx) => Condition | null;
 
 const SUPPORTED = [
   'page',

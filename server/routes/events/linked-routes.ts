@@ -1,8 +1,8 @@
 import { organizersRoutes, venuesRoutes } from '../../../shared/routes/events.ts';
-import type { Ctx } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { created, ok } from '../../http/result.ts';
+import { created, ok } from '../../kernel/result.ts';
 import { likeContains, stmt } from '../../db/connection.ts';
 import { findPostIdBySlug, getPost, updatePost, type PostRow } from '../../db/repos/posts.ts';
 import type { LinkedKind } from '../../db/repos/linked.ts';

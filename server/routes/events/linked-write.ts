@@ -1,6 +1,6 @@
-import type { Ctx } from '../../http/context.ts';
-import { callerUserId } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { callerUserId } from '../../kernel/context.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { validateArgs } from '../../http/validate.ts';
 import { findLinkedByTitle, getLinkedRows, insertLinkedCols, updateLinkedCols, type LinkedKind } from '../../db/repos/linked.ts';
 import { stmt } from '../../db/connection.ts';

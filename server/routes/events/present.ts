@@ -1,5 +1,5 @@
 import { dateDetails, tzAbbreviation, zonedToInstant } from '../../../shared/dates.ts';
-import type { Ctx } from '../../http/context.ts';
+import type { Ctx } from '../../kernel/context.ts';
 import type { AttachmentRow } from '../../db/repos/attachments.ts';
 import { getAttachments } from '../../db/repos/attachments.ts';
 import type { EventRow } from '../../db/repos/events.ts';
@@ -11,7 +11,7 @@ import type { TermRow } from '../../db/repos/terms.ts';
 import { termsOfPosts } from '../../db/repos/terms.ts';
 import { autop, dropEmpty, excerptOf, pick } from '../../content/text.ts';
 import { restCost } from './cost.ts';
-import { hooks } from '../../http/hooks.ts';
+import { hooks, type EventDecorator, type PresentOpts } from '../../kernel/hooks.ts';
 import { stmt } from '../../db/connection.ts';
 
 export const TAXONOMY = { categories: 'tribe_events_cat', tags: 'post_tag' } as const;
@@ -153,11 +153,6 @@ function postHead(ctx: Ctx, p: PostRow, base: string): Record<string, unknown> {
   };
 }
 
-export interface PresentOpts {
-  /** Single read: adds `json_ld`. */
-  single?: boolean;
-}
-
 /** TEC's venue JSON-LD (no `@context` of its own; `url` empty; only the address parts given). */
 function venueJsonLd(ctx: Ctx, v: VenueRow): Record<string, unknown> {
   const ld: Record<string, unknown> = {
@@ -259,9 +254,6 @@ export function presentLinked(ctx: Ctx, kind: LinkedKind, ids: number[], opts: P
 function embeddedLd(presented: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   return presented?.json_ld as Record<string, unknown> | undefined;
 }
-
-/** Adds fields other namespaces own (Event Tickets: `ticketed`, `attendance`) to presented events. */
-export type EventDecorator = (ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[], opts: PresentOpts) => void;
 
 export function eventDecorators(ctx: Ctx): EventDecorator[] {
   return hooks(ctx.app).eventDecorators;

@@ -1,11 +1,11 @@
-import type { Ctx } from '../../http/context.ts';
-import { invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { invalidParam } from '../../kernel/errors.ts';
 import { findAttachmentByUrl, getAttachment, insertAttachmentCols } from '../../db/repos/attachments.ts';
 import { getPost, insertPost, sanitizeSlug } from '../../db/repos/posts.ts';
 import { findTermByName, findTermBySlug, getTermInTaxonomy, insertTerm, uniqueTermSlug } from '../../db/repos/terms.ts';
 import { isHttpUrl } from '../../content/text.ts';
 import { nowDates } from '../../content/site-time.ts';
-import { callerUserId } from '../../http/context.ts';
+import { callerUserId } from '../../kernel/context.ts';
 
 function listOf(value: unknown): unknown[] {
   if (value === null || value === undefined || value === '') return [];

@@ -1,8 +1,8 @@
 import { categoriesRoutes, tagsRoutes } from '../../../shared/routes/events.ts';
-import type { Ctx } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok } from '../../http/result.ts';
+import { ok } from '../../kernel/result.ts';
 import { getPost, sanitizeSlug } from '../../db/repos/posts.ts';
 import {
   allTermsIn,
@@ -15,7 +15,7 @@ import {
   updateTerm,
   type TermRow,
 } from '../../db/repos/terms.ts';
-import { callerUserId } from '../../http/context.ts';
+import { callerUserId } from '../../kernel/context.ts';
 import { assertMayChange } from './access.ts';
 import { mayChangeAuthored } from '../../security/ownership.ts';
 import { archiveLinks, totalHeaders } from './archive.ts';

@@ -1,5 +1,5 @@
-import type { Ctx } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { nowDates, utcString, type PostDates } from '../../content/site-time.ts';
 import { parseDateInput } from '../../../shared/dates.ts';
 import { getSubmissions, unknownFormIds, type SubmissionRow } from '../../db/repos/forms.ts';

@@ -1,4 +1,4 @@
-import type { AppState } from '../../http/context.ts';
+import type { AppState } from '../../kernel/context.ts';
 import { WindowLimiter } from '../../security/window-limiter.ts';
 
 /** Client keys remembered per limit at most: the oldest are forgotten first (CONTRACT section 3, bounded tables). */

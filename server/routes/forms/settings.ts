@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Endpoint } from '../../http/registry.ts';
 import { implement } from '../../http/registry.ts';
-import { invalidParam } from '../../http/errors.ts';
-import { ok } from '../../http/result.ts';
+import { invalidParam } from '../../kernel/errors.ts';
+import { ok } from '../../kernel/result.ts';
 import { SETTING_NAMES, submissionsRoutes as R } from '../../../shared/routes/forms.ts';
 import { getFields } from '../../db/repos/forms.ts';
 import { getOption, setOption } from '../../db/repos/site-options.ts';

@@ -1,8 +1,8 @@
 import type { Endpoint } from '../../http/registry.ts';
 import { implement } from '../../http/registry.ts';
-import { invalidParam } from '../../http/errors.ts';
-import { ok } from '../../http/result.ts';
-import type { Ctx } from '../../http/context.ts';
+import { invalidParam } from '../../kernel/errors.ts';
+import { ok } from '../../kernel/result.ts';
+import type { Ctx } from '../../kernel/context.ts';
 import { submissionsRoutes as R } from '../../../shared/routes/forms.ts';
 import { checkValue, type FormField } from '../../../shared/models/forms.ts';
 import {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import type { Ctx } from '../../http/context.ts';
-import { can } from '../../http/context.ts';
-import { HttpError, forbidden } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { can } from '../../kernel/context.ts';
+import { HttpError, forbidden } from '../../kernel/errors.ts';
 import { roleCan } from '../../../shared/auth.ts';
 import { nowUtc } from '../../db/clock.ts';
 import { getUser } from '../../db/repos/users.ts';

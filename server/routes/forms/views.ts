@@ -1,8 +1,8 @@
 import type { Endpoint } from '../../http/registry.ts';
 import { implement } from '../../http/registry.ts';
-import { callerUserId } from '../../http/context.ts';
-import { HttpError } from '../../http/errors.ts';
-import { created, ok, type Result } from '../../http/result.ts';
+import { callerUserId } from '../../kernel/context.ts';
+import { HttpError } from '../../kernel/errors.ts';
+import { created, ok, type Result } from '../../kernel/result.ts';
 import { viewsRoutes as R } from '../../../shared/routes/forms.ts';
 import { checkValue, displayValue, type FieldValue } from '../../../shared/models/forms.ts';
 import { createForm, getFields, getForm, insertSubmission, listForms, querySubmissions, submissionValues } from '../../db/repos/forms.ts';

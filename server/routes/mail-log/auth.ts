@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import type { Ctx } from '../../http/context.ts';
-import { can, callerUserId } from '../../http/context.ts';
-import { forbidden } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { can, callerUserId } from '../../kernel/context.ts';
+import { forbidden } from '../../kernel/errors.ts';
 import { findMailApp, touchMailApp, type MailAppRow } from '../../db/repos/mail-log.ts';
 import { fail } from './reply.ts';
 import { header } from './params.ts';

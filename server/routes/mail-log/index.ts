@@ -1,6 +1,6 @@
 import type { Endpoint } from '../../http/registry.ts';
-import type { AppState } from '../../http/context.ts';
-import { hooks } from '../../http/hooks.ts';
+import type { AppState } from '../../kernel/context.ts';
+import { hooks } from '../../kernel/hooks.ts';
 import { resumeQueuedMail } from '../../mail/service.ts';
 import { ticketMailOnOrderCompleted } from '../../mail/ticket-mail.ts';
 import { connectEndpointsV1, connectEndpointsV2 } from './connect.ts';

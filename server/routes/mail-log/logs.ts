@@ -1,7 +1,7 @@
 import { utcSeconds } from '../../db/clock.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import type { Ctx } from '../../http/context.ts';
-import { ok } from '../../http/result.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { ok } from '../../kernel/result.ts';
 import { enumString, string } from '../../../shared/http/params.ts';
 import { mailLogV1Routes as v1, mailLogV2Routes as v2, MAIL_LOG_API_VERSION, MAIL_LOG_V1 } from '../../../shared/routes/mail-log.ts';
 import { addDays, addMonths, beginningOfDay, formatInZone, zonedToInstant } from '../../../shared/dates.ts';

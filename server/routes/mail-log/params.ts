@@ -1,6 +1,6 @@
 import type { Args, Input } from '../../../shared/http/route.ts';
 import { enumString, integer, string } from '../../../shared/http/params.ts';
-import type { Ctx } from '../../http/context.ts';
+import type { Ctx } from '../../kernel/context.ts';
 import { validateArgs } from '../../http/validate.ts';
 
 /**

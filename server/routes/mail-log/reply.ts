@@ -1,4 +1,4 @@
-import type { Result } from '../../http/result.ts';
+import type { Result } from '../../kernel/result.ts';
 import type { Handler } from '../../http/registry.ts';
 import type { Args } from '../../../shared/http/route.ts';
 

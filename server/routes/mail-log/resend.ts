@@ -1,6 +1,6 @@
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { touch } from '../../http/cache-tags.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { integer, string } from '../../../shared/http/params.ts';
 import { mailLogV1Routes as v1 } from '../../../shared/routes/mail-log.ts';
 import { getMailLog } from '../../db/repos/mail-log.ts';

@@ -1,8 +1,8 @@
 import { marketingRoutes as R } from '../../../shared/routes/marketing.ts';
-import type { Ctx } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { created, ok } from '../../http/result.ts';
+import { created, ok } from '../../kernel/result.ts';
 import { nowUtc } from '../../db/clock.ts';
 import { stmt } from '../../db/connection.ts';
 import { deleteOption, getJsonOption, setJsonOption } from '../../db/repos/site-options.ts';

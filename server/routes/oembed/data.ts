@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { OEmbedResponse } from '../../../shared/routes/oembed.ts';
-import type { Ctx, Lang } from '../../http/context.ts';
+import type { Ctx, Lang } from '../../kernel/context.ts';
 import { getPost } from '../../db/repos/posts.ts';
 import { getAttachment } from '../../db/repos/attachments.ts';
 import { getUser } from '../../db/repos/users.ts';

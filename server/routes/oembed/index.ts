@@ -1,9 +1,9 @@
 import { oembedRoutes } from '../../../shared/routes/oembed.ts';
-import type { AppState } from '../../http/context.ts';
-import { HttpError } from '../../http/errors.ts';
-import { hooks } from '../../http/hooks.ts';
+import type { AppState } from '../../kernel/context.ts';
+import { HttpError } from '../../kernel/errors.ts';
+import { hooks } from '../../kernel/hooks.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok } from '../../http/result.ts';
+import { ok } from '../../kernel/result.ts';
 import { siteUrlOEmbedData } from './data.ts';
 import { proxyExternal } from './proxy.ts';
 import { xmlResponseFilter } from './xml.ts';

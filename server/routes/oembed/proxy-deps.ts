@@ -1,4 +1,4 @@
-import type { AppState } from '../../http/context.ts';
+import type { AppState } from '../../kernel/context.ts';
 import { DEFAULT_POLICY, type FetchPolicy } from '../../net/guarded-fetch.ts';
 import { DEFAULT_PROVIDERS, type Provider } from './providers.ts';
 

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Ctx } from '../../http/context.ts';
+import type { Ctx } from '../../kernel/context.ts';
 import { FetchRefused, guardedFetch, type FetchPolicy } from '../../net/guarded-fetch.ts';
 import { getCachedOEmbed, putCachedOEmbed } from '../../db/repos/oembed-cache.ts';
 import { discoverLink, externalAnswer } from './external.ts';

@@ -1,4 +1,4 @@
-import type { RestResponseFilter } from '../../http/hooks.ts';
+import type { RestResponseFilter } from '../../kernel/hooks.ts';
 import { escKeepEntities } from '../../site/html.ts';
 
 function scalar(v: unknown): string {

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { onboardingRoutes as R, WIZARD_NONCE_ACTION, WizardState } from '../../../shared/routes/onboarding.ts';
 import { boolean, custom, idList, integer, string } from '../../../shared/http/params.ts';
-import type { Ctx } from '../../http/context.ts';
-import { can, isAnonymous } from '../../http/context.ts';
-import { forbidden, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { can, isAnonymous } from '../../kernel/context.ts';
+import { forbidden, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok } from '../../http/result.ts';
+import { ok } from '../../kernel/result.ts';
 import { validateArgs } from '../../http/validate.ts';
 import { createNonce, verifyNonce } from '../../auth/nonces.ts';
 import { getJsonOption, getOption, setJsonOption, setOption } from '../../db/repos/site-options.ts';

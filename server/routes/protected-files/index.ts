@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { MAX_UPLOAD_BYTES, protectedFilesRoutes as R, validUploadName } from '../../../shared/routes/protected-files.ts';
-import type { Ctx } from '../../http/context.ts';
-import { callerUserId } from '../../http/context.ts';
-import { forbidden, HttpError, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { callerUserId } from '../../kernel/context.ts';
+import { forbidden, HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { created, ok } from '../../http/result.ts';
+import { created, ok } from '../../kernel/result.ts';
 import { nowUtc, utcSeconds } from '../../db/clock.ts';
 import { getPost, insertPost, uniqueSlug } from '../../db/repos/posts.ts';
 import { insertAttachmentCols } from '../../db/repos/attachments.ts';

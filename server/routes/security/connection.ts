@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import { securityRoutes as R } from '../../../shared/routes/security.ts';
 import { string } from '../../../shared/http/params.ts';
-import type { Ctx } from '../../http/context.ts';
-import { callerUserId, isAnonymous } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { callerUserId, isAnonymous } from '../../kernel/context.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok } from '../../http/result.ts';
+import { ok } from '../../kernel/result.ts';
 import { validateArgs } from '../../http/validate.ts';
 import { nowUtc } from '../../db/clock.ts';
 import { getUser } from '../../db/repos/users.ts';

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { ISSUE_STATUSES, SecurityConfig, securityRoutes as R } from '../../../shared/routes/security.ts';
 import { integer, stringList } from '../../../shared/http/params.ts';
-import type { Ctx } from '../../http/context.ts';
-import { callerUserId } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { callerUserId } from '../../kernel/context.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok } from '../../http/result.ts';
+import { ok } from '../../kernel/result.ts';
 import { validateArgs } from '../../http/validate.ts';
 import { nowUtc, utcSeconds } from '../../db/clock.ts';
 import { getJsonOption, setJsonOption } from '../../db/repos/site-options.ts';

@@ -1,9 +1,9 @@
 import { RobotsSettings, SEO_TYPES, seoRoutes as R } from '../../../shared/routes/seo.ts';
-import type { Ctx } from '../../http/context.ts';
-import { can } from '../../http/context.ts';
-import { forbidden, HttpError, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { can } from '../../kernel/context.ts';
+import { forbidden, HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok } from '../../http/result.ts';
+import { ok } from '../../kernel/result.ts';
 import { nowUtc } from '../../db/clock.ts';
 import { pick } from '../../content/text.ts';
 import { getPost, type PostRow } from '../../db/repos/posts.ts';

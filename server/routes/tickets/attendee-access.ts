@@ -1,7 +1,7 @@
 import { parseDateInput } from '../../../shared/dates.ts';
-import type { Ctx } from '../../http/context.ts';
-import { callerRole } from '../../http/context.ts';
-import { HttpError, forbidden, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { callerRole } from '../../kernel/context.ts';
+import { HttpError, forbidden, invalidParam } from '../../kernel/errors.ts';
 import { assertMayChangeEvent } from '../../security/ownership.ts';
 import { getAttendeeRow, effectiveOrderStatus, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { getPostType } from '../../db/repos/posts.ts';

@@ -1,10 +1,10 @@
 import { ORDER_STATUSES } from '../../../shared/models/tickets.ts';
 import type { Input } from '../../../shared/http/route.ts';
 import type { ticketsRoutes } from '../../../shared/routes/tickets.ts';
-import type { Ctx } from '../../http/context.ts';
-import { callerUserId } from '../../http/context.ts';
-import { HttpError, forbidden, invalidParam } from '../../http/errors.ts';
-import { created, type Result } from '../../http/result.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { callerUserId } from '../../kernel/context.ts';
+import { HttpError, forbidden, invalidParam } from '../../kernel/errors.ts';
+import { created, type Result } from '../../kernel/result.ts';
 import { getAttendeeRow, getTicketRef, updateAttendeeFields } from '../../db/repos/attendees.ts';
 import { availableOf, EMPTY_STATS, ticketStats } from '../../db/repos/tickets.ts';
 import { sellAtBoxOffice } from '../../db/repos/box-office.ts';

@@ -1,8 +1,8 @@
 import { dateDetails, formatInZone } from '../../../shared/dates.ts';
 import { currencyFormat, formatMoney, rawPrice } from '../../../shared/money.ts';
 import type { CheckinDetails } from '../../../shared/models/tickets.ts';
-import type { Ctx } from '../../http/context.ts';
-import { can } from '../../http/context.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { can } from '../../kernel/context.ts';
 import type { AttendeeRow } from '../../db/repos/attendees.ts';
 import { effectiveOrderStatus } from '../../db/repos/attendees.ts';
 import { BOX_OFFICE_REF } from '../../db/repos/orders.ts';

@@ -1,9 +1,9 @@
 import { ORDER_STATUSES } from '../../../shared/models/tickets.ts';
 import { attendeeListArgs, ticketsRoutes } from '../../../shared/routes/tickets.ts';
-import type { Ctx } from '../../http/context.ts';
-import { invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok } from '../../http/result.ts';
+import { ok } from '../../kernel/result.ts';
 import type { Input } from '../../../shared/http/route.ts';
 import { queryAttendees, type AttendeeQuery } from '../../db/repos/attendee-query.ts';
 import { attendeeCursor, getAttendeeRows } from '../../db/repos/attendees.ts';

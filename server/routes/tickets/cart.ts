@@ -1,14 +1,14 @@
 import crypto from 'node:crypto';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
-import { callerRole, callerTag, type Ctx } from '../../http/context.ts';
-import { HttpError, forbidden, invalidParam } from '../../http/errors.ts';
+import { callerRole, callerTag, type Ctx } from '../../kernel/context.ts';
+import { HttpError, forbidden, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { created, ok, type Result } from '../../http/result.ts';
+import { created, ok, type Result } from '../../kernel/result.ts';
 import { nowDates } from '../../content/site-time.ts';
 import { CART_LIFETIME_SECONDS, cartItems, emptyCart, findCart, makeRoomForCart, replaceCartLines, type CartLine } from '../../db/repos/carts.ts';
 import { addMinutesUtc, createOrder, getOrderRow, OrderError, OrderTooLargeError } from '../../db/repos/orders.ts';
 import { clientKey } from '../../security/window-limiter.ts';
-import type { AppState } from '../../http/context.ts';
+import type { AppState } from '../../kernel/context.ts';
 import { getPost } from '../../db/repos/posts.ts';
 import { availableOf, EMPTY_STATS, getTicketRows, parentPosts, postHasTickets, ticketStats, type TicketRow } from '../../db/repos/tickets.ts';
 import { appLimiter, nowMs, nowUtcString } from './clock.ts';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
 import type { Input } from '../../../shared/http/route.ts';
-import type { Ctx } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { created, errorResult, type Result } from '../../http/result.ts';
+import { created, errorResult, type Result } from '../../kernel/result.ts';
 import { stmt } from '../../db/connection.ts';
 import { inTransaction } from '../../db/in-transaction.ts';
 import { getAttendeeRow, updateAttendeeFields, type AttendeeRow } from '../../db/repos/attendees.ts';

@@ -1,10 +1,10 @@
 import { dateDetails, parseDateInput } from '../../../shared/dates.ts';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
-import type { Ctx } from '../../http/context.ts';
+import type { Ctx } from '../../kernel/context.ts';
 import { stmt } from '../../db/connection.ts';
-import { invalidParam } from '../../http/errors.ts';
+import { invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok } from '../../http/result.ts';
+import { ok } from '../../kernel/result.ts';
 import { CHECKIN_RESULTS, queryCheckins, type CheckinRow } from '../../db/repos/checkins.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
 import { keyEventScope } from './attendee-access.ts';

@@ -1,5 +1,5 @@
-import type { Ctx } from '../../http/context.ts';
-import type { AppState } from '../../http/context.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import type { AppState } from '../../kernel/context.ts';
 import { nowUtc } from '../../db/clock.ts';
 import { WindowLimiter, type WindowLimiterOptions } from '../../security/window-limiter.ts';
 

@@ -1,11 +1,11 @@
-import type { AppState, Ctx } from '../../http/context.ts';
-import { can } from '../../http/context.ts';
-import { hooks } from '../../http/hooks.ts';
+import type { AppState, Ctx } from '../../kernel/context.ts';
+import { can } from '../../kernel/context.ts';
+import { hooks } from '../../kernel/hooks.ts';
 import { createNonce } from '../../auth/nonces.ts';
 import { stmt } from '../../db/connection.ts';
 import { attendanceByPost, availableOf, EMPTY_STATS, HAS_TICKETS_SQL, providersByPost, ticketStats } from '../../db/repos/tickets.ts';
 import type { EventRow } from '../../db/repos/events.ts';
-import type { PresentOpts } from '../events/present.ts';
+import type { PresentOpts } from '../../kernel/hooks.ts';
 import { nowMs } from './clock.ts';
 import { inKeyScope } from './attendee-access.ts';
 import { installOrderHolds } from './order-hold.ts';

@@ -1,6 +1,6 @@
-import type { AppState } from '../../http/context.ts';
+import type { AppState } from '../../kernel/context.ts';
 import { touch } from '../../http/cache-tags.ts';
-import { hooks } from '../../http/hooks.ts';
+import { hooks } from '../../kernel/hooks.ts';
 import { setDbClock } from '../../db/connection.ts';
 import { nowUtc } from '../../db/clock.ts';
 import { expireHolds } from '../../db/repos/orders.ts';

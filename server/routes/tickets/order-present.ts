@@ -1,6 +1,6 @@
 import { rawPrice } from '../../../shared/money.ts';
 import { TICKETS_NS } from '../../../shared/routes/tickets.ts';
-import type { Ctx } from '../../http/context.ts';
+import type { Ctx } from '../../kernel/context.ts';
 import { getAttendeeRows } from '../../db/repos/attendees.ts';
 import { attendeeIdsOfOrders, orderItems, type OrderRow } from '../../db/repos/orders.ts';
 import { pick } from '../../content/text.ts';

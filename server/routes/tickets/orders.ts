@@ -1,10 +1,10 @@
 import type { OrderStatus } from '../../../shared/models/tickets.ts';
 import { ticketsRoutes, TICKETS_NS } from '../../../shared/routes/tickets.ts';
-import type { Ctx } from '../../http/context.ts';
-import { forbidden, HttpError, invalidParam } from '../../http/errors.ts';
-import { hooks } from '../../http/hooks.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { forbidden, HttpError, invalidParam } from '../../kernel/errors.ts';
+import { hooks } from '../../kernel/hooks.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok } from '../../http/result.ts';
+import { ok } from '../../kernel/result.ts';
 import { getOrderRow, getOrderRows, OrderError, orderItems, queryOrders, setOrderStatus } from '../../db/repos/orders.ts';
 import { isAdministrator, mayChangeEvent } from '../../security/ownership.ts';
 import { ORDER_STATUSES } from '../../../shared/models/tickets.ts';

@@ -1,4 +1,4 @@
-import { HttpError } from '../../http/errors.ts';
+import { HttpError } from '../../kernel/errors.ts';
 
 /** Event Tickets' archive headers (exact casing as the original registers them). */
 export function etTotalHeaders(total: number, totalPages: number): Record<string, string> {

@@ -1,4 +1,4 @@
-import type { AppState } from '../../http/context.ts';
+import type { AppState } from '../../kernel/context.ts';
 import { nowMs } from './clock.ts';
 import { WindowLimiter } from '../../security/window-limiter.ts';
 

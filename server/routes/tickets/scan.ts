@@ -1,8 +1,8 @@
 import { decideCheckin, type ScanSubject } from '../../../shared/checkin/decide.ts';
 import type { CheckinDetails } from '../../../shared/models/tickets.ts';
-import type { Ctx } from '../../http/context.ts';
-import { callerUserId } from '../../http/context.ts';
-import { invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { callerUserId } from '../../kernel/context.ts';
+import { invalidParam } from '../../kernel/errors.ts';
 import type { AttendeeRow } from '../../db/repos/attendees.ts';
 import { effectiveOrderStatus, setCheckedIn } from '../../db/repos/attendees.ts';
 import { findCheckinByNonce, insertCheckin, type CheckinInsert, type CheckinResult } from '../../db/repos/checkins.ts';

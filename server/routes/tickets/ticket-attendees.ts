@@ -1,4 +1,4 @@
-import type { Ctx } from '../../http/context.ts';
+import type { Ctx } from '../../kernel/context.ts';
 import { attendeeIdsOfTickets } from '../../db/repos/tickets.ts';
 import { getAttendeeRows } from '../../db/repos/attendees.ts';
 import { presentAttendees } from './attendee-present.ts';

@@ -1,8 +1,8 @@
 import { dateDetails } from '../../../shared/dates.ts';
 import { currencyFormat, formatMoney, rawPrice } from '../../../shared/money.ts';
 import { TICKETS_NS } from '../../../shared/routes/tickets.ts';
-import type { Ctx } from '../../http/context.ts';
-import { can } from '../../http/context.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { can } from '../../kernel/context.ts';
 import { createNonce } from '../../auth/nonces.ts';
 import { getAttachments } from '../../db/repos/attachments.ts';
 import type { PostRow } from '../../db/repos/posts.ts';

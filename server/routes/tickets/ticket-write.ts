@@ -1,8 +1,8 @@
 import { isLocalDateTime } from '../../../shared/dates.ts';
 import { DEFAULT_CURRENCY, isCurrencyCode, parsePrice } from '../../../shared/money.ts';
-import type { Ctx } from '../../http/context.ts';
-import { can } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { can } from '../../kernel/context.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { verifyNonce } from '../../auth/nonces.ts';
 import { assertMayChangeEvent } from '../../security/ownership.ts';
 import { localToUtcString, nowDates } from '../../content/site-time.ts';

@@ -1,9 +1,9 @@
 import { parseDateInput } from '../../../shared/dates.ts';
 import { ticketListArgs, ticketsRoutes, TICKETS_NS } from '../../../shared/routes/tickets.ts';
-import type { Ctx } from '../../http/context.ts';
-import { HttpError, invalidParam } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok, type Result } from '../../http/result.ts';
+import { ok, type Result } from '../../kernel/result.ts';
 import { nowDates, utcString } from '../../content/site-time.ts';
 import { getPost, getPostType } from '../../db/repos/posts.ts';
 import { queryTickets, type TicketQuery } from '../../db/repos/ticket-query.ts';

@@ -1,10 +1,10 @@
 import { CONFIG_ROOT, MAX_XML_CHARS, translationRoutes as R } from '../../../shared/routes/translation.ts';
 import { string } from '../../../shared/http/params.ts';
 import { checkWellFormed } from '../../../shared/xml/well-formed.ts';
-import type { Ctx } from '../../http/context.ts';
-import { HttpError } from '../../http/errors.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { HttpError } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok } from '../../http/result.ts';
+import { ok } from '../../kernel/result.ts';
 import { validateArgs } from '../../http/validate.ts';
 import { deleteOption, getOption, setOption } from '../../db/repos/site-options.ts';
 

@@ -1,5 +1,5 @@
 import { viewsRoutes } from '../../../shared/routes/views.ts';
-import { invalidParam } from '../../http/errors.ts';
+import { invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { renderView } from '../../site/views/render.ts';
 import { readViewState, ViewStateError, type ViewState } from '../../site/views/state.ts';

@@ -1,6 +1,6 @@
 import { addDays, formatInZone, zonedToInstant } from '../../../shared/dates.ts';
 import type { Db } from '../../db/connection.ts';
-import type { Lang } from '../../http/context.ts';
+import type { Lang } from '../../kernel/context.ts';
 import { nowUtc } from '../../db/clock.ts';
 import { excerptOf, pick, stripTags } from '../../content/text.ts';
 import { eventDatesHtml, loadEvents, publicEvents, upcomingFilter, type EventView } from '../content.ts';

@@ -1,5 +1,5 @@
 import { isCalendarDate } from '../../../shared/routes/analytics.ts';
-import type { Lang } from '../../http/context.ts';
+import type { Lang } from '../../kernel/context.ts';
 import { splitLang } from '../posts.ts';
 
 /**

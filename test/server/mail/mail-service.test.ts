@@ -6,7 +6,7 @@ import { call, startTestServer, type TestServer } from '../../helpers/server.ts'
 import { mailIdle, sendMail } from '../../../server/mail/index.ts';
 import { claimMailLog, getMailLog, insertMailLog } from '../../../server/db/repos/mail-log.ts';
 import { resumeQueuedMail } from '../../../server/mail/service.ts';
-import { HttpError } from '../../../server/http/errors.ts';
+import { HttpError } from '../../../server/kernel/errors.ts';
 import { leaves, parseMime } from './mime.ts';
 import { closedPort, startSmtpCatcher, type SmtpCatcher } from './smtp-catcher.ts';
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { createApp } from '../../../server/http/app.ts';
+import { createApp } from '../../../server/app.ts';
 import { loadConfig } from '../../../server/config.ts';
 import { openDatabase } from '../../../server/db/connection.ts';
 

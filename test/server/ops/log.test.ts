@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../../server/config.ts';
-import { createApp, type App } from '../../../server/http/app.ts';
+import { createApp, type App } from '../../../server/app.ts';
 import { createLogger, logFunction, withRequestLog } from '../../../server/log.ts';
 import { createAppPassword } from '../../../server/auth/credentials.ts';
 import { insertUser } from '../../../server/db/repos/users.ts';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../../server/cli.ts';
 import { loadConfig } from '../../../server/config.ts';
-import { createApp } from '../../../server/http/app.ts';
+import { createApp } from '../../../server/app.ts';
 import { pairingLink } from '../../../server/pairing.ts';
 import { PairingPayload, readPairing } from '../../../shared/checkin/pairing.ts';
 

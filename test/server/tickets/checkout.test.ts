@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
-import { hooks } from '../../../server/http/hooks.ts';
+import { hooks } from '../../../server/kernel/hooks.ts';
 import { WindowLimiter } from '../../../server/security/window-limiter.ts';
 import { Order } from '../../../shared/models/tickets.ts';
 import { addNonce, buy, makeEvent, ticketId, tix, visitor } from './fixtures.ts';

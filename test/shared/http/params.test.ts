@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { boolean, enumString, idList, integer, number, string, stringList, argJson, SLOW, type Param } from '../../../shared/http/params.ts';
 import { validateArgs } from '../../../server/http/validate.ts';
-import { HttpError } from '../../../server/http/errors.ts';
+import { HttpError } from '../../../server/kernel/errors.ts';
 
 function fails(args: Parameters<typeof validateArgs>[0], params: Record<string, unknown>) {
   try {

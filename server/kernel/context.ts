@@ -39,6 +39,19 @@ export interface Urls {
   langSegment: Lang | null;
 }
 
+/** The URLs of a request under `base` (`lang`: the request's language segment, if it had one). */
+export function makeUrls(base: string, lang: Lang | null): Urls {
+  const prefix = lang ? `/${lang}` : '';
+  const root = `${base}${prefix}/wp-json/`;
+  return {
+    root,
+    base,
+    langSegment: lang,
+    rest: (route: string) => root + route.replace(/^\/+/, ''),
+    site: (path: string) => `${base}${prefix}${path || '/'}`,
+  };
+}
+
 export interface RequestInfo {
   method: Method | 'HEAD' | 'OPTIONS';
   /** The route as matched, e.g. `/evt/events/v1/events/12`. */

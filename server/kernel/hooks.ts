@@ -1,7 +1,19 @@
 import type { AppState, Caller, Ctx } from './context.ts';
 import type { Result } from './result.ts';
-import type { EventDecorator } from '../routes/events/present.ts';
-import type { EventFilter } from '../routes/events/events.ts';
+import type { Condition } from '../db/repos/event-query.ts';
+import type { EventRow } from '../db/repos/events.ts';
+
+/** How an event is being presented (what a decorator may add depends on it). */
+export interface PresentOpts {
+  /** Single read: adds `json_ld`. */
+  single?: boolean;
+}
+
+/** Adds fields other namespaces own (Event Tickets: `ticketed`, `attendance`) to presented events. */
+export type EventDecorator = (ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[], opts: PresentOpts) => void;
+
+/** Adds a condition to the events archive query from the request's parameters, or none. */
+export type EventFilter = (input: Record<string, unknown>, ctx: Ctx) => Condition | null;
 
 /**
  * Extension points between namespaces, installed once at start-up (see `install` in routes/index.ts):

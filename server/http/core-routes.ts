@@ -2,14 +2,13 @@ import qs from 'qs';
 import type { NamespaceDef } from '../../shared/http/route.ts';
 import { batchRoute, namespaceRoutes, siteIndexRoute, type BatchItem } from '../../shared/routes/core.ts';
 import { gmtOffsetHours } from '../../shared/dates.ts';
-import type { Ctx } from '../http/context.ts';
-import { prepare, type Prepared, type RestRequest } from '../http/dispatch.ts';
-import { HttpError } from '../http/errors.ts';
-import { normaliseRoute } from '../http/incoming.ts';
-import { implement, type Endpoint, type Registry } from '../http/registry.ts';
-import { errorResult, ok, type Result } from '../http/result.ts';
-import { openApiDocument, routesData } from '../http/describe.ts';
-import { allowHeader } from '../http/app.ts';
+import type { Ctx } from '../kernel/context.ts';
+import { allowHeader, prepare, type Prepared, type RestRequest } from './dispatch.ts';
+import { HttpError } from '../kernel/errors.ts';
+import { normaliseRoute } from './incoming.ts';
+import { implement, type Endpoint, type Registry } from './registry.ts';
+import { errorResult, ok, type Result } from '../kernel/result.ts';
+import { openApiDocument, routesData } from './describe.ts';
 import { runGrouped } from './batch-group.ts';
 
 function registryOf(ctx: Ctx): Registry {

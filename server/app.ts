@@ -1,16 +1,16 @@
 import express, { type Express, type Request, type Response } from 'express';
 import crypto from 'node:crypto';
-import type { Method } from '../../shared/http/route.ts';
-import type { Config } from '../config.ts';
-import { startCheckpointer } from '../db/checkpointer.ts';
-import { openDatabase, stmt, type Db } from '../db/connection.ts';
-import { authenticate } from '../auth/authenticate.ts';
-import { errorHeaders } from '../auth/sign-in-limits.ts';
-import type { AppState, Caller, Lang, Urls } from './context.ts';
-import { DEFAULT_LANG, callerTag } from './context.ts';
-import { execute, permitted, prepare, type RestRequest } from './dispatch.ts';
-import { HttpError, internalError, noRoute } from './errors.ts';
-import { filterFields, readGlobals, validJsonpCallback, type Globals } from './globals.ts';
+import type { Method } from '../shared/http/route.ts';
+import type { Config } from './config.ts';
+import { startCheckpointer } from './db/checkpointer.ts';
+import { openDatabase, stmt, type Db } from './db/connection.ts';
+import { authenticate } from './auth/authenticate.ts';
+import { errorHeaders } from './auth/sign-in-limits.ts';
+import type { AppState, Caller, Lang, Urls } from './kernel/context.ts';
+import { DEFAULT_LANG, callerTag, makeUrls } from './kernel/context.ts';
+import { allowHeader, execute, prepare, type RestRequest } from './http/dispatch.ts';
+import { HttpError, internalError, noRoute } from './kernel/errors.ts';
+import { filterFields, readGlobals, validJsonpCallback, type Globals } from './http/globals.ts';
 import {
   closeAfterResponse,
   isRequestTimeout,
@@ -21,35 +21,23 @@ import {
   withFileParams,
   type ParsedBody,
   type RestTarget,
-} from './incoming.ts';
-import { buildRegistry, installModules } from '../routes/index.ts';
-import type { Registry, RouteEntry } from './registry.ts';
-import { errorResult, type Result } from './result.ts';
-import { routeData } from './describe.ts';
-import { mountSite } from '../site.ts';
-import { filterRestResponse, hooks } from './hooks.ts';
-import { ResponseCache, cacheKey } from './response-cache.ts';
-import { readTags } from './cache-tags.ts';
-import { presetJson } from './preset-json.ts';
-import { COMPRESS_MIN_BYTES, compressBody, pickEncoding } from './compress.ts';
-import { createLogger, logFunction } from '../log.ts';
-import { health } from './health.ts';
+} from './http/incoming.ts';
+import { buildRegistry, installModules } from './routes/index.ts';
+import type { Registry } from './http/registry.ts';
+import { errorResult, type Result } from './kernel/result.ts';
+import { routeData } from './http/describe.ts';
+import { mountSite } from './site.ts';
+import { filterRestResponse, hooks } from './kernel/hooks.ts';
+import { ResponseCache, cacheKey } from './http/response-cache.ts';
+import { readTags } from './http/cache-tags.ts';
+import { presetJson } from './http/preset-json.ts';
+import { COMPRESS_MIN_BYTES, compressBody, pickEncoding } from './http/compress.ts';
+import { createLogger, logFunction } from './log.ts';
+import { health } from './http/health.ts';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 // `Date`: a door kiosk on its own origin checks its clock against the server's.
 const EXPOSE = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, Retry-After, Date';
-
-export function makeUrls(base: string, lang: Lang | null): Urls {
-  const prefix = lang ? `/${lang}` : '';
-  const root = `${base}${prefix}/wp-json/`;
-  return {
-    root,
-    base,
-    langSegment: lang,
-    rest: (route: string) => root + route.replace(/^\/+/, ''),
-    site: (path: string) => `${base}${prefix}${path || '/'}`,
-  };
-}
 
 function siteSecret(db: Db, configured?: string): string {
   if (configured) return configured;
@@ -154,12 +142,6 @@ function commonHeaders(res: Response, req: Request, urls: Urls, caller: Caller, 
 /** `Allow`, unless the caller may use none of the route's methods (WordPress then sends no `Allow`). */
 function setAllow(res: Response, allow: string): void {
   if (allow) res.setHeader('Allow', allow);
-}
-
-export function allowHeader(entry: RouteEntry, caller: Caller): string {
-  const methods: string[] = [];
-  for (const e of entry.endpoints) if (permitted(e, caller)) for (const m of e.def.methods) if (!methods.includes(m)) methods.push(m);
-  return methods.join(', ');
 }
 
 async function serveRest(state: AppState, registry: Registry, req: Request, res: Response, target: RestTarget): Promise<void> {

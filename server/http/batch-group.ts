@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection.ts';
-import { execute, executeSync, type Prepared } from '../http/dispatch.ts';
-import { HttpError } from '../http/errors.ts';
-import { errorResult, type Result } from '../http/result.ts';
+import { execute, executeSync, type Prepared } from './dispatch.ts';
+import { HttpError } from '../kernel/errors.ts';
+import { errorResult, type Result } from '../kernel/result.ts';
 
 /**
  * Runs the items of a batch in order, each in its own transaction, sharing one commit.

@@ -1,9 +1,9 @@
-import type { Config } from '../config.ts';
-import type { Db } from '../db/connection.ts';
-import { stmt } from '../db/connection.ts';
-import type { AppState, Ctx, Lang } from './context.ts';
-import { makeUrls } from './app.ts';
-import { installModules } from '../routes/index.ts';
+import type { Config } from './config.ts';
+import type { Db } from './db/connection.ts';
+import { stmt } from './db/connection.ts';
+import type { AppState, Ctx, Lang } from './kernel/context.ts';
+import { makeUrls } from './kernel/context.ts';
+import { installModules } from './routes/index.ts';
 
 /**
  * A request context for work done outside HTTP (the CLI's demo): an administrator caller, so the same write
