@@ -60,8 +60,14 @@ export function createApp(opts: { config: Config; db?: Db; log?: AppState['log']
   const db = opts.db ?? openDatabase(opts.config.dbFile);
   const registry = buildRegistry();
   const log = opts.log ?? (opts.config.log ? logFunction(createLogger(opts.config)) : () => {});
-  const state: AppState = { db, config: opts.config, secret: siteSecret(db, opts.config.secret), contentVersion: 0, services: { registry }, log };
-  state.services.responseCache = new ResponseCache(opts.config.cache);
+  const state: AppState = {
+    db,
+    config: opts.config,
+    secret: siteSecret(db, opts.config.secret),
+    contentVersion: 0,
+    services: { registry, responseCache: new ResponseCache(opts.config.cache) },
+    log,
+  };
   const checkpointer = db.memory ? null : startCheckpointer(db, { onError: (error) => log({ level: 'error', msg: 'WAL checkpoint failed', error }) });
   state.services.checkpointer = checkpointer;
   installModules(state);
@@ -209,7 +215,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       jsonError: parsed.jsonError,
       headers: req.headers,
     };
-    const cache = state.services.responseCache as ResponseCache;
+    const cache = state.services.responseCache;
     // Only a real GET (or HEAD) without a body is answered from, or stored into, the anonymous cache: an
     // overridden POST is answered from its body parameters, which the URL does not show.
     const cacheable = caller.kind === 'anonymous' && (req.method === 'GET' || req.method === 'HEAD') && restReq.method === 'GET' && !hasBody(req);

@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import { loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/connection.ts';
 import { acquireServerLock, LockedError, type ServerLock } from './db/server-lock.ts';
-import type { Checkpointer } from './db/checkpointer.ts';
 import { ensureAdmin } from './auth/credentials.ts';
 import { createApp, type App } from './app.ts';
 import { hardenServer } from './http/harden.ts';
@@ -83,7 +82,7 @@ function main(): void {
   /** Closes what the app holds: buffers flushed (onClose hooks), checkpoint thread gone, WAL folded in, database closed. */
   const closeApp = async (deadline: number): Promise<void> => {
     await Promise.race([mailIdle(app.state), sleep(Math.max(0, deadline - 1000 - Date.now()))]);
-    const checkpointer = app.state.services.checkpointer as Checkpointer | null;
+    const checkpointer = app.state.services.checkpointer;
     await Promise.race([checkpointer?.stop(), sleep(Math.max(100, deadline - Date.now()))]);
     app.close();
   };

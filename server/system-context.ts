@@ -3,7 +3,8 @@ import type { Db } from './db/connection.ts';
 import { stmt } from './db/connection.ts';
 import type { AppState, Ctx, Lang } from './kernel/context.ts';
 import { makeUrls } from './kernel/context.ts';
-import { installModules } from './routes/index.ts';
+import { buildRegistry, installModules } from './routes/index.ts';
+import { ResponseCache } from './http/response-cache.ts';
 
 /**
  * A request context for work done outside HTTP (the CLI's demo): an administrator caller, so the same write
@@ -11,7 +12,14 @@ import { installModules } from './routes/index.ts';
  */
 export function systemContext(db: Db, config: Config, userId: number, lang: Lang = 'en'): Ctx {
   const secret = (stmt(db, "SELECT value FROM options WHERE name = 'secret'").get() as { value: string } | undefined)?.value ?? 'system';
-  const app: AppState = { db, config, secret, contentVersion: 0, services: {}, log: () => {} };
+  const app: AppState = {
+    db,
+    config,
+    secret,
+    contentVersion: 0,
+    services: { registry: buildRegistry(), responseCache: new ResponseCache(config.cache) },
+    log: () => {},
+  };
   installModules(app);
   const user = stmt(db, 'SELECT login, display_name FROM users WHERE id = ?').get(userId) as { login: string; display_name: string } | undefined;
   return {

@@ -3,7 +3,7 @@ import type { Caller } from '../kernel/context.ts';
 import { HttpError, forbidden } from '../kernel/errors.ts';
 import type { ApiKeyRow } from '../db/repos/api-keys.ts';
 import { verifyApiKeyAsync, verifyBasic } from './credentials.ts';
-import { addressKey, loginKey, signInGate } from './sign-in-limits.ts';
+import { addressKey, loginKey, signInGate, type GateHost } from './sign-in-limits.ts';
 
 export interface Presented {
   authorization?: string;
@@ -22,7 +22,7 @@ const badPassword = () => new HttpError(401, 'incorrect_password', 'The provided
 
 /** What authenticate() needs of the app: its services (the sign-in limits live there) and its log. */
 export interface AuthEnv {
-  services: Record<string, unknown>;
+  services: GateHost['services'];
   log?: (entry: Record<string, unknown>) => void;
 }
 

@@ -1,6 +1,14 @@
 import { HttpError } from '../kernel/errors.ts';
 import { WindowLimiter, clientKey } from '../security/window-limiter.ts';
 import { digest } from './hash.ts';
+import type { Services } from '../kernel/services.ts';
+
+declare module '../kernel/services.ts' {
+  interface Services {
+    /** Failed sign-ins per login and per client address (see `signInGate`). */
+    signInGate?: SignInGate;
+  }
+}
 
 /**
  * Wrong passwords and keys, limited per login and per client address (CONTRACT section 3): past `MAX_FAILURES`
@@ -106,16 +114,20 @@ export class SignInGate {
   }
 }
 
-interface GateHost {
-  services: Record<string, unknown>;
+/** What the gate needs of its host: where it is kept and the clock tests move. */
+export interface GateHost {
+  services: Pick<Services, 'signInGate' | 'clock'>;
 }
 
 /** The app's gate (one per server, on `app.services.signInGate`, where a test may put its own). */
 export function signInGate(app: GateHost): SignInGate {
-  let g = app.services.signInGate as SignInGate | undefined;
+  let g = app.services.signInGate;
   if (!g) {
     // Read the app clock on each call: tests move it (app.services.clock) to age failures out.
-    const clock = () => (typeof app.services.clock === 'function' ? Number((app.services.clock as () => number)()) : Date.now());
+    const clock = () => {
+      const now = app.services.clock;
+      return now ? Number(now()) : Date.now();
+    };
     g = new SignInGate({ now: clock });
     app.services.signInGate = g;
   }

@@ -1,5 +1,4 @@
 import type { AppState } from '../kernel/context.ts';
-import type { ResponseCache } from './response-cache.ts';
 
 /**
  * Which cached answers a write can change (issue 14 item 2), as data, so it can be checked by reading.
@@ -86,5 +85,5 @@ export function touch(app: AppState, tags: Tags | 'all'): void {
     app.contentVersion++;
     return;
   }
-  (app.services.responseCache as ResponseCache | undefined)?.invalidate(tags);
+  app.services.responseCache?.invalidate(tags);
 }

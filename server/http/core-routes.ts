@@ -12,7 +12,7 @@ import { openApiDocument, routesData } from './describe.ts';
 import { runGrouped } from './batch-group.ts';
 
 function registryOf(ctx: Ctx): Registry {
-  return ctx.app.services.registry as Registry;
+  return ctx.app.services.registry;
 }
 
 export const siteIndex = implement(siteIndexRoute, (_input, ctx) => {

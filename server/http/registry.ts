@@ -3,6 +3,13 @@ import { routeRegexSource } from '../../shared/http/route.ts';
 import type { Ctx } from '../kernel/context.ts';
 import type { Result } from '../kernel/result.ts';
 
+declare module '../kernel/services.ts' {
+  interface Services {
+    /** The app's route table (the core routes list it). */
+    registry: Registry;
+  }
+}
+
 export type Handler<A extends Args> = (input: Input<A>, ctx: Ctx) => Result | Promise<Result>;
 
 /** A route definition with its handler bound. */

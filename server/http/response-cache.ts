@@ -5,6 +5,13 @@ import type { Result } from '../kernel/result.ts';
 import { DEFAULT_READ_TAGS, type Tags } from './cache-tags.ts';
 import { presetJson } from './preset-json.ts';
 
+declare module '../kernel/services.ts' {
+  interface Services {
+    /** Anonymous public reads, kept until the next write. */
+    responseCache: ResponseCache;
+  }
+}
+
 /**
  * Reuse of anonymous GET answers of routes marked `publicCache` (public event, venue, organizer and term
  * reads; indexes and docs). An entry is valid while nothing it shows was written: a write that declares what it

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { Capability, Role } from '../../shared/auth.ts';
 import type { Method } from '../../shared/http/route.ts';
 import { roleCan } from '../../shared/auth.ts';
+import type { Services } from './services.ts';
 
 export type Lang = 'en' | 'et';
 export const LANGS: readonly Lang[] = ['en', 'et'];
@@ -21,8 +22,8 @@ export interface AppState {
   secret: string;
   /** Bumped on every committed write; response caches key on it. */
   contentVersion: number;
-  /** Hooks other modules register (mail, analytics). */
-  services: Record<string, unknown>;
+  /** Process-wide services, typed field by field (see services.ts). */
+  services: Services;
   log: (entry: Record<string, unknown>) => void;
 }
 

@@ -58,7 +58,7 @@ export function filterRestResponse(state: AppState, exchange: RestExchange, resu
 }
 
 export function hooks(app: AppState): Hooks {
-  let h = app.services.hooks as Hooks | undefined;
+  let h = app.services.hooks;
   if (!h) {
     h = { eventDecorators: [], eventFilters: [], orderCompleted: [], restResponse: [], onClose: [] };
     app.services.hooks = h;

@@ -23,6 +23,13 @@ import { cleanHeaders, cleanSubject, normalizeAddress, normalizeAddressList, pre
 import { qrPng } from './qr-png.ts';
 import { fileDeliver, smtpDeliver, type Deliver, type DeliveryResult } from './transport.ts';
 
+declare module '../kernel/services.ts' {
+  interface Services {
+    /** The mail transport, the From address and the sends in flight (made on first use). */
+    mail?: MailService;
+  }
+}
+
 /**
  * The mail service. `sendMail` only writes the message to the log (status `queued`), inside whatever
  * transaction the caller is in; delivery starts on a later turn of the event loop, after that transaction
@@ -36,8 +43,6 @@ interface MailService {
   /** Deliveries in flight or waiting for their turn, by log ID. */
   pending: Map<number, Promise<DeliveryResult | null>>;
 }
-
-const KEY = 'mail';
 
 const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -54,11 +59,11 @@ export function defaultFrom(state: AppState): string {
 }
 
 function service(state: AppState): MailService {
-  let s = state.services[KEY] as MailService | undefined;
+  let s = state.services.mail;
   if (!s) {
     const { smtpUrl } = state.config;
     s = { deliver: smtpUrl ? smtpDeliver(smtpUrl) : fileDeliver(mailDir(state)), from: defaultFrom(state), pending: new Map() };
-    state.services[KEY] = s;
+    state.services.mail = s;
   }
   return s;
 }

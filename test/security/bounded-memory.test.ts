@@ -35,7 +35,7 @@ const url = (q: string) => `${s.root}evt/events/v1/events?start_date=2031-01-01&
 
 describe('response cache bounds', () => {
   test('the app cache is bounded in bytes by default', () => {
-    const cache = s.app.state.services.responseCache as ResponseCache;
+    const cache = s.app.state.services.responseCache;
     assert.equal(cache.maxBytes, DEFAULT_CACHE_BYTES);
     assert.ok(cache.maxEntryBytes <= cache.maxBytes / 8);
   });

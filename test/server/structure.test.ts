@@ -101,6 +101,20 @@ describe('server structure', () => {
     assert.deepEqual(crossings('routes', ['app']), []);
   });
 
+  test('services are read by their typed names, never through a cast or a computed string key', () => {
+    // `AppState.services` is one interface (kernel/services.ts, merged into by each service's owner); a cast
+    // or a `services[\`rate:${name}\`]` key would step around its types.
+    const untyped = /\bservices(?:\.\w+)?\s+as\s|\bservices\[(?!name\])/;
+    const found = [...graph.keys()].flatMap((f) =>
+      fs
+        .readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((line) => untyped.test(line) && !/^\s*(\*|\/\/)/.test(line))
+        .map((line) => `${rel(f)}: ${line.trim()}`),
+    );
+    assert.deepEqual(found, []);
+  });
+
   test('no import cycle among kernel/, http/, routes/ and app.ts', () => {
     const edges = new Map<Layer, Set<Layer>>();
     for (const [f, deps] of graph) {

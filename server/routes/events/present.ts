@@ -307,6 +307,13 @@ interface Kept {
 const MAX_KEPT = 4000;
 const MAX_KEPT_BYTES = 32 * 1024 * 1024;
 
+declare module '../../kernel/services.ts' {
+  interface Services {
+    /** Presented events and rows kept since the last write (see `presentCache`). */
+    presentCache?: PresentCache;
+  }
+}
+
 interface PresentCache {
   version: string;
   kept: Map<string, Kept>;
@@ -340,7 +347,7 @@ const origin = new WeakMap<Record<string, unknown>, Kept>();
 /** The kept presentations and rows, or null where none may be used: a write presents what it just changed. */
 function presentCache(ctx: Ctx): PresentCache | null {
   if (ctx.db.inTransaction || (ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD')) return null;
-  const services = ctx.app.services as { presentCache?: PresentCache };
+  const services = ctx.app.services;
   const version = `${ctx.app.contentVersion}:${stmt(ctx.db, 'PRAGMA data_version').pluck().get() as number}`;
   let c = services.presentCache;
   if (!c || c.version !== version) services.presentCache = c = { version, kept: new Map(), keptBytes: 0, rows: new Map(), rowBytes: 0 };

@@ -4,7 +4,14 @@ import { WindowLimiter } from '../../security/window-limiter.ts';
 /** Client keys remembered per limit at most: the oldest are forgotten first (CONTRACT section 3, bounded tables). */
 export const MAX_KEYS = 10_000;
 
-interface Store {
+declare module '../../kernel/services.ts' {
+  interface Services {
+    /** The public forms' limits by name (see `hit`). */
+    formLimits?: Map<string, FormLimit>;
+  }
+}
+
+interface FormLimit {
   /** The time of the call being answered (callers pass it, tests move it). */
   clock: number;
   limiter: WindowLimiter;
@@ -18,12 +25,12 @@ interface Store {
  * `MAX_KEYS` keys, forgetting the least recently seen first.
  */
 export function hit(app: AppState, name: string, key: string, limit: number, windowMs: number, now = Date.now()): number {
-  const id = `rate:${name}`;
-  let store = app.services[id] as Store | undefined;
+  const limits = (app.services.formLimits ??= new Map());
+  let store = limits.get(name);
   if (!store) {
-    const s: Store = { clock: now, limiter: undefined as unknown as WindowLimiter };
+    const s: FormLimit = { clock: now, limiter: undefined as unknown as WindowLimiter };
     s.limiter = new WindowLimiter({ max: limit, windowMs, maxKeys: MAX_KEYS, now: () => s.clock });
-    app.services[id] = store = s;
+    limits.set(name, (store = s));
   }
   store.clock = now;
   const wait = store.limiter.retryAfter([key]);
@@ -34,5 +41,5 @@ export function hit(app: AppState, name: string, key: string, limit: number, win
 
 /** Keys held by one named limit (for tests of the bound). */
 export function heldKeys(app: AppState, name: string): number {
-  return (app.services[`rate:${name}`] as Store | undefined)?.limiter.size ?? 0;
+  return app.services.formLimits?.get(name)?.limiter.size ?? 0;
 }

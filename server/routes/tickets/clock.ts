@@ -3,13 +3,27 @@ import type { AppState } from '../../kernel/context.ts';
 import { nowUtc } from '../../db/clock.ts';
 import { WindowLimiter, type WindowLimiterOptions } from '../../security/window-limiter.ts';
 
+/** The app's sliding-window limiters made by `appLimiter` (tests put their own in place). */
+export type AppLimiterName = 'checkoutLimiter' | 'newCartLimiter' | 'ticketMailLimiter';
+
+declare module '../../kernel/services.ts' {
+  interface Services {
+    /** Checkouts per client and per order. */
+    checkoutLimiter?: WindowLimiter;
+    /** New carts per client. */
+    newCartLimiter?: WindowLimiter;
+    /** Ticket mails sent again per order and per client. */
+    ticketMailLimiter?: WindowLimiter;
+  }
+}
+
 /**
  * The tickets namespace's notion of now (ms): nonce ticks, sale windows, order times. Tests replace it with
  * `app.state.services.clock = () => ms` to move time (nonce expiry) without waiting.
  */
 export function nowMs(ctx: Pick<Ctx, 'app'>): number {
   const clock = ctx.app.services.clock;
-  return typeof clock === 'function' ? Number(clock()) : Date.now();
+  return clock ? Number(clock()) : Date.now();
 }
 
 /** `YYYY-MM-DD HH:MM:SS` UTC of `nowMs`. */
@@ -21,8 +35,8 @@ export function nowUtcString(ctx: Pick<Ctx, 'app'>): string {
  * The app's sliding-window limiter called `name` (one per server, on `app.services[name]`, made on first use);
  * it reads the app clock, which tests move.
  */
-export function appLimiter(app: AppState, name: string, opts: Omit<WindowLimiterOptions, 'now'>): WindowLimiter {
-  let l = app.services[name] as WindowLimiter | undefined;
+export function appLimiter(app: AppState, name: AppLimiterName, opts: Omit<WindowLimiterOptions, 'now'>): WindowLimiter {
+  let l = app.services[name];
   if (!l) {
     l = new WindowLimiter({ ...opts, now: () => nowMs({ app }) });
     app.services[name] = l;

@@ -5,7 +5,6 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
-import type { Checkpointer } from '../../../server/db/checkpointer.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -30,7 +29,7 @@ test('an accepted check-in reaches the database file itself within a moment, wit
     body: JSON.stringify({ check_in: true, nonce: 'checkpoint-test-nonce-1' }),
   });
   assert.equal(r.status, 201);
-  const cp = s.app.state.services.checkpointer as Checkpointer;
+  const cp = s.app.state.services.checkpointer!;
   const deadline = Date.now() + 10_000;
   let found = false;
   while (!found && Date.now() < deadline) {

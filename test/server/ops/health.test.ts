@@ -54,7 +54,7 @@ describe('GET /health (CONTRACT section 2)', () => {
       assert.equal(r.headers.get('cache-control'), 'no-store');
     } finally {
       await new Promise((r) => srv.close(r));
-      await (app.state.services.checkpointer as { stop: () => Promise<void> } | null)?.stop();
+      await app.state.services.checkpointer?.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
