@@ -26,6 +26,8 @@ export default defineConfig({
     hookTimeout: timeout,
     teardownTimeout: 60_000,
     env: { RELIABILITY_FIGURES: figures },
+    // EVT_TEST_DB=postgres: one private PostgreSQL cluster for the run unless EVT_TEST_PG_URL names one.
+    globalSetup: ['test/helpers/pg-global-setup.ts'],
     reporters: ['default', new ClosingReporter(figures)],
   },
 });

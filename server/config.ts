@@ -2,6 +2,7 @@ import { z } from 'zod';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isPostgresSpec } from './db/engine.ts';
 
 /** A time zone name the runtime knows (`Europe/Tallinn`, `UTC`): checked at start-up, not at the first events list. */
 export function validTimeZone(tz: string): boolean {
@@ -22,7 +23,14 @@ const Env = z.object({
     .min(1)
     .regex(/^[A-Za-z0-9.:_%[\]-]+$/, 'must be a host name or an IP address')
     .default('127.0.0.1'),
-  EVT_DB: z.string().min(1).default('data/evt.sqlite'),
+  // A SQLite file (the default), or a PostgreSQL database: postgres://user@host:port/name (libpq's URI form).
+  EVT_DB: z
+    .string()
+    .min(1)
+    .refine((v) => !/^postgres(ql)?:/i.test(v) || (isPostgresSpec(v) && URL.canParse(v) && new URL(v).pathname.length > 1), {
+      message: 'a PostgreSQL EVT_DB must be a URL naming the database: postgres://user@host:5432/doorstep',
+    })
+    .default('data/evt.sqlite'),
   EVT_PUBLIC_URL: httpUrl.optional(),
   EVT_ADMIN_USER: z.string().min(1).optional(),
   EVT_ADMIN_PASSWORD: z.string().min(1).optional(),
@@ -115,7 +123,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     siteDescription: e.EVT_SITE_DESCRIPTION,
     timezone: e.EVT_TIMEZONE,
     secret: e.EVT_SECRET,
-    dataDir: e.EVT_DATA_DIR ?? (dbFile === ':memory:' ? path.resolve('data') : path.dirname(path.resolve(dbFile))),
+    dataDir: e.EVT_DATA_DIR ?? (dbFile === ':memory:' || isPostgresSpec(dbFile) ? path.resolve('data') : path.dirname(path.resolve(dbFile))),
     smtpUrl: e.EVT_SMTP_URL,
     log: e.EVT_LOG !== 'off',
     logFormat: e.EVT_LOG,

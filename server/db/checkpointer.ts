@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { Db } from './connection.ts';
+import { engineOf, type Db } from './engine.ts';
 
 /**
  * WAL checkpoints that make commits durable soon after they are made.
@@ -25,6 +25,8 @@ export interface Checkpointer {
 }
 
 export function startCheckpointer(db: Db, opts: { tickMs?: number; maxDelayMs?: number; onError?: (error: string) => void } = {}): Checkpointer {
+  // PostgreSQL makes a commit durable before it returns (its own WAL and checkpointer): nothing to do here.
+  if (engineOf(db) !== 'sqlite') return { copied: () => 0, stop: () => Promise.resolve() };
   const worker = new Worker(new URL('./checkpoint-worker.cjs', import.meta.url), {
     workerData: { file: db.name, tickMs: opts.tickMs ?? 250, maxDelayMs: opts.maxDelayMs ?? 2000 },
     execArgv: [],

@@ -5,7 +5,11 @@ import { migrate } from './migrate.ts';
 import { GenerationalCache } from '../auth/lru.ts';
 import { privateDir, privateFile } from '../auth/private-files.ts';
 
-export type Db = Database.Database;
+import { engineOf, isPostgresSpec, type Db, type Statement } from './engine.ts';
+import { PgDb } from './pg.ts';
+
+export type { Db, Statement } from './engine.ts';
+export { engineOf, isPostgresSpec } from './engine.ts';
 
 /**
  * Opens (creating if needed) and migrates the SQLite database: WAL, foreign keys, busy timeout, page cache and mmap
@@ -14,6 +18,7 @@ export type Db = Database.Database;
  * creates later the database file's mode, and existing ones are closed up here too (whatever the umask).
  */
 export function openDatabase(file: string): Db {
+  if (isPostgresSpec(file)) return openPostgres(file);
   const onDisk = file !== ':memory:' && !file.startsWith('file:');
   if (onDisk) {
     privateDir(path.dirname(path.resolve(file)), { existing: false });
@@ -21,7 +26,7 @@ export function openDatabase(file: string): Db {
     fs.closeSync(fs.openSync(file, 'a', 0o600));
     privateFile(file);
   }
-  const db = new Database(file);
+  const db: Db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
@@ -31,9 +36,25 @@ export function openDatabase(file: string): Db {
   // which checks in in ID order, ran alike with the default and with these: batch 98-106 µs against 100-105.)
   db.pragma('cache_size = -65536');
   db.pragma('mmap_size = 268435456');
-  registerFunctions(db);
+  registerFunctions(db as Database.Database);
   migrate(db);
   if (onDisk) for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) privateFile(f);
+  return db;
+}
+
+/**
+ * Opens and migrates a PostgreSQL database (`postgres://` or `postgresql://` spec) through PgDb. pg-native is
+ * loaded when the first PgDb connects (pg.ts requires it lazily), so a SQLite install never needs libpq.
+ */
+function openPostgres(spec: string): Db {
+  const db = new PgDb(spec);
+  try {
+    db.checkDatabase();
+    migrate(db);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
   return db;
 }
 
@@ -44,9 +65,9 @@ export function openDatabase(file: string): Db {
  * for). A two-generation cache (see GenerationalCache): a hit costs a plain Map lookup on the check-in path.
  */
 export const STATEMENT_CACHE_MAX = 500;
-const cache = new WeakMap<Db, GenerationalCache<string, Database.Statement>>();
+const cache = new WeakMap<Db, GenerationalCache<string, Statement>>();
 
-export function stmt(db: Db, sql: string): Database.Statement {
+export function stmt(db: Db, sql: string): Statement {
   let m = cache.get(db);
   if (!m) cache.set(db, (m = new GenerationalCache(STATEMENT_CACHE_MAX)));
   let s = m.get(sql);
@@ -107,10 +128,11 @@ const clocks = new WeakMap<Db, () => number>();
 
 export function setDbClock(db: Db, clock: () => number): void {
   clocks.set(db, clock);
+  if (engineOf(db) === 'postgres') (db as PgDb).clock = clock;
 }
 
 /** Great-circle distance in kilometres (haversine), for the venue geolocation filter. */
-function registerFunctions(db: Db): void {
+function registerFunctions(db: Database.Database): void {
   // Now as `YYYY-MM-DD HH:MM:SS` UTC: capacity counts leave out pending orders whose hold has run out.
   db.function('evt_now_utc', () => new Date((clocks.get(db) ?? Date.now)()).toISOString().slice(0, 19).replace('T', ' '));
   db.function('evt_distance_km', { deterministic: true }, (lat1: unknown, lng1: unknown, lat2: unknown, lng2: unknown) => {

@@ -1,32 +1,63 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type Database from 'better-sqlite3';
+import { engineOf, type Db } from './engine.ts';
+import type { PgDb } from './pg.ts';
 
-const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const here = path.dirname(fileURLToPath(import.meta.url));
+const dir = path.join(here, 'migrations');
+const pgDir = path.join(here, 'migrations-pg');
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** PostgreSQL only: the file is written for PostgreSQL (an override in migrations-pg/), run as it is. */
+  native?: boolean;
 }
 
-/** Numbered `NNN-name.sql` files, in order. */
-export function listMigrations(): Migration[] {
-  return fs
+const NAME = /^\d{3}-[\w-]+\.sql$/;
+
+/**
+ * Numbered `NNN-name.sql` files, in order. On PostgreSQL the same files, translated by the dialect seam, except
+ * where `migrations-pg/` holds a file of the same number (written for PostgreSQL where the DDL differs too much);
+ * `migrations-pg/000-prelude.sql` (extensions and the SQL functions SQLite's connection registers in JS) runs
+ * before the first.
+ */
+export function listMigrations(engine: 'sqlite' | 'postgres' = 'sqlite'): Migration[] {
+  const list = fs
     .readdirSync(dir)
-    .filter((f) => /^\d{3}-[\w-]+\.sql$/.test(f))
+    .filter((f) => NAME.test(f))
     .sort()
-    .map((f) => ({ version: Number(f.slice(0, 3)), name: f, sql: fs.readFileSync(path.join(dir, f), 'utf8') }));
+    .map((f): Migration => ({ version: Number(f.slice(0, 3)), name: f, sql: fs.readFileSync(path.join(dir, f), 'utf8') }));
+  if (engine === 'sqlite') return list;
+  const overrides = new Map(
+    fs
+      .readdirSync(pgDir)
+      .filter((f) => NAME.test(f))
+      .map((f) => [Number(f.slice(0, 3)), { name: f, sql: fs.readFileSync(path.join(pgDir, f), 'utf8') }] as const),
+  );
+  return list.map((m) => {
+    const o = overrides.get(m.version);
+    const prelude = m.version === (list[0] as Migration).version ? (overrides.get(0)?.sql ?? '') : '';
+    return o ? { version: m.version, name: o.name, sql: prelude + o.sql, native: true } : { ...m, sql: m.sql, native: false, prelude };
+  }) as Migration[];
 }
 
-/** Applies every migration newer than `PRAGMA user_version`, each in its own transaction. */
-export function migrate(db: Database.Database): number {
+/** Applies every migration newer than `PRAGMA user_version` (PostgreSQL: the evt_schema row), each in its own transaction. */
+export function migrate(db: Db): number {
+  const engine = engineOf(db);
   const current = db.pragma('user_version', { simple: true }) as number;
-  const pending = listMigrations().filter((m) => m.version > current);
+  const pending = listMigrations(engine).filter((m) => m.version > current);
   for (const m of pending) {
     db.transaction(() => {
-      db.exec(m.sql);
+      if (engine === 'postgres') {
+        const pg = db as PgDb;
+        const prelude = (m as Migration & { prelude?: string }).prelude;
+        if (prelude) pg.execNative(prelude);
+        if (m.native) pg.execNative(m.sql);
+        else pg.exec(m.sql);
+      } else db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
     })();
   }

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { privateDir, privateFile } from '../auth/private-files.ts';
+import { isPostgresSpec } from './engine.ts';
 
 /**
  * One server per SQLite database: `npm start` takes `<db>.lock` before it opens the database, and a second
@@ -40,6 +41,8 @@ function holderOf(db: Database.Database): number | null {
 /** Takes the lock of `dbFile` (`<dbFile>.lock`), or throws LockedError. No lock for in-memory databases. */
 export function acquireServerLock(dbFile: string): ServerLock | null {
   if (dbFile === ':memory:' || dbFile.startsWith('file:')) return null;
+  // PostgreSQL: several server processes on one database is the point; what they share lives in the database.
+  if (isPostgresSpec(dbFile)) return null;
   const file = `${dbFile}.lock`;
   privateDir(path.dirname(path.resolve(file)), { existing: false });
   const db = new Database(file, { timeout: 0 });

@@ -11,6 +11,7 @@ import { hardenServer } from '../../server/http/harden.ts';
 import { createApiKey, createAppPassword } from '../../server/auth/credentials.ts';
 import { insertUser } from '../../server/db/repos/users.ts';
 import type { Role } from '../../shared/auth.ts';
+import { freshTestDatabase, testDbWanted } from './pg-cluster.ts';
 
 export interface TestServer {
   /** `http://127.0.0.1:PORT` */
@@ -28,10 +29,15 @@ export interface TestServer {
   close: () => Promise<void>;
 }
 
-/** Starts the real app on a fresh SQLite file in a temporary directory, on 127.0.0.1 with a free port. */
+/**
+ * Starts the real app on a fresh SQLite file in a temporary directory, on 127.0.0.1 with a free port. With
+ * `EVT_TEST_DB=postgres`, on a fresh PostgreSQL database of its own instead (test/helpers/pg-cluster.ts),
+ * dropped on close.
+ */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-test-'));
-  const dbFile = path.join(dir, 'evt.sqlite');
+  const pg = testDbWanted() ? freshTestDatabase() : null;
+  const dbFile = pg ? pg.url : path.join(dir, 'evt.sqlite');
   const db = openDatabase(dbFile);
   // The public URL must carry the real port, so listen first on an app-less server, then attach the app.
   const server = await new Promise<Server>((resolve) => {
@@ -67,6 +73,10 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
         server.closeAllConnections();
         server.close(() => {
           app.close();
+          if (pg) {
+            if (db.open) db.close();
+            pg.drop();
+          }
           fs.rmSync(dir, { recursive: true, force: true });
           resolve();
         });

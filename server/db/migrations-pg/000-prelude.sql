@@ -1,0 +1,16 @@
+-- Runs before the first migration on PostgreSQL: what SQLite's connection registers in JavaScript, as SQL.
+
+-- Case-insensitive text for the columns SQLite declares COLLATE NOCASE (user logins, mail addresses): equality,
+-- uniqueness and LIKE ignore case; under LC_CTYPE C only ASCII letters fold, as in SQLite. Trusted extension.
+CREATE EXTENSION IF NOT EXISTS citext;
+
+-- Great-circle distance in kilometres (haversine), for the venue geolocation filter (SQLite: a JS function).
+CREATE OR REPLACE FUNCTION evt_distance_km(lat1 double precision, lng1 double precision, lat2 double precision, lng2 double precision)
+RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT 6371.0088 * 2 * asin(least(1, sqrt(
+    sin(radians(lat2 - lat1) / 2) ^ 2 + cos(radians(lat1)) * cos(radians(lat2)) * sin(radians(lng2 - lng1) / 2) ^ 2)))
+$$;
+
+-- SQLite's round(x, n) takes a REAL; PostgreSQL's only a numeric.
+CREATE OR REPLACE FUNCTION round(x double precision, n integer)
+RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT round(x::numeric, n)::double precision $$;

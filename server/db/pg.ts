@@ -1,0 +1,351 @@
+import { createRequire } from 'node:module';
+import { translate, translateDdl, type TableKey, type Translation } from './dialect.ts';
+import type { ColumnInfo, Db, RunResult, Statement, Transaction } from './engine.ts';
+
+/**
+ * PostgreSQL behind the same synchronous `Db` interface as better-sqlite3, over pg-native's synchronous calls
+ * (libpq; about 65 µs a round trip on loopback). Like the PHP original, a process serves one query at a time and
+ * scales by processes, so no call site becomes async.
+ *
+ * Write transactions across processes: every top-level `transaction()` first takes one transaction-scoped
+ * advisory lock (`pg_advisory_xact_lock(WRITE_LOCK)`), so transactions are serialized across every process on
+ * the database exactly as SQLite's single writer serializes them, and what the code checks inside a transaction
+ * (capacity, check-in idempotency, nonces) stays exact under READ COMMITTED: each statement's snapshot is taken
+ * after the lock, so it sees every earlier transaction. This bounds write throughput to one transaction at a
+ * time (plus its round trips), which is SQLite's bound too; it is the honest first step because it keeps every
+ * invariant the code already relies on. Finer locks (row locks on the ticket, SERIALIZABLE with retry) are a
+ * later step, per invariant, with tests of their own.
+ */
+export const WRITE_LOCK = 0x0d00_5e7;
+
+interface PqLike {
+  cmdTuples(): string;
+  nfields(): number;
+  fname(i: number): string;
+}
+interface Client {
+  connectSync(params: string): void;
+  querySync(text: string, values?: unknown[]): Record<string, unknown>[];
+  prepareSync(name: string, text: string, n: number): void;
+  executeSync(name: string, values: unknown[]): unknown[];
+  end(cb?: () => void): void;
+  pq: PqLike & { finish(): void; describePrepared(name: string): void };
+  arrayMode: boolean;
+}
+
+const require = createRequire(import.meta.url);
+const closing = new Set<Client>();
+let ClientCtor: (new (opts: { types: unknown }) => Client) | undefined;
+
+// Values come back as SQLite's do: integers and numerics as JS numbers, booleans as 1/0, JSON and dates as the
+// text stored; bytea as a Buffer.
+const asNumber = (v: string) => Number(v);
+const asText = (v: string) => v;
+const parsers: Record<number, (v: string) => unknown> = {
+  16: (v) => (v === 't' ? 1 : 0),
+  20: asNumber,
+  21: asNumber,
+  23: asNumber,
+  26: asNumber,
+  700: asNumber,
+  701: asNumber,
+  1700: asNumber,
+};
+function typesFor(): { getTypeParser: (oid: number) => (v: string) => unknown } {
+  const pgTypes = require('pg-types') as { getTypeParser: (oid: number) => (v: string) => unknown };
+  const bytea = pgTypes.getTypeParser(17);
+  return { getTypeParser: (oid) => parsers[oid] ?? (oid === 17 ? bytea : asText) };
+}
+
+function toParam(v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (typeof v === 'boolean') return v ? '1' : '0';
+  if (Buffer.isBuffer(v)) return `\\x${v.toString('hex')}`;
+  return v;
+}
+
+function nowText(clock: () => number): string {
+  return new Date(clock()).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** Statements that ask SQLite about itself, answered on PostgreSQL without a round trip. */
+type Virtual = (db: PgDb) => Record<string, unknown>[];
+const VIRTUAL: Record<string, Virtual> = {
+  // data_version changes when another connection commits; on PostgreSQL the response cache's cross-process
+  // invalidation is a version row (issue 15 item 3), so this connection's view never moves by itself.
+  'PRAGMA data_version': () => [{ data_version: 0 }],
+  'SELECT total_changes() AS c': (db) => [{ c: db.totalChanges }],
+  'SELECT count(*) FROM sqlite_master': () => [{ 'count(*)': 1 }],
+};
+
+class PgStatement implements Statement {
+  private plucked = false;
+  private rawRows = false;
+  private tr: Translation | null = null;
+  private name: string | null = null;
+  private virtual: Virtual | undefined;
+  private cols: ColumnInfo[] | null = null;
+
+  constructor(
+    private readonly db: PgDb,
+    readonly source: string,
+  ) {
+    this.virtual = VIRTUAL[source.trim()];
+    if (!this.virtual) this.prepareNow();
+  }
+
+  get reader(): boolean {
+    return this.virtual !== undefined || (this.tr as Translation).reader;
+  }
+
+  private prepareNow(): void {
+    const p = this.db.prepared(this.source);
+    this.tr = p.tr;
+    this.name = p.name;
+  }
+
+  private bind(args: unknown[]): unknown[] {
+    const tr = this.tr as Translation;
+    const named = args.length === 1 && args[0] !== null && typeof args[0] === 'object' && !Array.isArray(args[0]) && !Buffer.isBuffer(args[0]);
+    const flat = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
+    const positional = named ? [] : flat;
+    return tr.params.map((p) => {
+      if (typeof p === 'number') return toParam(positional[p]);
+      if (typeof p === 'string') return toParam((args[0] as Record<string, unknown>)[p]);
+      return nowText(this.db.clock);
+    });
+  }
+
+  private exec(args: unknown[], arrays: boolean): unknown[] {
+    if (this.virtual) {
+      const rows = this.virtual(this.db);
+      return arrays ? rows.map((r) => Object.values(r)) : rows;
+    }
+    return this.db.execute(this.name as string, this.bind(args), arrays);
+  }
+
+  private shape(rows: unknown[]): unknown[] {
+    if (this.plucked) return rows.map((r) => (r as unknown[])[0]);
+    return rows;
+  }
+
+  run(...args: unknown[]): RunResult {
+    const rows = this.exec(args, true) as unknown[][];
+    const changes = this.db.lastChanges();
+    const tr = this.tr as Translation;
+    const id = tr?.returning ? rows[0]?.[0] : undefined;
+    return { changes, lastInsertRowid: typeof id === 'number' ? id : 0 };
+  }
+
+  get(...args: unknown[]): unknown {
+    return this.shape(this.exec(args, this.plucked || this.rawRows))[0];
+  }
+
+  all(...args: unknown[]): unknown[] {
+    return this.shape(this.exec(args, this.plucked || this.rawRows));
+  }
+
+  *iterate(...args: unknown[]): IterableIterator<unknown> {
+    yield* this.all(...args);
+  }
+
+  pluck(toggle = true): this {
+    this.plucked = toggle;
+    if (toggle) this.rawRows = false;
+    return this;
+  }
+
+  raw(toggle = true): this {
+    this.rawRows = toggle;
+    if (toggle) this.plucked = false;
+    return this;
+  }
+
+  columns(): ColumnInfo[] {
+    if (this.virtual) return Object.keys(this.virtual(this.db)[0] ?? {}).map((name) => ({ name }));
+    if (!this.cols) this.cols = this.db.describe(this.name as string);
+    return this.cols;
+  }
+}
+
+export class PgDb implements Db {
+  readonly engine = 'postgres' as const;
+  readonly memory = false;
+  open = true;
+  /** Rows changed by this connection's statements (SQLite's total_changes()). */
+  totalChanges = 0;
+  /** The clock `evt_now_utc()` reads (setDbClock moves it). */
+  clock: () => number = Date.now;
+  private readonly client: Client;
+  private readonly statements = new Map<string, { tr: Translation; name: string }>();
+  private readonly keys = new Map<string, TableKey | null>();
+  private depth = 0;
+  private seq = 0;
+  private changes = 0;
+
+  constructor(readonly name: string) {
+    ClientCtor ??= require('pg-native') as new (opts: { types: unknown }) => Client;
+    this.client = new ClientCtor({ types: typesFor() });
+    this.client.connectSync(name);
+    this.query("SET client_min_messages = warning; SET TIME ZONE 'UTC'");
+  }
+
+  /**
+   * Refuses a database whose collation or character type is not C: text order must be SQLite's (bytes, BINARY)
+   * and LIKE / NOCASE must fold ASCII only, as SQLite's do. Create it with
+   * `CREATE DATABASE doorstep TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`.
+   */
+  checkDatabase(): void {
+    const r = this.query(
+      'SELECT datcollate AS collate, datctype AS ctype, pg_encoding_to_char(encoding) AS enc FROM pg_database WHERE datname = current_database()',
+    )[0] as { collate: string; ctype: string; enc: string };
+    const c = (v: string) => v === 'C' || v === 'POSIX';
+    if (!c(r.collate) || !c(r.ctype) || r.enc !== 'UTF8') {
+      throw new Error(
+        `the PostgreSQL database must be UTF8 with LC_COLLATE and LC_CTYPE 'C' (it is ${r.enc}, ${r.collate}, ${r.ctype}), so text sorts and matches as on SQLite: CREATE DATABASE <name> TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`,
+      );
+    }
+  }
+
+  /** A simple or parameterized query, rows as objects. */
+  private query(text: string, values?: unknown[]): Record<string, unknown>[] {
+    this.client.arrayMode = false;
+    return this.client.querySync(text, values);
+  }
+
+  get inTransaction(): boolean {
+    return this.depth > 0;
+  }
+
+  /** Primary key of `table`, from the catalog (cached; null when it has none or is not a table). */
+  keyOf(table: string): TableKey | null {
+    if (this.keys.has(table)) return this.keys.get(table) ?? null;
+    const rows = this.query(
+      `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type
+         FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+        WHERE i.indrelid = to_regclass($1) AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`,
+      [table],
+    ) as { name: string; type: string }[];
+    const key = rows.length
+      ? { columns: rows.map((r) => r.name), integer: rows.length === 1 && /^(bigint|integer|smallint)$/.test(rows[0]?.type ?? '') }
+      : null;
+    this.keys.set(table, key);
+    return key;
+  }
+
+  /** The translation and server-side prepared statement of `sql` (made once per text per connection). */
+  prepared(sql: string): { tr: Translation; name: string } {
+    let p = this.statements.get(sql);
+    if (p) return p;
+    const tr = translate(sql, (t) => this.keyOf(t));
+    const name = `s${++this.seq}`;
+    try {
+      this.client.prepareSync(name, tr.text, tr.params.length);
+    } catch (e) {
+      throw new Error(`${(e as Error).message.trim()}\n  in: ${tr.text}`);
+    }
+    p = { tr, name };
+    this.statements.set(sql, p);
+    return p;
+  }
+
+  execute(name: string, values: unknown[], arrays: boolean): unknown[] {
+    this.client.arrayMode = arrays;
+    const rows = this.client.executeSync(name, values);
+    const n = Number.parseInt(this.client.pq.cmdTuples(), 10);
+    this.changes = Number.isNaN(n) ? 0 : n;
+    this.totalChanges += this.changes;
+    return rows;
+  }
+
+  lastChanges(): number {
+    return this.changes;
+  }
+
+  /** Result columns of a prepared statement (libpq's PQdescribePrepared). */
+  describe(name: string): ColumnInfo[] {
+    const pq = this.client.pq;
+    pq.describePrepared(name);
+    const cols: ColumnInfo[] = [];
+    for (let i = 0; i < pq.nfields(); i++) cols.push({ name: pq.fname(i) });
+    return cols;
+  }
+
+  prepare(sql: string): Statement {
+    return new PgStatement(this, sql);
+  }
+
+  /** Runs a script (several statements, no parameters), translated as DDL. */
+  exec(sql: string): this {
+    this.query(translateDdl(sql));
+    return this;
+  }
+
+  /** Runs a script already written for PostgreSQL. */
+  execNative(sql: string, values?: unknown[]): Record<string, unknown>[] {
+    return this.query(sql, values);
+  }
+
+  transaction<F extends (...params: any[]) => unknown>(fn: F): Transaction<F> {
+    const run = (...args: unknown[]): ReturnType<F> => {
+      const top = this.depth === 0;
+      const sp = `evt_sp${this.depth}`;
+      if (top) this.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+      else this.query(`SAVEPOINT ${sp}`);
+      this.depth++;
+      let result: ReturnType<F>;
+      try {
+        result = fn(...args) as ReturnType<F>;
+      } catch (e) {
+        this.depth--;
+        try {
+          this.query(top ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${sp}; RELEASE SAVEPOINT ${sp}`);
+        } catch {
+          // The connection is gone: the original error says more.
+        }
+        throw e;
+      }
+      this.depth--;
+      this.query(top ? 'COMMIT' : `RELEASE SAVEPOINT ${sp}`);
+      return result;
+    };
+    return Object.assign(run, { default: run, deferred: run, immediate: run, exclusive: run }) as Transaction<F>;
+  }
+
+  /**
+   * SQLite pragmas: the schema version is a row of `evt_schema`; the rest (journal, cache, mmap, busy timeout,
+   * foreign keys) have no PostgreSQL counterpart the server needs (foreign keys are always on; writers wait on
+   * locks; the server's own settings do the caching).
+   */
+  pragma(source: string, options: { simple?: boolean } = {}): unknown {
+    const m = /^\s*(\w+)\s*(?:=\s*(.+))?$/.exec(source);
+    const key = m?.[1]?.toLowerCase();
+    if (key === 'user_version') {
+      this.query('CREATE TABLE IF NOT EXISTS evt_schema (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL)');
+      if (m?.[2] !== undefined) {
+        this.query('INSERT INTO evt_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version', [
+          String(Number(m[2])),
+        ]);
+        return [];
+      }
+      const v = (this.query('SELECT version FROM evt_schema WHERE id = 1')[0]?.version as number | undefined) ?? 0;
+      return options.simple ? v : [{ user_version: v }];
+    }
+    if (key === 'data_version') return options.simple ? 0 : [{ data_version: 0 }];
+    return options.simple ? undefined : [];
+  }
+
+  close(): this {
+    if (this.open) {
+      this.open = false;
+      this.client.pq.finish();
+      // libpq's binding closes its socket watcher with uv_close and no callback: the connection object must
+      // outlive the event loop turn that finishes the close, or a garbage collection in between frees the handle
+      // libuv is still closing (an assertion in uv__finish_close aborts the process).
+      closing.add(this.client);
+      setTimeout(() => closing.delete(this.client), 1000).unref();
+    }
+    return this;
+  }
+}
