@@ -93,6 +93,24 @@ describe('server structure', () => {
     assert.deepEqual(crossings('kernel', ['http', 'routes', 'app']), []);
   });
 
+  test('the kernel reaches outside itself only to shared/, and to server/config.ts and server/db/ for types', () => {
+    const SHARED = path.resolve(SERVER, '../shared');
+    const outside: string[] = [];
+    for (const f of graph.keys()) {
+      if (layerOf(f) !== 'kernel') continue;
+      for (const m of fs.readFileSync(f, 'utf8').matchAll(IMPORT)) {
+        const spec = m[1] ?? m[2];
+        if (!spec?.startsWith('.')) continue;
+        const target = path.resolve(path.dirname(f), spec);
+        if (layerOf(target) === 'kernel' || !path.relative(SHARED, target).startsWith('..')) continue;
+        const typeOnly = /^\s*(?:import|export)\s+type\s/.test(m[0]);
+        const typesBelow = rel(target) === 'config.ts' || rel(target).startsWith(`db${path.sep}`);
+        if (!(typeOnly && typesBelow)) outside.push(`${rel(f)} -> ${rel(target)}`);
+      }
+    }
+    assert.deepEqual(outside, []);
+  });
+
   test('the HTTP machinery imports no namespace and not the composition root', () => {
     assert.deepEqual(crossings('http', ['routes', 'app']), []);
   });
