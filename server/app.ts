@@ -3,7 +3,8 @@ import crypto from 'node:crypto';
 import type { Method } from '../shared/http/route.ts';
 import type { Config } from './config.ts';
 import { startCheckpointer } from './db/checkpointer.ts';
-import { openDatabase, stmt, type Db } from './db/connection.ts';
+import { openDatabase, type Db } from './db/connection.ts';
+import { getSiteSecret, insertSiteSecret } from './db/repos/site-options.ts';
 import { authenticate } from './auth/authenticate.ts';
 import { errorHeaders } from './auth/sign-in-limits.ts';
 import type { AppState, Caller, Lang, Urls } from './kernel/context.ts';
@@ -41,10 +42,10 @@ const EXPOSE = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages
 
 function siteSecret(db: Db, configured?: string): string {
   if (configured) return configured;
-  const row = stmt(db, "SELECT value FROM options WHERE name = 'secret'").get() as { value: string } | undefined;
-  if (row) return row.value;
+  const stored = getSiteSecret(db);
+  if (stored !== undefined) return stored;
   const secret = crypto.randomBytes(32).toString('base64url');
-  stmt(db, "INSERT INTO options (name, value) VALUES ('secret', ?)").run(secret);
+  insertSiteSecret(db, secret);
   return secret;
 }
 

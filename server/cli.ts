@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,8 +5,9 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import { certificateFingerprint, loadConfig, type Config } from './config.ts';
 import { openDatabase, type Db } from './db/connection.ts';
+import { backupDatabase } from './db/backup.ts';
 import { createApiKey, createAppPassword } from './auth/credentials.ts';
-import { findUserByLogin, insertUser, type UserRow } from './db/repos/users.ts';
+import { findUserByLogin, insertUser, listUsers, type UserRow } from './db/repos/users.ts';
 import { listApiKeys, revokeApiKey } from './db/repos/api-keys.ts';
 import { getPost } from './db/repos/posts.ts';
 import { Role } from '../shared/auth.ts';
@@ -99,7 +99,7 @@ const COMMANDS: Command[] = [
     args: { required: [] },
     run: ({ config, out }) =>
       withDb(config, (db) => {
-        const users = db.prepare('SELECT id, login, role, email, registered FROM users ORDER BY id').all() as UserRow[];
+        const users = listUsers(db);
         if (!users.length) return out('No users.');
         for (const line of table(
           ['ID', 'LOGIN', 'ROLE', 'EMAIL', 'REGISTERED'],
@@ -354,20 +354,9 @@ async function backup(config: Config, file: string, force: boolean, out: Out): P
   // Created 0600 before SQLite writes a byte into it.
   fs.closeSync(fs.openSync(tmp, 'wx', 0o600));
   privateFile(tmp);
-  const db = new Database(source, { fileMustExist: true });
   try {
-    db.pragma('busy_timeout = 5000');
     const started = Date.now();
-    await db.backup(tmp);
-    const copy = new Database(tmp, { fileMustExist: true });
-    let check: string[];
-    let pages: number;
-    try {
-      check = (copy.pragma('integrity_check') as { integrity_check: string }[]).map((r) => String(r.integrity_check));
-      pages = copy.pragma('page_count', { simple: true }) as number;
-    } finally {
-      copy.close();
-    }
+    const { check, pages } = await backupDatabase(source, tmp);
     if (check.length !== 1 || check[0] !== 'ok') throw new Error(`the copy failed integrity_check: ${check.slice(0, 5).join('; ')}`);
     for (const f of [`${tmp}-wal`, `${tmp}-shm`]) fs.rmSync(f, { force: true });
     privateFile(tmp);
@@ -379,8 +368,6 @@ async function backup(config: Config, file: string, force: boolean, out: Out): P
   } catch (e) {
     for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) fs.rmSync(f, { force: true });
     throw e;
-  } finally {
-    db.close();
   }
 }
 

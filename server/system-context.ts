@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { Db } from './db/connection.ts';
-import { stmt } from './db/connection.ts';
+import { getSiteSecret } from './db/repos/site-options.ts';
+import { userNames } from './db/repos/users.ts';
 import type { AppState, Ctx, Lang } from './kernel/context.ts';
 import { makeUrls } from './kernel/context.ts';
 import { buildRegistry, installModules } from './routes/index.ts';
@@ -11,7 +12,7 @@ import { ResponseCache } from './http/response-cache.ts';
  * functions the routes use can fill the database.
  */
 export function systemContext(db: Db, config: Config, userId: number, lang: Lang = 'en'): Ctx {
-  const secret = (stmt(db, "SELECT value FROM options WHERE name = 'secret'").get() as { value: string } | undefined)?.value ?? 'system';
+  const secret = getSiteSecret(db) ?? 'system';
   const app: AppState = {
     db,
     config,
@@ -21,7 +22,7 @@ export function systemContext(db: Db, config: Config, userId: number, lang: Lang
     log: () => {},
   };
   installModules(app);
-  const user = stmt(db, 'SELECT login, display_name FROM users WHERE id = ?').get(userId) as { login: string; display_name: string } | undefined;
+  const user = userNames(db, userId);
   return {
     app,
     db,

@@ -13,3 +13,20 @@ export function inTransaction<T>(db: Db, fn: () => T): T {
   if (!run) runners.set(db, (run = db.transaction((f: () => unknown) => f())));
   return run(fn) as T;
 }
+
+/**
+ * An explicit transaction held open across several steps (a batch's group of items, see http batch dispatch),
+ * for the cases `inTransaction`'s single function cannot cover: the group ends when an asynchronous item comes.
+ * IMMEDIATE takes the write lock at once, so the group does not fail halfway on another writer's lock.
+ */
+export function beginImmediate(db: Db): void {
+  db.exec('BEGIN IMMEDIATE');
+}
+
+export function commit(db: Db): void {
+  db.exec('COMMIT');
+}
+
+export function rollback(db: Db): void {
+  db.exec('ROLLBACK');
+}

@@ -1,6 +1,5 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connection.ts';
-import { stmt } from '../db/connection.ts';
 import { insertUser, findUserByLogin } from '../db/repos/users.ts';
 import { createAppPassword } from '../auth/credentials.ts';
 import { systemContext } from '../system-context.ts';
@@ -9,7 +8,7 @@ import { createLinked } from '../routes/events/linked-write.ts';
 import { formatInZone } from '../../shared/dates.ts';
 import { CATEGORIES, ORGANIZERS, TAGS, TITLES, VENUES } from './content.ts';
 import { updateTerm } from '../db/repos/terms.ts';
-import { updatePost } from '../db/repos/posts.ts';
+import { countCalendarPosts, updatePost } from '../db/repos/posts.ts';
 import { resolveTermRefs } from '../routes/events/refs.ts';
 import { TAXONOMY } from '../routes/events/present.ts';
 import { demoTickets } from './tickets.ts';
@@ -22,7 +21,7 @@ export interface DemoOptions {
 
 /** Fills an empty database with a believable calendar: venues, organizers, terms, events, tickets, attendees. */
 export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (line: string) => void): Promise<void> {
-  const existing = (stmt(db, "SELECT COUNT(*) AS n FROM posts WHERE type IN ('event', 'venue', 'organizer')").get() as { n: number }).n;
+  const existing = countCalendarPosts(db);
   if (existing > 0)
     throw new Error(`The database ${config.dbFile} already has ${existing} events, venues or organizers; the demo only fills an empty one.`);
   const random = rng(20261122);

@@ -3,13 +3,13 @@ import path from 'node:path';
 import QRCode from 'qrcode';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connection.ts';
-import { stmt } from '../db/connection.ts';
 import type { Ctx } from '../kernel/context.ts';
 import { nowDates, utcString } from '../content/site-time.ts';
 import { createTicket } from '../db/repos/tickets.ts';
 import { createOrder } from '../db/repos/orders.ts';
 import { insertCheckin } from '../db/repos/checkins.ts';
-import { setCheckedIn } from '../db/repos/attendees.ts';
+import { busiestEventFrom, setAttendeeFullName, setCheckedIn, uncheckedAttendeeCodes } from '../db/repos/attendees.ts';
+import { setPostTitle } from '../db/repos/posts.ts';
 import { createApiKey } from '../auth/credentials.ts';
 import { pairingLink, writePairingQr } from '../pairing.ts';
 import { privateDir, writePrivateFile } from '../auth/private-files.ts';
@@ -118,8 +118,8 @@ export async function demoTickets(
         if (i > 0) {
           // Companions of the purchaser get names of their own.
           const name = `${pick(FIRST)} ${last}`;
-          stmt(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(name, aid);
-          stmt(db, 'UPDATE posts SET title = ? WHERE id = ?').run(name, aid);
+          setAttendeeFullName(db, aid, name);
+          setPostTitle(db, aid, name);
         }
         if (status === 'completed' && random() < 0.25) {
           const at = new Date(now.getTime() - Math.floor(random() * 3 * 3600_000)).toISOString();
@@ -146,10 +146,7 @@ export async function demoTickets(
     return { tickets: tickets.length, made, checkedIn };
   })();
   out(`Created ${stats.tickets} tickets and ${stats.made} attendees (${stats.checkedIn} already checked in).`);
-  const busiest = stmt(
-    db,
-    'SELECT a.event_id AS id, COUNT(*) AS n FROM attendees a JOIN events e ON e.post_id = a.event_id WHERE e.end_utc >= ? GROUP BY a.event_id ORDER BY n DESC LIMIT 1',
-  ).get(utcString(now)) as { id: number; n: number } | undefined;
+  const busiest = busiestEventFrom(db, utcString(now));
   if (!busiest) return;
   const { key, row } = createApiKey(db, 'Demo door', busiest.id, null);
   const link = pairingLink(config, key, busiest.id);
@@ -161,10 +158,7 @@ export async function demoTickets(
   // Ticket QR images carry security codes: 0600 in a 0700 folder.
   privateDir(config.dataDir, { existing: false });
   privateDir(dir, { existing: true });
-  const sample = stmt(
-    db,
-    'SELECT a.post_id, a.security_code FROM attendees a JOIN orders o ON o.post_id = a.order_id WHERE a.event_id = ? AND a.checked_in = 0 AND o.status = ? ORDER BY a.post_id LIMIT 5',
-  ).all(busiest.id, 'completed') as { post_id: number; security_code: string }[];
+  const sample = uncheckedAttendeeCodes(db, busiest.id, 'completed');
   for (const a of sample) {
     const url = ticketCodeUrl(config.publicUrl, { attendeeId: a.post_id, eventId: busiest.id, securityCode: a.security_code });
     writePrivateFile(path.join(dir, `attendee-${a.post_id}.png`), await QRCode.toBuffer(url, { type: 'png', width: 400, margin: 4 }));

@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.ts';
+import { beginImmediate, commit as commitTransaction, rollback } from '../db/in-transaction.ts';
 import { execute, executeSync, type Prepared } from './dispatch.ts';
 import { HttpError } from '../kernel/errors.ts';
 import { errorResult, type Result } from '../kernel/result.ts';
@@ -23,7 +24,7 @@ export async function runGrouped(db: Db, items: readonly (Prepared | HttpError)[
   const commit = () => {
     if (!open) return;
     open = false;
-    db.exec('COMMIT');
+    commitTransaction(db);
   };
   try {
     for (const p of items) {
@@ -33,7 +34,7 @@ export async function runGrouped(db: Db, items: readonly (Prepared | HttpError)[
       }
       if (p.endpoint.async) commit();
       else if (!open && !db.inTransaction) {
-        db.exec('BEGIN IMMEDIATE');
+        beginImmediate(db);
         open = true;
       }
       results.push(p.endpoint.async ? await execute(p) : executeSync(p));
@@ -42,7 +43,7 @@ export async function runGrouped(db: Db, items: readonly (Prepared | HttpError)[
     }
     commit();
   } catch (e) {
-    if (open && db.inTransaction) db.exec('ROLLBACK');
+    if (open && db.inTransaction) rollback(db);
     throw e;
   }
   return results;

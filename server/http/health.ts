@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { AppState } from '../kernel/context.ts';
+import { databaseAnswers } from '../db/repos/database.ts';
 
 /**
  * `GET /health` (CONTRACT section 2), for load balancers and service managers: `200 {"status":"ok"}` when the
@@ -12,7 +13,7 @@ export function health(state: AppState) {
     let ok = false;
     if (!state.services.draining) {
       try {
-        ok = state.db.prepare('SELECT count(*) FROM sqlite_master').pluck().get() !== undefined;
+        ok = databaseAnswers(state.db);
       } catch {
         ok = false;
       }

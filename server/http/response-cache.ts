@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.ts';
-import { stmt } from '../db/connection.ts';
+import { dataVersion } from '../db/repos/database.ts';
 import type { Lang } from '../kernel/context.ts';
 import type { Result } from '../kernel/result.ts';
 import { DEFAULT_READ_TAGS, type Tags } from './cache-tags.ts';
@@ -197,7 +197,7 @@ export class ResponseCache {
 
   /** Checks the content version (a write empties the cache) and, now and then, drops expired entries. */
   private refresh(db: Db, contentVersion: number, now: number): string {
-    const v = `${contentVersion}:${stmt(db, 'PRAGMA data_version').pluck().get() as number}`;
+    const v = `${contentVersion}:${dataVersion(db)}`;
     if (v !== this.current) {
       this.clear();
       this.current = v;

@@ -2,7 +2,7 @@ import type { AppState, Ctx, Lang } from '../kernel/context.ts';
 import { pick } from '../content/text.ts';
 import { esc } from '../site/html.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
-import { attendeesForMail, orderForMail, ticketMailLogged, type AttendeeForMail, type OrderForMail } from './order-data.ts';
+import { attendeesForMail, orderForMail, ticketMailLogged, type AttendeeForMail, type OrderForMail } from '../db/repos/order-mail.ts';
 import type { WindowLimiter } from '../security/window-limiter.ts';
 import { appLimiter } from '../routes/tickets/clock.ts';
 import type { MailMessage } from './message.ts';

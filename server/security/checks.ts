@@ -1,9 +1,11 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/connection.ts';
-import { stmt } from '../db/connection.ts';
 import type { Config } from '../config.ts';
 import type { SecurityConfig } from '../../shared/routes/security.ts';
 import { getJsonOption, getOption } from '../db/repos/site-options.ts';
+import { administratorLogins, administratorsWithLogins } from '../db/repos/users.ts';
+import { liveApiKeys } from '../db/repos/api-keys.ts';
+import { appPasswordExists, appPasswordsWithLogins } from '../db/repos/app-passwords.ts';
 import { ADMIN_PASSWORD_CHECK, passwordWeaknesses, type AdminPasswordCheck } from './password-strength.ts';
 
 /**
@@ -38,7 +40,7 @@ function weakPasswords(db: Db, config: Config): Finding[] {
     check = { login: config.adminUser, weaknesses: passwordWeaknesses(config.adminUser, config.adminPassword) };
   } else {
     const recorded = getJsonOption<AdminPasswordCheck | null>(db, ADMIN_PASSWORD_CHECK, null);
-    if (recorded && stmt(db, 'SELECT 1 FROM app_passwords WHERE id = ?').get(recorded.app_password_id)) check = recorded;
+    if (recorded && appPasswordExists(db, recorded.app_password_id)) check = recorded;
   }
   if (!check || check.weaknesses.length === 0) return [];
   return [
@@ -54,10 +56,7 @@ function weakPasswords(db: Db, config: Config): Finding[] {
 }
 
 function defaultLogins(db: Db): Finding[] {
-  const rows = stmt(
-    db,
-    "SELECT id, login FROM users WHERE role = 'administrator' AND lower(login) IN (SELECT value FROM json_each(?)) ORDER BY id",
-  ).all(JSON.stringify(DEFAULT_LOGINS)) as { id: number; login: string }[];
+  const rows = administratorsWithLogins(db, DEFAULT_LOGINS);
   return rows.map((u) => ({
     type: 'default_admin_login',
     severity: SEVERITY.high,
@@ -70,12 +69,7 @@ function defaultLogins(db: Db): Finding[] {
 
 function idleCredentials(db: Db, settings: SecurityConfig, now: Date): Finding[] {
   const out: Finding[] = [];
-  const keys = stmt(db, 'SELECT id, label, created, last_used FROM api_keys WHERE revoked_at IS NULL ORDER BY id').all() as {
-    id: number;
-    label: string;
-    created: string;
-    last_used: string | null;
-  }[];
+  const keys = liveApiKeys(db);
   for (const k of keys) {
     if (k.last_used === null) {
       out.push({
@@ -97,10 +91,7 @@ function idleCredentials(db: Db, settings: SecurityConfig, now: Date): Finding[]
       });
     }
   }
-  const passwords = stmt(
-    db,
-    'SELECT a.id, a.name, a.created, a.last_used, u.login FROM app_passwords a JOIN users u ON u.id = a.user_id ORDER BY a.id',
-  ).all() as { id: number; name: string; created: string; last_used: string | null; login: string }[];
+  const passwords = appPasswordsWithLogins(db);
   for (const p of passwords) {
     const since = p.last_used ?? p.created;
     if (daysAgo(since, now) < settings.apiKeyMaxIdleDays) continue;
@@ -149,16 +140,16 @@ function registration(db: Db): Finding[] {
 }
 
 function administrators(db: Db, settings: SecurityConfig): Finding[] {
-  const rows = stmt(db, "SELECT login FROM users WHERE role = 'administrator' ORDER BY id").all() as { login: string }[];
-  if (rows.length <= settings.maxAdministrators) return [];
+  const logins = administratorLogins(db);
+  if (logins.length <= settings.maxAdministrators) return [];
   return [
     {
       type: 'too_many_administrators',
       severity: SEVERITY.medium,
       key: 'too_many_administrators',
-      shortMsg: `${rows.length} users are administrators (at most ${settings.maxAdministrators} expected)`,
+      shortMsg: `${logins.length} users are administrators (at most ${settings.maxAdministrators} expected)`,
       longMsg: 'Every administrator account is a way in. Give people the organizer or door role where that is enough.',
-      data: { count: rows.length, logins: rows.map((r) => r.login) },
+      data: { count: logins.length, logins },
     },
   ];
 }

@@ -1,6 +1,6 @@
 import type { Ctx } from '../kernel/context.ts';
 import { forbidden } from '../kernel/errors.ts';
-import { stmt } from '../db/connection.ts';
+import { postAuthorOf } from '../db/repos/posts.ts';
 
 /**
  * Who may change what (CONTRACT section 3): an administrator changes everything; an organizer changes only the
@@ -19,7 +19,7 @@ export function mayChangeAuthored(ctx: Pick<Ctx, 'caller'>, author: number | nul
 
 /** The author of a post, or undefined when there is no such post. */
 export function postAuthor(ctx: Pick<Ctx, 'db'>, postId: number): number | undefined {
-  return (stmt(ctx.db, 'SELECT author FROM posts WHERE id = ?').pluck().get(postId) as number | undefined) ?? undefined;
+  return postAuthorOf(ctx.db, postId) ?? undefined;
 }
 
 /** Whether the caller may change event `eventId` and what hangs off it (tickets, attendees, orders). */

@@ -1,6 +1,7 @@
 import type { Ctx } from '../kernel/context.ts';
 import { can } from '../kernel/context.ts';
-import { stmt } from '../db/connection.ts';
+import { ticketEventId } from '../db/repos/tickets.ts';
+import { attendeeEventId } from '../db/repos/attendees.ts';
 import type { PostRow } from '../db/repos/posts.ts';
 import { orderItems } from '../db/repos/orders.ts';
 import { isAdministrator, mayChangeAuthored, mayChangeEvent } from './ownership.ts';
@@ -23,11 +24,11 @@ export function mayChangePost(ctx: Pick<Ctx, 'caller' | 'db'>, p: Pick<PostRow, 
     case 'organizer':
       return mayChangeAuthored(ctx, p.author);
     case 'ticket': {
-      const eventId = stmt(ctx.db, 'SELECT event_id FROM tickets WHERE post_id = ?').pluck().get(p.id) as number | undefined;
+      const eventId = ticketEventId(ctx.db, p.id);
       return eventId !== undefined && mayChangeEvent(ctx, eventId);
     }
     case 'attendee': {
-      const eventId = stmt(ctx.db, 'SELECT event_id FROM attendees WHERE post_id = ?').pluck().get(p.id) as number | undefined;
+      const eventId = attendeeEventId(ctx.db, p.id);
       return eventId !== undefined && mayChangeEvent(ctx, eventId);
     }
     case 'order': {

@@ -2,7 +2,7 @@ import type { Db } from '../db/connection.ts';
 import type { Lang } from '../kernel/context.ts';
 import { getEventRows, organizerLinks, venueLinks, type EventRow } from '../db/repos/events.ts';
 import { getLinkedRows, type OrganizerRow, type VenueRow } from '../db/repos/linked.ts';
-import { queryEvents } from '../db/repos/event-query.ts';
+import { queryEvents, unprotectedCondition } from '../db/repos/event-query.ts';
 import { nowUtc } from '../db/clock.ts';
 import { formatCost } from '../routes/events/cost.ts';
 import { esc } from './html.ts';
@@ -65,7 +65,7 @@ export function publicEvents(db: Db, q: ListQuery): { ids: number[]; total: numb
     organizerIds: q.organizerId ? [q.organizerId] : undefined,
     search: q.search || undefined,
     excludeHidden: true,
-    extra: [{ sql: "p.password = ''", params: [] }],
+    extra: [unprotectedCondition()],
     limit: q.limit,
     offset: q.offset,
   });

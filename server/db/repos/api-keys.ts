@@ -44,3 +44,16 @@ export function revokeApiKey(db: Db, id: number): boolean {
 export function touchApiKey(db: Db, id: number): void {
   stmt(db, 'UPDATE api_keys SET last_used = ? WHERE id = ?').run(nowUtc(), id);
 }
+
+/** A key's label, or undefined when there is no such key. */
+export function apiKeyLabel(db: Db, id: number): string | undefined {
+  return (stmt(db, 'SELECT label FROM api_keys WHERE id = ?').get(id) as { label: string } | undefined)?.label;
+}
+
+/** Keys not revoked, by ID, with what the security scan looks at. */
+export function liveApiKeys(db: Db): Pick<ApiKeyRow, 'id' | 'label' | 'created' | 'last_used'>[] {
+  return stmt(db, 'SELECT id, label, created, last_used FROM api_keys WHERE revoked_at IS NULL ORDER BY id').all() as Pick<
+    ApiKeyRow,
+    'id' | 'label' | 'created' | 'last_used'
+  >[];
+}

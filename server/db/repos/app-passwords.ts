@@ -38,3 +38,15 @@ export function touchAppPassword(db: Db, id: number, ip: string): void {
 export function deleteAppPassword(db: Db, userId: number, id: number): AppPasswordRow | undefined {
   return stmt(db, 'DELETE FROM app_passwords WHERE id = ? AND user_id = ? RETURNING *').get(id, userId) as AppPasswordRow | undefined;
 }
+
+export function appPasswordExists(db: Db, id: number): boolean {
+  return stmt(db, 'SELECT 1 FROM app_passwords WHERE id = ?').get(id) !== undefined;
+}
+
+/** Every application password with its user's login, by ID (the security scan's idle check). */
+export function appPasswordsWithLogins(db: Db): (Pick<AppPasswordRow, 'id' | 'name' | 'created' | 'last_used'> & { login: string })[] {
+  return stmt(
+    db,
+    'SELECT a.id, a.name, a.created, a.last_used, u.login FROM app_passwords a JOIN users u ON u.id = a.user_id ORDER BY a.id',
+  ).all() as (Pick<AppPasswordRow, 'id' | 'name' | 'created' | 'last_used'> & { login: string })[];
+}

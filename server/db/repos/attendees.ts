@@ -224,3 +224,29 @@ export function getTicketRef(db: Db, id: number): TicketRef | undefined {
      FROM tickets t JOIN posts p ON p.id = t.post_id WHERE t.post_id = ?`,
   ).get(id) as TicketRef | undefined;
 }
+
+/** The event an attendee belongs to, or undefined when there is no such attendee. */
+export function attendeeEventId(db: Db, attendeeId: number): number | undefined {
+  return stmt(db, 'SELECT event_id FROM attendees WHERE post_id = ?').pluck().get(attendeeId) as number | undefined;
+}
+
+/** Sets the attendee row's name only (its post's title is the caller's; see updateAttendeeFields for edits). */
+export function setAttendeeFullName(db: Db, id: number, name: string): void {
+  stmt(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(name, id);
+}
+
+/** The event ending at or after `fromUtc` with the most attendees, and how many (the demo's door). */
+export function busiestEventFrom(db: Db, fromUtc: string): { id: number; n: number } | undefined {
+  return stmt(
+    db,
+    'SELECT a.event_id AS id, COUNT(*) AS n FROM attendees a JOIN events e ON e.post_id = a.event_id WHERE e.end_utc >= ? GROUP BY a.event_id ORDER BY n DESC LIMIT 1',
+  ).get(fromUtc) as { id: number; n: number } | undefined;
+}
+
+/** Up to five attendees of an event not checked in whose order has `orderStatus`, by ID (the demo's sample tickets). */
+export function uncheckedAttendeeCodes(db: Db, eventId: number, orderStatus: string): { post_id: number; security_code: string }[] {
+  return stmt(
+    db,
+    'SELECT a.post_id, a.security_code FROM attendees a JOIN orders o ON o.post_id = a.order_id WHERE a.event_id = ? AND a.checked_in = 0 AND o.status = ? ORDER BY a.post_id LIMIT 5',
+  ).all(eventId, orderStatus) as { post_id: number; security_code: string }[];
+}

@@ -90,3 +90,10 @@ export function queryCheckins(db: Db, q: CheckinQuery): { rows: CheckinRow[]; to
   ) as CheckinRow[];
   return { rows, total };
 }
+
+/** The label of the door key that made check-in `checkinId`, or undefined when no key made it. */
+export function checkinKeyLabel(db: Db, checkinId: number): string | undefined {
+  return (
+    stmt(db, 'SELECT k.label FROM checkins c JOIN api_keys k ON k.id = c.api_key_id WHERE c.id = ?').get(checkinId) as { label: string } | undefined
+  )?.label;
+}

@@ -137,3 +137,8 @@ export function explainEventQuery(db: Db, q: EventQuery): string[] {
       .all(...w.params) as { detail: string }[]
   ).map((r) => r.detail);
 }
+
+/** Events without a password (the public site lists and searches only those). */
+export function unprotectedCondition(): Condition {
+  return { sql: "p.password = ''", params: [] };
+}

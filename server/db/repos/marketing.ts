@@ -62,3 +62,11 @@ export function listMembers(db: Db, status: string, limit: number, offset: numbe
   const total = (stmt(db, 'SELECT COUNT(*) AS n FROM marketing_audience WHERE (? = 1 OR status = ?)').get(any, status) as { n: number }).n;
   return { rows, total };
 }
+
+/** A live (not trashed) attendee's e-mail and event, for an opt-in. */
+export function optInAttendee(db: Db, attendeeId: number): { post_id: number; email: string; event_id: number } | undefined {
+  return stmt(
+    db,
+    "SELECT a.post_id, a.email, a.event_id FROM attendees a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ? AND p.status <> 'trash'",
+  ).get(attendeeId) as { post_id: number; email: string; event_id: number } | undefined;
+}

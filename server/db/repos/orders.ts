@@ -314,3 +314,14 @@ export function expireHolds(db: Db, nowUtc: string): number[] {
     return ids;
   })();
 }
+
+/**
+ * Sets an order's status as an attendee edit does (no hold or capacity bookkeeping, see setOrderStatus): the first
+ * move to `completed` records `nowUtc` as its completion time, which later moves keep.
+ */
+export function setOrderStatusOnly(db: Db, orderId: number, status: string, nowUtc: string): void {
+  stmt(
+    db,
+    "UPDATE orders SET status = ?, completed_utc = CASE WHEN ? = 'completed' THEN COALESCE(completed_utc, ?) ELSE completed_utc END WHERE post_id = ?",
+  ).run(status, status, nowUtc, orderId);
+}

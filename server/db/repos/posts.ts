@@ -128,3 +128,17 @@ export function uniqueSlug(db: Db, type: string, wanted: string, exceptId = 0): 
     if (!taken.get(type, s, exceptId)) return s;
   }
 }
+
+/** The author of a post (null when it has none), or undefined when there is no such post. */
+export function postAuthorOf(db: Db, id: number): number | null | undefined {
+  return stmt(db, 'SELECT author FROM posts WHERE id = ?').pluck().get(id) as number | null | undefined;
+}
+
+export function setPostTitle(db: Db, id: number, title: string): void {
+  stmt(db, 'UPDATE posts SET title = ? WHERE id = ?').run(title, id);
+}
+
+/** How many events, venues and organizers there are, in any status. */
+export function countCalendarPosts(db: Db): number {
+  return (stmt(db, "SELECT COUNT(*) AS n FROM posts WHERE type IN ('event', 'venue', 'organizer')").get() as { n: number }).n;
+}

@@ -28,3 +28,13 @@ export function getJsonOption<T>(db: Db, name: string, fallback: T): T {
 export function setJsonOption(db: Db, name: string, value: unknown): void {
   setOption(db, name, JSON.stringify(value));
 }
+
+/** The site secret kept in `options` (signing nonces, cookies, links) when the configuration sets none. */
+export function getSiteSecret(db: Db): string | undefined {
+  return (stmt(db, "SELECT value FROM options WHERE name = 'secret'").get() as { value: string } | undefined)?.value;
+}
+
+/** Records a new site secret (a plain insert: a second writer's secret is not overwritten, it fails). */
+export function insertSiteSecret(db: Db, secret: string): void {
+  stmt(db, "INSERT INTO options (name, value) VALUES ('secret', ?)").run(secret);
+}

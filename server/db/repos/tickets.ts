@@ -201,8 +201,7 @@ export function postHasTickets(db: Db, postId: number): boolean {
 }
 
 /** SQL condition over events' `p`: the event has (or, negated, has not) a published ticket. */
-export const HAS_TICKETS_SQL =
-  "EXISTS (SELECT 1 FROM tickets tt JOIN posts tp ON tp.id = tt.post_id WHERE tt.event_id = p.id AND tp.status = 'publish')";
+const HAS_TICKETS_SQL = "EXISTS (SELECT 1 FROM tickets tt JOIN posts tp ON tp.id = tt.post_id WHERE tt.event_id = p.id AND tp.status = 'publish')";
 
 export interface Attendance {
   total_attendees: number;
@@ -256,4 +255,40 @@ export function eventTimezoneOf(db: Db, eventId: number): string {
 export function explainTicketQueries(db: Db): Record<'stats' | 'providers' | 'attendance', string[]> {
   const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('[1]') as { detail: string }[]).map((r) => r.detail);
   return { stats: plan(STATS_SQL), providers: plan(PROVIDERS_SQL), attendance: plan(ATTENDANCE_SQL) };
+}
+
+/** An events-query condition (over events' `p`): the event has, or has not, a published ticket. */
+export function ticketedCondition(ticketed: boolean): { sql: string; params: unknown[] } {
+  return { sql: ticketed ? HAS_TICKETS_SQL : `NOT ${HAS_TICKETS_SQL}`, params: [] };
+}
+
+/** The event a ticket belongs to, or undefined when there is no such ticket. */
+export function ticketEventId(db: Db, ticketId: number): number | undefined {
+  return stmt(db, 'SELECT event_id FROM tickets WHERE post_id = ?').pluck().get(ticketId) as number | undefined;
+}
+
+export interface TicketPrice {
+  event_id: number;
+  price_minor: number;
+  currency: string;
+  available_from_utc: string;
+  available_until_utc: string;
+}
+
+/** The prices of the published tickets of the events `eventIds`, in ticket ID order. */
+export function publishedTicketPrices(db: Db, eventIds: readonly number[]): TicketPrice[] {
+  return stmt(
+    db,
+    `SELECT t.event_id, t.price_minor, t.currency, t.available_from_utc, t.available_until_utc FROM tickets t JOIN posts p ON p.id = t.post_id
+  WHERE t.event_id IN (SELECT value FROM json_each(?)) AND p.status = 'publish' ORDER BY t.post_id`,
+  ).all(JSON.stringify(eventIds)) as TicketPrice[];
+}
+
+/** The published tickets of an event with their capacity, in ticket ID order (the order JSON-LD offers list them). */
+export function publishedTicketCapacities(db: Db, eventId: number): { post_id: number; capacity: number }[] {
+  return stmt(
+    db,
+    `SELECT t.post_id, t.capacity FROM tickets t JOIN posts p ON p.id = t.post_id
+  WHERE t.event_id = ? AND p.status = 'publish' ORDER BY t.post_id`,
+  ).all(eventId) as { post_id: number; capacity: number }[];
 }

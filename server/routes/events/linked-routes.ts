@@ -3,9 +3,8 @@ import type { Ctx } from '../../kernel/context.ts';
 import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok } from '../../kernel/result.ts';
-import { likeContains, stmt } from '../../db/connection.ts';
 import { findPostIdBySlug, getPost, updatePost, type PostRow } from '../../db/repos/posts.ts';
-import type { LinkedKind } from '../../db/repos/linked.ts';
+import { linkedArchive, type LinkedKind } from '../../db/repos/linked.ts';
 import { nowDates, utcString } from '../../content/site-time.ts';
 import { assertMayChange, statusFilter, visibleStatus } from './access.ts';
 import { archiveLinks, knownQuery, totalHeaders } from './archive.ts';
@@ -15,15 +14,6 @@ import { pathSlug } from './events.ts';
 
 const MAX_PER_PAGE = 50;
 const SUPPORTED = ['page', 'per_page', 'search', 'event', 'has_events', 'only_with_upcoming', 'status'];
-const LINK: Record<LinkedKind, { table: string; col: string; detail: string; search: string[] }> = {
-  venue: {
-    table: 'event_venues',
-    col: 'venue_id',
-    detail: 'venues',
-    search: ['address', 'city', 'country', 'province', 'state', 'zip', 'stateprovince', 'phone'],
-  },
-  organizer: { table: 'event_organizers', col: 'organizer_id', detail: 'organizers', search: ['phone', 'email', 'website'] },
-};
 
 function truthy(v: unknown): boolean | undefined {
   if (v === undefined || v === null || v === '') return undefined;
@@ -75,40 +65,22 @@ function archive(
   kind: LinkedKind,
   input: { page: number; per_page: number; search?: string; event?: number; has_events?: unknown; only_with_upcoming?: unknown; status?: string[] },
 ) {
-  const { table, col, detail, search } = LINK[kind];
   const perPage = Math.min(input.per_page, MAX_PER_PAGE);
   // TEC's filter_post_status_list takes registered post statuses only: `any` is not one (400).
   if (input.status?.some((x) => x.toLowerCase() === 'any')) throw invalidParam('status');
-  const where = ['p.type = ?', 'p.status IN (SELECT value FROM json_each(?))'];
-  const params: unknown[] = [kind, JSON.stringify(statusFilter(ctx, input.status))];
-  if (input.search) {
-    const like = likeContains(input.search);
-    const cols = ['p.title', 'p.content', 'p.title_et', ...search.map((c) => `d.${c}`)];
-    where.push(`(${cols.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
-    params.push(...cols.map(() => like));
-  }
-  if (input.event !== undefined) {
-    if (getPost(ctx.db, input.event)?.type !== 'event') throw invalidParam('event');
-    where.push(`p.id IN (SELECT ${col} FROM ${table} WHERE event_id = ?)`);
-    params.push(input.event);
-  }
-  const live = `SELECT 1 FROM ${table} l JOIN posts ep ON ep.id = l.event_id WHERE l.${col} = p.id AND ep.status <> 'trash'`;
-  const hasEvents = truthy(input.has_events);
-  if (hasEvents !== undefined) where.push(`${hasEvents ? '' : 'NOT '}EXISTS (${live})`);
-  if (truthy(input.only_with_upcoming)) {
-    where.push(
-      `EXISTS (SELECT 1 FROM ${table} l JOIN events e ON e.post_id = l.event_id JOIN posts ep ON ep.id = l.event_id WHERE l.${col} = p.id AND ep.status = 'publish' AND e.end_utc >= ?)`,
-    );
-    params.push(utcString(new Date()));
-  }
-  const from = `FROM posts p JOIN ${detail} d ON d.post_id = p.id WHERE ${where.join(' AND ')}`;
+  const statuses = statusFilter(ctx, input.status);
+  if (input.event !== undefined && getPost(ctx.db, input.event)?.type !== 'event') throw invalidParam('event');
   // Newest first, as WordPress's post query orders (post date, then ID).
-  const total = (stmt(ctx.db, `SELECT COUNT(*) AS n ${from}`).get(...params) as { n: number }).n;
-  const ids = (
-    stmt(ctx.db, `SELECT p.id ${from} ORDER BY p.date DESC, p.id DESC LIMIT ? OFFSET ?`).all(...params, perPage, (input.page - 1) * perPage) as {
-      id: number;
-    }[]
-  ).map((r) => r.id);
+  const { ids, total } = linkedArchive(ctx.db, {
+    kind,
+    statuses,
+    search: input.search,
+    eventId: input.event,
+    hasEvents: truthy(input.has_events),
+    upcomingFromUtc: truthy(input.only_with_upcoming) ? utcString(new Date()) : undefined,
+    limit: perPage,
+    offset: (input.page - 1) * perPage,
+  });
   if (input.page > 1 && ids.length === 0)
     throw new HttpError(404, `${kind}-archive-page-not-found`, `The requested ${kind} archive page does not exist`);
   const totalPages = Math.ceil(total / perPage);

@@ -2,8 +2,14 @@ import type { Ctx } from '../../kernel/context.ts';
 import { callerUserId } from '../../kernel/context.ts';
 import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { validateArgs } from '../../http/validate.ts';
-import { findLinkedByTitle, getLinkedRows, insertLinkedCols, updateLinkedCols, type LinkedKind } from '../../db/repos/linked.ts';
-import { stmt } from '../../db/connection.ts';
+import {
+  findLinkedByTitle,
+  getLinkedRows,
+  insertLinkedCols,
+  publishedLinkedByTitle,
+  updateLinkedCols,
+  type LinkedKind,
+} from '../../db/repos/linked.ts';
 import { getUser } from '../../db/repos/users.ts';
 import { insertPost, updatePost, uniqueSlug, type PostRow, type PostWrite } from '../../db/repos/posts.ts';
 import { nowDates, publicationDates } from '../../content/site-time.ts';
@@ -90,9 +96,7 @@ function duplicateOf(ctx: Ctx, kind: LinkedKind, w: PostWrite, cols: Record<stri
   if (f.status !== undefined && w.status !== 'publish') return undefined;
   if (f.author !== undefined || f.slug !== undefined || f.image !== undefined || f.date !== undefined || f.date_utc !== undefined) return undefined;
   if (ctx.lang === 'et' || w.title === undefined) return undefined;
-  const ids = (
-    stmt(ctx.db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status = 'publish' ORDER BY id").all(kind, w.title) as { id: number }[]
-  ).map((r) => r.id);
+  const ids = publishedLinkedByTitle(ctx.db, kind, w.title);
   if (!ids.length) return undefined;
   const given = Object.entries(cols).filter(([, v]) => v !== undefined);
   for (const row of getLinkedRows(ctx.db, kind, ids) as unknown as Record<string, unknown>[]) {

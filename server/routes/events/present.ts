@@ -12,7 +12,8 @@ import { termsOfPosts } from '../../db/repos/terms.ts';
 import { autop, dropEmpty, excerptOf, pick } from '../../content/text.ts';
 import { restCost } from './cost.ts';
 import { hooks, type EventDecorator, type PresentOpts } from '../../kernel/hooks.ts';
-import { stmt } from '../../db/connection.ts';
+import { dataVersion } from '../../db/repos/database.ts';
+import { publishedTicketPrices, type TicketPrice } from '../../db/repos/tickets.ts';
 
 export const TAXONOMY = { categories: 'tribe_events_cat', tags: 'post_tag' } as const;
 const NS = '/evt/events/v1';
@@ -348,7 +349,7 @@ const origin = new WeakMap<Record<string, unknown>, Kept>();
 function presentCache(ctx: Ctx): PresentCache | null {
   if (ctx.db.inTransaction || (ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD')) return null;
   const services = ctx.app.services;
-  const version = `${ctx.app.contentVersion}:${stmt(ctx.db, 'PRAGMA data_version').pluck().get() as number}`;
+  const version = `${ctx.app.contentVersion}:${dataVersion(ctx.db)}`;
   let c = services.presentCache;
   if (!c || c.version !== version) services.presentCache = c = { version, kept: new Map(), keptBytes: 0, rows: new Map(), rowBytes: 0 };
   return c;
@@ -479,22 +480,11 @@ export function eventJson(e: Record<string, unknown>): Buffer {
   return out.length === 1 ? out[0] : Buffer.concat(out);
 }
 
-interface TicketPrice {
-  event_id: number;
-  price_minor: number;
-  currency: string;
-  available_from_utc: string;
-  available_until_utc: string;
-}
-
-const TICKET_PRICES_SQL = `SELECT t.event_id, t.price_minor, t.currency, t.available_from_utc, t.available_until_utc FROM tickets t JOIN posts p ON p.id = t.post_id
-  WHERE t.event_id IN (SELECT value FROM json_each(?)) AND p.status = 'publish' ORDER BY t.post_id`;
-
 /** The published tickets of each event, by ID, for the cost (ET adds their prices to it) and JSON-LD offers. */
 function ticketPrices(ctx: Ctx, ids: readonly number[]): Map<number, TicketPrice[]> {
   const out = new Map<number, TicketPrice[]>();
   if (!ids.length) return out;
-  for (const t of stmt(ctx.db, TICKET_PRICES_SQL).all(JSON.stringify(ids)) as TicketPrice[]) {
+  for (const t of publishedTicketPrices(ctx.db, ids)) {
     const list = out.get(t.event_id);
     if (list) list.push(t);
     else out.set(t.event_id, [t]);

@@ -4,9 +4,8 @@ import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok } from '../../kernel/result.ts';
 import { nowUtc } from '../../db/clock.ts';
-import { stmt } from '../../db/connection.ts';
 import { deleteOption, getJsonOption, setJsonOption } from '../../db/repos/site-options.ts';
-import { allMembers, countOptedIn, latestConsents, listMembers, putMember, putOptIn } from '../../db/repos/marketing.ts';
+import { allMembers, countOptedIn, latestConsents, listMembers, optInAttendee, putMember, putOptIn } from '../../db/repos/marketing.ts';
 import { open, seal } from '../../marketing/secret-box.ts';
 import { assertMayWriteAttendeesOf, inKeyScope } from '../tickets/attendee-access.ts';
 
@@ -65,10 +64,7 @@ const disconnect = implement(R.disconnect, (_input, ctx) => {
  * event's attendee answers as an unknown one), and an organizer only attendees of events it authored (403).
  */
 const optIn = implement(R.optIn, (input, ctx) => {
-  const a = stmt(
-    ctx.db,
-    "SELECT a.post_id, a.email, a.event_id FROM attendees a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ? AND p.status <> 'trash'",
-  ).get(input.attendee_id) as { post_id: number; email: string; event_id: number } | undefined;
+  const a = optInAttendee(ctx.db, input.attendee_id);
   if (!a || !inKeyScope(ctx, a.event_id)) throw invalidParam('attendee_id');
   assertMayWriteAttendeesOf(ctx, a.event_id);
   if (!a.email) throw new HttpError(400, 'marketing_no_email', 'The attendee has no email address.');

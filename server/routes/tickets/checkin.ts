@@ -5,10 +5,11 @@ import type { Ctx } from '../../kernel/context.ts';
 import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, errorResult, type Result } from '../../kernel/result.ts';
-import { stmt } from '../../db/connection.ts';
 import { inTransaction } from '../../db/in-transaction.ts';
 import { getAttendeeRow, updateAttendeeFields, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { updatePost } from '../../db/repos/posts.ts';
+import { checkinKeyLabel } from '../../db/repos/checkins.ts';
+import { setOrderStatusOnly } from '../../db/repos/orders.ts';
 import { nowDates } from '../../content/site-time.ts';
 import { assertMayWriteAttendeesOf, attendeeNotFound, loadManagedAttendee, refuseDoorFields, scanTime } from './attendee-access.ts';
 import { checkAttendeeStatus } from './attendee-create.ts';
@@ -22,10 +23,7 @@ import { applyScan, decideScan, isFailure, type ScanDecision, type ScanOutcome, 
  */
 export function deviceLabelOf(ctx: Ctx, checkinId: number | null): string | null {
   if (checkinId === null) return null;
-  const row = stmt(ctx.db, 'SELECT k.label FROM checkins c JOIN api_keys k ON k.id = c.api_key_id WHERE c.id = ?').get(checkinId) as
-    | { label: string }
-    | undefined;
-  return row?.label ?? null;
+  return checkinKeyLabel(ctx.db, checkinId) ?? null;
 }
 
 /** The error a failed check-in answers with (CONTRACT section 7; reference 4.2). `row`: the attendee as decided. */
@@ -72,10 +70,7 @@ function applyFields(ctx: Ctx, row: AttendeeRow, { status, email, name }: FieldE
   const now = nowDates(ctx.app.config.timezone);
   const rsvp = row.provider === 'rsvp';
   if (!rsvp && status !== undefined && row.order_id !== null && status !== row.order_status) {
-    stmt(
-      ctx.db,
-      "UPDATE orders SET status = ?, completed_utc = CASE WHEN ? = 'completed' THEN COALESCE(completed_utc, ?) ELSE completed_utc END WHERE post_id = ?",
-    ).run(status, status, now.date_gmt, row.order_id);
+    setOrderStatusOnly(ctx.db, row.order_id, status, now.date_gmt);
     if (status === 'completed') orderCompleted(ctx, row.order_id);
   }
   updateAttendeeFields(ctx.db, row.id, { fullName: name, email, rsvpStatus: rsvp ? (status as 'yes' | 'no' | undefined) : undefined });

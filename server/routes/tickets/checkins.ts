@@ -1,7 +1,7 @@
 import { dateDetails, parseDateInput } from '../../../shared/dates.ts';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
-import { stmt } from '../../db/connection.ts';
+import { apiKeyLabel } from '../../db/repos/api-keys.ts';
 import { invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../kernel/result.ts';
@@ -18,7 +18,7 @@ type KeyLabels = Map<number, string | null>;
 
 function keyLabel(ctx: Ctx, keyId: number, labels: KeyLabels): string | null {
   if (labels.has(keyId)) return labels.get(keyId)!;
-  const label = (stmt(ctx.db, 'SELECT label FROM api_keys WHERE id = ?').get(keyId) as { label: string } | undefined)?.label ?? null;
+  const label = apiKeyLabel(ctx.db, keyId) ?? null;
   labels.set(keyId, label);
   return label;
 }

@@ -2,8 +2,15 @@ import type { AppState, Ctx } from '../../kernel/context.ts';
 import { can } from '../../kernel/context.ts';
 import { hooks } from '../../kernel/hooks.ts';
 import { createNonce } from '../../auth/nonces.ts';
-import { stmt } from '../../db/connection.ts';
-import { attendanceByPost, availableOf, EMPTY_STATS, HAS_TICKETS_SQL, providersByPost, ticketStats } from '../../db/repos/tickets.ts';
+import {
+  attendanceByPost,
+  availableOf,
+  EMPTY_STATS,
+  providersByPost,
+  publishedTicketCapacities,
+  ticketedCondition,
+  ticketStats,
+} from '../../db/repos/tickets.ts';
 import type { EventRow } from '../../db/repos/events.ts';
 import type { PresentOpts } from '../../kernel/hooks.ts';
 import { nowMs } from './clock.ts';
@@ -29,10 +36,6 @@ export function decorateEvents(ctx: Ctx, events: Record<string, unknown>[], rows
   });
 }
 
-/** The published tickets of an event in the order the JSON-LD offers list them (events/present.ts). */
-const OFFER_TICKETS_SQL = `SELECT t.post_id, t.capacity FROM tickets t JOIN posts p ON p.id = t.post_id
-  WHERE t.event_id = ? AND p.status = 'publish' ORDER BY t.post_id`;
-
 /**
  * Each JSON-LD offer's `availability` as Event Tickets gives it (Tribe__Tickets__JSON_LD__Order): `SoldOut` when
  * the ticket has no stock left, `LimitedAvailability` with 1 to 5 left, `InStock` otherwise (unlimited too). Sales
@@ -42,7 +45,7 @@ const OFFER_TICKETS_SQL = `SELECT t.post_id, t.capacity FROM tickets t JOIN post
 function offerAvailability(ctx: Ctx, e: Record<string, unknown>, eventId: number): void {
   const ld = e.json_ld as Record<string, unknown> | undefined;
   if (!ld || !Array.isArray(ld.offers) || !ld.offers.length) return;
-  const tickets = stmt(ctx.db, OFFER_TICKETS_SQL).all(eventId) as { post_id: number; capacity: number }[];
+  const tickets = publishedTicketCapacities(ctx.db, eventId);
   if (tickets.length !== ld.offers.length) return;
   const stats = ticketStats(
     ctx.db,
@@ -58,7 +61,7 @@ function offerAvailability(ctx: Ctx, e: Record<string, unknown>, eventId: number
 /** The events archive's `ticketed=true|false`. */
 export function ticketedFilter(input: Record<string, unknown>) {
   if (typeof input.ticketed !== 'boolean') return null;
-  return { sql: input.ticketed ? HAS_TICKETS_SQL : `NOT ${HAS_TICKETS_SQL}`, params: [] };
+  return ticketedCondition(input.ticketed);
 }
 
 export function installTickets(state: AppState): void {

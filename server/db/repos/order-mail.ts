@@ -1,5 +1,5 @@
-import type { Db } from '../db/connection.ts';
-import { stmt } from '../db/connection.ts';
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
 
 /**
  * What a ticket e-mail needs about an order, read straight from the tickets tables (migration 002) so the
