@@ -8,14 +8,15 @@
  *   clock at each run, so no session state and no extra round trip;
  * - `json_each(x)` -> `json_array_elements_text(x::json) WITH ORDINALITY` with the same `value` and `key`
  *   columns; `value` is bigint where it is compared with an ID column (`… id IN (SELECT value FROM json_each(?))`,
- *   `WHERE value = p.id`), text elsewhere (PostgreSQL compares no bigint with text);
+ *   `WHERE value = p.id`, a CTE column `d(id)`), text elsewhere (PostgreSQL compares no bigint with text);
  * - `INSERT OR IGNORE` -> `ON CONFLICT DO NOTHING`; `INSERT OR REPLACE` -> an upsert on the table's primary key;
  *   INSERTs into a table with a single integer key get `RETURNING key` (better-sqlite3's `lastInsertRowid`);
  * - `LIKE` -> `ILIKE` (SQLite's LIKE ignores ASCII case; so does ILIKE in a database whose LC_CTYPE is C);
  * - `a = b COLLATE NOCASE` -> `lower(a) = lower(b)`, `x COLLATE NOCASE` -> `lower(x)` (SQLite's NOCASE folds
  *   ASCII only, as lower() does under LC_CTYPE C, and then compares bytes, as the C collation does);
  * - scalar `MAX(a, b)` / `MIN(a, b)` -> `GREATEST` / `LEAST`; `a IS b` / `a IS NOT b` -> `IS [NOT] DISTINCT FROM`;
- *   `CAST(x AS INTEGER|REAL)` -> bigint / double precision.
+ *   `CAST(x AS INTEGER|REAL)` -> bigint / double precision; a literal 0 / 1 operand of WHERE, AND, OR -> FALSE / TRUE;
+ *   `FROM (SELECT …)` without an alias gets one.
  *
  * `translateDdl` does the same for the migrations plus the DDL differences (types, STRICT / WITHOUT ROWID,
  * AUTOINCREMENT keys as identity columns, NOCASE columns as citext, triggers as PL/pgSQL trigger functions).
@@ -94,8 +95,10 @@ function rewriteJsonEach(s: string): string {
     const lead = sub >= 0 ? before.slice(0, sub) : '';
     const after = s.slice(close + 1, close + 80);
     const inIds = /(?:^|[\s(.,])(?:\w+_)?id\s+(?:NOT\s+)?IN\s*$/i.test(lead);
+    // A CTE whose (last) column is an ID: `WITH RECURSIVE d(id) AS (SELECT value FROM json_each(?) …`.
+    const cteIds = /[(,]\s*(?:\w+_)?id\s*\)\s*AS\s*$/i.test(lead);
     const valueIsId = /^\s*WHERE\s+value\s*=\s*(?:\w+\.)?(?:\w+_)?id\b/i.test(after);
-    const typed = inIds || valueIsId ? 'bigint' : 'text';
+    const typed = inIds || cteIds || valueIsId ? 'bigint' : 'text';
     const src = `json_array_elements_text((${arg})::json) WITH ORDINALITY AS json_each_(value, key)`;
     out +=
       s.slice(i, m.index) +
@@ -165,6 +168,11 @@ function rewriteCore(s: string, keyOf: (table: string) => TableKey | null): { te
   t = t.replace(/\bIS\s+(?!NOT\b|NULL\b|DISTINCT\b|TRUE\b|FALSE\b)/gi, 'IS NOT DISTINCT FROM ');
   t = rewriteScalarMinMax(t);
   t = aliasSubqueries(t);
+  // SQLite's integer truth values where PostgreSQL wants a boolean: `WHERE 0 AND …`, `OR 1)`.
+  t = t.replace(
+    /\b(WHERE|AND|OR|ON|NOT)\s+([01])(?=\s*(?:$|\)|AND\b|OR\b|ORDER\b|GROUP\b|LIMIT\b))/gi,
+    (_, k: string, v: string) => `${k} ${v === '1' ? 'TRUE' : 'FALSE'}`,
+  );
   let returning: string | null = null;
   const table = insertTable(t);
   if (table) {

@@ -240,10 +240,24 @@ export class PgDb implements Db {
     if (p) return p;
     const tr = translate(sql, (t) => this.keyOf(t));
     const name = `s${++this.seq}`;
-    try {
-      this.client.prepareSync(name, tr.text, tr.params.length);
-    } catch (e) {
-      throw new Error(`${(e as Error).message.trim()}\n  in: ${tr.text}`);
+    // Inside a transaction a failed PREPARE would abort it: try under a savepoint (first use of a text only).
+    const guard = this.depth > 0;
+    for (let tries = 0; ; tries++) {
+      try {
+        if (guard) this.query('SAVEPOINT evt_prepare');
+        this.client.prepareSync(name, tr.text, tr.params.length);
+        if (guard) this.query('RELEASE SAVEPOINT evt_prepare');
+        break;
+      } catch (e) {
+        if (guard) this.query('ROLLBACK TO SAVEPOINT evt_prepare; RELEASE SAVEPOINT evt_prepare');
+        // SQLite's parameters have no type; one PostgreSQL cannot infer (`? IS NULL` alone) is taken as text.
+        const untyped = /could not determine data type of parameter \$(\d+)/.exec((e as Error).message);
+        if (untyped && tries < tr.params.length) {
+          tr.text = tr.text.replace(new RegExp(`\\$${untyped[1]}(?![\\d:])`, 'g'), (m) => `${m}::text`);
+          continue;
+        }
+        throw new Error(`${(e as Error).message.trim()}\n  in: ${tr.text}`);
+      }
     }
     p = { tr, name };
     this.statements.set(sql, p);
@@ -278,6 +292,19 @@ export class PgDb implements Db {
 
   /** Runs a script (several statements, no parameters), translated as DDL. */
   exec(sql: string): this {
+    const control = /^\s*(BEGIN|COMMIT|END|ROLLBACK)\b(?:\s+(?:IMMEDIATE|DEFERRED|EXCLUSIVE|TRANSACTION))?\s*;?\s*$/i.exec(sql);
+    if (control) {
+      // Transaction control by hand (the batch groups its items in one): the same write lock as transaction().
+      const verb = (control[1] as string).toUpperCase();
+      if (verb === 'BEGIN') {
+        this.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+        this.depth++;
+      } else {
+        this.depth = 0;
+        this.query(verb === 'ROLLBACK' ? 'ROLLBACK' : 'COMMIT');
+      }
+      return this;
+    }
     this.query(translateDdl(sql));
     return this;
   }

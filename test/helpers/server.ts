@@ -45,7 +45,14 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     s.listen(0, '127.0.0.1', () => resolve(s));
   });
   const port = (server.address() as AddressInfo).port;
-  const config = loadConfig({ EVT_DB: dbFile, PORT: String(port), HOST: '127.0.0.1', EVT_LOG: 'off', EVT_DATA_DIR: dir, ...env });
+  const config = loadConfig({
+    EVT_DB: dbFile,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    EVT_LOG: process.env.EVT_TEST_SERVER_LOG ?? 'off',
+    EVT_DATA_DIR: dir,
+    ...env,
+  });
   const app = createApp({ config, db });
   hardenServer(server, config);
   server.on('request', app.express);

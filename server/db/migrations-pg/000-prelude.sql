@@ -14,3 +14,10 @@ $$;
 -- SQLite's round(x, n) takes a REAL; PostgreSQL's only a numeric.
 CREATE OR REPLACE FUNCTION round(x double precision, n integer)
 RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT round(x::numeric, n)::double precision $$;
+
+-- SQLite's comparisons are integers, so the code counts with SUM(a = b); PostgreSQL's are booleans. This
+-- aggregate counts the true ones (NULL when there are no non-NULL inputs, as SQLite's SUM).
+CREATE OR REPLACE FUNCTION evt_sum_bool(acc bigint, v boolean) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN v IS NULL THEN acc ELSE coalesce(acc, 0) + v::int END
+$$;
+CREATE OR REPLACE AGGREGATE sum(boolean) (SFUNC = evt_sum_bool, STYPE = bigint);

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { afterAll, beforeAll, test } from 'vitest';
+import { openDatabase } from '../../../server/db/connection.ts';
+import type { PgDb } from '../../../server/db/pg.ts';
+import { freshTestDatabase, startPrivateCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
+import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
+
+// Every SQL text the server prepares while it serves a representative run of routes (each GET route of the REST
+// index, with and without the common list filters, check-ins, a cart and checkout) is collected on a SQLite
+// server, then prepared on PostgreSQL through the dialect seam: each PREPARE must succeed. A text the seam cannot
+// translate fails here with the text and PostgreSQL's error.
+
+let cluster: PrivateCluster | undefined;
+let s: TestServer;
+const texts = new Set<string>();
+
+beforeAll(async () => {
+  if (!process.env.EVT_TEST_PG_URL) {
+    cluster = await startPrivateCluster();
+    process.env.EVT_TEST_PG_URL = cluster.url;
+  }
+  const prev = process.env.EVT_TEST_DB;
+  process.env.EVT_TEST_DB = 'sqlite';
+  s = await startTestServer();
+  process.env.EVT_TEST_DB = prev;
+  const db = s.db as unknown as { prepare: (sql: string) => unknown };
+  const prepare = db.prepare.bind(db);
+  db.prepare = (sql: string) => {
+    texts.add(sql);
+    return prepare(sql);
+  };
+});
+
+afterAll(async () => {
+  await s?.close();
+  cluster?.stop();
+});
+
+const LIST_QUERIES = [
+  '',
+  '?per_page=2&page=2',
+  '?search=Jazz%25_x&orderby=title&order=asc',
+  '?orderby=date&order=desc&status=publish',
+  '?include=1,2,3&orderby=include',
+  '?exclude=1&slug=a,b&hide_empty=false',
+  '?start_date=2020-01-01&end_date=2040-01-01&featured=true&categories=1&tags=1&venue=1&organizer=1',
+  '?geoloc=1&geoloc_lat=59.4&geoloc_lng=24.7&geoloc_radius=10',
+  '?event=1&ticket_id=1&order=1&checkedin=true&attendee_information_available=true&search=a',
+];
+
+test('every SQL text the server prepares on a representative run prepares on PostgreSQL', async () => {
+  const f = seedTicketsFixture(s.db, { attendees: 5, provider: 'tc', priceMinor: 2500, capacity: 50 });
+  const door = s.apiKey('Door', f.eventId);
+  for (const [kind, body] of [
+    ['venues', { venue: 'Hall', city: 'Tallinn', geo_lat: 59.43, geo_lng: 24.75 }],
+    ['organizers', { organizer: 'Org', email: 'org@example.test' }],
+    ['categories', { name: 'Jazz' }],
+    ['tags', { name: 'Free' }],
+    ['events', { title: 'Jazz night', start_date: '2031-01-01 20:00:00', end_date: '2031-01-01 22:00:00', categories: [1], tags: [2] }],
+  ] as const) {
+    await call(`${s.root}evt/events/v1/${kind}`, { method: 'POST', auth: s.admin, body });
+  }
+  const code = f.codes.get(f.attendeeIds[0] as number);
+  await call(`${s.root}evt/tickets/v1/checkins`, {
+    method: 'POST',
+    headers: { 'x-api-key': door.key },
+    body: { checkins: [{ code, nonce: 'n-1', event_id: f.eventId }] },
+  });
+  await call(`${s.root}evt/tickets/v1/cart`, { method: 'POST', body: { tickets: [{ ticket_id: f.ticketId, quantity: 2 }] } });
+  const index = await call(s.root, { auth: s.admin });
+  const routes = Object.keys(index.body.routes as Record<string, unknown>);
+  const ids = [f.eventId, f.ticketId, f.orderId, f.attendeeIds[0], 1];
+  for (const route of routes) {
+    const paths = route.includes('(?P<id>')
+      ? ids.map((id) => route.replace(/\(\?P<id>[^)]+\)/, String(id)))
+      : route.includes('(?P<')
+        ? [route.replace(/\(\?P<\w+>[^)]+\)/g, 'jazz-night')]
+        : [route];
+    for (const p of paths) {
+      for (const q of route.includes('(?P<') ? [''] : LIST_QUERIES) {
+        await call(`${s.root}${p.slice(1)}${q}`, { auth: s.admin });
+      }
+    }
+  }
+  assert.ok(texts.size > 100, `only ${texts.size} texts collected`);
+  const fresh = freshTestDatabase();
+  const pg = openDatabase(fresh.url) as PgDb;
+  const failures: string[] = [];
+  try {
+    for (const sql of texts) {
+      try {
+        pg.prepare(sql);
+      } catch (e) {
+        failures.push(`${(e as Error).message.split('\n')[0]}\n    ${sql.replace(/\s+/g, ' ').slice(0, 300)}`);
+      }
+    }
+  } finally {
+    pg.close();
+    fresh.drop();
+  }
+  assert.deepEqual(failures, [], `${failures.length} of ${texts.size} texts do not prepare on PostgreSQL:\n${failures.join('\n')}`);
+});

@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import { openDatabase, setDbClock, stmt, rowReader, type Db } from '../../../server/db/connection.ts';
+import { engineOf } from '../../../server/db/engine.ts';
+import { PgDb, WRITE_LOCK } from '../../../server/db/pg.ts';
+import { inTransaction } from '../../../server/db/in-transaction.ts';
+import { freshTestDatabase, startPrivateCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
+
+// The PostgreSQL engine against a real server: EVT_TEST_PG_URL when set (the dev cluster, CI's), else a private
+// cluster started for this file (initdb + pg_ctl; the PostgreSQL binaries must be installed).
+let cluster: PrivateCluster | undefined;
+let db: PgDb;
+let drop: () => void;
+
+beforeAll(async () => {
+  if (!process.env.EVT_TEST_PG_URL) {
+    cluster = await startPrivateCluster();
+    process.env.EVT_TEST_PG_URL = cluster.url;
+  }
+  const fresh = freshTestDatabase();
+  drop = fresh.drop;
+  db = openDatabase(fresh.url) as PgDb;
+});
+
+afterAll(() => {
+  db?.close();
+  drop?.();
+  cluster?.stop();
+});
+
+const user = (login: string) =>
+  stmt(db, 'INSERT INTO users (login, email, display_name, role, registered) VALUES (?, ?, ?, ?, ?)').run(
+    login,
+    `${login}@x.test`,
+    login,
+    'door',
+    '2026-01-01 00:00:00',
+  );
+const count = (sql: string, ...p: unknown[]) =>
+  stmt(db, sql)
+    .pluck()
+    .get(...p) as number;
+
+describe('PgDb', () => {
+  test('opens as the postgres engine, migrated to the same schema version as SQLite', () => {
+    assert.equal(engineOf(db), 'postgres');
+    const sqlite = openDatabase(':memory:');
+    assert.equal(engineOf(sqlite), 'sqlite');
+    assert.equal(db.pragma('user_version', { simple: true }), sqlite.pragma('user_version', { simple: true }));
+    sqlite.close();
+  });
+
+  test('run hands back lastInsertRowid (an integer key) and changes; numbers come back as numbers', () => {
+    const a = user('rowid-a');
+    const b = user('rowid-b');
+    assert.equal(typeof a.lastInsertRowid, 'number');
+    assert.equal(b.lastInsertRowid, Number(a.lastInsertRowid) + 1);
+    assert.equal(a.changes, 1);
+    const upd = stmt(db, "UPDATE users SET display_name = 'x' WHERE login LIKE 'rowid-%'").run();
+    assert.equal(upd.changes, 2);
+    assert.equal(count("SELECT COUNT(*) FROM users WHERE login LIKE 'rowid-%'"), 2);
+    assert.equal(typeof count('SELECT SUM(id) FROM users'), 'number');
+  });
+
+  test('INSERT OR IGNORE skips a conflict; INSERT OR REPLACE replaces on the key', () => {
+    const ins = 'INSERT OR IGNORE INTO options (name, value) VALUES (?, ?)';
+    assert.equal(stmt(db, ins).run('k', 'one').changes, 1);
+    assert.equal(stmt(db, ins).run('k', 'two').changes, 0);
+    assert.equal(stmt(db, 'SELECT value FROM options WHERE name = ?').pluck().get('k'), 'one');
+    stmt(db, 'INSERT OR REPLACE INTO options (name, value) VALUES (?, ?)').run('k', 'three');
+    assert.equal(stmt(db, 'SELECT value FROM options WHERE name = ?').pluck().get('k'), 'three');
+  });
+
+  test('transactions commit, roll back on a throw, nest as savepoints; inTransaction follows', () => {
+    assert.equal(db.inTransaction, false);
+    inTransaction(db, () => {
+      assert.equal(db.inTransaction, true);
+      user('tx-kept');
+      assert.throws(() =>
+        inTransaction(db, () => {
+          user('tx-inner');
+          throw new Error('inner');
+        }),
+      );
+      assert.equal(count("SELECT COUNT(*) FROM users WHERE login = 'tx-inner'"), 0);
+    });
+    assert.equal(db.inTransaction, false);
+    assert.equal(count("SELECT COUNT(*) FROM users WHERE login = 'tx-kept'"), 1);
+    assert.throws(() =>
+      db.transaction(() => {
+        user('tx-outer');
+        throw new Error('outer');
+      })(),
+    );
+    assert.equal(count("SELECT COUNT(*) FROM users WHERE login = 'tx-outer'"), 0);
+    assert.equal(db.inTransaction, false);
+  });
+
+  test('json_each: ID lists compare as integers, text lists as text, key keeps the list order', () => {
+    const ids = [user('je-1').lastInsertRowid, user('je-2').lastInsertRowid, user('je-3').lastInsertRowid].map(Number);
+    const pick = [ids[2], ids[0]];
+    const got = stmt(db, 'SELECT id FROM users WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id').pluck().all(JSON.stringify(pick));
+    assert.deepEqual(got, [ids[0], ids[2]]);
+    const byList = stmt(
+      db,
+      'SELECT id FROM users WHERE id IN (SELECT value FROM json_each(?)) ORDER BY (SELECT key FROM json_each(?) WHERE value = id)',
+    )
+      .pluck()
+      .all(JSON.stringify(pick), JSON.stringify(pick));
+    assert.deepEqual(byList, pick);
+    const logins = stmt(db, 'SELECT login FROM users WHERE login IN (SELECT value FROM json_each(?)) ORDER BY login')
+      .pluck()
+      .all('["je-2","nobody"]');
+    assert.deepEqual(logins, ['je-2']);
+  });
+
+  test('LIKE ignores ASCII case (with ESCAPE), COLLATE NOCASE compares folded, a NOCASE column is unique folded', () => {
+    user('Case-Mixed');
+    assert.equal(count("SELECT COUNT(*) FROM users WHERE display_name LIKE ? ESCAPE '\\'", '%case\\%mixed%'), 0);
+    assert.equal(count("SELECT COUNT(*) FROM users WHERE display_name LIKE ? ESCAPE '\\'", '%case-mixed%'), 1);
+    assert.equal(count("SELECT COUNT(*) FROM users WHERE display_name LIKE ? ESCAPE '\\'", 'case\\_mixed'), 0);
+    assert.equal(count('SELECT COUNT(*) FROM users WHERE email = ? COLLATE NOCASE', 'CASE-MIXED@X.TEST'), 1);
+    assert.equal(count('SELECT COUNT(*) FROM users WHERE login = ?', 'case-mixed'), 1);
+    assert.throws(() => user('CASE-MIXED'), /duplicate key/);
+    // ASCII only, as SQLite's NOCASE and LIKE.
+    assert.equal(count("SELECT COUNT(*) FROM users WHERE 'É' LIKE 'é'"), 0);
+  });
+
+  test('text orders as on SQLite (bytes, BINARY) and NOCASE orders as SQLite folds', () => {
+    const words = ['b', 'B', 'a', '_x', 'Z', 'é', 'e', 'ä', '10', '9'];
+    const lite = new Database(':memory:');
+    lite.exec('CREATE TABLE w (v TEXT)');
+    db.execNative('CREATE TEMP TABLE w (v text)');
+    for (const v of words) {
+      lite.prepare('INSERT INTO w VALUES (?)').run(v);
+      stmt(db, 'INSERT INTO w (v) VALUES (?)').run(v);
+    }
+    for (const order of ['v', 'v DESC', 'v COLLATE NOCASE, v']) {
+      const sql = `SELECT v FROM w ORDER BY ${order}`;
+      assert.deepEqual(stmt(db, sql).pluck().all(), lite.prepare(sql).pluck().all(), order);
+    }
+    lite.close();
+  });
+
+  test('scalar MAX/MIN, IS / IS NOT, CAST and booleans read as SQLite does', () => {
+    assert.deepEqual(stmt(db, 'SELECT MAX(1, 5, 3) AS a, MIN(4, 2) AS b, CAST(? AS INTEGER) AS c, (1 = 1) AS d, NULL IS ? AS e').get('7', null), {
+      a: 5,
+      b: 2,
+      c: 7,
+      d: 1,
+      e: 1,
+    });
+  });
+
+  test('evt_now_utc() reads the connection clock, which setDbClock moves', () => {
+    setDbClock(db, () => Date.parse('2031-02-03T04:05:06Z'));
+    assert.equal(stmt(db, 'SELECT evt_now_utc() AS n').pluck().get(), '2031-02-03 04:05:06');
+    setDbClock(db, Date.now);
+    assert.notEqual(stmt(db, 'SELECT evt_now_utc() AS n').pluck().get(), '2031-02-03 04:05:06');
+  });
+
+  test('pluck, raw, columns and rowReader', () => {
+    const s = db.prepare('SELECT 1 AS one, 2 AS two');
+    assert.deepEqual(
+      s.columns().map((c) => c.name),
+      ['one', 'two'],
+    );
+    assert.deepEqual(s.raw().get(), [1, 2]);
+    assert.equal(s.pluck().get(), 1);
+    assert.deepEqual(rowReader<{ one: number; two: number }>(db, 'SELECT 1 AS one, 2 AS two').all(), [{ one: 1, two: 2 }]);
+  });
+
+  test('a write transaction holds the advisory write lock: another connection waits for it', () => {
+    const other: Db = new PgDb(db.name);
+    const tryLock = () => (other as PgDb).execNative(`SELECT pg_try_advisory_xact_lock(${WRITE_LOCK}) AS ok`)[0]?.ok;
+    try {
+      db.transaction(() => {
+        user('lock-holder');
+        assert.equal(tryLock(), 0);
+      })();
+      // Committed: the lock is free again.
+      assert.equal(tryLock(), 1);
+    } finally {
+      other.close();
+    }
+  });
+});
