@@ -16,7 +16,7 @@
  *   ASCII only, as lower() does under LC_CTYPE C, and then compares bytes, as the C collation does);
  * - scalar `MAX(a, b)` / `MIN(a, b)` -> `GREATEST` / `LEAST`; `a IS b` / `a IS NOT b` -> `IS [NOT] DISTINCT FROM`;
  *   `CAST(x AS INTEGER|REAL)` -> bigint / double precision; a literal 0 / 1 operand of WHERE, AND, OR -> FALSE / TRUE;
- *   `FROM (SELECT …)` without an alias gets one.
+ *   `FROM (SELECT …)` without an alias gets one; camelCase names (`AS checkedIn`) are quoted to keep their case.
  *
  * `translateDdl` does the same for the migrations plus the DDL differences (types, STRICT / WITHOUT ROWID,
  * AUTOINCREMENT keys as identity columns, NOCASE columns as citext, triggers as PL/pgSQL trigger functions).
@@ -166,6 +166,8 @@ function rewriteCore(s: string, keyOf: (table: string) => TableKey | null): { te
   t = t.replace(/\bNOT\s+LIKE\b/gi, 'NOT ILIKE').replace(/(?<!NOT\s+|I)\bLIKE\b/gi, 'ILIKE');
   t = t.replace(/\bIS\s+NOT\s+(?!NULL\b|DISTINCT\b|TRUE\b|FALSE\b)/gi, 'IS DISTINCT FROM ');
   t = t.replace(/\bIS\s+(?!NOT\b|NULL\b|DISTINCT\b|TRUE\b|FALSE\b)/gi, 'IS NOT DISTINCT FROM ');
+  // camelCase aliases (`SUM(…) AS checkedIn`) keep their case, as in SQLite: PostgreSQL folds unquoted names.
+  t = t.replace(/(?<![\w$"])([a-z_][a-z0-9_]*[A-Z]\w*)\b(?!\s*\()/g, '"$1"');
   t = rewriteScalarMinMax(t);
   t = aliasSubqueries(t);
   // SQLite's integer truth values where PostgreSQL wants a boolean: `WHERE 0 AND …`, `OR 1)`.
