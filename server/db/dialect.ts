@@ -196,6 +196,11 @@ function rewriteCore(s: string, keyOf: (table: string) => TableKey | null): { te
         `ON CONFLICT (${key.columns.join(', ')}) DO ${set.length ? `UPDATE SET ${set.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}` : 'NOTHING'}`,
       );
     }
+    // SQLite lets the last ON CONFLICT clause name no target; PostgreSQL wants one for DO UPDATE: the primary key.
+    if (/\bON\s+CONFLICT\s+DO\s+UPDATE\b/i.test(t)) {
+      if (!key) throw new Error(`ON CONFLICT DO UPDATE on ${table}: no primary key known`);
+      t = t.replace(/\bON\s+CONFLICT\s+DO\s+UPDATE\b/i, `ON CONFLICT (${key.columns.join(', ')}) DO UPDATE`);
+    }
     if (key?.integer && !/\sRETURNING\s/i.test(t)) {
       returning = key.columns[0] as string;
       t = `${t.replace(/;\s*$/, '')} RETURNING ${returning}`;

@@ -21,3 +21,13 @@ CREATE OR REPLACE FUNCTION evt_sum_bool(acc bigint, v boolean) RETURNS bigint LA
   SELECT CASE WHEN v IS NULL THEN acc ELSE coalesce(acc, 0) + v::int END
 $$;
 CREATE OR REPLACE AGGREGATE sum(boolean) (SFUNC = evt_sum_bool, STYPE = bigint);
+
+-- SQLite's datetime(time [, modifier]) as `YYYY-MM-DD HH:MM:SS` UTC, for the modifiers written here ('now',
+-- '+1 day', '-120 days', '-3 hours': anything PostgreSQL reads as an interval).
+CREATE OR REPLACE FUNCTION datetime(t text, modifier text DEFAULT NULL) RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT to_char((CASE WHEN t = 'now' THEN (now() AT TIME ZONE 'UTC') ELSE t::timestamp END)
+                 + coalesce(modifier::interval, interval '0'), 'YYYY-MM-DD HH24:MI:SS')
+$$;
+
+-- SQLite's hex() of a blob: upper-case hexadecimal.
+CREATE OR REPLACE FUNCTION hex(b bytea) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT upper(encode(b, 'hex')) $$;
