@@ -4,7 +4,9 @@ import type { Method } from '../shared/http/route.ts';
 import type { Config } from './config.ts';
 import { startCheckpointer } from './db/checkpointer.ts';
 import { openDatabase, type Db } from './db/connection.ts';
-import { getSiteSecret, insertSiteSecret } from './db/repos/site-options.ts';
+import { siteSecretOf } from './db/repos/site-options.ts';
+import { engineOf } from './db/engine.ts';
+import { openChangeFeed, type SharedState } from './db/change-feed.ts';
 import { authenticate } from './auth/authenticate.ts';
 import { errorHeaders } from './auth/sign-in-limits.ts';
 import type { AppState, Caller, Lang, Urls } from './kernel/context.ts';
@@ -41,12 +43,12 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIO
 const EXPOSE = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, Retry-After, Date';
 
 function siteSecret(db: Db, configured?: string): string {
-  if (configured) return configured;
-  const stored = getSiteSecret(db);
-  if (stored !== undefined) return stored;
-  const secret = crypto.randomBytes(32).toString('base64url');
-  insertSiteSecret(db, secret);
-  return secret;
+  return configured || siteSecretOf(db, crypto.randomBytes(32).toString('base64url'));
+}
+
+/** The shared-state mode: asked for, configured, else 'database' on PostgreSQL and 'process' on SQLite. */
+function sharedStateFor(db: Db, config: Config, asked?: SharedState): SharedState {
+  return asked ?? config.sharedState ?? (engineOf(db) === 'postgres' ? 'database' : 'process');
 }
 
 export interface App {
@@ -57,14 +59,17 @@ export interface App {
 }
 
 /** Builds the whole server on an open (or newly opened) database. Tests call this on a fresh file. */
-export function createApp(opts: { config: Config; db?: Db; log?: AppState['log'] }): App {
+export function createApp(opts: { config: Config; db?: Db; log?: AppState['log']; sharedState?: SharedState }): App {
   const db = opts.db ?? openDatabase(opts.config.dbFile);
   const registry = buildRegistry();
   const log = opts.log ?? (opts.config.log ? logFunction(createLogger(opts.config)) : () => {});
+  const sharedState = sharedStateFor(db, opts.config, opts.sharedState);
+  openChangeFeed(db, sharedState);
   const state: AppState = {
     db,
     config: opts.config,
     secret: siteSecret(db, opts.config.secret),
+    sharedState,
     contentVersion: 0,
     services: { registry, responseCache: new ResponseCache(opts.config.cache) },
     log,

@@ -5,6 +5,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import { certificateFingerprint, loadConfig, type Config } from './config.ts';
 import { openDatabase, type Db } from './db/connection.ts';
+import { recordAnyChange } from './db/change-feed.ts';
 import { backupDatabase } from './db/backup.ts';
 import { createApiKey, createAppPassword } from './auth/credentials.ts';
 import { findUserByLogin, insertUser, listUsers, type UserRow } from './db/repos/users.ts';
@@ -64,7 +65,14 @@ function withDb<T>(config: Config, f: (db: Db) => T | Promise<T>): Promise<T> {
   const db = openDatabase(config.dbFile);
   return Promise.resolve()
     .then(() => f(db))
-    .finally(() => db.close());
+    .finally(() => {
+      // Servers sharing state through the database learn of the CLI's writes from the change log only.
+      try {
+        recordAnyChange(db);
+      } finally {
+        db.close();
+      }
+    });
 }
 
 function userOf(db: Db, login: string): UserRow {

@@ -64,6 +64,11 @@ const Env = z.object({
   EVT_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
   /** Seconds a request body may take to arrive after its headers (answered 408 past it). */
   EVT_BODY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /**
+   * Where rate limits and cache invalidation live: `process` (memory; one process per database) or `database`
+   * (shared by every process on it). Unset: `database` on PostgreSQL, `process` on SQLite.
+   */
+  EVT_SHARED_STATE: z.enum(['process', 'database']).optional(),
 });
 
 export interface Config {
@@ -92,6 +97,8 @@ export interface Config {
   corsOrigins: string[];
   maxConnections: number;
   bodyTimeoutMs: number;
+  /** EVT_SHARED_STATE when set (see createApp for the default). */
+  sharedState?: 'process' | 'database';
 }
 
 /** Reads the configuration from the environment, once, at start-up. */
@@ -137,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .filter(Boolean),
     maxConnections: e.EVT_MAX_CONNECTIONS,
     bodyTimeoutMs: e.EVT_BODY_TIMEOUT_SECONDS * 1000,
+    sharedState: e.EVT_SHARED_STATE,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { Db } from './db/connection.ts';
 import { getSiteSecret } from './db/repos/site-options.ts';
+import { sharedStateOf } from './db/change-feed.ts';
 import { userNames } from './db/repos/users.ts';
 import type { AppState, Ctx, Lang } from './kernel/context.ts';
 import { makeUrls } from './kernel/context.ts';
@@ -17,6 +18,7 @@ export function systemContext(db: Db, config: Config, userId: number, lang: Lang
     db,
     config,
     secret,
+    sharedState: sharedStateOf(db),
     contentVersion: 0,
     services: { registry: buildRegistry(), responseCache: new ResponseCache(config.cache) },
     log: () => {},

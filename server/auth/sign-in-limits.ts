@@ -1,5 +1,8 @@
 import { HttpError } from '../kernel/errors.ts';
-import { WindowLimiter, clientKey } from '../security/window-limiter.ts';
+import type { Db } from '../db/connection.ts';
+import type { SharedState } from '../db/change-feed.ts';
+import { DbWindowLimiter } from '../security/db-window-limiter.ts';
+import { WindowLimiter, clientKey, type RateLimiter, type WindowLimiterOptions } from '../security/window-limiter.ts';
 import { digest } from './hash.ts';
 import type { Services } from '../kernel/services.ts';
 
@@ -25,6 +28,11 @@ declare module '../kernel/services.ts' {
  * secrets with its (sequential, guessable) ID. A revoked key was once right and is not counted (a kiosk
  * retrying with it must not lock out the other kiosks behind the same address), nor is a malformed one (it cannot
  * be right and costs no hash check).
+ *
+ * Several processes on one database (shared state 'database'): the failures are counted in the database, so the
+ * limit holds across them; the slots of checks under way stay per process (they are a few milliseconds of
+ * hashing each), so with N processes up to N * MAX_FAILURES checks per key can be running at one moment, and a
+ * check that finishes after the limit was reached elsewhere still answers 429.
  */
 export const MAX_FAILURES = 10;
 export const WINDOW_MS = 5 * 60_000;
@@ -52,12 +60,14 @@ export function loginKey(login: string): string {
 }
 
 export class SignInGate {
-  readonly limiter: WindowLimiter;
+  readonly limiter: RateLimiter;
   /** Per limit key, the credentials (by digest) being checked now, with the number of requests waiting on each. */
   private readonly pending = new Map<string, Map<string, number>>();
 
-  constructor(opts: { max?: number; windowMs?: number; maxKeys?: number; now?: () => number } = {}) {
-    this.limiter = new WindowLimiter({ max: opts.max ?? MAX_FAILURES, windowMs: opts.windowMs ?? WINDOW_MS, maxKeys: opts.maxKeys, now: opts.now });
+  /** `shared`: count the failures in this database (shared by every process on it), not in memory. */
+  constructor(opts: { max?: number; windowMs?: number; maxKeys?: number; now?: () => number; shared?: Db } = {}) {
+    const o: WindowLimiterOptions = { max: opts.max ?? MAX_FAILURES, windowMs: opts.windowMs ?? WINDOW_MS, maxKeys: opts.maxKeys, now: opts.now };
+    this.limiter = opts.shared ? new DbWindowLimiter(opts.shared, 'sign-in', o) : new WindowLimiter(o);
   }
 
   /** Checks under way (for tests). */
@@ -117,6 +127,9 @@ export class SignInGate {
 /** What the gate needs of its host: where it is kept and the clock tests move. */
 export interface GateHost {
   services: Pick<Services, 'signInGate' | 'clock'>;
+  /** The app's database and where it keeps shared state (failures are counted there in 'database' mode). */
+  db?: Db;
+  sharedState?: SharedState;
 }
 
 /** The app's gate (one per server, on `app.services.signInGate`, where a test may put its own). */
@@ -128,7 +141,7 @@ export function signInGate(app: GateHost): SignInGate {
       const now = app.services.clock;
       return now ? Number(now()) : Date.now();
     };
-    g = new SignInGate({ now: clock });
+    g = new SignInGate({ now: clock, shared: app.sharedState === 'database' ? app.db : undefined });
     app.services.signInGate = g;
   }
   return g;

@@ -1,4 +1,5 @@
 import type { AppState } from '../kernel/context.ts';
+import { recordChange } from '../db/change-feed.ts';
 
 /**
  * Which cached answers a write can change (issue 14 item 2), as data, so it can be checked by reading.
@@ -77,10 +78,13 @@ export function readTags(routeId: string): Tags {
 }
 
 /**
- * Tells the response cache that a write changed what `tags` name ('all': anything). Routes that write outside
- * the dispatcher's write path (a GET that checks in, a sweep) call this themselves.
+ * Tells the response cache that a write changed what `tags` name ('all': anything), and, with shared state in
+ * the database, the other processes (server/db/change-feed.ts: call it inside the write's transaction, so the
+ * record commits with the write). Routes that write outside the dispatcher's write path (a GET that checks in,
+ * a sweep) call this themselves.
  */
 export function touch(app: AppState, tags: Tags | 'all'): void {
+  recordChange(app.db, tags);
   if (tags === 'all') {
     app.contentVersion++;
     return;

@@ -149,11 +149,13 @@ export function executeSync(p: Prepared): Result {
   const { endpoint, ctx } = p;
   const isWrite = WRITE_METHODS.includes(ctx.req.method as Method);
   try {
-    const result = isWrite
-      ? inTransaction(ctx.db, () => endpoint.handler(p.input as never, ctx) as Result)
-      : (endpoint.handler(p.input as never, ctx) as Result);
-    if (isWrite) wrote(p);
-    return result;
+    if (!isWrite) return endpoint.handler(p.input as never, ctx) as Result;
+    // What the write changed is recorded in its own transaction (other processes read it from the database).
+    return inTransaction(ctx.db, () => {
+      const result = endpoint.handler(p.input as never, ctx) as Result;
+      wrote(p);
+      return result;
+    });
   } catch (e) {
     return failure(ctx, e);
   }

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.ts';
-import { dataVersion } from '../db/repos/database.ts';
+import { changeStamp, onChangedTags } from '../db/change-feed.ts';
 import type { Lang } from '../kernel/context.ts';
 import type { Result } from '../kernel/result.ts';
 import { DEFAULT_READ_TAGS, type Tags } from './cache-tags.ts';
@@ -16,8 +16,9 @@ declare module '../kernel/services.ts' {
  * Reuse of anonymous GET answers of routes marked `publicCache` (public event, venue, organizer and term
  * reads; indexes and docs). An entry is valid while nothing it shows was written: a write that declares what it
  * changed (server/http/cache-tags.ts) drops the entries that depend on one of its tags (`invalidate`); any other
- * write of ours bumps the app's `contentVersion`, and other processes' commits (the CLI) change SQLite's
- * `data_version`: either empties the cache. A TTL bounds answers that depend on the clock (the archive's
+ * write of ours bumps the app's `contentVersion`, and other processes' commits (the CLI) move the change
+ * feed's stamp (server/db/change-feed.ts: SQLite's `data_version`, or with shared state in the database an
+ * undescribed change in its log; a described one there drops just its tags): either empties the cache. A TTL bounds answers that depend on the clock (the archive's
  * default date window moves at midnight).
  *
  * Memory is bounded whatever callers send (CONTRACT section 3): an entry keeps only its serialised body (a
@@ -110,6 +111,8 @@ export class ResponseCache {
   private nextSweep = 0;
   /** Keys of entries by each tag they depend on. */
   private readonly byTag = new Map<string, Set<string>>();
+  /** The database whose change feed this cache listens to. */
+  private fed: Db | null = null;
 
   constructor(enabled: boolean, opts: ResponseCacheOptions = {}) {
     this.enabled = enabled;
@@ -195,9 +198,17 @@ export class ResponseCache {
     return out;
   }
 
-  /** Checks the content version (a write empties the cache) and, now and then, drops expired entries. */
+  /**
+   * Checks the content version (a write empties the cache) and, now and then, drops expired entries. Other
+   * processes' changes come through the change feed: an undescribed one moves its stamp, a described one
+   * drops the entries of its tags (the listener added on first use).
+   */
   private refresh(db: Db, contentVersion: number, now: number): string {
-    const v = `${contentVersion}:${dataVersion(db)}`;
+    if (this.fed !== db) {
+      this.fed = db;
+      onChangedTags(db, (tags) => this.invalidate(tags));
+    }
+    const v = `${contentVersion}:${changeStamp(db)}`;
     if (v !== this.current) {
       this.clear();
       this.current = v;

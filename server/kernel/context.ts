@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.ts';
+import type { SharedState } from '../db/change-feed.ts';
 import type { Config } from '../config.ts';
 import type { Capability, Role } from '../../shared/auth.ts';
 import type { Method } from '../../shared/http/route.ts';
@@ -20,6 +21,11 @@ export interface AppState {
   config: Config;
   /** Secret for nonces and signed links. */
   secret: string;
+  /**
+   * Where what every process on the database must agree on is kept (rate limits, cache invalidation): in memory
+   * ('process', one process per database) or in the database ('database'). Fixed at app creation.
+   */
+  sharedState: SharedState;
   /** Bumped on every committed write; response caches key on it. */
   contentVersion: number;
   /** Process-wide services, typed field by field (see services.ts). */

@@ -3,7 +3,7 @@ import { pick } from '../content/text.ts';
 import { esc } from '../site/html.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
 import { attendeesForMail, orderForMail, ticketMailLogged, type AttendeeForMail, type OrderForMail } from '../db/repos/order-mail.ts';
-import type { WindowLimiter } from '../security/window-limiter.ts';
+import type { RateLimiter } from '../security/window-limiter.ts';
 import { appLimiter } from '../routes/tickets/clock.ts';
 import type { MailMessage } from './message.ts';
 import { sendMail } from './service.ts';
@@ -128,7 +128,7 @@ export function composeTicketMail(i: TicketMailInput): MailMessage {
  */
 export const TICKET_MAIL_LIMIT = { max: 10, windowMs: 60 * 60_000 };
 
-export function ticketMailLimiter(app: AppState): WindowLimiter {
+export function ticketMailLimiter(app: AppState): RateLimiter {
   return appLimiter(app, 'ticketMailLimiter', { ...TICKET_MAIL_LIMIT, maxKeys: 20_000 });
 }
 

@@ -3,8 +3,26 @@ import crypto from 'node:crypto';
 /** Keys longer than this are held as a hash (a login can be as long as a header), so each key costs little. */
 const MAX_KEY_CHARS = 64;
 
-function held(key: string): string {
+/** The key as held: as it is, or its hash when long. */
+export function held(key: string): string {
   return key.length <= MAX_KEY_CHARS ? key : `#${crypto.createHash('sha256').update(key).digest('base64url')}`;
+}
+
+/**
+ * A sliding-window limit per key: past `max` events within `windowMs`, `retryAfter` says how many seconds remain
+ * until the oldest of them ages out. Two implementations: `WindowLimiter` below (in memory, per process: the
+ * SQLite default, where one process serves a database) and `DbWindowLimiter` (db-window-limiter.ts: counted in
+ * the database, shared by every process on it). `limiterFor` (routes/tickets/clock.ts) picks one per app.
+ */
+export interface RateLimiter {
+  readonly max: number;
+  readonly windowMs: number;
+  /** Seconds to wait when any of the keys is at its limit, else 0. */
+  retryAfter(keys: readonly string[]): number;
+  /** Counts one event against each key. */
+  record(keys: readonly string[]): void;
+  /** Forgets a key (a successful sign-in clears its login's failures). */
+  clear(key: string): void;
 }
 
 /**
@@ -24,7 +42,7 @@ export interface WindowLimiterOptions {
   now?: () => number;
 }
 
-export class WindowLimiter {
+export class WindowLimiter implements RateLimiter {
   private readonly hits = new Map<string, number[]>();
   readonly max: number;
   readonly windowMs: number;

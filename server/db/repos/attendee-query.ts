@@ -1,5 +1,6 @@
 import type { Db } from '../connection.ts';
 import { likeContains as like, stmt } from '../connection.ts';
+import { changeStamp } from '../change-feed.ts';
 import { EFFECTIVE_ORDER_STATUS } from './attendees.ts';
 
 /** What an attendee list asks for, already resolved against the caller's rights. */
@@ -171,7 +172,7 @@ const memos = new WeakMap<Db, Map<string, QueryMemo>>();
 
 function memoFor(db: Db, key: string): { memo: QueryMemo | undefined; store: (m: QueryMemo) => void; k: string } {
   const v = stmt(db, 'SELECT total_changes() AS c').get() as { c: number };
-  const dv = db.pragma('data_version', { simple: true }) as number;
+  const dv = changeStamp(db, 'any');
   const k = `${v.c}:${dv}:${key}`;
   let m = memos.get(db);
   if (!m) memos.set(db, (m = new Map()));

@@ -310,8 +310,8 @@ export function expireHolds(db: Db, nowUtc: string): number[] {
       ).all(nowUtc) as { id: number }[]
     ).map((r) => r.id);
     const cancel = stmt(db, "UPDATE orders SET status = 'cancelled' WHERE post_id = ? AND status = 'pending'");
-    for (const id of ids) cancel.run(id);
-    return ids;
+    // Only the orders this pass cancelled: another process's sweep (or a payment) may have got there first.
+    return ids.filter((id) => cancel.run(id).changes === 1);
   })();
 }
 

@@ -34,7 +34,8 @@ export function getSiteSecret(db: Db): string | undefined {
   return (stmt(db, "SELECT value FROM options WHERE name = 'secret'").get() as { value: string } | undefined)?.value;
 }
 
-/** Records a new site secret (a plain insert: a second writer's secret is not overwritten, it fails). */
-export function insertSiteSecret(db: Db, secret: string): void {
-  stmt(db, "INSERT INTO options (name, value) VALUES ('secret', ?)").run(secret);
+/** The site secret: the one stored, or `fresh` stored now. Two processes starting together agree on one. */
+export function siteSecretOf(db: Db, fresh: string): string {
+  stmt(db, "INSERT INTO options (name, value) VALUES ('secret', ?) ON CONFLICT(name) DO NOTHING").run(fresh);
+  return getSiteSecret(db) as string;
 }

@@ -12,7 +12,7 @@ import { termsOfPosts } from '../../db/repos/terms.ts';
 import { autop, dropEmpty, excerptOf, pick } from '../../content/text.ts';
 import { restCost } from './cost.ts';
 import { hooks, type EventDecorator, type PresentOpts } from '../../kernel/hooks.ts';
-import { dataVersion } from '../../db/repos/database.ts';
+import { changeStamp } from '../../db/change-feed.ts';
 import { publishedTicketPrices, type TicketPrice } from '../../db/repos/tickets.ts';
 
 export const TAXONOMY = { categories: 'tribe_events_cat', tags: 'post_tag' } as const;
@@ -349,7 +349,7 @@ const origin = new WeakMap<Record<string, unknown>, Kept>();
 function presentCache(ctx: Ctx): PresentCache | null {
   if (ctx.db.inTransaction || (ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD')) return null;
   const services = ctx.app.services;
-  const version = `${ctx.app.contentVersion}:${dataVersion(ctx.db)}`;
+  const version = `${ctx.app.contentVersion}:${changeStamp(ctx.db)}`;
   let c = services.presentCache;
   if (!c || c.version !== version) services.presentCache = c = { version, kept: new Map(), keptBytes: 0, rows: new Map(), rowBytes: 0 };
   return c;

@@ -1,7 +1,8 @@
 import type { Ctx } from '../../kernel/context.ts';
 import type { AppState } from '../../kernel/context.ts';
 import { nowUtc } from '../../db/clock.ts';
-import { WindowLimiter, type WindowLimiterOptions } from '../../security/window-limiter.ts';
+import { WindowLimiter, type RateLimiter, type WindowLimiterOptions } from '../../security/window-limiter.ts';
+import { DbWindowLimiter } from '../../security/db-window-limiter.ts';
 
 /** The app's sliding-window limiters made by `appLimiter` (tests put their own in place). */
 export type AppLimiterName = 'checkoutLimiter' | 'newCartLimiter' | 'ticketMailLimiter';
@@ -9,11 +10,11 @@ export type AppLimiterName = 'checkoutLimiter' | 'newCartLimiter' | 'ticketMailL
 declare module '../../kernel/services.ts' {
   interface Services {
     /** Checkouts per client and per order. */
-    checkoutLimiter?: WindowLimiter;
+    checkoutLimiter?: RateLimiter;
     /** New carts per client. */
-    newCartLimiter?: WindowLimiter;
+    newCartLimiter?: RateLimiter;
     /** Ticket mails sent again per order and per client. */
-    ticketMailLimiter?: WindowLimiter;
+    ticketMailLimiter?: RateLimiter;
   }
 }
 
@@ -32,13 +33,21 @@ export function nowUtcString(ctx: Pick<Ctx, 'app'>): string {
 }
 
 /**
+ * A new limiter for `app`, counted where the app keeps shared state (`app.sharedState`): in memory, or in the
+ * database under `name` (shared by every process on it).
+ */
+export function limiterFor(app: AppState, name: string, opts: WindowLimiterOptions): RateLimiter {
+  return app.sharedState === 'database' ? new DbWindowLimiter(app.db, name, opts) : new WindowLimiter(opts);
+}
+
+/**
  * The app's sliding-window limiter called `name` (one per server, on `app.services[name]`, made on first use);
  * it reads the app clock, which tests move.
  */
-export function appLimiter(app: AppState, name: AppLimiterName, opts: Omit<WindowLimiterOptions, 'now'>): WindowLimiter {
+export function appLimiter(app: AppState, name: AppLimiterName | 'qrLimiter', opts: Omit<WindowLimiterOptions, 'now'>): RateLimiter {
   let l = app.services[name];
   if (!l) {
-    l = new WindowLimiter({ ...opts, now: () => nowMs({ app }) });
+    l = limiterFor(app, name, { ...opts, now: () => nowMs({ app }) });
     app.services[name] = l;
   }
   return l;

@@ -1,11 +1,11 @@
 import type { AppState } from '../../kernel/context.ts';
-import { nowMs } from './clock.ts';
-import { WindowLimiter } from '../../security/window-limiter.ts';
+import { appLimiter } from './clock.ts';
+import type { RateLimiter } from '../../security/window-limiter.ts';
 
 declare module '../../kernel/services.ts' {
   interface Services {
     /** Failed ticket-code lookups per client (see `qrLimiter`). */
-    qrLimiter?: FailureLimiter;
+    qrLimiter?: RateLimiter;
   }
 }
 
@@ -17,23 +17,7 @@ declare module '../../kernel/services.ts' {
 export const MAX_FAILURES = 10;
 export const WINDOW_MS = 60_000;
 
-export class FailureLimiter extends WindowLimiter {
-  constructor(now: () => number = Date.now) {
-    super({ max: MAX_FAILURES, windowMs: WINDOW_MS, now });
-  }
-
-  fail(keys: readonly string[]): void {
-    this.record(keys);
-  }
-}
-
-/** The app's limiter (one per server, shared by every request). */
-export function qrLimiter(app: AppState): FailureLimiter {
-  let l = app.services.qrLimiter;
-  if (!l) {
-    // Read the app clock on each call: tests move it (app.services.clock) to age failures out.
-    l = new FailureLimiter(() => nowMs({ app }));
-    app.services.qrLimiter = l;
-  }
-  return l;
+/** The app's limiter (one per server, shared by every request; in the database with shared state there). */
+export function qrLimiter(app: AppState): RateLimiter {
+  return appLimiter(app, 'qrLimiter', { max: MAX_FAILURES, windowMs: WINDOW_MS });
 }

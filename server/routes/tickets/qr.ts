@@ -76,19 +76,19 @@ const qrCheckin = implement(ticketsRoutes.qrCheckin, (input, ctx): Result => {
   }
   const id = Number(input.ticket_id);
   const scan = { checkIn: true, deviceId: null, nonce: null, source: 'app' };
-  // A GET that writes: run it as one transaction, and tell response caches what moved (check-ins only).
-  touch(ctx.app, ['checkins']);
+  // A GET that writes: run it as one transaction, and tell response caches what moved (check-ins only), in it.
   return inTransaction(ctx.db, (): Result => {
+    touch(ctx.app, ['checkins']);
     const row = Number.isSafeInteger(id) ? getAttendeeRow(ctx.db, id) : undefined;
     if (!row || (key.key.event_id !== null && row.event_id !== key.key.event_id)) {
       logFailedScan(door, { id: Number.isSafeInteger(id) ? id : 0, event_id: null }, scan, 'unknown_ticket');
-      limiter.fail(limitKeys);
+      limiter.record(limitKeys);
       // As the original: an unknown attendee reads as a wrong code, so scans cannot probe which IDs exist.
       return qr403({ msg: 'Security code is not valid!', error: 'security_code_not_valid' });
     }
     if (row.security_code.toLowerCase() !== input.security_code.trim().toLowerCase()) {
       logFailedScan(door, { id: row.id, event_id: row.event_id }, scan, 'wrong_security_code');
-      limiter.fail(limitKeys);
+      limiter.record(limitKeys);
       return qr403({ msg: 'Security code is not valid!', error: 'security_code_not_valid' });
     }
     const decision = decideScan(door, row, scan);

@@ -1,0 +1,157 @@
+import crypto from 'node:crypto';
+import type { Db } from './connection.ts';
+import { dataVersion } from './repos/database.ts';
+import { appendChange, changesAfter, lastChangeSeq, pruneChanges } from './repos/shared-state.ts';
+
+/**
+ * How the state several server processes must agree on is kept (issue 15 item 3): 'process' keeps it in memory
+ * (one process per database: the SQLite server lock), 'database' in the database, shared by every process on it
+ * (the PostgreSQL default). Chosen once, at app creation.
+ */
+export type SharedState = 'process' | 'database';
+
+/** Cache tags (server/http/cache-tags.ts), or 'all' for a write that did not say what it changed. */
+type Changed = readonly string[] | 'all';
+
+/** Changes are kept this long in the log; a process that has not looked for longer drops everything instead. */
+export const CHANGE_LOG_KEEP_MS = 5 * 60_000;
+/**
+ * A missing sequence number is waited for this long: on PostgreSQL a sequence hands out numbers in the order
+ * transactions insert, not the order they commit, so a lower number can still appear (a rolled-back one never
+ * does). A change later than this shows at the latest when the cached answers' TTL runs out.
+ */
+export const CHANGE_GAP_WAIT_MS = 10_000;
+/** Rows read at once; a reader further behind drops everything and starts again from the end of the log. */
+const READ_LIMIT = 1000;
+
+interface Feed {
+  mode: SharedState;
+  /** Names this process's rows in the log (it applied its own changes when it made them). */
+  origin: string;
+  now: () => number;
+  /** Every change up to this sequence number has been applied (or given up on). */
+  floor: number;
+  /** Changes after `floor` already applied, with their times (to give up on the gaps before them). */
+  seen: Map<number, number>;
+  /** Moves when another process made a change it did not describe. */
+  all: number;
+  /** Moves on any change of another process. */
+  any: number;
+  listeners: ((tags: readonly string[]) => void)[];
+  lastRead: number;
+  nextPrune: number;
+}
+
+const feeds = new WeakMap<Db, Feed>();
+
+/** Starts the change feed of `db` in `mode` (at app creation); 'database' reads changes from now on. */
+export function openChangeFeed(db: Db, mode: SharedState, now: () => number = Date.now): void {
+  const t = now();
+  feeds.set(db, {
+    mode,
+    origin: crypto.randomBytes(9).toString('base64url'),
+    now,
+    floor: mode === 'database' ? lastChangeSeq(db) : 0,
+    seen: new Map(),
+    all: 0,
+    any: 0,
+    listeners: [],
+    lastRead: t,
+    nextPrune: t,
+  });
+}
+
+/** The shared-state mode `db`'s feed was opened in ('process' when none was). */
+export function sharedStateOf(db: Db): SharedState {
+  return feeds.get(db)?.mode ?? 'process';
+}
+
+/** Calls `fn` with the tags of each described change another process makes (database mode). */
+export function onChangedTags(db: Db, fn: (tags: readonly string[]) => void): void {
+  feeds.get(db)?.listeners.push(fn);
+}
+
+/**
+ * Tells the other processes what a write changed (database mode; nothing in process mode, where SQLite's
+ * `data_version` tells). Call it in the write's transaction, so the change and its record commit together.
+ */
+export function recordChange(db: Db, changed: Changed): void {
+  const f = feeds.get(db);
+  if (f?.mode !== 'database' || (changed !== 'all' && !changed.length)) return;
+  appendChange(db, changed === 'all' ? 'all' : JSON.stringify(changed), f.origin, f.now());
+}
+
+/** Records an undescribed change whatever the mode (the CLI, which has no feed, after its writes). */
+export function recordAnyChange(db: Db): void {
+  const now = Date.now();
+  appendChange(db, 'all', 'cli', now);
+  pruneChanges(db, now - CHANGE_LOG_KEEP_MS);
+}
+
+/**
+ * A number that moves when another process (or connection) committed a change: scope 'all' a change that may
+ * have changed anything (caches keyed on it drop everything), 'any' any change at all. Process mode: SQLite's
+ * `data_version`. Database mode: reads the log rows after the last one applied (one indexed query), hands the
+ * described changes' tags to the `onChangedTags` listeners (which drop exactly those) and counts the rest.
+ */
+export function changeStamp(db: Db, scope: 'all' | 'any' = 'all'): number {
+  const f = feeds.get(db);
+  if (f?.mode !== 'database') return dataVersion(db);
+  read(db, f);
+  return scope === 'all' ? f.all : f.any;
+}
+
+function everything(db: Db, f: Feed): void {
+  f.all++;
+  f.any++;
+  f.floor = lastChangeSeq(db);
+  f.seen.clear();
+}
+
+function read(db: Db, f: Feed): void {
+  const now = f.now();
+  if (now - f.lastRead > CHANGE_LOG_KEEP_MS / 2) {
+    // Rows this process never read may have been pruned: start again.
+    f.lastRead = now;
+    everything(db, f);
+    return;
+  }
+  f.lastRead = now;
+  const rows = changesAfter(db, f.floor, READ_LIMIT);
+  if (rows.length === READ_LIMIT) return everything(db, f);
+  // Inside a transaction the log shows this transaction's own rows before they commit; a rollback could give
+  // their numbers to other processes' rows, so they are taken as read only outside one.
+  const settled = !db.inTransaction;
+  for (const r of rows) {
+    if (f.seen.has(r.seq)) continue;
+    if (r.origin === f.origin) {
+      if (settled) f.seen.set(r.seq, r.at_ms);
+      continue;
+    }
+    f.seen.set(r.seq, r.at_ms);
+    f.any++;
+    if (r.tags === 'all') {
+      f.all++;
+      continue;
+    }
+    const tags = JSON.parse(r.tags) as string[];
+    for (const l of f.listeners) l(tags);
+  }
+  advance(f, now);
+  if (settled && now >= f.nextPrune) {
+    f.nextPrune = now + 60_000;
+    pruneChanges(db, now - CHANGE_LOG_KEEP_MS);
+  }
+}
+
+/** Moves `floor` over the changes applied, and over gaps older than CHANGE_GAP_WAIT_MS. */
+function advance(f: Feed, now: number): void {
+  for (;;) {
+    while (f.seen.has(f.floor + 1)) f.seen.delete(++f.floor);
+    if (!f.seen.size) break;
+    let next = Number.POSITIVE_INFINITY;
+    for (const s of f.seen.keys()) if (s < next) next = s;
+    if ((f.seen.get(next) as number) > now - CHANGE_GAP_WAIT_MS) break;
+    f.floor = next - 1;
+  }
+}

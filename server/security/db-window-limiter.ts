@@ -1,0 +1,61 @@
+import type { Db } from '../db/connection.ts';
+import { inTransaction } from '../db/in-transaction.ts';
+import { clearRateKey, insertRateEvent, rateLimitedSince, sweepRateEvents } from '../db/repos/shared-state.ts';
+import { held, type RateLimiter, type WindowLimiterOptions } from './window-limiter.ts';
+
+/**
+ * The sliding-window limit of `WindowLimiter`, counted in the database (table `evt_rate_events`), so every
+ * process on one database counts against the same limit: ten failed sign-ins spread over three processes are
+ * ten, not three times ten.
+ *
+ * Bounded as the in-memory one is: a key longer than 64 characters is stored as its hash, each key keeps at most
+ * `max` events, events older than the window are swept (at most once a window, or a minute, per process), and
+ * past `maxKeys * max` events the limiter's oldest go first.
+ *
+ * Each call is a query or two; checking and counting are separate statements, so processes racing on one key
+ * can pass the limit by the number of racers at most (in one process calls do not interleave).
+ */
+export class DbWindowLimiter implements RateLimiter {
+  readonly max: number;
+  readonly windowMs: number;
+  private readonly maxRows: number;
+  private readonly now: () => number;
+  private nextSweep = 0;
+
+  constructor(
+    private readonly db: Db,
+    /** Names this limiter's rows (one table holds every limiter). */
+    readonly name: string,
+    opts: WindowLimiterOptions,
+  ) {
+    this.max = opts.max;
+    this.windowMs = opts.windowMs;
+    this.maxRows = (opts.maxKeys ?? 50_000) * opts.max;
+    this.now = opts.now ?? Date.now;
+  }
+
+  retryAfter(keys: readonly string[]): number {
+    const now = this.now();
+    let wait = 0;
+    for (const key of keys) {
+      const at = rateLimitedSince(this.db, this.name, held(key), now - this.windowMs, this.max);
+      if (at !== undefined) wait = Math.max(wait, Math.ceil((at + this.windowMs - now) / 1000));
+    }
+    return wait > 0 ? Math.max(1, wait) : 0;
+  }
+
+  record(keys: readonly string[]): void {
+    const now = this.now();
+    inTransaction(this.db, () => {
+      for (const key of keys) insertRateEvent(this.db, this.name, held(key), now, now - this.windowMs, this.max);
+      if (now >= this.nextSweep) {
+        this.nextSweep = now + Math.min(this.windowMs, 60_000);
+        sweepRateEvents(this.db, this.name, now - this.windowMs, this.maxRows);
+      }
+    });
+  }
+
+  clear(key: string): void {
+    clearRateKey(this.db, this.name, held(key));
+  }
+}

@@ -1,0 +1,97 @@
+import { afterEach, beforeEach, describe, test } from 'vitest';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase, type Db } from '../../../server/db/connection.ts';
+import { CHANGE_GAP_WAIT_MS, CHANGE_LOG_KEEP_MS, changeStamp, onChangedTags, openChangeFeed, recordChange } from '../../../server/db/change-feed.ts';
+
+/** The change log read by a process (connection `reader`) while others (connection `writer`) append to it. */
+let dir: string;
+let writer: Db;
+let reader: Db;
+let now: number;
+let dropped: string[][];
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-feed-'));
+  const file = path.join(dir, 'evt.sqlite');
+  writer = openDatabase(file);
+  reader = openDatabase(file);
+  now = 1_000_000;
+  openChangeFeed(writer, 'database', () => now);
+  openChangeFeed(reader, 'database', () => now);
+  dropped = [];
+  onChangedTags(reader, (tags) => dropped.push([...tags]));
+});
+afterEach(() => {
+  writer.close();
+  reader.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A log row with a chosen sequence number, as a transaction that inserted earlier and commits later leaves it. */
+const put = (seq: number, tags: string, at = now) =>
+  writer.prepare("INSERT INTO evt_change_log (seq, tags, origin, at_ms) VALUES (?, ?, 'elsewhere', ?)").run(seq, tags, at);
+
+describe('change feed (shared state in the database)', () => {
+  test("another process's described change drops exactly its tags; an undescribed one moves the stamp; its own are not read back", () => {
+    const all0 = changeStamp(reader);
+    recordChange(writer, ['tickets']);
+    assert.equal(changeStamp(reader), all0, 'a described change leaves the stamp');
+    assert.deepEqual(dropped, [['tickets']]);
+    recordChange(writer, 'all');
+    assert.equal(changeStamp(reader), all0 + 1);
+    recordChange(reader, ['carts']);
+    recordChange(reader, 'all');
+    assert.equal(changeStamp(reader), all0 + 1, 'its own changes were applied when made');
+    assert.deepEqual(dropped, [['tickets']]);
+    assert.equal(changeStamp(writer), 1, "the writer reads the reader's undescribed change");
+  });
+
+  test('a lower sequence number committed later is still applied; a gap older than the wait is given up', () => {
+    put(1, '["a"]');
+    put(3, '["c"]');
+    changeStamp(reader);
+    assert.deepEqual(dropped, [['a'], ['c']]);
+    put(2, '["b"]');
+    changeStamp(reader);
+    assert.deepEqual(dropped, [['a'], ['c'], ['b']], 'seq 2 committed after 3 was read');
+    changeStamp(reader);
+    assert.equal(dropped.length, 3, 'nothing is applied twice');
+    put(5, '["e"]');
+    now += CHANGE_GAP_WAIT_MS + 1;
+    changeStamp(reader);
+    put(4, '["d"]');
+    changeStamp(reader);
+    assert.deepEqual(dropped.slice(3), [['e']], 'the reader had passed the old gap');
+  });
+
+  test('a process that has not looked for longer than the log keeps changes drops everything', () => {
+    const all0 = changeStamp(reader);
+    now += CHANGE_LOG_KEEP_MS;
+    assert.equal(changeStamp(reader), all0 + 1);
+  });
+
+  test('old rows are pruned, the last one kept', () => {
+    for (let i = 0; i < 5; i++) recordChange(writer, ['x']);
+    changeStamp(reader);
+    now += CHANGE_LOG_KEEP_MS / 2 - 1;
+    changeStamp(reader);
+    now += CHANGE_LOG_KEEP_MS / 2 + 2;
+    recordChange(writer, ['y']);
+    now += 1;
+    changeStamp(reader);
+    now += 60_000;
+    changeStamp(reader);
+    const left = reader.prepare('SELECT tags FROM evt_change_log').pluck().all();
+    assert.deepEqual(left, ['["y"]']);
+  });
+
+  test("process mode reads SQLite's data_version: another connection's commit moves it", () => {
+    openChangeFeed(reader, 'process');
+    const v = changeStamp(reader);
+    writer.prepare("INSERT INTO options (name, value) VALUES ('x', 'y')").run();
+    assert.notEqual(changeStamp(reader), v);
+  });
+});

@@ -1,0 +1,70 @@
+import { afterEach, beforeEach, describe, test } from 'vitest';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase, type Db } from '../../../server/db/connection.ts';
+import { DbWindowLimiter } from '../../../server/security/db-window-limiter.ts';
+import { WindowLimiter } from '../../../server/security/window-limiter.ts';
+import { rateEventCount } from '../../../server/db/repos/shared-state.ts';
+
+let dir: string;
+let a: Db;
+let b: Db;
+let now: number;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-limit-'));
+  const file = path.join(dir, 'evt.sqlite');
+  a = openDatabase(file);
+  b = openDatabase(file);
+  now = 1_000_000;
+});
+afterEach(() => {
+  a.close();
+  b.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const opts = (o: { maxKeys?: number } = {}) => ({ max: 3, windowMs: 10_000, now: () => now, ...o });
+
+describe('database-backed window limiter', () => {
+  test('answers as the in-memory one, counted across connections', () => {
+    const mem = new WindowLimiter(opts());
+    const onA = new DbWindowLimiter(a, 'test', opts());
+    const onB = new DbWindowLimiter(b, 'test', opts());
+    const steps: [number, number][] = [];
+    for (let i = 0; i < 5; i++) {
+      steps.push([mem.retryAfter(['k']), onB.retryAfter(['k'])]);
+      mem.record(['k']);
+      (i % 2 ? onA : onB).record(['k']);
+      now += 1500;
+    }
+    now += 7000;
+    steps.push([mem.retryAfter(['k']), onA.retryAfter(['k'])]);
+    now += 1600;
+    steps.push([mem.retryAfter(['k']), onA.retryAfter(['k'])]);
+    assert.deepEqual(
+      steps.map(([m]) => m),
+      steps.map(([, d]) => d),
+    );
+    assert.ok(steps.some(([m]) => m > 0) && steps.at(-1)![0] === 0, JSON.stringify(steps));
+    onA.clear('k');
+    assert.equal(onB.retryAfter(['k']), 0, 'cleared for every process');
+    assert.equal(new DbWindowLimiter(a, 'other', opts()).retryAfter(['k']), 0, 'limiters are apart by name');
+  });
+
+  test('bounded: a key keeps at most max events, long keys are hashed, old events are swept, a flood keeps maxKeys * max', () => {
+    const l = new DbWindowLimiter(a, 'test', opts({ maxKeys: 4 }));
+    for (let i = 0; i < 10; i++) l.record(['one']);
+    assert.equal(rateEventCount(a, 'test'), 3);
+    l.record(['x'.repeat(10_000)]);
+    assert.ok((a.prepare('SELECT MAX(LENGTH(key)) FROM evt_rate_events').pluck().get() as number) < 100);
+    now += 60_000;
+    for (let i = 0; i < 100; i++) l.record([`flood ${i}`]);
+    assert.ok(rateEventCount(a, 'test') <= 4 * 3 + 100, 'swept');
+    now += 60_000;
+    l.record(['last']);
+    assert.ok(rateEventCount(a, 'test') <= 4 * 3, `at most maxKeys * max, held ${rateEventCount(a, 'test')}`);
+  });
+});
