@@ -4,18 +4,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, type Db } from '../../../server/db/connection.ts';
+import { freshTestDatabase, testDbWanted } from '../../helpers/pg-cluster.ts';
 import { DbWindowLimiter } from '../../../server/security/db-window-limiter.ts';
 import { WindowLimiter } from '../../../server/security/window-limiter.ts';
 import { rateEventCount } from '../../../server/db/repos/shared-state.ts';
 
 let dir: string;
+let pg: { url: string; drop: () => void } | null;
 let a: Db;
 let b: Db;
 let now: number;
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-limit-'));
-  const file = path.join(dir, 'evt.sqlite');
+  // Two connections to one database (with EVT_TEST_DB=postgres, a fresh PostgreSQL one).
+  pg = testDbWanted() ? freshTestDatabase() : null;
+  const file = pg ? pg.url : path.join(dir, 'evt.sqlite');
   a = openDatabase(file);
   b = openDatabase(file);
   now = 1_000_000;
@@ -23,6 +27,7 @@ beforeEach(() => {
 afterEach(() => {
   a.close();
   b.close();
+  pg?.drop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

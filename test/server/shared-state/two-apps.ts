@@ -9,6 +9,7 @@ import type { SharedState } from '../../../server/db/change-feed.ts';
 import { createApp, type App } from '../../../server/app.ts';
 import { createAppPassword } from '../../../server/auth/credentials.ts';
 import { insertUser } from '../../../server/db/repos/users.ts';
+import { freshTestDatabase, testDbWanted } from '../../helpers/pg-cluster.ts';
 
 export interface Side {
   root: string;
@@ -27,10 +28,12 @@ export interface TwoApps {
 /**
  * Two apps on ONE SQLite file, each on its own connection and port: two server processes on one database as
  * far as the database can tell (no server lock: `createApp` directly). `mode` is both apps' shared state.
+ * With `EVT_TEST_DB=postgres`, on one fresh PostgreSQL database instead.
  */
 export async function startTwoApps(mode: SharedState): Promise<TwoApps> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-shared-'));
-  const dbFile = path.join(dir, 'evt.sqlite');
+  const pg = testDbWanted() ? freshTestDatabase() : null;
+  const dbFile = pg ? pg.url : path.join(dir, 'evt.sqlite');
   const servers: http.Server[] = [];
   const apps: App[] = [];
   const side = async (): Promise<Side> => {
@@ -63,6 +66,7 @@ export async function startTwoApps(mode: SharedState): Promise<TwoApps> {
         await new Promise<void>((r) => s.close(() => r()));
       }
       for (const app of apps) app.close();
+      pg?.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
