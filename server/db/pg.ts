@@ -72,9 +72,11 @@ function nowText(clock: () => number): string {
 /** Statements that ask SQLite about itself, answered on PostgreSQL without a round trip. */
 type Virtual = (db: PgDb) => Record<string, unknown>[];
 const VIRTUAL: Record<string, Virtual> = {
-  // data_version changes when another connection commits; on PostgreSQL the response cache's cross-process
-  // invalidation is a version row (issue 15 item 3), so this connection's view never moves by itself.
-  'PRAGMA data_version': () => [{ data_version: 0 }],
+  // data_version must change when another connection commits (the kept rows and the response cache key on it).
+  // The cluster's WAL insert position moves with every commit that wrote anything, in any process: a version
+  // that never misses another process's change (it also moves on this connection's own writes and on other
+  // activity of the cluster, which only costs a cache refill).
+  'PRAGMA data_version': (db) => [{ data_version: db.dataVersion() }],
   'SELECT total_changes() AS c': (db) => [{ c: db.totalChanges }],
   'SELECT count(*) FROM sqlite_master': () => [{ 'count(*)': 1 }],
 };
@@ -273,6 +275,13 @@ export class PgDb implements Db {
     return rows;
   }
 
+  /** SQLite's `PRAGMA data_version` on PostgreSQL: the WAL insert position as a number. */
+  dataVersion(): number {
+    const lsn = String(this.query('SELECT pg_current_wal_insert_lsn()::text AS l')[0]?.l ?? '0/0');
+    const [hi, lo] = lsn.split('/').map((h) => Number.parseInt(h, 16));
+    return (hi ?? 0) * 2 ** 32 + (lo ?? 0);
+  }
+
   lastChanges(): number {
     return this.changes;
   }
@@ -359,7 +368,10 @@ export class PgDb implements Db {
       const v = (this.query('SELECT version FROM evt_schema WHERE id = 1')[0]?.version as number | undefined) ?? 0;
       return options.simple ? v : [{ user_version: v }];
     }
-    if (key === 'data_version') return options.simple ? 0 : [{ data_version: 0 }];
+    if (key === 'data_version') {
+      const v = this.dataVersion();
+      return options.simple ? v : [{ data_version: v }];
+    }
     return options.simple ? undefined : [];
   }
 

@@ -171,6 +171,19 @@ describe('PgDb', () => {
     assert.deepEqual(rowReader<{ one: number; two: number }>(db, 'SELECT 1 AS one, 2 AS two').all(), [{ one: 1, two: 2 }]);
   });
 
+  test('data_version moves when another connection commits a change (the kept rows and response cache key on it)', () => {
+    const other = new PgDb(db.name);
+    try {
+      const before = stmt(db, 'PRAGMA data_version').pluck().get() as number;
+      assert.equal(typeof before, 'number');
+      assert.equal(db.pragma('data_version', { simple: true }), before);
+      other.prepare('INSERT OR REPLACE INTO options (name, value) VALUES (?, ?)').run('dv', String(Date.now()));
+      assert.ok((stmt(db, 'PRAGMA data_version').pluck().get() as number) > before);
+    } finally {
+      other.close();
+    }
+  });
+
   test('a write transaction holds the advisory write lock: another connection waits for it', () => {
     const other: Db = new PgDb(db.name);
     const tryLock = () => (other as PgDb).execNative(`SELECT pg_try_advisory_xact_lock(${WRITE_LOCK}) AS ok`)[0]?.ok;
