@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { certificateFingerprint, loadConfig, type Config } from './config.ts';
 import { openDatabase, type Db } from './db/connection.ts';
 import { recordAnyChange } from './db/change-feed.ts';
+import { isPostgresSpec } from './db/engine.ts';
 import { backupDatabase } from './db/backup.ts';
 import { createApiKey, createAppPassword } from './auth/credentials.ts';
 import { findUserByLogin, insertUser, listUsers, type UserRow } from './db/repos/users.ts';
@@ -350,6 +351,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
 /** `backup <file>`: SQLite's online backup of the configured database, verified, 0600, renamed into place. */
 async function backup(config: Config, file: string, force: boolean, out: Out): Promise<void> {
   if (config.dbFile === ':memory:' || config.dbFile.startsWith('file:')) throw new CliError('backup needs EVT_DB to be a database file');
+  if (isPostgresSpec(config.dbFile)) throw new CliError('backup copies a SQLite file; back a PostgreSQL database up with pg_dump');
   const source = path.resolve(config.dbFile);
   const target = path.resolve(file);
   if (!fs.existsSync(source)) throw new CliError(`no database at ${source} (set EVT_DB)`);

@@ -3,6 +3,7 @@ import https from 'node:https';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/connection.ts';
+import { describeDb } from './db/engine.ts';
 import { acquireServerLock, LockedError, type ServerLock } from './db/server-lock.ts';
 import { ensureAdmin } from './auth/credentials.ts';
 import { createApp, type App } from './app.ts';
@@ -105,7 +106,10 @@ function main(): void {
     listening = true;
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
-    notice(config, `Doorstep is serving ${config.publicUrl}/wp-json/ (database ${config.dbFile}); the door kiosk is at ${config.publicUrl}/kiosk/`);
+    notice(
+      config,
+      `Doorstep is serving ${config.publicUrl}/wp-json/ (database ${describeDb(config.dbFile)}); the door kiosk is at ${config.publicUrl}/kiosk/`,
+    );
     if (config.tls) notice(config, `HTTPS certificate SHA-256 fingerprint: ${config.tls.fingerprint}`);
     log({ level: 'info', msg: 'listening', url: config.publicUrl, host: config.host, port, tls: !!config.tls, db: config.dbFile, pid: process.pid });
   });

@@ -64,3 +64,12 @@ export function engineOf(db: Db): Engine {
 export function isPostgresSpec(spec: string): boolean {
   return /^postgres(ql)?:\/\//i.test(spec);
 }
+
+/** `spec` as it may be shown (logs, messages): a PostgreSQL URL without its password. */
+export function describeDb(spec: string): string {
+  if (!isPostgresSpec(spec) || !URL.canParse(spec)) return spec;
+  const u = new URL(spec);
+  if (u.password) u.password = '***';
+  for (const k of [...u.searchParams.keys()]) if (/pass/i.test(k)) u.searchParams.set(k, '***');
+  return u.toString();
+}

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { translate, translateDdl, type TableKey, type Translation } from './dialect.ts';
-import type { ColumnInfo, Db, RunResult, Statement, Transaction } from './engine.ts';
+import { type ColumnInfo, type Db, describeDb, type RunResult, type Statement, type Transaction } from './engine.ts';
 
 /**
  * PostgreSQL behind the same synchronous `Db` interface as better-sqlite3, over pg-native's synchronous calls
@@ -186,10 +186,14 @@ export class PgDb implements Db {
   private seq = 0;
   private changes = 0;
 
-  constructor(readonly name: string) {
+  /** The database URL without its password (better-sqlite3's `name` is the file). */
+  readonly name: string;
+
+  constructor(spec: string) {
+    this.name = describeDb(spec);
     ClientCtor ??= require('pg-native') as new (opts: { types: unknown }) => Client;
     this.client = new ClientCtor({ types: typesFor() });
-    this.client.connectSync(name);
+    this.client.connectSync(spec);
     this.query("SET client_min_messages = warning; SET TIME ZONE 'UTC'");
   }
 
