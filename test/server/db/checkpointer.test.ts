@@ -8,7 +8,15 @@ import { seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer();
+  // SQLite's WAL checkpointer: on SQLite whatever EVT_TEST_DB says (PostgreSQL has none; it needs none).
+  const engine = process.env.EVT_TEST_DB;
+  process.env.EVT_TEST_DB = 'sqlite';
+  try {
+    s = await startTestServer();
+  } finally {
+    if (engine === undefined) delete process.env.EVT_TEST_DB;
+    else process.env.EVT_TEST_DB = engine;
+  }
 });
 afterAll(() => s.close());
 

@@ -23,7 +23,8 @@ beforeAll(async () => {
   const prev = process.env.EVT_TEST_DB;
   process.env.EVT_TEST_DB = 'sqlite';
   s = await startTestServer();
-  process.env.EVT_TEST_DB = prev;
+  if (prev === undefined) delete process.env.EVT_TEST_DB;
+  else process.env.EVT_TEST_DB = prev;
   const db = s.db as unknown as { prepare: (sql: string) => unknown };
   const prepare = db.prepare.bind(db);
   db.prepare = (sql: string) => {
