@@ -19,6 +19,8 @@ export interface TestServer {
   /** Interface root with a trailing slash: `http://127.0.0.1:PORT/wp-json/` */
   root: string;
   db: Db;
+  /** What `db` was opened from (the SQLite file or the PostgreSQL URL): open it again for "another process". */
+  dbSpec: string;
   app: App;
   dir: string;
   /** `Authorization` header values for a new user of that role. */
@@ -67,6 +69,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     base,
     root: `${base}/wp-json/`,
     db,
+    dbSpec: dbFile,
     app,
     dir,
     userAuth,
