@@ -109,7 +109,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const parsed = Env.safeParse(given);
   // A misspelt name (EVT_TLS_CRT) would otherwise be ignored without a word, and the server run without it.
   const known = Object.keys(Env.shape);
-  const unknown = Object.keys(given).filter((k) => k.startsWith('EVT_') && !known.includes(k));
+  // EVT_TEST_* belong to the test harness (EVT_TEST_DB, EVT_TEST_PG_URL), which servers it spawns inherit.
+  const unknown = Object.keys(given).filter((k) => k.startsWith('EVT_') && !k.startsWith('EVT_TEST_') && !known.includes(k));
   const issues = [
     ...(parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`)),
     ...unknown.map((k) => `  ${k}: unknown variable (known: ${known.filter((n) => n.startsWith('EVT_')).join(', ')})`),

@@ -64,16 +64,19 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
     `-p ${port} -k ${dir} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
     'start',
   ]);
-  return {
-    url: `postgresql://${user}@${encodeURIComponent(dir)}:${port}/postgres`,
-    stop: () => {
-      try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
-    },
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   };
+  // A run that ends without its teardown (a failed hook, an interrupted worker) leaves no cluster behind.
+  process.once('exit', stop);
+  return { url: `postgresql://${user}@${encodeURIComponent(dir)}:${port}/postgres`, stop };
 }
 
 /** `url` with its database name replaced. */

@@ -51,6 +51,8 @@ describe('EVT_DB=postgres://', () => {
     assert.equal(c.dbFile, 'postgres://door:s3cret@db.example:5432/doorstep');
     assert.ok(!c.dataDir.includes('postgres:'));
     assert.throws(() => loadConfig({ EVT_DB: 'postgres://db.example:5432' }), /must be a URL naming the database/);
+    // Servers the tests spawn inherit the harness's EVT_TEST_* variables; they are not the server's to refuse.
+    assert.doesNotThrow(() => loadConfig({ EVT_TEST_DB: 'postgres', EVT_TEST_PG_URL: 'postgres://h/d' }));
     assert.equal(describeDb(c.dbFile), 'postgres://door:***@db.example:5432/doorstep');
     assert.ok(!describeDb('postgresql://h/d?password=s3cret').includes('s3cret'));
     assert.ok(!db.name.includes('s3cret'));
