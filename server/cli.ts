@@ -8,6 +8,8 @@ import { openDatabase, type Db } from './db/connection.ts';
 import { recordAnyChange } from './db/change-feed.ts';
 import { isPostgresSpec } from './db/engine.ts';
 import { backupDatabase } from './db/backup.ts';
+import { migrateToPostgres, MigrationRefused, redactUrl } from './db/copy-to-postgres.ts';
+import { isPostgresSpec } from './db/engine.ts';
 import { createApiKey, createAppPassword } from './auth/credentials.ts';
 import { findUserByLogin, insertUser, listUsers, type UserRow } from './db/repos/users.ts';
 import { listApiKeys, revokeApiKey } from './db/repos/api-keys.ts';
@@ -258,6 +260,23 @@ const COMMANDS: Command[] = [
     run: ({ config, args: [file], flags, out }) => backup(config, file, flags.force === true, out),
   },
   {
+    words: ['migrate-to-postgres'],
+    usage: 'migrate-to-postgres --to postgres://... [--from <sqlite file>]',
+    summary: 'copies a SQLite site into an empty PostgreSQL database, IDs kept, and verifies every table',
+    help: [
+      '--from defaults to EVT_DB when it is a file. Stop the server first (it holds the file; the copy refuses',
+      'while it runs) and take a `backup`. The target must be empty (or hold only an empty Doorstep schema of this',
+      "version) and be created UTF8 with LC_COLLATE and LC_CTYPE 'C'. The schema is migrated, every table copied in",
+      'one transaction (per-process state and caches are skipped, with the reason printed), each identity set to',
+      'continue after the highest ID, then each table read back: rows and a SHA-256 of its content in key order must',
+      'match the SQLite side, or everything is rolled back (exit code 1). Exit code 2: refused, nothing changed.',
+      'Afterwards start the server with EVT_DB set to the URL and EVT_DATA_DIR to the folder the files lived in.',
+    ].join('\n'),
+    options: { from: { type: 'string' }, to: { type: 'string' } },
+    args: { required: [] },
+    run: ({ config, env, flags, out }) => migrateCommand(config, env, flags.from as string | undefined, flags.to as string | undefined, out),
+  },
+  {
     words: ['tls-selfsigned'],
     usage: 'tls-selfsigned [--host H ...] [--out DIR] [--days N] [--force]',
     summary: 'a self-signed HTTPS certificate and key; prints its SHA-256 fingerprint as the last line',
@@ -379,6 +398,47 @@ async function backup(config: Config, file: string, force: boolean, out: Out): P
     for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) fs.rmSync(f, { force: true });
     throw e;
   }
+}
+
+/** `migrate-to-postgres`: the copy (server/db/copy-to-postgres.ts), its verification table, what to do next. */
+function migrateCommand(
+  config: Config,
+  env: Record<string, string | undefined>,
+  fromFlag: string | undefined,
+  to: string | undefined,
+  out: Out,
+): void {
+  if (!to) throw new CliError('migrate-to-postgres needs --to postgres://user@host:port/database');
+  const fileDb = !isPostgresSpec(config.dbFile) && config.dbFile !== ':memory:' && !config.dbFile.startsWith('file:');
+  const from = fromFlag ?? (fileDb ? config.dbFile : undefined);
+  if (!from) throw new CliError('migrate-to-postgres needs --from <sqlite file> (EVT_DB is not a file)');
+  const source = path.resolve(from);
+  out(`Copying ${source} into ${redactUrl(to)} ...`);
+  const started = Date.now();
+  let report;
+  try {
+    report = migrateToPostgres(source, to, out);
+  } catch (e) {
+    if (e instanceof MigrationRefused) throw new CliError(`migrate-to-postgres refused: ${e.message}`);
+    throw new Error(`migrate-to-postgres failed, nothing was committed: ${(e as Error).message}`);
+  }
+  const rows = report.checks.map((c) => [
+    c.table,
+    String(c.sqliteRows),
+    String(c.pgRows),
+    c.nextId === null ? '-' : String(c.nextId),
+    c.ok ? 'ok' : 'DIFFERENT',
+  ]);
+  for (const line of table(['TABLE', 'ROWS IN SQLITE', 'ROWS IN POSTGRESQL', 'NEXT ID', 'CHECK'], rows)) out(line);
+  if (!report.committed) {
+    const bad = report.checks.filter((c) => !c.ok).map((c) => c.table);
+    throw new Error(`migrate-to-postgres: ${bad.join(', ')} read back different from SQLite; rolled back, nothing was committed`);
+  }
+  const total = report.checks.reduce((n, c) => n + c.pgRows, 0);
+  out(`Copied ${total} rows in ${report.checks.length} tables, every table verified, in ${Date.now() - started} ms.`);
+  // The files beside the SQLite database (uploads, mail, TLS, pairing images) stay where they are.
+  const dataDir = env.EVT_DATA_DIR ? config.dataDir : path.dirname(source);
+  out(`Next: start the server with EVT_DB=<that URL> and EVT_DATA_DIR=${dataDir}.`);
 }
 
 /** The names a certificate made for this machine should carry when none are given. */
