@@ -6,10 +6,9 @@ import { z } from 'zod';
 import { certificateFingerprint, loadConfig, type Config } from './config.ts';
 import { openDatabase, type Db } from './db/connection.ts';
 import { recordAnyChange } from './db/change-feed.ts';
-import { isPostgresSpec } from './db/engine.ts';
+import { describeDb, isPostgresSpec } from './db/engine.ts';
 import { backupDatabase } from './db/backup.ts';
-import { migrateToPostgres, MigrationRefused, redactUrl } from './db/copy-to-postgres.ts';
-import { isPostgresSpec } from './db/engine.ts';
+import { migrateToPostgres, MigrationRefused } from './db/copy-to-postgres.ts';
 import { createApiKey, createAppPassword } from './auth/credentials.ts';
 import { findUserByLogin, insertUser, listUsers, type UserRow } from './db/repos/users.ts';
 import { listApiKeys, revokeApiKey } from './db/repos/api-keys.ts';
@@ -413,7 +412,7 @@ function migrateCommand(
   const from = fromFlag ?? (fileDb ? config.dbFile : undefined);
   if (!from) throw new CliError('migrate-to-postgres needs --from <sqlite file> (EVT_DB is not a file)');
   const source = path.resolve(from);
-  out(`Copying ${source} into ${redactUrl(to)} ...`);
+  out(`Copying ${source} into ${describeDb(to)} ...`);
   const started = Date.now();
   let report;
   try {

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from './connection.ts';
-import { isPostgresSpec } from './engine.ts';
+import { describeDb, isPostgresSpec } from './engine.ts';
 import { listMigrations } from './migrate.ts';
 import { PgDb } from './pg.ts';
 import { acquireServerLock, LockedError } from './server-lock.ts';
@@ -64,17 +64,6 @@ interface TableInfo {
 }
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
-
-/** `postgres://user:secret@host/db` with the password hidden, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
-  }
-}
 
 function latestVersion(): number {
   return Math.max(...listMigrations('sqlite').map((m) => m.version));
@@ -283,7 +272,7 @@ function checkTarget(url: string, tables: string[]): void {
   try {
     pg = new PgDb(url);
   } catch (e) {
-    throw new MigrationRefused(`cannot connect to ${redactUrl(url)}: ${(e as Error).message.trim()}`);
+    throw new MigrationRefused(`cannot connect to ${describeDb(url)}: ${(e as Error).message.trim()}`);
   }
   try {
     try {
