@@ -118,6 +118,24 @@ function dropNow(name: string): void {
   }
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Drops the test databases of processes that are gone (a worker killed before its exit handler ran). */
+function sweepStale(a: Admin): void {
+  const rows = a.querySync(`SELECT datname FROM pg_database WHERE datname LIKE '${PREFIX}%'`) as { datname: string }[];
+  for (const { datname } of rows) {
+    const pid = Number(/^[a-z]+_(?:tpl|t)_(\d+)_/.exec(datname)?.[1]);
+    if (pid && !alive(pid)) dropNow(datname);
+  }
+}
+
 const CREATE = "TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'";
 
 /** A fresh, migrated database of its own; returns its URL and a drop function. */
@@ -125,6 +143,7 @@ export function freshTestDatabase(): { url: string; drop: () => void } {
   const a = adminClient();
   const base = process.env.EVT_TEST_PG_URL as string;
   if (!template) {
+    sweepStale(a);
     const name = `${PREFIX}tpl_${process.pid}_${Date.now().toString(36)}`;
     a.querySync(`CREATE DATABASE ${name} ${CREATE}`);
     template = name;
