@@ -26,6 +26,12 @@ const ROWS = [
     'access table',
     (f) => `${f.route_methods} route-methods x ${f.callers} callers = ${f.answers} answers, violations ${f.violations}, leaks ${f.leaks}`,
   ],
+  [
+    'multiprocess',
+    'several processes (PG)',
+    (f) =>
+      `${f.processes} processes, ${f.kills} kills (${f.kills_mid_batch} mid-batch), ${f.checkins_sent} check-ins sent, ${f.accepted} accepted, lost ${f.lost}, doubled ${f.doubled}; ${f.checkouts} checkouts for ${f.places} places: sold ${f.checkouts_sold}, refused ${f.checkouts_refused}, 5xx ${f.checkouts_5xx}`,
+  ],
   ['electron', 'electron review', (f) => `HIGH ${f.high}, MEDIUM ${f.medium}, LOW ${f.low}, audit exit ${f.audit_exit}`],
   [
     'soak',
@@ -48,7 +54,9 @@ export function summary(jsonl) {
   }
   if (!byTest.size) return '';
   const profile = [...byTest.values()][0].profile;
-  const lost = ['crash-server', 'crash-kiosk', 'concurrency'].reduce((s, t) => s + Number(byTest.get(t)?.lost_checkins ?? 0), 0);
+  const lost =
+    ['crash-server', 'crash-kiosk', 'concurrency'].reduce((s, t) => s + Number(byTest.get(t)?.lost_checkins ?? 0), 0) +
+    Number(byTest.get('multiprocess')?.lost ?? 0);
   const out = [`Reliability summary (${profile} profile)`];
   for (const [test, label, fmt] of ROWS)
     out.push(`  ${label.padEnd(26)} ${byTest.has(test) ? fmt(byTest.get(test)) : 'no figures (not run, or failed before reporting)'}`);
