@@ -50,14 +50,20 @@ interface Admin {
   end(): void;
 }
 
-/** A new empty database (UTF8, C collation, as the server requires) on the cluster; `drop` removes it. */
-export function createDatabase(clusterUrl: string, prefix: string): { url: string; name: string; backends: () => number[]; drop: () => void } {
+let made = 0;
+
+/** A new database on the cluster, empty or a copy of `template` (UTF8, C collation, as the server requires); `drop` removes it. */
+export function createDatabase(
+  clusterUrl: string,
+  prefix: string,
+  template = 'template0',
+): { url: string; name: string; backends: () => number[]; drop: () => void } {
   const Client = require('pg-native') as new () => Admin;
   const admin = new Client();
   admin.connectSync(clusterUrl);
-  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}`;
+  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${++made}`;
   try {
-    admin.querySync(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
+    admin.querySync(`CREATE DATABASE ${name} TEMPLATE ${template} ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
   } catch (e) {
     admin.end();
     throw e;
@@ -137,7 +143,7 @@ export interface HttpAnswer {
 export function requestFrom(
   base: string,
   pathname: string,
-  o: { method?: string; body?: unknown; cookie?: string; localAddress?: string; auth?: string; timeoutMs?: number } = {},
+  o: { method?: string; body?: unknown; cookie?: string; localAddress?: string; auth?: string; timeoutMs?: number; agent?: http.Agent } = {},
 ): Promise<HttpAnswer> {
   const payload = o.body === undefined ? undefined : JSON.stringify(o.body);
   return new Promise((resolve, reject) => {
@@ -145,7 +151,7 @@ export function requestFrom(
       `${base}${pathname}`,
       {
         method: o.method ?? 'GET',
-        agent: false,
+        agent: o.agent ?? false,
         localAddress: o.localAddress,
         timeout: o.timeoutMs ?? 30_000,
         headers: {
@@ -185,6 +191,8 @@ export function clientAddress(n: number): string {
 export interface CheckoutOutcome {
   status: number;
   code: string | null;
+  /** Cart write to checkout answer, ms. */
+  ms: number;
 }
 
 /**
@@ -193,19 +201,21 @@ export interface CheckoutOutcome {
  */
 export async function buyOne(cartBase: string, checkoutBase: string, ticketId: number, n: number): Promise<CheckoutOutcome> {
   const localAddress = clientAddress(n);
+  const t0 = performance.now();
+  const ms = () => performance.now() - t0;
   const cart = await requestFrom(cartBase, '/wp-json/evt/tickets/v1/cart', {
     method: 'POST',
     localAddress,
     body: { provider: 'rsvp', tickets: [{ ticket_id: ticketId, quantity: 1 }] },
   });
-  if (cart.status !== 200) return { status: cart.status, code: `cart: ${cart.body?.code ?? cart.status}` };
+  if (cart.status !== 200) return { status: cart.status, code: `cart: ${cart.body?.code ?? cart.status}`, ms: ms() };
   const cookie = cart.cookies.find((c) => c.startsWith('evt_cart='));
-  if (!cookie) return { status: 0, code: 'cart: no evt_cart cookie' };
+  if (!cookie) return { status: 0, code: 'cart: no evt_cart cookie', ms: ms() };
   const r = await requestFrom(checkoutBase, '/wp-json/evt/tickets/v1/cart/checkout', {
     method: 'POST',
     localAddress,
     cookie,
     body: { purchaser_name: `Buyer ${n}`, purchaser_email: `buyer${n}@example.test` },
   });
-  return { status: r.status, code: r.body?.code ?? null };
+  return { status: r.status, code: r.body?.code ?? null, ms: ms() };
 }
