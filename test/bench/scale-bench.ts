@@ -38,6 +38,15 @@ interface Cpu {
   servers: number;
   pg: number;
   client: number;
+  /** Busy CPU seconds of the whole machine (/proc/stat), everyone's. */
+  machine: number;
+}
+
+/** Busy (not idle, not iowait) CPU seconds of all cores since boot, from /proc/stat. */
+function machineBusy(): number {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+  return (total - f[3]! - f[4]!) / 100;
 }
 
 /** CPU seconds used so far by the servers, by PostgreSQL's backends for this database, and by this process. */
@@ -47,6 +56,7 @@ function cpuNow(servers: ChildServer[], backends: () => number[]): Cpu {
     servers: servers.reduce((s, x) => s + cpuSeconds(x.pid() ?? 0), 0),
     pg: backends().reduce((s, pid) => s + cpuSeconds(pid), 0),
     client: (self.user + self.system) / 1e6,
+    machine: machineBusy(),
   };
 }
 
@@ -71,6 +81,7 @@ async function checkinRun(servers: ChildServer[], auth: string, ids: number[], b
   let errors = 0;
   let accepted = 0;
   let firstError = '';
+  let lastNetError = '';
   const lat: number[] = [];
   const before = cpuNow(servers, backends);
   const t0 = performance.now();
@@ -91,11 +102,14 @@ async function checkinRun(servers: ChildServer[], auth: string, ids: number[], b
               body: { check_in: true, nonce: `scale-bench-${tag}-${id}`, device_id: `bench-${s}` },
             })),
           },
-        }).catch(() => null);
+        }).catch((e: Error) => {
+          lastNetError = e.message;
+          return null;
+        });
         lat.push(performance.now() - started);
         const items = (r?.body as { responses?: { status: number; body?: { code?: string } }[] } | null)?.responses;
         if (r?.status !== 207 || !items) {
-          if (!errors) firstError = `batch: ${r ? `${r.status} ${JSON.stringify(r.body).slice(0, 200)}` : 'no answer'}`;
+          if (!errors) firstError = `batch: ${r ? `${r.status} ${JSON.stringify(r.body).slice(0, 200)}` : `no answer (${lastNetError})`}`;
           errors += batches[b]!.length;
         } else
           for (const it of items) {
@@ -113,7 +127,7 @@ async function checkinRun(servers: ChildServer[], auth: string, ids: number[], b
     perS: accepted / seconds,
     p99: p99(lat),
     errors,
-    cpu: { servers: after.servers - before.servers, pg: after.pg - before.pg, client: after.client - before.client, seconds },
+    cpu: diff(before, after, seconds),
   };
 }
 
@@ -144,7 +158,7 @@ async function checkoutRun(servers: ChildServer[], ticketId: number, backends: (
     p99: p99(lat),
     errors,
     buyers: n - firstBuyer,
-    cpu: { servers: after.servers - before.servers, pg: after.pg - before.pg, client: after.client - before.client, seconds },
+    cpu: diff(before, after, seconds),
   };
 }
 
@@ -155,8 +169,13 @@ async function startServers(n: number, db: string, dataDir: string): Promise<Chi
   return servers;
 }
 
+function diff(a: Cpu, b: Cpu, seconds: number): Cpu & { seconds: number } {
+  return { servers: b.servers - a.servers, pg: b.pg - a.pg, client: b.client - a.client, machine: b.machine - a.machine, seconds };
+}
+
+/** CPU seconds a second: servers / PostgreSQL / load generator / everything else on the machine. */
 const cpuCell = (c: Cpu & { seconds: number }) =>
-  `${(c.servers / c.seconds).toFixed(2)} / ${(c.pg / c.seconds).toFixed(2)} / ${(c.client / c.seconds).toFixed(2)}`;
+  [c.servers, c.pg, c.client, Math.max(0, c.machine - c.servers - c.pg - c.client)].map((v) => (v / c.seconds).toFixed(2)).join(' / ');
 
 async function main(): Promise<void> {
   const missing = pgUnavailable();
@@ -170,7 +189,7 @@ async function main(): Promise<void> {
   let buyer = 0;
 
   // SQLite baseline: one process, the same seed, the same clients.
-  {
+  if (process.env.BENCH_SQLITE !== 'off') {
     const site = seedSite(N);
     const ticket = addTicket(site.dbFile, site.eventId, 1_000_000);
     const servers = await startServers(1, site.dbFile, site.dir);
@@ -192,7 +211,7 @@ async function main(): Promise<void> {
   try {
     const site = seedPgSite(seeded.url, N);
     const ticket = addTicket(seeded.url, site.eventId, 1_000_000);
-    for (const n of [1, 2, 3]) {
+    for (const n of (process.env.BENCH_PROCESSES ?? '1,2,3').split(',').map(Number)) {
       // A fresh copy of the seeded database for each configuration.
       const db = createDatabase(cluster.url, 'scalebench', seeded.name);
       const servers = await startServers(n, db.url, dataDir);
@@ -215,14 +234,15 @@ async function main(): Promise<void> {
 
   say('');
   say(
-    `${'configuration'.padEnd(24)} ${'check-ins/s'.padStart(11)} ${'batch p99'.padStart(9)} ${'checkouts/s'.padStart(11)} ${'buy p99'.padStart(8)} ${'errors'.padStart(6)}  CPU s/s during check-ins | checkouts (servers / PostgreSQL / client)`,
+    `${'configuration'.padEnd(24)} ${'check-ins/s'.padStart(11)} ${'batch p99'.padStart(9)} ${'checkouts/s'.padStart(11)} ${'buy p99'.padStart(8)} ${'errors'.padStart(6)}  CPU s/s during check-ins | checkouts (servers / PostgreSQL / load generator / others)`,
   );
   for (const r of rows)
     say(
       `${r.name.padEnd(24)} ${r.checkinsPerS.toFixed(0).padStart(11)} ${`${r.batchP99.toFixed(1)} ms`.padStart(9)} ${r.checkoutsPerS.toFixed(0).padStart(11)} ${`${r.checkoutP99.toFixed(1)} ms`.padStart(8)} ${String(r.checkinErrors + r.checkoutErrors).padStart(6)}  ${cpuCell(r.checkinCpu)} | ${cpuCell(r.checkoutCpu)}`,
     );
   const pg = rows.filter((r) => r.name.includes('PostgreSQL'));
-  const sqlite = rows[0]!;
+  const sqlite = rows.find((r) => r.name.includes('SQLite'));
+  if (!sqlite || pg.length < 2) return;
   say('');
   say('What bounds it here:');
   say(
