@@ -37,30 +37,46 @@ export interface EventQuery {
  * list again for every event it tests (page of one category among 10,000 events: 0.29 -> 0.24 ms; 0.19 ms with
  * the covering index of 011-event-list-index.sql).
  */
-function inIds(column: string, ids: number[]): [string, unknown] {
+function inIds(column: string, ids: readonly (number | string)[]): [string, unknown] {
   if (ids.length === 1) return [`${column} = ?`, ids[0]];
   return [`${column} IN (SELECT value FROM json_each(?))`, JSON.stringify(ids)];
+}
+
+/**
+ * Where a term filter drives the query (012-event-term-listing.sql): `l` is the term's listing rows (start date,
+ * end date, status, listing flag, in start order), read instead of `events` and `posts` for those columns.
+ */
+interface Driver {
+  /** The index in `termIds` of the term group `l` is read for. */
+  group: number;
 }
 
 /**
  * The WHERE clause. Term, venue and organizer filters take two equivalent spellings: `EXISTS` per row for a
  * page (SQLite walks the start-date index in order and stops after a page), and `e.post_id IN (...)` for the
  * count (SQLite starts from the term's posts instead of testing every event of the date window: 0.5 ms instead
- * of 5 ms for a category of 700 events among 10,000, bench:server).
+ * of 5 ms for a category of 700 events among 10,000, bench:server). With a `driver`, the status, dates and
+ * listing flag are read from the listing rows `l`, its term group is `l.term_id`, and the other term, venue and
+ * organizer filters test `l.post_id`.
  */
-function where(q: EventQuery, forCount = false): Condition {
-  const c: string[] = ['p.status IN (SELECT value FROM json_each(?))'];
-  const params: unknown[] = [JSON.stringify(q.statuses)];
+function where(q: EventQuery, forCount = false, driver?: Driver): Condition {
+  const on = driver ? 'l' : undefined;
+  const id = on ? 'l.post_id' : 'p.id';
+  const c: string[] = [];
+  const params: unknown[] = [];
   const add = (sql: string, ...ps: unknown[]) => {
     c.push(sql);
     params.push(...ps);
   };
-  if (q.startsOnOrAfter) add('e.start_utc >= ?', q.startsOnOrAfter);
-  if (q.endsOnOrBefore) add('e.end_utc <= ?', q.endsOnOrBefore);
-  if (q.startsBefore) add('e.start_utc < ?', q.startsBefore);
-  if (q.startsAfter) add('e.start_utc > ?', q.startsAfter);
-  if (q.endsBefore) add('e.end_utc < ?', q.endsBefore);
-  if (q.endsAfter) add('e.end_utc > ?', q.endsAfter);
+  if (on) add(...inIds('l.status', q.statuses));
+  else add('p.status IN (SELECT value FROM json_each(?))', JSON.stringify(q.statuses));
+  const ev = on ?? 'e';
+  if (q.startsOnOrAfter) add(`${ev}.start_utc >= ?`, q.startsOnOrAfter);
+  if (q.endsOnOrBefore) add(`${ev}.end_utc <= ?`, q.endsOnOrBefore);
+  if (q.startsBefore) add(`${ev}.start_utc < ?`, q.startsBefore);
+  if (q.startsAfter) add(`${ev}.start_utc > ?`, q.startsAfter);
+  if (q.endsBefore) add(`${ev}.end_utc < ?`, q.endsBefore);
+  if (q.endsAfter) add(`${ev}.end_utc > ?`, q.endsAfter);
   if (q.search) {
     const l = likeContains(q.search);
     add(
@@ -74,25 +90,29 @@ function where(q: EventQuery, forCount = false): Condition {
     // hidden text answers no question about itself.
     if (q.searchSkipsProtected) add("p.password = ''");
   }
-  for (const ids of q.termIds ?? []) {
+  (q.termIds ?? []).forEach((ids, i) => {
+    if (driver?.group === i) {
+      add(...inIds('l.term_id', ids));
+      return;
+    }
     const [t, v] = inIds('tr.term_id', ids);
-    if (forCount) add(`e.post_id IN (SELECT tr.post_id FROM term_relationships tr WHERE ${t})`, v);
-    else add(`EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = p.id AND ${t})`, v);
-  }
+    if (forCount && !on) add(`e.post_id IN (SELECT tr.post_id FROM term_relationships tr WHERE ${t})`, v);
+    else add(`EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = ${id} AND ${t})`, v);
+  });
   if (q.venueIds) {
     const [t, v] = inIds('ev.venue_id', q.venueIds);
-    if (forCount) add(`e.post_id IN (SELECT ev.event_id FROM event_venues ev WHERE ${t})`, v);
-    else add(`EXISTS (SELECT 1 FROM event_venues ev WHERE ev.event_id = p.id AND ${t})`, v);
+    if (forCount && !on) add(`e.post_id IN (SELECT ev.event_id FROM event_venues ev WHERE ${t})`, v);
+    else add(`EXISTS (SELECT 1 FROM event_venues ev WHERE ev.event_id = ${id} AND ${t})`, v);
   }
   if (q.organizerIds) {
     const [t, v] = inIds('eo.organizer_id', q.organizerIds);
-    if (forCount) add(`e.post_id IN (SELECT eo.event_id FROM event_organizers eo WHERE ${t})`, v);
-    else add(`EXISTS (SELECT 1 FROM event_organizers eo WHERE eo.event_id = p.id AND ${t})`, v);
+    if (forCount && !on) add(`e.post_id IN (SELECT eo.event_id FROM event_organizers eo WHERE ${t})`, v);
+    else add(`EXISTS (SELECT 1 FROM event_organizers eo WHERE eo.event_id = ${id} AND ${t})`, v);
   }
   if (q.featured !== undefined) add('e.featured = ?', q.featured ? 1 : 0);
   if (q.include) add('p.id IN (SELECT value FROM json_each(?))', JSON.stringify(q.include));
   if (q.postParent !== undefined) add('p.parent = ?', q.postParent);
-  if (q.excludeHidden) add('e.hide_from_listings = 0');
+  if (q.excludeHidden) add(`${ev}.hide_from_listings = 0`);
   const geo =
     'EXISTS (SELECT 1 FROM event_venues gv JOIN venues v ON v.post_id = gv.venue_id WHERE gv.event_id = p.id AND v.lat IS NOT NULL AND v.lng IS NOT NULL)';
   if (q.geoloc === true) add(geo);
@@ -105,12 +125,52 @@ function where(q: EventQuery, forCount = false): Condition {
 const distance =
   '(SELECT MIN(evt_distance_km(v.lat, v.lng, ?, ?)) FROM event_venues dv JOIN venues v ON v.post_id = dv.venue_id WHERE dv.event_id = p.id AND v.lat IS NOT NULL)';
 
+/**
+ * The listing rows' FROM: `events` and `posts` joined only for a filter that reads their other columns (search,
+ * featured, parent, geolocation, other namespaces' filters), still walked in the listing's order.
+ */
+function listingFrom(q: EventQuery): string {
+  const joins = q.search || q.featured !== undefined || q.postParent !== undefined || q.geoloc !== undefined || q.extra.length > 0;
+  return joins ? 'FROM event_term_listing l JOIN events e ON e.post_id = l.post_id JOIN posts p ON p.id = l.post_id' : 'FROM event_term_listing l';
+}
+
+/**
+ * The term group the listing rows are read for: with no `include` or distance order (each has its own order),
+ * the first term group of one ID (its rows are the events themselves: one per event), else for a count only the
+ * first group (an event in two of its terms has two rows: counted once).
+ */
+function driverOf(q: EventQuery): { driver: Driver; distinct: boolean } | undefined {
+  if (q.include || q.near || !q.termIds?.length) return undefined;
+  const one = q.termIds.findIndex((ids) => ids.length === 1);
+  if (one >= 0) return { driver: { group: one }, distinct: false };
+  return { driver: { group: 0 }, distinct: true };
+}
+
 /** The TEC archive query: one page of IDs in order, and the total. */
 export function queryEvents(db: Db, q: EventQuery): { ids: number[]; total: number } {
-  const w = where(q);
-  const wc = where(q, true);
   const from = 'FROM events e JOIN posts p ON p.id = e.post_id';
-  const total = (stmt(db, `SELECT COUNT(*) AS n ${from} WHERE ${wc.sql}`).get(...wc.params) as { n: number }).n;
+  const d = driverOf(q);
+  let total: number;
+  if (d) {
+    const wl = where(q, true, d.driver);
+    const count = d.distinct
+      ? `SELECT COUNT(*) AS n FROM (SELECT DISTINCT l.post_id ${listingFrom(q)} WHERE ${wl.sql})`
+      : `SELECT COUNT(*) AS n ${listingFrom(q)} WHERE ${wl.sql}`;
+    total = (stmt(db, count).get(...wl.params) as { n: number }).n;
+  } else {
+    const wc = where(q, true);
+    total = (stmt(db, `SELECT COUNT(*) AS n ${from} WHERE ${wc.sql}`).get(...wc.params) as { n: number }).n;
+  }
+  if (d && !d.distinct) {
+    const wl = where(q, false, d.driver);
+    const rows = stmt(db, `SELECT l.post_id AS id ${listingFrom(q)} WHERE ${wl.sql} ORDER BY l.start_utc ASC, l.post_id ASC LIMIT ? OFFSET ?`).all(
+      ...wl.params,
+      q.limit,
+      q.offset,
+    ) as { id: number }[];
+    return { ids: rows.map((r) => r.id), total };
+  }
+  const w = where(q);
   let order = 'e.start_utc ASC, e.post_id ASC';
   const orderParams: unknown[] = [];
   if (q.near) {

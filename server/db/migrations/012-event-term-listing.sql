@@ -1,0 +1,55 @@
+-- The events archive filtered by a term (a category or tag: the common archive), read from one index range: per
+-- term, its events' start date, end date, post status and listing flag, in start order. The archive's count then
+-- visits only the term's events in the date window, and its page only the first page of them, without reading
+-- events, posts or term_relationships (count of one category's 714 events in a window among 10,000: 0.38 ->
+-- 0.05 ms; page 0.22 -> 0.02 ms). A copy kept by triggers, so every write path keeps it exact, another process's
+-- (the CLI) too, in the writing transaction: term links added or removed, an event's dates or listing flag
+-- changed, a post's status changed (trash, restore, publish), an event or post deleted (cascades fire triggers).
+CREATE TABLE event_term_listing (
+  term_id INTEGER NOT NULL,
+  start_utc TEXT NOT NULL,
+  post_id INTEGER NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
+  end_utc TEXT NOT NULL,
+  status TEXT NOT NULL,
+  hide_from_listings INTEGER NOT NULL,
+  PRIMARY KEY (term_id, start_utc, post_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX event_term_listing_post ON event_term_listing(post_id, term_id);
+
+INSERT INTO event_term_listing (term_id, start_utc, post_id, end_utc, status, hide_from_listings)
+SELECT tr.term_id, e.start_utc, e.post_id, e.end_utc, p.status, e.hide_from_listings
+FROM term_relationships tr JOIN events e ON e.post_id = tr.post_id JOIN posts p ON p.id = e.post_id;
+
+CREATE TRIGGER event_term_listing_link AFTER INSERT ON term_relationships BEGIN
+  INSERT INTO event_term_listing (term_id, start_utc, post_id, end_utc, status, hide_from_listings)
+  SELECT NEW.term_id, e.start_utc, e.post_id, e.end_utc, p.status, e.hide_from_listings
+  FROM events e JOIN posts p ON p.id = e.post_id WHERE e.post_id = NEW.post_id;
+END;
+CREATE TRIGGER event_term_listing_unlink AFTER DELETE ON term_relationships BEGIN
+  DELETE FROM event_term_listing WHERE post_id = OLD.post_id AND term_id = OLD.term_id;
+END;
+CREATE TRIGGER event_term_listing_relink AFTER UPDATE ON term_relationships BEGIN
+  DELETE FROM event_term_listing WHERE post_id = OLD.post_id AND term_id = OLD.term_id;
+  INSERT INTO event_term_listing (term_id, start_utc, post_id, end_utc, status, hide_from_listings)
+  SELECT NEW.term_id, e.start_utc, e.post_id, e.end_utc, p.status, e.hide_from_listings
+  FROM events e JOIN posts p ON p.id = e.post_id WHERE e.post_id = NEW.post_id;
+END;
+
+CREATE TRIGGER event_term_listing_event_insert AFTER INSERT ON events BEGIN
+  INSERT INTO event_term_listing (term_id, start_utc, post_id, end_utc, status, hide_from_listings)
+  SELECT tr.term_id, NEW.start_utc, NEW.post_id, NEW.end_utc, p.status, NEW.hide_from_listings
+  FROM term_relationships tr JOIN posts p ON p.id = NEW.post_id WHERE tr.post_id = NEW.post_id;
+END;
+CREATE TRIGGER event_term_listing_event_update AFTER UPDATE OF post_id, start_utc, end_utc, hide_from_listings ON events BEGIN
+  DELETE FROM event_term_listing WHERE post_id = OLD.post_id;
+  INSERT INTO event_term_listing (term_id, start_utc, post_id, end_utc, status, hide_from_listings)
+  SELECT tr.term_id, NEW.start_utc, NEW.post_id, NEW.end_utc, p.status, NEW.hide_from_listings
+  FROM term_relationships tr JOIN posts p ON p.id = NEW.post_id WHERE tr.post_id = NEW.post_id;
+END;
+CREATE TRIGGER event_term_listing_event_delete AFTER DELETE ON events BEGIN
+  DELETE FROM event_term_listing WHERE post_id = OLD.post_id;
+END;
+
+CREATE TRIGGER event_term_listing_status AFTER UPDATE OF status ON posts BEGIN
+  UPDATE event_term_listing SET status = NEW.status WHERE post_id = NEW.id;
+END;
