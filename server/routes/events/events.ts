@@ -112,7 +112,26 @@ function update(ctx: Ctx, id: number, input: Record<string, unknown>) {
   return ok(presentEvents(ctx, [eventRow(ctx, id)!])[0]);
 }
 
+/**
+ * A calendar date (`2026-11-27`) with no time, in the site's zone, as its start or end of day in UTC: the same for
+ * every request (it reads no clock), worked out once (Intl zone arithmetic: ~10 us a bound); at most 512 kept.
+ */
+const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const plainDates = new Map<string, string>();
+
 function utcOf(ctx: Ctx, value: string, param: string, widen?: 'start' | 'end'): string {
+  if (!PLAIN_DATE.test(value)) return utcOfInput(ctx, value, param, widen);
+  const key = `${ctx.app.config.timezone}\u0000${widen ?? ''}\u0000${value}`;
+  let utc = plainDates.get(key);
+  if (utc === undefined) {
+    utc = utcOfInput(ctx, value, param, widen);
+    if (plainDates.size >= 512) plainDates.clear();
+    plainDates.set(key, utc);
+  }
+  return utc;
+}
+
+function utcOfInput(ctx: Ctx, value: string, param: string, widen?: 'start' | 'end'): string {
   const tz = ctx.app.config.timezone;
   const d = parseDateInput(value, tz, new Date());
   if (!d) throw invalidParam(param);

@@ -371,12 +371,19 @@ const origin = new WeakMap<Record<string, unknown>, Kept>();
 /** The kept presentations and rows, or null where none may be used: a write presents what it just changed. */
 function presentCache(ctx: Ctx): PresentCache | null {
   if (ctx.db.inTransaction || (ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD')) return null;
+  // Checked once a request (an archive reads rows, then presents them: one `data_version` query, not two).
+  const seen = checked.get(ctx);
+  if (seen) return seen;
   const services = ctx.app.services;
   const version = `${ctx.app.contentVersion}:${changeStamp(ctx.db)}`;
   let c = services.presentCache;
   if (!c || c.version !== version) services.presentCache = c = { version, kept: new Map(), keptBytes: 0, rows: new Map(), rowBytes: 0 };
+  checked.set(ctx, c);
   return c;
 }
+
+/** The kept presentations a request has checked the version of (a read: nothing it does changes them). */
+const checked = new WeakMap<Ctx, PresentCache>();
 
 /**
  * The event rows of `ids` in their order (missing ones skipped), as `getEventRows` reads them: rows kept since
