@@ -56,3 +56,6 @@ END;
 CREATE TRIGGER event_term_listing_status AFTER UPDATE OF status ON posts BEGIN
   UPDATE event_term_listing SET status = NEW.status WHERE post_id = NEW.id;
 END;
+
+-- A category filter takes the categories' descendants too: whether a category has any is one lookup.
+CREATE INDEX terms_parent ON terms(taxonomy, parent);

@@ -38,10 +38,17 @@ export function allTermsIn(db: Db, taxonomy: string, ids: readonly number[]): bo
 
 /**
  * The terms and all their descendants in the taxonomy (WordPress's tax query includes child terms of a
- * hierarchical taxonomy). UNION, not UNION ALL: a parent cycle ends instead of looping.
+ * hierarchical taxonomy). UNION, not UNION ALL: a parent cycle ends instead of looping. When none of them has a
+ * child (an events archive's usual category), one lookup on terms_parent (012-event-term-listing.sql) instead of
+ * the recursive query (~4 us instead of ~40 us).
  */
 export function withDescendants(db: Db, taxonomy: string, ids: number[]): number[] {
   if (!ids.length) return ids;
+  const child = stmt(db, 'SELECT 1 FROM terms WHERE taxonomy = ? AND parent IN (SELECT id FROM terms WHERE id IN (SELECT value FROM json_each(?))) LIMIT 1').get(
+    taxonomy,
+    JSON.stringify(ids),
+  );
+  if (!child) return [...new Set(ids)];
   const rows = stmt(
     db,
     `WITH RECURSIVE d(id) AS (SELECT value FROM json_each(?) UNION SELECT t.id FROM terms t JOIN d ON t.parent = d.id WHERE t.taxonomy = ?) SELECT id FROM d`,
