@@ -44,10 +44,10 @@ export function allTermsIn(db: Db, taxonomy: string, ids: readonly number[]): bo
  */
 export function withDescendants(db: Db, taxonomy: string, ids: number[]): number[] {
   if (!ids.length) return ids;
-  const child = stmt(db, 'SELECT 1 FROM terms WHERE taxonomy = ? AND parent IN (SELECT id FROM terms WHERE id IN (SELECT value FROM json_each(?))) LIMIT 1').get(
-    taxonomy,
-    JSON.stringify(ids),
-  );
+  const child = stmt(
+    db,
+    'SELECT 1 FROM terms WHERE taxonomy = ? AND parent IN (SELECT id FROM terms WHERE id IN (SELECT value FROM json_each(?))) LIMIT 1',
+  ).get(taxonomy, JSON.stringify(ids));
   if (!child) return [...new Set(ids)];
   const rows = stmt(
     db,
