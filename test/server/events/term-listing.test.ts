@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { openDatabase } from '../../../server/db/connection.ts';
 import type { Db } from '../../../server/db/connection.ts';
@@ -16,7 +15,8 @@ let db: Db;
 beforeAll(async () => {
   s = await startTestServer({ EVT_CACHE: 'off' });
   ev = `${s.root}evt/events/v1/events`;
-  db = openDatabase(path.join(s.dir, 'evt.sqlite'));
+  // A connection of its own (another process's writes), to the test server's database (SQLite or PostgreSQL).
+  db = openDatabase(s.app.state.config.dbFile);
 });
 afterAll(() => {
   db.close();
