@@ -9,6 +9,30 @@ export interface Figures {
   p99: number;
   errors: number;
   non2xx: number;
+  /** The serving process's CPU time (user + system) per answered request, in microseconds (`loadOn`). */
+  cpuUs?: number;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * `load` against the target process `pid`, with its CPU time per answered request: on a shared machine a rate
+ * moves with the others' load, the server's own CPU time per request much less.
+ */
+export async function loadOn(pid: number, name: string, opts: Parameters<typeof load>[1]): Promise<Figures> {
+  const cpu0 = cpuSeconds(pid);
+  const t0 = performance.now();
+  const f = await load(name, opts);
+  const seconds = (performance.now() - t0) / 1000;
+  return { ...f, cpuUs: ((cpuSeconds(pid) - cpu0) * 1e6) / (f.rps * seconds) };
 }
 
 /**
@@ -61,12 +85,13 @@ export async function load(
 
 /** Rows with their ratio to `baseline`, and to `second` too when given (a column beside, named by `secondName`). */
 export function table(rows: Figures[], baseline: Figures, second?: Figures, secondName = 'vs (d)'): string {
+  const cpu = rows.some((r) => r.cpuUs !== undefined);
   const lines = [
-    `${'measure'.padEnd(46)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)}${second ? ` ${secondName.padStart(7)}` : ''} ${'errors'.padStart(6)}`,
+    `${'measure'.padEnd(46)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)}${second ? ` ${secondName.padStart(7)}` : ''} ${'errors'.padStart(6)}${cpu ? ' server CPU us/req' : ''}`,
   ];
   for (const r of rows) {
     lines.push(
-      `${r.name.padEnd(46)} ${r.rps.toFixed(0).padStart(9)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.rps / baseline.rps).toFixed(2).padStart(6)}${second ? ` ${(r.rps / second.rps).toFixed(2).padStart(7)}` : ''} ${String(r.errors + r.non2xx).padStart(6)}`,
+      `${r.name.padEnd(46)} ${r.rps.toFixed(0).padStart(9)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${(r.rps / baseline.rps).toFixed(2).padStart(6)}${second ? ` ${(r.rps / second.rps).toFixed(2).padStart(7)}` : ''} ${String(r.errors + r.non2xx).padStart(6)}${cpu ? ` ${(r.cpuUs ?? Number.NaN).toFixed(0).padStart(17)}` : ''}`,
     );
   }
   return lines.join('\n');

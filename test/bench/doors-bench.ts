@@ -6,7 +6,7 @@ import { createApiKey } from '../../server/auth/credentials.ts';
 import { openDatabase } from '../../server/db/connection.ts';
 import { insertAttendees, insertTicket } from '../helpers/tickets-fixture.ts';
 import { formatInZone } from '../../shared/dates.ts';
-import { load, startTarget, type Figures, runBench, stopTargets } from './bench-util.ts';
+import { cpuSeconds, load, startTarget, type Figures, runBench, stopTargets } from './bench-util.ts';
 import { seedEvents } from './seed-events.ts';
 import type { KioskResult } from './doors-kiosks.ts';
 
@@ -33,16 +33,6 @@ const dbFile = path.join(dir, 'bench.sqlite');
 function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /** The kiosks' process: `start` begins a phase's check-ins, `stop` ends it and answers with its batches. */

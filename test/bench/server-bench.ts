@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { formatInZone } from '../../shared/dates.ts';
-import { load, startTarget, table, type Figures, runBench, stopTargets } from './bench-util.ts';
+import { load, loadOn, startTarget, table, type Figures, runBench, stopTargets } from './bench-util.ts';
 import { seedEvents } from './seed-events.ts';
 
 /**
@@ -47,21 +47,25 @@ async function main(): Promise<void> {
       ...opts,
       duration: 2,
     });
-    const c: Figures = await load('(c) bare Express res.json', { url: `http://127.0.0.1:${bare.port}/bare`, ...opts });
-    const a = await load('(a) single event read', {
+    const c: Figures = await loadOn(bare.proc.pid!, '(c) bare Express res.json', { url: `http://127.0.0.1:${bare.port}/bare`, ...opts });
+    const a = await loadOn(app.proc.pid!, '(a) single event read', {
       url: `http://127.0.0.1:${app.port}`,
       paths: sample.map((id) => `/wp-json/evt/events/v1/events/${id}`),
       ...opts,
     });
-    const b = await load('(b) archive, 50 per page, category + dates', { url: `http://127.0.0.1:${app.port}`, paths: [archive], ...opts });
+    const b = await loadOn(app.proc.pid!, '(b) archive, 50 per page, category + dates', {
+      url: `http://127.0.0.1:${app.port}`,
+      paths: [archive],
+      ...opts,
+    });
     // The same reads with the response cache off: every request runs the query and presents the events.
-    const a0 = await load('(a) single event read, cache off', {
+    const a0 = await loadOn(uncached.proc.pid!, '(a) single event read, cache off', {
       url: `http://127.0.0.1:${uncached.port}`,
       paths: sample.map((id) => `/wp-json/evt/events/v1/events/${id}`),
       ...opts,
     });
-    const b0 = await load('(b) archive, cache off', { url: `http://127.0.0.1:${uncached.port}`, paths: [archive], ...opts });
-    const d: Figures = await load(`(d) bare Express, pre-serialised ${Math.round(page.length / 1024)} KB body`, {
+    const b0 = await loadOn(uncached.proc.pid!, '(b) archive, cache off', { url: `http://127.0.0.1:${uncached.port}`, paths: [archive], ...opts });
+    const d: Figures = await loadOn(bare.proc.pid!, `(d) bare Express, pre-serialised ${Math.round(page.length / 1024)} KB body`, {
       url: `http://127.0.0.1:${bare.port}/bare-body`,
       ...opts,
     });
