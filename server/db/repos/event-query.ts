@@ -43,7 +43,7 @@ function inIds(column: string, ids: readonly (number | string)[]): [string, unkn
 }
 
 /**
- * Where a term filter drives the query (012-event-term-listing.sql): `l` is the term's listing rows (start date,
+ * Where a term filter drives the query (015-event-term-listing.sql): `l` is the term's listing rows (start date,
  * end date, status, listing flag, in start order), read instead of `events` and `posts` for those columns.
  */
 interface Driver {

@@ -39,7 +39,7 @@ export function allTermsIn(db: Db, taxonomy: string, ids: readonly number[]): bo
 /**
  * The terms and all their descendants in the taxonomy (WordPress's tax query includes child terms of a
  * hierarchical taxonomy). UNION, not UNION ALL: a parent cycle ends instead of looping. When none of them has a
- * child (an events archive's usual category), one lookup on terms_parent (012-event-term-listing.sql) instead of
+ * child (an events archive's usual category), one lookup on terms_parent (015-event-term-listing.sql) instead of
  * the recursive query (~4 us instead of ~40 us).
  */
 export function withDescendants(db: Db, taxonomy: string, ids: number[]): number[] {

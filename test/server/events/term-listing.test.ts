@@ -5,7 +5,7 @@ import { openDatabase } from '../../../server/db/connection.ts';
 import type { Db } from '../../../server/db/connection.ts';
 
 /**
- * The per-term listing the filtered archive reads its count and page from (012-event-term-listing.sql) is a copy
+ * The per-term listing the filtered archive reads its count and page from (015-event-term-listing.sql) is a copy
  * kept by triggers: after every kind of write (API, another process), it holds exactly what the base tables say,
  * and the archive's total and page agree with it.
  */
