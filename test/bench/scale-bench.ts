@@ -252,26 +252,30 @@ async function main(): Promise<void> {
     );
   const pg = rows.filter((r) => r.name.includes('PostgreSQL'));
   const sqlite = rows.find((r) => r.name.includes('SQLite'));
-  if (!sqlite || pg.length < 2) return;
+  if (!sqlite || !pg.length) return;
   say('');
+  const ours = (c: Cpu & { seconds: number }) => (c.servers + c.pg + c.client) / c.seconds;
+  const others = (c: Cpu & { seconds: number }) => Math.max(0, c.machine - c.servers - c.pg - c.client) / c.seconds;
+  const one = pg[0]!;
+  const last = pg.at(-1)!;
   say('What bounds it here:');
   say(
-    `- CPU: ${os.cpus().length} cores shared by the server processes, PostgreSQL's backends and this load generator; at 3 processes they used ${cpuCell(pg.at(-1)!.checkinCpu)} CPU s/s during check-ins (the sum is the machine), so a further process only takes CPU from the others.`,
+    `- CPU: ${os.cpus().length} cores shared by the servers, PostgreSQL's backends, this load generator and other work (${others(last.checkinCpu).toFixed(2)} CPU s/s of others during the last check-in run). A further process only adds throughput while a core is idle.`,
   );
   say(
-    '- The write lock: every write transaction takes one global advisory lock (pg_advisory_xact_lock), so check-in batches and checkouts commit one at a time across all processes, as on SQLite; processes add parallel parsing, authentication and JSON, not parallel writes.',
+    `- Synchronous round trips: pg-native waits for each statement (~65 µs on loopback), so one process and its PostgreSQL backend take turns and use one core between them at most: ${(one.checkinCpu.servers / one.checkinCpu.seconds).toFixed(2)} + ${(one.checkinCpu.pg / one.checkinCpu.seconds).toFixed(2)} CPU s/s at one process.`,
   );
   say(
-    '- Round trips: pg-native is synchronous (~65 µs a statement on loopback), and a process waits through each of its statements, the lock wait included; a batch of 25 makes dozens of them.',
+    `- The write lock: every write transaction takes one global advisory lock (pg_advisory_xact_lock), so check-in batches and checkouts commit one at a time across all processes, as on SQLite; more processes add parallel parsing, authentication and JSON, not parallel writes. At ${last.name.split(',')[0]} everything of ours used ${ours(last.checkinCpu).toFixed(2)} of ${os.cpus().length} cores during check-ins.`,
   );
   say(
-    `- Against SQLite in-process: ${sqlite.checkinsPerS.toFixed(0)} check-ins/s on one process, ${(pg[0]!.checkinsPerS / sqlite.checkinsPerS).toFixed(2)}x of that on one PostgreSQL process, ${(pg.at(-1)!.checkinsPerS / sqlite.checkinsPerS).toFixed(2)}x on three.`,
+    `- Against SQLite in-process: ${sqlite.checkinsPerS.toFixed(0)} check-ins/s on one process, ${(one.checkinsPerS / sqlite.checkinsPerS).toFixed(2)}x of that on one PostgreSQL process, ${(last.checkinsPerS / sqlite.checkinsPerS).toFixed(2)}x on ${last.name.split(' ')[0]}.`,
   );
   const per = (r: Row) =>
     `${((r.checkinCpu.servers / r.checkinCpu.seconds / r.checkinsPerS) * 1000).toFixed(3)} ms server + ${((r.checkinCpu.pg / r.checkinCpu.seconds / r.checkinsPerS) * 1000).toFixed(3)} ms PostgreSQL CPU a check-in, ${((r.checkoutCpu.servers / r.checkoutCpu.seconds / r.checkoutsPerS) * 1000).toFixed(1)} ms server + ${((r.checkoutCpu.pg / r.checkoutCpu.seconds / r.checkoutsPerS) * 1000).toFixed(1)} ms PostgreSQL CPU a checkout`;
   for (const r of rows) say(`- ${r.name}: ${per(r)}.`);
   say(
-    '- On more cores (PostgreSQL on its own machine), reads and the non-transaction work scale with processes; writes stay bounded by the one lock until it is replaced by row locks per ticket and attendee.',
+    '- On more cores (PostgreSQL on its own machine), reads and the work outside write transactions scale with processes; writes stay bounded by the one lock until finer locks (per ticket, per attendee) replace it.',
   );
 }
 
