@@ -59,6 +59,39 @@ describe('database-backed window limiter', () => {
     assert.equal(new DbWindowLimiter(a, 'other', opts()).retryAfter(['k']), 0, 'limiters are apart by name');
   });
 
+  test('the checkout sequence (check, count only what was let through, 11th refused): same answers; clear() forgets on both', () => {
+    // checkout-bounds.test.ts: a limit of 10 per address; a refused attempt is not counted; the count of earlier
+    // checkouts is forgotten through clear(), since dropping the limiter object forgets nothing in the database.
+    const o = { max: 10, windowMs: 600_000, now: () => now };
+    const mem = new WindowLimiter(o);
+    const onA = new DbWindowLimiter(a, 'checkout', o);
+    const onB = new DbWindowLimiter(b, 'checkout', o);
+    const run = (l: { retryAfter: (k: string[]) => number; record: (k: string[]) => void }, m: typeof mem | DbWindowLimiter) => {
+      const answers: number[] = [];
+      for (let i = 0; i < 13; i++) {
+        const wait = m.retryAfter(['127.0.0.1']);
+        answers.push(wait);
+        if (wait === 0) l.record(['127.0.0.1']);
+        now += 1000;
+      }
+      return answers;
+    };
+    const t0 = now;
+    const memAnswers = run(mem, mem);
+    now = t0;
+    const dbAnswers = run(onA, onB);
+    assert.deepEqual(dbAnswers, memAnswers);
+    assert.deepEqual(
+      memAnswers.map((w) => w > 0),
+      [...Array(10).fill(false), true, true, true],
+    );
+    assert.ok(new DbWindowLimiter(b, 'checkout', o).retryAfter(['127.0.0.1']) > 0, 'a new limiter object on the database still counts');
+    mem.clear('127.0.0.1');
+    onB.clear('127.0.0.1');
+    assert.equal(mem.retryAfter(['127.0.0.1']), 0);
+    assert.equal(onA.retryAfter(['127.0.0.1']), 0);
+  });
+
   test('bounded: a key keeps at most max events, long keys are hashed, old events are swept, a flood keeps maxKeys * max', () => {
     const l = new DbWindowLimiter(a, 'test', opts({ maxKeys: 4 }));
     for (let i = 0; i < 10; i++) l.record(['one']);
