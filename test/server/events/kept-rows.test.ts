@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
-import { openDatabase } from '../../../server/db/connection.ts';
+import { writeAsAnotherProcess } from '../../helpers/other-process.ts';
 
 /**
  * Event rows and presentations kept between reads (server/routes/events/present.ts, issue 14): with the response
@@ -31,10 +30,10 @@ describe('kept event rows', () => {
       assert.equal((await call(`${ev}/${c.body.id}`)).body.title, 'Kept');
       assert.equal((await call(`${ev}${window}`)).body.events[0].title, 'Kept');
     }
-    const other = openDatabase(path.join(s.dir, 'evt.sqlite'));
-    other.prepare("UPDATE posts SET title = 'Changed', password = 'secret' WHERE id = ?").run(c.body.id);
-    other.prepare("UPDATE events SET start_local = '2031-05-02 19:00:00' WHERE post_id = ?").run(c.body.id);
-    other.close();
+    writeAsAnotherProcess(s, (other) => {
+      other.prepare("UPDATE posts SET title = 'Changed', password = 'secret' WHERE id = ?").run(c.body.id);
+      other.prepare("UPDATE events SET start_local = '2031-05-02 19:00:00' WHERE post_id = ?").run(c.body.id);
+    });
     const single = await call(`${ev}/${c.body.id}`);
     assert.equal(single.status, 403);
     assert.equal(single.body.code, 'event-password-protected');

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import crypto from 'node:crypto';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
-import { openDatabase } from '../../../server/db/connection.ts';
+import { writeAsAnotherProcess } from '../../helpers/other-process.ts';
 import { WindowLimiter } from '../../../server/security/window-limiter.ts';
 import { sweepHolds } from '../../../server/routes/tickets/order-hold.ts';
 import { buy, makeEvent, ticketId, tix } from '../tickets/fixtures.ts';
@@ -135,7 +134,7 @@ describe('response cache: precise invalidation', () => {
     s.app.state.contentVersion++;
   });
 
-  test('after a check-in kept the cache, a write by another process (the CLI: data_version) still empties it', async () => {
+  test('after a check-in kept the cache, a write by another process (the CLI: data_version, or the change log on PostgreSQL) still empties it', async () => {
     const a = await attendee();
     assert.equal(await titleOf(event), 'Doors open');
     const r = await call(`${tix(s)}/attendees/${a}`, {
@@ -146,12 +145,7 @@ describe('response cache: precise invalidation', () => {
     assert.equal(r.status, 201, JSON.stringify(r.body));
     renameBehindTheBack(event, 'Not seen yet');
     assert.equal(await titleOf(event), 'Doors open', 'the check-in kept the cached answer');
-    const cli = openDatabase(path.join(s.dir, 'evt.sqlite'));
-    try {
-      cli.prepare('UPDATE posts SET title = ? WHERE id = ?').run('Renamed by the CLI', event);
-    } finally {
-      cli.close();
-    }
+    writeAsAnotherProcess(s, (cli) => cli.prepare('UPDATE posts SET title = ? WHERE id = ?').run('Renamed by the CLI', event));
     assert.equal(await titleOf(event), 'Renamed by the CLI');
     assert.deepEqual(await archiveTitles(), ['Other night', 'Renamed by the CLI']);
   });

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
-import { openDatabase } from '../../../server/db/connection.ts';
+import { writeAsAnotherProcess } from '../../helpers/other-process.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -29,9 +28,7 @@ describe('response cache', () => {
 
   test('a write by another process (another connection) is seen at once', async () => {
     const before = (await call(ev())).body.total;
-    const other = openDatabase(path.join(s.dir, 'evt.sqlite'));
-    other.prepare("UPDATE posts SET status = 'draft' WHERE type = 'event'").run();
-    other.close();
+    writeAsAnotherProcess(s, (other) => other.prepare("UPDATE posts SET status = 'draft' WHERE type = 'event'").run());
     assert.equal((await call(ev())).body.total, before - 1);
   });
 

@@ -1,0 +1,22 @@
+import path from 'node:path';
+import { openDatabase, type Db } from '../../server/db/connection.ts';
+import { recordAnyChange } from '../../server/db/change-feed.ts';
+import { isPostgresSpec } from '../../server/db/engine.ts';
+import type { TestServer } from './server.ts';
+
+/**
+ * Writes as another process would, on its own connection. SQLite: raw SQL on the file (the server sees the
+ * commit through `PRAGMA data_version`). PostgreSQL: raw SQL on another connection, then an "everything changed"
+ * row in the change feed, as the CLI appends after each command (server/cli.ts `withDb`) and as every Doorstep
+ * process records its writes: a write that records nothing (psql) is seen only when the caches' bounds run out.
+ */
+export function writeAsAnotherProcess(s: TestServer, write: (db: Db) => void): void {
+  const pg = isPostgresSpec(s.dbSpec);
+  const other = openDatabase(pg ? s.dbSpec : path.join(s.dir, 'evt.sqlite'));
+  try {
+    write(other);
+    if (pg) recordAnyChange(other);
+  } finally {
+    other.close();
+  }
+}
