@@ -6,6 +6,7 @@ import { unzipSync, strFromU8 } from 'fflate';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createForm, seedSubmission } from './fixtures.ts';
 import { signToken } from '../../../server/routes/forms/signing.ts';
+import { isPostgresSpec } from '../../../server/db/engine.ts';
 
 let s: TestServer;
 const NS = () => `${s.root}forms-submissions`;
@@ -178,7 +179,12 @@ describe('forms-submissions: delete-download-file', () => {
     assert.equal(fs.readFileSync(sentinel, 'utf8'), 'keep me');
     assert.equal(fs.readFileSync(path.join(nested, 'inner.csv'), 'utf8'), 'keep me too');
     assert.ok(fs.lstatSync(link).isSymbolicLink(), 'fs.lstatSync(link).isSymbolicLink()');
-    assert.ok(fs.existsSync(path.join(s.dir, 'evt.sqlite')), "fs.existsSync(path.join(s.dir, 'evt.sqlite'))");
+    assert.ok(fs.statSync(downloads()).isDirectory(), 'the downloads directory itself is kept');
+    if (isPostgresSpec(s.dbSpec)) {
+      // On PostgreSQL the data directory holds no database file: it is kept, and the database still answers.
+      assert.ok(fs.statSync(s.dir).isDirectory(), 'the data directory is kept');
+      assert.equal((await call(`${s.root}evt/events/v1/events`)).status, 200);
+    } else assert.ok(fs.existsSync(path.join(s.dir, 'evt.sqlite')), "fs.existsSync(path.join(s.dir, 'evt.sqlite'))");
     const missing = await call(`${NS()}/delete-download-file`, { method: 'POST', auth: s.admin, body: {} });
     assert.equal(missing.status, 400);
     assert.equal(missing.body.code, 'rest_missing_callback_param');
