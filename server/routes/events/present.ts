@@ -12,7 +12,7 @@ import { termsOfPosts } from '../../db/repos/terms.ts';
 import { autop, dropEmpty, excerptOf, pick } from '../../content/text.ts';
 import { restCost } from './cost.ts';
 import { hooks, type EventDecorator, type PresentOpts } from '../../kernel/hooks.ts';
-import { changeStamp } from '../../db/change-feed.ts';
+import { changeStamp, sharedStateOf } from '../../db/change-feed.ts';
 import { publishedTicketPrices, type TicketPrice } from '../../db/repos/tickets.ts';
 
 export const TAXONOMY = { categories: 'tribe_events_cat', tags: 'post_tag' } as const;
@@ -323,13 +323,20 @@ function keep(event: Record<string, unknown>): Kept {
  * organizers, terms and images, the site's settings) changes only by writes that change everything for the
  * response cache (cache-tags.ts: no declared write touches content), so the kept presentations and rows live
  * exactly as long as the app's `contentVersion` and SQLite's `data_version` (another process's commit) stay the
- * same; check-ins, sales and carts leave them. Bounded (CONTRACT section 3): at most MAX_KEPT presentations and
+ * same (with shared state in the database: the change log's stamp, and at most PRESENT_REVALIDATE_MS); check-ins, sales and carts leave them. Bounded (CONTRACT section 3): at most MAX_KEPT presentations and
  * MAX_KEPT rows, and MAX_KEPT_BYTES of presented JSON and of row texts (an event's content is as long as its author
  * made it), each * map emptied whole when full. The caller-dependent parts (decorators: `ticketed`, `attendance`, nonces;
  * password blanking) are applied per request to a shallow copy.
  */
 const MAX_KEPT = 4000;
 const MAX_KEPT_BYTES = 32 * 1024 * 1024;
+/**
+ * With shared state in the database (PostgreSQL) another process's change is seen through the change log, which
+ * a change made outside Doorstep (psql) does not write: the kept presentations and rows are started again at
+ * least this often (the response cache's default TTL), so such a change shows within a minute. SQLite's
+ * `data_version` sees every commit, so there they live until a change.
+ */
+export const PRESENT_REVALIDATE_MS = 60_000;
 
 declare module '../../kernel/services.ts' {
   interface Services {
@@ -346,6 +353,8 @@ interface PresentCache {
   rows: Map<number, EventRow>;
   /** The text lengths of `rows` (what can grow; the other columns are short). */
   rowBytes: number;
+  /** App-clock ms after which it is started again (shared state in the database), else Infinity. */
+  until: number;
 }
 
 /** What a kept event row counts against MAX_KEPT_BYTES: its texts, by length. */
@@ -376,8 +385,12 @@ function presentCache(ctx: Ctx): PresentCache | null {
   if (seen) return seen;
   const services = ctx.app.services;
   const version = `${ctx.app.contentVersion}:${changeStamp(ctx.db)}`;
+  const now = services.clock ? Number(services.clock()) : Date.now();
   let c = services.presentCache;
-  if (!c || c.version !== version) services.presentCache = c = { version, kept: new Map(), keptBytes: 0, rows: new Map(), rowBytes: 0 };
+  if (!c || c.version !== version || now >= c.until) {
+    const until = sharedStateOf(ctx.db) === 'database' ? now + PRESENT_REVALIDATE_MS : Number.POSITIVE_INFINITY;
+    services.presentCache = c = { version, kept: new Map(), keptBytes: 0, rows: new Map(), rowBytes: 0, until };
+  }
   checked.set(ctx, c);
   return c;
 }

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { writeAsAnotherProcess } from '../../helpers/other-process.ts';
+import { openDatabase } from '../../../server/db/connection.ts';
+import { isPostgresSpec } from '../../../server/db/engine.ts';
+import { PRESENT_REVALIDATE_MS } from '../../../server/routes/events/present.ts';
 
 /**
  * Event rows and presentations kept between reads (server/routes/events/present.ts, issue 14): with the response
@@ -43,6 +46,35 @@ describe('kept event rows', () => {
     const archive = await call(`${ev}${window}`);
     assert.equal(archive.body.events[0].title, 'Changed');
     assert.equal(archive.body.events[0].description, '', 'blanked: the archive was not sent the password');
+  });
+
+  test('a change recorded nowhere (psql on PostgreSQL) shows at the latest after PRESENT_REVALIDATE_MS', async () => {
+    const c = await call(ev, {
+      method: 'POST',
+      auth: s.admin,
+      body: { title: 'Quiet', status: 'publish', start_date: '2031-08-01 19:00', end_date: '2031-08-01 22:00' },
+    });
+    assert.equal(c.status, 201);
+    const august = '?start_date=2031-08-01&end_date=2031-08-02';
+    const seen = async () => [(await call(`${ev}/${c.body.id}`)).body.title, (await call(`${ev}${august}`)).body.events[0].title];
+    assert.deepEqual(await seen(), ['Quiet', 'Quiet']);
+    assert.deepEqual(await seen(), ['Quiet', 'Quiet']);
+    // A raw write on another connection that appends nothing to the change log (as psql would).
+    const other = openDatabase(s.dbSpec);
+    try {
+      other.prepare("UPDATE posts SET title = 'Changed in psql' WHERE id = ?").run(c.body.id);
+    } finally {
+      other.close();
+    }
+    if (isPostgresSpec(s.dbSpec)) {
+      assert.deepEqual(await seen(), ['Quiet', 'Quiet'], 'nothing told the server yet: the kept presentation answers');
+      s.app.state.services.clock = () => Date.now() + PRESENT_REVALIDATE_MS + 1000;
+    }
+    try {
+      assert.deepEqual(await seen(), ['Changed in psql', 'Changed in psql']);
+    } finally {
+      delete s.app.state.services.clock;
+    }
   });
 
   test('a write through the API shows in the next single read', async () => {
