@@ -37,6 +37,7 @@ import { presetJson } from './http/preset-json.ts';
 import { COMPRESS_MIN_BYTES, compressBody, pickEncoding } from './http/compress.ts';
 import { createLogger, logFunction } from './log.ts';
 import { health } from './http/health.ts';
+import { compileTrust } from './http/client-address.ts';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 // `Date`: a door kiosk on its own origin checks its clock against the server's.
@@ -80,6 +81,10 @@ export function createApp(opts: { config: Config; db?: Db; log?: AppState['log']
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // EVT_TRUST_PROXY: `req.ip` is the client named by a trusted proxy's X-Forwarded-For (proxy-addr's walk from the
+  // right, stopping at the first untrusted hop); with none trusted, the address that connects. Every per-address
+  // limit and log reads `req.ip`. Public URLs never follow X-Forwarded-Proto or -Host: they come from EVT_PUBLIC_URL.
+  app.set('trust proxy', compileTrust(opts.config.trustProxy));
   app.get('/health', health(state));
   app.use((req, res, next) => {
     const target = resolveRestTarget(req.originalUrl);
@@ -160,7 +165,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
   const started = process.hrtime.bigint();
   const urls = makeUrls(state.config.publicUrl, target.langSegment);
   const lang: Lang = target.langSegment ?? DEFAULT_LANG;
-  const ip = req.socket.remoteAddress ?? '';
+  const ip = req.ip ?? '';
   let caller: Caller = { kind: 'anonymous' };
   let status = 500;
   let routeKey: string | undefined;

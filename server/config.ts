@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isPostgresSpec } from './db/engine.ts';
+import { trustProxyEntryProblem } from './http/client-address.ts';
 
 /** A time zone name the runtime knows (`Europe/Tallinn`, `UTC`): checked at start-up, not at the first events list. */
 export function validTimeZone(tz: string): boolean {
@@ -69,6 +70,25 @@ const Env = z.object({
    * (shared by every process on it). Unset: `database` on PostgreSQL, `process` on SQLite.
    */
   EVT_SHARED_STATE: z.enum(['process', 'database']).optional(),
+  /**
+   * The load balancers and reverse proxies whose `X-Forwarded-For` names the client (comma-separated addresses,
+   * CIDR ranges, `loopback`, `linklocal`, `uniquelocal`). Unset: nobody's; the client is the address that connects.
+   */
+  EVT_TRUST_PROXY: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean),
+    )
+    .superRefine((list, ctx) => {
+      for (const entry of list) {
+        const problem = trustProxyEntryProblem(entry);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }
+    })
+    .optional(),
 });
 
 export interface Config {
@@ -99,6 +119,8 @@ export interface Config {
   bodyTimeoutMs: number;
   /** EVT_SHARED_STATE when set (see createApp for the default). */
   sharedState?: 'process' | 'database';
+  /** EVT_TRUST_PROXY: the proxies (addresses, CIDR ranges, proxy-addr names) trusted for X-Forwarded-For; empty: none. */
+  trustProxy: string[];
 }
 
 /** Reads the configuration from the environment, once, at start-up. */
@@ -146,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxConnections: e.EVT_MAX_CONNECTIONS,
     bodyTimeoutMs: e.EVT_BODY_TIMEOUT_SECONDS * 1000,
     sharedState: e.EVT_SHARED_STATE,
+    trustProxy: e.EVT_TRUST_PROXY ?? [],
   };
 }
 

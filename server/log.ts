@@ -5,6 +5,7 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { Config } from './config.ts';
 import { resolveRestTarget } from './http/incoming.ts';
+import { clientAddress, compileTrust, type TrustFn } from './http/client-address.ts';
 
 /**
  * Structured logs (pino): one JSON object a line on stdout, with `level` as a word, an ISO `time`, and the
@@ -147,7 +148,7 @@ export function requestIdOf(header: string | string[] | undefined): string {
  * context. Non-REST requests (pages, the kiosk's files) get an access line here; REST requests are logged by
  * the REST layer itself (one line with the route, caller and time), which carries the same `req_id`.
  */
-export function withRequestLog(handler: RequestListener, logger: Logger): RequestListener {
+export function withRequestLog(handler: RequestListener, logger: Logger, trust: TrustFn = compileTrust([])): RequestListener {
   const httpLogger = pinoHttp({
     logger,
     genReqId: (req: IncomingMessage, res: ServerResponse) => {
@@ -162,12 +163,17 @@ export function withRequestLog(handler: RequestListener, logger: Logger): Reques
     customAttributeKeys: { reqId: 'req_id', responseTime: 'ms' },
     quietReqLogger: true,
     serializers: {
-      req: (req: { method?: string; url?: string; remoteAddress?: string; headers?: Record<string, unknown> }) => ({
-        method: req.method,
-        url: redactUrl(req.url ?? ''),
-        ip: req.remoteAddress,
-        user_agent: req.headers?.['user-agent'],
-      }),
+      // `ip` is the client (EVT_TRUST_PROXY: as a trusted proxy names it), `via` the proxy it came through.
+      req: (req: { method?: string; url?: string; remoteAddress?: string; headers?: Record<string, unknown>; raw?: IncomingMessage }) => {
+        const ip = req.raw ? clientAddress(req.raw, trust) : req.remoteAddress;
+        return {
+          method: req.method,
+          url: redactUrl(req.url ?? ''),
+          ip,
+          ...(ip !== req.remoteAddress ? { via: req.remoteAddress } : {}),
+          user_agent: req.headers?.['user-agent'],
+        };
+      },
       res: (res: { statusCode?: number }) => ({ status: res.statusCode }),
     },
   });

@@ -8,6 +8,7 @@ import { acquireServerLock, LockedError, type ServerLock } from './db/server-loc
 import { ensureAdmin } from './auth/credentials.ts';
 import { createApp, type App } from './app.ts';
 import { hardenServer } from './http/harden.ts';
+import { compileTrust } from './http/client-address.ts';
 import { mailIdle } from './mail/service.ts';
 import { createLogger, logFunction, withRequestLog } from './log.ts';
 
@@ -71,7 +72,7 @@ function main(): void {
     log({ level: 'info', msg: `${created ? 'created' : 'updated'} administrator`, login: config.adminUser });
   }
   const app: App = createApp({ config, db, log });
-  const handler = withRequestLog(app.express, logger);
+  const handler = withRequestLog(app.express, logger, compileTrust(config.trustProxy));
   const server: http.Server = config.tls
     ? (https.createServer({ cert: config.tls.cert, key: config.tls.key }, handler) as unknown as http.Server)
     : http.createServer(handler);

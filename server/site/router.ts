@@ -40,7 +40,7 @@ export function mountPublicPages(app: Express, state: AppState): void {
         kind: 'page',
         path: req.path,
         postId,
-        ip: req.socket.remoteAddress ?? '',
+        ip: req.ip ?? '',
         userAgent: header(req, 'user-agent'),
         referrer: header(req, 'referer'),
       });
