@@ -80,6 +80,23 @@ function topLevelArgs(s: string): string[] {
 
 const ID_COLUMN = /(?:^|[\s(.,])(?:\w+_)?id\s*$/i;
 
+/**
+ * `x [NOT] IN (SELECT value FROM json_each($n))` -> `x = ANY(ARRAY(…))` / `x <> ALL(ARRAY(…))`. The same rows, but
+ * PostgreSQL plans a set-returning function in FROM as 100 rows (so a semi join over the whole table: every post
+ * and attendee read to check out one ticket), while an array it cannot see is planned as a few elements: an index
+ * scan per element. The array is computed once per run (an InitPlan).
+ */
+function rewriteJsonIn(s: string): string {
+  return s.replace(
+    /([\w.]+(?:\s*\([^()]*\))?)\s+(NOT\s+)?IN\s*\(\s*SELECT\s+value\s+FROM\s+json_each\s*\(\s*(\$\d+)\s*\)\s*\)/gi,
+    (_, col: string, not: string | undefined, param: string) => {
+      const elements = `json_array_elements_text(${param}::json)`;
+      const array = ID_COLUMN.test(col) ? `ARRAY(SELECT ${elements}::bigint)` : `ARRAY(SELECT ${elements})`;
+      return `${col} ${not ? '<> ALL' : '= ANY'}(${array})`;
+    },
+  );
+}
+
 function rewriteJsonEach(s: string): string {
   let out = '';
   let i = 0;
@@ -158,7 +175,7 @@ function beforeReturning(s: string, clause: string): string {
 
 function rewriteCore(s: string, keyOf: (table: string) => TableKey | null): { text: string; returning: string | null } {
   let t = s;
-  t = rewriteJsonEach(t);
+  t = rewriteJsonEach(rewriteJsonIn(t));
   t = t.replace(/\bCAST\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\s+AS\s+INTEGER\s*\)/gi, 'CAST($1 AS bigint)');
   t = t.replace(/\bCAST\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\s+AS\s+REAL\s*\)/gi, 'CAST($1 AS double precision)');
   t = t.replace(/((?:[\w.]+|\$\d+|lower\([^()]*\)))\s*=\s*([\w.]+|\$\d+)\s+COLLATE\s+NOCASE\b/gi, 'lower($1) = lower($2)');
@@ -209,6 +226,22 @@ function rewriteCore(s: string, keyOf: (table: string) => TableKey | null): { te
   return { text: t, returning };
 }
 
+/**
+ * `$n IS [NOT] NULL` gives PostgreSQL no type for `$n` ("could not determine data type of parameter"): the
+ * parameter is cast where it is tested, to bigint when the same parameter is also compared with an ID column
+ * (`@event IS NULL OR event_id = @event`), to text otherwise (SQLite's parameters are bound as text here anyway).
+ */
+function typeNullTests(s: string): string {
+  return s.replace(/(\$\d+)(?!\d|::)(?=\s+IS\s+(?:NOT\s+)?NULL\b)/gi, (param: string) => {
+    const p = param.replace('$', '\\$');
+    const withId = new RegExp(
+      `(?:^|[\\s(.,])(?:\\w+_)?id\\s*(?:=|<>|!=)\\s*${p}(?!\\d)|${p}(?!\\d)\\s*(?:=|<>|!=)\\s*(?:\\w+\\.)?(?:\\w+_)?id\\b`,
+      'i',
+    );
+    return `${param}::${withId.test(s) ? 'bigint' : 'text'}`;
+  });
+}
+
 /** Translates one statement's SQLite text for PostgreSQL. */
 export function translate(sql: string, keyOf: (table: string) => TableKey | null = () => null): Translation {
   const { text: masked, restore } = mask(sql);
@@ -231,7 +264,7 @@ export function translate(sql: string, keyOf: (table: string) => TableKey | null
     params.push(num ? Number(num) - 1 : positional++);
     return `$${params.length}`;
   });
-  const core = rewriteCore(t, keyOf);
+  const core = rewriteCore(typeNullTests(t), keyOf);
   t = restore(core.text);
   const reader = /^\s*(?:SELECT|WITH|VALUES)\b/i.test(t) || core.returning !== null || /\sRETURNING\s/i.test(t);
   return { text: t, params, returning: core.returning, reader };

@@ -182,6 +182,11 @@ export class PgDb implements Db {
   private readonly client: Client;
   private readonly statements = new Map<string, { tr: Translation; name: string }>();
   private readonly keys = new Map<string, TableKey | null>();
+  /**
+   * Texts whose first PREPARE failed on a parameter PostgreSQL could not type (a failed round trip, and one more
+   * inside a transaction, on each connection's first use): the dialect types what it can, so this stays empty.
+   */
+  readonly untypedRetries: string[] = [];
   private depth = 0;
   private seq = 0;
   private changes = 0;
@@ -259,6 +264,7 @@ export class PgDb implements Db {
         // SQLite's parameters have no type; one PostgreSQL cannot infer (`? IS NULL` alone) is taken as text.
         const untyped = /could not determine data type of parameter \$(\d+)/.exec((e as Error).message);
         if (untyped && tries < tr.params.length) {
+          if (tries === 0) this.untypedRetries.push(sql);
           tr.text = tr.text.replace(new RegExp(`\\$${untyped[1]}(?![\\d:])`, 'g'), (m) => `${m}::text`);
           continue;
         }
