@@ -188,6 +188,13 @@ export class PgDb implements Db {
    */
   readonly untypedRetries: string[] = [];
   private depth = 0;
+  /**
+   * Nested transactions (savepoints) by level, 1 first: 'pending' until the level's first statement, which sends
+   * the SAVEPOINT with it; a level that ran no statement has nothing to roll back and costs no round trip.
+   */
+  private levels: ('pending' | 'open')[] = [];
+  /** The shallowest finished level whose RELEASE is still to send (with the next SAVEPOINT; COMMIT makes it moot). */
+  private releaseFrom: number | null = null;
   private seq = 0;
   private changes = 0;
 
@@ -276,7 +283,31 @@ export class PgDb implements Db {
     return p;
   }
 
+  /**
+   * Sends the savepoints of the levels that have not run a statement yet, after the RELEASE of the level
+   * finished before them: one round trip per batch item instead of a SAVEPOINT and a RELEASE each.
+   */
+  private flushSavepoints(): void {
+    const from = this.levels.indexOf('pending');
+    if (from < 0) return;
+    let text = this.releaseFrom !== null ? `RELEASE SAVEPOINT evt_sp${this.releaseFrom}; ` : '';
+    for (let i = from; i < this.levels.length; i++) {
+      text += `SAVEPOINT evt_sp${i + 1}; `;
+      this.levels[i] = 'open';
+    }
+    this.releaseFrom = null;
+    this.query(text);
+  }
+
+  private endTransaction(verb: 'COMMIT' | 'ROLLBACK'): void {
+    this.depth = 0;
+    this.levels = [];
+    this.releaseFrom = null;
+    this.query(verb);
+  }
+
   execute(name: string, values: unknown[], arrays: boolean): unknown[] {
+    this.flushSavepoints();
     this.client.arrayMode = arrays;
     const rows = this.client.executeSync(name, values);
     const n = Number.parseInt(this.client.pq.cmdTuples(), 10);
@@ -319,26 +350,32 @@ export class PgDb implements Db {
         this.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
         this.depth++;
       } else {
-        this.depth = 0;
-        this.query(verb === 'ROLLBACK' ? 'ROLLBACK' : 'COMMIT');
+        this.endTransaction(verb === 'ROLLBACK' ? 'ROLLBACK' : 'COMMIT');
       }
       return this;
     }
+    this.flushSavepoints();
     this.query(translateDdl(sql));
     return this;
   }
 
   /** Runs a script already written for PostgreSQL. */
   execNative(sql: string, values?: unknown[]): Record<string, unknown>[] {
+    this.flushSavepoints();
     return this.query(sql, values);
   }
 
   transaction<F extends (...params: any[]) => unknown>(fn: F): Transaction<F> {
     const run = (...args: unknown[]): ReturnType<F> => {
       const top = this.depth === 0;
-      const sp = `evt_sp${this.depth}`;
-      if (top) this.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
-      else this.query(`SAVEPOINT ${sp}`);
+      // A nested level's SAVEPOINT waits for its first statement (flushSavepoints), its RELEASE for the next
+      // SAVEPOINT or the COMMIT, so a batch item costs one round trip for both instead of two.
+      const level = this.depth;
+      if (top) {
+        this.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+        this.levels = [];
+        this.releaseFrom = null;
+      } else this.levels[level - 1] = 'pending';
       this.depth++;
       let result: ReturnType<F>;
       try {
@@ -346,14 +383,20 @@ export class PgDb implements Db {
       } catch (e) {
         this.depth--;
         try {
-          this.query(top ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${sp}; RELEASE SAVEPOINT ${sp}`);
+          if (top) this.endTransaction('ROLLBACK');
+          else if (this.levels.pop() === 'open') {
+            // Rolling back to this level's savepoint ends the deeper ones, released or not.
+            this.releaseFrom = null;
+            this.query(`ROLLBACK TO SAVEPOINT evt_sp${level}; RELEASE SAVEPOINT evt_sp${level}`);
+          }
         } catch {
           // The connection is gone: the original error says more.
         }
         throw e;
       }
       this.depth--;
-      this.query(top ? 'COMMIT' : `RELEASE SAVEPOINT ${sp}`);
+      if (top) this.endTransaction('COMMIT');
+      else if (this.levels.pop() === 'open') this.releaseFrom = Math.min(this.releaseFrom ?? level, level);
       return result;
     };
     return Object.assign(run, { default: run, deferred: run, immediate: run, exclusive: run }) as Transaction<F>;

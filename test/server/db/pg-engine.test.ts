@@ -114,6 +114,63 @@ describe('PgDb', () => {
     assert.equal(db.inTransaction, false);
   });
 
+  test('nested levels as a batch runs them: each undoes only its own writes, at one round trip per level', () => {
+    const client = (db as unknown as { client: { querySync: (...a: unknown[]) => unknown } }).client;
+    const orig = client.querySync;
+    const sent: string[] = [];
+    client.querySync = (...a: unknown[]) => (sent.push(String(a[0]).trim()), orig.apply(client, a));
+    const logins = () => (db.prepare("SELECT login FROM users WHERE login LIKE 'nest-%' ORDER BY login").pluck().all() as string[]).join(',');
+    try {
+      inTransaction(db, () => {
+        inTransaction(db, () => user('nest-a'));
+        assert.throws(() =>
+          inTransaction(db, () => {
+            user('nest-b');
+            throw new Error('item b fails after its write');
+          }),
+        );
+        inTransaction(db, () => {
+          user('nest-c');
+          // A level inside a level, then a failing one beside it after the first was released.
+          inTransaction(db, () => user('nest-c1'));
+          assert.throws(() =>
+            inTransaction(db, () => {
+              user('nest-c2');
+              throw new Error('c2');
+            }),
+          );
+        });
+        // A level that fails before any statement has nothing to undo.
+        assert.throws(() =>
+          inTransaction(db, () => {
+            throw new Error('refused before reading');
+          }),
+        );
+        inTransaction(db, () => user('nest-d'));
+        assert.equal(logins(), 'nest-a,nest-c,nest-c1,nest-d');
+      });
+    } finally {
+      client.querySync = orig;
+    }
+    assert.equal(logins(), 'nest-a,nest-c,nest-c1,nest-d');
+    // BEGIN, then per level that ran statements one SAVEPOINT (with the RELEASE of the one before), one
+    // ROLLBACK TO per failed level, COMMIT: no separate RELEASE round trips, none for the level that ran nothing.
+    const control = sent.filter((t) => /SAVEPOINT|BEGIN|COMMIT|ROLLBACK/.test(t) && !/evt_prepare/.test(t));
+    assert.deepEqual(control, [
+      `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`,
+      'SAVEPOINT evt_sp1;',
+      'RELEASE SAVEPOINT evt_sp1; SAVEPOINT evt_sp1;',
+      'ROLLBACK TO SAVEPOINT evt_sp1; RELEASE SAVEPOINT evt_sp1',
+      'SAVEPOINT evt_sp1;',
+      'SAVEPOINT evt_sp2;',
+      'RELEASE SAVEPOINT evt_sp2; SAVEPOINT evt_sp2;',
+      'ROLLBACK TO SAVEPOINT evt_sp2; RELEASE SAVEPOINT evt_sp2',
+      'RELEASE SAVEPOINT evt_sp1; SAVEPOINT evt_sp1;',
+      'COMMIT',
+    ]);
+    assert.equal(db.inTransaction, false);
+  });
+
   test('json_each: ID lists compare as integers, text lists as text, key keeps the list order', () => {
     const ids = [user('je-1').lastInsertRowid, user('je-2').lastInsertRowid, user('je-3').lastInsertRowid].map(Number);
     const pick = [ids[2], ids[0]];
