@@ -110,3 +110,59 @@ export function runBench(main: () => Promise<void>): void {
     process.exit(1);
   });
 }
+
+/** The PostgreSQL side of a bench: a database holding a copy of the bench's SQLite site. */
+export interface PgSide {
+  url: string;
+  /** Where the cluster came from: EVT_DB, EVT_TEST_PG_URL or a private cluster. */
+  origin: string;
+  /** PostgreSQL backends serving the database (their CPU is the database's share of the work). */
+  backends: () => number[];
+  close: () => void;
+}
+
+/**
+ * The PostgreSQL side beside SQLite: a fresh database on the cluster `EVT_DB=postgres://…` names (else
+ * EVT_TEST_PG_URL, else a private cluster, initdb'd for this run and removed after), filled by the same copy
+ * `cli migrate-to-postgres` makes of the SQLite file just seeded, so both engines serve the same rows.
+ * BENCH_ENGINES=sqlite skips it; null too (with the reason printed) when PostgreSQL is not installed.
+ */
+export async function pgSide(sqliteFile: string, prefix: string, say: (line: string) => void): Promise<PgSide | null> {
+  if (process.env.BENCH_ENGINES === 'sqlite') return null;
+  const { createDatabase, pgCluster, pgUnavailable } = await import('../reliability/pg-site.ts');
+  const { migrateToPostgres } = await import('../../server/db/copy-to-postgres.ts');
+  const given = /^postgres(?:ql)?:\/\//.test(process.env.EVT_DB ?? '') ? (process.env.EVT_DB as string) : null;
+  if (!given) {
+    const missing = pgUnavailable();
+    if (missing) {
+      say(`PostgreSQL side skipped: ${missing}`);
+      return null;
+    }
+  }
+  const cluster = given ? { url: given, origin: 'EVT_DB', stop: () => {} } : await pgCluster();
+  const db = createDatabase(cluster.url, prefix);
+  try {
+    const t0 = performance.now();
+    const report = migrateToPostgres(sqliteFile, db.url, () => {});
+    if (!report.committed) throw new Error('the copy to PostgreSQL did not verify');
+    say(`copied the site to PostgreSQL (${cluster.origin}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  } catch (e) {
+    db.drop();
+    cluster.stop();
+    throw e;
+  }
+  return {
+    url: db.url,
+    origin: cluster.origin,
+    backends: db.backends,
+    close: () => {
+      db.drop();
+      cluster.stop();
+    },
+  };
+}
+
+/** CPU seconds the processes `pids` have used so far (0 for one that is gone). */
+export function cpuOf(pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + (Number.isNaN(cpuSeconds(pid)) ? 0 : cpuSeconds(pid)), 0);
+}

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { openDatabase } from '../../server/db/connection.ts';
 import { createApiKey } from '../../server/auth/credentials.ts';
 import { insertAttendees, insertEvent, insertTicket } from '../helpers/tickets-fixture.ts';
-import { startTarget, runBench, stopTargets } from './bench-util.ts';
+import { cpuOf, pgSide, runBench, startTarget } from './bench-util.ts';
 
 /**
  * npm run bench:checkin: seeds 100,000 attendees of one event, starts the server in its own process and
@@ -17,6 +17,9 @@ import { startTarget, runBench, stopTargets } from './bench-util.ts';
  * the event's attendees (per_page 100, as the kiosk does it). Targets: batch >= 5,000 check-ins/s, batch >= 5x
  * single per check-in, full download < 15 s. Batches and single requests alternate over BENCH_ROUNDS rounds, so
  * the ratio compares the two under the same machine conditions.
+ *
+ * The same measures then run on PostgreSQL, on a copy of the same site (bench-util `pgSide`: the cluster
+ * `EVT_DB=postgres://…` names, else a private one; BENCH_ENGINES=sqlite skips it), and both print side by side.
  */
 const ATTENDEES = Number(process.env.BENCH_ATTENDEES ?? 100_000);
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 2_400);
@@ -49,13 +52,41 @@ function seed(): Seeded {
 
 const scanBody = (nonce: string, device: string) => ({ check_in: true, check_in_date: new Date().toISOString(), device_id: device, nonce });
 
-function accepted(device: string): number {
-  const db = new Database(dbFile, { readonly: true });
-  try {
-    return (db.prepare("SELECT COUNT(*) AS n FROM checkins WHERE result = 'accepted' AND device_id = ?").get(device) as { n: number }).n;
-  } finally {
-    db.close();
+const ACCEPTED = "SELECT COUNT(*) AS n FROM checkins WHERE result = 'accepted' AND device_id = ?";
+
+/** Counts the check-ins `device` got accepted, on the engine `spec` names (a file, or a postgres:// URL). */
+function acceptedOn(spec: string): { accepted: (device: string) => number; close: () => void } {
+  if (!/^postgres(?:ql)?:\/\//.test(spec)) {
+    return {
+      accepted: (device) => {
+        const db = new Database(spec, { readonly: true });
+        try {
+          return (db.prepare(ACCEPTED).get(device) as { n: number }).n;
+        } finally {
+          db.close();
+        }
+      },
+      close: () => {},
+    };
   }
+  const db = openDatabase(spec);
+  return { accepted: (device) => (db.prepare(ACCEPTED).get(device) as { n: number }).n, close: () => db.close() };
+}
+
+/** What one engine measured, for the side-by-side table. */
+interface EngineFigures {
+  engine: string;
+  batchRate: number;
+  singleRate: number;
+  ratio: number;
+  batchCpuUs: number | null;
+  singleCpuUs: number | null;
+  /** PostgreSQL backends' CPU per check-in (PostgreSQL only). */
+  batchDbUs: number | null;
+  qrRps: number;
+  qrCpuUs: number | null;
+  downloadSecs: number;
+  pages: number;
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); null elsewhere. */
@@ -88,12 +119,56 @@ function span() {
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
 async function main(): Promise<void> {
   const s = seed();
-  const app = await startTarget(path.join(import.meta.dirname, 'server-target.ts'), { EVT_DB: dbFile });
+  // The copy is made before any check-in, so both engines start from the same rows.
+  const pg = await pgSide(dbFile, 'bench_checkin', say);
+  try {
+    say('');
+    say('== SQLite ==');
+    const lite = await measure('SQLite', dbFile, s, null, true);
+    if (!pg) return;
+    say('');
+    say(`== PostgreSQL (${pg.origin}; the same site copied) ==`);
+    const post = await measure('PostgreSQL', pg.url, s, pg.backends, false);
+    say('');
+    say(sideBySide(lite, post));
+  } finally {
+    pg?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function sideBySide(a: EngineFigures, b: EngineFigures): string {
+  const rows: [string, (f: EngineFigures) => number | null, number][] = [
+    ['(1) batch check-ins/s', (f) => f.batchRate, 0],
+    ['(1) server CPU us per batch check-in', (f) => f.batchCpuUs, 0],
+    ['(1) PostgreSQL CPU us per batch check-in', (f) => f.batchDbUs, 0],
+    ['(2) single check-ins/s', (f) => f.singleRate, 0],
+    ['(2) server CPU us per single check-in', (f) => f.singleCpuUs, 0],
+    ['batch / single (median of rounds)', (f) => f.ratio, 2],
+    ['(3) GET /qr check-ins/s', (f) => f.qrRps, 0],
+    ['(3) server CPU us per /qr check-in', (f) => f.qrCpuUs, 0],
+    ['(4) full download s', (f) => f.downloadSecs, 2],
+  ];
+  const cell = (v: number | null, d: number) => (v === null || Number.isNaN(v) ? '-' : fmt(v, d)).padStart(12);
+  const lines = [`${'side by side'.padEnd(42)} ${a.engine.padStart(12)} ${b.engine.padStart(12)} ${'PG / SQLite'.padStart(12)}`];
+  for (const [name, get, d] of rows) {
+    const x = get(a);
+    const y = get(b);
+    lines.push(`${name.padEnd(42)} ${cell(x, d)} ${cell(y, d)} ${cell(x && y !== null ? y / x : null, 2)}`);
+  }
+  return lines.join('\n');
+}
+
+async function measure(engine: string, spec: string, s: Seeded, dbBackends: (() => number[]) | null, targets: boolean): Promise<EngineFigures> {
+  const app = await startTarget(path.join(import.meta.dirname, 'server-target.ts'), { EVT_DB: spec });
   const url = `http://127.0.0.1:${app.port}`;
   const auth = { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' };
-  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const counter = acceptedOn(spec);
+  const accepted = counter.accepted;
   let next = 0;
   const take = () => s.ids[next++];
   // Other work on the machine slows every figure down; the server's own CPU time per operation says what
@@ -134,6 +209,14 @@ async function main(): Promise<void> {
       await fetch(`${url}/wp-json/batch/v1`, { method: 'POST', headers: auth, body: JSON.stringify({ requests }) });
     }
     cpuSince();
+    let dbMark = dbBackends ? cpuOf(dbBackends()) : 0;
+    const dbSince = () => {
+      if (!dbBackends) return null;
+      const now = cpuOf(dbBackends());
+      const used = now - dbMark;
+      dbMark = now;
+      return used;
+    };
 
     // (1) and (2) alternate in ROUNDS rounds, so that both see the machine in the same state: on a shared machine
     // the speed drifts over seconds, and two phases run one after the other compare two different machines.
@@ -143,11 +226,12 @@ async function main(): Promise<void> {
       ok: number;
       secs: number;
       cpu: number;
+      db: number;
       p50: number;
       p99: number;
       errors: number;
     }
-    const tally = (): Tally => ({ ok: 0, secs: 0, cpu: 0, p50: 0, p99: 0, errors: 0 });
+    const tally = (): Tally => ({ ok: 0, secs: 0, cpu: 0, db: 0, p50: 0, p99: 0, errors: 0 });
     const batches = tally();
     const singles = tally();
     /** One phase of a round: `amount` requests from `make`, counted by the check-ins accepted from `device`. */
@@ -165,6 +249,7 @@ async function main(): Promise<void> {
       t.ok += ok;
       t.secs += clock.seconds();
       t.cpu += cpuSince() ?? 0;
+      t.db += dbSince() ?? 0;
       t.p50 = Math.max(t.p50, res.latency.p50);
       t.p99 = Math.max(t.p99, res.latency.p99);
       t.errors += res.errors + res.timeouts + res.non2xx;
@@ -198,7 +283,7 @@ async function main(): Promise<void> {
     roundRatios.sort((a, b) => a - b);
     const median = roundRatios[Math.floor(roundRatios.length / 2)];
     say(
-      `(1) batches of 25 PATCH check-ins, ${CONNECTIONS} connections: ${fmt(batchOk)} accepted in ${fmt(batches.secs, 2)} s = ${fmt(batchRate)} check-ins/s (per batch p50 up to ${fmt(batches.p50, 1)} ms, p99 up to ${fmt(batches.p99, 1)} ms; errors ${batches.errors})${perCpu(batchOk, batchCpu)}`,
+      `(1) batches of 25 PATCH check-ins, ${CONNECTIONS} connections: ${fmt(batchOk)} accepted in ${fmt(batches.secs, 2)} s = ${fmt(batchRate)} check-ins/s (per batch p50 up to ${fmt(batches.p50, 1)} ms, p99 up to ${fmt(batches.p99, 1)} ms; errors ${batches.errors})${perCpu(batchOk, batchCpu)}${dbBackends ? `; PostgreSQL CPU ${fmt((batches.db * 1e6) / batchOk)} µs each` : ''}`,
     );
     say(
       `(2) single PATCH check-ins, ${CONNECTIONS} connections:     ${fmt(singleOk)} accepted in ${fmt(singles.secs, 2)} s = ${fmt(singleRate)} check-ins/s (p50 up to ${fmt(singles.p50, 1)} ms, p99 up to ${fmt(singles.p99, 1)} ms; errors ${singles.errors})${perCpu(singleOk, singleCpu)}`,
@@ -291,6 +376,23 @@ async function main(): Promise<void> {
     );
 
     const ratio = batchRate / singleRate;
+    const figures: EngineFigures = {
+      engine,
+      batchRate,
+      singleRate,
+      ratio: median,
+      batchCpuUs: batchCpu ? (batchCpu * 1e6) / batchOk : null,
+      singleCpuUs: singleCpu ? (singleCpu * 1e6) / singleOk : null,
+      batchDbUs: dbBackends ? (batches.db * 1e6) / batchOk : null,
+      qrRps: qr.requests.average,
+      qrCpuUs: qrCpu ? (qrCpu * 1e6) / Math.max(qrOk, 1) : null,
+      downloadSecs,
+      pages,
+    };
+    if (!targets) {
+      say(`load average at end ${os.loadavg()[0].toFixed(1)}`);
+      return figures;
+    }
     say('');
     say(`target batch >= 5,000 check-ins/s      : ${fmt(batchRate)} (${fmt(batchRate / 5000, 2)}x target) ${batchRate >= 5000 ? 'MET' : 'MISSED'}`);
     say(
@@ -300,8 +402,10 @@ async function main(): Promise<void> {
       `target full download < 15 s            : ${fmt(downloadSecs, 2)} s ${got < 100_000 ? `(only ${fmt(got)} attendees seeded)` : downloadSecs < 15 ? 'MET' : 'MISSED'}`,
     );
     say(`load average at end ${os.loadavg()[0].toFixed(1)} (figures are wall-clock; other processes on the machine slow them)`);
+    return figures;
   } finally {
-    stopTargets(dir, app);
+    counter.close();
+    app.proc.kill();
   }
 }
 
