@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { formatInZone } from '../../shared/dates.ts';
-import { load, loadOn, startTarget, table, type Figures, runBench, stopTargets } from './bench-util.ts';
+import { load, loadOn, pgSide, startTarget, table, type Figures, runBench, stopTargets } from './bench-util.ts';
 import { seedEvents } from './seed-events.ts';
 
 /**
@@ -12,6 +12,10 @@ import { seedEvents } from './seed-events.ts';
  * response cache off (every request queries and presents): (a) >= 0.40, (b) >= 0.10. Beside (c), a second
  * baseline (d): a bare Express route sending a pre-serialised body as large as the archive page (the page's own
  * bytes), so the archive's ratio to (d) measures our code rather than the 4,000 times larger body.
+ *
+ * Then (a), (b) and both with the cache off again on PostgreSQL, on a copy of the same site (bench-util `pgSide`:
+ * the cluster `EVT_DB=postgres://…` names, else a private one; BENCH_ENGINES=sqlite skips it), their ratios to
+ * the same (c), side by side with SQLite's.
  */
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
@@ -22,6 +26,8 @@ const dbFile = path.join(dir, 'bench.sqlite');
 
 async function main(): Promise<void> {
   const { eventIds } = seedEvents(dbFile, EVENTS);
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const pg = await pgSide(dbFile, 'bench_server', say);
   const app = await startTarget(path.join(import.meta.dirname, 'server-target.ts'), { EVT_DB: dbFile });
   const uncached = await startTarget(path.join(import.meta.dirname, 'server-target.ts'), { EVT_DB: dbFile, EVT_CACHE: 'off' });
   const sample = Array.from({ length: 200 }, (_, i) => eventIds[(i * 7919) % eventIds.length]);
@@ -83,8 +89,48 @@ async function main(): Promise<void> {
     process.stdout.write(
       `archive against (d), the same bytes from a bare route: cached ${(b.rps / d.rps).toFixed(2)}, cache off ${(b0.rps / d.rps).toFixed(2)} (no target of the issue)\n`,
     );
+    if (pg) {
+      const pgApp = await startTarget(path.join(import.meta.dirname, 'server-target.ts'), { EVT_DB: pg.url });
+      const pgUncached = await startTarget(path.join(import.meta.dirname, 'server-target.ts'), { EVT_DB: pg.url, EVT_CACHE: 'off' });
+      try {
+        const single = (port: number) => ({
+          url: `http://127.0.0.1:${port}`,
+          paths: sample.map((id) => `/wp-json/evt/events/v1/events/${id}`),
+          ...opts,
+        });
+        await load('warm-up', { ...single(pgApp.port), duration: 2 });
+        await load('warm-up', { ...single(pgUncached.port), duration: 2 });
+        const c2: Figures = await loadOn(bare.proc.pid!, '(c) bare Express res.json', { url: `http://127.0.0.1:${bare.port}/bare`, ...opts });
+        const pa = await loadOn(pgApp.proc.pid!, '(a) single event read, PostgreSQL', single(pgApp.port));
+        const pb = await loadOn(pgApp.proc.pid!, '(b) archive, PostgreSQL', { url: `http://127.0.0.1:${pgApp.port}`, paths: [archive], ...opts });
+        const pa0 = await loadOn(pgUncached.proc.pid!, '(a) single event read, cache off, PostgreSQL', single(pgUncached.port));
+        const pb0 = await loadOn(pgUncached.proc.pid!, '(b) archive, cache off, PostgreSQL', {
+          url: `http://127.0.0.1:${pgUncached.port}`,
+          paths: [archive],
+          ...opts,
+        });
+        say(`\nPostgreSQL (${pg.origin}; the same site copied), ratios to a (c) measured again beside them`);
+        say(table([c2, pa, pb, pa0, pb0], c2));
+        say('');
+        const rows: [string, Figures, Figures][] = [
+          ['(a) single event read', a, pa],
+          ['(b) archive, 50 per page', b, pb],
+          ['(a) single event read, cache off', a0, pa0],
+          ['(b) archive, cache off', b0, pb0],
+        ];
+        say(`${'side by side: ratio to bare (c) / server CPU us per request'.padEnd(62)} ${'SQLite'.padStart(16)} ${'PostgreSQL'.padStart(16)}`);
+        for (const [name, x, y] of rows) {
+          const cell = (f: Figures, base: Figures) => `${(f.rps / base.rps).toFixed(2)} / ${(f.cpuUs ?? Number.NaN).toFixed(0)}`.padStart(16);
+          say(`${name.padEnd(62)} ${cell(x, c)} ${cell(y, c2)}`);
+        }
+      } finally {
+        pgApp.proc.kill();
+        pgUncached.proc.kill();
+      }
+    }
   } finally {
     stopTargets(dir, bare, app, uncached);
+    pg?.close();
   }
 }
 
