@@ -409,7 +409,7 @@ async function measure(engine: string, spec: string, s: Seeded, dbBackends: (() 
     return figures;
   } finally {
     counter.close();
-    app.proc.kill();
+    await new Promise((done) => (app.proc.once('exit', done), app.proc.kill()));
   }
 }
 

@@ -124,8 +124,8 @@ async function main(): Promise<void> {
           say(`${name.padEnd(62)} ${cell(x, c)} ${cell(y, c2)}`);
         }
       } finally {
-        pgApp.proc.kill();
-        pgUncached.proc.kill();
+        // Gone before their database is dropped (a forced drop would end their connections under them).
+        await Promise.all([pgApp, pgUncached].map((t) => new Promise((done) => (t.proc.once('exit', done), t.proc.kill()))));
       }
     }
   } finally {
