@@ -434,6 +434,9 @@ function copyAll(src: Database.Database, pg: PgDb, tables: TableInfo[], out: (li
     const committed = checks.every((c) => c.ok);
     pg.exec(committed ? 'COMMIT' : 'ROLLBACK');
     done = true;
+    // Fresh tables have no statistics until autovacuum's first pass (about a minute); until then PostgreSQL plans
+    // every query as if the tables were empty (sequential scans over 100,000 attendees). Gather them now.
+    if (committed) pg.exec('ANALYZE');
     for (const s of skipped) out(`Skipped ${s.table} (${s.rows} rows): ${s.reason}.`);
     return { checks, skipped, committed };
   } finally {

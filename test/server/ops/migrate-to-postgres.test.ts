@@ -256,6 +256,21 @@ describe('cli migrate-to-postgres', () => {
     for (const l of rows) assert.match(l, /^(\w+)\s+(\d+)\s+\2\s+\S+\s+ok$/, l);
     assert.match(out.find((l) => l.startsWith('posts ')) ?? '', new RegExp(`^posts\\s+\\d+\\s+\\d+\\s+${lastPostId + 1}\\s+ok$`));
     assert.ok(out.some((l) => /^Skipped evt_change_log \(\d+ rows\): /.test(l)));
+    // Statistics gathered at the end: reltuples is -1 for a table never analysed (autovacuum's first pass comes a
+    // minute later), and PostgreSQL would plan every query as if the tables were empty.
+    const stats = query(
+      url,
+      "SELECT relname, reltuples FROM pg_class WHERE relkind = 'r' AND relnamespace = current_schema()::regnamespace AND relname IN ('posts', 'users', 'attendees', 'tickets') ORDER BY relname",
+    );
+    assert.deepEqual(
+      stats.map((r) => [r.relname, Number(r.reltuples) > 0]),
+      [
+        ['attendees', true],
+        ['posts', true],
+        ['tickets', true],
+        ['users', true],
+      ],
+    );
     assert.match(out.at(-1) as string, new RegExp(`EVT_DATA_DIR=${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
 
     const b = await serve(url, dataDir);
