@@ -40,6 +40,8 @@ interface Feed {
   listeners: ((tags: readonly string[]) => void)[];
   lastRead: number;
   nextPrune: number;
+  /** While a group of writes shares one transaction (holdChanges): what they changed, appended as one row. */
+  held: Set<string> | 'all' | null;
 }
 
 const feeds = new WeakMap<Db, Feed>();
@@ -58,6 +60,7 @@ export function openChangeFeed(db: Db, mode: SharedState, now: () => number = Da
     listeners: [],
     lastRead: t,
     nextPrune: t,
+    held: null,
   });
 }
 
@@ -78,7 +81,40 @@ export function onChangedTags(db: Db, fn: (tags: readonly string[]) => void): vo
 export function recordChange(db: Db, changed: Changed): void {
   const f = feeds.get(db);
   if (f?.mode !== 'database' || (changed !== 'all' && !changed.length)) return;
+  if (f.held) {
+    if (changed === 'all') f.held = 'all';
+    else if (f.held !== 'all') for (const t of changed) f.held.add(t);
+    return;
+  }
   appendChange(db, changed === 'all' ? 'all' : JSON.stringify(changed), f.origin, f.now());
+}
+
+/**
+ * Starts collecting the changes recorded on `db` instead of appending a row for each (database mode): for a
+ * group of writes in ONE open transaction (a batch's synchronous items, each under its own savepoint), which
+ * `releaseChanges` ends with one row, the union of their tags, before the transaction commits. A write that
+ * rolls back to its savepoint before recording adds nothing; one that recorded and then rolled back leaves
+ * its tags in the union (an extra invalidation, never a missing one).
+ */
+export function holdChanges(db: Db): void {
+  const f = feeds.get(db);
+  if (f?.mode === 'database' && db.inTransaction) f.held = new Set();
+}
+
+/** Appends the one row of what was collected since `holdChanges` (inside the transaction, before its COMMIT). */
+export function releaseChanges(db: Db): void {
+  const f = feeds.get(db);
+  const held = f?.held;
+  if (!f || !held) return;
+  f.held = null;
+  if (held !== 'all' && !held.size) return;
+  appendChange(db, held === 'all' ? 'all' : JSON.stringify([...held]), f.origin, f.now());
+}
+
+/** Forgets what was collected (the transaction rolled back: nothing it recorded committed). */
+export function dropHeldChanges(db: Db): void {
+  const f = feeds.get(db);
+  if (f) f.held = null;
 }
 
 /** Records an undescribed change whatever the mode (the CLI, which has no feed, after its writes). */

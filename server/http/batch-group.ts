@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection.ts';
 import { beginImmediate, commit as commitTransaction, rollback } from '../db/in-transaction.ts';
+import { dropHeldChanges, holdChanges, releaseChanges } from '../db/change-feed.ts';
 import { execute, executeSync, type Prepared } from './dispatch.ts';
 import { HttpError } from '../kernel/errors.ts';
 import { errorResult, type Result } from '../kernel/result.ts';
@@ -16,13 +17,17 @@ import { errorResult, type Result } from '../kernel/result.ts';
  * the client, having had no answer, sends it again (check-ins carry nonces, so a replay is safe).
  *
  * Synchronous items run back to back with nothing in between, so no other request's statements can enter
- * the open transaction. An asynchronous handler (one that awaits real I/O) ends the group first and runs on its own.
+ * the open transaction. With shared state in the database the group appends ONE change-log row, the union of
+ * what its committed items changed, just before its COMMIT (server/db/change-feed.ts `holdChanges`), instead
+ * of a row (a round trip on PostgreSQL) per item. An asynchronous handler (one that awaits real I/O) ends the group first and runs on its own.
  */
 export async function runGrouped(db: Db, items: readonly (Prepared | HttpError)[]): Promise<Result[]> {
   const results: Result[] = [];
   let open = false;
   const commit = () => {
     if (!open) return;
+    // The group's one change-log row (what its committed items changed), in the transaction it describes.
+    releaseChanges(db);
     open = false;
     commitTransaction(db);
   };
@@ -36,6 +41,7 @@ export async function runGrouped(db: Db, items: readonly (Prepared | HttpError)[
       else if (!open && !db.inTransaction) {
         beginImmediate(db);
         open = true;
+        holdChanges(db);
       }
       results.push(p.endpoint.async ? await execute(p) : executeSync(p));
       // SQLite rolls a whole transaction back on some errors (disk full, I/O): then earlier items are lost too.
@@ -45,6 +51,9 @@ export async function runGrouped(db: Db, items: readonly (Prepared | HttpError)[
   } catch (e) {
     if (open && db.inTransaction) rollback(db);
     throw e;
+  } finally {
+    // Nothing held may outlive the group: a later write would record into a set no one appends.
+    dropHeldChanges(db);
   }
   return results;
 }

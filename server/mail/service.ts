@@ -4,6 +4,7 @@ import path from 'node:path';
 import type Mail from 'nodemailer/lib/mailer';
 import type { AppState } from '../kernel/context.ts';
 import { nowUtc } from '../db/clock.ts';
+import { recordChange } from '../db/change-feed.ts';
 import { HttpError } from '../kernel/errors.ts';
 import {
   claimMailLog,
@@ -233,10 +234,11 @@ export async function resendMail(state: AppState, id: number, to?: string[]): Pr
   const db = state.db;
   const row = getMailLog(db, id);
   if (!row) return null;
-  let target = id;
-  if (to?.length) {
-    const recipients = to.map((a) => normalizeAddress(a, 'sent_to'));
-    target = db.transaction(() => {
+  // The write and its change-log row (other processes' caches) commit together (server/db/change-feed.ts).
+  const target = db.transaction(() => {
+    let target = id;
+    if (to?.length) {
+      const recipients = to.map((a) => normalizeAddress(a, 'sent_to'));
       const copy = insertMailLog(db, {
         from_header: row.from_header,
         to_header: recipients.join(', '),
@@ -253,13 +255,15 @@ export async function resendMail(state: AppState, id: number, to?: string[]): Pr
       });
       for (const a of getAttachments(db, id)) insertAttachment(db, { ...a, log_id: copy });
       countResend(db, id);
-      return copy;
-    })();
-  } else if (row.status !== 'queued') {
-    requeueMailLog(db, id);
-  } else {
-    countResend(db, id);
-  }
+      target = copy;
+    } else if (row.status !== 'queued') {
+      requeueMailLog(db, id);
+    } else {
+      countResend(db, id);
+    }
+    recordChange(db, ['mail']);
+    return target;
+  })();
   const result = await schedule(state, target);
   return { row: getMailLog(db, target) ?? row, result };
 }

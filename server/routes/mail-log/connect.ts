@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { touch } from '../../http/cache-tags.ts';
+import { inTransaction } from '../../db/in-transaction.ts';
 import { z } from 'zod';
 import QRCode from 'qrcode';
 import { implement, type Endpoint } from '../../http/registry.ts';
@@ -100,8 +101,11 @@ const pairingKey = implement(
   async (_i, ctx) => {
     const key = crypto.randomBytes(24).toString('base64url');
     const expires = nowUtc(new Date(Date.now() + PAIRING_SECONDS * 1000));
-    setPairing(ctx.db, hashToken(key), expires, callerUserId(ctx));
-    touch(ctx.app, ['mail']);
+    // A GET that writes: the pairing and its change-log row (other processes) commit together.
+    inTransaction(ctx.db, () => {
+      setPairing(ctx.db, hashToken(key), expires, callerUserId(ctx));
+      touch(ctx.app, ['mail']);
+    });
     const connectUrl = `${ctx.urls.site('/')}?${new URLSearchParams({ authkey: key, site_title: ctx.app.config.siteName })}`;
     const qr = await QRCode.toDataURL(connectUrl, { errorCorrectionLevel: 'M', margin: 4, width: 300 });
     return jsonSuccess({ auth_key: key, expires: isoOf(expires), connect_url: connectUrl, qr_code: qr, connected: connectedApps(ctx) });

@@ -3,6 +3,7 @@ import { touch } from '../../http/cache-tags.ts';
 import { hooks } from '../../kernel/hooks.ts';
 import { setDbClock } from '../../db/connection.ts';
 import { nowUtc } from '../../db/clock.ts';
+import { inTransaction } from '../../db/in-transaction.ts';
 import { expireHolds } from '../../db/repos/orders.ts';
 import { CART_LIFETIME_SECONDS, dropStaleCarts } from '../../db/repos/carts.ts';
 import { nowMs } from './clock.ts';
@@ -26,11 +27,16 @@ export function sweepHolds(state: AppState): SweepOutcome | null {
   // An async handler may hold a transaction across an await: a sweep now would become part of it.
   if (!db.open || db.inTransaction) return null;
   const now = nowMs({ app: state });
-  const cancelled = expireHolds(db, nowUtc(new Date(now)));
-  const carts = dropStaleCarts(db, nowUtc(new Date(now - CART_LIFETIME_SECONDS * 1000)));
-  // Cancelled holds give their places back (availability moves); dropped carts show in no cached answer.
-  if (cancelled.length) touch(state, ['tickets']);
-  if (carts) touch(state, ['carts']);
+  // One transaction: the change-log row other processes read (touch) commits with the writes it describes, so
+  // a crash between them cannot leave those processes answering from stale caches.
+  const { cancelled, carts } = inTransaction(db, () => {
+    const cancelled = expireHolds(db, nowUtc(new Date(now)));
+    const carts = dropStaleCarts(db, nowUtc(new Date(now - CART_LIFETIME_SECONDS * 1000)));
+    // Cancelled holds give their places back (availability moves); dropped carts show in no cached answer.
+    const tags = [...(cancelled.length ? ['tickets'] : []), ...(carts ? ['carts'] : [])];
+    if (tags.length) touch(state, tags);
+    return { cancelled, carts };
+  });
   if (cancelled.length) state.log({ level: 'info', msg: 'unpaid orders cancelled: their hold ran out', order_ids: cancelled });
   return { cancelled, carts };
 }
