@@ -126,6 +126,11 @@ export function rowReader<T>(db: Db, sql: string): RowReader<T> {
 /** The clock SQL's `evt_now_utc()` reads, per connection (the app's: tests move it); `Date.now` by default. */
 const clocks = new WeakMap<Db, () => number>();
 
+/** Now in ms on `db`'s clock (the app's once `setDbClock` ran). */
+export function dbNow(db: Db): number {
+  return (clocks.get(db) ?? Date.now)();
+}
+
 export function setDbClock(db: Db, clock: () => number): void {
   clocks.set(db, clock);
   if (engineOf(db) === 'postgres') (db as PgDb).clock = clock;

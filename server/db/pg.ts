@@ -20,6 +20,7 @@ export const WRITE_LOCK = 0x0d00_5e7;
 
 interface PqLike {
   cmdTuples(): string;
+  cmdStatus(): string;
   nfields(): number;
   fname(i: number): string;
 }
@@ -312,7 +313,8 @@ export class PgDb implements Db {
     const rows = this.client.executeSync(name, values);
     const n = Number.parseInt(this.client.pq.cmdTuples(), 10);
     this.changes = Number.isNaN(n) ? 0 : n;
-    this.totalChanges += this.changes;
+    // cmdTuples is also a SELECT's row count; total_changes() counts rows written only, as SQLite's does.
+    if (this.changes && /^(?:INSERT|UPDATE|DELETE|MERGE)\b/.test(this.client.pq.cmdStatus())) this.totalChanges += this.changes;
     return rows;
   }
 

@@ -1,6 +1,6 @@
 import type { Db } from '../connection.ts';
-import { likeContains as like, stmt } from '../connection.ts';
-import { changeStamp } from '../change-feed.ts';
+import { dbNow, likeContains as like, stmt } from '../connection.ts';
+import { changeStamp, sharedStateOf } from '../change-feed.ts';
 import { EFFECTIVE_ORDER_STATUS } from './attendees.ts';
 
 /** What an attendee list asks for, already resolved against the caller's rights. */
@@ -161,6 +161,9 @@ function build(q: AttendeeQuery): { from: string; where: string; params: unknown
 
 // Totals of recent queries, and where each served page ended, keyed by the query and by the connection's
 // change counter plus SQLite's data version: any write (this connection or another) makes every entry miss.
+// With shared state in the database (PostgreSQL) another process's change is seen through the change log, which a
+// change made outside Doorstep (psql) does not write: the key then also moves every ATTENDEE_MEMO_REVALIDATE_MS
+// (as server/routes/events/present.ts's PRESENT_REVALIDATE_MS), so such a change shows within a minute.
 // On a quiet list, page N+1 of an ID-ordered query then starts after the last ID of page N (keyset) instead
 // of stepping over N pages of index entries, which keeps a 100,000-attendee download linear.
 interface QueryMemo {
@@ -169,11 +172,13 @@ interface QueryMemo {
   boundaries: Map<number, number>;
 }
 const memos = new WeakMap<Db, Map<string, QueryMemo>>();
+export const ATTENDEE_MEMO_REVALIDATE_MS = 60_000;
 
 function memoFor(db: Db, key: string): { memo: QueryMemo | undefined; store: (m: QueryMemo) => void; k: string } {
   const v = stmt(db, 'SELECT total_changes() AS c').get() as { c: number };
   const dv = changeStamp(db, 'any');
-  const k = `${v.c}:${dv}:${key}`;
+  const epoch = sharedStateOf(db) === 'database' ? Math.floor(dbNow(db) / ATTENDEE_MEMO_REVALIDATE_MS) : 0;
+  const k = `${v.c}:${dv}:${epoch}:${key}`;
   let m = memos.get(db);
   if (!m) memos.set(db, (m = new Map()));
   const map = m;

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { openDatabase } from '../../../server/db/connection.ts';
+import { isPostgresSpec } from '../../../server/db/engine.ts';
+import { ATTENDEE_MEMO_REVALIDATE_MS, queryAttendees } from '../../../server/db/repos/attendee-query.ts';
+import { insertAttendees, seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
+
+/**
+ * The attendee list's remembered totals and page positions (server/db/repos/attendee-query.ts) follow every
+ * change: SQLite's data_version sees any commit; on PostgreSQL the change log sees Doorstep's, and a change it
+ * does not record (psql) shows at the latest after ATTENDEE_MEMO_REVALIDATE_MS.
+ */
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ EVT_CACHE: 'off' });
+});
+afterAll(() => s.close());
+
+describe('remembered attendee totals', () => {
+  test('attendees added outside Doorstep (psql on PostgreSQL) show at the latest after ATTENDEE_MEMO_REVALIDATE_MS', async () => {
+    const fx = seedTicketsFixture(s.db, { attendees: 2 });
+    // The repository itself: a request through the API writes rows of its own on PostgreSQL (limits), which
+    // moves the connection's change count and so the key anyway.
+    const q = {
+      eventIds: [fx.eventId],
+      statuses: null,
+      eventStatuses: null,
+      orderStatuses: null,
+      publicOnly: false,
+      orderby: 'id' as const,
+      order: 'ASC' as const,
+      limit: 1,
+      offset: 0,
+    };
+    const total = async () => queryAttendees(s.db, q).total;
+    assert.equal(await total(), 2);
+    assert.equal(await total(), 2);
+    // Raw writes on another connection that append nothing to the change log (as psql would).
+    const other = openDatabase(s.dbSpec);
+    try {
+      insertAttendees(other, fx.ticketId, 3);
+    } finally {
+      other.close();
+    }
+    if (isPostgresSpec(s.dbSpec)) {
+      assert.equal(await total(), 2, 'nothing told the server yet: the remembered total answers');
+      s.app.state.services.clock = () => Date.now() + ATTENDEE_MEMO_REVALIDATE_MS + 1000;
+    }
+    try {
+      assert.equal(await total(), 5);
+    } finally {
+      delete s.app.state.services.clock;
+    }
+  });
+});
