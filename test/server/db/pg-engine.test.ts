@@ -80,6 +80,23 @@ describe('PgDb', () => {
     assert.equal(typeof count('SELECT SUM(id) FROM users'), 'number');
   });
 
+  test('total_changes() counts rows written, not rows read (the attendee list keys its count and keyset paging on it)', () => {
+    user('tc-a');
+    user('tc-b');
+    const total = () => stmt(db, 'SELECT total_changes() AS c').get() as { c: number };
+    const before = total().c;
+    // Reads of several rows, as objects, raw and plucked, leave it where it was (libpq reports their row count).
+    stmt(db, "SELECT id FROM users WHERE login LIKE 'tc-%'").all();
+    stmt(db, "SELECT id, login FROM users WHERE login LIKE 'tc-%'").raw().all();
+    assert.equal(count("SELECT COUNT(*) FROM users WHERE login LIKE 'tc-%'"), 2);
+    assert.equal(total().c, before);
+    // Writes count their rows, a RETURNING one included.
+    stmt(db, "UPDATE users SET display_name = 'tc' WHERE login LIKE 'tc-%'").run();
+    assert.equal(total().c, before + 2);
+    stmt(db, "DELETE FROM users WHERE login = 'tc-b' RETURNING id").all();
+    assert.equal(total().c, before + 3);
+  });
+
   test('INSERT OR IGNORE skips a conflict; INSERT OR REPLACE replaces on the key', () => {
     const ins = 'INSERT OR IGNORE INTO options (name, value) VALUES (?, ?)';
     assert.equal(stmt(db, ins).run('k', 'one').changes, 1);
