@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { PgDb } from '../../server/db/pg.ts';
 import { migrate } from '../../server/db/migrate.ts';
+import { freePort } from './net.ts';
 
 /**
  * PostgreSQL for the tests. `EVT_TEST_PG_URL` (any database on the cluster; the tests make their own) is used
@@ -22,17 +22,6 @@ const PREFIX = 'pgengine_';
 
 export function testDbWanted(): boolean {
   return process.env.EVT_TEST_DB === 'postgres';
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface PrivateCluster {
@@ -164,4 +153,16 @@ export function freshTestDatabase(): { url: string; drop: () => void } {
       dropNow(name);
     },
   };
+}
+
+/**
+ * For tests that talk to PostgreSQL directly: the cluster EVT_TEST_PG_URL names (the run's, CI's or a developer's),
+ * else a private one started for this process and recorded in EVT_TEST_PG_URL. Returns the private cluster, if any,
+ * for the caller to stop.
+ */
+export async function ensureTestCluster(): Promise<PrivateCluster | undefined> {
+  if (process.env.EVT_TEST_PG_URL) return undefined;
+  const cluster = await startPrivateCluster();
+  process.env.EVT_TEST_PG_URL = cluster.url;
+  return cluster;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, test } from 'vitest';
 import { openDatabase } from '../../../server/db/connection.ts';
 import type { PgDb } from '../../../server/db/pg.ts';
-import { freshTestDatabase, startPrivateCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
+import { freshTestDatabase, ensureTestCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
 
@@ -16,10 +16,7 @@ let s: TestServer;
 const texts = new Set<string>();
 
 beforeAll(async () => {
-  if (!process.env.EVT_TEST_PG_URL) {
-    cluster = await startPrivateCluster();
-    process.env.EVT_TEST_PG_URL = cluster.url;
-  }
+  cluster = await ensureTestCluster();
   const prev = process.env.EVT_TEST_DB;
   process.env.EVT_TEST_DB = 'sqlite';
   s = await startTestServer();

@@ -6,7 +6,7 @@ import { describeDb, engineOf } from '../../../server/db/engine.ts';
 import { loadConfig } from '../../../server/config.ts';
 import { PgDb, WRITE_LOCK } from '../../../server/db/pg.ts';
 import { inTransaction } from '../../../server/db/in-transaction.ts';
-import { freshTestDatabase, startPrivateCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
+import { freshTestDatabase, ensureTestCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
 
 // The PostgreSQL engine against a real server: EVT_TEST_PG_URL when set (the dev cluster, CI's), else a private
 // cluster started for this file (initdb + pg_ctl; the PostgreSQL binaries must be installed).
@@ -16,10 +16,7 @@ let drop: () => void;
 let url: string;
 
 beforeAll(async () => {
-  if (!process.env.EVT_TEST_PG_URL) {
-    cluster = await startPrivateCluster();
-    process.env.EVT_TEST_PG_URL = cluster.url;
-  }
+  cluster = await ensureTestCluster();
   const fresh = freshTestDatabase();
   drop = fresh.drop;
   url = fresh.url;

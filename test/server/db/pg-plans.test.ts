@@ -3,7 +3,7 @@ import { afterAll, beforeAll, test } from 'vitest';
 import { openDatabase } from '../../../server/db/connection.ts';
 import { translate } from '../../../server/db/dialect.ts';
 import type { PgDb } from '../../../server/db/pg.ts';
-import { freshTestDatabase, startPrivateCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
+import { freshTestDatabase, ensureTestCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
 import { seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
 
 // Lists of IDs travel as one JSON parameter (`id IN (SELECT value FROM json_each(?))`). PostgreSQL plans a
@@ -18,10 +18,7 @@ let ticketId: number;
 let eventId: number;
 
 beforeAll(async () => {
-  if (!process.env.EVT_TEST_PG_URL) {
-    cluster = await startPrivateCluster();
-    process.env.EVT_TEST_PG_URL = cluster.url;
-  }
+  cluster = await ensureTestCluster();
   const fresh = freshTestDatabase();
   drop = fresh.drop;
   db = openDatabase(fresh.url) as PgDb;
