@@ -60,12 +60,24 @@ function main(): void {
   try {
     lock = acquireServerLock(config.dbFile);
   } catch (e) {
-    if (!(e instanceof LockedError)) throw e;
+    if (!(e instanceof LockedError)) {
+      say(`Cannot open the database ${describeDb(config.dbFile)}: ${(e as Error).message.trim()}`);
+      process.exit(EXIT.failed);
+    }
     say(`Doorstep is not starting: ${e.message}. Stop that server first (a crashed one does not hold it).`);
     process.exit(EXIT.locked);
   }
 
-  const db = openDatabase(config.dbFile);
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(config.dbFile);
+  } catch (e) {
+    // An unreachable or refusing PostgreSQL server, a missing driver, a database in the wrong collation, a SQLite
+    // file that cannot be opened: one line that names the database (never its password) and the reason.
+    lock?.release();
+    say(`Cannot open the database ${describeDb(config.dbFile)}: ${(e as Error).message.trim()}`);
+    process.exit(EXIT.failed);
+  }
   if (config.adminUser && config.adminPassword) {
     const { created } = ensureAdmin(db, config.adminUser, config.adminPassword);
     notice(config, `${created ? 'Created' : 'Updated'} administrator "${config.adminUser}".`);

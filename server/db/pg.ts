@@ -58,6 +58,23 @@ function typesFor(): { getTypeParser: (oid: number) => (v: string) => unknown } 
   return { getTypeParser: (oid) => parsers[oid] ?? (oid === 17 ? bytea : asText) };
 }
 
+/**
+ * pg-native is an optional dependency (its addon builds against libpq, which a SQLite-only machine may lack), so
+ * its absence is said plainly instead of as a module-resolution stack.
+ */
+function loadPgNative(): new (opts: { types: unknown }) => Client {
+  try {
+    return require('pg-native') as new (opts: {
+      types: unknown;
+    }) => Client;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
+    throw new Error(
+      "PostgreSQL support needs the optional package pg-native, which was not installed (its addon builds against libpq): install Debian's libpq-dev (apt-get install -y libpq-dev), then run npm ci again",
+    );
+  }
+}
+
 function toParam(v: unknown): unknown {
   if (v === undefined || v === null) return null;
   if (typeof v === 'number' || typeof v === 'bigint') return String(v);
@@ -204,7 +221,7 @@ export class PgDb implements Db {
 
   constructor(spec: string) {
     this.name = describeDb(spec);
-    ClientCtor ??= require('pg-native') as new (opts: { types: unknown }) => Client;
+    ClientCtor ??= loadPgNative();
     this.client = new ClientCtor({ types: typesFor() });
     this.client.connectSync(spec);
     this.query("SET client_min_messages = warning; SET TIME ZONE 'UTC'");

@@ -190,6 +190,32 @@ describe('npm start (the build, plain node)', () => {
     }
   });
 
+  test('a database it cannot open: one line naming it (never its password) and why, exit 1, no stack trace', async () => {
+    const cases = [
+      // Nothing listens on port 1: PostgreSQL refuses the connection.
+      {
+        db: 'postgresql://doorstep:s3cret-pw@127.0.0.1:1/doorstep',
+        says: /Cannot open the database postgresql:\/\/doorstep:\*\*\*@127\.0\.0\.1:1\/doorstep: .*Connection refused/,
+      },
+      // A SQLite file whose folder cannot be made (a file stands where the folder would be).
+      { db: path.join(dir, 'not-a-folder', 'sub', 'evt.sqlite'), says: /Cannot open the database \S+not-a-folder\/sub\/evt\.sqlite: ENOTDIR/ },
+    ];
+    fs.writeFileSync(path.join(dir, 'not-a-folder'), 'a file');
+    for (const c of cases) {
+      const proc = spawn(process.execPath, ['dist/server/main.js'], {
+        cwd: root,
+        env: { ...process.env, PORT: '0', HOST: '127.0.0.1', EVT_DB: c.db },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+      assert.equal(await new Promise((r) => proc.on('exit', r)), 1, out);
+      assert.match(out, c.says);
+      assert.doesNotMatch(out, /s3cret-pw|\n\s+at |Doorstep is serving/);
+    }
+  });
+
   test('an invalid time zone stops it at start-up with exit code 2 and says which variable', async () => {
     const proc = spawn(process.execPath, ['dist/server/main.js'], {
       cwd: root,
