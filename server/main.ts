@@ -8,7 +8,6 @@ import { acquireServerLock, LockedError, type ServerLock } from './db/server-loc
 import { ensureAdmin } from './auth/credentials.ts';
 import { createApp, type App } from './app.ts';
 import { hardenServer } from './http/harden.ts';
-import { compileTrust } from './http/client-address.ts';
 import { mailIdle } from './mail/service.ts';
 import { createLogger, logFunction, withRequestLog } from './log.ts';
 
@@ -84,7 +83,8 @@ function main(): void {
     log({ level: 'info', msg: `${created ? 'created' : 'updated'} administrator`, login: config.adminUser });
   }
   const app: App = createApp({ config, db, log });
-  const handler = withRequestLog(app.express, logger, compileTrust(config.trustProxy));
+  // The access log names the client as Express's req.ip does: the trust test app.ts compiled, not a second one.
+  const handler = withRequestLog(app.express, logger, app.express.get('trust proxy fn'));
   const server: http.Server = config.tls
     ? (https.createServer({ cert: config.tls.cert, key: config.tls.key }, handler) as unknown as http.Server)
     : http.createServer(handler);
