@@ -46,7 +46,10 @@ CREATE TRIGGER event_term_listing_event_insert AFTER INSERT ON events BEGIN
   SELECT tr.term_id, NEW.start_utc, NEW.post_id, NEW.end_utc, p.status, NEW.hide_from_listings
   FROM term_relationships tr JOIN posts p ON p.id = NEW.post_id WHERE tr.post_id = NEW.post_id;
 END;
-CREATE TRIGGER event_term_listing_event_update AFTER UPDATE OF post_id, start_utc, end_utc, hide_from_listings ON events BEGIN
+-- Only when a copied column changed: an event save writes every column, most often with its dates unchanged.
+CREATE TRIGGER event_term_listing_event_update AFTER UPDATE OF post_id, start_utc, end_utc, hide_from_listings ON events
+WHEN OLD.post_id IS NOT NEW.post_id OR OLD.start_utc IS NOT NEW.start_utc OR OLD.end_utc IS NOT NEW.end_utc
+  OR OLD.hide_from_listings IS NOT NEW.hide_from_listings BEGIN
   DELETE FROM event_term_listing WHERE post_id = OLD.post_id;
   INSERT INTO event_term_listing (term_id, start_utc, post_id, end_utc, status, hide_from_listings)
   SELECT tr.term_id, NEW.start_utc, NEW.post_id, NEW.end_utc, p.status, NEW.hide_from_listings
@@ -56,7 +59,7 @@ CREATE TRIGGER event_term_listing_event_delete AFTER DELETE ON events BEGIN
   DELETE FROM event_term_listing WHERE post_id = OLD.post_id;
 END;
 
-CREATE TRIGGER event_term_listing_status AFTER UPDATE OF status ON posts BEGIN
+CREATE TRIGGER event_term_listing_status AFTER UPDATE OF status ON posts WHEN OLD.status IS NOT NEW.status BEGIN
   UPDATE event_term_listing SET status = NEW.status WHERE post_id = NEW.id;
 END;
 
