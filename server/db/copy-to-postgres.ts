@@ -5,7 +5,7 @@ import path from 'node:path';
 import { openDatabase } from './connection.ts';
 import { describeDb, isPostgresSpec } from './engine.ts';
 import { listMigrations } from './migrate.ts';
-import { PgDb } from './pg.ts';
+import { PgDb, toParam } from './pg.ts';
 import { acquireServerLock, LockedError } from './server-lock.ts';
 
 /**
@@ -91,13 +91,6 @@ function pgValue(v: unknown, kind: PgKind): string | null {
   if (kind === 'r') return `r${Number(v)}`;
   if (kind === 'b') return `b${(v as Buffer).toString('hex')}`;
   return `${kind}${v as string}`;
-}
-
-/** A parameter in libpq's text format (PgDb's query API sends text; PostgreSQL casts it to the column's type). */
-function param(v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  if (Buffer.isBuffer(v)) return `\\x${v.toString('hex')}`;
-  return String(v);
 }
 
 const hashRow = (h: crypto.Hash, values: (string | null)[]) => h.update(`${JSON.stringify(values)}\n`);
@@ -218,7 +211,8 @@ function copyTable(src: Database.Database, pg: PgDb, t: TableInfo): { rows: numb
   for (const r of s.iterate() as IterableIterator<unknown[]>) {
     hashRow(h, r.map(sqliteValue));
     for (const v of r) {
-      const p = param(v);
+      // A SQLite value (bigint, number, text, blob, null) in libpq's text format; PostgreSQL casts it to the column's type.
+      const p = toParam(v) as string | null;
       values.push(p);
       bytes += p?.length ?? 0;
     }

@@ -75,7 +75,8 @@ function loadPgNative(): new (opts: { types: unknown }) => Client {
   }
 }
 
-function toParam(v: unknown): unknown {
+/** A value bound to a statement, in libpq's text format (PostgreSQL casts the text to the parameter's type). */
+export function toParam(v: unknown): unknown {
   if (v === undefined || v === null) return null;
   if (typeof v === 'number' || typeof v === 'bigint') return String(v);
   if (typeof v === 'boolean') return v ? '1' : '0';
