@@ -1,7 +1,7 @@
 import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { childServer, freePort } from './child-server.ts';
-import { fetchCheckins, SimKiosk } from './kiosk-sim.ts';
+import { fetchCheckins, SimKiosk, shuffle, sumStats } from './kiosk-sim.ts';
 import { profile, report } from './profile.ts';
 import { integrityCheck, openForCheck, removeSite, seedSite } from './seed.ts';
 import { acceptedPerAttendee, auditCheckins } from './verify-checkins.ts';
@@ -14,14 +14,6 @@ import { acceptedPerAttendee, auditCheckins } from './verify-checkins.ts';
 
 const P = profile();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function shuffle<T>(a: T[]): T[] {
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [a[i], a[j]] = [a[j]!, a[i]!];
-  }
-  return a;
-}
 
 describe('crash safety (SIGKILL)', { timeout: 30 * 60_000 }, () => {
   test(`the server killed ${P.kills} times during batch uploads`, { timeout: 20 * 60_000 }, async () => {
@@ -81,15 +73,7 @@ describe('crash safety (SIGKILL)', { timeout: 30 * 60_000 }, () => {
       } finally {
         db.close();
       }
-      const stats = kiosks.reduce(
-        (s, k) => ({
-          batches: s.batches + k.stats.batches,
-          neterr: s.neterr + k.stats.networkErrors,
-          bad: s.bad + k.stats.badBatches,
-          i5: s.i5 + k.stats.item5xx,
-        }),
-        { batches: 0, neterr: 0, bad: 0, i5: 0 },
-      );
+      const stats = sumStats(kiosks);
       report('crash-server', {
         kills: P.kills,
         kills_mid_batch: killsMidBatch,

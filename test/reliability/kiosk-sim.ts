@@ -28,6 +28,28 @@ export interface KioskStats {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Shuffles `a` in place (Fisher-Yates) and returns it. */
+export function shuffle<T>(a: T[]): T[] {
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+}
+
+/** The kiosks' stats added up, named as the reliability reports print them. */
+export function sumStats(kiosks: readonly SimKiosk[]): { batches: number; neterr: number; bad: number; i5: number } {
+  return kiosks.reduce(
+    (s, k) => ({
+      batches: s.batches + k.stats.batches,
+      neterr: s.neterr + k.stats.networkErrors,
+      bad: s.bad + k.stats.badBatches,
+      i5: s.i5 + k.stats.item5xx,
+    }),
+    { batches: 0, neterr: 0, bad: 0, i5: 0 },
+  );
+}
+
 /**
  * A door kiosk reduced to its sync contract: an outbox of check-ins sent as `POST /batch/v1` (at most 25
  * `PATCH /evt/tickets/v1/attendees/{id}` items) with its door key; an item leaves the outbox only on a

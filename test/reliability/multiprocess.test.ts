@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../server/db/connection.ts';
 import { childServer, freePort, type ChildServer } from './child-server.ts';
-import { fetchCheckins, SimKiosk } from './kiosk-sim.ts';
+import { fetchCheckins, SimKiosk, shuffle, sumStats } from './kiosk-sim.ts';
 import { addTicket, buyOne, createDatabase, pgCluster, pgUnavailable, seedPgSite, type CheckoutOutcome } from './pg-site.ts';
 import { profile, report } from './profile.ts';
 import { acceptedPerAttendee, auditCheckins } from './verify-checkins.ts';
@@ -33,14 +33,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const unavailable = pgUnavailable();
 const mustRun = process.env.CI === 'true';
 if (unavailable && !mustRun) process.stdout.write(`[reliability] multiprocess skipped: ${unavailable}\n`);
-
-function shuffle<T>(a: T[]): T[] {
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [a[i], a[j]] = [a[j]!, a[i]!];
-  }
-  return a;
-}
 
 describe('several server processes on one PostgreSQL database', { timeout: 20 * 60_000 }, () => {
   test.skipIf(unavailable !== null && !mustRun)(
@@ -117,15 +109,7 @@ describe('several server processes on one PostgreSQL database', { timeout: 20 * 
         } finally {
           db.close();
         }
-        const stats = kiosks.reduce(
-          (s, k) => ({
-            batches: s.batches + k.stats.batches,
-            neterr: s.neterr + k.stats.networkErrors,
-            bad: s.bad + k.stats.badBatches,
-            i5: s.i5 + k.stats.item5xx,
-          }),
-          { batches: 0, neterr: 0, bad: 0, i5: 0 },
-        );
+        const stats = sumStats(kiosks);
         const perAttendee = acceptedPerAttendee(apiLog);
         const doubled = [...perAttendee.values()].filter((n) => n > 1).length;
         report('multiprocess', {
