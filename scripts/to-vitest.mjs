@@ -49,18 +49,7 @@ function blockBodies(text, re) {
   let last = 0;
   for (const m of text.matchAll(re)) {
     const start = m.index + m[0].length;
-    let depth = 0;
-    let i = start;
-    for (; i < text.length; i++) {
-      const c = text[i];
-      if (c === "'" || c === '"' || c === '`') {
-        for (i++; i < text.length && text[i] !== c; i++) if (text[i] === '\\') i++;
-      } else if ('([{'.includes(c)) depth++;
-      else if (')]}'.includes(c)) {
-        if (depth === 0) break;
-        depth--;
-      }
-    }
+    const i = exprEnd(text, start);
     const head = m[0].replace(/\(\(\)\s*=>\s*$/, '(');
     out += `${text.slice(last, m.index)}${head}async () => {\n${indentOf(text, m.index)}  await ${text.slice(start, i).trim()};\n${indentOf(text, m.index)}}`;
     last = i;
