@@ -14,6 +14,8 @@ export interface Migration {
   sql: string;
   /** PostgreSQL only: the file is written for PostgreSQL (an override in migrations-pg/), run as it is. */
   native?: boolean;
+  /** PostgreSQL only, on the first migration when it is translated: `migrations-pg/000-prelude.sql`, run as it is before it. */
+  prelude?: string;
 }
 
 const NAME = /^\d{3}-[\w-]+\.sql$/;
@@ -40,8 +42,8 @@ export function listMigrations(engine: 'sqlite' | 'postgres' = 'sqlite'): Migrat
   return list.map((m) => {
     const o = overrides.get(m.version);
     const prelude = m.version === (list[0] as Migration).version ? (overrides.get(0)?.sql ?? '') : '';
-    return o ? { version: m.version, name: o.name, sql: prelude + o.sql, native: true } : { ...m, sql: m.sql, native: false, prelude };
-  }) as Migration[];
+    return o ? { version: m.version, name: o.name, sql: prelude + o.sql, native: true } : { ...m, native: false, prelude };
+  });
 }
 
 /** Applies every migration newer than `PRAGMA user_version` (PostgreSQL: the evt_schema row), each in its own transaction. */
@@ -53,8 +55,7 @@ export function migrate(db: Db): number {
     db.transaction(() => {
       if (engine === 'postgres') {
         const pg = db as PgDb;
-        const prelude = (m as Migration & { prelude?: string }).prelude;
-        if (prelude) pg.execNative(prelude);
+        if (m.prelude) pg.execNative(m.prelude);
         if (m.native) pg.execNative(m.sql);
         else pg.exec(m.sql);
       } else db.exec(m.sql);

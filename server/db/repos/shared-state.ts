@@ -58,7 +58,7 @@ export interface ChangeRow {
   at_ms: number;
 }
 
-/** Appends a change (in the caller's transaction, if one is open); returns its sequence number. */
+/** Appends a change (in the caller's transaction, if one is open). */
 export function appendChange(db: Db, tags: string, origin: string, atMs: number): void {
   stmt(db, 'INSERT INTO evt_change_log (tags, origin, at_ms) VALUES (?, ?, ?)').run(tags, origin, atMs);
 }
