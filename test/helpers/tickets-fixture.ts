@@ -1,7 +1,7 @@
 import type { Db } from '../../server/db/connection.ts';
 import { stmt } from '../../server/db/connection.ts';
 import { insertPost } from '../../server/db/repos/posts.ts';
-import { insertEventCols } from '../../server/db/repos/events.ts';
+import { EVENT_COL_DEFAULTS, insertEventCols } from '../../server/db/repos/events.ts';
 import { getTicketRef, insertAttendeeRow, newSecurityCode } from '../../server/db/repos/attendees.ts';
 import { insertOrderRow } from '../../server/db/repos/box-office.ts';
 
@@ -52,23 +52,7 @@ export function insertEvent(db: Db, o: { title?: string; status?: string; passwo
     author: 1,
     ...dates,
   });
-  insertEventCols(db, id, {
-    start_local: start,
-    end_local: end,
-    start_utc: start,
-    end_utc: end,
-    timezone: 'UTC',
-    all_day: 0,
-    cost: '',
-    currency_symbol: '',
-    currency_code: '',
-    currency_position: '',
-    website: '',
-    show_map: null,
-    show_map_link: null,
-    hide_from_listings: 0,
-    featured: 0,
-  });
+  insertEventCols(db, id, { ...EVENT_COL_DEFAULTS, start_local: start, end_local: end, start_utc: start, end_utc: end, timezone: 'UTC' });
   return id;
 }
 

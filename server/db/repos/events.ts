@@ -22,6 +22,25 @@ export interface EventCols {
 
 export type EventRow = PostRow & EventCols & { post_id: number };
 
+/** The columns of an event whose writer gave none of its details. */
+export const EVENT_COL_DEFAULTS: Readonly<EventCols> = {
+  start_local: '',
+  end_local: '',
+  start_utc: '',
+  end_utc: '',
+  timezone: '',
+  all_day: 0,
+  cost: '',
+  currency_symbol: '',
+  currency_code: '',
+  currency_position: '',
+  website: '',
+  show_map: null,
+  show_map_link: null,
+  hide_from_listings: 0,
+  featured: 0,
+};
+
 const EVENT_COLS: (keyof EventCols)[] = [
   'start_local',
   'end_local',

@@ -2,6 +2,7 @@ import { beginningOfDay, endOfDay, formatInZone, isValidTimezone, parseDateInput
 import type { Ctx } from '../../kernel/context.ts';
 import { invalidParam } from '../../kernel/errors.ts';
 import {
+  EVENT_COL_DEFAULTS,
   getEventRows,
   insertEventCols,
   setEventOrganizers,
@@ -82,24 +83,6 @@ function detailCols(ctx: Ctx, f: EventFields, existing: EventRow | undefined): P
   return cols;
 }
 
-const DEFAULTS: EventCols = {
-  start_local: '',
-  end_local: '',
-  start_utc: '',
-  end_utc: '',
-  timezone: '',
-  all_day: 0,
-  cost: '',
-  currency_symbol: '',
-  currency_code: '',
-  currency_position: '',
-  website: '',
-  show_map: null,
-  show_map_link: null,
-  hide_from_listings: 0,
-  featured: 0,
-};
-
 /** The venues, organizers and terms an event write names, resolved (new ones created) before anything is linked. */
 interface Links {
   venues?: number[];
@@ -141,7 +124,10 @@ function postFields(ctx: Ctx, f: EventFields, existing?: EventRow): PostWrite {
  * checked first, then the permission (only an administrator creates an event for someone else), then it is written.
  */
 export function createEvent(ctx: Ctx, f: EventFields): number {
-  const cols = { ...DEFAULTS, ...Object.fromEntries(Object.entries(detailCols(ctx, f, undefined)).filter(([, v]) => v !== undefined)) } as EventCols;
+  const cols = {
+    ...EVENT_COL_DEFAULTS,
+    ...Object.fromEntries(Object.entries(detailCols(ctx, f, undefined)).filter(([, v]) => v !== undefined)),
+  } as EventCols;
   const post = postFields(ctx, f) as PostWrite & { date: string; date_gmt: string };
   const links = resolveLinks(ctx, f);
   assertMayAssignAuthor(ctx, f.author !== undefined ? post.author : undefined);
