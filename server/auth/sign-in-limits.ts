@@ -1,8 +1,8 @@
 import { HttpError } from '../kernel/errors.ts';
 import type { Db } from '../db/connection.ts';
 import type { SharedState } from '../db/change-feed.ts';
-import { DbWindowLimiter } from '../security/db-window-limiter.ts';
-import { WindowLimiter, clientKey, type RateLimiter, type WindowLimiterOptions } from '../security/window-limiter.ts';
+import { limiterFor, type LimiterHost } from '../security/db-window-limiter.ts';
+import { clientKey, type RateLimiter, type WindowLimiterOptions } from '../security/window-limiter.ts';
 import { digest } from './hash.ts';
 import type { Services } from '../kernel/services.ts';
 
@@ -64,10 +64,10 @@ export class SignInGate {
   /** Per limit key, the credentials (by digest) being checked now, with the number of requests waiting on each. */
   private readonly pending = new Map<string, Map<string, number>>();
 
-  /** `shared`: count the failures in this database (shared by every process on it), not in memory. */
-  constructor(opts: { max?: number; windowMs?: number; maxKeys?: number; now?: () => number; shared?: Db } = {}) {
+  /** `host`: count the failures where it keeps shared state (its database in 'database' mode), else in memory. */
+  constructor(opts: { max?: number; windowMs?: number; maxKeys?: number; now?: () => number; host?: LimiterHost } = {}) {
     const o: WindowLimiterOptions = { max: opts.max ?? MAX_FAILURES, windowMs: opts.windowMs ?? WINDOW_MS, maxKeys: opts.maxKeys, now: opts.now };
-    this.limiter = opts.shared ? new DbWindowLimiter(opts.shared, 'sign-in', o) : new WindowLimiter(o);
+    this.limiter = limiterFor(opts.host ?? {}, 'sign-in', o);
   }
 
   /** Checks under way (for tests). */
@@ -141,7 +141,7 @@ export function signInGate(app: GateHost): SignInGate {
       const now = app.services.clock;
       return now ? Number(now()) : Date.now();
     };
-    g = new SignInGate({ now: clock, shared: app.sharedState === 'database' ? app.db : undefined });
+    g = new SignInGate({ now: clock, host: app });
     app.services.signInGate = g;
   }
   return g;

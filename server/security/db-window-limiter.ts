@@ -1,7 +1,8 @@
 import type { Db } from '../db/connection.ts';
 import { inTransaction } from '../db/in-transaction.ts';
 import { clearRateKey, insertRateEvent, rateLimitedSince, sweepRateEvents } from '../db/repos/shared-state.ts';
-import { held, type RateLimiter, type WindowLimiterOptions } from './window-limiter.ts';
+import type { SharedState } from '../db/change-feed.ts';
+import { held, WindowLimiter, type RateLimiter, type WindowLimiterOptions } from './window-limiter.ts';
 
 /**
  * The sliding-window limit of `WindowLimiter`, counted in the database (table `evt_rate_events`), so every
@@ -58,4 +59,18 @@ export class DbWindowLimiter implements RateLimiter {
   clear(key: string): void {
     clearRateKey(this.db, this.name, held(key));
   }
+}
+
+/** Where an app keeps shared state: its database, and whether limits are counted there. */
+export interface LimiterHost {
+  db?: Db;
+  sharedState?: SharedState;
+}
+
+/**
+ * A new limiter for `host`, counted where it keeps shared state: in memory, or in the database under `name`
+ * (shared by every process on it).
+ */
+export function limiterFor(host: LimiterHost, name: string, opts: WindowLimiterOptions): RateLimiter {
+  return host.sharedState === 'database' && host.db ? new DbWindowLimiter(host.db, name, opts) : new WindowLimiter(opts);
 }

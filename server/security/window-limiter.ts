@@ -12,7 +12,7 @@ export function held(key: string): string {
  * A sliding-window limit per key: past `max` events within `windowMs`, `retryAfter` says how many seconds remain
  * until the oldest of them ages out. Two implementations: `WindowLimiter` below (in memory, per process: the
  * SQLite default, where one process serves a database) and `DbWindowLimiter` (db-window-limiter.ts: counted in
- * the database, shared by every process on it). `limiterFor` (routes/tickets/clock.ts) picks one per app.
+ * the database, shared by every process on it). `limiterFor` (db-window-limiter.ts) picks one per app.
  */
 export interface RateLimiter {
   readonly max: number;

@@ -1,6 +1,6 @@
 import type { AppState } from '../../kernel/context.ts';
 import { WindowLimiter, type RateLimiter } from '../../security/window-limiter.ts';
-import { limiterFor } from '../tickets/clock.ts';
+import { limiterFor } from '../../security/db-window-limiter.ts';
 
 /** Client keys remembered per limit at most: the oldest are forgotten first (CONTRACT section 3, bounded tables). */
 export const MAX_KEYS = 10_000;

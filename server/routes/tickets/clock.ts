@@ -1,8 +1,8 @@
 import type { Ctx } from '../../kernel/context.ts';
 import type { AppState } from '../../kernel/context.ts';
 import { nowUtc } from '../../db/clock.ts';
-import { WindowLimiter, type RateLimiter, type WindowLimiterOptions } from '../../security/window-limiter.ts';
-import { DbWindowLimiter } from '../../security/db-window-limiter.ts';
+import type { RateLimiter, WindowLimiterOptions } from '../../security/window-limiter.ts';
+import { limiterFor } from '../../security/db-window-limiter.ts';
 
 /** The app's sliding-window limiters made by `appLimiter` (tests put their own in place). */
 export type AppLimiterName = 'checkoutLimiter' | 'newCartLimiter' | 'ticketMailLimiter';
@@ -30,14 +30,6 @@ export function nowMs(ctx: Pick<Ctx, 'app'>): number {
 /** `YYYY-MM-DD HH:MM:SS` UTC of `nowMs`. */
 export function nowUtcString(ctx: Pick<Ctx, 'app'>): string {
   return nowUtc(new Date(nowMs(ctx)));
-}
-
-/**
- * A new limiter for `app`, counted where the app keeps shared state (`app.sharedState`): in memory, or in the
- * database under `name` (shared by every process on it).
- */
-export function limiterFor(app: AppState, name: string, opts: WindowLimiterOptions): RateLimiter {
-  return app.sharedState === 'database' ? new DbWindowLimiter(app.db, name, opts) : new WindowLimiter(opts);
 }
 
 /**
