@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { openDatabase, type Db } from '../../server/db/connection.ts';
 import { recordAnyChange } from '../../server/db/change-feed.ts';
 import { isPostgresSpec } from '../../server/db/engine.ts';
@@ -12,7 +11,7 @@ import type { TestServer } from './server.ts';
  */
 export function writeAsAnotherProcess(s: TestServer, write: (db: Db) => void): void {
   const pg = isPostgresSpec(s.dbSpec);
-  const other = openDatabase(pg ? s.dbSpec : path.join(s.dir, 'evt.sqlite'));
+  const other = openDatabase(s.dbSpec);
   try {
     write(other);
     if (pg) recordAnyChange(other);
