@@ -74,7 +74,11 @@ export function termsOfPosts(db: Db, postIds: readonly number[]): (TermRow & { p
 }
 
 export function setPostTerms(db: Db, postId: number, taxonomy: string, termIds: readonly number[]): void {
-  stmt(db, 'DELETE FROM term_relationships WHERE post_id = ? AND term_id IN (SELECT id FROM terms WHERE taxonomy = ?)').run(postId, taxonomy);
+  // Only the links dropped: each link removed and added again fires the term count and term listing triggers.
+  stmt(
+    db,
+    'DELETE FROM term_relationships WHERE post_id = ? AND term_id IN (SELECT id FROM terms WHERE taxonomy = ?) AND term_id NOT IN (SELECT value FROM json_each(?))',
+  ).run(postId, taxonomy, JSON.stringify(termIds));
   for (const t of termIds) stmt(db, 'INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)').run(postId, t);
 }
 
