@@ -105,6 +105,8 @@ class PgStatement implements Statement {
   private rawRows = false;
   private tr: Translation | null = null;
   private name: string | null = null;
+  /** The PgDb's statement generation `name` belongs to (a newer one deallocated it: prepare again). */
+  private generation = -1;
   private virtual: Virtual | undefined;
   private cols: ColumnInfo[] | null = null;
 
@@ -124,6 +126,13 @@ class PgStatement implements Statement {
     const p = this.db.prepared(this.source);
     this.tr = p.tr;
     this.name = p.name;
+    this.generation = this.db.generation;
+  }
+
+  /** The server-side statement's name, prepared again when the connection's statements were dropped since. */
+  private current(): string {
+    if (this.generation !== this.db.generation) this.prepareNow();
+    return this.name as string;
   }
 
   private bind(args: unknown[]): unknown[] {
@@ -143,7 +152,8 @@ class PgStatement implements Statement {
       const rows = this.virtual(this.db);
       return arrays ? rows.map((r) => Object.values(r)) : rows;
     }
-    return this.db.execute(this.name as string, this.bind(args), arrays);
+    const name = this.current();
+    return this.db.execute(name, this.bind(args), arrays);
   }
 
   private shape(rows: unknown[]): unknown[] {
@@ -185,7 +195,7 @@ class PgStatement implements Statement {
 
   columns(): ColumnInfo[] {
     if (this.virtual) return Object.keys(this.virtual(this.db)[0] ?? {}).map((name) => ({ name }));
-    if (!this.cols) this.cols = this.db.describe(this.name as string);
+    if (!this.cols) this.cols = this.db.describe(this.current());
     return this.cols;
   }
 }
@@ -199,7 +209,14 @@ export class PgDb implements Db {
   /** The clock `evt_now_utc()` reads (setDbClock moves it). */
   clock: () => number = Date.now;
   private readonly client: Client;
+  /**
+   * Translations and server-side prepared statements by text. Some texts are built from the shape of a request
+   * (see connection.ts's STATEMENT_CACHE_MAX): past `statementLimit` texts all are deallocated and `generation`
+   * moves, so each PgStatement prepares its text again on its next use.
+   */
   private readonly statements = new Map<string, { tr: Translation; name: string }>();
+  statementLimit = 2000;
+  generation = 0;
   private readonly keys = new Map<string, TableKey | null>();
   /**
    * Texts whose first PREPARE failed on a parameter PostgreSQL could not type (a failed round trip, and one more
@@ -275,6 +292,11 @@ export class PgDb implements Db {
   prepared(sql: string): { tr: Translation; name: string } {
     let p = this.statements.get(sql);
     if (p) return p;
+    if (this.statements.size >= this.statementLimit) {
+      this.query('DEALLOCATE ALL');
+      this.statements.clear();
+      this.generation++;
+    }
     const tr = translate(sql, (t) => this.keyOf(t));
     const name = `s${++this.seq}`;
     // Inside a transaction a failed PREPARE would abort it: try under a savepoint (first use of a text only).

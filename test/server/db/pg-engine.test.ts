@@ -259,6 +259,21 @@ describe('PgDb', () => {
     assert.deepEqual(rowReader<{ one: number; two: number }>(db, 'SELECT 1 AS one, 2 AS two').all(), [{ one: 1, two: 2 }]);
   });
 
+  test('the prepared statements of a connection are bounded: past the limit all are dropped, and a kept statement prepares again', () => {
+    const kept = stmt(db, 'SELECT ? + 1 AS n').pluck();
+    assert.equal(kept.get(1), 2);
+    const limit = db.statementLimit;
+    db.statementLimit = 3;
+    try {
+      for (let i = 0; i < 5; i++) assert.equal(db.prepare(`SELECT ${i} AS n`).pluck().get(), i);
+      assert.ok(Number(db.execNative('SELECT count(*) AS n FROM pg_prepared_statements')[0]?.n) <= 3);
+      assert.equal(kept.get(2), 3);
+      assert.deepEqual(kept.columns(), [{ name: 'n' }]);
+    } finally {
+      db.statementLimit = limit;
+    }
+  });
+
   test('data_version moves when another connection commits a change (the kept rows and response cache key on it)', () => {
     const other = new PgDb(url);
     try {
