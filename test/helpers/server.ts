@@ -79,16 +79,22 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       return { key, id: row.id };
     },
     close: () =>
-      new Promise<void>((resolve) => {
+      new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close(() => {
-          app.close();
-          if (pg) {
-            if (db.open) db.close();
-            pg.drop();
+          try {
+            app.close();
+            if (pg) {
+              if (db.open) db.close();
+              pg.drop();
+            }
+            // A file that appears while the folder is being removed (SQLite's -wal/-shm as the last connection
+            // closes) makes one pass fail with ENOTEMPTY: retry, and fail the hook rather than leave it hanging.
+            fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+            resolve();
+          } catch (e) {
+            reject(e);
           }
-          fs.rmSync(dir, { recursive: true, force: true });
-          resolve();
         });
       }),
   };
