@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import { startCheckpointer } from './db/checkpointer.ts';
 import { openDatabase, type Db } from './db/connection.ts';
 import { siteSecretOf } from './db/repos/site-options.ts';
-import { engineOf } from './db/engine.ts';
+import { engineOf } from './db/engine/types.ts';
 import { openChangeFeed, type SharedState } from './db/change-feed.ts';
 import { authenticate } from './auth/authenticate.ts';
 import { errorHeaders } from './auth/sign-in-limits.ts';
@@ -43,8 +43,8 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIO
 // `Date`: a door kiosk on its own origin checks its clock against the server's.
 const EXPOSE = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, Retry-After, Date';
 
-function siteSecret(db: Db, configured?: string): string {
-  return configured || siteSecretOf(db, crypto.randomBytes(32).toString('base64url'));
+async function siteSecret(db: Db, configured?: string): Promise<string> {
+  return configured || await siteSecretOf(db, crypto.randomBytes(32).toString('base64url'));
 }
 
 /** The shared-state mode: asked for, configured, else 'database' on PostgreSQL and 'process' on SQLite. */
@@ -60,16 +60,16 @@ export interface App {
 }
 
 /** Builds the whole server on an open (or newly opened) database. Tests call this on a fresh file. */
-export function createApp(opts: { config: Config; db?: Db; log?: AppState['log']; sharedState?: SharedState }): App {
-  const db = opts.db ?? openDatabase(opts.config.dbFile);
+export async function createApp(opts: { config: Config; db?: Db; log?: AppState['log']; sharedState?: SharedState }): Promise<App> {
+  const db = opts.db ?? await openDatabase(opts.config.dbFile);
   const registry = buildRegistry();
   const log = opts.log ?? (opts.config.log ? logFunction(createLogger(opts.config)) : () => {});
   const sharedState = sharedStateFor(db, opts.config, opts.sharedState);
-  openChangeFeed(db, sharedState);
+  await openChangeFeed(db, sharedState);
   const state: AppState = {
     db,
     config: opts.config,
-    secret: siteSecret(db, opts.config.secret),
+    secret: await siteSecret(db, opts.config.secret),
     sharedState,
     contentVersion: 0,
     services: { registry, responseCache: new ResponseCache(opts.config.cache) },
@@ -103,10 +103,10 @@ export function createApp(opts: { config: Config; db?: Db; log?: AppState['log']
     express: app,
     state,
     registry,
-    close: () => {
+    close: async () => {
       for (const f of hooks(state).onClose) f(state);
       checkpointer?.stop();
-      db.close();
+      await db.close();
     },
   };
 }
@@ -231,7 +231,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
     // overridden POST is answered from its body parameters, which the URL does not show.
     const cacheable = caller.kind === 'anonymous' && (req.method === 'GET' || req.method === 'HEAD') && restReq.method === 'GET' && !hasBody(req);
     const key = cacheable ? cacheKey(target) : null;
-    const hit = key ? cache.get(state.db, state.contentVersion, key) : undefined;
+    const hit = key ? await cache.get(state.db, state.contentVersion, key) : undefined;
     let result: Result;
     // The body already serialised (a cached answer, or one just cached), so it is not stringified twice.
     let json: Buffer | undefined;
@@ -262,7 +262,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
         setAllow(res, allow);
         result = await execute(outcome.prepared);
         if (key && outcome.prepared.endpoint.def.publicCache && result.status === 200 && !result.raw) {
-          json = cache.set(state.db, state.contentVersion, key, { result, allow, routeKey }, readTags(outcome.prepared.endpoint.def.id));
+          json = await cache.set(state.db, state.contentVersion, key, { result, allow, routeKey }, readTags(outcome.prepared.endpoint.def.id));
         }
       }
     }

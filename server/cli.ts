@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { certificateFingerprint, loadConfig, type Config } from './config.ts';
 import { openDatabase, type Db } from './db/connection.ts';
 import { recordAnyChange } from './db/change-feed.ts';
-import { describeDb, isPostgresSpec } from './db/engine.ts';
+import { describeDb, isPostgresSpec } from './db/engine/types.ts';
 import { backupDatabase } from './db/backup.ts';
 import { migrateToPostgres, MigrationRefused } from './db/copy-to-postgres.ts';
 import { createApiKey, createAppPassword } from './auth/credentials.ts';
@@ -63,22 +63,22 @@ export function table(head: string[], rows: string[][]): string[] {
   return [head, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(width[i]))).join('  '));
 }
 
-function withDb<T>(config: Config, f: (db: Db) => T | Promise<T>): Promise<T> {
-  const db = openDatabase(config.dbFile);
+async function withDb<T>(config: Config, f: (db: Db) => T | Promise<T>): Promise<T> {
+  const db = await openDatabase(config.dbFile);
   return Promise.resolve()
     .then(() => f(db))
-    .finally(() => {
+    .finally(async () => {
       // Servers sharing state through the database learn of the CLI's writes from the change log only.
       try {
-        recordAnyChange(db);
+        await recordAnyChange(db);
       } finally {
-        db.close();
+        await db.close();
       }
     });
 }
 
-function userOf(db: Db, login: string): UserRow {
-  const u = findUserByLogin(db, login);
+async function userOf(db: Db, login: string): Promise<UserRow> {
+  const u = await findUserByLogin(db, login);
   if (!u) throw new CliError(`no user "${login}"`);
   return u;
 }
@@ -91,13 +91,13 @@ const COMMANDS: Command[] = [
     options: { role: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } },
     args: { required: ['login'] },
     run: ({ config, args: [login], flags, out }) =>
-      withDb(config, (db) => {
+      withDb(config, async (db) => {
         const role = Role.safeParse(flags.role);
         if (!role.success) throw new CliError('--role must be administrator, organizer or door');
         const email = (flags.email as string | undefined) ?? '';
         if (email && !z.email().safeParse(email).success) throw new CliError(`--email ${email} is not an e-mail address`);
-        if (findUserByLogin(db, login)) throw new CliError(`a user "${login}" already exists`);
-        const u = insertUser(db, { login, email, displayName: flags.name as string | undefined, role: role.data });
+        if (await findUserByLogin(db, login)) throw new CliError(`a user "${login}" already exists`);
+        const u = await insertUser(db, { login, email, displayName: flags.name as string | undefined, role: role.data });
         out(`Created ${u.role} "${u.login}" (user ID ${u.id}).`);
       }),
   },
@@ -108,8 +108,8 @@ const COMMANDS: Command[] = [
     options: {},
     args: { required: [] },
     run: ({ config, out }) =>
-      withDb(config, (db) => {
-        const users = listUsers(db);
+      withDb(config, async (db) => {
+        const users = await listUsers(db);
         if (!users.length) return out('No users.');
         for (const line of table(
           ['ID', 'LOGIN', 'ROLE', 'EMAIL', 'REGISTERED'],
@@ -125,9 +125,9 @@ const COMMANDS: Command[] = [
     options: { name: { type: 'string' } },
     args: { required: ['login'] },
     run: ({ config, args: [login], flags, out }) =>
-      withDb(config, (db) => {
-        const u = userOf(db, login);
-        const { password } = createAppPassword(db, u.id, (flags.name as string | undefined) ?? 'cli');
+      withDb(config, async (db) => {
+        const u = await userOf(db, login);
+        const { password } = await createAppPassword(db, u.id, (flags.name as string | undefined) ?? 'cli');
         out(`Application password for "${u.login}" (use it with HTTP Basic auth; it is shown once):`);
         out(password);
       }),
@@ -139,9 +139,9 @@ const COMMANDS: Command[] = [
     options: {},
     args: { required: ['login'] },
     run: ({ config, args: [login], out }) =>
-      withDb(config, (db) => {
-        const u = userOf(db, login);
-        const rows = appPasswordsOf(db, u.id).map((r) => [String(r.id), r.name, r.created, r.last_used ?? 'never', r.last_ip ?? '-']);
+      withDb(config, async (db) => {
+        const u = await userOf(db, login);
+        const rows = (await appPasswordsOf(db, u.id)).map((r) => [String(r.id), r.name, r.created, r.last_used ?? 'never', r.last_ip ?? '-']);
         for (const line of table(['ID', 'NAME', 'CREATED', 'LAST USED', 'LAST IP'], rows)) out(line);
       }),
   },
@@ -152,10 +152,10 @@ const COMMANDS: Command[] = [
     options: {},
     args: { required: ['login', 'id'] },
     run: ({ config, args: [login, idText], out }) =>
-      withDb(config, (db) => {
-        const u = userOf(db, login);
+      withDb(config, async (db) => {
+        const u = await userOf(db, login);
         const id = positiveInt(idText, 'the password ID', -1);
-        const row = deleteAppPassword(db, u.id, id);
+        const row = await deleteAppPassword(db, u.id, id);
         if (!row) throw new CliError(`no application password ${id} for "${u.login}"`);
         out(`Revoked application password ${id} ("${row.name}") of "${u.login}".`);
       }),
@@ -174,9 +174,9 @@ const COMMANDS: Command[] = [
         let eventId: number | null = null;
         if (flags.event !== undefined) {
           eventId = positiveInt(flags.event as string, '--event', 0);
-          if (getPost(db, eventId)?.type !== 'event') throw new CliError(`${eventId} is not an event ID`);
+          if ((await getPost(db, eventId))?.type !== 'event') throw new CliError(`${eventId} is not an event ID`);
         }
-        const { key, row } = createApiKey(db, label, eventId, null);
+        const { key, row } = await createApiKey(db, label, eventId, null);
         out(`Created API key ${row.id} "${label}"${eventId ? ` for event ${eventId}` : ''}.`);
         if (eventId) {
           const link = pairingLink(config, key, eventId);
@@ -194,8 +194,8 @@ const COMMANDS: Command[] = [
     options: {},
     args: { required: [] },
     run: ({ config, out }) =>
-      withDb(config, (db) => {
-        const keys = listApiKeys(db);
+      withDb(config, async (db) => {
+        const keys = await listApiKeys(db);
         if (!keys.length) return out('No API keys.');
         const rows = keys.map((k) => [
           String(k.id),
@@ -215,9 +215,9 @@ const COMMANDS: Command[] = [
     options: {},
     args: { required: ['id'] },
     run: ({ config, args: [idText], out }) =>
-      withDb(config, (db) => {
+      withDb(config, async (db) => {
         const id = positiveInt(idText, 'the key ID', -1);
-        const revoked = revokeApiKey(db, id);
+        const revoked = await revokeApiKey(db, id);
         // The pairing images hold the key: they go even when the key was revoked before (by an older version).
         const removed = removePairingQr(config, id);
         if (!revoked) throw new CliError(`no active API key with ID ${id}${removed.length ? ` (its pairing images were deleted)` : ''}`);
@@ -400,13 +400,13 @@ async function backup(config: Config, file: string, force: boolean, out: Out): P
 }
 
 /** `migrate-to-postgres`: the copy (server/db/copy-to-postgres.ts), its verification table, what to do next. */
-function migrateCommand(
+async function migrateCommand(
   config: Config,
   env: Record<string, string | undefined>,
   fromFlag: string | undefined,
   to: string | undefined,
   out: Out,
-): void {
+): Promise<void> {
   if (!to) throw new CliError('migrate-to-postgres needs --to postgres://user@host:port/database');
   const fileDb = !isPostgresSpec(config.dbFile) && config.dbFile !== ':memory:' && !config.dbFile.startsWith('file:');
   const from = fromFlag ?? (fileDb ? config.dbFile : undefined);
@@ -416,7 +416,7 @@ function migrateCommand(
   const started = Date.now();
   let report;
   try {
-    report = migrateToPostgres(source, to, out);
+    report = await migrateToPostgres(source, to, out);
   } catch (e) {
     if (e instanceof MigrationRefused) throw new CliError(`migrate-to-postgres refused: ${e.message}`);
     throw new Error(`migrate-to-postgres failed, nothing was committed: ${(e as Error).message}`);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isPostgresSpec } from './db/engine.ts';
+import { isPostgresSpec } from './db/engine/types.ts';
 import { trustProxyEntryProblem } from './http/client-address.ts';
 
 /** A time zone name the runtime knows (`Europe/Tallinn`, `UTC`): checked at start-up, not at the first events list. */

@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/connection.ts';
-import { describeDb } from './db/engine.ts';
+import { describeDb } from './db/engine/types.ts';
 import { acquireServerLock, LockedError, type ServerLock } from './db/server-lock.ts';
 import { ensureAdmin } from './auth/credentials.ts';
 import { createApp, type App } from './app.ts';
@@ -44,7 +44,7 @@ function listenError(e: NodeJS.ErrnoException, config: Config): string {
   return `Cannot listen on ${where}: ${e.message}`;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
@@ -69,7 +69,7 @@ function main(): void {
 
   let db: ReturnType<typeof openDatabase>;
   try {
-    db = openDatabase(config.dbFile);
+    db = await openDatabase(config.dbFile);
   } catch (e) {
     // An unreachable or refusing PostgreSQL server, a missing driver, a database in the wrong collation, a SQLite
     // file that cannot be opened: one line that names the database (never its password) and the reason.
@@ -78,11 +78,11 @@ function main(): void {
     process.exit(EXIT.failed);
   }
   if (config.adminUser && config.adminPassword) {
-    const { created } = ensureAdmin(db, config.adminUser, config.adminPassword);
+    const { created } = await ensureAdmin(db, config.adminUser, config.adminPassword);
     notice(config, `${created ? 'Created' : 'Updated'} administrator "${config.adminUser}".`);
     log({ level: 'info', msg: `${created ? 'created' : 'updated'} administrator`, login: config.adminUser });
   }
-  const app: App = createApp({ config, db, log });
+  const app: App = await createApp({ config, db, log });
   // The access log names the client as Express's req.ip does: the trust test app.ts compiled, not a second one.
   const handler = withRequestLog(app.express, logger, app.express.get('trust proxy fn'));
   const server: http.Server = config.tls
@@ -169,4 +169,4 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-main();
+await main();

@@ -12,8 +12,8 @@ import { ResponseCache } from './http/response-cache.ts';
  * A request context for work done outside HTTP (the CLI's demo): an administrator caller, so the same write
  * functions the routes use can fill the database.
  */
-export function systemContext(db: Db, config: Config, userId: number, lang: Lang = 'en'): Ctx {
-  const secret = getSiteSecret(db) ?? 'system';
+export async function systemContext(db: Db, config: Config, userId: number, lang: Lang = 'en'): Promise<Ctx> {
+  const secret = await getSiteSecret(db) ?? 'system';
   const app: AppState = {
     db,
     config,
@@ -24,7 +24,7 @@ export function systemContext(db: Db, config: Config, userId: number, lang: Lang
     log: () => {},
   };
   installModules(app);
-  const user = userNames(db, userId);
+  const user = await userNames(db, userId);
   return {
     app,
     db,

@@ -10,22 +10,22 @@ import { recordAdminPasswordCheck } from '../security/password-strength.ts';
  * Creates an application password. WordPress shows 24 characters in groups of four; spaces are ignored on use.
  * Returns the plain password once: only its hash is stored.
  */
-export function createAppPassword(db: Db, userId: number, name: string): { row: AppPasswordRow; password: string } {
+export async function createAppPassword(db: Db, userId: number, name: string): Promise<{ row: AppPasswordRow; password: string }> {
   const plain = randomAlnum(24);
-  const row = insertAppPassword(db, userId, name, slowHash(plain));
+  const row = await insertAppPassword(db, userId, name, slowHash(plain));
   return { row, password: plain.match(/.{4}/g)!.join(' ') };
 }
 
 /** API keys look like `dsk_<id>_<secret>`: the id finds the row, the secret is checked against its slow hash. */
-export function createApiKey(db: Db, label: string, eventId: number | null, createdBy: number | null): { row: ApiKeyRow; key: string } {
+export async function createApiKey(db: Db, label: string, eventId: number | null, createdBy: number | null): Promise<{ row: ApiKeyRow; key: string }> {
   const secret = randomAlnum(32);
-  const row = db.transaction(() => {
-    const r = insertApiKey(db, { label, hash: 'pending', eventId, createdBy });
+  const row = await db.transaction(async () => {
+    const r = await insertApiKey(db, { label, hash: 'pending', eventId, createdBy });
     const key = `dsk_${r.id}_${secret}`;
-    setApiKeyHash(db, r.id, slowHash(key));
+    await setApiKeyHash(db, r.id, slowHash(key));
     return r;
-  })();
-  return { row: getApiKey(db, row.id)!, key: `dsk_${row.id}_${secret}` };
+  });
+  return { row: (await getApiKey(db, row.id))!, key: `dsk_${row.id}_${secret}` };
 }
 
 // Slow-hash verdicts, keyed by a keyed digest of (presented secret, stored hash): a changed or deleted credential
@@ -88,9 +88,9 @@ export type BasicResult = { ok: true; user: UserRow; appPasswordId: number } | {
  * checked side by side (WordPress also tries each), so the time is that of one check for up to four of them.
  */
 export async function verifyBasic(db: Db, login: string, password: string, ip: string): Promise<BasicResult> {
-  const user = login ? (findUserByLogin(db, login) ?? (login.includes('@') ? findUserByEmail(db, login) : undefined)) : undefined;
+  const user = login ? (await findUserByLogin(db, login) ?? (login.includes('@') ? await findUserByEmail(db, login) : undefined)) : undefined;
   const plain = password.replace(/\s+/g, '');
-  const rows = user ? appPasswordsOf(db, user.id) : [];
+  const rows = user ? await appPasswordsOf(db, user.id) : [];
   if (!user || !rows.length) {
     await verifyCachedAsync(plain, DUMMY_HASH);
     return { ok: false };
@@ -99,7 +99,7 @@ export async function verifyBasic(db: Db, login: string, password: string, ip: s
   const i = matches.indexOf(true);
   if (i < 0) return { ok: false };
   // Read the row again: it may have been revoked while the hash was being checked.
-  const row = appPasswordsOf(db, user.id).find((r) => r.id === rows[i].id && r.hash === rows[i].hash);
+  const row = (await appPasswordsOf(db, user.id)).find((r) => r.id === rows[i].id && r.hash === rows[i].hash);
   if (!row) return { ok: false };
   throttledTouch(`ap${row.id}`, () => touchAppPassword(db, row.id, ip));
   return { ok: true, user, appPasswordId: row.id };
@@ -123,14 +123,14 @@ export async function verifyApiKeyAsync(db: Db, presented: string): Promise<KeyR
   const text = presented.trim();
   const m = KEY_FORMAT.exec(text);
   if (!m) return { ok: false, reason: 'malformed' };
-  const row = getApiKey(db, Number(m[1]));
+  const row = await getApiKey(db, Number(m[1]));
   if (!row) {
     await verifyCachedAsync(text, DUMMY_HASH);
     return { ok: false, reason: 'unknown' };
   }
   if (!(await verifyCachedAsync(text, row.hash))) return { ok: false, reason: 'unknown' };
   // Read the row again: it may have been revoked while the hash was being checked.
-  const now = getApiKey(db, row.id);
+  const now = await getApiKey(db, row.id);
   if (!now || now.hash !== row.hash) return { ok: false, reason: 'unknown' };
   const r = keyResult(now);
   if (r.ok) throttledTouch(`k${now.id}`, () => touchApiKey(db, now.id));
@@ -141,28 +141,28 @@ export async function verifyApiKeyAsync(db: Db, presented: string): Promise<KeyR
  * The synchronous check (the QR check-in route calls it after authenticate() has checked the same key, so it is
  * answered from the verdict caches; a key authenticate() did not see is verified on this thread).
  */
-export function verifyApiKey(db: Db, presented: string): KeyResult {
+export async function verifyApiKey(db: Db, presented: string): Promise<KeyResult> {
   const text = presented.trim();
   const m = KEY_FORMAT.exec(text);
   if (!m) return { ok: false, reason: 'malformed' };
-  const row = getApiKey(db, Number(m[1]));
+  const row = await getApiKey(db, Number(m[1]));
   if (!row || !verifyCachedSync(text, row.hash)) return { ok: false, reason: 'unknown' };
   const r = keyResult(row);
   if (r.ok) throttledTouch(`k${row.id}`, () => touchApiKey(db, row.id));
   return r;
 }
 
-export function ensureAdmin(db: Db, login: string, password: string): { user: UserRow; created: boolean } {
-  return db.transaction(() => {
-    let user = findUserByLogin(db, login);
+export async function ensureAdmin(db: Db, login: string, password: string): Promise<{ user: UserRow; created: boolean }> {
+  return await db.transaction(async () => {
+    let user = await findUserByLogin(db, login);
     const created = !user;
-    if (!user) user = insertUser(db, { login, email: '', role: 'administrator' });
-    else if (user.role !== 'administrator') setUserRole(db, user.id, 'administrator');
+    if (!user) user = await insertUser(db, { login, email: '', role: 'administrator' });
+    else if (user.role !== 'administrator') await setUserRole(db, user.id, 'administrator');
     // The configured password becomes the account's one "start-up" application password.
-    deleteAppPasswordsOf(db, user.id, 'EVT_ADMIN_PASSWORD');
-    const row = insertAppPassword(db, user.id, 'EVT_ADMIN_PASSWORD', slowHash(password.replace(/\s+/g, '')));
+    await deleteAppPasswordsOf(db, user.id, 'EVT_ADMIN_PASSWORD');
+    const row = await insertAppPassword(db, user.id, 'EVT_ADMIN_PASSWORD', slowHash(password.replace(/\s+/g, '')));
     // The security scanner reports a weak start-up password; only the verdict is kept.
-    recordAdminPasswordCheck(db, user.id, login, row.id, password);
-    return { user: findUserByLogin(db, login)!, created };
-  })();
+    await recordAdminPasswordCheck(db, user.id, login, row.id, password);
+    return { user: (await findUserByLogin(db, login))!, created };
+  });
 }

@@ -47,13 +47,13 @@ interface Feed {
 const feeds = new WeakMap<Db, Feed>();
 
 /** Starts the change feed of `db` in `mode` (at app creation); 'database' reads changes from now on. */
-export function openChangeFeed(db: Db, mode: SharedState, now: () => number = Date.now): void {
+export async function openChangeFeed(db: Db, mode: SharedState, now: () => number = Date.now): Promise<void> {
   const t = now();
   feeds.set(db, {
     mode,
     origin: crypto.randomBytes(9).toString('base64url'),
     now,
-    floor: mode === 'database' ? lastChangeSeq(db) : 0,
+    floor: mode === 'database' ? await lastChangeSeq(db) : 0,
     seen: new Map(),
     all: 0,
     any: 0,
@@ -78,7 +78,7 @@ export function onChangedTags(db: Db, fn: (tags: readonly string[]) => void): vo
  * Tells the other processes what a write changed (database mode; nothing in process mode, where SQLite's
  * `data_version` tells). Call it in the write's transaction, so the change and its record commit together.
  */
-export function recordChange(db: Db, changed: Changed): void {
+export async function recordChange(db: Db, changed: Changed): Promise<void> {
   const f = feeds.get(db);
   if (f?.mode !== 'database' || (changed !== 'all' && !changed.length)) return;
   if (f.held) {
@@ -86,7 +86,7 @@ export function recordChange(db: Db, changed: Changed): void {
     else if (f.held !== 'all') for (const t of changed) f.held.add(t);
     return;
   }
-  appendChange(db, changed === 'all' ? 'all' : JSON.stringify(changed), f.origin, f.now());
+  await appendChange(db, changed === 'all' ? 'all' : JSON.stringify(changed), f.origin, f.now());
 }
 
 /**
@@ -102,13 +102,13 @@ export function holdChanges(db: Db): void {
 }
 
 /** Appends the one row of what was collected since `holdChanges` (inside the transaction, before its COMMIT). */
-export function releaseChanges(db: Db): void {
+export async function releaseChanges(db: Db): Promise<void> {
   const f = feeds.get(db);
   const held = f?.held;
   if (!f || !held) return;
   f.held = null;
   if (held !== 'all' && !held.size) return;
-  appendChange(db, held === 'all' ? 'all' : JSON.stringify([...held]), f.origin, f.now());
+  await appendChange(db, held === 'all' ? 'all' : JSON.stringify([...held]), f.origin, f.now());
 }
 
 /** Forgets what was collected (the transaction rolled back: nothing it recorded committed). */
@@ -118,10 +118,10 @@ export function dropHeldChanges(db: Db): void {
 }
 
 /** Records an undescribed change whatever the mode (the CLI, which has no feed, after its writes). */
-export function recordAnyChange(db: Db): void {
+export async function recordAnyChange(db: Db): Promise<void> {
   const now = Date.now();
-  appendChange(db, 'all', 'cli', now);
-  pruneChanges(db, now - CHANGE_LOG_KEEP_MS);
+  await appendChange(db, 'all', 'cli', now);
+  await pruneChanges(db, now - CHANGE_LOG_KEEP_MS);
 }
 
 /**
@@ -130,31 +130,31 @@ export function recordAnyChange(db: Db): void {
  * `data_version`. Database mode: reads the log rows after the last one applied (one indexed query), hands the
  * described changes' tags to the `onChangedTags` listeners (which drop exactly those) and counts the rest.
  */
-export function changeStamp(db: Db, scope: 'all' | 'any' = 'all'): number {
+export async function changeStamp(db: Db, scope: 'all' | 'any' = 'all'): Promise<number> {
   const f = feeds.get(db);
-  if (f?.mode !== 'database') return dataVersion(db);
-  read(db, f);
+  if (f?.mode !== 'database') return await dataVersion(db);
+  await read(db, f);
   return scope === 'all' ? f.all : f.any;
 }
 
-function everything(db: Db, f: Feed): void {
+async function everything(db: Db, f: Feed): Promise<void> {
   f.all++;
   f.any++;
-  f.floor = lastChangeSeq(db);
+  f.floor = await lastChangeSeq(db);
   f.seen.clear();
 }
 
-function read(db: Db, f: Feed): void {
+async function read(db: Db, f: Feed): Promise<void> {
   const now = f.now();
   if (now - f.lastRead > CHANGE_LOG_KEEP_MS / 2) {
     // Rows this process never read may have been pruned: start again.
     f.lastRead = now;
-    everything(db, f);
+    await everything(db, f);
     return;
   }
   f.lastRead = now;
-  const rows = changesAfter(db, f.floor, READ_LIMIT);
-  if (rows.length === READ_LIMIT) return everything(db, f);
+  const rows = await changesAfter(db, f.floor, READ_LIMIT);
+  if (rows.length === READ_LIMIT) return await everything(db, f);
   // Inside a transaction the log shows this transaction's own rows before they commit; a rollback could give
   // their numbers to other processes' rows, so they are taken as read only outside one.
   const settled = !db.inTransaction;
@@ -176,7 +176,7 @@ function read(db: Db, f: Feed): void {
   advance(f, now);
   if (settled && now >= f.nextPrune) {
     f.nextPrune = now + 60_000;
-    pruneChanges(db, now - CHANGE_LOG_KEEP_MS);
+    await pruneChanges(db, now - CHANGE_LOG_KEEP_MS);
   }
 }
 

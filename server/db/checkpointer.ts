@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { engineOf, type Db } from './engine.ts';
+import { engineOf, type Db } from './engine/types.ts';
 
 /**
  * WAL checkpoints that make commits durable soon after they are made.

@@ -3,9 +3,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from './connection.ts';
-import { describeDb, isPostgresSpec } from './engine.ts';
+import { describeDb, isPostgresSpec } from './engine/types.ts';
 import { listMigrations } from './migrate.ts';
-import { PgDb, toParam } from './pg.ts';
+import { PgDb, toParam } from './engine/postgres.ts';
 import { acquireServerLock, LockedError } from './server-lock.ts';
 
 /**
@@ -261,7 +261,7 @@ function openSource(file: string): Database.Database {
 }
 
 /** Checks the target before anything is written: reachable, C collation, no Doorstep schema or this version's. */
-function checkTarget(url: string, tables: string[]): void {
+async function checkTarget(url: string, tables: string[]): Promise<void> {
   let pg: PgDb;
   try {
     pg = new PgDb(url);
@@ -294,7 +294,7 @@ function checkTarget(url: string, tables: string[]): void {
         );
     }
   } finally {
-    pg.close();
+    await pg.close();
   }
 }
 
@@ -302,8 +302,8 @@ function checkTarget(url: string, tables: string[]): void {
  * Refuses a target holding anything but what the migrations themselves insert (compared with a freshly
  * migrated database: the same counts, and the same checksum where the migrations seed rows).
  */
-function checkEmpty(pg: PgDb, tables: TableInfo[]): void {
-  const fresh = openDatabase(':memory:') as unknown as Database.Database;
+async function checkEmpty(pg: PgDb, tables: TableInfo[]): Promise<void> {
+  const fresh = await openDatabase(':memory:') as unknown as Database.Database;
   try {
     const busy: string[] = [];
     for (const t of tables) {
@@ -337,7 +337,7 @@ function continueIdentity(pg: PgDb, t: TableInfo, autoincrement: Map<string, num
  * MigrationRefused before changing anything when it should not run; any other error rolls the copy back.
  * `committed` is false when the read-back differed (rolled back too).
  */
-export function migrateToPostgres(from: string, to: string, out: (line: string) => void): MigrationReport {
+export async function migrateToPostgres(from: string, to: string, out: (line: string) => void): Promise<MigrationReport> {
   if (!isPostgresSpec(to)) throw new MigrationRefused('--to must be a postgres:// or postgresql:// URL');
   const file = path.resolve(from);
   const src = openSource(file);
@@ -352,15 +352,15 @@ export function migrateToPostgres(from: string, to: string, out: (line: string) 
   }
   try {
     const tables = sqliteTables(src);
-    checkTarget(
+    await checkTarget(
       to,
       tables.map((t) => t.name),
     );
-    const pg = openDatabase(to) as PgDb;
+    const pg = await openDatabase(to) as PgDb;
     try {
-      return copyAll(src, pg, tables, out);
+      return await copyAll(src, pg, tables, out);
     } finally {
-      pg.close();
+      await pg.close();
     }
   } finally {
     src.close();
@@ -368,7 +368,7 @@ export function migrateToPostgres(from: string, to: string, out: (line: string) 
   }
 }
 
-function copyAll(src: Database.Database, pg: PgDb, tables: TableInfo[], out: (line: string) => void): MigrationReport {
+async function copyAll(src: Database.Database, pg: PgDb, tables: TableInfo[], out: (line: string) => void): Promise<MigrationReport> {
   for (const t of tables) {
     const have = pgColumns(pg, t.name);
     const missing = t.columns.filter((c) => !have.has(c));
@@ -377,10 +377,10 @@ function copyAll(src: Database.Database, pg: PgDb, tables: TableInfo[], out: (li
   }
   // One snapshot of the source; one transaction, under the write lock every Doorstep writer takes, on the target.
   src.exec('BEGIN');
-  pg.exec('BEGIN');
+  await pg.exec('BEGIN');
   let done = false;
   try {
-    checkEmpty(pg, tables);
+    await checkEmpty(pg, tables);
     const autoincrement = new Map<string, number>(
       src.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'").pluck().get()
         ? (src.prepare('SELECT name, seq FROM sqlite_sequence').raw(true).all() as [string, number][])
@@ -426,17 +426,17 @@ function copyAll(src: Database.Database, pg: PgDb, tables: TableInfo[], out: (li
       };
     });
     const committed = checks.every((c) => c.ok);
-    pg.exec(committed ? 'COMMIT' : 'ROLLBACK');
+    await pg.exec(committed ? 'COMMIT' : 'ROLLBACK');
     done = true;
     // Fresh tables have no statistics until autovacuum's first pass (about a minute); until then PostgreSQL plans
     // every query as if the tables were empty (sequential scans over 100,000 attendees). Gather them now.
-    if (committed) pg.exec('ANALYZE');
+    if (committed) await pg.exec('ANALYZE');
     for (const s of skipped) out(`Skipped ${s.table} (${s.rows} rows): ${s.reason}.`);
     return { checks, skipped, committed };
   } finally {
     if (!done && pg.inTransaction) {
       try {
-        pg.exec('ROLLBACK');
+        await pg.exec('ROLLBACK');
       } catch {
         // The connection is gone: nothing was committed.
       }

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { engineOf, type Db } from './engine.ts';
-import type { PgDb } from './pg.ts';
+import type { Db } from './engine/types.ts';
+import type { PgDb } from './engine/postgres.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dir = path.join(here, 'migrations');
@@ -47,20 +47,20 @@ export function listMigrations(engine: 'sqlite' | 'postgres' = 'sqlite'): Migrat
 }
 
 /** Applies every migration newer than `PRAGMA user_version` (PostgreSQL: the evt_schema row), each in its own transaction. */
-export function migrate(db: Db): number {
-  const engine = engineOf(db);
-  const current = db.pragma('user_version', { simple: true }) as number;
+export async function migrate(db: Db): Promise<number> {
+  const engine = db.engine;
+  const current = await db.userVersion();
   const pending = listMigrations(engine).filter((m) => m.version > current);
   for (const m of pending) {
-    db.transaction(() => {
+    await db.transaction(async () => {
       if (engine === 'postgres') {
         const pg = db as PgDb;
-        if (m.prelude) pg.execNative(m.prelude);
-        if (m.native) pg.execNative(m.sql);
-        else pg.exec(m.sql);
-      } else db.exec(m.sql);
-      db.pragma(`user_version = ${m.version}`);
-    })();
+        if (m.prelude) await pg.native(m.prelude);
+        if (m.native) await pg.native(m.sql);
+        else await pg.exec(m.sql);
+      } else await db.exec(m.sql);
+      await db.setUserVersion(m.version);
+    });
   }
   return pending.length;
 }

@@ -21,21 +21,21 @@ export interface DemoOptions {
 
 /** Fills an empty database with a believable calendar: venues, organizers, terms, events, tickets, attendees. */
 export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (line: string) => void): Promise<void> {
-  const existing = countCalendarPosts(db);
+  const existing = await countCalendarPosts(db);
   if (existing > 0)
     throw new Error(`The database ${config.dbFile} already has ${existing} events, venues or organizers; the demo only fills an empty one.`);
   const random = rng(20261122);
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
-  let admin = findUserByLogin(db, 'demo-admin');
+  let admin = await findUserByLogin(db, 'demo-admin');
   let adminPassword: string | undefined;
-  db.transaction(() => {
+  await db.transaction(async () => {
     if (!admin) {
-      admin = insertUser(db, { login: 'demo-admin', email: 'admin@doorstep.example', displayName: 'Demo Administrator', role: 'administrator' });
-      adminPassword = createAppPassword(db, admin.id, 'demo').password;
+      admin = await insertUser(db, { login: 'demo-admin', email: 'admin@doorstep.example', displayName: 'Demo Administrator', role: 'administrator' });
+      adminPassword = (await createAppPassword(db, admin.id, 'demo')).password;
     }
-  })();
-  const ctx = systemContext(db, config, admin!.id);
-  const ids = db.transaction(() => {
+  });
+  const ctx = await systemContext(db, config, admin!.id);
+  const ids = await db.transaction(async () => {
     const venues = VENUES.map((v) =>
       createLinked(ctx, 'venue', {
         venue: v.name,
@@ -54,10 +54,10 @@ export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (l
       createLinked(ctx, 'organizer', { organizer: o.name, email: o.email, phone: o.phone, website: o.website, description: o.description }),
     );
     for (const c of CATEGORIES) {
-      const [id] = resolveTermRefs(ctx, TAXONOMY.categories, [c.name], 'categories', true);
-      updateTerm(db, id, { name_et: c.et, description: c.description });
+      const [id] = await resolveTermRefs(ctx, TAXONOMY.categories, [c.name], 'categories', true);
+      await updateTerm(db, id, { name_et: c.et, description: c.description });
     }
-    for (const t of TAGS) resolveTermRefs(ctx, TAXONOMY.tags, [t], 'tags', true);
+    for (const t of TAGS) await resolveTermRefs(ctx, TAXONOMY.tags, [t], 'tags', true);
     const events: number[] = [];
     const now = Date.now();
     for (let i = 0; i < opts.events; i++) {
@@ -71,7 +71,7 @@ export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (l
       const durationH = cat.name === 'Conference' ? 8 : cat.name === 'Workshop' ? 3 : 2;
       const endLocal = `${startLocal.slice(0, 11)}${String(Math.min(23, hour + durationH)).padStart(2, '0')}:${startLocal.slice(14)}`;
       const price = cat.free ? 0 : pick([10, 15, 20, 25, 35, 49]);
-      const id = createEvent(ctx, {
+      const id = await createEvent(ctx, {
         title,
         description: `${cat.blurb}\n\nDoors open 30 minutes before the start. Tickets are checked at the door with the QR code from your confirmation e-mail.`,
         start_date: startLocal,
@@ -82,19 +82,19 @@ export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (l
         currency_symbol: '€',
         currency_code: 'EUR',
         currency_position: 'postfix',
-        venue: pick(venues),
-        organizer: random() < 0.2 ? [pick(organizers), pick(organizers)] : [pick(organizers)],
+        venue: await pick(venues),
+        organizer: random() < 0.2 ? [await pick(organizers), await pick(organizers)] : [await pick(organizers)],
         categories: [cat.name],
         tags: [pick(TAGS), pick(TAGS)],
         featured: random() < 0.08,
         sticky: random() < 0.03,
         status: random() < 0.05 ? 'draft' : 'publish',
       });
-      if (random() < 0.3) updatePost(db, id, { title_et: `${title} (${cat.et})` });
+      if (random() < 0.3) await updatePost(db, id, { title_et: `${title} (${cat.et})` });
       events.push(id);
     }
     return { venues, organizers, events };
-  })();
+  });
   out(
     `Created ${ids.venues.length} venues, ${ids.organizers.length} organizers, ${CATEGORIES.length} categories, ${TAGS.length} tags and ${ids.events.length} events.`,
   );

@@ -77,12 +77,12 @@ export async function demoTickets(
   const pick = <T>(l: readonly T[]) => l[Math.floor(random() * l.length)];
   const now = new Date();
   const ticketed = eventIds.slice(0, Math.min(eventIds.length, 40));
-  const stats = db.transaction(() => {
+  const stats = await db.transaction(async () => {
     const d = nowDates(tz, now);
-    const tickets = ticketed.map((event) => {
+    const tickets = ticketed.map(async (event) => {
       const paid = random() < 0.7;
       const capacity = pick([50, 100, 150, 200, 300]);
-      const id = createTicket(db, {
+      const id = await createTicket(db, {
         eventId: event,
         provider: paid ? 'tc' : 'rsvp',
         name: paid ? 'General admission' : 'Free RSVP',
@@ -99,14 +99,14 @@ export async function demoTickets(
     let made = 0;
     let checkedIn = 0;
     for (let guard = 0; made < attendees && guard < attendees * 4; guard++) {
-      const t = pick(tickets);
+      const t = await pick(tickets);
       const qty = Math.min(1 + Math.floor(random() * 4), attendees - made, t.capacity - (sold.get(t.id) ?? 0));
       if (qty <= 0) continue;
       const first = pick(FIRST);
       const last = pick(LAST);
       const email = `${first}.${last}${Math.floor(random() * 1000)}@example.test`.toLowerCase().replace(/[^a-z0-9.@]/g, '');
       const status = t.paid && random() < 0.06 ? 'pending' : 'completed';
-      const order = createOrder(db, {
+      const order = await createOrder(db, {
         purchaserName: `${first} ${last}`,
         purchaserEmail: email,
         items: [{ ticketId: t.id, quantity: qty }],
@@ -114,16 +114,16 @@ export async function demoTickets(
         dateGmt: d.date_gmt,
         status,
       });
-      order.attendeeIds.forEach((aid, i) => {
+      order.attendeeIds.forEach(async (aid, i) => {
         if (i > 0) {
           // Companions of the purchaser get names of their own.
           const name = `${pick(FIRST)} ${last}`;
-          setAttendeeFullName(db, aid, name);
-          setPostTitle(db, aid, name);
+          await setAttendeeFullName(db, aid, name);
+          await setPostTitle(db, aid, name);
         }
         if (status === 'completed' && random() < 0.25) {
           const at = new Date(now.getTime() - Math.floor(random() * 3 * 3600_000)).toISOString();
-          const checkin = insertCheckin(db, {
+          const checkin = await insertCheckin(db, {
             attendee_id: aid,
             event_id: t.event,
             result: 'accepted',
@@ -136,7 +136,7 @@ export async function demoTickets(
             user_id: 0,
             api_key_id: null,
           });
-          setCheckedIn(db, aid, checkin);
+          await setCheckedIn(db, aid, checkin);
           checkedIn++;
         }
       });
@@ -144,11 +144,11 @@ export async function demoTickets(
       made += qty;
     }
     return { tickets: tickets.length, made, checkedIn };
-  })();
+  });
   out(`Created ${stats.tickets} tickets and ${stats.made} attendees (${stats.checkedIn} already checked in).`);
-  const busiest = busiestEventFrom(db, utcString(now));
+  const busiest = await busiestEventFrom(db, utcString(now));
   if (!busiest) return;
-  const { key, row } = createApiKey(db, 'Demo door', busiest.id, null);
+  const { key, row } = await createApiKey(db, 'Demo door', busiest.id, null);
   const link = pairingLink(config, key, busiest.id);
   const files = await writePairingQr(config, row.id, link);
   out(`Door key "Demo door" for event ${busiest.id} (${busiest.n} attendees): ${key}`);
@@ -158,7 +158,7 @@ export async function demoTickets(
   // Ticket QR images carry security codes: 0600 in a 0700 folder.
   privateDir(config.dataDir, { existing: false });
   privateDir(dir, { existing: true });
-  const sample = uncheckedAttendeeCodes(db, busiest.id, 'completed');
+  const sample = await uncheckedAttendeeCodes(db, busiest.id, 'completed');
   for (const a of sample) {
     const url = ticketCodeUrl(config.publicUrl, { attendeeId: a.post_id, eventId: busiest.id, securityCode: a.security_code });
     writePrivateFile(path.join(dir, `attendee-${a.post_id}.png`), await QRCode.toBuffer(url, { type: 'png', width: 400, margin: 4 }));

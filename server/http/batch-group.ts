@@ -24,10 +24,10 @@ import { errorResult, type Result } from '../kernel/result.ts';
 export async function runGrouped(db: Db, items: readonly (Prepared | HttpError)[]): Promise<Result[]> {
   const results: Result[] = [];
   let open = false;
-  const commit = () => {
+  const commit = async () => {
     if (!open) return;
     // The group's one change-log row (what its committed items changed), in the transaction it describes.
-    releaseChanges(db);
+    await releaseChanges(db);
     open = false;
     commitTransaction(db);
   };
@@ -37,17 +37,17 @@ export async function runGrouped(db: Db, items: readonly (Prepared | HttpError)[
         results.push(errorResult(p));
         continue;
       }
-      if (p.endpoint.async) commit();
+      if (p.endpoint.async) await commit();
       else if (!open && !db.inTransaction) {
         beginImmediate(db);
         open = true;
         holdChanges(db);
       }
-      results.push(p.endpoint.async ? await execute(p) : executeSync(p));
+      results.push(p.endpoint.async ? await execute(p) : await executeSync(p));
       // SQLite rolls a whole transaction back on some errors (disk full, I/O): then earlier items are lost too.
       if (open && !db.inTransaction) throw new Error('batch transaction was rolled back by SQLite');
     }
-    commit();
+    await commit();
   } catch (e) {
     if (open && db.inTransaction) rollback(db);
     throw e;

@@ -83,8 +83,8 @@ export function readTags(routeId: string): Tags {
  * record commits with the write). Routes that write outside the dispatcher's write path (a GET that checks in,
  * a sweep) call this themselves.
  */
-export function touch(app: AppState, tags: Tags | 'all'): void {
-  recordChange(app.db, tags);
+export async function touch(app: AppState, tags: Tags | 'all'): Promise<void> {
+  await recordChange(app.db, tags);
   if (tags === 'all') {
     app.contentVersion++;
     return;

@@ -135,15 +135,15 @@ function failure(ctx: Ctx, e: unknown): Result {
  * After a write: the response cache drops what the route declares it changed (server/http/cache-tags.ts), or
  * everything (the app's `contentVersion` moves) when the route declares nothing.
  */
-function wrote(p: Prepared): void {
-  touch(p.ctx.app, writeTags(p.endpoint.def.id, p.input));
+async function wrote(p: Prepared): Promise<void> {
+  await touch(p.ctx.app, writeTags(p.endpoint.def.id, p.input));
 }
 
 /**
  * Permission, then a synchronous handler; a write runs in one transaction so a failure changes nothing.
  * Batches call this directly for their synchronous items, sparing a promise per item.
  */
-export function executeSync(p: Prepared): Result {
+export async function executeSync(p: Prepared): Promise<Result> {
   const refused = denied(p);
   if (refused) return refused;
   const { endpoint, ctx } = p;
@@ -151,9 +151,9 @@ export function executeSync(p: Prepared): Result {
   try {
     if (!isWrite) return endpoint.handler(p.input as never, ctx) as Result;
     // What the write changed is recorded in its own transaction (other processes read it from the database).
-    return inTransaction(ctx.db, () => {
+    return await inTransaction(ctx.db, async () => {
       const result = endpoint.handler(p.input as never, ctx) as Result;
-      wrote(p);
+      await wrote(p);
       return result;
     });
   } catch (e) {
@@ -163,13 +163,13 @@ export function executeSync(p: Prepared): Result {
 
 /** Permission, then the handler; asynchronous handlers manage their own transactions. */
 export async function execute(p: Prepared): Promise<Result> {
-  if (!p.endpoint.async) return executeSync(p);
+  if (!p.endpoint.async) return await executeSync(p);
   const refused = denied(p);
   if (refused) return refused;
   const { endpoint, ctx } = p;
   try {
     const result = await endpoint.handler(p.input as never, ctx);
-    if (WRITE_METHODS.includes(ctx.req.method as Method)) wrote(p);
+    if (WRITE_METHODS.includes(ctx.req.method as Method)) await wrote(p);
     return result;
   } catch (e) {
     return failure(ctx, e);

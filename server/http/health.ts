@@ -9,11 +9,11 @@ import { databaseAnswers } from '../db/repos/database.ts';
  * authentication, and nothing about the site in the answer.
  */
 export function health(state: AppState) {
-  return (_req: Request, res: Response): void => {
+  return async (_req: Request, res: Response): Promise<void> => {
     let ok = false;
     if (!state.services.draining) {
       try {
-        ok = databaseAnswers(state.db);
+        ok = await databaseAnswers(state.db);
       } catch {
         ok = false;
       }

@@ -203,12 +203,12 @@ export class ResponseCache {
    * processes' changes come through the change feed: an undescribed one moves its stamp, a described one
    * drops the entries of its tags (the listener added on first use).
    */
-  private refresh(db: Db, contentVersion: number, now: number): string {
+  private async refresh(db: Db, contentVersion: number, now: number): Promise<string> {
     if (this.fed !== db) {
       this.fed = db;
       onChangedTags(db, (tags) => this.invalidate(tags));
     }
-    const v = `${contentVersion}:${changeStamp(db)}`;
+    const v = `${contentVersion}:${await changeStamp(db)}`;
     if (v !== this.current) {
       this.clear();
       this.current = v;
@@ -220,10 +220,10 @@ export class ResponseCache {
     return v;
   }
 
-  get(db: Db, contentVersion: number, key: string): CachedAnswer | undefined {
+  async get(db: Db, contentVersion: number, key: string): Promise<CachedAnswer | undefined> {
     if (!this.enabled) return undefined;
     const now = this.now();
-    this.refresh(db, contentVersion, now);
+    await this.refresh(db, contentVersion, now);
     const e = this.entries.get(key);
     if (!e) return undefined;
     if (e.expires <= now) {
@@ -236,13 +236,13 @@ export class ResponseCache {
   }
 
   /** Stores an answer; returns its serialised body (also when it is too large to keep), or undefined when off. */
-  set(
+  async set(
     db: Db,
     contentVersion: number,
     key: string,
     answer: Omit<CachedAnswer, 'json' | 'encoded'>,
     tags: Tags = DEFAULT_READ_TAGS,
-  ): Buffer | undefined {
+  ): Promise<Buffer | undefined> {
     if (!this.enabled) return undefined;
     // An unpooled buffer: a small Buffer.from() is a slice of a shared 8 KiB slab, which one kept entry would pin
     // whole, so the bytes counted would not be the bytes held.
@@ -261,7 +261,7 @@ export class ResponseCache {
     for (const t of tags) cost += 2 * t.length + 32;
     if (cost > this.maxEntryBytes) return json;
     const now = this.now();
-    this.refresh(db, contentVersion, now);
+    await this.refresh(db, contentVersion, now);
     const old = this.entries.get(key);
     if (old) this.remove(key, old);
     while (this.entries.size && (this.total + cost > this.maxBytes || this.entries.size >= this.maxEntries)) {

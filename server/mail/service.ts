@@ -80,7 +80,7 @@ export function setMailTransport(state: AppState, deliver: Deliver): void {
 }
 
 /** Logs a message as queued and schedules its delivery after the current transaction. Returns the log ID. */
-export function sendMail(state: AppState, message: MailMessage): number {
+export async function sendMail(state: AppState, message: MailMessage): Promise<number> {
   const svc = service(state);
   const to = normalizeAddressList(message.to, 'to', true);
   const cc = normalizeAddressList(message.cc, 'cc', false);
@@ -96,8 +96,8 @@ export function sendMail(state: AppState, message: MailMessage): number {
   const attachments = prepareAttachments(message.attachments);
   const db = state.db;
   // A nested transaction is a savepoint: the row and its attachments are written whole or not at all.
-  const id = db.transaction(() => {
-    const logId = insertMailLog(db, {
+  const id = await db.transaction(async () => {
+    const logId = await insertMailLog(db, {
       from_header: from,
       to_header: to.join(', '),
       cc_header: cc.join(', '),
@@ -124,13 +124,13 @@ export function sendMail(state: AppState, message: MailMessage): number {
       }),
     );
     return logId;
-  })();
+  });
   schedule(state, id);
   return id;
 }
 
 /** Composes a logged message for nodemailer, exactly as it was first logged. */
-export function composeFromLog(state: AppState, row: MailLogRow): Mail.Options {
+export async function composeFromLog(state: AppState, row: MailLogRow): Promise<Mail.Options> {
   const split = (s: string) => (s ? s.split(', ') : undefined);
   return {
     from: row.from_header,
@@ -143,7 +143,7 @@ export function composeFromLog(state: AppState, row: MailLogRow): Mail.Options {
     html: row.html_body ?? undefined,
     headers: { ...(JSON.parse(row.headers) as Record<string, string>), 'X-Doorstep-Mail-Id': String(row.id) },
     date: new Date(`${row.created_utc.replace(' ', 'T')}Z`),
-    attachments: getAttachments(state.db, row.id).map((a) => ({
+    attachments: (await getAttachments(state.db, row.id)).map((a) => ({
       filename: a.filename,
       content: a.content,
       contentType: a.content_type,
@@ -165,28 +165,28 @@ async function outsideTransaction(state: AppState): Promise<void> {
 async function deliverNow(state: AppState, id: number): Promise<DeliveryResult | null> {
   await outsideTransaction(state);
   if (!state.db.open) return null;
-  const row = getMailLog(state.db, id);
+  const row = await getMailLog(state.db, id);
   if (row?.status !== 'queued') return null;
-  if (!claimMailLog(state.db, id, nowUtc(new Date(Date.now() - CLAIM_STALE_MS)))) return null;
+  if (!await claimMailLog(state.db, id, nowUtc(new Date(Date.now() - CLAIM_STALE_MS)))) return null;
   // Images deferred at logging time are drawn now, outside any transaction, and kept for resends.
-  for (const a of deferredAttachments(state.db, id)) {
+  for (const a of await deferredAttachments(state.db, id)) {
     // One image per turn of the event loop, so requests keep flowing while a large order is drawn.
     await new Promise((r) => setImmediate(r));
     const png = qrPng(a.qr_text);
     await outsideTransaction(state);
     if (!state.db.open) return null;
-    fillAttachment(state.db, a.id, png, sha256(png));
+    await fillAttachment(state.db, a.id, png, sha256(png));
   }
   const svc = service(state);
   let result: DeliveryResult;
   try {
-    result = await svc.deliver(composeFromLog(state, row), { id, attempt: row.attempts + 1 });
+    result = await svc.deliver(await composeFromLog(state, row), { id, attempt: row.attempts + 1 });
   } catch (e) {
     result = { ok: false, transport: '', messageId: null, emlFile: null, transcript: '', error: (e as Error).message || 'Delivery failed' };
   }
   await outsideTransaction(state);
   if (!state.db.open) return result;
-  recordDelivery(state.db, id, {
+  await recordDelivery(state.db, id, {
     status: result.ok ? 'sent' : 'failed',
     transport: result.transport,
     error: result.ok ? null : result.error,
@@ -232,14 +232,14 @@ export interface ResendOutcome {
  */
 export async function resendMail(state: AppState, id: number, to?: string[]): Promise<ResendOutcome | null> {
   const db = state.db;
-  const row = getMailLog(db, id);
+  const row = await getMailLog(db, id);
   if (!row) return null;
   // The write and its change-log row (other processes' caches) commit together (server/db/change-feed.ts).
-  const target = db.transaction(() => {
+  const target = await db.transaction(async () => {
     let target = id;
     if (to?.length) {
       const recipients = to.map((a) => normalizeAddress(a, 'sent_to'));
-      const copy = insertMailLog(db, {
+      const copy = await insertMailLog(db, {
         from_header: row.from_header,
         to_header: recipients.join(', '),
         cc_header: '',
@@ -253,19 +253,19 @@ export async function resendMail(state: AppState, id: number, to?: string[]): Pr
         related_id: row.related_id,
         resent_from: row.id,
       });
-      for (const a of getAttachments(db, id)) insertAttachment(db, { ...a, log_id: copy });
-      countResend(db, id);
+      for (const a of await getAttachments(db, id)) await insertAttachment(db, { ...a, log_id: copy });
+      await countResend(db, id);
       target = copy;
     } else if (row.status !== 'queued') {
-      requeueMailLog(db, id);
+      await requeueMailLog(db, id);
     } else {
-      countResend(db, id);
+      await countResend(db, id);
     }
-    recordChange(db, ['mail']);
+    await recordChange(db, ['mail']);
     return target;
-  })();
+  });
   const result = await schedule(state, target);
-  return { row: getMailLog(db, target) ?? row, result };
+  return { row: await getMailLog(db, target) ?? row, result };
 }
 
 /**
@@ -273,8 +273,8 @@ export async function resendMail(state: AppState, id: number, to?: string[]): Pr
  * moment after start-up. The timer does not keep a process alive: a CLI run exits and leaves them queued.
  */
 export function resumeQueuedMail(state: AppState, delayMs = 1000): void {
-  setTimeout(() => {
+  setTimeout(async () => {
     if (!state.db.open) return;
-    for (const id of queuedMailIds(state.db)) void schedule(state, id);
+    for (const id of await queuedMailIds(state.db)) void schedule(state, id);
   }, delayMs).unref();
 }

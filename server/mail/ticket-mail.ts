@@ -139,12 +139,12 @@ export function ticketMailLimiter(app: AppState): RateLimiter {
  * most `maxTicketsPerOrder` tickets in it, and at most `TICKET_MAIL_LIMIT` messages per address; what is not
  * sent is logged, and the order completes all the same (its answer carries the tickets).
  */
-export function ticketMailOnOrderCompleted(ctx: Ctx, orderId: number): void {
+export async function ticketMailOnOrderCompleted(ctx: Ctx, orderId: number): Promise<void> {
   try {
-    const order = orderForMail(ctx.db, orderId);
+    const order = await orderForMail(ctx.db, orderId);
     if (!order) return;
-    if (ticketMailLogged(ctx.db, orderId)) return;
-    let attendees = attendeesForMail(ctx.db, orderId);
+    if (await ticketMailLogged(ctx.db, orderId)) return;
+    let attendees = await attendeesForMail(ctx.db, orderId);
     if (attendees.length === 0) return;
     const max = ctx.app.config.maxTicketsPerOrder;
     if (attendees.length > max) {
@@ -160,7 +160,7 @@ export function ticketMailOnOrderCompleted(ctx: Ctx, orderId: number): void {
     limiter.record(keys);
     const { siteName, timezone } = ctx.app.config;
     const message = composeTicketMail({ order, attendees, lang: ctx.lang, siteName, siteTimezone: timezone, siteBase: ctx.urls.site('') });
-    sendMail(ctx.app, message);
+    await sendMail(ctx.app, message);
   } catch (e) {
     ctx.app.log({ level: 'error', msg: 'ticket e-mail not composed', order_id: orderId, error: String((e as Error)?.stack ?? e) });
   }

@@ -32,15 +32,15 @@ const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
 const daysAgo = (utc: string, now: Date) => (now.getTime() - Date.parse(`${utc.replace(' ', 'T')}Z`)) / 86_400_000;
 
-function weakPasswords(db: Db, config: Config): Finding[] {
+async function weakPasswords(db: Db, config: Config): Promise<Finding[]> {
   // The configured value when the process has it; otherwise the verdict recorded when it was set, as long as
   // that application password still exists.
   let check: Pick<AdminPasswordCheck, 'login' | 'weaknesses'> | undefined;
   if (config.adminUser && config.adminPassword) {
     check = { login: config.adminUser, weaknesses: passwordWeaknesses(config.adminUser, config.adminPassword) };
   } else {
-    const recorded = getJsonOption<AdminPasswordCheck | null>(db, ADMIN_PASSWORD_CHECK, null);
-    if (recorded && appPasswordExists(db, recorded.app_password_id)) check = recorded;
+    const recorded = await getJsonOption<AdminPasswordCheck | null>(db, ADMIN_PASSWORD_CHECK, null);
+    if (recorded && await appPasswordExists(db, recorded.app_password_id)) check = recorded;
   }
   if (!check || check.weaknesses.length === 0) return [];
   return [
@@ -55,8 +55,8 @@ function weakPasswords(db: Db, config: Config): Finding[] {
   ];
 }
 
-function defaultLogins(db: Db): Finding[] {
-  const rows = administratorsWithLogins(db, DEFAULT_LOGINS);
+async function defaultLogins(db: Db): Promise<Finding[]> {
+  const rows = await administratorsWithLogins(db, DEFAULT_LOGINS);
   return rows.map((u) => ({
     type: 'default_admin_login',
     severity: SEVERITY.high,
@@ -67,9 +67,9 @@ function defaultLogins(db: Db): Finding[] {
   }));
 }
 
-function idleCredentials(db: Db, settings: SecurityConfig, now: Date): Finding[] {
+async function idleCredentials(db: Db, settings: SecurityConfig, now: Date): Promise<Finding[]> {
   const out: Finding[] = [];
-  const keys = liveApiKeys(db);
+  const keys = await liveApiKeys(db);
   for (const k of keys) {
     if (k.last_used === null) {
       out.push({
@@ -91,7 +91,7 @@ function idleCredentials(db: Db, settings: SecurityConfig, now: Date): Finding[]
       });
     }
   }
-  const passwords = appPasswordsWithLogins(db);
+  const passwords = await appPasswordsWithLogins(db);
   for (const p of passwords) {
     const since = p.last_used ?? p.created;
     if (daysAgo(since, now) < settings.apiKeyMaxIdleDays) continue;
@@ -123,9 +123,9 @@ function https(config: Config): Finding[] {
   ];
 }
 
-function registration(db: Db): Finding[] {
-  if (getOption(db, 'users_can_register') !== '1') return [];
-  const role = getOption(db, 'default_role') ?? 'subscriber';
+async function registration(db: Db): Promise<Finding[]> {
+  if (await getOption(db, 'users_can_register') !== '1') return [];
+  const role = await getOption(db, 'default_role') ?? 'subscriber';
   const privileged = role === 'administrator' || role === 'organizer';
   return [
     {
@@ -139,8 +139,8 @@ function registration(db: Db): Finding[] {
   ];
 }
 
-function administrators(db: Db, settings: SecurityConfig): Finding[] {
-  const logins = administratorLogins(db);
+async function administrators(db: Db, settings: SecurityConfig): Promise<Finding[]> {
+  const logins = await administratorLogins(db);
   if (logins.length <= settings.maxAdministrators) return [];
   return [
     {
@@ -155,13 +155,13 @@ function administrators(db: Db, settings: SecurityConfig): Finding[] {
 }
 
 /** Runs the enabled checks. */
-export function runChecks(db: Db, config: Config, settings: SecurityConfig, now = new Date()): Finding[] {
+export async function runChecks(db: Db, config: Config, settings: SecurityConfig, now = new Date()): Promise<Finding[]> {
   return [
-    ...(settings.scansEnabled_weakPasswords ? weakPasswords(db, config) : []),
-    ...(settings.scansEnabled_defaultLogins ? defaultLogins(db) : []),
-    ...(settings.scansEnabled_apiKeys ? idleCredentials(db, settings, now) : []),
+    ...(settings.scansEnabled_weakPasswords ? await weakPasswords(db, config) : []),
+    ...(settings.scansEnabled_defaultLogins ? await defaultLogins(db) : []),
+    ...(settings.scansEnabled_apiKeys ? await idleCredentials(db, settings, now) : []),
     ...(settings.scansEnabled_https ? https(config) : []),
-    ...(settings.scansEnabled_registration ? registration(db) : []),
-    ...(settings.scansEnabled_administrators ? administrators(db, settings) : []),
+    ...(settings.scansEnabled_registration ? await registration(db) : []),
+    ...(settings.scansEnabled_administrators ? await administrators(db, settings) : []),
   ];
 }

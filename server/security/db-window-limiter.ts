@@ -35,29 +35,29 @@ export class DbWindowLimiter implements RateLimiter {
     this.now = opts.now ?? Date.now;
   }
 
-  retryAfter(keys: readonly string[]): number {
+  async retryAfter(keys: readonly string[]): Promise<number> {
     const now = this.now();
     let wait = 0;
     for (const key of keys) {
-      const at = rateLimitedSince(this.db, this.name, held(key), now - this.windowMs, this.max);
+      const at = await rateLimitedSince(this.db, this.name, held(key), now - this.windowMs, this.max);
       if (at !== undefined) wait = Math.max(wait, Math.ceil((at + this.windowMs - now) / 1000));
     }
     return wait > 0 ? Math.max(1, wait) : 0;
   }
 
-  record(keys: readonly string[]): void {
+  async record(keys: readonly string[]): Promise<void> {
     const now = this.now();
-    inTransaction(this.db, () => {
-      for (const key of keys) insertRateEvent(this.db, this.name, held(key), now, now - this.windowMs, this.max);
+    await inTransaction(this.db, async () => {
+      for (const key of keys) await insertRateEvent(this.db, this.name, held(key), now, now - this.windowMs, this.max);
       if (now >= this.nextSweep) {
         this.nextSweep = now + Math.min(this.windowMs, 60_000);
-        sweepRateEvents(this.db, this.name, now - this.windowMs, this.maxRows);
+        await sweepRateEvents(this.db, this.name, now - this.windowMs, this.maxRows);
       }
     });
   }
 
-  clear(key: string): void {
-    clearRateKey(this.db, this.name, held(key));
+  async clear(key: string): Promise<void> {
+    await clearRateKey(this.db, this.name, held(key));
   }
 }
 

@@ -18,17 +18,17 @@ export function mayChangeAuthored(ctx: Pick<Ctx, 'caller'>, author: number | nul
 }
 
 /** The author of a post, or undefined when there is no such post. */
-export function postAuthor(ctx: Pick<Ctx, 'db'>, postId: number): number | undefined {
-  return postAuthorOf(ctx.db, postId) ?? undefined;
+export async function postAuthor(ctx: Pick<Ctx, 'db'>, postId: number): Promise<number | undefined> {
+  return await postAuthorOf(ctx.db, postId) ?? undefined;
 }
 
 /** Whether the caller may change event `eventId` and what hangs off it (tickets, attendees, orders). */
-export function mayChangeEvent(ctx: Pick<Ctx, 'caller' | 'db'>, eventId: number): boolean {
+export async function mayChangeEvent(ctx: Pick<Ctx, 'caller' | 'db'>, eventId: number): Promise<boolean> {
   if (isAdministrator(ctx)) return true;
-  return mayChangeAuthored(ctx, postAuthor(ctx, eventId));
+  return mayChangeAuthored(ctx, await postAuthor(ctx, eventId));
 }
 
 /** Throws the contract's `403 rest_forbidden` (401 for anonymous callers) unless the caller may change the event. */
-export function assertMayChangeEvent(ctx: Pick<Ctx, 'caller' | 'db'>, eventId: number): void {
-  if (!mayChangeEvent(ctx, eventId)) throw forbidden(ctx.caller.kind === 'anonymous');
+export async function assertMayChangeEvent(ctx: Pick<Ctx, 'caller' | 'db'>, eventId: number): Promise<void> {
+  if (!await mayChangeEvent(ctx, eventId)) throw forbidden(ctx.caller.kind === 'anonymous');
 }

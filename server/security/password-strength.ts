@@ -113,7 +113,7 @@ export interface AdminPasswordCheck {
 }
 
 /** Called where the start-up password is set (ensureAdmin): records the verdict for the security scanner. */
-export function recordAdminPasswordCheck(db: Db, userId: number, login: string, appPasswordId: number, password: string): void {
+export async function recordAdminPasswordCheck(db: Db, userId: number, login: string, appPasswordId: number, password: string): Promise<void> {
   const check: AdminPasswordCheck = {
     user_id: userId,
     login,
@@ -121,5 +121,5 @@ export function recordAdminPasswordCheck(db: Db, userId: number, login: string, 
     weaknesses: passwordWeaknesses(login, password),
     checked: nowUtc(),
   };
-  setJsonOption(db, ADMIN_PASSWORD_CHECK, check);
+  await setJsonOption(db, ADMIN_PASSWORD_CHECK, check);
 }

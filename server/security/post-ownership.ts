@@ -15,7 +15,7 @@ import { isAdministrator, mayChangeAuthored, mayChangeEvent } from './ownership.
  * - a form or submission: site-wide content, anyone with `manage_forms`;
  * - anything else (attachments, unknown types): administrators only.
  */
-export function mayChangePost(ctx: Pick<Ctx, 'caller' | 'db'>, p: Pick<PostRow, 'id' | 'type' | 'author'>): boolean {
+export async function mayChangePost(ctx: Pick<Ctx, 'caller' | 'db'>, p: Pick<PostRow, 'id' | 'type' | 'author'>): Promise<boolean> {
   if (isAdministrator(ctx)) return true;
   switch (p.type) {
     // The row's own author: an event's is what mayChangeEvent would read again.
@@ -24,15 +24,15 @@ export function mayChangePost(ctx: Pick<Ctx, 'caller' | 'db'>, p: Pick<PostRow, 
     case 'organizer':
       return mayChangeAuthored(ctx, p.author);
     case 'ticket': {
-      const eventId = ticketEventId(ctx.db, p.id);
-      return eventId !== undefined && mayChangeEvent(ctx, eventId);
+      const eventId = await ticketEventId(ctx.db, p.id);
+      return eventId !== undefined && await mayChangeEvent(ctx, eventId);
     }
     case 'attendee': {
-      const eventId = attendeeEventId(ctx.db, p.id);
-      return eventId !== undefined && mayChangeEvent(ctx, eventId);
+      const eventId = await attendeeEventId(ctx.db, p.id);
+      return eventId !== undefined && await mayChangeEvent(ctx, eventId);
     }
     case 'order': {
-      const events = new Set(orderItems(ctx.db, [p.id]).map((i) => i.event_id));
+      const events = new Set((await orderItems(ctx.db, [p.id])).map((i) => i.event_id));
       return events.size > 0 && [...events].every((e) => mayChangeEvent(ctx, e));
     }
     case 'form':

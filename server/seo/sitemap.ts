@@ -16,8 +16,8 @@ export interface SitemapEntry {
   lastmod: string;
 }
 
-export function sitemapEntries(db: Db, site: (path: string) => string): SitemapEntry[] {
-  return sitemapRows(db, MAX_URLS).map((r) => ({
+export async function sitemapEntries(db: Db, site: (path: string) => string): Promise<SitemapEntry[]> {
+  return (await sitemapRows(db, MAX_URLS)).map((r) => ({
     id: r.id,
     type: r.type as SitemapEntry['type'],
     loc: r.slug ? site(`/${r.type}/${r.slug}/`) : site(`/?p=${r.id}`),
@@ -32,8 +32,8 @@ export function sitemapXml(entries: SitemapEntry[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}</urlset>\n`;
 }
 
-export function robotsSettings(db: Db): RobotsSettings {
-  const r = RobotsSettings.safeParse(getJsonOption<unknown>(db, ROBOTS_OPTION, {}));
+export async function robotsSettings(db: Db): Promise<RobotsSettings> {
+  const r = RobotsSettings.safeParse(await getJsonOption<unknown>(db, ROBOTS_OPTION, {}));
   return r.success ? r.data : RobotsSettings.parse({});
 }
 

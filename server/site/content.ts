@@ -16,17 +16,17 @@ export interface EventView {
 }
 
 /** Loads events with their public venues and organizers in four queries, whatever the number of events. */
-export function loadEvents(db: Db, ids: number[]): EventView[] {
-  const rows = getEventRows(db, ids);
-  const vl = venueLinks(db, ids);
-  const ol = organizerLinks(db, ids);
+export async function loadEvents(db: Db, ids: number[]): Promise<EventView[]> {
+  const rows = await getEventRows(db, ids);
+  const vl = await venueLinks(db, ids);
+  const ol = await organizerLinks(db, ids);
   const venues = new Map(
-    getLinkedRows(db, 'venue', [...new Set(vl.map((l) => l.linked_id))])
+    (await getLinkedRows(db, 'venue', [...new Set(vl.map((l) => l.linked_id))]))
       .filter(isPublicPost)
       .map((v) => [v.id, v]),
   );
   const organizers = new Map(
-    getLinkedRows(db, 'organizer', [...new Set(ol.map((l) => l.linked_id))])
+    (await getLinkedRows(db, 'organizer', [...new Set(ol.map((l) => l.linked_id))]))
       .filter(isPublicPost)
       .map((o) => [o.id, o]),
   );
@@ -56,8 +56,8 @@ export interface ListQuery {
 }
 
 /** Public events in start order: published, unprotected, not hidden from listings. */
-export function publicEvents(db: Db, q: ListQuery): { ids: number[]; total: number } {
-  return queryEvents(db, {
+export async function publicEvents(db: Db, q: ListQuery): Promise<{ ids: number[]; total: number }> {
+  return await queryEvents(db, {
     statuses: ['publish'],
     endsAfter: q.endsAfter,
     startsBefore: q.startsBefore,

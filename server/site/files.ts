@@ -11,23 +11,23 @@ import { resolveStored } from '../files/storage.ts';
  * and is never used as a path.
  */
 export function mountFiles(app: Express, state: AppState): void {
-  app.get('/files/:id/:name', (req, res) => {
+  app.get('/files/:id/:name', async (req, res) => {
     const id = /^\d{1,12}$/.test(req.params.id) ? Number(req.params.id) : 0;
-    const f = id ? getFile(state.db, id) : undefined;
+    const f = id ? await getFile(state.db, id) : undefined;
     if (!f || f.protected === 1 || f.status === 'trash' || f.name !== req.params.name) return notFound(res);
     send(res, state, f, 'public, max-age=300');
   });
 
-  app.get('/private/:token', (req, res) => {
-    const check = checkToken(state.secret, req.params.token, (linkId) => getLink(state.db, linkId)?.post_id);
+  app.get('/private/:token', async (req, res) => {
+    const check = checkToken(state.secret, req.params.token, async (linkId) => (await getLink(state.db, linkId))?.post_id);
     if (!check.ok) {
       res.setHeader('X-Robots-Tag', 'noindex');
       return check.reason === 'expired' ? res.status(410).type('text/plain').send('This private link has expired.') : notFound(res);
     }
-    const link = getLink(state.db, check.linkId)!;
-    const f = getFile(state.db, link.post_id);
+    const link = (await getLink(state.db, check.linkId))!;
+    const f = await getFile(state.db, link.post_id);
     if (link.revoked || !f || f.protected !== 1 || f.status === 'trash') return notFound(res);
-    countHit(state.db, link.id);
+    await countHit(state.db, link.id);
     send(res, state, f, 'private, no-store');
   });
 }

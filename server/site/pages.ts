@@ -68,10 +68,10 @@ export function eventItem(env: PageEnv, ev: EventView, headingLevel = 2): string
   return `<li class="event"><article><${h}><a href="${esc(link(env, ev.row))}">${esc(title(env, ev.row))}</a></${h}><p class="dates">${eventDatesHtml(env.lang, ev.row)}</p>${venue}</article></li>`;
 }
 
-function eventList(env: PageEnv, ids: number[], headingLevel = 2): string {
+async function eventList(env: PageEnv, ids: number[], headingLevel = 2): Promise<string> {
   const l = L[env.lang];
   if (!ids.length) return `<p>${l.none}</p>`;
-  return `<ul class="events">${loadEvents(env.db, ids)
+  return `<ul class="events">${(await loadEvents(env.db, ids))
     .map((e) => eventItem(env, e, headingLevel))
     .join('')}</ul>`;
 }
@@ -119,7 +119,7 @@ export function eventPage(env: PageEnv, ev: EventView): string {
   });
 }
 
-export function linkedPage(env: PageEnv, kind: 'venue' | 'organizer', p: VenueRow | OrganizerRow): string {
+export async function linkedPage(env: PageEnv, kind: 'venue' | 'organizer', p: VenueRow | OrganizerRow): Promise<string> {
   const l = L[env.lang];
   const parts = [`<article class="${kind}"><h1>${esc(title(env, p))}</h1>`];
   if (kind === 'venue') {
@@ -132,14 +132,14 @@ export function linkedPage(env: PageEnv, kind: 'venue' | 'organizer', p: VenueRo
   }
   const desc = textParagraphs(content(env, p));
   if (desc) parts.push(`<div class="description">${desc}</div>`);
-  const ids = publicEvents(env.db, {
+  const ids = (await publicEvents(env.db, {
     endsAfter: upcomingFilter(),
     venueId: kind === 'venue' ? p.id : undefined,
     organizerId: kind === 'organizer' ? p.id : undefined,
     limit: 20,
     offset: 0,
-  }).ids;
-  parts.push(`<section aria-labelledby="upcoming-h"><h2 id="upcoming-h">${l.upcoming}</h2>${eventList(env, ids, 3)}</section></article>`);
+  })).ids;
+  parts.push(`<section aria-labelledby="upcoming-h"><h2 id="upcoming-h">${l.upcoming}</h2>${await eventList(env, ids, 3)}</section></article>`);
   const url = link(env, p);
   return page({
     base: env.base,
@@ -180,16 +180,16 @@ export function embedPage(env: PageEnv, p: PostRow, ev?: EventView): string {
 
 export const LIST_PAGE_SIZE = 20;
 
-export function listPage(env: PageEnv, pageNo: number): { html: string; found: boolean } {
+export async function listPage(env: PageEnv, pageNo: number): Promise<{ html: string; found: boolean }> {
   const l = L[env.lang];
-  const { ids, total } = publicEvents(env.db, { endsAfter: upcomingFilter(), limit: LIST_PAGE_SIZE, offset: (pageNo - 1) * LIST_PAGE_SIZE });
+  const { ids, total } = await publicEvents(env.db, { endsAfter: upcomingFilter(), limit: LIST_PAGE_SIZE, offset: (pageNo - 1) * LIST_PAGE_SIZE });
   const pages = Math.max(1, Math.ceil(total / LIST_PAGE_SIZE));
   if (pageNo > pages) return { html: notFoundPage(env), found: false };
   const nav: string[] = [];
   const at = (n: number) => siteUrl(env.base, env.segment, n === 1 ? '/events/' : `/events/?page=${n}`);
   if (pageNo > 1) nav.push(`<a rel="prev" href="${esc(at(pageNo - 1))}">${l.prev}</a>`);
   if (pageNo < pages) nav.push(`<a rel="next" href="${esc(at(pageNo + 1))}">${l.next}</a>`);
-  const body = `<h1>${l.upcoming}</h1>\n${eventList(env, ids)}${nav.length ? `\n<nav aria-label="${l.pages}" class="pagination">${nav.join(' ')}</nav>` : ''}`;
+  const body = `<h1>${l.upcoming}</h1>\n${await eventList(env, ids)}${nav.length ? `\n<nav aria-label="${l.pages}" class="pagination">${nav.join(' ')}</nav>` : ''}`;
   return {
     html: page({ base: env.base, lang: env.segment, contentLang: env.lang, siteName: env.siteName, title: l.events, body, canonical: at(pageNo) }),
     found: true,

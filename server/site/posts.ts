@@ -17,9 +17,9 @@ export function isPublicPost(p: Pick<PostRow, 'status' | 'password' | 'type'>): 
 }
 
 /** A public post of that type by slug, or undefined. */
-export function publicPostBySlug(db: Db, type: PageType, slug: string): PostRow | undefined {
-  const id = findPostIdBySlug(db, type, slug);
-  const post = id ? getPost(db, id) : undefined;
+export async function publicPostBySlug(db: Db, type: PageType, slug: string): Promise<PostRow | undefined> {
+  const id = await findPostIdBySlug(db, type, slug);
+  const post = id ? await getPost(db, id) : undefined;
   return post && isPublicPost(post) ? post : undefined;
 }
 
@@ -79,7 +79,7 @@ export function matchPostRoute(rest: string): PostRoute | null {
  * site's base path, with any language segment; `/event/{slug}/`, `/venue/{slug}/`, `/organizer/{slug}/` (with
  * or without `embed/`) and `?p={id}` resolve. Returns the post ID and the URL's language segment, or null.
  */
-export function urlToPostId(db: Db, publicUrl: string, url: string): { id: number; lang: Lang | null } | null {
+export async function urlToPostId(db: Db, publicUrl: string, url: string): Promise<{ id: number; lang: Lang | null } | null> {
   let u: URL;
   let base: URL;
   try {
@@ -104,6 +104,6 @@ export function urlToPostId(db: Db, publicUrl: string, url: string): { id: numbe
   }
   const route = matchPostRoute(rest);
   if (!route) return null;
-  const id = findPostIdBySlug(db, route.type, route.slug);
+  const id = await findPostIdBySlug(db, route.type, route.slug);
   return id ? { id, lang } : null;
 }

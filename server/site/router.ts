@@ -30,7 +30,7 @@ export function mountPublicPages(app: Express, state: AppState): void {
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.status(200).type(asset.type).send(asset.body);
   });
-  app.use((req: Request, res: Response, next: NextFunction) => {
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const { lang: segment, rest } = splitLang(req.path);
     const lang: Lang = segment ?? DEFAULT_LANG;
@@ -53,8 +53,8 @@ export function mountPublicPages(app: Express, state: AppState): void {
       const raw = typeof req.query.page === 'string' ? req.query.page : '1';
       const pageNo = /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 0;
       if (!pageNo) return sendPage(res, 404, notFoundPage(env));
-      const out = listPage(env, pageNo);
-      if (out.found) view(0);
+      const out = await listPage(env, pageNo);
+      if (out.found) await view(0);
       return sendPage(res, out.found ? 200 : 404, out.html);
     }
 
@@ -63,7 +63,7 @@ export function mountPublicPages(app: Express, state: AppState): void {
       if (!req.path.endsWith('/')) return res.redirect(301, `${req.path}/${req.url.slice(req.path.length)}`);
       try {
         const vs = readViewState(`${base}${req.url}`, base, undefined, undefined);
-        const inner = renderView(
+        const inner = await renderView(
           {
             db: state.db,
             base,
@@ -75,7 +75,7 @@ export function mountPublicPages(app: Express, state: AppState): void {
           },
           vs,
         );
-        view(0);
+        await view(0);
         return sendPage(
           res,
           200,
@@ -99,22 +99,22 @@ export function mountPublicPages(app: Express, state: AppState): void {
     if (!route) return next();
     // WordPress redirect_canonical: permalinks end with a slash.
     if (!req.path.endsWith('/')) return res.redirect(301, `${req.path}/${req.url.slice(req.path.length)}`);
-    const post = publicPostBySlug(state.db, route.type, route.slug);
+    const post = await publicPostBySlug(state.db, route.type, route.slug);
     if (!post) return sendPage(res, 404, notFoundPage(env));
-    const ev = route.type === 'event' ? loadEvents(state.db, [post.id])[0] : undefined;
+    const ev = route.type === 'event' ? (await loadEvents(state.db, [post.id]))[0] : undefined;
     if (route.embed) {
-      view(post.id);
+      await view(post.id);
       return sendPage(res, 200, embedPage(env, post, ev), true);
     }
     let html: string;
     if (ev) html = eventPage(env, ev);
     else {
       const kind = route.type === 'venue' ? 'venue' : 'organizer';
-      const row = getLinkedRows(state.db, kind, [post.id])[0];
+      const row = (await getLinkedRows(state.db, kind, [post.id]))[0];
       if (!row) return sendPage(res, 404, notFoundPage(env));
-      html = linkedPage(env, kind, row);
+      html = await linkedPage(env, kind, row);
     }
-    view(post.id);
+    await view(post.id);
     return sendPage(res, 200, html);
   });
 }

@@ -5,16 +5,16 @@ import { robotsSettings, robotsTxt, sitemapEntries, sitemapXml } from '../seo/si
 /** `/robots.txt` and `/sitemap.xml` at the site root, from the settings and content of seo/v1. */
 export function mountSeo(app: Express, state: AppState): void {
   const base = state.config.publicUrl;
-  app.get('/robots.txt', (_req, res) => {
+  app.get('/robots.txt', async (_req, res) => {
     res
       .status(200)
       .type('text/plain; charset=utf-8')
-      .send(robotsTxt(robotsSettings(state.db), base));
+      .send(robotsTxt(await robotsSettings(state.db), base));
   });
-  app.get('/sitemap.xml', (_req, res) => {
+  app.get('/sitemap.xml', async (_req, res) => {
     res
       .status(200)
       .type('application/xml; charset=utf-8')
-      .send(sitemapXml(sitemapEntries(state.db, (p) => `${base}${p}`)));
+      .send(sitemapXml(await sitemapEntries(state.db, (p) => `${base}${p}`)));
   });
 }

@@ -144,7 +144,7 @@ export async function pgSide(sqliteFile: string, prefix: string, say: (line: str
   const db = createDatabase(cluster.url, prefix);
   try {
     const t0 = performance.now();
-    const report = migrateToPostgres(sqliteFile, db.url, () => {});
+    const report = await migrateToPostgres(sqliteFile, db.url, () => {});
     if (!report.committed) throw new Error('the copy to PostgreSQL did not verify');
     analyzePg(db.url);
     say(`copied the site to PostgreSQL (${cluster.origin}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

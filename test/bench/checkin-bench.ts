@@ -38,15 +38,15 @@ interface Seeded {
   key: string;
 }
 
-function seed(): Seeded {
-  const db = openDatabase(dbFile);
+async function seed(): Promise<Seeded> {
+  const db = await openDatabase(dbFile);
   const t0 = performance.now();
-  const eventId = insertEvent(db, { title: 'Bench festival' });
-  const ticketId = insertTicket(db, eventId, { title: 'Festival pass', priceMinor: 4900, currency: 'EUR' });
-  const { attendeeIds, codes } = insertAttendees(db, ticketId, ATTENDEES);
-  const { key } = createApiKey(db, 'Bench door', null, null);
+  const eventId = await insertEvent(db, { title: 'Bench festival' });
+  const ticketId = await insertTicket(db, eventId, { title: 'Festival pass', priceMinor: 4900, currency: 'EUR' });
+  const { attendeeIds, codes } = await insertAttendees(db, ticketId, ATTENDEES);
+  const { key } = await createApiKey(db, 'Bench door', null, null);
   process.stdout.write(`seeded ${ATTENDEES} attendees in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-  db.close();
+  await db.close();
   return { eventId, ids: attendeeIds, codes, key };
 }
 
@@ -55,7 +55,7 @@ const scanBody = (nonce: string, device: string) => ({ check_in: true, check_in_
 const ACCEPTED = "SELECT COUNT(*) AS n FROM checkins WHERE result = 'accepted' AND device_id = ?";
 
 /** Counts the check-ins `device` got accepted, on the engine `spec` names (a file, or a postgres:// URL). */
-function acceptedOn(spec: string): { accepted: (device: string) => number; close: () => void } {
+async function acceptedOn(spec: string): Promise<{ accepted: (device: string) => number; close: () => void }> {
   if (!/^postgres(?:ql)?:\/\//.test(spec)) {
     return {
       accepted: (device) => {
@@ -69,8 +69,8 @@ function acceptedOn(spec: string): { accepted: (device: string) => number; close
       close: () => {},
     };
   }
-  const db = openDatabase(spec);
-  return { accepted: (device) => (db.prepare(ACCEPTED).get(device) as { n: number }).n, close: () => db.close() };
+  const db = await openDatabase(spec);
+  return { accepted: async (device) => (await db.prepare(ACCEPTED).get(device) as { n: number }).n, close: () => db.close() };
 }
 
 /** What one engine measured, for the side-by-side table. */
@@ -122,7 +122,7 @@ const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDig
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
-  const s = seed();
+  const s = await seed();
   // The copy is made before any check-in, so both engines start from the same rows.
   const pg = await pgSide(dbFile, 'bench_checkin', say);
   try {
@@ -168,7 +168,7 @@ async function measure(engine: string, spec: string, s: Seeded, dbBackends: (() 
   const app = await startTarget(path.join(import.meta.dirname, 'server-target.ts'), { EVT_DB: spec });
   const url = `http://127.0.0.1:${app.port}`;
   const auth = { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' };
-  const counter = acceptedOn(spec);
+  const counter = await acceptedOn(spec);
   const accepted = counter.accepted;
   let next = 0;
   const take = () => s.ids[next++];

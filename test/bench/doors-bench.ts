@@ -58,13 +58,13 @@ interface Phase {
 }
 
 async function main(): Promise<void> {
-  const { eventIds } = seedEvents(dbFile);
-  const db = openDatabase(dbFile);
-  const ticketId = insertTicket(db, eventIds[0], { title: 'Door entry', priceMinor: 0, currency: 'EUR' });
+  const { eventIds } = await seedEvents(dbFile);
+  const db = await openDatabase(dbFile);
+  const ticketId = await insertTicket(db, eventIds[0], { title: 'Door entry', priceMinor: 0, currency: 'EUR' });
   // Enough attendees that no one is checked in twice: kiosks x 25 a second, for both phases and a margin.
-  const { attendeeIds } = insertAttendees(db, ticketId, Math.max(2000, KIOSKS * BATCH * (2 * DURATION + 5)));
-  const { key } = createApiKey(db, 'Doors bench', null, null);
-  db.close();
+  const { attendeeIds } = await insertAttendees(db, ticketId, Math.max(2000, KIOSKS * BATCH * (2 * DURATION + 5)));
+  const { key } = await createApiKey(db, 'Doors bench', null, null);
+  await db.close();
   const app = await startTarget(path.join(import.meta.dirname, 'server-target.ts'), { EVT_DB: dbFile });
   const kiosksProc = await startKiosks();
   const url = `http://127.0.0.1:${app.port}`;

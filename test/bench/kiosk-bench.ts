@@ -143,12 +143,12 @@ async function main(): Promise<void> {
   // The same build on another origin, as the Electron shell's app:// is: every API call then needs CORS.
   const dist = await buildKioskTo();
   const kiosk = await serveKiosk(dist);
-  const db = openDatabase(dbFile);
+  const db = await openDatabase(dbFile);
   let t = performance.now();
-  const small = seedTicketsFixture(db, { attendees: SMALL, eventTitle: 'Bench 10k', provider: 'rsvp' });
-  const large = seedTicketsFixture(db, { attendees: LARGE, eventTitle: 'Bench 100k', provider: 'rsvp' });
-  const { key } = createApiKey(db, 'Bench door', null, null);
-  db.close();
+  const small = await seedTicketsFixture(db, { attendees: SMALL, eventTitle: 'Bench 10k', provider: 'rsvp' });
+  const large = await seedTicketsFixture(db, { attendees: LARGE, eventTitle: 'Bench 100k', provider: 'rsvp' });
+  const { key } = await createApiKey(db, 'Bench door', null, null);
+  await db.close();
   console.log(`seeded ${SMALL + LARGE} attendees in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const server = await startTarget(path.join(import.meta.dirname, 'server-target.ts'), { EVT_DB: dbFile });
   const base = `http://127.0.0.1:${server.port}`;

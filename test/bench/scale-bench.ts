@@ -200,8 +200,8 @@ async function main(): Promise<void> {
 
   // SQLite baseline: one process, the same seed, the same clients.
   if (process.env.BENCH_SQLITE !== 'off') {
-    const site = seedSite(N);
-    const ticket = addTicket(site.dbFile, site.eventId, 1_000_000);
+    const site = await seedSite(N);
+    const ticket = await addTicket(site.dbFile, site.eventId, 1_000_000);
     const servers = await startServers(1, site.dbFile, site.dir);
     try {
       const c = await checkinRun(servers, site.auth.doorKey, site.attendeeIds, () => [], 'sqlite');
@@ -219,8 +219,8 @@ async function main(): Promise<void> {
   say(`PostgreSQL: ${cluster.origin}`);
   const seeded = createDatabase(cluster.url, 'scalebench_seed');
   try {
-    const site = seedPgSite(seeded.url, N);
-    const ticket = addTicket(seeded.url, site.eventId, 1_000_000);
+    const site = await seedPgSite(seeded.url, N);
+    const ticket = await addTicket(seeded.url, site.eventId, 1_000_000);
     for (const n of (process.env.BENCH_PROCESSES ?? '1,2,3').split(',').map(Number)) {
       // A fresh copy of the seeded database for each configuration.
       const db = createDatabase(cluster.url, 'scalebench', seeded.name);

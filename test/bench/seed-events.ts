@@ -10,14 +10,14 @@ import { formatInZone } from '../../shared/dates.ts';
 import { rng } from '../../shared/random.ts';
 
 /** Seeds `EVENTS` events over the next year with 50 venues, 30 organizers, 8 categories and 20 tags (bench:server, bench:doors). */
-export function seedEvents(dbFile: string, EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000)): { eventIds: number[] } {
-  const db = openDatabase(dbFile);
+export async function seedEvents(dbFile: string, EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000)): Promise<{ eventIds: number[] }> {
+  const db = await openDatabase(dbFile);
   const config = loadConfig({ EVT_DB: dbFile, EVT_LOG: 'off' });
-  const admin = insertUser(db, { login: 'bench', email: 'bench@example.test', role: 'administrator' });
-  const ctx = systemContext(db, config, admin.id);
+  const admin = await insertUser(db, { login: 'bench', email: 'bench@example.test', role: 'administrator' });
+  const ctx = await systemContext(db, config, admin.id);
   const random = rng(42);
   const t0 = performance.now();
-  const eventIds = db.transaction(() => {
+  const eventIds = await db.transaction(async () => {
     const venues = Array.from({ length: 50 }, (_, i) =>
       createLinked(ctx, 'venue', { venue: `Venue ${i}`, city: 'Tallinn', address: `Street ${i}`, geo_lat: 59 + random(), geo_lng: 24 + random() }),
     );
@@ -25,15 +25,15 @@ export function seedEvents(dbFile: string, EVENTS = Number(process.env.BENCH_EVE
       createLinked(ctx, 'organizer', { organizer: `Organizer ${i}`, email: `o${i}@example.test` }),
     );
     const cats = ['Music', 'Theatre', 'Film', 'Talks', 'Family', 'Sports', 'Food', 'Art'].map(
-      (c) => resolveTermRefs(ctx, TAXONOMY.categories, [c], 'categories', true)[0],
+      async (c) => (await resolveTermRefs(ctx, TAXONOMY.categories, [c], 'categories', true))[0],
     );
-    const tags = Array.from({ length: 20 }, (_, i) => resolveTermRefs(ctx, TAXONOMY.tags, [`tag-${i}`], 'tags', true)[0]);
+    const tags = Array.from({ length: 20 }, async (_, i) => (await resolveTermRefs(ctx, TAXONOMY.tags, [`tag-${i}`], 'tags', true))[0]);
     const ids: number[] = [];
     const now = Date.now();
     for (let i = 0; i < EVENTS; i++) {
       const start = `${formatInZone(new Date(now + Math.floor(random() * 365 * 86400_000)), 'UTC').slice(0, 13)}:00:00`;
       ids.push(
-        createEvent(ctx, {
+        await createEvent(ctx, {
           title: `Event ${i}`,
           description: `Description of event ${i}.\n\nA second paragraph with more words about the evening.`,
           start_date: start,
@@ -48,8 +48,8 @@ export function seedEvents(dbFile: string, EVENTS = Number(process.env.BENCH_EVE
       );
     }
     return ids;
-  })();
+  });
   process.stdout.write(`seeded ${EVENTS} events in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-  db.close();
+  await db.close();
   return { eventIds };
 }

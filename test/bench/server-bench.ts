@@ -25,7 +25,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-bench-'));
 const dbFile = path.join(dir, 'bench.sqlite');
 
 async function main(): Promise<void> {
-  const { eventIds } = seedEvents(dbFile, EVENTS);
+  const { eventIds } = await seedEvents(dbFile, EVENTS);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const pg = await pgSide(dbFile, 'bench_server', say);
   const app = await startTarget(path.join(import.meta.dirname, 'server-target.ts'), { EVT_DB: dbFile });

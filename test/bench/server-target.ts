@@ -7,10 +7,10 @@ import { createApp } from '../../server/app.ts';
  * The Doorstep app on an existing database, logging off, on a free port. BENCH_STALLS=<ms> prints to stderr each
  * time the event loop was held longer than that (a timer firing late), for finding what stalls every request.
  */
-const db = openDatabase(process.env.EVT_DB!);
+const db = await openDatabase(process.env.EVT_DB!);
 if (process.env.BENCH_WAL_AUTOCHECKPOINT) db.pragma(`wal_autocheckpoint = ${Number(process.env.BENCH_WAL_AUTOCHECKPOINT)}`);
 const config = loadConfig({ ...process.env, PORT: '0', EVT_LOG: 'off' });
-const app = createApp({ config, db });
+const app = await createApp({ config, db });
 const server = app.express.listen(0, '127.0.0.1', () => {
   const addr = server.address();
   process.stdout.write(`LISTENING ${typeof addr === 'object' && addr ? addr.port : 0}\n`);

@@ -212,10 +212,10 @@ describe('contract: the OpenAPI documents describe the real answers', { timeout:
 
 async function run(s: TestServer): Promise<void> {
   // ---- the site, seeded ----
-  const paid = seedTicketsFixture(s.db, { attendees: 3, provider: 'tc', priceMinor: 1500, currency: 'EUR' });
-  insertAttendees(s.db, paid.ticketId, 1, { orderStatus: 'pending' });
-  const free = seedTicketsFixture(s.db, { attendees: 2, provider: 'rsvp', eventTitle: 'Free talk' });
-  s.db.prepare("UPDATE posts SET slug = 'contract-event' WHERE id = ?").run(paid.eventId);
+  const paid = await seedTicketsFixture(s.db, { attendees: 3, provider: 'tc', priceMinor: 1500, currency: 'EUR' });
+  await insertAttendees(s.db, paid.ticketId, 1, { orderStatus: 'pending' });
+  const free = await seedTicketsFixture(s.db, { attendees: 2, provider: 'rsvp', eventTitle: 'Free talk' });
+  await s.db.prepare("UPDATE posts SET slug = 'contract-event' WHERE id = ?").run(paid.eventId);
   const admin = s.admin;
   const organizer = s.userAuth('organizer', 'contract-organizer');
   const doorKey = `Bearer ${s.apiKey('Door').key}`;
@@ -231,7 +231,7 @@ async function run(s: TestServer): Promise<void> {
   const tag = await made('evt/events/v1/tags', { name: 'Jazz' });
   await made(`evt/events/v1/events/${paid.eventId}`, { venue: venue.id, organizer: [org.id], categories: [category.id], tags: [tag.id] });
   const form = await createForm(s);
-  const submission = seedSubmission(s, form.id, { name: 'Ann', email: 'ann@example.test' });
+  const submission = await seedSubmission(s, form.id, { name: 'Ann', email: 'ann@example.test' });
   const file = await made('protected-files/v1/files', { filename: 'map.txt', content: Buffer.from('map').toString('base64'), post_id: paid.eventId });
   await call(`${s.root}security/v1/scan`, { method: 'POST', auth: admin });
   const issues = (await call(`${s.root}security/v1/scan/issues`, { auth: admin })).body;
@@ -241,8 +241,8 @@ async function run(s: TestServer): Promise<void> {
     body: { provider: 'rsvp', tickets: [{ ticket_id: free.ticketId, quantity: 1 }] },
     headers: { cookie: 'contract=1' },
   });
-  const slugOf = (id: number) => (s.db.prepare('SELECT slug FROM posts WHERE id = ?').get(id) as { slug: string }).slug;
-  const mailRow = s.db.prepare('SELECT id FROM mail_log ORDER BY id DESC LIMIT 1').get() as { id: number } | undefined;
+  const slugOf = async (id: number) => (await s.db.prepare('SELECT slug FROM posts WHERE id = ?').get(id) as { slug: string }).slug;
+  const mailRow = await s.db.prepare('SELECT id FROM mail_log ORDER BY id DESC LIMIT 1').get() as { id: number } | undefined;
   const ids: Ids = {
     event: paid.eventId,
     ticket: paid.ticketId,
@@ -257,9 +257,9 @@ async function run(s: TestServer): Promise<void> {
     file: file.file.id,
     issue: issues?.issues?.[0]?.id ?? 1,
     mailLog: mailRow?.id ?? 1,
-    eventSlug: slugOf(paid.eventId),
-    venueSlug: slugOf(venue.id),
-    organizerSlug: slugOf(org.id),
+    eventSlug: await slugOf(paid.eventId),
+    venueSlug: await slugOf(venue.id),
+    organizerSlug: await slugOf(org.id),
     securityCode: paid.codes.get(paid.attendeeIds[0]!)!,
   };
 

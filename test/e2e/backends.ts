@@ -142,7 +142,7 @@ export async function realBackend(count: number, opts: { names?: string[]; title
       return log.checkins.map((c) => c.result);
     },
     async revokeKey() {
-      revokeApiKey(srv.db, door.id);
+      await revokeApiKey(srv.db, door.id);
     },
     async admitElsewhere(id, label, scanAt) {
       const key = srv.apiKey(label, event.id).key;

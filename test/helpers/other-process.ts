@@ -1,6 +1,6 @@
 import { openDatabase, type Db } from '../../server/db/connection.ts';
 import { recordAnyChange } from '../../server/db/change-feed.ts';
-import { isPostgresSpec } from '../../server/db/engine.ts';
+import { isPostgresSpec } from '../../server/db/engine/types.ts';
 import type { TestServer } from './server.ts';
 
 /**
@@ -9,13 +9,13 @@ import type { TestServer } from './server.ts';
  * row in the change feed, as the CLI appends after each command (server/cli.ts `withDb`) and as every Doorstep
  * process records its writes: a write that records nothing (psql) is seen only when the caches' bounds run out.
  */
-export function writeAsAnotherProcess(s: TestServer, write: (db: Db) => void): void {
+export async function writeAsAnotherProcess(s: TestServer, write: (db: Db) => void): Promise<void> {
   const pg = isPostgresSpec(s.dbSpec);
-  const other = openDatabase(s.dbSpec);
+  const other = await openDatabase(s.dbSpec);
   try {
     write(other);
-    if (pg) recordAnyChange(other);
+    if (pg) await recordAnyChange(other);
   } finally {
-    other.close();
+    await other.close();
   }
 }

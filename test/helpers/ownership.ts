@@ -1,9 +1,9 @@
 import type { TestServer } from './server.ts';
 
 /** A signed-in user of `role` named `login`: its Authorization header and its user ID. */
-export function userWithId(s: TestServer, role: 'organizer' | 'door', login: string): { auth: string; id: number } {
+export async function userWithId(s: TestServer, role: 'organizer' | 'door', login: string): Promise<{ auth: string; id: number }> {
   const auth = s.userAuth(role, login);
-  const id = (s.db.prepare('SELECT id FROM users WHERE login = ?').get(login) as { id: number }).id;
+  const id = (await s.db.prepare('SELECT id FROM users WHERE login = ?').get(login) as { id: number }).id;
   return { auth, id };
 }
 

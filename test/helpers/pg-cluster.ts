@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { PgDb } from '../../server/db/pg.ts';
+import { PgDb } from '../../server/db/engine/postgres.ts';
 import { migrate } from '../../server/db/migrate.ts';
 import { freePort } from './net.ts';
 
@@ -128,7 +128,7 @@ function sweepStale(a: Admin): void {
 const CREATE = "TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'";
 
 /** A fresh, migrated database of its own; returns its URL and a drop function. */
-export function freshTestDatabase(): { url: string; drop: () => void } {
+export async function freshTestDatabase(): Promise<{ url: string; drop: () => void }> {
   const a = adminClient();
   const base = process.env.EVT_TEST_PG_URL as string;
   if (!template) {
@@ -138,9 +138,9 @@ export function freshTestDatabase(): { url: string; drop: () => void } {
     template = name;
     const db = new PgDb(withDatabase(base, name));
     try {
-      migrate(db);
+      await migrate(db);
     } finally {
-      db.close();
+      await db.close();
     }
   }
   const name = `${PREFIX}t_${process.pid}_${Date.now().toString(36)}_${++n}`;

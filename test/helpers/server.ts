@@ -38,9 +38,9 @@ export interface TestServer {
  */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-test-'));
-  const pg = testDbWanted() ? freshTestDatabase() : null;
+  const pg = testDbWanted() ? await freshTestDatabase() : null;
   const dbFile = pg ? pg.url : path.join(dir, 'evt.sqlite');
-  const db = openDatabase(dbFile);
+  const db = await openDatabase(dbFile);
   // The public URL must carry the real port, so listen first on an app-less server, then attach the app.
   const server = await new Promise<Server>((resolve) => {
     const s = http.createServer();
@@ -55,14 +55,14 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     EVT_DATA_DIR: dir,
     ...env,
   });
-  const app = createApp({ config, db });
+  const app = await createApp({ config, db });
   hardenServer(server, config);
   server.on('request', app.express);
   const base = `http://127.0.0.1:${port}`;
   let n = 0;
-  const userAuth = (role: Role, login = `${role}${++n}`) => {
-    const u = insertUser(db, { login, email: `${login}@example.test`, role });
-    const { password } = createAppPassword(db, u.id, 'test');
+  const userAuth = async (role: Role, login = `${role}${++n}`) => {
+    const u = await insertUser(db, { login, email: `${login}@example.test`, role });
+    const { password } = await createAppPassword(db, u.id, 'test');
     return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
   };
   return {
@@ -73,19 +73,19 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     app,
     dir,
     userAuth,
-    admin: userAuth('administrator', 'admin'),
-    apiKey: (label = 'Door', eventId = null) => {
-      const { key, row } = createApiKey(db, label, eventId, null);
+    admin: await userAuth('administrator', 'admin'),
+    apiKey: async (label = 'Door', eventId = null) => {
+      const { key, row } = await createApiKey(db, label, eventId, null);
       return { key, id: row.id };
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
-        server.close(() => {
+        server.close(async () => {
           try {
             app.close();
             if (pg) {
-              if (db.open) db.close();
+              if (db.open) await db.close();
               pg.drop();
             }
             // A file that appears while the folder is being removed (SQLite's -wal/-shm as the last connection

@@ -41,28 +41,28 @@ const nowParts = () => {
   return { date: s, date_gmt: s };
 };
 
-export function insertEvent(db: Db, o: { title?: string; status?: string; password?: string; startUtc?: string } = {}): number {
+export async function insertEvent(db: Db, o: { title?: string; status?: string; password?: string; startUtc?: string } = {}): Promise<number> {
   const dates = nowParts();
   const start = o.startUtc ?? `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} 18:00:00`;
   const end = new Date(new Date(`${start.replace(' ', 'T')}Z`).getTime() + 3 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
-  const id = insertPost(db, 'event', {
+  const id = await insertPost(db, 'event', {
     title: o.title ?? 'Door test event',
     status: o.status ?? 'publish',
     password: o.password ?? '',
     author: 1,
     ...dates,
   });
-  insertEventCols(db, id, { ...EVENT_COL_DEFAULTS, start_local: start, end_local: end, start_utc: start, end_utc: end, timezone: 'UTC' });
+  await insertEventCols(db, id, { ...EVENT_COL_DEFAULTS, start_local: start, end_local: end, start_utc: start, end_utc: end, timezone: 'UTC' });
   return id;
 }
 
-export function insertTicket(
+export async function insertTicket(
   db: Db,
   eventId: number,
   o: { title?: string; provider?: 'rsvp' | 'tc'; priceMinor?: number; currency?: string; capacity?: number; sku?: string } = {},
-): number {
+): Promise<number> {
   const provider = o.provider ?? 'tc';
-  const id = insertPost(db, 'ticket', {
+  const id = await insertPost(db, 'ticket', {
     title: o.title ?? 'General admission',
     content: 'Entry to the event',
     status: 'publish',
@@ -70,7 +70,7 @@ export function insertTicket(
     author: 1,
     ...nowParts(),
   });
-  stmt(db, 'INSERT INTO tickets (post_id, event_id, provider, price_minor, currency, capacity, sku) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+  await stmt(db, 'INSERT INTO tickets (post_id, event_id, provider, price_minor, currency, capacity, sku) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
     id,
     eventId,
     provider,
@@ -83,17 +83,17 @@ export function insertTicket(
 }
 
 /** Adds `count` attendees on one new order of `ticketId`. */
-export function insertAttendees(
+export async function insertAttendees(
   db: Db,
   ticketId: number,
   count: number,
   o: { orderStatus?: string; name?: (i: number) => string } = {},
-): { orderId: number; attendeeIds: number[]; codes: Map<number, string> } {
-  return db.transaction(() => {
-    const t = getTicketRef(db, ticketId)!;
+): Promise<{ orderId: number; attendeeIds: number[]; codes: Map<number, string> }> {
+  return await db.transaction(async () => {
+    const t = (await getTicketRef(db, ticketId))!;
     const dates = nowParts();
     const name = o.name ?? ((i: number) => `Guest ${i + 1}`);
-    const orderId = insertOrderRow(db, {
+    const orderId = await insertOrderRow(db, {
       provider: t.provider,
       status: o.orderStatus ?? 'completed',
       name: name(0),
@@ -104,7 +104,7 @@ export function insertAttendees(
       dates,
     });
     if (count > 0)
-      stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)').run(
+      await stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)').run(
         orderId,
         ticketId,
         count,
@@ -114,9 +114,9 @@ export function insertAttendees(
     const codes = new Map<number, string>();
     for (let i = 0; i < count; i++) {
       const fullName = name(i);
-      const id = insertPost(db, 'attendee', { title: fullName, status: 'publish', ...dates });
-      const code = newSecurityCode(db);
-      insertAttendeeRow(db, {
+      const id = await insertPost(db, 'attendee', { title: fullName, status: 'publish', ...dates });
+      const code = await newSecurityCode(db);
+      await insertAttendeeRow(db, {
         postId: id,
         ticketId,
         eventId: t.event_id,
@@ -132,20 +132,20 @@ export function insertAttendees(
       codes.set(id, code);
     }
     return { orderId, attendeeIds, codes };
-  })();
+  });
 }
 
-export function seedTicketsFixture(db: Db, o: TicketsFixtureOptions = {}): TicketsFixture {
-  return db.transaction(() => {
-    const eventId = insertEvent(db, { title: o.eventTitle, status: o.eventStatus, password: o.eventPassword, startUtc: o.startUtc });
-    const ticketId = insertTicket(db, eventId, {
+export async function seedTicketsFixture(db: Db, o: TicketsFixtureOptions = {}): Promise<TicketsFixture> {
+  return await db.transaction(async () => {
+    const eventId = await insertEvent(db, { title: o.eventTitle, status: o.eventStatus, password: o.eventPassword, startUtc: o.startUtc });
+    const ticketId = await insertTicket(db, eventId, {
       title: o.ticketTitle,
       provider: o.provider,
       priceMinor: o.priceMinor,
       currency: o.currency,
       capacity: o.capacity,
     });
-    const a = insertAttendees(db, ticketId, o.attendees ?? 3, { orderStatus: o.orderStatus, name: o.name });
+    const a = await insertAttendees(db, ticketId, o.attendees ?? 3, { orderStatus: o.orderStatus, name: o.name });
     return { eventId, ticketId, ...a };
-  })();
+  });
 }

@@ -39,25 +39,25 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
       },
     });
     try {
-      const pub = seedTicketsFixture(srv.db, { attendees: 3, provider: 'tc' });
-      const more = insertAttendees(srv.db, pub.ticketId, 2);
-      srv.db.prepare('UPDATE orders SET purchaser_email = ? WHERE post_id IN (?, ?)').run(BUYER, pub.orderId, more.orderId);
-      const prot = seedTicketsFixture(srv.db, { attendees: 2, provider: 'rsvp', eventPassword: 'sesame', eventTitle: 'Protected gala' });
-      srv.db.prepare('UPDATE posts SET content = ?, excerpt = ? WHERE id = ?').run(`<p>${SECRET_CONTENT}</p>`, SECRET_CONTENT, prot.eventId);
-      srv.db.prepare("UPDATE posts SET slug = 'door-test-event' WHERE id = ?").run(pub.eventId);
-      const draft = seedTicketsFixture(srv.db, { attendees: 1, eventStatus: 'draft', eventTitle: DRAFT_TITLE });
+      const pub = await seedTicketsFixture(srv.db, { attendees: 3, provider: 'tc' });
+      const more = await insertAttendees(srv.db, pub.ticketId, 2);
+      await srv.db.prepare('UPDATE orders SET purchaser_email = ? WHERE post_id IN (?, ?)').run(BUYER, pub.orderId, more.orderId);
+      const prot = await seedTicketsFixture(srv.db, { attendees: 2, provider: 'rsvp', eventPassword: 'sesame', eventTitle: 'Protected gala' });
+      await srv.db.prepare('UPDATE posts SET content = ?, excerpt = ? WHERE id = ?').run(`<p>${SECRET_CONTENT}</p>`, SECRET_CONTENT, prot.eventId);
+      await srv.db.prepare("UPDATE posts SET slug = 'door-test-event' WHERE id = ?").run(pub.eventId);
+      const draft = await seedTicketsFixture(srv.db, { attendees: 1, eventStatus: 'draft', eventTitle: DRAFT_TITLE });
       const now = new Date().toISOString().slice(0, 19).replace('T', ' ');
-      const formId = createForm(srv.db, { title: 'Feedback', author: 1, fields: [], dates: { date: now, date_gmt: now } });
+      const formId = await createForm(srv.db, { title: 'Feedback', author: 1, fields: [], dates: { date: now, date_gmt: now } });
       const auth: Record<Caller, string | null> = {
         anonymous: null,
-        'revoked key': (() => {
-          const k = createApiKey(srv.db, 'Revoked', null, null);
-          revokeApiKey(srv.db, k.row.id);
+        'revoked key': (async () => {
+          const k = await createApiKey(srv.db, 'Revoked', null, null);
+          await revokeApiKey(srv.db, k.row.id);
           return `Bearer ${k.key}`;
         })(),
         'door key': `Bearer ${srv.apiKey('Door').key}`,
         // Bound to an event with a ticket and no attendees: every attendee of the table belongs to another event.
-        'other event key': `Bearer ${srv.apiKey('Elsewhere', seedTicketsFixture(srv.db, { attendees: 0, eventTitle: 'Elsewhere' }).eventId).key}`,
+        'other event key': `Bearer ${srv.apiKey('Elsewhere', (await seedTicketsFixture(srv.db, { attendees: 0, eventTitle: 'Elsewhere' })).eventId).key}`,
         'door user': srv.userAuth('door', 'door-person'),
         organizer: srv.userAuth('organizer', 'organizer-person'),
         administrator: srv.admin,
@@ -71,22 +71,22 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
       const organizer = await made('organizers', { organizer: 'Door team' });
       const category = await made('categories', { name: 'Concerts' });
       const tag = await made('tags', { name: 'Jazz' });
-      const slugOf = (id: number) => (srv.db.prepare('SELECT slug FROM posts WHERE id = ?').get(id) as { slug: string }).slug;
+      const slugOf = async (id: number) => (await srv.db.prepare('SELECT slug FROM posts WHERE id = ?').get(id) as { slug: string }).slug;
       const secrets = [...pub.codes.values(), ...more.codes.values(), ...prot.codes.values(), ...draft.codes.values()];
-      const attendeeEmails = (srv.db.prepare('SELECT email FROM attendees').all() as { email: string }[]).map((r) => r.email);
+      const attendeeEmails = (await srv.db.prepare('SELECT email FROM attendees').all() as { email: string }[]).map((r) => r.email);
       const privateStrings = [
         SECRET_CONTENT,
         DRAFT_TITLE,
         BUYER,
         ...secrets,
-        ...(srv.db.prepare('SELECT email FROM attendees UNION SELECT email FROM users').all() as { email: string }[]).map((r) => r.email),
+        ...(await srv.db.prepare('SELECT email FROM attendees UNION SELECT email FROM users').all() as { email: string }[]).map((r) => r.email),
       ];
       // What a key bound to another event must never receive (it reads drafts and protected content, as a door).
       const attendeeStrings = [
         BUYER,
         ...secrets,
         ...attendeeEmails,
-        ...(srv.db.prepare('SELECT full_name FROM attendees').all() as { full_name: string }[]).map((r) => r.full_name),
+        ...(await srv.db.prepare('SELECT full_name FROM attendees').all() as { full_name: string }[]).map((r) => r.full_name),
       ];
 
       const idFor = (route: string): number => {
@@ -111,7 +111,7 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
       const cases: { route: string; method: string; url: string; body: Record<string, unknown> | undefined }[] = [];
       for (const [route, r] of Object.entries(index.routes)) {
         for (const method of new Set(r.endpoints.flatMap((e) => e.methods))) {
-          const path = route.replace(/\(\?P<slug>[^)]*\)/, slugFor(route)).replace(/\(\?P<\w+>[^)]*\)/g, String(idFor(route)));
+          const path = route.replace(/\(\?P<slug>[^)]*\)/, await slugFor(route)).replace(/\(\?P<\w+>[^)]*\)/g, String(idFor(route)));
           // Required parameters filled with schema-valid values, so the permission check is what answers.
           const op = opBy.get(`${method} ${docPath(route)}`);
           const required: Record<string, unknown> = {};
@@ -182,7 +182,7 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
       }
       // Rules that hang on the body or on whose object it is (door field limits, ownership, key scope).
       // A fresh event of the administrator's: the sweep's writes have trashed or changed the others.
-      const ruleFx = seedTicketsFixture(srv.db, { attendees: 2, eventTitle: 'Rules' });
+      const ruleFx = await seedTicketsFixture(srv.db, { attendees: 2, eventTitle: 'Rules' });
       attendeeStrings.push(...ruleFx.codes.values());
       for (const rule of RULES) {
         for (const caller of CALLERS) {

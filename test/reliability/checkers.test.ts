@@ -12,9 +12,9 @@ import { auditCheckins } from './verify-checkins.ts';
 /** The suite's own judges must catch what they are there to catch. */
 
 describe('reliability checkers', () => {
-  test('the check-in audit catches a lost acknowledgement, a double admission and a stale attendee state', () => {
-    const db = openDatabase(':memory:');
-    const f = seedTicketsFixture(db, { attendees: 3, provider: 'rsvp' });
+  test('the check-in audit catches a lost acknowledgement, a double admission and a stale attendee state', async () => {
+    const db = await openDatabase(':memory:');
+    const f = await seedTicketsFixture(db, { attendees: 3, provider: 'rsvp' });
     const [a, b, c] = f.attendeeIds as [number, number, number];
     const kiosk = new SimKiosk('k1', 'http://127.0.0.1:9/wp-json/', 'Bearer x');
     const row = (attendee: number, nonce: string, result: 'accepted' | 'conflict') =>
@@ -36,12 +36,12 @@ describe('reliability checkers', () => {
     const sc = kiosk.scan(c);
     kiosk.outbox.length = 0;
     // a: stored and consistent. b: acknowledged but never stored. c: two accepted rows, state points at neither.
-    setCheckedIn(db, a, row(a, sa.nonce, 'accepted'));
-    row(c, sc.nonce, 'accepted');
-    row(c, 'another-nonce-000000', 'accepted');
-    setCheckedIn(db, c, null);
+    await setCheckedIn(db, a, await row(a, sa.nonce, 'accepted'));
+    await row(c, sc.nonce, 'accepted');
+    await row(c, 'another-nonce-000000', 'accepted');
+    await setCheckedIn(db, c, null);
     for (const s of [sa, sb, sc]) kiosk.acks.push({ nonce: s.nonce, attendeeId: s.attendeeId, status: 201, code: null, standing: null });
-    const audit = auditCheckins(db, [kiosk], new Set([a, b, c]));
+    const audit = await auditCheckins(db, [kiosk], new Set([a, b, c]));
     assert.equal(audit.lost.length, 1);
     assert.match(audit.lost[0]!, new RegExp(sb.nonce));
     assert.equal(audit.unlogged.length, 1);
@@ -49,7 +49,7 @@ describe('reliability checkers', () => {
       audit.inconsistent.map((s) => s.split(':')[0]),
       [`attendee ${b}`, `attendee ${c}`],
     );
-    db.close();
+    await db.close();
   });
 
   test('the fuzz judge wants no 5xx and the envelope with a matching data.status', () => {

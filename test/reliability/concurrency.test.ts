@@ -17,7 +17,7 @@ const KIOSKS = 10;
 
 describe('concurrency', { timeout: 15 * 60_000 }, () => {
   test(`${KIOSKS} kiosks over overlapping sets of ${P.concurrencyAttendees} attendees`, { timeout: 10 * 60_000 }, async () => {
-    const site = seedSite(P.concurrencyAttendees);
+    const site = await seedSite(P.concurrencyAttendees);
     const server = childServer({ dbFile: site.dbFile, port: await freePort() });
     const kiosks = Array.from(
       { length: KIOSKS },
@@ -45,20 +45,20 @@ describe('concurrency', { timeout: 15 * 60_000 }, () => {
       const apiConflicts = await fetchCheckins(server.root, site.auth.admin, `post_id=${site.eventId}&result=conflict`);
       await server.stop();
 
-      const db = openForCheck(site.dbFile);
+      const db = await openForCheck(site.dbFile);
       let audit;
       let integrity;
       let winner: Map<number, string>;
       try {
-        audit = auditCheckins(db, kiosks, new Set(ids));
-        integrity = integrityCheck(db);
+        audit = await auditCheckins(db, kiosks, new Set(ids));
+        integrity = await integrityCheck(db);
         winner = new Map(
           (
-            db.prepare("SELECT attendee_id, device_id FROM checkins WHERE result = 'accepted'").all() as { attendee_id: number; device_id: string }[]
+            await db.prepare("SELECT attendee_id, device_id FROM checkins WHERE result = 'accepted'").all() as { attendee_id: number; device_id: string }[]
           ).map((r) => [r.attendee_id, r.device_id]),
         );
       } finally {
-        db.close();
+        await db.close();
       }
       const kioskConflicts = kiosks.flatMap((k) => k.conflicts().map((c) => ({ ...c, device: k.deviceId })));
       report('concurrency', {

@@ -17,7 +17,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('crash safety (SIGKILL)', { timeout: 30 * 60_000 }, () => {
   test(`the server killed ${P.kills} times during batch uploads`, { timeout: 20 * 60_000 }, async () => {
-    const site = seedSite(P.crashAttendees);
+    const site = await seedSite(P.crashAttendees);
     const server = childServer({ dbFile: site.dbFile, port: await freePort() });
     const kiosks = Array.from({ length: P.crashKiosks }, (_, i) => new SimKiosk(`crash-kiosk-${i + 1}`, server.root, site.auth.doorKey));
     // Overlapping sets: every attendee is scanned by one to three kiosks, so conflicts cross the kills too.
@@ -63,15 +63,15 @@ describe('crash safety (SIGKILL)', { timeout: 30 * 60_000 }, () => {
 
       const apiLog = await fetchCheckins(server.root, site.auth.admin, `post_id=${site.eventId}`);
       await server.stop();
-      const db = openForCheck(site.dbFile);
+      const db = await openForCheck(site.dbFile);
       let audit;
       let integrity;
       try {
-        audit = auditCheckins(db, kiosks, new Set(site.attendeeIds));
-        integrity = integrityCheck(db);
+        audit = await auditCheckins(db, kiosks, new Set(site.attendeeIds));
+        integrity = await integrityCheck(db);
         assert.deepEqual(db.pragma('foreign_key_check'), []);
       } finally {
-        db.close();
+        await db.close();
       }
       const stats = sumStats(kiosks);
       report('crash-server', {

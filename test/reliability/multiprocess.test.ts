@@ -46,8 +46,8 @@ describe('several server processes on one PostgreSQL database', { timeout: 20 * 
       const servers: ChildServer[] = [];
       const kiosks: SimKiosk[] = [];
       try {
-        const site = seedPgSite(database.url, SIZE.attendees);
-        const limited = addTicket(database.url, site.eventId, PLACES);
+        const site = await seedPgSite(database.url, SIZE.attendees);
+        const limited = await addTicket(database.url, site.eventId, PLACES);
         // One database, one shared data folder (uploaded files), a port each: as behind a load balancer.
         for (let i = 0; i < PROCESSES; i++)
           servers.push(childServer({ dbFile: database.url, port: await freePort(), env: { EVT_DATA_DIR: dataDir, EVT_SHARED_STATE: 'database' } }));
@@ -100,14 +100,14 @@ describe('several server processes on one PostgreSQL database', { timeout: 20 * 
         const other = outcomes.filter((o) => o.status !== 201 && !(o.status === 400 && o.code === 'ticket-capacity-not-available'));
 
         await Promise.all(servers.map((s) => s.stop()));
-        const db = openDatabase(database.url);
+        const db = await openDatabase(database.url);
         let audit;
         let soldInDb;
         try {
-          audit = auditCheckins(db, kiosks, new Set(ids));
-          soldInDb = (db.prepare('SELECT COUNT(*) AS n FROM attendees WHERE ticket_id = ?').get(limited) as { n: number }).n;
+          audit = await auditCheckins(db, kiosks, new Set(ids));
+          soldInDb = (await db.prepare('SELECT COUNT(*) AS n FROM attendees WHERE ticket_id = ?').get(limited) as { n: number }).n;
         } finally {
-          db.close();
+          await db.close();
         }
         const stats = sumStats(kiosks);
         const perAttendee = acceptedPerAttendee(apiLog);

@@ -102,31 +102,31 @@ export interface PgSite extends TicketsFixture {
   auth: { admin: string; doorKey: string };
 }
 
-function basicFor(db: Db, login: string): string {
-  const u = insertUser(db, { login, email: `${login}@example.test`, role: 'administrator' });
-  const { password } = createAppPassword(db, u.id, 'reliability');
+async function basicFor(db: Db, login: string): Promise<string> {
+  const u = await insertUser(db, { login, email: `${login}@example.test`, role: 'administrator' });
+  const { password } = await createAppPassword(db, u.id, 'reliability');
   return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
 }
 
 /** Migrates the database at `url` and seeds an event, an RSVP ticket with `attendees` attendees, an administrator and a door key. */
-export function seedPgSite(url: string, attendees: number): PgSite {
-  const db = openDatabase(url);
+export async function seedPgSite(url: string, attendees: number): Promise<PgSite> {
+  const db = await openDatabase(url);
   try {
-    const fixture = seedTicketsFixture(db, { attendees, provider: 'rsvp' });
-    const doorKey = createApiKey(db, 'Door multiprocess', null, null).key;
-    return { ...fixture, url, auth: { admin: basicFor(db, 'mp-admin'), doorKey: `Bearer ${doorKey}` } };
+    const fixture = await seedTicketsFixture(db, { attendees, provider: 'rsvp' });
+    const doorKey = (await createApiKey(db, 'Door multiprocess', null, null)).key;
+    return { ...fixture, url, auth: { admin: await basicFor(db, 'mp-admin'), doorKey: `Bearer ${doorKey}` } };
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
 /** A further free (RSVP) ticket on the event with `capacity` places. */
-export function addTicket(url: string, eventId: number, capacity: number): number {
-  const db = openDatabase(url);
+export async function addTicket(url: string, eventId: number, capacity: number): Promise<number> {
+  const db = await openDatabase(url);
   try {
-    return insertTicket(db, eventId, { provider: 'rsvp', capacity, title: `Limited ${capacity}` });
+    return await insertTicket(db, eventId, { provider: 'rsvp', capacity, title: `Limited ${capacity}` });
   } finally {
-    db.close();
+    await db.close();
   }
 }
 

@@ -23,9 +23,9 @@ export interface SeededSite extends TicketsFixture {
   auth: Credentials;
 }
 
-function basicFor(db: Db, role: Role, login: string): string {
-  const u = insertUser(db, { login, email: `${login}@example.test`, role });
-  const { password } = createAppPassword(db, u.id, 'reliability');
+async function basicFor(db: Db, role: Role, login: string): Promise<string> {
+  const u = await insertUser(db, { login, email: `${login}@example.test`, role });
+  const { password } = await createAppPassword(db, u.id, 'reliability');
   return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
 }
 
@@ -33,31 +33,31 @@ function basicFor(db: Db, role: Role, login: string): string {
  * A fresh SQLite file (migrated by openDatabase) with an event, a ticket and `attendees` attendees, users of
  * each role and two door keys (one revoked), written before the server process opens it.
  */
-export function seedSite(attendees: number): SeededSite {
+export async function seedSite(attendees: number): Promise<SeededSite> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-reliability-'));
   const dbFile = path.join(dir, 'evt.sqlite');
-  const db = openDatabase(dbFile);
+  const db = await openDatabase(dbFile);
   try {
-    const fixture = seedTicketsFixture(db, { attendees, provider: 'rsvp' });
-    const doorKey = createApiKey(db, 'Door reliability', null, null).key;
-    const revoked = createApiKey(db, 'Door revoked', null, null);
-    revokeApiKey(db, revoked.row.id);
+    const fixture = await seedTicketsFixture(db, { attendees, provider: 'rsvp' });
+    const doorKey = (await createApiKey(db, 'Door reliability', null, null)).key;
+    const revoked = await createApiKey(db, 'Door revoked', null, null);
+    await revokeApiKey(db, revoked.row.id);
     const auth: Credentials = {
-      admin: basicFor(db, 'administrator', 'rel-admin'),
-      organizer: basicFor(db, 'organizer', 'rel-organizer'),
-      doorUser: basicFor(db, 'door', 'rel-door'),
+      admin: await basicFor(db, 'administrator', 'rel-admin'),
+      organizer: await basicFor(db, 'organizer', 'rel-organizer'),
+      doorUser: await basicFor(db, 'door', 'rel-door'),
       doorKey: `Bearer ${doorKey}`,
       revokedKey: `Bearer ${revoked.key}`,
     };
     return { ...fixture, dir, dbFile, auth };
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
 /** Opens the database file for checks after the server stopped (or beside it: WAL readers do not block). */
-export function openForCheck(dbFile: string): Db {
-  return openDatabase(dbFile);
+export async function openForCheck(dbFile: string): Promise<Db> {
+  return await openDatabase(dbFile);
 }
 
 /**
@@ -65,15 +65,15 @@ export function openForCheck(dbFile: string): Db {
  * pragma (it answered nothing, so the check read ''): every constraint is validated, and amcheck's
  * `bt_index_check` (with `heapallindexed`) finds every B-tree index of the schema consistent with its table.
  */
-export function integrityCheck(db: Db): string {
+export async function integrityCheck(db: Db): Promise<string> {
   if (engineOf(db) !== 'postgres') return (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
   const problems: string[] = [];
-  for (const c of db.prepare("SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND NOT convalidated").all() as {
+  for (const c of await db.prepare("SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND NOT convalidated").all() as {
     conname: string;
   }[])
     problems.push(`constraint ${c.conname} not validated`);
-  db.exec('CREATE EXTENSION IF NOT EXISTS amcheck');
-  const indexes = db
+  await db.exec('CREATE EXTENSION IF NOT EXISTS amcheck');
+  const indexes = await db
     .prepare(
       `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
         WHERE am.amname = 'btree' AND c.relnamespace = 'public'::regnamespace ORDER BY c.relname`,
@@ -81,7 +81,7 @@ export function integrityCheck(db: Db): string {
     .all() as { name: string }[];
   for (const { name } of indexes) {
     try {
-      db.prepare("SELECT bt_index_check(c.oid, true) FROM pg_class c WHERE c.relname = ? AND c.relnamespace = 'public'::regnamespace").all(name);
+      await db.prepare("SELECT bt_index_check(c.oid, true) FROM pg_class c WHERE c.relname = ? AND c.relnamespace = 'public'::regnamespace").all(name);
     } catch (e) {
       problems.push(`index ${name}: ${(e as Error).message}`);
     }

@@ -24,7 +24,7 @@ const P = profile();
 
 describe('soak', { timeout: 20 * 60_000 }, () => {
   test(`${P.soakConnections} connections for ${P.soakSeconds} s`, { timeout: (P.soakSeconds + 240) * 1000 }, async () => {
-    const site = seedSite(5000);
+    const site = await seedSite(5000);
     const probe = path.join(site.dir, 'heap.jsonl');
     const server = childServer({
       dbFile: site.dbFile,
@@ -54,12 +54,12 @@ describe('soak', { timeout: 20 * 60_000 }, () => {
       clearInterval(timer);
       sample();
       await server.stop();
-      const db = openForCheck(site.dbFile);
+      const db = await openForCheck(site.dbFile);
       let integrity;
       try {
-        integrity = integrityCheck(db);
+        integrity = await integrityCheck(db);
       } finally {
-        db.close();
+        await db.close();
       }
       const mem = samples.map((s) => s.v);
       const anon = samples.map((s) => s.anon);

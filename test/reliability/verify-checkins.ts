@@ -29,8 +29,8 @@ export interface CheckinAudit {
  * the outcome it was acknowledged with, every queued scan logged once, and for every scanned attendee
  * exactly one accepted scan which is also the attendee's standing check-in.
  */
-export function auditCheckins(db: Db, kiosks: SimKiosk[], scannedAttendees: Set<number>): CheckinAudit {
-  const rows = db.prepare('SELECT id, attendee_id, result, nonce, device_id FROM checkins ORDER BY id').all() as LogRow[];
+export async function auditCheckins(db: Db, kiosks: SimKiosk[], scannedAttendees: Set<number>): Promise<CheckinAudit> {
+  const rows = await db.prepare('SELECT id, attendee_id, result, nonce, device_id FROM checkins ORDER BY id').all() as LogRow[];
   const byNonce = new Map(rows.filter((r) => r.nonce).map((r) => [r.nonce!, r]));
   const audit: CheckinAudit = { scans: 0, logged: rows.length, accepted: 0, conflicts: 0, lost: [], unlogged: [], inconsistent: [], unexpected: [] };
   for (const k of kiosks) {
@@ -56,7 +56,7 @@ export function auditCheckins(db: Db, kiosks: SimKiosk[], scannedAttendees: Set<
     }
     if (r.result === 'conflict') audit.conflicts++;
   }
-  const state = db.prepare('SELECT post_id, checked_in, checkin_id FROM attendees').all() as {
+  const state = await db.prepare('SELECT post_id, checked_in, checkin_id FROM attendees').all() as {
     post_id: number;
     checked_in: number;
     checkin_id: number | null;

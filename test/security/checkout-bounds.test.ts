@@ -18,15 +18,15 @@ let s: TestServer;
 let event: number;
 let free: number;
 
-const count = (sql: string, ...p: unknown[]) => (s.db.prepare(sql).get(...p) as { n: number }).n;
-const written = () => ({
-  carts: count('SELECT COUNT(*) AS n FROM carts'),
-  lines: count('SELECT COUNT(*) AS n FROM cart_items'),
-  inCarts: count('SELECT COALESCE(SUM(quantity), 0) AS n FROM cart_items'),
-  orders: count('SELECT COUNT(*) AS n FROM orders'),
-  attendees: count('SELECT COUNT(*) AS n FROM attendees'),
-  posts: count('SELECT COUNT(*) AS n FROM posts'),
-  mail: count('SELECT COUNT(*) AS n FROM mail_log'),
+const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
+const written = async () => ({
+  carts: await count('SELECT COUNT(*) AS n FROM carts'),
+  lines: await count('SELECT COUNT(*) AS n FROM cart_items'),
+  inCarts: await count('SELECT COALESCE(SUM(quantity), 0) AS n FROM cart_items'),
+  orders: await count('SELECT COUNT(*) AS n FROM orders'),
+  attendees: await count('SELECT COUNT(*) AS n FROM attendees'),
+  posts: await count('SELECT COUNT(*) AS n FROM posts'),
+  mail: await count('SELECT COUNT(*) AS n FROM mail_log'),
 });
 const checkout = (v: ReturnType<typeof visitor>, email = 'mari@example.test') =>
   v.call(`${tix(s)}/cart/checkout`, { method: 'POST', body: { purchaser_name: 'Mari Maasikas', purchaser_email: email } });
@@ -83,37 +83,37 @@ afterAll(async () => {
 
 describe('checkout bounds', () => {
   test('one cart line of 20,000 tickets is refused and writes nothing (no cart, no cookie, no order)', async () => {
-    const before = written();
+    const before = await written();
     const v = visitor();
     const r = await fillCart(v, [{ ticket_id: free, quantity: 20_000 }]);
     assertOverLimit(r);
     assert.equal(r.headers.get('set-cookie'), null, 'no cart cookie for a refused write');
-    assert.deepEqual(written(), before);
+    assert.deepEqual(await written(), before);
     const c = await checkout(v);
     assert.equal(c.status, 400);
     assert.equal(c.body.code, 'cart-empty');
-    assert.deepEqual(written(), before);
+    assert.deepEqual(await written(), before);
   });
 
   test('51 tickets over two lines are refused, in one write or across writes, and the cart keeps what it had', async () => {
     const other = await ticketId(s, event, { name: 'Other' });
     const v = visitor();
-    const before = written();
+    const before = await written();
     assertOverLimit(
       await fillCart(v, [
         { ticket_id: free, quantity: 30 },
         { ticket_id: other, quantity: 21 },
       ]),
     );
-    assert.deepEqual(written(), before);
+    assert.deepEqual(await written(), before);
     // 30 on one post's line, then 21 on another post: the cart (one order) would hold 51.
     const event2 = await makeEvent(s);
     const third = await ticketId(s, event2, { name: 'Third' });
     const first = await fillCart(v, [{ ticket_id: free, quantity: 30 }], { post_id: event });
     assert.equal(first.status, 200, JSON.stringify(first.body));
-    const kept = written();
+    const kept = await written();
     assertOverLimit(await fillCart(v, [{ ticket_id: third, quantity: 21 }], { post_id: event2 }));
-    assert.deepEqual(written(), kept);
+    assert.deepEqual(await written(), kept);
     assert.deepEqual(
       (await v.call(`${tix(s)}/cart`)).body.tickets.map((l: { quantity: number }) => l.quantity),
       [30],
@@ -142,7 +142,7 @@ describe('checkout bounds', () => {
     } finally {
       config.maxTicketsPerOrder = 50;
     }
-    const before = written();
+    const before = await written();
     const r = await checkout(v);
     assert.equal(r.status, 400, JSON.stringify(r.body));
     assert.deepEqual(r.body, {
@@ -150,7 +150,7 @@ describe('checkout bounds', () => {
       message: 'At most 50 tickets per ticket line and per order.',
       data: { status: 400, max: 50 },
     });
-    assert.deepEqual(written(), before);
+    assert.deepEqual(await written(), before);
   });
 
   test('the 11th anonymous checkout from one address in 10 minutes is 429 with Retry-After and writes nothing', async () => {
@@ -165,14 +165,14 @@ describe('checkout bounds', () => {
     }
     const v = visitor();
     assert.equal((await fillCart(v, [{ ticket_id: free, quantity: 1 }])).status, 200);
-    const before = written();
+    const before = await written();
     const r = await checkout(v, 'eleventh@example.test');
     assert.equal(r.status, 429, JSON.stringify(r.body));
     assert.equal(r.body.code, 'rest_too_many_requests');
     assert.equal(r.body.data.status, 429);
     const wait = Number(r.headers.get('retry-after'));
     assert.ok(Number.isInteger(wait) && wait >= 1 && wait <= 600, `Retry-After ${wait}`);
-    assert.deepEqual(written(), before, 'nothing written: no order, no attendee, the cart kept');
+    assert.deepEqual(await written(), before, 'nothing written: no order, no attendee, the cart kept');
 
     // Another address is not limited by this one's checkouts; a signed-in buyer is not limited at all.
     const w = visitor();
@@ -212,32 +212,32 @@ describe('checkout bounds', () => {
       assert.equal(r.status, 201, JSON.stringify(r.body));
       return r.body as { id: number; attendees: { id: number }[] };
     };
-    const mailTo = (email: string) =>
-      s.db.prepare("SELECT id, related_id FROM mail_log WHERE source = 'tickets' AND to_header LIKE ? ORDER BY id").all(`%<${email}>`) as {
+    const mailTo = async (email: string) =>
+      await s.db.prepare("SELECT id, related_id FROM mail_log WHERE source = 'tickets' AND to_header LIKE ? ORDER BY id").all(`%<${email}>`) as {
         id: number;
         related_id: number;
       }[];
     const images = (logId: number) => count('SELECT COUNT(*) AS n FROM mail_attachments WHERE log_id = ?', logId);
 
     const first = await buy(3, 'victim@example.test');
-    const [m] = mailTo('victim@example.test');
+    const [m] = await mailTo('victim@example.test');
     assert.equal(m.related_id, first.id);
-    assert.equal(images(m.id), 3, 'one QR per attendee of this order, no more');
+    assert.equal(await images(m.id), 3, 'one QR per attendee of this order, no more');
 
     // Completing the same order again (cancel, then complete) sends nothing more.
     for (const status of ['cancelled', 'completed']) {
       const r = await call(`${tix(s)}/orders/${first.id}`, { method: 'POST', auth: s.admin, body: { status } });
       assert.equal(r.status, 200, JSON.stringify(r.body));
     }
-    assert.equal(mailTo('victim@example.test').length, 1);
+    assert.equal((await mailTo('victim@example.test')).length, 1);
 
     // Eleven more orders to one address: the orders are made, the mail stops at 10 an hour (any case of it).
     const orders: number[] = [];
     for (let i = 0; i < 11; i++) orders.push((await buy(1, i % 2 ? 'Victim@Example.test' : 'victim@example.test')).id);
-    assert.equal(mailTo('victim@example.test').length, 10, 'LIKE ignores case: both spellings');
-    assert.equal(count("SELECT COUNT(*) AS n FROM orders WHERE purchaser_email LIKE 'victim@example.test' AND status = 'completed'"), 12);
+    assert.equal((await mailTo('victim@example.test')).length, 10, 'LIKE ignores case: both spellings');
+    assert.equal(await count("SELECT COUNT(*) AS n FROM orders WHERE purchaser_email LIKE 'victim@example.test' AND status = 'completed'"), 12);
     // Other addresses are not affected.
     await buy(1, 'someone@example.test');
-    assert.equal(mailTo('someone@example.test').length, 1);
+    assert.equal((await mailTo('someone@example.test')).length, 1);
   });
 });

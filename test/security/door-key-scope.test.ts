@@ -17,39 +17,39 @@ let key: string;
 let bSecrets: string[];
 let aCodes: string[];
 
-const count = (sql: string, ...p: unknown[]) => (s.db.prepare(sql).get(...p) as { n: number }).n;
+const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
 /** Everything about B's attendees and orders that a write could move. */
-const snapshotB = () =>
+const snapshotB = async () =>
   JSON.stringify([
-    s.db.prepare('SELECT * FROM attendees WHERE event_id = ? ORDER BY post_id').all(B.eventId),
-    s.db
+    await s.db.prepare('SELECT * FROM attendees WHERE event_id = ? ORDER BY post_id').all(B.eventId),
+    await s.db
       .prepare(
         "SELECT id, title, modified FROM posts WHERE type = 'attendee' AND id IN (SELECT post_id FROM attendees WHERE event_id = ?) ORDER BY id",
       )
       .all(B.eventId),
-    s.db
+    await s.db
       .prepare('SELECT post_id, status FROM orders WHERE post_id IN (SELECT order_id FROM attendees WHERE event_id = ?) ORDER BY post_id')
       .all(B.eventId),
-    s.db.prepare('SELECT * FROM marketing_optins ORDER BY attendee_id').all(),
+    await s.db.prepare('SELECT * FROM marketing_optins ORDER BY attendee_id').all(),
   ]);
 
 beforeAll(async () => {
   s = await startTestServer();
-  A = seedTicketsFixture(s.db, { attendees: 3, eventTitle: 'Event A', name: (i) => `Alpha Visitor ${i}` });
-  B = seedTicketsFixture(s.db, { attendees: 3, eventTitle: 'Event B', name: (i) => `Bravo Secretname ${i}` });
-  const rsvp = insertTicket(s.db, B.eventId, { provider: 'rsvp', title: 'B guest list' });
-  bRsvp = { ticketId: rsvp, ...insertAttendees(s.db, rsvp, 2, { name: (i) => `Bravo Rsvpname ${i}` }) };
+  A = await seedTicketsFixture(s.db, { attendees: 3, eventTitle: 'Event A', name: (i) => `Alpha Visitor ${i}` });
+  B = await seedTicketsFixture(s.db, { attendees: 3, eventTitle: 'Event B', name: (i) => `Bravo Secretname ${i}` });
+  const rsvp = await insertTicket(s.db, B.eventId, { provider: 'rsvp', title: 'B guest list' });
+  bRsvp = { ticketId: rsvp, ...await insertAttendees(s.db, rsvp, 2, { name: (i) => `Bravo Rsvpname ${i}` }) };
   // Unique e-mails for B (the fixture's are shared between events), and a purchaser e-mail on its orders.
-  s.db.prepare("UPDATE attendees SET email = 'bravo-' || post_id || '@secret.test' WHERE event_id = ?").run(B.eventId);
-  s.db
+  await s.db.prepare("UPDATE attendees SET email = 'bravo-' || post_id || '@secret.test' WHERE event_id = ?").run(B.eventId);
+  await s.db
     .prepare("UPDATE orders SET purchaser_email = 'bravo-buyer@secret.test', purchaser_name = 'Bravo Buyername' WHERE post_id IN (?, ?)")
     .run(B.orderId, bRsvp.orderId);
-  s.db.prepare("UPDATE attendees SET email = 'alpha-' || post_id || '@visible.test' WHERE event_id = ?").run(A.eventId);
+  await s.db.prepare("UPDATE attendees SET email = 'alpha-' || post_id || '@visible.test' WHERE event_id = ?").run(A.eventId);
   // One of B's attendees is checked in (by the administrator), so the check-in log has B rows.
   const r = await call(`${s.root}evt/tickets/v1/attendees/${B.attendeeIds[0]}`, { method: 'PATCH', auth: s.admin, body: { check_in: true } });
   assert.equal(r.status, 201, r.text);
   const bIds = [...B.attendeeIds, ...bRsvp.attendeeIds];
-  const names = s.db.prepare(`SELECT full_name, email, security_code FROM attendees WHERE event_id = ?`).all(B.eventId) as {
+  const names = await s.db.prepare(`SELECT full_name, email, security_code FROM attendees WHERE event_id = ?`).all(B.eventId) as {
     full_name: string;
     email: string;
     security_code: string;
@@ -165,8 +165,8 @@ describe("a key of event A against event B's attendee data", () => {
   });
 
   test("writes by the key on B's attendees are refused and change nothing", async () => {
-    const before = snapshotB();
-    const attendeesBefore = count('SELECT COUNT(*) AS n FROM attendees');
+    const before = await snapshotB();
+    const attendeesBefore = await count('SELECT COUNT(*) AS n FROM attendees');
     const b = B.attendeeIds[1];
     const codeB = B.codes.get(b)!;
     const A_ = `${s.root}${T}/attendees`;
@@ -206,7 +206,7 @@ describe("a key of event A against event B's attendee data", () => {
       const r = await w.run();
       assert.ok(r.status >= 400 && r.status < 500, `${w.name}: ${r.status} ${r.text.slice(0, 200)}`);
       assert.deepEqual(leaks(r.text), [], `${w.name} answer`);
-      assert.equal(snapshotB(), before, `${w.name} changed B`);
+      assert.equal(await snapshotB(), before, `${w.name} changed B`);
     }
     const batch = await call(`${s.root}batch/v1`, {
       method: 'POST',
@@ -223,8 +223,8 @@ describe("a key of event A against event B's attendee data", () => {
     assert.ok(batch.status < 500, batch.text);
     for (const item of batch.body?.responses ?? []) assert.ok(item.status >= 400, JSON.stringify(item).slice(0, 200));
     assert.deepEqual(leaks(batch.text), []);
-    assert.equal(snapshotB(), before, 'the batch changed B');
-    assert.equal(count('SELECT COUNT(*) AS n FROM attendees'), attendeesBefore);
+    assert.equal(await snapshotB(), before, 'the batch changed B');
+    assert.equal(await count('SELECT COUNT(*) AS n FROM attendees'), attendeesBefore);
   });
 
   test('the same key still works on its own event (the control)', async () => {

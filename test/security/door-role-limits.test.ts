@@ -18,18 +18,18 @@ const nonce = () => `door-limits-nonce-${String(++n).padStart(6, '0')}`;
 const T = () => `${s.root}evt/tickets/v1`;
 
 /** The attendee and its order as stored, to prove a refused write changed nothing. */
-const snapshot = (id: number) =>
+const snapshot = async (id: number) =>
   JSON.stringify([
-    s.db.prepare('SELECT * FROM attendees WHERE post_id = ?').get(id),
-    s.db.prepare('SELECT title, modified FROM posts WHERE id = ?').get(id),
-    s.db.prepare('SELECT status FROM orders WHERE post_id = (SELECT order_id FROM attendees WHERE post_id = ?)').get(id),
+    await s.db.prepare('SELECT * FROM attendees WHERE post_id = ?').get(id),
+    await s.db.prepare('SELECT title, modified FROM posts WHERE id = ?').get(id),
+    await s.db.prepare('SELECT status FROM orders WHERE post_id = (SELECT order_id FROM attendees WHERE post_id = ?)').get(id),
   ]);
-const count = (sql: string, ...p: unknown[]) => (s.db.prepare(sql).get(...p) as { n: number }).n;
+const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
 
 beforeAll(async () => {
   s = await startTestServer();
-  f = seedTicketsFixture(s.db, { attendees: 20 });
-  otherTicket = insertTicket(s.db, f.eventId, { title: 'VIP' });
+  f = await seedTicketsFixture(s.db, { attendees: 20 });
+  otherTicket = await insertTicket(s.db, f.eventId, { title: 'VIP' });
   doors = {
     'door user': s.userAuth('door'),
     'unscoped key': `Bearer ${s.apiKey('Door').key}`,
@@ -54,8 +54,8 @@ describe('door callers change check-in state only', () => {
       const id = f.attendeeIds[0];
       const payload = 'ticket_id' in body ? { ...body, ticket_id: otherTicket } : body;
       for (const [who, auth] of Object.entries(doors)) {
-        const before = snapshot(id);
-        const logBefore = count('SELECT COUNT(*) AS n FROM checkins');
+        const before = await snapshot(id);
+        const logBefore = await count('SELECT COUNT(*) AS n FROM checkins');
         for (const method of ['PATCH', 'POST', 'PUT']) {
           const r = await call(`${T()}/attendees/${id}`, { method, auth, body: payload });
           assert.equal(r.status, 403, `${who} ${method} ${what}: ${r.text}`);
@@ -69,8 +69,8 @@ describe('door callers change check-in state only', () => {
         });
         assert.equal(b.body.responses[0].status, 403, `${who} batch ${what}`);
         assert.equal(b.body.responses[0].body.code, 'rest_forbidden');
-        assert.equal(snapshot(id), before, `${who} ${what} changed the attendee`);
-        assert.equal(count('SELECT COUNT(*) AS n FROM checkins'), logBefore, `${who} ${what} logged a scan`);
+        assert.equal(await snapshot(id), before, `${who} ${what} changed the attendee`);
+        assert.equal(await count('SELECT COUNT(*) AS n FROM checkins'), logBefore, `${who} ${what} logged a scan`);
       }
     });
   }
@@ -81,7 +81,7 @@ describe('door callers change check-in state only', () => {
       assert.equal(r.status, 403, who);
       assert.equal(r.body.code, 'rest_forbidden');
     }
-    assert.equal(count("SELECT COUNT(*) AS n FROM orders WHERE post_id = ? AND status = 'completed'", f.orderId), 1);
+    assert.equal(await count("SELECT COUNT(*) AS n FROM orders WHERE post_id = ? AND status = 'completed'", f.orderId), 1);
   });
 
   test('check-in state is theirs: check in, check out, with date, device and nonce', async () => {
@@ -103,7 +103,7 @@ describe('door callers change check-in state only', () => {
 
   test('creating at the door is theirs; a non-default attendee_status on it is an order-status change: 403', async () => {
     for (const [who, auth] of Object.entries(doors)) {
-      const before = count('SELECT COUNT(*) AS n FROM attendees');
+      const before = await count('SELECT COUNT(*) AS n FROM attendees');
       for (const status of ['pending', 'refunded', 'cancelled']) {
         const r = await call(`${T()}/attendees`, {
           method: 'POST',
@@ -113,7 +113,7 @@ describe('door callers change check-in state only', () => {
         assert.equal(r.status, 403, `${who} ${status}: ${r.text}`);
         assert.equal(r.body.code, 'rest_forbidden');
       }
-      assert.equal(count('SELECT COUNT(*) AS n FROM attendees'), before, who);
+      assert.equal(await count('SELECT COUNT(*) AS n FROM attendees'), before, who);
       const plain = await call(`${T()}/attendees`, {
         method: 'POST',
         auth,

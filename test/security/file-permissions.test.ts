@@ -33,11 +33,11 @@ afterAll(() => {
 });
 
 describe('file permissions', () => {
-  test('a new database: its folders 0700, the file, WAL and SHM 0600', () => {
+  test('a new database: its folders 0700, the file, WAL and SHM 0600', async () => {
     const file = path.join(root, 'new', 'data', 'evt.sqlite');
-    const db = openDatabase(file);
+    const db = await openDatabase(file);
     try {
-      db.prepare("INSERT INTO options (name, value) VALUES ('perm-test', 'x')").run();
+      await db.prepare("INSERT INTO options (name, value) VALUES ('perm-test', 'x')").run();
       assertMode(path.join(root, 'new'), 0o700);
       assertMode(path.join(root, 'new', 'data'), 0o700);
       assertMode(file, 0o600);
@@ -45,32 +45,32 @@ describe('file permissions', () => {
       assertMode(`${file}-wal`, 0o600);
       assertMode(`${file}-shm`, 0o600);
     } finally {
-      db.close();
+      await db.close();
     }
   });
 
-  test('an existing database left readable by others is closed up when opened; its existing folder is left alone', () => {
+  test('an existing database left readable by others is closed up when opened; its existing folder is left alone', async () => {
     const dir = path.join(root, 'old');
     fs.mkdirSync(dir, { mode: 0o755 });
     fs.chmodSync(dir, 0o755);
     const file = path.join(dir, 'evt.sqlite');
-    let db = openDatabase(file);
-    db.prepare("INSERT INTO options (name, value) VALUES ('perm-test', 'x')").run();
-    db.close();
+    let db = await openDatabase(file);
+    await db.prepare("INSERT INTO options (name, value) VALUES ('perm-test', 'x')").run();
+    await db.close();
     for (const f of [file, `${file}-wal`, `${file}-shm`]) {
       fs.writeFileSync(f, '', { flag: 'a' });
       fs.chmodSync(f, 0o644);
     }
-    db = openDatabase(file);
+    db = await openDatabase(file);
     try {
       assertMode(file, 0o600);
-      db.prepare("UPDATE options SET value = 'y' WHERE name = 'perm-test'").run();
+      await db.prepare("UPDATE options SET value = 'y' WHERE name = 'perm-test'").run();
       assertMode(`${file}-wal`, 0o600);
       assertMode(`${file}-shm`, 0o600);
       // A folder the operator made (it may be shared, like /tmp) keeps its mode.
       assertMode(dir, 0o755);
     } finally {
-      db.close();
+      await db.close();
     }
   });
 

@@ -14,19 +14,19 @@ let A: TicketsFixture;
 let B: TicketsFixture;
 let keyA: string;
 const OPT = () => `${s.root}marketing/v1/opt-ins`;
-const optins = () => JSON.stringify(s.db.prepare('SELECT * FROM marketing_optins ORDER BY attendee_id').all());
+const optins = async () => JSON.stringify(await s.db.prepare('SELECT * FROM marketing_optins ORDER BY attendee_id').all());
 
 beforeAll(async () => {
   s = await startTestServer();
-  A = seedTicketsFixture(s.db, { attendees: 2 });
-  B = seedTicketsFixture(s.db, { attendees: 2 });
+  A = await seedTicketsFixture(s.db, { attendees: 2 });
+  B = await seedTicketsFixture(s.db, { attendees: 2 });
   keyA = `Bearer ${s.apiKey('Door A', A.eventId).key}`;
 });
 afterAll(() => s.close());
 
 describe('marketing opt-in and door keys', () => {
   test("a key of event A cannot touch event B's attendee opt-in; it answers as for an unknown attendee", async () => {
-    const before = optins();
+    const before = await optins();
     const unknown = await call(OPT(), { method: 'POST', auth: keyA, body: { attendee_id: 999999, consent: true } });
     for (const consent of [true, false]) {
       const r = await call(OPT(), { method: 'POST', auth: keyA, body: { attendee_id: B.attendeeIds[0], consent, source: 'door' } });
@@ -39,7 +39,7 @@ describe('marketing opt-in and door keys', () => {
       });
       assert.equal(viaQuery.status, unknown.status, viaQuery.text);
     }
-    assert.equal(optins(), before);
+    assert.equal(await optins(), before);
   });
 
   test("the key records its own event's opt-ins; an unbound door user any event's", async () => {
@@ -50,7 +50,7 @@ describe('marketing opt-in and door keys', () => {
   });
 
   test('POST /opt-ins is not batchable: rest_batch_not_allowed, nothing recorded, no allow_batch in the index', async () => {
-    const before = optins();
+    const before = await optins();
     const r = await call(`${s.root}batch/v1`, {
       method: 'POST',
       auth: keyA,
@@ -67,7 +67,7 @@ describe('marketing opt-in and door keys', () => {
       assert.equal(item.status, 400);
       assert.equal(item.body.code, 'rest_batch_not_allowed');
     }
-    assert.equal(optins(), before);
+    assert.equal(await optins(), before);
     const index = await call(`${s.root}marketing/v1`);
     const route = index.body.routes['/marketing/v1/opt-ins'];
     assert.ok(route, 'the route is in the namespace index');

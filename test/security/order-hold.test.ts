@@ -21,7 +21,7 @@ let paid: number;
 let free: number;
 
 const HOLD_MS = 30 * 60_000;
-const orderStatus = (id: number) => (s.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(id) as { status: string }).status;
+const orderStatus = async (id: number) => (await s.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(id) as { status: string }).status;
 const ticket = async (id: number) =>
   (await call(`${tix(s)}/tickets/${id}`, { auth: s.admin })).body.capacity_details as { available: number; sold: number; pending: number };
 const buy = async (ticketId: number, quantity: number, provider = 'tc') => {
@@ -75,23 +75,23 @@ describe('pending orders expire', () => {
     assert.equal(held.status, 201);
     const completed = await buy(free, 3, 'rsvp');
     assert.equal(completed.status, 201);
-    const staff = seedTicketsFixture(s.db, { attendees: 1, provider: 'tc', priceMinor: 500, capacity: 1, orderStatus: 'pending' });
+    const staff = await seedTicketsFixture(s.db, { attendees: 1, provider: 'tc', priceMinor: 500, capacity: 1, orderStatus: 'pending' });
 
     at(t0 + HOLD_MS - 1000);
     assert.equal((await ticket(paid)).available, 0, 'still held a second before it runs out');
-    assert.equal(sweepHolds(s.app.state)?.cancelled.includes(held.body.id), false);
+    assert.equal((await sweepHolds(s.app.state))?.cancelled.includes(held.body.id), false);
 
     at(t0 + HOLD_MS);
     // Before any sweep: still pending in the table, but its places count for nothing.
-    assert.equal(orderStatus(held.body.id), 'pending');
+    assert.equal(await orderStatus(held.body.id), 'pending');
     const before = await ticket(paid);
     assert.equal(before.available, 2);
     assert.equal(before.pending, 0);
     const freeBefore = await ticket(free);
 
-    const swept = sweepHolds(s.app.state);
+    const swept = await sweepHolds(s.app.state);
     assert.ok(swept?.cancelled.includes(held.body.id));
-    assert.equal(orderStatus(held.body.id), 'cancelled');
+    assert.equal(await orderStatus(held.body.id), 'cancelled');
     const read = await call(`${tix(s)}/orders/${held.body.id}`, { auth: s.admin });
     assert.equal(read.body.status, 'cancelled');
     assert.equal(read.body.expires, null);
@@ -99,9 +99,9 @@ describe('pending orders expire', () => {
     assert.equal((await ticket(paid)).available, 2, 'after the sweep too');
 
     // The completed order, and a pending sale staff entered without a hold, are untouched.
-    assert.equal(orderStatus(completed.body.id), 'completed');
+    assert.equal(await orderStatus(completed.body.id), 'completed');
     assert.deepEqual(await ticket(free), freeBefore);
-    assert.equal(orderStatus(staff.orderId), 'pending');
+    assert.equal(await orderStatus(staff.orderId), 'pending');
     assert.equal((await call(`${tix(s)}/orders/${staff.orderId}`, { auth: s.admin })).body.expires, null);
 
     // The freed places can be bought again.
@@ -121,7 +121,7 @@ describe('pending orders expire', () => {
     const pay = await call(`${tix(s)}/orders/${late.body.id}`, { method: 'POST', auth: s.admin, body: { status: 'completed' } });
     assert.equal(pay.status, 400);
     assert.equal(pay.body.code, 'ticket-capacity-not-available');
-    assert.equal(orderStatus(late.body.id), 'pending');
+    assert.equal(await orderStatus(late.body.id), 'pending');
   });
 
   test('the sweep runs at start-up: an app opened after the hold ran out cancels the order', async () => {
@@ -134,12 +134,12 @@ describe('pending orders expire', () => {
     const pending = await buy(ticketPaid, 1);
     assert.equal(pending.status, 201, JSON.stringify(pending.body));
     delete s.app.state.services.clock;
-    assert.equal(orderStatus(pending.body.id), 'pending');
-    const db = openDatabase(s.db.name);
-    const second = createApp({ config: s.app.state.config, db });
+    assert.equal(await orderStatus(pending.body.id), 'pending');
+    const db = await openDatabase(s.db.name);
+    const second = await createApp({ config: s.app.state.config, db });
     try {
-      assert.equal(orderStatus(pending.body.id), 'cancelled');
-      assert.equal(orderStatus(old.body.id), 'completed');
+      assert.equal(await orderStatus(pending.body.id), 'cancelled');
+      assert.equal(await orderStatus(old.body.id), 'completed');
     } finally {
       second.close();
     }

@@ -34,16 +34,16 @@ async function make(kind: 'event' | 'venue' | 'organizer', auth: string): Promis
 /** A post of `kind` belonging to `owner`: tickets, attendees and orders hang off an event `owner` authored. */
 async function makePost(kind: Kind, owner: { auth: string; id: number }): Promise<number> {
   if (kind === 'event' || kind === 'venue' || kind === 'organizer') return make(kind, owner.auth);
-  const f = seedTicketsFixture(s.db, { attendees: 1, eventTitle: uniq('Ticketed event') });
-  s.db.prepare('UPDATE posts SET author = ? WHERE id = ?').run(owner.id, f.eventId);
+  const f = await seedTicketsFixture(s.db, { attendees: 1, eventTitle: uniq('Ticketed event') });
+  await s.db.prepare('UPDATE posts SET author = ? WHERE id = ?').run(owner.id, f.eventId);
   return kind === 'ticket' ? f.ticketId : kind === 'attendee' ? f.attendeeIds[0]! : f.orderId;
 }
 
 beforeAll(async () => {
   s = await startTestServer();
-  X = user('organizer', 'organizer-x');
-  Y = user('organizer', 'organizer-y');
-  door = user('door', 'door-d').auth;
+  X = await user('organizer', 'organizer-x');
+  Y = await user('organizer', 'organizer-y');
+  door = (await user('door', 'door-d')).auth;
 });
 afterAll(() => s.close());
 
@@ -69,7 +69,7 @@ describe("seo/v1 meta of organizer Y's post: organizer X gets 403 rest_forbidden
         const own = await seoMeta(Y.auth, method, id, { title: 'Y title', description: 'Y description' });
         assert.equal(own.status, 200, `owner: ${own.text}`);
         assert.equal(own.body.title, 'Y title');
-        const before = seoRow(id);
+        const before = await seoRow(id);
         assert.ok(before, "the owner's meta is stored");
         for (const [who, auth] of [
           ['organizer X', X.auth],
@@ -78,7 +78,7 @@ describe("seo/v1 meta of organizer Y's post: organizer X gets 403 rest_forbidden
           const r = await seoMeta(auth, method, id, hostile);
           assert.equal(r.status, 403, `${who}: ${r.text}`);
           assert.deepEqual(r.body, FORBIDDEN, who);
-          assert.deepEqual(seoRow(id), before, who);
+          assert.deepEqual(await seoRow(id), before, who);
         }
         const other = await makePost(kind, Y);
         const a = await seoMeta(s.admin, method, other, { noindex: true });
@@ -92,7 +92,7 @@ describe("seo/v1 meta of organizer Y's post: organizer X gets 403 rest_forbidden
     const id = await makePost('event', Y);
     const r = await seoMeta(X.auth, 'POST', id, hostile);
     assert.equal(r.status, 403, r.text);
-    assert.equal(seoRow(id), undefined);
+    assert.equal(await seoRow(id), undefined);
   });
 
   test('the original order of checks: invalid parameters (400) before the permission (403), unknown post 404', async () => {
@@ -105,13 +105,13 @@ describe("seo/v1 meta of organizer Y's post: organizer X gets 403 rest_forbidden
     assert.equal(long.body.code, 'rest_invalid_param');
     assert.equal((await seoMeta(X.auth, 'POST', 99_999_999, { canonical: 'javascript:alert(1)' })).status, 400);
     assert.equal((await seoMeta(X.auth, 'POST', 99_999_999, { title: 'x' })).status, 404);
-    assert.equal(seoRow(id), undefined);
+    assert.equal(await seoRow(id), undefined);
     // A trashed post is still someone's: 403 to others, 404 (nothing to edit) to its author.
     assert.equal((await call(`${s.root}evt/events/v1/events/${id}`, { method: 'DELETE', auth: Y.auth })).status, 200);
     const trashed = await seoMeta(X.auth, 'POST', id, { title: 'x' });
     assert.equal(trashed.status, 403, trashed.text);
     assert.equal((await seoMeta(Y.auth, 'POST', id, { title: 'x' })).body.code, 'rest_post_invalid_id');
-    assert.equal(seoRow(id), undefined);
+    assert.equal(await seoRow(id), undefined);
   });
 
   test("an organizer's meta of a post it authored, and of an event it was given, still work", async () => {
@@ -130,7 +130,7 @@ describe("seo/v1 meta of organizer Y's post: organizer X gets 403 rest_forbidden
 
 const GIF = Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1').toString('base64');
 const attached = (id: number) => s.db.prepare("SELECT id, author, title FROM posts WHERE type = 'attachment' AND parent = ? ORDER BY id").all(id);
-const uploadCount = () => (s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'attachment'").get() as { n: number }).n;
+const uploadCount = async () => (await s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'attachment'").get() as { n: number }).n;
 const storedFiles = () => {
   const dir = path.join(s.dir, 'files', 'public');
   return fs.existsSync(dir) ? fs.readdirSync(dir).length : 0;
@@ -142,7 +142,7 @@ describe("protected-files/v1 upload attached to organizer Y's post: organizer X 
   for (const kind of ['event', 'venue', 'organizer', 'ticket', 'attendee', 'order'] as const) {
     test(`POST /files with post_id of Y's ${kind}`, async () => {
       const id = await makePost(kind, Y);
-      const before = { rows: attached(id), uploads: uploadCount(), files: storedFiles() };
+      const before = { rows: await attached(id), uploads: await uploadCount(), files: storedFiles() };
       for (const [who, auth] of [
         ['organizer X', X.auth],
         ['door user', door],
@@ -150,7 +150,7 @@ describe("protected-files/v1 upload attached to organizer Y's post: organizer X 
         const r = await attach(auth, id);
         assert.equal(r.status, 403, `${who}: ${r.text}`);
         assert.deepEqual(r.body, FORBIDDEN, who);
-        assert.deepEqual({ rows: attached(id), uploads: uploadCount(), files: storedFiles() }, before, who);
+        assert.deepEqual({ rows: await attached(id), uploads: await uploadCount(), files: storedFiles() }, before, who);
       }
       const own = await attach(Y.auth, id);
       assert.equal(own.status, 201, `owner: ${own.text}`);
@@ -164,7 +164,7 @@ describe("protected-files/v1 upload attached to organizer Y's post: organizer X 
 
   test('the original order of checks: invalid parameters (400) before the permission (403)', async () => {
     const id = await makePost('event', Y);
-    const before = uploadCount();
+    const before = await uploadCount();
     const badName = await attach(X.auth, id, '../evil.gif');
     assert.equal(badName.status, 400, badName.text);
     assert.equal(badName.body.code, 'rest_invalid_param');
@@ -174,7 +174,7 @@ describe("protected-files/v1 upload attached to organizer Y's post: organizer X 
     const missing = await call(`${s.root}protected-files/v1/files`, { method: 'POST', auth: X.auth, body: { post_id: id } });
     assert.equal(missing.status, 400, missing.text);
     assert.equal(missing.body.code, 'rest_missing_callback_param');
-    assert.equal(uploadCount(), before);
+    assert.equal(await uploadCount(), before);
   });
 
   test('an organizer still uploads unattached files and attaches to its own posts', async () => {

@@ -29,13 +29,13 @@ async function make(kind: Kind, auth: string): Promise<{ id: number; slug: strin
 }
 
 /** Everything stored about one object: its row and detail row (posts) or its term row. */
-function stored(kind: Kind, id: number): unknown {
-  if (isTerm(kind)) return s.db.prepare('SELECT * FROM terms WHERE id = ?').get(id);
+async function stored(kind: Kind, id: number): Promise<unknown> {
+  if (isTerm(kind)) return await s.db.prepare('SELECT * FROM terms WHERE id = ?').get(id);
   const detail = kind === 'event' ? 'events' : kind === 'venue' ? 'venues' : 'organizers';
   return {
-    post: s.db.prepare('SELECT * FROM posts WHERE id = ?').get(id),
-    detail: s.db.prepare(`SELECT * FROM ${detail} WHERE post_id = ?`).get(id),
-    links: s.db.prepare('SELECT * FROM term_relationships WHERE post_id = ? ORDER BY term_id').all(id),
+    post: await s.db.prepare('SELECT * FROM posts WHERE id = ?').get(id),
+    detail: await s.db.prepare(`SELECT * FROM ${detail} WHERE post_id = ?`).get(id),
+    links: await s.db.prepare('SELECT * FROM term_relationships WHERE post_id = ? ORDER BY term_id').all(id),
   };
 }
 
@@ -48,10 +48,10 @@ interface Write {
 }
 
 const titleKey = (k: Kind) => (k === 'event' ? 'title' : k === 'venue' ? 'venue' : k === 'organizer' ? 'organizer' : 'name');
-const postTitle = (id: number) => (s.db.prepare('SELECT title FROM posts WHERE id = ?').get(id) as { title: string }).title;
-const postStatus = (id: number) => (s.db.prepare('SELECT status FROM posts WHERE id = ?').get(id) as { status: string } | undefined)?.status;
-const termName = (id: number) => (s.db.prepare('SELECT name FROM terms WHERE id = ?').get(id) as { name: string } | undefined)?.name;
-const changedName = (k: Kind, id: number) => (isTerm(k) ? termName(id) : postTitle(id))?.startsWith('Renamed') ?? false;
+const postTitle = async (id: number) => (await s.db.prepare('SELECT title FROM posts WHERE id = ?').get(id) as { title: string }).title;
+const postStatus = async (id: number) => (await s.db.prepare('SELECT status FROM posts WHERE id = ?').get(id) as { status: string } | undefined)?.status;
+const termName = async (id: number) => (await s.db.prepare('SELECT name FROM terms WHERE id = ?').get(id) as { name: string } | undefined)?.name;
+const changedName = async (k: Kind, id: number) => (isTerm(k) ? await termName(id) : await postTitle(id))?.startsWith('Renamed') ?? false;
 
 const WRITES: Write[] = [
   {
@@ -76,25 +76,25 @@ const WRITES: Write[] = [
     name: 'publish via status',
     kinds: ['event', 'venue', 'organizer'],
     request: (k, o) => ({ method: 'PATCH', path: `/${PLURAL[k]}/${o.id}`, body: { status: 'publish' } }),
-    took: (_k, id) => postStatus(id) === 'publish',
+    took: async (_k, id) => await postStatus(id) === 'publish',
   },
   {
     name: 'trash (DELETE)',
     kinds: ['event', 'venue', 'organizer'],
     request: (k, o) => ({ method: 'DELETE', path: `/${PLURAL[k]}/${o.id}` }),
-    took: (_k, id) => postStatus(id) === 'trash',
+    took: async (_k, id) => await postStatus(id) === 'trash',
   },
   {
     name: 'trash by slug (DELETE)',
     kinds: ['event', 'venue', 'organizer'],
     request: (k, o) => ({ method: 'DELETE', path: `/${PLURAL[k]}/by-slug/${o.slug}` }),
-    took: (_k, id) => postStatus(id) === 'trash',
+    took: async (_k, id) => await postStatus(id) === 'trash',
   },
   {
     name: 'delete (terms are deleted for good)',
     kinds: ['tag', 'category'],
     request: (k, o) => ({ method: 'DELETE', path: `/${PLURAL[k]}/${o.id}` }),
-    took: (_k, id) => termName(id) === undefined,
+    took: async (_k, id) => await termName(id) === undefined,
   },
 ];
 
@@ -107,9 +107,9 @@ async function send(auth: string, req: { method: string; path: string; body?: Re
 beforeAll(async () => {
   s = await startTestServer();
   E = `${s.root}evt/events/v1`;
-  X = user('organizer', 'organizer-x');
-  Y = user('organizer', 'organizer-y');
-  door = user('door', 'door-d').auth;
+  X = await user('organizer', 'organizer-x');
+  Y = await user('organizer', 'organizer-y');
+  door = (await user('door', 'door-d')).auth;
 });
 afterAll(() => s.close());
 
@@ -119,7 +119,7 @@ describe("organizer X against organizer Y's objects: 403 rest_forbidden and noth
   for (const { w, kind } of CASES) {
     test(`${w.name} of Y's ${kind}`, async () => {
       const o = await make(kind, Y.auth);
-      const before = stored(kind, o.id);
+      const before = await stored(kind, o.id);
       for (const [who, auth] of [
         ['organizer X', X.auth],
         ['door user', door],
@@ -127,7 +127,7 @@ describe("organizer X against organizer Y's objects: 403 rest_forbidden and noth
         const r = await send(auth, w.request(kind, o));
         assert.equal(r.status, 403, `${who}: ${r.text}`);
         assert.deepEqual(r.body, { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 403 } });
-        assert.deepEqual(stored(kind, o.id), before, who);
+        assert.deepEqual(await stored(kind, o.id), before, who);
       }
       const own = await send(Y.auth, w.request(kind, o));
       assert.equal(own.status, 200, `owner: ${own.text}`);
@@ -146,14 +146,14 @@ describe('terms made before terms had an author (author 0)', () => {
       const taxonomy = kind === 'tag' ? 'post_tag' : 'tribe_events_cat';
       const name = uniq('Legacy');
       const slug = name.toLowerCase().replace(/\s+/g, '-');
-      const id = Number(s.db.prepare('INSERT INTO terms (taxonomy, name, slug) VALUES (?, ?, ?)').run(taxonomy, name, slug).lastInsertRowid);
-      const before = stored(kind, id);
+      const id = Number((await s.db.prepare('INSERT INTO terms (taxonomy, name, slug) VALUES (?, ?, ?)').run(taxonomy, name, slug)).lastInsertRowid);
+      const before = await stored(kind, id);
       const u = await send(X.auth, { method: 'PATCH', path: `/${PLURAL[kind]}/${id}`, body: { name: uniq('Renamed') } });
       assert.equal(u.status, 403, u.text);
       assert.equal(u.body.code, 'rest_forbidden');
       const d = await send(X.auth, { method: 'DELETE', path: `/${PLURAL[kind]}/${id}` });
       assert.equal(d.status, 403, d.text);
-      assert.deepEqual(stored(kind, id), before);
+      assert.deepEqual(await stored(kind, id), before);
       // Use: tag X's own event with it.
       const e = await make('event', X.auth);
       const use = await send(X.auth, { method: 'PATCH', path: `/events/${e.id}`, body: { [PLURAL[kind]]: [id] } });
@@ -176,7 +176,7 @@ describe('any organizer uses and creates what others authored', () => {
       await make('tag', Y.auth),
       await make('category', Y.auth),
     ];
-    const before = [stored('venue', venue.id), stored('organizer', organizer.id)];
+    const before = [await stored('venue', venue.id), await stored('organizer', organizer.id)];
     const r = await send(X.auth, {
       method: 'POST',
       path: '/events',
@@ -193,15 +193,15 @@ describe('any organizer uses and creates what others authored', () => {
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.venue.id, venue.id);
     assert.equal(r.body.organizer[0].id, organizer.id);
-    assert.deepEqual([stored('venue', venue.id), stored('organizer', organizer.id)], before);
+    assert.deepEqual([await stored('venue', venue.id), await stored('organizer', organizer.id)], before);
   });
 
   test("an event write naming Y's venue and organizer inline links them and changes neither", async () => {
     const venue = await make('venue', Y.auth);
     const organizer = await make('organizer', Y.auth);
-    const vName = postTitle(venue.id);
-    const oName = postTitle(organizer.id);
-    const before = [stored('venue', venue.id), stored('organizer', organizer.id)];
+    const vName = await postTitle(venue.id);
+    const oName = await postTitle(organizer.id);
+    const before = [await stored('venue', venue.id), await stored('organizer', organizer.id)];
     const e = await make('event', X.auth);
     const r = await send(X.auth, {
       method: 'PATCH',
@@ -214,7 +214,7 @@ describe('any organizer uses and creates what others authored', () => {
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.venue.id, venue.id);
     assert.equal(r.body.organizer[0].id, organizer.id);
-    assert.deepEqual([stored('venue', venue.id), stored('organizer', organizer.id)], before);
+    assert.deepEqual([await stored('venue', venue.id), await stored('organizer', organizer.id)], before);
   });
 
   test('terms an organizer creates (on their route or inline in an event) are its own to change', async () => {
@@ -229,15 +229,15 @@ describe('any organizer uses and creates what others authored', () => {
     const inline = e.body.categories[0].id as number;
     assert.equal((await send(X.auth, { method: 'PATCH', path: `/tags/${c.body.id}`, body: { description: 'mine' } })).status, 200);
     assert.equal((await send(X.auth, { method: 'PATCH', path: `/categories/${inline}`, body: { description: 'mine' } })).status, 200);
-    const yBefore = [stored('tag', c.body.id), stored('category', inline)];
+    const yBefore = [await stored('tag', c.body.id), await stored('category', inline)];
     assert.equal((await send(Y.auth, { method: 'PATCH', path: `/tags/${c.body.id}`, body: { description: 'theirs' } })).status, 403);
     assert.equal((await send(Y.auth, { method: 'DELETE', path: `/categories/${inline}` })).status, 403);
-    assert.deepEqual([stored('tag', c.body.id), stored('category', inline)], yBefore);
+    assert.deepEqual([await stored('tag', c.body.id), await stored('category', inline)], yBefore);
   });
 });
 
 describe('only an administrator sets author to someone else', () => {
-  const postCount = () => (s.db.prepare('SELECT COUNT(*) AS n FROM posts').get() as { n: number }).n;
+  const postCount = async () => (await s.db.prepare('SELECT COUNT(*) AS n FROM posts').get() as { n: number }).n;
 
   for (const kind of ['event', 'venue', 'organizer'] as const) {
     test(`create a ${kind} for Y: organizer X 403 and nothing created, X for itself 201, admin for Y 201`, async () => {
@@ -245,11 +245,11 @@ describe('only an administrator sets author to someone else', () => {
         kind === 'event'
           ? { title: uniq('Gift'), start_date: '2033-08-01 10:00', end_date: '2033-08-01 12:00', author }
           : { [kind]: uniq('Gift'), author };
-      const count = postCount();
+      const count = await postCount();
       const r = await call(`${E}/${PLURAL[kind]}`, { method: 'POST', auth: X.auth, body: body(Y.id) });
       assert.equal(r.status, 403, r.text);
       assert.equal(r.body.code, 'rest_forbidden');
-      assert.equal(postCount(), count);
+      assert.equal(await postCount(), count);
       const own = await call(`${E}/${PLURAL[kind]}`, { method: 'POST', auth: X.auth, body: body(X.id) });
       assert.equal(own.status, 201, own.text);
       assert.equal(own.body.author, String(X.id));
@@ -260,12 +260,12 @@ describe('only an administrator sets author to someone else', () => {
 
     test(`update its own ${kind} to author Y (or 0): organizer X 403 and unchanged; admin 200`, async () => {
       const o = await make(kind, X.auth);
-      const before = stored(kind, o.id);
+      const before = await stored(kind, o.id);
       for (const author of [Y.id, 0]) {
         const r = await send(X.auth, { method: 'PATCH', path: `/${PLURAL[kind]}/${o.id}`, body: { author } });
         assert.equal(r.status, 403, r.text);
         assert.equal(r.body.code, 'rest_forbidden');
-        assert.deepEqual(stored(kind, o.id), before);
+        assert.deepEqual(await stored(kind, o.id), before);
       }
       assert.equal((await send(X.auth, { method: 'PATCH', path: `/${PLURAL[kind]}/${o.id}`, body: { author: X.id } })).status, 200);
       const a = await send(s.admin, { method: 'PATCH', path: `/${PLURAL[kind]}/${o.id}`, body: { author: Y.id } });
@@ -278,20 +278,20 @@ describe('only an administrator sets author to someone else', () => {
 
   test("a venue created inline in X's event write cannot be given to Y", async () => {
     const e = await make('event', X.auth);
-    const before = stored('event', e.id);
-    const count = postCount();
+    const before = await stored('event', e.id);
+    const count = await postCount();
     const r = await send(X.auth, { method: 'PATCH', path: `/events/${e.id}`, body: { venue: { venue: uniq('Inline gift'), author: Y.id } } });
     assert.equal(r.status, 403, r.text);
     assert.equal(r.body.code, 'rest_forbidden');
-    assert.equal(postCount(), count);
-    assert.deepEqual(stored('event', e.id), before);
+    assert.equal(await postCount(), count);
+    assert.deepEqual(await stored('event', e.id), before);
   });
 });
 
 describe('the order of checks holds: invalid parameters before permission', () => {
   test("X sends an invalid status or author to Y's event: 400 rest_invalid_param", async () => {
     const o = await make('event', Y.auth);
-    const before = stored('event', o.id);
+    const before = await stored('event', o.id);
     const bad = await send(X.auth, { method: 'PATCH', path: `/events/${o.id}`, body: { status: 'nonsense' } });
     assert.equal(bad.status, 400, bad.text);
     assert.equal(bad.body.code, 'rest_invalid_param');
@@ -299,7 +299,7 @@ describe('the order of checks holds: invalid parameters before permission', () =
     assert.equal(nobody.status, 400, nobody.text);
     assert.equal(nobody.body.code, 'rest_invalid_param');
     assert.equal((await send(X.auth, { method: 'PATCH', path: '/events/987654', body: { title: 'x' } })).status, 404);
-    assert.deepEqual(stored('event', o.id), before);
+    assert.deepEqual(await stored('event', o.id), before);
   });
 
   test("a trashed event of Y's is 403 for X (permission before the 410 already-trashed answer)", async () => {
@@ -314,7 +314,7 @@ describe('the order of checks holds: invalid parameters before permission', () =
 describe('batch items follow the same rules', () => {
   test("X's batch: Y's event, venue and tag refused per item, X's own event updated", async () => {
     const [ev, venue, tag, mine] = [await make('event', Y.auth), await make('venue', Y.auth), await make('tag', Y.auth), await make('event', X.auth)];
-    const before = [stored('event', ev.id), stored('venue', venue.id), stored('tag', tag.id)];
+    const before = [await stored('event', ev.id), await stored('venue', venue.id), await stored('tag', tag.id)];
     const p = '/evt/events/v1';
     const r = await call(`${s.root}batch/v1`, {
       method: 'POST',
@@ -332,7 +332,7 @@ describe('batch items follow the same rules', () => {
     const statuses = r.body.responses.map((x: { status: number }) => x.status);
     assert.deepEqual(statuses, [403, 403, 403, 200]);
     for (const x of r.body.responses.slice(0, 3)) assert.equal(x.body.code, 'rest_forbidden');
-    assert.deepEqual([stored('event', ev.id), stored('venue', venue.id), stored('tag', tag.id)], before);
-    assert.equal(postStatus(mine.id), 'publish');
+    assert.deepEqual([await stored('event', ev.id), await stored('venue', venue.id), await stored('tag', tag.id)], before);
+    assert.equal(await postStatus(mine.id), 'publish');
   });
 });

@@ -18,25 +18,25 @@ let n = 0;
 const nonce = () => `ownership-nonce-${String(++n).padStart(6, '0')}`;
 
 /** What any of the writes below could move on the owner's event. */
-const state = () =>
+const state = async () =>
   JSON.stringify([
-    s.db
+    await s.db
       .prepare(
         'SELECT p.id, p.status, p.title, p.modified, t.price_minor, t.capacity FROM tickets t JOIN posts p ON p.id = t.post_id WHERE t.event_id = ? ORDER BY p.id',
       )
       .all(event),
-    s.db.prepare('SELECT post_id, full_name, email, checked_in, rsvp_status FROM attendees WHERE event_id = ? ORDER BY post_id').all(event),
-    s.db
+    await s.db.prepare('SELECT post_id, full_name, email, checked_in, rsvp_status FROM attendees WHERE event_id = ? ORDER BY post_id').all(event),
+    await s.db
       .prepare('SELECT post_id, status FROM orders WHERE post_id IN (SELECT order_id FROM attendees WHERE event_id = ?) ORDER BY post_id')
       .all(event),
-    s.db.prepare('SELECT * FROM marketing_optins ORDER BY attendee_id').all(),
+    await s.db.prepare('SELECT * FROM marketing_optins ORDER BY attendee_id').all(),
   ]);
 
 /** A fresh ticket of the owner's event with `k` attendees on one order. */
 async function ticketWith(k: number, provider: 'tc' | 'rsvp' = 'tc') {
   const r = await makeTicket(s, event, { provider, name: `T${++n}`, price: '10' }, owner);
   assert.equal(r.status, 202, r.text);
-  const a = insertAttendees(s.db, r.body.id, k);
+  const a = await insertAttendees(s.db, r.body.id, k);
   return { ticketId: r.body.id as number, ...a };
 }
 
@@ -181,20 +181,20 @@ describe("an organizer and another author's event", () => {
   for (const row of rows) {
     test(`${row.name}: another organizer 403 rest_forbidden, nothing changes; the owner and an administrator may`, async () => {
       const go = await row.prepare(stranger);
-      const before = state();
+      const before = await state();
       const refused = await go();
       assert.equal(refused.status, 403, refused.text);
       assert.equal(refused.body.code, 'rest_forbidden');
-      assert.equal(state(), before, 'the refused write changed something');
+      assert.equal(await state(), before, 'the refused write changed something');
       for (const [who, auth] of [
         ['owner', owner],
         ['administrator', s.admin],
       ] as const) {
         const write = await row.prepare(auth);
-        const was = state();
+        const was = await state();
         const r = await write();
         assert.equal(r.status, row.ok, `${who}: ${r.text}`);
-        assert.notEqual(state(), was, `${who}'s write changed nothing`);
+        assert.notEqual(await state(), was, `${who}'s write changed nothing`);
       }
     });
   }
@@ -203,7 +203,7 @@ describe("an organizer and another author's event", () => {
     const t = await ticketWith(2);
     const nn = await ticketNonces(t.ticketId, stranger);
     const add = await addNonce(s, event, stranger);
-    const before = state();
+    const before = await state();
     const attempts = [
       call(`${tix(s)}/tickets`, {
         method: 'POST',
@@ -234,7 +234,7 @@ describe("an organizer and another author's event", () => {
       assert.equal(r.status, 403, r.text);
       assert.equal(r.body.code, 'rest_forbidden');
     }
-    assert.equal(state(), before);
+    assert.equal(await state(), before);
   });
 
   test('reading stays as it was: another organizer reads the tickets, attendees and orders', async () => {

@@ -85,13 +85,13 @@ describe('finding 2: door roles do not check out orders (least of all on another
   let eventA: number;
   let eventB: number;
   let ticketB: number;
-  const count = (sql: string, ...p: unknown[]) => (s.db.prepare(sql).get(...p) as { n: number }).n;
-  const written = () => ({
-    orders: count('SELECT COUNT(*) AS n FROM orders'),
-    attendeesB: count('SELECT COUNT(*) AS n FROM attendees WHERE event_id = ?', eventB),
+  const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
+  const written = async () => ({
+    orders: await count('SELECT COUNT(*) AS n FROM orders'),
+    attendeesB: await count('SELECT COUNT(*) AS n FROM attendees WHERE event_id = ?', eventB),
   });
-  const codesOfB = () =>
-    (s.db.prepare('SELECT security_code FROM attendees WHERE event_id = ?').all(eventB) as { security_code: string }[]).map((r) => r.security_code);
+  const codesOfB = async () =>
+    (await s.db.prepare('SELECT security_code FROM attendees WHERE event_id = ?').all(eventB) as { security_code: string }[]).map((r) => r.security_code);
 
   beforeAll(async () => {
     s = await startTestServer();
@@ -114,20 +114,20 @@ describe('finding 2: door roles do not check out orders (least of all on another
 
   test('a key of event A checking out on event B writes nothing and sees no code of B', async () => {
     const { key } = s.apiKey('Door A', eventA);
-    const before = written();
+    const before = await written();
     const { cart, done } = await checkoutAs(`Bearer ${key}`);
     assert.ok(cart.status !== 500 && done.status !== 500);
-    for (const code of codesOfB()) assert.ok(!done.text.includes(code), 'the answer carries a security code of event B');
-    assert.deepEqual(written(), before, `checkout answered ${done.status}: ${done.text.slice(0, 200)}`);
+    for (const code of await codesOfB()) assert.ok(!done.text.includes(code), 'the answer carries a security code of event B');
+    assert.deepEqual(await written(), before, `checkout answered ${done.status}: ${done.text.slice(0, 200)}`);
     assert.equal(done.status, 403);
     assert.equal(done.body.code, 'rest_forbidden');
   });
 
   test('a door user checking out writes nothing', async () => {
     const door = s.userAuth('door');
-    const before = written();
+    const before = await written();
     const { done } = await checkoutAs(door);
-    assert.deepEqual(written(), before, `checkout answered ${done.status}: ${done.text.slice(0, 200)}`);
+    assert.deepEqual(await written(), before, `checkout answered ${done.status}: ${done.text.slice(0, 200)}`);
     assert.equal(done.status, 403);
     assert.equal(done.body.code, 'rest_forbidden');
   });

@@ -31,8 +31,8 @@ let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer();
   for (let i = 0; i < 20; i++) {
-    const u = insertUser(s.db, { login: `user${i}`, email: `user${i}@example.test`, role: 'organizer' });
-    createAppPassword(s.db, u.id, 'test');
+    const u = await insertUser(s.db, { login: `user${i}`, email: `user${i}@example.test`, role: 'organizer' });
+    await createAppPassword(s.db, u.id, 'test');
   }
 });
 afterAll(() => s.close());
@@ -84,7 +84,7 @@ describe('verification work', async () => {
   });
 
   test('an unknown login, a user without passwords and an unknown key ID cost one verification, as a wrong secret does', async () => {
-    const lonely = insertUser(s.db, { login: 'lonely', email: 'lonely@example.test', role: 'door' });
+    const lonely = await insertUser(s.db, { login: 'lonely', email: 'lonely@example.test', role: 'door' });
     assert.ok(lonely.id);
     const key = s.apiKey('Door');
     assert.equal(await counted(() => verifyBasic(s.db, 'user2', 'wrong password a', '127.0.0.1')), 1, 'wrong password');

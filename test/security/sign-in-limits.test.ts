@@ -38,9 +38,9 @@ let url: string;
 let logged: Record<string, unknown>[];
 const users = new Map<string, string>();
 
-function user(login: string): string {
-  const u = insertUser(s.db, { login, email: `${login}@example.test`, role: 'organizer' });
-  const { password } = createAppPassword(s.db, u.id, 'test');
+async function user(login: string): Promise<string> {
+  const u = await insertUser(s.db, { login, email: `${login}@example.test`, role: 'organizer' });
+  const { password } = await createAppPassword(s.db, u.id, 'test');
   users.set(login, password);
   return password;
 }
@@ -50,7 +50,7 @@ beforeAll(async () => {
   url = `${s.root}evt/events/v1/events?status=draft`;
   logged = [];
   s.app.state.log = (e) => logged.push(e);
-  for (const l of ['alice', 'bob', 'carol', 'dave', 'erin']) user(l);
+  for (const l of ['alice', 'bob', 'carol', 'dave', 'erin']) await user(l);
 });
 afterAll(() => s.close());
 
@@ -129,7 +129,7 @@ describe('failed sign-ins', () => {
 
   test('a revoked key and malformed keys are not counted: they cannot be guesses (a kiosk retrying with its revoked key locks no one out)', async () => {
     const revoked = s.apiKey('Old door');
-    s.db.prepare("UPDATE api_keys SET revoked_at = '2030-01-01 00:00:00' WHERE id = ?").run(revoked.id);
+    await s.db.prepare("UPDATE api_keys SET revoked_at = '2030-01-01 00:00:00' WHERE id = ?").run(revoked.id);
     const good = s.apiKey('Door');
     const from = '127.0.3.9';
     for (let i = 0; i < 12; i++) {
@@ -159,7 +159,7 @@ describe('failed sign-ins', () => {
 
   test('30 requests at once with one right password or key are one check: all answered, none 429', async () => {
     const from = '127.0.9.1';
-    const pw = user('frank');
+    const pw = await user('frank');
     const key = s.apiKey('Burst door').key;
     const burst = (headers: Record<string, string>) => Promise.all(Array.from({ length: 30 }, () => callFrom(from, url, headers)));
     const statuses = (rs: Answer[]) => [...new Set(rs.map((r) => r.status))];

@@ -14,35 +14,35 @@ import { openDatabase, rowReader, stmt, type Db } from '../../server/db/connecti
 
 let dir: string;
 let db: Db;
-beforeAll(() => {
+beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-stmt-'));
-  db = openDatabase(path.join(dir, 'evt.sqlite'));
+  db = await openDatabase(path.join(dir, 'evt.sqlite'));
 });
-afterAll(() => {
-  db.close();
+afterAll(async () => {
+  await db.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('statement cache', () => {
-  test('stmt keeps the recently used statements and drops one left unused for 2,000 other texts', () => {
+  test('stmt keeps the recently used statements and drops one left unused for 2,000 other texts', async () => {
     const cold = stmt(db, 'SELECT 1 AS cold');
     const hot = stmt(db, 'SELECT 1 AS hot');
     for (let i = 0; i < 2_000; i++) {
       // Each text differs, as `WHERE` clauses built from filters do.
-      assert.equal((stmt(db, `SELECT ${i} AS n WHERE ${i} >= 0`).get() as { n: number }).n, i);
+      assert.equal((await stmt(db, `SELECT ${i} AS n WHERE ${i} >= 0`).get() as { n: number }).n, i);
       if (i % 50 === 0) assert.equal(stmt(db, 'SELECT 1 AS hot'), hot, 'a statement in use stays cached');
     }
     assert.equal(stmt(db, 'SELECT 1 AS hot'), hot);
     const again = stmt(db, 'SELECT 1 AS cold');
     assert.notEqual(again, cold, 'the cold statement was dropped from the cache');
-    assert.deepEqual(again.get(), { cold: 1 });
+    assert.deepEqual(await again.get(), { cold: 1 });
   });
 
-  test('rowReader is bounded the same way', () => {
+  test('rowReader is bounded the same way', async () => {
     const cold = rowReader(db, 'SELECT 1 AS cold');
     const hot = rowReader(db, 'SELECT 2 AS hot');
     for (let i = 0; i < 2_000; i++) {
-      assert.deepEqual(rowReader<{ n: number }>(db, `SELECT ${i} AS n`).get(), { n: i });
+      assert.deepEqual(await rowReader<{ n: number }>(db, `SELECT ${i} AS n`).get(), { n: i });
       if (i % 50 === 0) assert.equal(rowReader(db, 'SELECT 2 AS hot'), hot);
     }
     assert.equal(rowReader(db, 'SELECT 2 AS hot'), hot);
@@ -53,14 +53,14 @@ describe('statement cache', () => {
     // Imported here so the behaviour tests above also run against a tree without it.
     const { statementCacheSize, STATEMENT_CACHE_MAX } = await import('../../server/db/connection.ts');
     assert.equal(STATEMENT_CACHE_MAX, 500);
-    const fresh = openDatabase(path.join(dir, 'size.sqlite'));
+    const fresh = await openDatabase(path.join(dir, 'size.sqlite'));
     try {
       for (let i = 0; i < 3_000; i++) stmt(fresh, `SELECT ${i} AS n`);
       for (let i = 0; i < 3_000; i++) rowReader(fresh, `SELECT ${i} AS m`);
       const held = statementCacheSize(fresh);
       assert.ok(held > 0 && held <= 2 * STATEMENT_CACHE_MAX, `${held} statements held (stmt and rowReader, 500 each at most)`);
     } finally {
-      fresh.close();
+      await fresh.close();
     }
   });
 });

@@ -135,7 +135,7 @@ describe('EVT_TRUST_PROXY: the logs name the client', () => {
     const config = loadConfig({ EVT_DB: path.join(dir, 'evt.sqlite'), EVT_LOG: 'json', EVT_TRUST_PROXY: '127.0.0.1' });
     const lines: Record<string, any>[] = [];
     const logger = createLogger(config, { write: (l: string) => void lines.push(JSON.parse(l)) });
-    const app = createApp({ config, log: logFunction(logger) });
+    const app = await createApp({ config, log: logFunction(logger) });
     const server = http.createServer(withRequestLog(app.express, logger, compileTrust(config.trustProxy)));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -13,46 +13,46 @@ export interface ApiKeyRow {
   revoked_at: string | null;
 }
 
-export function insertApiKey(db: Db, k: { label: string; hash: string; eventId: number | null; createdBy: number | null }): ApiKeyRow {
-  const info = stmt(db, 'INSERT INTO api_keys (label, hash, event_id, created, created_by) VALUES (?, ?, ?, ?, ?)').run(
+export async function insertApiKey(db: Db, k: { label: string; hash: string; eventId: number | null; createdBy: number | null }): Promise<ApiKeyRow> {
+  const info = await stmt(db, 'INSERT INTO api_keys (label, hash, event_id, created, created_by) VALUES (?, ?, ?, ?, ?)').run(
     k.label,
     k.hash,
     k.eventId,
     nowUtc(),
     k.createdBy,
   );
-  return getApiKey(db, Number(info.lastInsertRowid))!;
+  return (await getApiKey(db, Number(info.lastInsertRowid)))!;
 }
 
 /** The hash is set after the insert: the key's text contains the row's ID. */
-export function setApiKeyHash(db: Db, id: number, hash: string): void {
-  stmt(db, 'UPDATE api_keys SET hash = ? WHERE id = ?').run(hash, id);
+export async function setApiKeyHash(db: Db, id: number, hash: string): Promise<void> {
+  await stmt(db, 'UPDATE api_keys SET hash = ? WHERE id = ?').run(hash, id);
 }
 
-export function getApiKey(db: Db, id: number): ApiKeyRow | undefined {
-  return stmt(db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as ApiKeyRow | undefined;
+export async function getApiKey(db: Db, id: number): Promise<ApiKeyRow | undefined> {
+  return await stmt(db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as ApiKeyRow | undefined;
 }
 
-export function listApiKeys(db: Db): ApiKeyRow[] {
-  return stmt(db, 'SELECT * FROM api_keys ORDER BY id').all() as ApiKeyRow[];
+export async function listApiKeys(db: Db): Promise<ApiKeyRow[]> {
+  return await stmt(db, 'SELECT * FROM api_keys ORDER BY id').all() as ApiKeyRow[];
 }
 
-export function revokeApiKey(db: Db, id: number): boolean {
-  return stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(nowUtc(), id).changes > 0;
+export async function revokeApiKey(db: Db, id: number): Promise<boolean> {
+  return (await stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(nowUtc(), id)).changes > 0;
 }
 
-export function touchApiKey(db: Db, id: number): void {
-  stmt(db, 'UPDATE api_keys SET last_used = ? WHERE id = ?').run(nowUtc(), id);
+export async function touchApiKey(db: Db, id: number): Promise<void> {
+  await stmt(db, 'UPDATE api_keys SET last_used = ? WHERE id = ?').run(nowUtc(), id);
 }
 
 /** A key's label, or undefined when there is no such key. */
-export function apiKeyLabel(db: Db, id: number): string | undefined {
-  return (stmt(db, 'SELECT label FROM api_keys WHERE id = ?').get(id) as { label: string } | undefined)?.label;
+export async function apiKeyLabel(db: Db, id: number): Promise<string | undefined> {
+  return (await stmt(db, 'SELECT label FROM api_keys WHERE id = ?').get(id) as { label: string } | undefined)?.label;
 }
 
 /** Keys not revoked, by ID, with what the security scan looks at. */
-export function liveApiKeys(db: Db): Pick<ApiKeyRow, 'id' | 'label' | 'created' | 'last_used'>[] {
-  return stmt(db, 'SELECT id, label, created, last_used FROM api_keys WHERE revoked_at IS NULL ORDER BY id').all() as Pick<
+export async function liveApiKeys(db: Db): Promise<Pick<ApiKeyRow, 'id' | 'label' | 'created' | 'last_used'>[]> {
+  return await stmt(db, 'SELECT id, label, created, last_used FROM api_keys WHERE revoked_at IS NULL ORDER BY id').all() as Pick<
     ApiKeyRow,
     'id' | 'label' | 'created' | 'last_used'
   >[];

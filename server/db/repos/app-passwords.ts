@@ -14,38 +14,38 @@ export interface AppPasswordRow {
   last_ip: string | null;
 }
 
-export function insertAppPassword(db: Db, userId: number, name: string, hash: string): AppPasswordRow {
+export async function insertAppPassword(db: Db, userId: number, name: string, hash: string): Promise<AppPasswordRow> {
   const uuid = crypto.randomUUID();
-  stmt(db, 'INSERT INTO app_passwords (user_id, uuid, name, hash, created) VALUES (?, ?, ?, ?, ?)').run(userId, uuid, name, hash, nowUtc());
-  return stmt(db, 'SELECT * FROM app_passwords WHERE uuid = ?').get(uuid) as AppPasswordRow;
+  await stmt(db, 'INSERT INTO app_passwords (user_id, uuid, name, hash, created) VALUES (?, ?, ?, ?, ?)').run(userId, uuid, name, hash, nowUtc());
+  return await stmt(db, 'SELECT * FROM app_passwords WHERE uuid = ?').get(uuid) as AppPasswordRow;
 }
 
-export function appPasswordsOf(db: Db, userId: number): AppPasswordRow[] {
-  return stmt(db, 'SELECT * FROM app_passwords WHERE user_id = ? ORDER BY id').all(userId) as AppPasswordRow[];
+export async function appPasswordsOf(db: Db, userId: number): Promise<AppPasswordRow[]> {
+  return await stmt(db, 'SELECT * FROM app_passwords WHERE user_id = ? ORDER BY id').all(userId) as AppPasswordRow[];
 }
 
-export function deleteAppPasswordsOf(db: Db, userId: number, name?: string): number {
+export async function deleteAppPasswordsOf(db: Db, userId: number, name?: string): Promise<number> {
   return name === undefined
-    ? stmt(db, 'DELETE FROM app_passwords WHERE user_id = ?').run(userId).changes
-    : stmt(db, 'DELETE FROM app_passwords WHERE user_id = ? AND name = ?').run(userId, name).changes;
+    ? (await stmt(db, 'DELETE FROM app_passwords WHERE user_id = ?').run(userId)).changes
+    : (await stmt(db, 'DELETE FROM app_passwords WHERE user_id = ? AND name = ?').run(userId, name)).changes;
 }
 
-export function touchAppPassword(db: Db, id: number, ip: string): void {
-  stmt(db, 'UPDATE app_passwords SET last_used = ?, last_ip = ? WHERE id = ?').run(nowUtc(), ip, id);
+export async function touchAppPassword(db: Db, id: number, ip: string): Promise<void> {
+  await stmt(db, 'UPDATE app_passwords SET last_used = ?, last_ip = ? WHERE id = ?').run(nowUtc(), ip, id);
 }
 
 /** Deletes one application password of one user (revocation); returns the deleted row, if there was one. */
-export function deleteAppPassword(db: Db, userId: number, id: number): AppPasswordRow | undefined {
-  return stmt(db, 'DELETE FROM app_passwords WHERE id = ? AND user_id = ? RETURNING *').get(id, userId) as AppPasswordRow | undefined;
+export async function deleteAppPassword(db: Db, userId: number, id: number): Promise<AppPasswordRow | undefined> {
+  return await stmt(db, 'DELETE FROM app_passwords WHERE id = ? AND user_id = ? RETURNING *').get(id, userId) as AppPasswordRow | undefined;
 }
 
-export function appPasswordExists(db: Db, id: number): boolean {
-  return stmt(db, 'SELECT 1 FROM app_passwords WHERE id = ?').get(id) !== undefined;
+export async function appPasswordExists(db: Db, id: number): Promise<boolean> {
+  return await stmt(db, 'SELECT 1 FROM app_passwords WHERE id = ?').get(id) !== undefined;
 }
 
 /** Every application password with its user's login, by ID (the security scan's idle check). */
-export function appPasswordsWithLogins(db: Db): (Pick<AppPasswordRow, 'id' | 'name' | 'created' | 'last_used'> & { login: string })[] {
-  return stmt(
+export async function appPasswordsWithLogins(db: Db): Promise<(Pick<AppPasswordRow, 'id' | 'name' | 'created' | 'last_used'> & { login: string })[]> {
+  return await stmt(
     db,
     'SELECT a.id, a.name, a.created, a.last_used, u.login FROM app_passwords a JOIN users u ON u.id = a.user_id ORDER BY a.id',
   ).all() as (Pick<AppPasswordRow, 'id' | 'name' | 'created' | 'last_used'> & { login: string })[];

@@ -15,26 +15,26 @@ export interface AttachmentRow {
   status: string;
 }
 
-export function getAttachment(db: Db, id: number): AttachmentRow | undefined {
-  return stmt(db, 'SELECT a.*, p.parent, p.title, p.status FROM attachments a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ?').get(id) as
+export async function getAttachment(db: Db, id: number): Promise<AttachmentRow | undefined> {
+  return await stmt(db, 'SELECT a.*, p.parent, p.title, p.status FROM attachments a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ?').get(id) as
     | AttachmentRow
     | undefined;
 }
 
-export function getAttachments(db: Db, ids: readonly number[]): Map<number, AttachmentRow> {
+export async function getAttachments(db: Db, ids: readonly number[]): Promise<Map<number, AttachmentRow>> {
   if (!ids.length) return new Map();
-  const rows = stmt(
+  const rows = await stmt(
     db,
     'SELECT a.*, p.parent, p.title, p.status FROM attachments a JOIN posts p ON p.id = a.post_id WHERE a.post_id IN (SELECT value FROM json_each(?))',
   ).all(JSON.stringify(ids)) as AttachmentRow[];
   return new Map(rows.map((r) => [r.post_id, r]));
 }
 
-export function findAttachmentByUrl(db: Db, url: string): number | undefined {
-  return (stmt(db, 'SELECT post_id FROM attachments WHERE url = ? LIMIT 1').get(url) as { post_id: number } | undefined)?.post_id;
+export async function findAttachmentByUrl(db: Db, url: string): Promise<number | undefined> {
+  return (await stmt(db, 'SELECT post_id FROM attachments WHERE url = ? LIMIT 1').get(url) as { post_id: number } | undefined)?.post_id;
 }
 
-export function insertAttachmentCols(
+export async function insertAttachmentCols(
   db: Db,
   postId: number,
   a: {
@@ -46,8 +46,8 @@ export function insertAttachmentCols(
     filesize?: number | null;
     protected?: number;
   },
-): void {
-  stmt(db, 'INSERT INTO attachments (post_id, url, file_path, mime_type, width, height, filesize, protected) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+): Promise<void> {
+  await stmt(db, 'INSERT INTO attachments (post_id, url, file_path, mime_type, width, height, filesize, protected) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
     postId,
     a.url,
     a.file_path ?? null,

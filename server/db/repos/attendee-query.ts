@@ -174,9 +174,9 @@ interface QueryMemo {
 const memos = new WeakMap<Db, Map<string, QueryMemo>>();
 export const ATTENDEE_MEMO_REVALIDATE_MS = 60_000;
 
-function memoFor(db: Db, key: string): { memo: QueryMemo | undefined; store: (m: QueryMemo) => void; k: string } {
-  const v = stmt(db, 'SELECT total_changes() AS c').get() as { c: number };
-  const dv = changeStamp(db, 'any');
+async function memoFor(db: Db, key: string): Promise<{ memo: QueryMemo | undefined; store: (m: QueryMemo) => void; k: string }> {
+  const v = await stmt(db, 'SELECT total_changes() AS c').get() as { c: number };
+  const dv = await changeStamp(db, 'any');
   const epoch = sharedStateOf(db) === 'database' ? Math.floor(dbNow(db) / ATTENDEE_MEMO_REVALIDATE_MS) : 0;
   const k = `${v.c}:${dv}:${epoch}:${key}`;
   let m = memos.get(db);
@@ -193,10 +193,10 @@ function memoFor(db: Db, key: string): { memo: QueryMemo | undefined; store: (m:
 }
 
 /** IDs of one page and the total before paging (offset already taken off, as Event Tickets reports it). */
-export function queryAttendees(db: Db, q: AttendeeQuery): { ids: number[]; total: number } {
+export async function queryAttendees(db: Db, q: AttendeeQuery): Promise<{ ids: number[]; total: number }> {
   const { from, where, params, orderBy } = build(q);
-  const { memo: found, store } = memoFor(db, `${from} ${where} ${orderBy} ${JSON.stringify(params)}`);
-  const memo = found ?? { total: (stmt(db, `SELECT COUNT(*) AS n FROM ${from} ${where}`).get(...params) as { n: number }).n, boundaries: new Map() };
+  const { memo: found, store } = await memoFor(db, `${from} ${where} ${orderBy} ${JSON.stringify(params)}`);
+  const memo = found ?? { total: (await stmt(db, `SELECT COUNT(*) AS n FROM ${from} ${where}`).get(...params) as { n: number }).n, boundaries: new Map() };
   if (!found) store(memo);
   const byId = q.orderby === 'id' || (q.orderby === 'include' && !q.include?.length);
   const after = byId ? memo.boundaries.get(q.offset) : undefined;
@@ -205,14 +205,14 @@ export function queryAttendees(db: Db, q: AttendeeQuery): { ids: number[]; total
     const cmp = q.order === 'DESC' ? '<' : '>';
     const clause = where ? `${where} AND a.post_id ${cmp} ?` : `WHERE a.post_id ${cmp} ?`;
     ids = (
-      stmt(db, `SELECT a.post_id AS id FROM ${from} ${clause} ORDER BY ${orderBy} LIMIT ?`)
+      await stmt(db, `SELECT a.post_id AS id FROM ${from} ${clause} ORDER BY ${orderBy} LIMIT ?`)
         .raw()
         .all(...params, after, q.limit) as [number][]
     ).map((r) => r[0]);
   } else {
     const orderParams = q.orderby === 'include' && q.include?.length ? [JSON.stringify(q.include)] : [];
     ids = (
-      stmt(db, `SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
+      await stmt(db, `SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
         .raw()
         .all(...params, ...orderParams, q.limit, q.offset) as [number][]
     ).map((r) => r[0]);
@@ -225,11 +225,11 @@ export function queryAttendees(db: Db, q: AttendeeQuery): { ids: number[]; total
 }
 
 /** `EXPLAIN QUERY PLAN` of a list query's count and page statements (a test holds them to their indexes). */
-export function explainAttendeeQuery(db: Db, q: AttendeeQuery): { count: string[]; page: string[] } {
+export async function explainAttendeeQuery(db: Db, q: AttendeeQuery): Promise<{ count: string[]; page: string[] }> {
   const { from, where, params, orderBy } = build(q);
-  const plan = (sql: string, p: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...p) as { detail: string }[]).map((r) => r.detail);
+  const plan = async (sql: string, p: unknown[]) => (await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...p) as { detail: string }[]).map((r) => r.detail);
   return {
-    count: plan(`SELECT COUNT(*) AS n FROM ${from} ${where}`, params),
-    page: plan(`SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`, [...params, q.limit, q.offset]),
+    count: await plan(`SELECT COUNT(*) AS n FROM ${from} ${where}`, params),
+    page: await plan(`SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`, [...params, q.limit, q.offset]),
   };
 }

@@ -115,14 +115,14 @@ type EventPart = Pick<AttendeeRow, 'event_id' | 'event_status' | 'event_password
 type CorePart = Omit<AttendeeRow, keyof TicketPart | keyof EventPart> & { ticket_id: number; event_id: number };
 
 /** Rows in the order of `ids` (missing ones skipped): three statements for a whole page. */
-export function getAttendeeRows(db: Db, ids: readonly number[]): AttendeeRow[] {
+export async function getAttendeeRows(db: Db, ids: readonly number[]): Promise<AttendeeRow[]> {
   if (!ids.length) return [];
-  const core = rowReader<CorePart>(db, SELECT_PAGE).all(JSON.stringify(ids));
+  const core = await rowReader<CorePart>(db, SELECT_PAGE).all(JSON.stringify(ids));
   const tickets = new Map(
-    (stmt(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))])) as TicketPart[]).map((t) => [t.ticket_id, t]),
+    (await stmt(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))])) as TicketPart[]).map((t) => [t.ticket_id, t]),
   );
   const events = new Map(
-    (stmt(db, SELECT_EVENTS).all(JSON.stringify([...new Set(core.map((r) => r.event_id))])) as EventPart[]).map((e) => [e.event_id, e]),
+    (await stmt(db, SELECT_EVENTS).all(JSON.stringify([...new Set(core.map((r) => r.event_id))])) as EventPart[]).map((e) => [e.event_id, e]),
   );
   const byId = new Map<number, AttendeeRow>();
   for (const r of core) {
@@ -134,21 +134,21 @@ export function getAttendeeRows(db: Db, ids: readonly number[]): AttendeeRow[] {
   return ids.map((id) => byId.get(id)).filter((r): r is AttendeeRow => r !== undefined);
 }
 
-export function getAttendeeRow(db: Db, id: number): AttendeeRow | undefined {
-  return rowReader<AttendeeRow>(db, SELECT_ROW).get(id);
+export async function getAttendeeRow(db: Db, id: number): Promise<AttendeeRow | undefined> {
+  return await rowReader<AttendeeRow>(db, SELECT_ROW).get(id);
 }
 
 /** The change cursor handed to kiosks (`X-EVT-Cursor`): every attendee change moves it forward. */
-export function attendeeCursor(db: Db): number {
-  return (stmt(db, "SELECT value FROM sequences WHERE name = 'attendee_change'").get() as { value: number }).value;
+export async function attendeeCursor(db: Db): Promise<number> {
+  return (await stmt(db, "SELECT value FROM sequences WHERE name = 'attendee_change'").get() as { value: number }).value;
 }
 
 /** A random security code (16 lowercase hex characters), unique among attendees. */
-export function newSecurityCode(db: Db): string {
+export async function newSecurityCode(db: Db): Promise<string> {
   const taken = stmt(db, 'SELECT 1 FROM attendees WHERE security_code = ?');
   for (;;) {
     const code = crypto.randomBytes(8).toString('hex');
-    if (!taken.get(code)) return code;
+    if (!await taken.get(code)) return code;
   }
 }
 
@@ -167,8 +167,8 @@ export interface AttendeeInsert {
 }
 
 /** The attendee row of an attendee post created with `insertPost(db, 'attendee', ...)`. */
-export function insertAttendeeRow(db: Db, a: AttendeeInsert): void {
-  stmt(
+export async function insertAttendeeRow(db: Db, a: AttendeeInsert): Promise<void> {
+  await stmt(
     db,
     `INSERT INTO attendees (post_id, ticket_id, event_id, order_id, provider, full_name, email, security_code, price_minor, optout, rsvp_status)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -187,23 +187,23 @@ export function insertAttendeeRow(db: Db, a: AttendeeInsert): void {
   );
 }
 
-export function updateAttendeeFields(
+export async function updateAttendeeFields(
   db: Db,
   id: number,
   f: { fullName?: string; email?: string; rsvpStatus?: 'yes' | 'no'; optout?: boolean },
-): void {
-  if (f.optout !== undefined) stmt(db, 'UPDATE attendees SET optout = ? WHERE post_id = ?').run(f.optout ? 1 : 0, id);
-  if (f.fullName !== undefined) stmt(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(f.fullName, id);
-  if (f.email !== undefined) stmt(db, 'UPDATE attendees SET email = ? WHERE post_id = ?').run(f.email, id);
-  if (f.rsvpStatus !== undefined) stmt(db, 'UPDATE attendees SET rsvp_status = ? WHERE post_id = ?').run(f.rsvpStatus, id);
+): Promise<void> {
+  if (f.optout !== undefined) await stmt(db, 'UPDATE attendees SET optout = ? WHERE post_id = ?').run(f.optout ? 1 : 0, id);
+  if (f.fullName !== undefined) await stmt(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(f.fullName, id);
+  if (f.email !== undefined) await stmt(db, 'UPDATE attendees SET email = ? WHERE post_id = ?').run(f.email, id);
+  if (f.rsvpStatus !== undefined) await stmt(db, 'UPDATE attendees SET rsvp_status = ? WHERE post_id = ?').run(f.rsvpStatus, id);
 }
 
 /**
  * Marks the attendee checked in with a standing check-in, or out (`checkinId` null), and moves it past every
  * change cursor handed out so far in the same write (the update trigger stands back when change_seq moves).
  */
-export function setCheckedIn(db: Db, id: number, checkinId: number | null): void {
-  stmt(db, 'UPDATE attendees SET checked_in = ?, checkin_id = ? WHERE post_id = ?').run(checkinId === null ? 0 : 1, checkinId, id);
+export async function setCheckedIn(db: Db, id: number, checkinId: number | null): Promise<void> {
+  await stmt(db, 'UPDATE attendees SET checked_in = ?, checkin_id = ? WHERE post_id = ?').run(checkinId === null ? 0 : 1, checkinId, id);
 }
 
 export interface TicketRef {
@@ -217,8 +217,8 @@ export interface TicketRef {
   title: string;
 }
 
-export function getTicketRef(db: Db, id: number): TicketRef | undefined {
-  return stmt(
+export async function getTicketRef(db: Db, id: number): Promise<TicketRef | undefined> {
+  return await stmt(
     db,
     `SELECT t.post_id AS id, t.event_id, t.provider, t.price_minor, t.currency, t.capacity, p.status, p.title
      FROM tickets t JOIN posts p ON p.id = t.post_id WHERE t.post_id = ?`,
@@ -226,26 +226,26 @@ export function getTicketRef(db: Db, id: number): TicketRef | undefined {
 }
 
 /** The event an attendee belongs to, or undefined when there is no such attendee. */
-export function attendeeEventId(db: Db, attendeeId: number): number | undefined {
-  return stmt(db, 'SELECT event_id FROM attendees WHERE post_id = ?').pluck().get(attendeeId) as number | undefined;
+export async function attendeeEventId(db: Db, attendeeId: number): Promise<number | undefined> {
+  return await stmt(db, 'SELECT event_id FROM attendees WHERE post_id = ?').pluck().get(attendeeId) as number | undefined;
 }
 
 /** Sets the attendee row's name only (its post's title is the caller's; see updateAttendeeFields for edits). */
-export function setAttendeeFullName(db: Db, id: number, name: string): void {
-  stmt(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(name, id);
+export async function setAttendeeFullName(db: Db, id: number, name: string): Promise<void> {
+  await stmt(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(name, id);
 }
 
 /** The event ending at or after `fromUtc` with the most attendees, and how many (the demo's door). */
-export function busiestEventFrom(db: Db, fromUtc: string): { id: number; n: number } | undefined {
-  return stmt(
+export async function busiestEventFrom(db: Db, fromUtc: string): Promise<{ id: number; n: number } | undefined> {
+  return await stmt(
     db,
     'SELECT a.event_id AS id, COUNT(*) AS n FROM attendees a JOIN events e ON e.post_id = a.event_id WHERE e.end_utc >= ? GROUP BY a.event_id ORDER BY n DESC LIMIT 1',
   ).get(fromUtc) as { id: number; n: number } | undefined;
 }
 
 /** Up to five attendees of an event not checked in whose order has `orderStatus`, by ID (the demo's sample tickets). */
-export function uncheckedAttendeeCodes(db: Db, eventId: number, orderStatus: string): { post_id: number; security_code: string }[] {
-  return stmt(
+export async function uncheckedAttendeeCodes(db: Db, eventId: number, orderStatus: string): Promise<{ post_id: number; security_code: string }[]> {
+  return await stmt(
     db,
     'SELECT a.post_id, a.security_code FROM attendees a JOIN orders o ON o.post_id = a.order_id WHERE a.event_id = ? AND a.checked_in = 0 AND o.status = ? ORDER BY a.post_id LIMIT 5',
   ).all(eventId, orderStatus) as { post_id: number; security_code: string }[];

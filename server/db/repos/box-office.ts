@@ -19,7 +19,7 @@ export interface BoxOfficeSale {
   securityCode?: string;
 }
 
-export function insertOrderRow(
+export async function insertOrderRow(
   db: Db,
   o: {
     provider: string;
@@ -31,9 +31,9 @@ export function insertOrderRow(
     currency: string;
     dates: { date: string; date_gmt: string };
   },
-): number {
-  const id = insertPost(db, 'order', { status: 'publish', author: o.userId, title: `Order for ${o.name}`, ...o.dates });
-  stmt(
+): Promise<number> {
+  const id = await insertPost(db, 'order', { status: 'publish', author: o.userId, title: `Order for ${o.name}`, ...o.dates });
+  await stmt(
     db,
     `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -53,9 +53,9 @@ export function insertOrderRow(
 }
 
 /** Returns the new attendee ID (its order is created first). */
-export function sellAtBoxOffice(db: Db, s: BoxOfficeSale): { attendeeId: number; orderId: number } {
+export async function sellAtBoxOffice(db: Db, s: BoxOfficeSale): Promise<{ attendeeId: number; orderId: number }> {
   const t = s.ticket;
-  const orderId = insertOrderRow(db, {
+  const orderId = await insertOrderRow(db, {
     provider: t.provider,
     status: s.orderStatus,
     name: s.fullName,
@@ -65,9 +65,9 @@ export function sellAtBoxOffice(db: Db, s: BoxOfficeSale): { attendeeId: number;
     currency: t.currency,
     dates: s.dates,
   });
-  stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, 1, ?)').run(orderId, t.id, t.price_minor);
-  const attendeeId = insertPost(db, 'attendee', { status: 'publish', author: s.userId, title: s.fullName, ...s.dates });
-  insertAttendeeRow(db, {
+  await stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, 1, ?)').run(orderId, t.id, t.price_minor);
+  const attendeeId = await insertPost(db, 'attendee', { status: 'publish', author: s.userId, title: s.fullName, ...s.dates });
+  await insertAttendeeRow(db, {
     postId: attendeeId,
     ticketId: t.id,
     eventId: t.event_id,
@@ -75,7 +75,7 @@ export function sellAtBoxOffice(db: Db, s: BoxOfficeSale): { attendeeId: number;
     provider: t.provider,
     fullName: s.fullName,
     email: s.email,
-    securityCode: s.securityCode ?? newSecurityCode(db),
+    securityCode: s.securityCode ?? await newSecurityCode(db),
     priceMinor: t.price_minor,
     rsvpStatus: s.rsvpStatus,
   });

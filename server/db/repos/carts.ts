@@ -21,13 +21,13 @@ export interface CartItemRow {
   event_id: number;
 }
 
-export function findCart(db: Db, owner: string): CartRow | undefined {
-  return stmt(db, 'SELECT * FROM carts WHERE owner = ?').get(owner) as CartRow | undefined;
+export async function findCart(db: Db, owner: string): Promise<CartRow | undefined> {
+  return await stmt(db, 'SELECT * FROM carts WHERE owner = ?').get(owner) as CartRow | undefined;
 }
 
 /** The cart's lines, by ticket ID. */
-export function cartItems(db: Db, cartId: number): CartItemRow[] {
-  return stmt(
+export async function cartItems(db: Db, cartId: number): Promise<CartItemRow[]> {
+  return await stmt(
     db,
     `SELECT ci.ticket_id, ci.quantity, ci.optout, ci.iac, t.provider, t.event_id
      FROM cart_items ci JOIN tickets t ON t.post_id = ci.ticket_id WHERE ci.cart_id = ? ORDER BY ci.ticket_id`,
@@ -45,18 +45,18 @@ export interface CartLine {
  * Replaces the lines the write covers (those of `provider`, and of `postId` when given) with `lines`; other
  * lines stay, as each Event Tickets provider keeps its own cart. Creates the cart on first write.
  */
-export function replaceCartLines(
+export async function replaceCartLines(
   db: Db,
   owner: string,
   w: { provider: string; postId: number | null; meta: unknown[]; lines: CartLine[]; nowUtc: string },
-): CartRow {
-  stmt(
+): Promise<CartRow> {
+  await stmt(
     db,
     `INSERT INTO carts (owner, provider, post_id, meta, updated_utc) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(owner) DO UPDATE SET provider = excluded.provider, post_id = excluded.post_id, meta = excluded.meta, updated_utc = excluded.updated_utc`,
   ).run(owner, w.provider, w.postId ?? 0, JSON.stringify(w.meta), w.nowUtc);
-  const cart = findCart(db, owner)!;
-  stmt(
+  const cart = (await findCart(db, owner))!;
+  await stmt(
     db,
     `DELETE FROM cart_items WHERE cart_id = ? AND ticket_id IN (
        SELECT post_id FROM tickets WHERE provider = ? AND (? IS NULL OR event_id = ?))`,
@@ -66,7 +66,7 @@ export function replaceCartLines(
     `INSERT INTO cart_items (cart_id, ticket_id, quantity, optout, iac) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(cart_id, ticket_id) DO UPDATE SET quantity = excluded.quantity, optout = excluded.optout, iac = excluded.iac`,
   );
-  for (const l of w.lines) if (l.quantity > 0) put.run(cart.id, l.ticketId, l.quantity, l.optout ? 1 : 0, l.iac);
+  for (const l of w.lines) if (l.quantity > 0) await put.run(cart.id, l.ticketId, l.quantity, l.optout ? 1 : 0, l.iac);
   return cart;
 }
 
@@ -80,25 +80,25 @@ export const MAX_CARTS = 100_000;
  * Makes room for one more cart: when `max` carts exist, the least recently written visitor (cookie) carts
  * go, so the table stays bounded whatever visitors send. Signed-in users' carts are never pushed out.
  */
-export function makeRoomForCart(db: Db, max = MAX_CARTS): number {
-  const n = (stmt(db, 'SELECT COUNT(*) AS n FROM carts').get() as { n: number }).n;
+export async function makeRoomForCart(db: Db, max = MAX_CARTS): Promise<number> {
+  const n = (await stmt(db, 'SELECT COUNT(*) AS n FROM carts').get() as { n: number }).n;
   if (n < max) return 0;
-  return stmt(db, "DELETE FROM carts WHERE id IN (SELECT id FROM carts WHERE owner LIKE 'cookie:%' ORDER BY updated_utc, id LIMIT ?)").run(
+  return (await stmt(db, "DELETE FROM carts WHERE id IN (SELECT id FROM carts WHERE owner LIKE 'cookie:%' ORDER BY updated_utc, id LIMIT ?)").run(
     n - max + 1,
-  ).changes;
+  )).changes;
 }
 
 /** Drops carts last written before `beforeUtc` (the sweep: a cart lives as long as its cookie). */
-export function dropStaleCarts(db: Db, beforeUtc: string): number {
-  return stmt(db, 'DELETE FROM carts WHERE updated_utc < ?').run(beforeUtc).changes;
+export async function dropStaleCarts(db: Db, beforeUtc: string): Promise<number> {
+  return (await stmt(db, 'DELETE FROM carts WHERE updated_utc < ?').run(beforeUtc)).changes;
 }
 
-export function emptyCart(db: Db, cartId: number): void {
-  stmt(db, 'DELETE FROM cart_items WHERE cart_id = ?').run(cartId);
-  stmt(db, "UPDATE carts SET meta = '[]' WHERE id = ?").run(cartId);
+export async function emptyCart(db: Db, cartId: number): Promise<void> {
+  await stmt(db, 'DELETE FROM cart_items WHERE cart_id = ?').run(cartId);
+  await stmt(db, "UPDATE carts SET meta = '[]' WHERE id = ?").run(cartId);
 }
 
 /** A deleted ticket leaves every cart. */
-export function removeTicketFromCarts(db: Db, ticketId: number): void {
-  stmt(db, 'DELETE FROM cart_items WHERE ticket_id = ?').run(ticketId);
+export async function removeTicketFromCarts(db: Db, ticketId: number): Promise<void> {
+  await stmt(db, 'DELETE FROM cart_items WHERE ticket_id = ?').run(ticketId);
 }

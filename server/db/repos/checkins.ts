@@ -25,20 +25,20 @@ export interface CheckinRow {
 
 export type CheckinInsert = Omit<CheckinRow, 'id'>;
 
-export function insertCheckin(db: Db, c: CheckinInsert): number {
+export async function insertCheckin(db: Db, c: CheckinInsert): Promise<number> {
   return Number(
-    stmt(
+    (await stmt(
       db,
       `INSERT INTO checkins (attendee_id, event_id, result, reason, scanned_at, received_at, device_id, nonce, source, user_id, api_key_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(c.attendee_id, c.event_id, c.result, c.reason, c.scanned_at, c.received_at, c.device_id, c.nonce, c.source, c.user_id, c.api_key_id)
+    ).run(c.attendee_id, c.event_id, c.result, c.reason, c.scanned_at, c.received_at, c.device_id, c.nonce, c.source, c.user_id, c.api_key_id))
       .lastInsertRowid,
   );
 }
 
 /** The scan a client nonce was first recorded with (nonces are unique across the log). */
-export function findCheckinByNonce(db: Db, nonce: string): CheckinRow | undefined {
-  return stmt(db, 'SELECT * FROM checkins WHERE nonce = ?').get(nonce) as CheckinRow | undefined;
+export async function findCheckinByNonce(db: Db, nonce: string): Promise<CheckinRow | undefined> {
+  return await stmt(db, 'SELECT * FROM checkins WHERE nonce = ?').get(nonce) as CheckinRow | undefined;
 }
 
 export interface CheckinQuery {
@@ -54,7 +54,7 @@ export interface CheckinQuery {
   offset: number;
 }
 
-export function queryCheckins(db: Db, q: CheckinQuery): { rows: CheckinRow[]; total: number } {
+export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: CheckinRow[]; total: number }> {
   const where: string[] = [];
   const params: unknown[] = [];
   if (q.eventIds) {
@@ -82,8 +82,8 @@ export function queryCheckins(db: Db, q: CheckinQuery): { rows: CheckinRow[]; to
     params.push(q.before);
   }
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const total = (stmt(db, `SELECT COUNT(*) AS n FROM checkins ${w}`).get(...params) as { n: number }).n;
-  const rows = stmt(db, `SELECT * FROM checkins ${w} ORDER BY id ${q.order === 'DESC' ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`).all(
+  const total = (await stmt(db, `SELECT COUNT(*) AS n FROM checkins ${w}`).get(...params) as { n: number }).n;
+  const rows = await stmt(db, `SELECT * FROM checkins ${w} ORDER BY id ${q.order === 'DESC' ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`).all(
     ...params,
     q.limit,
     q.offset,
@@ -92,8 +92,8 @@ export function queryCheckins(db: Db, q: CheckinQuery): { rows: CheckinRow[]; to
 }
 
 /** The label of the door key that made check-in `checkinId`, or undefined when no key made it. */
-export function checkinKeyLabel(db: Db, checkinId: number): string | undefined {
+export async function checkinKeyLabel(db: Db, checkinId: number): Promise<string | undefined> {
   return (
-    stmt(db, 'SELECT k.label FROM checkins c JOIN api_keys k ON k.id = c.api_key_id WHERE c.id = ?').get(checkinId) as { label: string } | undefined
+    await stmt(db, 'SELECT k.label FROM checkins c JOIN api_keys k ON k.id = c.api_key_id WHERE c.id = ?').get(checkinId) as { label: string } | undefined
   )?.label;
 }

@@ -147,30 +147,30 @@ function driverOf(q: EventQuery): { driver: Driver; distinct: boolean } | undefi
 }
 
 /** The TEC archive query: one page of IDs in order, and the total. */
-export function queryEvents(db: Db, q: EventQuery): { ids: number[]; total: number } {
+export async function queryEvents(db: Db, q: EventQuery): Promise<{ ids: number[]; total: number }> {
   const from = 'FROM events e JOIN posts p ON p.id = e.post_id';
   const d = driverOf(q);
   let total: number;
   if (d) {
     const wl = where(q, true, d.driver);
-    const count = (cond: string, ...ps: unknown[]) => {
+    const count = async (cond: string, ...ps: unknown[]) => {
       const from = listingFrom(q);
       const sql = d.distinct
         ? `SELECT COUNT(*) AS n FROM (SELECT DISTINCT l.post_id ${from} WHERE ${wl.sql}${cond})`
         : `SELECT COUNT(*) AS n ${from} WHERE ${wl.sql}${cond}`;
-      return (stmt(db, sql).get(...wl.params, ...ps) as { n: number }).n;
+      return (await stmt(db, sql).get(...wl.params, ...ps) as { n: number }).n;
     };
     // An event that ends by the bound and starts before it, read as far as the bound instead of to the term's last
     // event (0.07 -> 0.05 ms, bench:server); an inverted one (ends before it starts) from its own small index.
     const bound = q.endsOnOrBefore;
-    total = bound ? count(' AND l.start_utc <= ?', bound) + count(' AND l.inverted = 1 AND l.start_utc > ?', bound) : count('');
+    total = bound ? await count(' AND l.start_utc <= ?', bound) + await count(' AND l.inverted = 1 AND l.start_utc > ?', bound) : await count('');
   } else {
     const wc = where(q, true);
-    total = (stmt(db, `SELECT COUNT(*) AS n ${from} WHERE ${wc.sql}`).get(...wc.params) as { n: number }).n;
+    total = (await stmt(db, `SELECT COUNT(*) AS n ${from} WHERE ${wc.sql}`).get(...wc.params) as { n: number }).n;
   }
   if (d && !d.distinct) {
     const wl = where(q, false, d.driver);
-    const rows = stmt(db, `SELECT l.post_id AS id ${listingFrom(q)} WHERE ${wl.sql} ORDER BY l.start_utc ASC, l.post_id ASC LIMIT ? OFFSET ?`).all(
+    const rows = await stmt(db, `SELECT l.post_id AS id ${listingFrom(q)} WHERE ${wl.sql} ORDER BY l.start_utc ASC, l.post_id ASC LIMIT ? OFFSET ?`).all(
       ...wl.params,
       q.limit,
       q.offset,
@@ -184,7 +184,7 @@ export function queryEvents(db: Db, q: EventQuery): { ids: number[]; total: numb
     order = `${distance} ASC, e.start_utc ASC, p.id ASC`;
     orderParams.push(q.near.lat, q.near.lng);
   } else if (q.include) order = 'p.date ASC, p.id ASC';
-  const rows = stmt(db, `SELECT p.id ${from} WHERE ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
+  const rows = await stmt(db, `SELECT p.id ${from} WHERE ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
     ...w.params,
     ...orderParams,
     q.limit,
@@ -194,10 +194,10 @@ export function queryEvents(db: Db, q: EventQuery): { ids: number[]; total: numb
 }
 
 /** For tests of the index the archive relies on. */
-export function explainEventQuery(db: Db, q: EventQuery): string[] {
+export async function explainEventQuery(db: Db, q: EventQuery): Promise<string[]> {
   const w = where(q);
   return (
-    db
+    await db
       .prepare(
         `EXPLAIN QUERY PLAN SELECT p.id FROM events e JOIN posts p ON p.id = e.post_id WHERE ${w.sql} ORDER BY e.start_utc ASC, e.post_id ASC LIMIT 50`,
       )

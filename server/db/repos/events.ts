@@ -60,16 +60,16 @@ const EVENT_COLS: (keyof EventCols)[] = [
 ];
 
 /** Rows in the order of `ids` (missing ones skipped). One statement whatever the list length. */
-export function getEventRows(db: Db, ids: readonly number[]): EventRow[] {
-  return getPostsWithDetail<EventRow>(db, 'events', ids);
+export async function getEventRows(db: Db, ids: readonly number[]): Promise<EventRow[]> {
+  return await getPostsWithDetail<EventRow>(db, 'events', ids);
 }
 
-export function insertEventCols(db: Db, postId: number, cols: EventCols): void {
-  insertDetailCols(db, 'events', postId, cols, EVENT_COLS);
+export async function insertEventCols(db: Db, postId: number, cols: EventCols): Promise<void> {
+  await insertDetailCols(db, 'events', postId, cols, EVENT_COLS);
 }
 
-export function updateEventCols(db: Db, postId: number, cols: Partial<EventCols>): void {
-  updateDetailCols(db, 'events', postId, cols, EVENT_COLS);
+export async function updateEventCols(db: Db, postId: number, cols: Partial<EventCols>): Promise<void> {
+  await updateDetailCols(db, 'events', postId, cols, EVENT_COLS);
 }
 
 export interface LinkRow {
@@ -77,29 +77,29 @@ export interface LinkRow {
   linked_id: number;
 }
 
-export function venueLinks(db: Db, eventIds: readonly number[]): LinkRow[] {
+export async function venueLinks(db: Db, eventIds: readonly number[]): Promise<LinkRow[]> {
   if (!eventIds.length) return [];
-  return stmt(
+  return await stmt(
     db,
     'SELECT event_id, venue_id AS linked_id FROM event_venues WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position',
   ).all(JSON.stringify(eventIds)) as LinkRow[];
 }
 
-export function organizerLinks(db: Db, eventIds: readonly number[]): LinkRow[] {
+export async function organizerLinks(db: Db, eventIds: readonly number[]): Promise<LinkRow[]> {
   if (!eventIds.length) return [];
-  return stmt(
+  return await stmt(
     db,
     'SELECT event_id, organizer_id AS linked_id FROM event_organizers WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position',
   ).all(JSON.stringify(eventIds)) as LinkRow[];
 }
 
-export function setEventVenues(db: Db, eventId: number, venueIds: readonly number[]): void {
-  stmt(db, 'DELETE FROM event_venues WHERE event_id = ?').run(eventId);
+export async function setEventVenues(db: Db, eventId: number, venueIds: readonly number[]): Promise<void> {
+  await stmt(db, 'DELETE FROM event_venues WHERE event_id = ?').run(eventId);
   venueIds.forEach((v, i) => stmt(db, 'INSERT OR IGNORE INTO event_venues (event_id, venue_id, position) VALUES (?, ?, ?)').run(eventId, v, i));
 }
 
-export function setEventOrganizers(db: Db, eventId: number, organizerIds: readonly number[]): void {
-  stmt(db, 'DELETE FROM event_organizers WHERE event_id = ?').run(eventId);
+export async function setEventOrganizers(db: Db, eventId: number, organizerIds: readonly number[]): Promise<void> {
+  await stmt(db, 'DELETE FROM event_organizers WHERE event_id = ?').run(eventId);
   organizerIds.forEach((o, i) =>
     stmt(db, 'INSERT OR IGNORE INTO event_organizers (event_id, organizer_id, position) VALUES (?, ?, ?)').run(eventId, o, i),
   );

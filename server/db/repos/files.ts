@@ -28,8 +28,8 @@ export interface LinkRow {
   created_by: number;
 }
 
-export function getFile(db: Db, id: number): FileRow | undefined {
-  return stmt(
+export async function getFile(db: Db, id: number): Promise<FileRow | undefined> {
+  return await stmt(
     db,
     // Any attachment: images attached by URL have no upload record and no local file.
     `SELECT a.post_id, COALESCE(u.name, '') AS name, COALESCE(u.sha256, '') AS sha256, COALESCE(u.uploaded_by, p.author) AS uploaded_by,
@@ -38,8 +38,8 @@ export function getFile(db: Db, id: number): FileRow | undefined {
   ).get(id) as FileRow | undefined;
 }
 
-export function insertUpload(db: Db, u: { postId: number; name: string; sha256: string; uploadedBy: number; created: string }): void {
-  stmt(db, 'INSERT INTO file_uploads (post_id, name, sha256, uploaded_by, created) VALUES (?, ?, ?, ?, ?)').run(
+export async function insertUpload(db: Db, u: { postId: number; name: string; sha256: string; uploadedBy: number; created: string }): Promise<void> {
+  await stmt(db, 'INSERT INTO file_uploads (post_id, name, sha256, uploaded_by, created) VALUES (?, ?, ?, ?, ?)').run(
     u.postId,
     u.name,
     u.sha256,
@@ -48,32 +48,32 @@ export function insertUpload(db: Db, u: { postId: number; name: string; sha256: 
   );
 }
 
-export function setProtection(db: Db, id: number, isProtected: boolean, filePath: string): void {
-  stmt(db, 'UPDATE attachments SET protected = ?, file_path = ? WHERE post_id = ?').run(isProtected ? 1 : 0, filePath, id);
+export async function setProtection(db: Db, id: number, isProtected: boolean, filePath: string): Promise<void> {
+  await stmt(db, 'UPDATE attachments SET protected = ?, file_path = ? WHERE post_id = ?').run(isProtected ? 1 : 0, filePath, id);
 }
 
-export function insertLink(db: Db, l: { postId: number; created: string; expires: string; createdBy: number }): LinkRow {
-  const info = stmt(db, 'INSERT INTO private_links (post_id, created, expires, created_by) VALUES (?, ?, ?, ?)').run(
+export async function insertLink(db: Db, l: { postId: number; created: string; expires: string; createdBy: number }): Promise<LinkRow> {
+  const info = await stmt(db, 'INSERT INTO private_links (post_id, created, expires, created_by) VALUES (?, ?, ?, ?)').run(
     l.postId,
     l.created,
     l.expires,
     l.createdBy,
   );
-  return getLink(db, Number(info.lastInsertRowid))!;
+  return (await getLink(db, Number(info.lastInsertRowid)))!;
 }
 
-export function getLink(db: Db, id: number): LinkRow | undefined {
-  return stmt(db, 'SELECT * FROM private_links WHERE id = ?').get(id) as LinkRow | undefined;
+export async function getLink(db: Db, id: number): Promise<LinkRow | undefined> {
+  return await stmt(db, 'SELECT * FROM private_links WHERE id = ?').get(id) as LinkRow | undefined;
 }
 
-export function liveLinks(db: Db, postId: number): LinkRow[] {
-  return stmt(db, 'SELECT * FROM private_links WHERE post_id = ? AND revoked = 0 ORDER BY id').all(postId) as LinkRow[];
+export async function liveLinks(db: Db, postId: number): Promise<LinkRow[]> {
+  return await stmt(db, 'SELECT * FROM private_links WHERE post_id = ? AND revoked = 0 ORDER BY id').all(postId) as LinkRow[];
 }
 
-export function revokeLinks(db: Db, postId: number): number {
-  return stmt(db, 'UPDATE private_links SET revoked = 1 WHERE post_id = ? AND revoked = 0').run(postId).changes;
+export async function revokeLinks(db: Db, postId: number): Promise<number> {
+  return (await stmt(db, 'UPDATE private_links SET revoked = 1 WHERE post_id = ? AND revoked = 0').run(postId)).changes;
 }
 
-export function countHit(db: Db, linkId: number): void {
-  stmt(db, 'UPDATE private_links SET hits = hits + 1 WHERE id = ?').run(linkId);
+export async function countHit(db: Db, linkId: number): Promise<void> {
+  await stmt(db, 'UPDATE private_links SET hits = hits + 1 WHERE id = ?').run(linkId);
 }

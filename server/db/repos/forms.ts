@@ -45,16 +45,16 @@ const toField = (r: FieldDbRow): FormField => ({
   options: JSON.parse(r.options) as FieldOption[],
 });
 
-export function createForm(db: Db, input: { title: string; author: number; fields: FieldInput[]; dates: PostDates }): number {
-  const id = insertPost(db, 'form', {
+export async function createForm(db: Db, input: { title: string; author: number; fields: FieldInput[]; dates: PostDates }): Promise<number> {
+  const id = await insertPost(db, 'form', {
     title: input.title,
     author: input.author,
     status: 'publish',
-    slug: uniqueSlug(db, 'form', input.title),
+    slug: await uniqueSlug(db, 'form', input.title),
     ...input.dates,
   });
   const used = new Set<string>();
-  input.fields.forEach((f, i) => {
+  input.fields.forEach(async (f, i) => {
     let key =
       f.key ??
       (sanitizeSlug(f.label)
@@ -65,7 +65,7 @@ export function createForm(db: Db, input: { title: string; author: number; field
     const base = key;
     for (let n = 2; used.has(key); n++) key = `${base}_${n}`;
     used.add(key);
-    stmt(db, 'INSERT INTO form_fields (form_id, position, key, label, type, required, options) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    await stmt(db, 'INSERT INTO form_fields (form_id, position, key, label, type, required, options) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
       id,
       i,
       key,
@@ -79,21 +79,21 @@ export function createForm(db: Db, input: { title: string; author: number; field
 }
 
 /** A form that is not in the trash. */
-export function getForm(db: Db, id: number): FormRow | undefined {
-  return stmt(db, "SELECT id, title, status, date_gmt FROM posts WHERE id = ? AND type = 'form' AND status <> 'trash'").get(id) as
+export async function getForm(db: Db, id: number): Promise<FormRow | undefined> {
+  return await stmt(db, "SELECT id, title, status, date_gmt FROM posts WHERE id = ? AND type = 'form' AND status <> 'trash'").get(id) as
     | FormRow
     | undefined;
 }
 
-export function listForms(db: Db): FormRow[] {
-  return stmt(db, "SELECT id, title, status, date_gmt FROM posts WHERE type = 'form' AND status <> 'trash' ORDER BY id").all() as FormRow[];
+export async function listForms(db: Db): Promise<FormRow[]> {
+  return await stmt(db, "SELECT id, title, status, date_gmt FROM posts WHERE type = 'form' AND status <> 'trash' ORDER BY id").all() as FormRow[];
 }
 
 /** IDs among `ids` that are not forms. */
-export function unknownFormIds(db: Db, ids: number[]): number[] {
+export async function unknownFormIds(db: Db, ids: number[]): Promise<number[]> {
   const found = new Set(
     (
-      stmt(db, "SELECT id FROM posts WHERE type = 'form' AND status <> 'trash' AND id IN (SELECT value FROM json_each(?))").all(
+      await stmt(db, "SELECT id FROM posts WHERE type = 'form' AND status <> 'trash' AND id IN (SELECT value FROM json_each(?))").all(
         JSON.stringify(ids),
       ) as { id: number }[]
     ).map((r) => r.id),
@@ -101,25 +101,25 @@ export function unknownFormIds(db: Db, ids: number[]): number[] {
   return ids.filter((id) => !found.has(id));
 }
 
-export function getFields(db: Db, formId: number): FormField[] {
-  return (stmt(db, 'SELECT * FROM form_fields WHERE form_id = ? ORDER BY position, id').all(formId) as FieldDbRow[]).map(toField);
+export async function getFields(db: Db, formId: number): Promise<FormField[]> {
+  return (await stmt(db, 'SELECT * FROM form_fields WHERE form_id = ? ORDER BY position, id').all(formId) as FieldDbRow[]).map(toField);
 }
 
-export function insertSubmission(
+export async function insertSubmission(
   db: Db,
   input: { formId: number; values: Map<number, FieldValue>; ipHash: string; dates: PostDates },
-): { id: number; seq: number } {
-  const seq = ((stmt(db, 'SELECT MAX(seq_num) AS m FROM submissions WHERE form_id = ?').get(input.formId) as { m: number | null }).m ?? 0) + 1;
-  const id = insertPost(db, 'submission', { status: 'publish', parent: input.formId, title: `Submission ${seq}`, ...input.dates });
-  stmt(db, 'INSERT INTO submissions (post_id, form_id, seq_num, ip_hash) VALUES (?, ?, ?, ?)').run(id, input.formId, seq, input.ipHash);
-  for (const [fieldId, v] of input.values) setValue(db, id, fieldId, v);
+): Promise<{ id: number; seq: number }> {
+  const seq = ((await stmt(db, 'SELECT MAX(seq_num) AS m FROM submissions WHERE form_id = ?').get(input.formId) as { m: number | null }).m ?? 0) + 1;
+  const id = await insertPost(db, 'submission', { status: 'publish', parent: input.formId, title: `Submission ${seq}`, ...input.dates });
+  await stmt(db, 'INSERT INTO submissions (post_id, form_id, seq_num, ip_hash) VALUES (?, ?, ?, ?)').run(id, input.formId, seq, input.ipHash);
+  for (const [fieldId, v] of input.values) await setValue(db, id, fieldId, v);
   return { id, seq };
 }
 
-export function setValue(db: Db, submissionId: number, fieldId: number, value: FieldValue | null): void {
-  if (value === null) stmt(db, 'DELETE FROM submission_values WHERE submission_id = ? AND field_id = ?').run(submissionId, fieldId);
+export async function setValue(db: Db, submissionId: number, fieldId: number, value: FieldValue | null): Promise<void> {
+  if (value === null) await stmt(db, 'DELETE FROM submission_values WHERE submission_id = ? AND field_id = ?').run(submissionId, fieldId);
   else
-    stmt(db, 'INSERT INTO submission_values (submission_id, field_id, value) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value').run(
+    await stmt(db, 'INSERT INTO submission_values (submission_id, field_id, value) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value').run(
       submissionId,
       fieldId,
       JSON.stringify(value),
@@ -129,8 +129,8 @@ export function setValue(db: Db, submissionId: number, fieldId: number, value: F
 const SUB_SELECT = `SELECT p.id, s.form_id, p.status, p.date, p.date_gmt, s.seq_num, s.is_read, s.starred, s.spam, s.note
   FROM posts p JOIN submissions s ON s.post_id = p.id`;
 
-export function getSubmissions(db: Db, ids: number[]): SubmissionRow[] {
-  return stmt(db, `${SUB_SELECT} WHERE p.id IN (SELECT value FROM json_each(?)) ORDER BY p.id`).all(JSON.stringify(ids)) as SubmissionRow[];
+export async function getSubmissions(db: Db, ids: number[]): Promise<SubmissionRow[]> {
+  return await stmt(db, `${SUB_SELECT} WHERE p.id IN (SELECT value FROM json_each(?)) ORDER BY p.id`).all(JSON.stringify(ids)) as SubmissionRow[];
 }
 
 export interface SubmissionQuery {
@@ -146,7 +146,7 @@ export interface SubmissionQuery {
 }
 
 /** Submissions of the forms, newest first, with the total before paging. */
-export function querySubmissions(db: Db, q: SubmissionQuery): { rows: SubmissionRow[]; total: number } {
+export async function querySubmissions(db: Db, q: SubmissionQuery): Promise<{ rows: SubmissionRow[]; total: number }> {
   const where = ['s.form_id IN (SELECT value FROM json_each(?))', 'p.status = ?'];
   const params: unknown[] = [JSON.stringify(q.formIds), q.status];
   if (q.after) where.push('p.date_gmt >= ?'), params.push(q.after);
@@ -159,10 +159,10 @@ export function querySubmissions(db: Db, q: SubmissionQuery): { rows: Submission
   }
   const sqlWhere = where.join(' AND ');
   const total = (
-    stmt(db, `SELECT COUNT(*) AS n FROM posts p JOIN submissions s ON s.post_id = p.id WHERE ${sqlWhere}`).get(...params) as { n: number }
+    await stmt(db, `SELECT COUNT(*) AS n FROM posts p JOIN submissions s ON s.post_id = p.id WHERE ${sqlWhere}`).get(...params) as { n: number }
   ).n;
   const paging = q.limit !== undefined ? ' LIMIT ? OFFSET ?' : '';
-  const rows = stmt(db, `${SUB_SELECT} WHERE ${sqlWhere} ORDER BY p.date_gmt DESC, p.id DESC${paging}`).all(
+  const rows = await stmt(db, `${SUB_SELECT} WHERE ${sqlWhere} ORDER BY p.date_gmt DESC, p.id DESC${paging}`).all(
     ...params,
     ...(q.limit !== undefined ? [q.limit, q.offset ?? 0] : []),
   ) as SubmissionRow[];
@@ -170,10 +170,10 @@ export function querySubmissions(db: Db, q: SubmissionQuery): { rows: Submission
 }
 
 /** Values of the submissions: submission ID -> field ID -> value. */
-export function submissionValues(db: Db, ids: number[]): Map<number, Map<number, FieldValue>> {
+export async function submissionValues(db: Db, ids: number[]): Promise<Map<number, Map<number, FieldValue>>> {
   const out = new Map<number, Map<number, FieldValue>>();
   for (const id of ids) out.set(id, new Map());
-  const rows = stmt(db, 'SELECT submission_id, field_id, value FROM submission_values WHERE submission_id IN (SELECT value FROM json_each(?))').all(
+  const rows = await stmt(db, 'SELECT submission_id, field_id, value FROM submission_values WHERE submission_id IN (SELECT value FROM json_each(?))').all(
     JSON.stringify(ids),
   ) as {
     submission_id: number;
@@ -184,15 +184,15 @@ export function submissionValues(db: Db, ids: number[]): Map<number, Map<number,
   return out;
 }
 
-export function trashSubmission(db: Db, row: SubmissionRow, modified: PostDates): void {
+export async function trashSubmission(db: Db, row: SubmissionRow, modified: PostDates): Promise<void> {
   if (row.status === 'trash') return;
-  updatePost(db, row.id, { status: 'trash', trashed_from: row.status, modified: modified.date, modified_gmt: modified.date_gmt });
+  await updatePost(db, row.id, { status: 'trash', trashed_from: row.status, modified: modified.date, modified_gmt: modified.date_gmt });
 }
 
-export function untrashSubmission(db: Db, row: SubmissionRow, modified: PostDates): void {
+export async function untrashSubmission(db: Db, row: SubmissionRow, modified: PostDates): Promise<void> {
   if (row.status !== 'trash') return;
-  const back = (stmt(db, 'SELECT trashed_from FROM posts WHERE id = ?').get(row.id) as { trashed_from: string | null }).trashed_from ?? 'publish';
-  stmt(db, 'UPDATE posts SET status = ?, trashed_from = NULL, modified = ?, modified_gmt = ? WHERE id = ?').run(
+  const back = (await stmt(db, 'SELECT trashed_from FROM posts WHERE id = ?').get(row.id) as { trashed_from: string | null }).trashed_from ?? 'publish';
+  await stmt(db, 'UPDATE posts SET status = ?, trashed_from = NULL, modified = ?, modified_gmt = ? WHERE id = ?').run(
     back,
     modified.date,
     modified.date_gmt,
@@ -201,18 +201,18 @@ export function untrashSubmission(db: Db, row: SubmissionRow, modified: PostDate
 }
 
 /** Deletes a submission for good (its values and flags go with the post row). */
-export function deleteSubmission(db: Db, id: number): void {
-  stmt(db, "DELETE FROM posts WHERE id = ? AND type = 'submission'").run(id);
+export async function deleteSubmission(db: Db, id: number): Promise<void> {
+  await stmt(db, "DELETE FROM posts WHERE id = ? AND type = 'submission'").run(id);
 }
 
-export function touchSubmission(db: Db, id: number, modified: PostDates): void {
-  updatePost(db, id, { modified: modified.date, modified_gmt: modified.date_gmt });
+export async function touchSubmission(db: Db, id: number, modified: PostDates): Promise<void> {
+  await updatePost(db, id, { modified: modified.date, modified_gmt: modified.date_gmt });
 }
 
-export function setFlags(db: Db, id: number, flags: Partial<{ is_read: number; starred: number; spam: number; note: string }>): void {
+export async function setFlags(db: Db, id: number, flags: Partial<{ is_read: number; starred: number; spam: number; note: string }>): Promise<void> {
   const cols = (['is_read', 'starred', 'spam', 'note'] as const).filter((c) => flags[c] !== undefined);
   if (!cols.length) return;
-  stmt(db, `UPDATE submissions SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE post_id = ?`).run(...cols.map((c) => flags[c]), id);
+  await stmt(db, `UPDATE submissions SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE post_id = ?`).run(...cols.map((c) => flags[c]), id);
 }
 
 // ---- views tokens ----
@@ -226,8 +226,8 @@ export interface ViewTokenRow {
   revoked_at: string | null;
 }
 
-export function insertViewToken(db: Db, row: Omit<ViewTokenRow, 'revoked_at'>): void {
-  stmt(db, 'INSERT INTO form_view_tokens (id, user_id, form_ids, created, expires) VALUES (?, ?, ?, ?, ?)').run(
+export async function insertViewToken(db: Db, row: Omit<ViewTokenRow, 'revoked_at'>): Promise<void> {
+  await stmt(db, 'INSERT INTO form_view_tokens (id, user_id, form_ids, created, expires) VALUES (?, ?, ?, ?, ?)').run(
     row.id,
     row.user_id,
     row.form_ids,
@@ -236,15 +236,15 @@ export function insertViewToken(db: Db, row: Omit<ViewTokenRow, 'revoked_at'>): 
   );
 }
 
-export function getViewToken(db: Db, id: string): ViewTokenRow | undefined {
-  return stmt(db, 'SELECT * FROM form_view_tokens WHERE id = ?').get(id) as ViewTokenRow | undefined;
+export async function getViewToken(db: Db, id: string): Promise<ViewTokenRow | undefined> {
+  return await stmt(db, 'SELECT * FROM form_view_tokens WHERE id = ?').get(id) as ViewTokenRow | undefined;
 }
 
-export function revokeViewToken(db: Db, id: string, at: string): void {
-  stmt(db, 'UPDATE form_view_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
+export async function revokeViewToken(db: Db, id: string, at: string): Promise<void> {
+  await stmt(db, 'UPDATE form_view_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
 }
 
 /** Rows of tokens long expired are of no further use. */
-export function pruneViewTokens(db: Db, before: string): void {
-  stmt(db, 'DELETE FROM form_view_tokens WHERE expires < ?').run(before);
+export async function pruneViewTokens(db: Db, before: string): Promise<void> {
+  await stmt(db, 'DELETE FROM form_view_tokens WHERE expires < ?').run(before);
 }

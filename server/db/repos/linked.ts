@@ -46,30 +46,30 @@ export const VENUE_COLS: (keyof VenueCols)[] = [
 export const ORGANIZER_COLS: (keyof OrganizerCols)[] = ['phone', 'website', 'email'];
 const COLS: Record<LinkedKind, readonly string[]> = { venue: VENUE_COLS, organizer: ORGANIZER_COLS };
 
-export function getLinkedRows<K extends LinkedKind>(db: Db, kind: K, ids: readonly number[]): (K extends 'venue' ? VenueRow : OrganizerRow)[] {
-  return getPostsWithDetail(db, TABLE[kind], ids) as never;
+export async function getLinkedRows<K extends LinkedKind>(db: Db, kind: K, ids: readonly number[]): Promise<(K extends 'venue' ? VenueRow : OrganizerRow)[]> {
+  return await getPostsWithDetail(db, TABLE[kind], ids) as never;
 }
 
-export function insertLinkedCols(db: Db, kind: LinkedKind, postId: number, cols: Record<string, unknown>): void {
-  insertDetailCols(db, TABLE[kind], postId, cols, COLS[kind]);
+export async function insertLinkedCols(db: Db, kind: LinkedKind, postId: number, cols: Record<string, unknown>): Promise<void> {
+  await insertDetailCols(db, TABLE[kind], postId, cols, COLS[kind]);
 }
 
-export function updateLinkedCols(db: Db, kind: LinkedKind, postId: number, cols: Record<string, unknown>): void {
-  updateDetailCols(db, TABLE[kind], postId, cols, COLS[kind]);
+export async function updateLinkedCols(db: Db, kind: LinkedKind, postId: number, cols: Record<string, unknown>): Promise<void> {
+  await updateDetailCols(db, TABLE[kind], postId, cols, COLS[kind]);
 }
 
 /** A live (not trashed) venue or organizer with exactly this title, for duplicate avoidance. */
-export function findLinkedByTitle(db: Db, kind: LinkedKind, title: string): number | undefined {
+export async function findLinkedByTitle(db: Db, kind: LinkedKind, title: string): Promise<number | undefined> {
   return (
-    stmt(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status <> 'trash' ORDER BY id LIMIT 1").get(kind, title) as
+    await stmt(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status <> 'trash' ORDER BY id LIMIT 1").get(kind, title) as
       | { id: number }
       | undefined
   )?.id;
 }
 
 /** Published venues or organizers with exactly this title, by ID (TEC's duplicate avoidance on create). */
-export function publishedLinkedByTitle(db: Db, kind: LinkedKind, title: string): number[] {
-  return (stmt(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status = 'publish' ORDER BY id").all(kind, title) as { id: number }[]).map(
+export async function publishedLinkedByTitle(db: Db, kind: LinkedKind, title: string): Promise<number[]> {
+  return (await stmt(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status = 'publish' ORDER BY id").all(kind, title) as { id: number }[]).map(
     (r) => r.id,
   );
 }
@@ -100,7 +100,7 @@ export interface LinkedArchiveQuery {
 }
 
 /** A page of a venue or organizer archive, newest first as WordPress's post query orders (post date, then ID). */
-export function linkedArchive(db: Db, q: LinkedArchiveQuery): { ids: number[]; total: number } {
+export async function linkedArchive(db: Db, q: LinkedArchiveQuery): Promise<{ ids: number[]; total: number }> {
   const { table, col, detail, search } = ARCHIVE[q.kind];
   const where = ['p.type = ?', 'p.status IN (SELECT value FROM json_each(?))'];
   const params: unknown[] = [q.kind, JSON.stringify(q.statuses)];
@@ -123,9 +123,9 @@ export function linkedArchive(db: Db, q: LinkedArchiveQuery): { ids: number[]; t
     params.push(q.upcomingFromUtc);
   }
   const from = `FROM posts p JOIN ${detail} d ON d.post_id = p.id WHERE ${where.join(' AND ')}`;
-  const total = (stmt(db, `SELECT COUNT(*) AS n ${from}`).get(...params) as { n: number }).n;
+  const total = (await stmt(db, `SELECT COUNT(*) AS n ${from}`).get(...params) as { n: number }).n;
   const ids = (
-    stmt(db, `SELECT p.id ${from} ORDER BY p.date DESC, p.id DESC LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset) as { id: number }[]
+    await stmt(db, `SELECT p.id ${from} ORDER BY p.date DESC, p.id DESC LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset) as { id: number }[]
   ).map((r) => r.id);
   return { ids, total };
 }

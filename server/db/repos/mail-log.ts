@@ -67,9 +67,9 @@ export interface AttachmentRow extends AttachmentMeta {
   content: Buffer;
 }
 
-export function insertMailLog(db: Db, m: NewMailLog): number {
+export async function insertMailLog(db: Db, m: NewMailLog): Promise<number> {
   const now = nowUtc();
-  const r = stmt(
+  const r = await stmt(
     db,
     `INSERT INTO mail_log (status, from_header, to_header, cc_header, bcc_header, reply_to_header, subject, headers, text_body, html_body,
        source, related_id, resent_from, created_utc, updated_utc)
@@ -93,7 +93,7 @@ export function insertMailLog(db: Db, m: NewMailLog): number {
   return Number(r.lastInsertRowid);
 }
 
-export function insertAttachment(
+export async function insertAttachment(
   db: Db,
   a: {
     log_id: number;
@@ -105,35 +105,35 @@ export function insertAttachment(
     content: Buffer;
     qr_text: string | null;
   },
-): void {
-  stmt(
+): Promise<void> {
+  await stmt(
     db,
     'INSERT INTO mail_attachments (log_id, position, filename, content_type, cid, size, sha256, content, qr_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   ).run(a.log_id, a.position, a.filename, a.content_type, a.cid, a.content.length, a.sha256, a.content, a.qr_text);
 }
 
 /** Attachments whose image is still to be drawn. */
-export function deferredAttachments(db: Db, logId: number): { id: number; qr_text: string }[] {
-  return stmt(db, 'SELECT id, qr_text FROM mail_attachments WHERE log_id = ? AND qr_text IS NOT NULL AND size = 0').all(logId) as {
+export async function deferredAttachments(db: Db, logId: number): Promise<{ id: number; qr_text: string }[]> {
+  return await stmt(db, 'SELECT id, qr_text FROM mail_attachments WHERE log_id = ? AND qr_text IS NOT NULL AND size = 0').all(logId) as {
     id: number;
     qr_text: string;
   }[];
 }
 
-export function fillAttachment(db: Db, id: number, content: Buffer, sha256: string): void {
-  stmt(db, 'UPDATE mail_attachments SET content = ?, size = ?, sha256 = ? WHERE id = ? AND size = 0').run(content, content.length, sha256, id);
+export async function fillAttachment(db: Db, id: number, content: Buffer, sha256: string): Promise<void> {
+  await stmt(db, 'UPDATE mail_attachments SET content = ?, size = ?, sha256 = ? WHERE id = ? AND size = 0').run(content, content.length, sha256, id);
 }
 
-export function getMailLog(db: Db, id: number): MailLogRow | undefined {
-  return stmt(db, 'SELECT * FROM mail_log WHERE id = ?').get(id) as MailLogRow | undefined;
+export async function getMailLog(db: Db, id: number): Promise<MailLogRow | undefined> {
+  return await stmt(db, 'SELECT * FROM mail_log WHERE id = ?').get(id) as MailLogRow | undefined;
 }
 
-export function getAttachments(db: Db, logId: number): AttachmentRow[] {
-  return stmt(db, 'SELECT * FROM mail_attachments WHERE log_id = ? ORDER BY position').all(logId) as AttachmentRow[];
+export async function getAttachments(db: Db, logId: number): Promise<AttachmentRow[]> {
+  return await stmt(db, 'SELECT * FROM mail_attachments WHERE log_id = ? ORDER BY position').all(logId) as AttachmentRow[];
 }
 
-export function getAttachmentMeta(db: Db, logId: number): AttachmentMeta[] {
-  return stmt(
+export async function getAttachmentMeta(db: Db, logId: number): Promise<AttachmentMeta[]> {
+  return await stmt(
     db,
     'SELECT id, log_id, position, filename, content_type, cid, size, sha256, qr_text FROM mail_attachments WHERE log_id = ? ORDER BY position',
   ).all(logId) as AttachmentMeta[];
@@ -152,25 +152,25 @@ export interface LogQuery {
 const STATUS_OF: Record<Exclude<LogFilter, 'all'>, MailStatus> = { success: 'sent', failed: 'failed', in_queue: 'queued' };
 
 /** Newest first (Post SMTP orders by time, then we break ties by id). */
-export function listMailLogs(db: Db, q: LogQuery): { rows: MailLogRow[]; total: number } {
+export async function listMailLogs(db: Db, q: LogQuery): Promise<{ rows: MailLogRow[]; total: number }> {
   const status = q.filter === 'all' ? null : STATUS_OF[q.filter];
   const like = q.search ? likeContains(q.search) : null;
   const where = `(@status IS NULL OR status = @status)
     AND (@like IS NULL OR subject LIKE @like ESCAPE '\\' OR to_header LIKE @like ESCAPE '\\' OR COALESCE(error, '') LIKE @like ESCAPE '\\'
          OR (status = 'sent' AND '1' LIKE @like ESCAPE '\\') OR (status = 'queued' AND 'In Queue' LIKE @like ESCAPE '\\'))`;
-  const rows = stmt(db, `SELECT * FROM mail_log WHERE ${where} ORDER BY created_utc DESC, id DESC LIMIT @limit OFFSET @offset`).all({
+  const rows = await stmt(db, `SELECT * FROM mail_log WHERE ${where} ORDER BY created_utc DESC, id DESC LIMIT @limit OFFSET @offset`).all({
     status,
     like,
     limit: q.limit,
     offset: q.offset,
   }) as MailLogRow[];
-  const total = (stmt(db, `SELECT COUNT(*) AS n FROM mail_log WHERE ${where}`).get({ status, like }) as { n: number }).n;
+  const total = (await stmt(db, `SELECT COUNT(*) AS n FROM mail_log WHERE ${where}`).get({ status, like }) as { n: number }).n;
   return { rows, total };
 }
 
 /** Counts of messages created in [fromUtc, toUtc]. */
-export function countMailLogs(db: Db, fromUtc: string, toUtc: string): { success: number; failed: number; total: number } {
-  const r = stmt(
+export async function countMailLogs(db: Db, fromUtc: string, toUtc: string): Promise<{ success: number; failed: number; total: number }> {
+  const r = await stmt(
     db,
     `SELECT COUNT(*) AS total, COALESCE(SUM(status = 'sent'), 0) AS success, COALESCE(SUM(status = 'failed'), 0) AS failed
      FROM mail_log WHERE created_utc >= ? AND created_utc <= ?`,
@@ -179,17 +179,17 @@ export function countMailLogs(db: Db, fromUtc: string, toUtc: string): { success
 }
 
 /** Every message, newest first, with only the columns the dashboard lists. */
-export function allMailLogsBrief(
+export async function allMailLogsBrief(
   db: Db,
-): Pick<MailLogRow, 'id' | 'status' | 'subject' | 'to_header' | 'error' | 'created_utc' | 'opened' | 'notification_deleted'>[] {
-  return stmt(
+): Promise<Pick<MailLogRow, 'id' | 'status' | 'subject' | 'to_header' | 'error' | 'created_utc' | 'opened' | 'notification_deleted'>[]> {
+  return await stmt(
     db,
     'SELECT id, status, subject, to_header, error, created_utc, opened, notification_deleted FROM mail_log ORDER BY id DESC',
   ).all() as never;
 }
 
-export function queuedMailIds(db: Db): number[] {
-  return (stmt(db, "SELECT id FROM mail_log WHERE status = 'queued' ORDER BY id").all() as { id: number }[]).map((r) => r.id);
+export async function queuedMailIds(db: Db): Promise<number[]> {
+  return (await stmt(db, "SELECT id FROM mail_log WHERE status = 'queued' ORDER BY id").all() as { id: number }[]).map((r) => r.id);
 }
 
 export interface DeliveryRecord {
@@ -205,20 +205,20 @@ export interface DeliveryRecord {
  * Claims a queued message for delivery: true for exactly one caller, even across processes. A claim older
  * than `staleBeforeUtc` (a process that died mid-delivery) can be taken over.
  */
-export function claimMailLog(db: Db, id: number, staleBeforeUtc: string): boolean {
+export async function claimMailLog(db: Db, id: number, staleBeforeUtc: string): Promise<boolean> {
   return (
-    stmt(db, "UPDATE mail_log SET claimed_utc = ? WHERE id = ? AND status = 'queued' AND (claimed_utc IS NULL OR claimed_utc < ?)").run(
+    (await stmt(db, "UPDATE mail_log SET claimed_utc = ? WHERE id = ? AND status = 'queued' AND (claimed_utc IS NULL OR claimed_utc < ?)").run(
       nowUtc(),
       id,
       staleBeforeUtc,
-    ).changes === 1
+    )).changes === 1
   );
 }
 
 /** Records one delivery attempt; only a message still queued is updated (a deleted row stays deleted). */
-export function recordDelivery(db: Db, id: number, d: DeliveryRecord): boolean {
+export async function recordDelivery(db: Db, id: number, d: DeliveryRecord): Promise<boolean> {
   const now = nowUtc();
-  const r = stmt(
+  const r = await stmt(
     db,
     `UPDATE mail_log SET status = ?, transport = ?, error = ?, transcript = transcript || ?, message_id = COALESCE(?, message_id),
        eml_file = COALESCE(?, eml_file), claimed_utc = NULL, attempts = attempts + 1, updated_utc = ?, sent_utc = CASE WHEN ? = 'sent' THEN ? ELSE sent_utc END
@@ -228,15 +228,15 @@ export function recordDelivery(db: Db, id: number, d: DeliveryRecord): boolean {
 }
 
 /** Puts a message back in the queue for a resend. */
-export function requeueMailLog(db: Db, id: number): void {
-  stmt(
+export async function requeueMailLog(db: Db, id: number): Promise<void> {
+  await stmt(
     db,
     "UPDATE mail_log SET status = 'queued', error = NULL, claimed_utc = NULL, resend_count = resend_count + 1, updated_utc = ? WHERE id = ?",
   ).run(nowUtc(), id);
 }
 
-export function countResend(db: Db, id: number): void {
-  stmt(db, 'UPDATE mail_log SET resend_count = resend_count + 1, updated_utc = ? WHERE id = ?').run(nowUtc(), id);
+export async function countResend(db: Db, id: number): Promise<void> {
+  await stmt(db, 'UPDATE mail_log SET resend_count = resend_count + 1, updated_utc = ? WHERE id = ?').run(nowUtc(), id);
 }
 
 // Connected apps ------------------------------------------------------------------------------------------
@@ -252,47 +252,47 @@ export interface MailAppRow {
   last_seen_utc: string | null;
 }
 
-export function upsertMailApp(db: Db, a: { token_hash: string; token_hint: string; device: string; server_url: string }): MailAppRow {
-  stmt(
+export async function upsertMailApp(db: Db, a: { token_hash: string; token_hint: string; device: string; server_url: string }): Promise<MailAppRow> {
+  await stmt(
     db,
     `INSERT INTO mail_apps (token_hash, token_hint, device, server_url, connected_utc) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (token_hash) DO UPDATE SET device = excluded.device, server_url = excluded.server_url, connected_utc = excluded.connected_utc`,
   ).run(a.token_hash, a.token_hint, a.device, a.server_url, nowUtc());
-  return findMailApp(db, a.token_hash)!;
+  return (await findMailApp(db, a.token_hash))!;
 }
 
-export function findMailApp(db: Db, tokenHash: string): MailAppRow | undefined {
-  return stmt(db, 'SELECT * FROM mail_apps WHERE token_hash = ?').get(tokenHash) as MailAppRow | undefined;
+export async function findMailApp(db: Db, tokenHash: string): Promise<MailAppRow | undefined> {
+  return await stmt(db, 'SELECT * FROM mail_apps WHERE token_hash = ?').get(tokenHash) as MailAppRow | undefined;
 }
 
-export function touchMailApp(db: Db, id: number): void {
-  stmt(db, 'UPDATE mail_apps SET last_seen_utc = ? WHERE id = ?').run(nowUtc(), id);
+export async function touchMailApp(db: Db, id: number): Promise<void> {
+  await stmt(db, 'UPDATE mail_apps SET last_seen_utc = ? WHERE id = ?').run(nowUtc(), id);
 }
 
-export function listMailApps(db: Db): MailAppRow[] {
-  return stmt(db, 'SELECT * FROM mail_apps ORDER BY id').all() as MailAppRow[];
+export async function listMailApps(db: Db): Promise<MailAppRow[]> {
+  return await stmt(db, 'SELECT * FROM mail_apps ORDER BY id').all() as MailAppRow[];
 }
 
-export function deleteMailApp(db: Db, id: number): boolean {
-  return stmt(db, 'DELETE FROM mail_apps WHERE id = ?').run(id).changes === 1;
+export async function deleteMailApp(db: Db, id: number): Promise<boolean> {
+  return (await stmt(db, 'DELETE FROM mail_apps WHERE id = ?').run(id)).changes === 1;
 }
 
-export function deleteAllMailApps(db: Db): number {
-  return stmt(db, 'DELETE FROM mail_apps').run().changes;
+export async function deleteAllMailApps(db: Db): Promise<number> {
+  return (await stmt(db, 'DELETE FROM mail_apps').run()).changes;
 }
 
 // Pairing key and license ----------------------------------------------------------------------------------
 
-export function setPairing(db: Db, keyHash: string, expiresUtc: string, userId: number): void {
-  stmt(db, 'INSERT OR REPLACE INTO mail_pairing (id, key_hash, expires_utc, created_by) VALUES (1, ?, ?, ?)').run(keyHash, expiresUtc, userId);
+export async function setPairing(db: Db, keyHash: string, expiresUtc: string, userId: number): Promise<void> {
+  await stmt(db, 'INSERT OR REPLACE INTO mail_pairing (id, key_hash, expires_utc, created_by) VALUES (1, ?, ?, ?)').run(keyHash, expiresUtc, userId);
 }
 
-export function getPairing(db: Db): { key_hash: string; expires_utc: string } | undefined {
-  return stmt(db, 'SELECT key_hash, expires_utc FROM mail_pairing WHERE id = 1').get() as { key_hash: string; expires_utc: string } | undefined;
+export async function getPairing(db: Db): Promise<{ key_hash: string; expires_utc: string } | undefined> {
+  return await stmt(db, 'SELECT key_hash, expires_utc FROM mail_pairing WHERE id = 1').get() as { key_hash: string; expires_utc: string } | undefined;
 }
 
-export function clearPairing(db: Db): void {
-  stmt(db, 'DELETE FROM mail_pairing').run();
+export async function clearPairing(db: Db): Promise<void> {
+  await stmt(db, 'DELETE FROM mail_pairing').run();
 }
 
 export interface LicenseRow {
@@ -302,14 +302,14 @@ export interface LicenseRow {
   last_checked_utc: string | null;
 }
 
-export function setLicense(db: Db, key: string, userId: number): void {
-  stmt(db, 'INSERT OR REPLACE INTO mail_license (id, license_key, activated_utc, activated_by) VALUES (1, ?, ?, ?)').run(key, nowUtc(), userId);
+export async function setLicense(db: Db, key: string, userId: number): Promise<void> {
+  await stmt(db, 'INSERT OR REPLACE INTO mail_license (id, license_key, activated_utc, activated_by) VALUES (1, ?, ?, ?)').run(key, nowUtc(), userId);
 }
 
-export function getLicense(db: Db): LicenseRow | undefined {
-  return stmt(db, 'SELECT license_key, activated_utc, activated_by, last_checked_utc FROM mail_license WHERE id = 1').get() as LicenseRow | undefined;
+export async function getLicense(db: Db): Promise<LicenseRow | undefined> {
+  return await stmt(db, 'SELECT license_key, activated_utc, activated_by, last_checked_utc FROM mail_license WHERE id = 1').get() as LicenseRow | undefined;
 }
 
-export function touchLicense(db: Db): void {
-  stmt(db, 'UPDATE mail_license SET last_checked_utc = ? WHERE id = 1').run(nowUtc());
+export async function touchLicense(db: Db): Promise<void> {
+  await stmt(db, 'UPDATE mail_license SET last_checked_utc = ? WHERE id = 1').run(nowUtc());
 }

@@ -9,8 +9,8 @@ export interface AudienceRow {
   synced: string;
 }
 
-export function putOptIn(db: Db, attendeeId: number, consent: boolean, source: string, time: string): void {
-  stmt(
+export async function putOptIn(db: Db, attendeeId: number, consent: boolean, source: string, time: string): Promise<void> {
+  await stmt(
     db,
     'INSERT INTO marketing_optins (attendee_id, consent, source, time) VALUES (?, ?, ?, ?) ON CONFLICT(attendee_id) DO UPDATE SET consent = excluded.consent, source = excluded.source, time = excluded.time',
   ).run(attendeeId, consent ? 1 : 0, source, time);
@@ -24,8 +24,8 @@ export interface ConsentRow {
 }
 
 /** Per address, the latest consent given by any of its (not trashed) attendees. */
-export function latestConsents(db: Db): ConsentRow[] {
-  return stmt(
+export async function latestConsents(db: Db): Promise<ConsentRow[]> {
+  return await stmt(
     db,
     `SELECT email, full_name, attendee_id, consent FROM (
        SELECT lower(a.email) AS email, a.full_name, a.post_id AS attendee_id, o.consent,
@@ -36,36 +36,36 @@ export function latestConsents(db: Db): ConsentRow[] {
   ).all() as ConsentRow[];
 }
 
-export function countOptedIn(db: Db): number {
-  return latestConsents(db).filter((c) => c.consent === 1).length;
+export async function countOptedIn(db: Db): Promise<number> {
+  return (await latestConsents(db)).filter((c) => c.consent === 1).length;
 }
 
-export function putMember(db: Db, m: AudienceRow): void {
-  stmt(
+export async function putMember(db: Db, m: AudienceRow): Promise<void> {
+  await stmt(
     db,
     'INSERT INTO marketing_audience (email, full_name, attendee_id, status, synced) VALUES (?, ?, ?, ?, ?) ON CONFLICT(email) DO UPDATE SET full_name = excluded.full_name, attendee_id = excluded.attendee_id, status = excluded.status, synced = excluded.synced',
   ).run(m.email, m.full_name, m.attendee_id, m.status, m.synced);
 }
 
-export function allMembers(db: Db): AudienceRow[] {
-  return stmt(db, 'SELECT * FROM marketing_audience ORDER BY email').all() as AudienceRow[];
+export async function allMembers(db: Db): Promise<AudienceRow[]> {
+  return await stmt(db, 'SELECT * FROM marketing_audience ORDER BY email').all() as AudienceRow[];
 }
 
-export function listMembers(db: Db, status: string, limit: number, offset: number): { rows: AudienceRow[]; total: number } {
+export async function listMembers(db: Db, status: string, limit: number, offset: number): Promise<{ rows: AudienceRow[]; total: number }> {
   const any = status === 'any' ? 1 : 0;
-  const rows = stmt(db, 'SELECT * FROM marketing_audience WHERE (? = 1 OR status = ?) ORDER BY email LIMIT ? OFFSET ?').all(
+  const rows = await stmt(db, 'SELECT * FROM marketing_audience WHERE (? = 1 OR status = ?) ORDER BY email LIMIT ? OFFSET ?').all(
     any,
     status,
     limit,
     offset,
   ) as AudienceRow[];
-  const total = (stmt(db, 'SELECT COUNT(*) AS n FROM marketing_audience WHERE (? = 1 OR status = ?)').get(any, status) as { n: number }).n;
+  const total = (await stmt(db, 'SELECT COUNT(*) AS n FROM marketing_audience WHERE (? = 1 OR status = ?)').get(any, status) as { n: number }).n;
   return { rows, total };
 }
 
 /** A live (not trashed) attendee's e-mail and event, for an opt-in. */
-export function optInAttendee(db: Db, attendeeId: number): { post_id: number; email: string; event_id: number } | undefined {
-  return stmt(
+export async function optInAttendee(db: Db, attendeeId: number): Promise<{ post_id: number; email: string; event_id: number } | undefined> {
+  return await stmt(
     db,
     "SELECT a.post_id, a.email, a.event_id FROM attendees a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ? AND p.status <> 'trash'",
   ).get(attendeeId) as { post_id: number; email: string; event_id: number } | undefined;

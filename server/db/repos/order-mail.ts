@@ -31,15 +31,15 @@ export interface AttendeeForMail {
   timezone: string | null;
 }
 
-export function orderForMail(db: Db, orderId: number): OrderForMail | undefined {
-  return stmt(db, 'SELECT post_id AS id, status, purchaser_name, purchaser_email, total_minor, currency FROM orders WHERE post_id = ?').get(
+export async function orderForMail(db: Db, orderId: number): Promise<OrderForMail | undefined> {
+  return await stmt(db, 'SELECT post_id AS id, status, purchaser_name, purchaser_email, total_minor, currency FROM orders WHERE post_id = ?').get(
     orderId,
   ) as OrderForMail | undefined;
 }
 
 /** The order's admitted attendees (RSVP "not going" and trashed ones have no ticket to show), in ID order. */
-export function attendeesForMail(db: Db, orderId: number): AttendeeForMail[] {
-  return stmt(
+export async function attendeesForMail(db: Db, orderId: number): Promise<AttendeeForMail[]> {
+  return await stmt(
     db,
     `SELECT a.post_id AS id, a.ticket_id, a.event_id, a.full_name, a.email, a.security_code,
             t.title AS ticket_title, t.title_et AS ticket_title_et, e.title AS event_title, e.title_et AS event_title_et,
@@ -55,6 +55,6 @@ export function attendeesForMail(db: Db, orderId: number): AttendeeForMail[] {
 }
 
 /** Whether the order's ticket e-mail was already logged (an order mails its tickets once; staff resend). */
-export function ticketMailLogged(db: Db, orderId: number): boolean {
-  return stmt(db, "SELECT 1 FROM mail_log WHERE source = 'tickets' AND related_id = ? LIMIT 1").get(orderId) !== undefined;
+export async function ticketMailLogged(db: Db, orderId: number): Promise<boolean> {
+  return await stmt(db, "SELECT 1 FROM mail_log WHERE source = 'tickets' AND related_id = ? LIMIT 1").get(orderId) !== undefined;
 }

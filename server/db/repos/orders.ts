@@ -9,8 +9,8 @@ import { availableOf, EMPTY_STATS, getTicketRows, ticketStats, type Provider, ty
 export const BOX_OFFICE_REF = 'box-office';
 
 /** Marks an order as a box-office sale: its attendees answer `order: ""`, as the original's REST-made ones. */
-export function markBoxOfficeOrder(db: Db, orderId: number): void {
-  stmt(db, 'UPDATE orders SET gateway_ref = ? WHERE post_id = ?').run(BOX_OFFICE_REF, orderId);
+export async function markBoxOfficeOrder(db: Db, orderId: number): Promise<void> {
+  await stmt(db, 'UPDATE orders SET gateway_ref = ? WHERE post_id = ?').run(BOX_OFFICE_REF, orderId);
 }
 
 export interface OrderRow {
@@ -69,20 +69,20 @@ export class OrderError extends Error {
 
 const SELECT = 'SELECT o.post_id AS id, o.*, p.author, p.date, p.date_gmt FROM orders o JOIN posts p ON p.id = o.post_id';
 
-export function getOrderRows(db: Db, ids: readonly number[]): OrderRow[] {
+export async function getOrderRows(db: Db, ids: readonly number[]): Promise<OrderRow[]> {
   if (!ids.length) return [];
-  const rows = stmt(db, `${SELECT} WHERE o.post_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as OrderRow[];
+  const rows = await stmt(db, `${SELECT} WHERE o.post_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as OrderRow[];
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)).filter((r): r is OrderRow => r !== undefined);
 }
 
-export function getOrderRow(db: Db, id: number): OrderRow | undefined {
-  return stmt(db, `${SELECT} WHERE o.post_id = ?`).get(id) as OrderRow | undefined;
+export async function getOrderRow(db: Db, id: number): Promise<OrderRow | undefined> {
+  return await stmt(db, `${SELECT} WHERE o.post_id = ?`).get(id) as OrderRow | undefined;
 }
 
-export function orderItems(db: Db, orderIds: readonly number[]): OrderItemRow[] {
+export async function orderItems(db: Db, orderIds: readonly number[]): Promise<OrderItemRow[]> {
   if (!orderIds.length) return [];
-  return stmt(
+  return await stmt(
     db,
     `SELECT oi.order_id, oi.ticket_id, oi.quantity, oi.price_minor, t.event_id, p.title, p.title_et
      FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id JOIN posts p ON p.id = oi.ticket_id
@@ -90,10 +90,10 @@ export function orderItems(db: Db, orderIds: readonly number[]): OrderItemRow[] 
   ).all(JSON.stringify(orderIds)) as OrderItemRow[];
 }
 
-export function attendeeIdsOfOrders(db: Db, orderIds: readonly number[]): number[] {
+export async function attendeeIdsOfOrders(db: Db, orderIds: readonly number[]): Promise<number[]> {
   if (!orderIds.length) return [];
   return (
-    stmt(db, 'SELECT post_id FROM attendees WHERE order_id IN (SELECT value FROM json_each(?)) ORDER BY post_id').all(JSON.stringify(orderIds)) as {
+    await stmt(db, 'SELECT post_id FROM attendees WHERE order_id IN (SELECT value FROM json_each(?)) ORDER BY post_id').all(JSON.stringify(orderIds)) as {
       post_id: number;
     }[]
   ).map((r) => r.post_id);
@@ -106,7 +106,7 @@ export interface OrderQuery {
   offset: number;
 }
 
-export function queryOrders(db: Db, q: OrderQuery): { ids: number[]; total: number } {
+export async function queryOrders(db: Db, q: OrderQuery): Promise<{ ids: number[]; total: number }> {
   const c: string[] = ['1 = 1'];
   const params: unknown[] = [];
   if (q.postId !== undefined) {
@@ -118,9 +118,9 @@ export function queryOrders(db: Db, q: OrderQuery): { ids: number[]; total: numb
     params.push(JSON.stringify(q.statuses));
   }
   const w = c.join(' AND ');
-  const total = (stmt(db, `SELECT COUNT(*) AS n FROM orders o WHERE ${w}`).get(...params) as { n: number }).n;
+  const total = (await stmt(db, `SELECT COUNT(*) AS n FROM orders o WHERE ${w}`).get(...params) as { n: number }).n;
   const ids = (
-    stmt(db, `SELECT o.post_id AS id FROM orders o WHERE ${w} ORDER BY o.post_id DESC LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset) as {
+    await stmt(db, `SELECT o.post_id AS id FROM orders o WHERE ${w} ORDER BY o.post_id DESC LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset) as {
       id: number;
     }[]
   ).map((r) => r.id);
@@ -151,8 +151,8 @@ export interface CreatedOrder {
   attendeeIds: number[];
 }
 
-function checkAvailability(db: Db, tickets: Map<number, TicketRow>, items: NewOrder['items'], o: NewOrder): void {
-  const stats = ticketStats(db, [...tickets.keys()]);
+async function checkAvailability(db: Db, tickets: Map<number, TicketRow>, items: NewOrder['items'], o: NewOrder): Promise<void> {
+  const stats = await ticketStats(db, [...tickets.keys()]);
   for (const it of items) {
     const t = tickets.get(it.ticketId)!;
     if (
@@ -171,8 +171,8 @@ function checkAvailability(db: Db, tickets: Map<number, TicketRow>, items: NewOr
  * transaction (a savepoint inside a route's). Availability is counted inside that transaction, so
  * concurrent sales can never overbook a ticket.
  */
-export function createOrder(db: Db, o: NewOrder): CreatedOrder {
-  return db.transaction((): CreatedOrder => {
+export async function createOrder(db: Db, o: NewOrder): Promise<CreatedOrder> {
+  return await db.transaction(async (): Promise<CreatedOrder> => {
     const merged = new Map<number, NewOrder['items'][number]>();
     for (const it of o.items) {
       const prev = merged.get(it.ticketId);
@@ -185,10 +185,10 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
       if (count > o.maxTickets) throw new OrderTooLargeError(o.maxTickets, count);
     }
     const tickets = new Map(
-      getTicketRows(
+      (await getTicketRows(
         db,
         items.map((i) => i.ticketId),
-      ).map((t) => [t.id, t]),
+      )).map((t) => [t.id, t]),
     );
     for (const it of items) {
       const t = tickets.get(it.ticketId);
@@ -197,11 +197,11 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
     const paid = items.filter((it) => tickets.get(it.ticketId)!.provider === 'tc');
     const currencies = new Set(paid.map((it) => tickets.get(it.ticketId)!.currency));
     if (currencies.size > 1) throw new OrderError('currency', paid[0].ticketId, tickets.get(paid[0].ticketId)!.title);
-    checkAvailability(db, tickets, items, o);
+    await checkAvailability(db, tickets, items, o);
     const total = items.reduce((sum, it) => sum + tickets.get(it.ticketId)!.price_minor * it.quantity, 0);
     const status: OrderStatus = o.status ?? (total === 0 ? 'completed' : 'pending');
-    const orderId = insertPost(db, 'order', { status: 'publish', author: o.userId ?? 0, title: o.purchaserName, date: o.date, date_gmt: o.dateGmt });
-    stmt(
+    const orderId = await insertPost(db, 'order', { status: 'publish', author: o.userId ?? 0, title: o.purchaserName, date: o.date, date_gmt: o.dateGmt });
+    await stmt(
       db,
       `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc, hold_until_utc)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -222,9 +222,9 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
     const attendeeIds: number[] = [];
     for (const it of items) {
       const t = tickets.get(it.ticketId)!;
-      putItem.run(orderId, t.id, it.quantity, t.price_minor);
+      await putItem.run(orderId, t.id, it.quantity, t.price_minor);
       for (let n = 0; n < it.quantity; n++) {
-        const id = insertPost(db, 'attendee', {
+        const id = await insertPost(db, 'attendee', {
           status: 'publish',
           author: o.userId ?? 0,
           title: o.purchaserName,
@@ -232,7 +232,7 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
           date: o.date,
           date_gmt: o.dateGmt,
         });
-        insertAttendeeRow(db, {
+        await insertAttendeeRow(db, {
           postId: id,
           ticketId: t.id,
           eventId: t.event_id,
@@ -240,7 +240,7 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
           provider: t.provider,
           fullName: o.purchaserName,
           email: o.purchaserEmail,
-          securityCode: newSecurityCode(db),
+          securityCode: await newSecurityCode(db),
           priceMinor: t.price_minor,
           optout: it.optout ?? false,
           rsvpStatus: t.provider === 'rsvp' ? 'yes' : null,
@@ -249,7 +249,7 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
       }
     }
     return { orderId, status, attendeeIds };
-  })();
+  });
 }
 
 const utcMs = (utc: string) => Date.parse(`${utc.replace(' ', 'T')}Z`);
@@ -271,18 +271,18 @@ export function holdExpired(order: Pick<OrderRow, 'status' | 'hold_until_utc'>, 
  * place either: it is re-checked the same way. An order made with a hold that goes back to pending gets a
  * fresh hold of the same length from now.
  */
-export function setOrderStatus(db: Db, order: OrderRow, status: OrderStatus, nowUtc: string): void {
-  db.transaction(() => {
+export async function setOrderStatus(db: Db, order: OrderRow, status: OrderStatus, nowUtc: string): Promise<void> {
+  await db.transaction(async () => {
     const heldBefore = HOLDING.includes(order.status) && !holdExpired(order, nowUtc);
     if (!heldBefore && HOLDING.includes(status)) {
-      const items = orderItems(db, [order.id]);
+      const items = await orderItems(db, [order.id]);
       const tickets = new Map(
-        getTicketRows(
+        (await getTicketRows(
           db,
           items.map((i) => i.ticket_id),
-        ).map((t) => [t.id, t]),
+        )).map((t) => [t.id, t]),
       );
-      checkAvailability(
+      await checkAvailability(
         db,
         tickets,
         items.map((i) => ({ ticketId: i.ticket_id, quantity: i.quantity })),
@@ -293,34 +293,34 @@ export function setOrderStatus(db: Db, order: OrderRow, status: OrderStatus, now
     let hold = order.hold_until_utc;
     if (status === 'pending' && hold !== null && order.status !== 'pending')
       hold = utcString(utcMs(nowUtc) + Math.max(0, utcMs(hold) - utcMs(order.created_utc)));
-    stmt(db, 'UPDATE orders SET status = ?, completed_utc = ?, hold_until_utc = ? WHERE post_id = ?').run(status, completed, hold, order.id);
-  })();
+    await stmt(db, 'UPDATE orders SET status = ?, completed_utc = ?, hold_until_utc = ? WHERE post_id = ?').run(status, completed, hold, order.id);
+  });
 }
 
 /**
  * The sweep: cancels every pending order whose hold has run out at `nowUtc` (their places are free again).
  * Returns the IDs of the orders it cancelled.
  */
-export function expireHolds(db: Db, nowUtc: string): number[] {
-  return db.transaction(() => {
+export async function expireHolds(db: Db, nowUtc: string): Promise<number[]> {
+  return await db.transaction(async () => {
     const ids = (
-      stmt(
+      await stmt(
         db,
         "SELECT post_id AS id FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ? ORDER BY post_id",
       ).all(nowUtc) as { id: number }[]
     ).map((r) => r.id);
     const cancel = stmt(db, "UPDATE orders SET status = 'cancelled' WHERE post_id = ? AND status = 'pending'");
     // Only the orders this pass cancelled: another process's sweep (or a payment) may have got there first.
-    return ids.filter((id) => cancel.run(id).changes === 1);
-  })();
+    return ids.filter(async (id) => (await cancel.run(id)).changes === 1);
+  });
 }
 
 /**
  * Sets an order's status as an attendee edit does (no hold or capacity bookkeeping, see setOrderStatus): the first
  * move to `completed` records `nowUtc` as its completion time, which later moves keep.
  */
-export function setOrderStatusOnly(db: Db, orderId: number, status: string, nowUtc: string): void {
-  stmt(
+export async function setOrderStatusOnly(db: Db, orderId: number, status: string, nowUtc: string): Promise<void> {
+  await stmt(
     db,
     "UPDATE orders SET status = ?, completed_utc = CASE WHEN ? = 'completed' THEN COALESCE(completed_utc, ?) ELSE completed_utc END WHERE post_id = ?",
   ).run(status, status, nowUtc, orderId);

@@ -51,9 +51,9 @@ const COLUMNS = [
  * Posts joined with their detail table (`events`, `tickets`, `venues`, `organizers`: one row per post, keyed
  * by `post_id`), in the order of `ids` (missing ones skipped). One statement whatever the list length.
  */
-export function getPostsWithDetail<T extends PostRow>(db: Db, table: string, ids: readonly number[]): T[] {
+export async function getPostsWithDetail<T extends PostRow>(db: Db, table: string, ids: readonly number[]): Promise<T[]> {
   if (!ids.length) return [];
-  const rows = stmt(db, `SELECT p.*, d.* FROM posts p JOIN ${table} d ON d.post_id = p.id WHERE p.id IN (SELECT value FROM json_each(?))`).all(
+  const rows = await stmt(db, `SELECT p.*, d.* FROM posts p JOIN ${table} d ON d.post_id = p.id WHERE p.id IN (SELECT value FROM json_each(?))`).all(
     JSON.stringify(ids),
   ) as T[];
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -61,45 +61,45 @@ export function getPostsWithDetail<T extends PostRow>(db: Db, table: string, ids
 }
 
 /** Inserts a post's detail row with the `keys` of `cols` that are set. */
-export function insertDetailCols<C>(db: Db, table: string, postId: number, cols: Partial<C>, keys: readonly (keyof C & string)[]): void {
+export async function insertDetailCols<C>(db: Db, table: string, postId: number, cols: Partial<C>, keys: readonly (keyof C & string)[]): Promise<void> {
   const set = keys.filter((k) => cols[k] !== undefined);
-  stmt(db, `INSERT INTO ${table} (post_id${set.map((k) => `, ${k}`).join('')}) VALUES (?${set.map(() => ', ?').join('')})`).run(
+  await stmt(db, `INSERT INTO ${table} (post_id${set.map((k) => `, ${k}`).join('')}) VALUES (?${set.map(() => ', ?').join('')})`).run(
     postId,
     ...set.map((k) => cols[k] as unknown),
   );
 }
 
 /** Updates the `keys` of `cols` that are set in a post's detail row; nothing to set, no statement. */
-export function updateDetailCols<C>(db: Db, table: string, postId: number, cols: Partial<C>, keys: readonly (keyof C & string)[]): void {
+export async function updateDetailCols<C>(db: Db, table: string, postId: number, cols: Partial<C>, keys: readonly (keyof C & string)[]): Promise<void> {
   const set = keys.filter((k) => cols[k] !== undefined);
   if (!set.length) return;
-  stmt(db, `UPDATE ${table} SET ${set.map((k) => `${k} = ?`).join(', ')} WHERE post_id = ?`).run(...set.map((k) => cols[k] as unknown), postId);
+  await stmt(db, `UPDATE ${table} SET ${set.map((k) => `${k} = ?`).join(', ')} WHERE post_id = ?`).run(...set.map((k) => cols[k] as unknown), postId);
 }
 
-export function getPost(db: Db, id: number): PostRow | undefined {
-  return stmt(db, 'SELECT * FROM posts WHERE id = ?').get(id) as PostRow | undefined;
+export async function getPost(db: Db, id: number): Promise<PostRow | undefined> {
+  return await stmt(db, 'SELECT * FROM posts WHERE id = ?').get(id) as PostRow | undefined;
 }
 
-export function getPostType(db: Db, id: number): string | undefined {
-  return (stmt(db, 'SELECT type FROM posts WHERE id = ?').get(id) as { type: string } | undefined)?.type;
+export async function getPostType(db: Db, id: number): Promise<string | undefined> {
+  return (await stmt(db, 'SELECT type FROM posts WHERE id = ?').get(id) as { type: string } | undefined)?.type;
 }
 
 /** A post of that type by slug; trashed posts are not found (WordPress renames their slugs). */
-export function findPostIdBySlug(db: Db, type: string, slug: string): number | undefined {
-  return (stmt(db, "SELECT id FROM posts WHERE type = ? AND slug = ? AND status <> 'trash'").get(type, slug) as { id: number } | undefined)?.id;
+export async function findPostIdBySlug(db: Db, type: string, slug: string): Promise<number | undefined> {
+  return (await stmt(db, "SELECT id FROM posts WHERE type = ? AND slug = ? AND status <> 'trash'").get(type, slug) as { id: number } | undefined)?.id;
 }
 
-export function insertPost(db: Db, type: string, fields: PostWrite & { date: string; date_gmt: string }): number {
+export async function insertPost(db: Db, type: string, fields: PostWrite & { date: string; date_gmt: string }): Promise<number> {
   const row: PostWrite = { modified: fields.date, modified_gmt: fields.date_gmt, ...fields };
   const cols = COLUMNS.filter((c) => row[c] !== undefined);
   const sql = `INSERT INTO posts (type, ${cols.join(', ')}) VALUES (?, ${cols.map(() => '?').join(', ')})`;
-  return Number(stmt(db, sql).run(type, ...cols.map((c) => row[c] as unknown)).lastInsertRowid);
+  return Number((await stmt(db, sql).run(type, ...cols.map((c) => row[c] as unknown))).lastInsertRowid);
 }
 
-export function updatePost(db: Db, id: number, fields: PostWrite): void {
+export async function updatePost(db: Db, id: number, fields: PostWrite): Promise<void> {
   const cols = COLUMNS.filter((c) => fields[c] !== undefined);
   if (!cols.length) return;
-  stmt(db, `UPDATE posts SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...cols.map((c) => fields[c] as unknown), id);
+  await stmt(db, `UPDATE posts SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...cols.map((c) => fields[c] as unknown), id);
 }
 
 /** WordPress `sanitize_title`: lower case, accents removed, anything else to hyphens. */
@@ -119,26 +119,26 @@ export function sanitizeSlug(s: string): string {
 }
 
 /** `wp_unique_post_slug`: appends -2, -3, ... until no other post of the type uses it. */
-export function uniqueSlug(db: Db, type: string, wanted: string, exceptId = 0): string {
+export async function uniqueSlug(db: Db, type: string, wanted: string, exceptId = 0): Promise<string> {
   const base = sanitizeSlug(wanted) || 'post';
   const taken = stmt(db, 'SELECT 1 FROM posts WHERE type = ? AND slug = ? AND id <> ?');
-  if (!taken.get(type, base, exceptId)) return base;
+  if (!await taken.get(type, base, exceptId)) return base;
   for (let n = 2; ; n++) {
     const s = `${base}-${n}`;
-    if (!taken.get(type, s, exceptId)) return s;
+    if (!await taken.get(type, s, exceptId)) return s;
   }
 }
 
 /** The author of a post (null when it has none), or undefined when there is no such post. */
-export function postAuthorOf(db: Db, id: number): number | null | undefined {
-  return stmt(db, 'SELECT author FROM posts WHERE id = ?').pluck().get(id) as number | null | undefined;
+export async function postAuthorOf(db: Db, id: number): Promise<number | null | undefined> {
+  return await stmt(db, 'SELECT author FROM posts WHERE id = ?').pluck().get(id) as number | null | undefined;
 }
 
-export function setPostTitle(db: Db, id: number, title: string): void {
-  stmt(db, 'UPDATE posts SET title = ? WHERE id = ?').run(title, id);
+export async function setPostTitle(db: Db, id: number, title: string): Promise<void> {
+  await stmt(db, 'UPDATE posts SET title = ? WHERE id = ?').run(title, id);
 }
 
 /** How many events, venues and organizers there are, in any status. */
-export function countCalendarPosts(db: Db): number {
-  return (stmt(db, "SELECT COUNT(*) AS n FROM posts WHERE type IN ('event', 'venue', 'organizer')").get() as { n: number }).n;
+export async function countCalendarPosts(db: Db): Promise<number> {
+  return (await stmt(db, "SELECT COUNT(*) AS n FROM posts WHERE type IN ('event', 'venue', 'organizer')").get() as { n: number }).n;
 }

@@ -11,12 +11,12 @@ export interface SeoRow {
   updated: string;
 }
 
-export function getSeo(db: Db, postId: number): SeoRow | undefined {
-  return stmt(db, 'SELECT * FROM seo_meta WHERE post_id = ?').get(postId) as SeoRow | undefined;
+export async function getSeo(db: Db, postId: number): Promise<SeoRow | undefined> {
+  return await stmt(db, 'SELECT * FROM seo_meta WHERE post_id = ?').get(postId) as SeoRow | undefined;
 }
 
-export function putSeo(db: Db, r: SeoRow): void {
-  stmt(
+export async function putSeo(db: Db, r: SeoRow): Promise<void> {
+  await stmt(
     db,
     `INSERT INTO seo_meta (post_id, title, description, canonical, noindex, nofollow, updated) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(post_id) DO UPDATE SET title = excluded.title, description = excluded.description, canonical = excluded.canonical,
@@ -32,8 +32,8 @@ export interface SitemapRow {
 }
 
 /** Published, password-free events (not hidden from listings), venues and organizers that are not noindex. */
-export function sitemapRows(db: Db, limit: number): SitemapRow[] {
-  return stmt(
+export async function sitemapRows(db: Db, limit: number): Promise<SitemapRow[]> {
+  return await stmt(
     db,
     `SELECT p.id, p.type, p.slug, p.modified_gmt FROM posts p
      LEFT JOIN seo_meta m ON m.post_id = p.id

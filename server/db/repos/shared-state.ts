@@ -10,16 +10,16 @@ import { stmt } from '../connection.ts';
  * When `key` already has `max` events after `afterMs`: the time of the `max`-th most recent of them (the one
  * whose ageing out frees a place), else undefined.
  */
-export function rateLimitedSince(db: Db, name: string, key: string, afterMs: number, max: number): number | undefined {
-  return stmt(db, 'SELECT at_ms FROM evt_rate_events WHERE name = ? AND key = ? AND at_ms > ? ORDER BY at_ms DESC, id DESC LIMIT 1 OFFSET ?')
+export async function rateLimitedSince(db: Db, name: string, key: string, afterMs: number, max: number): Promise<number | undefined> {
+  return await stmt(db, 'SELECT at_ms FROM evt_rate_events WHERE name = ? AND key = ? AND at_ms > ? ORDER BY at_ms DESC, id DESC LIMIT 1 OFFSET ?')
     .pluck()
     .get(name, key, afterMs, max - 1) as number | undefined;
 }
 
 /** Counts one event at `atMs` against `key`, keeping only its `max` most recent events after `afterMs`. */
-export function insertRateEvent(db: Db, name: string, key: string, atMs: number, afterMs: number, max: number): void {
-  stmt(db, 'INSERT INTO evt_rate_events (name, key, at_ms) VALUES (?, ?, ?)').run(name, key, atMs);
-  stmt(
+export async function insertRateEvent(db: Db, name: string, key: string, atMs: number, afterMs: number, max: number): Promise<void> {
+  await stmt(db, 'INSERT INTO evt_rate_events (name, key, at_ms) VALUES (?, ?, ?)').run(name, key, atMs);
+  await stmt(
     db,
     `DELETE FROM evt_rate_events WHERE name = ? AND key = ? AND (at_ms <= ? OR id < (
        SELECT id FROM evt_rate_events WHERE name = ? AND key = ? ORDER BY id DESC LIMIT 1 OFFSET ?))`,
@@ -27,26 +27,26 @@ export function insertRateEvent(db: Db, name: string, key: string, atMs: number,
 }
 
 /** Forgets every event of `key`. */
-export function clearRateKey(db: Db, name: string, key: string): void {
-  stmt(db, 'DELETE FROM evt_rate_events WHERE name = ? AND key = ?').run(name, key);
+export async function clearRateKey(db: Db, name: string, key: string): Promise<void> {
+  await stmt(db, 'DELETE FROM evt_rate_events WHERE name = ? AND key = ?').run(name, key);
 }
 
 /**
  * Drops the events of limiter `name` at or before `beforeMs` (aged out of its window) and, past `maxRows`, its
  * oldest ones (a flood of new keys forgets the oldest events first, as the in-memory limiter forgets keys).
  */
-export function sweepRateEvents(db: Db, name: string, beforeMs: number, maxRows: number): number {
-  let n = stmt(db, 'DELETE FROM evt_rate_events WHERE name = ? AND at_ms <= ?').run(name, beforeMs).changes;
-  n += stmt(
+export async function sweepRateEvents(db: Db, name: string, beforeMs: number, maxRows: number): Promise<number> {
+  let n = (await stmt(db, 'DELETE FROM evt_rate_events WHERE name = ? AND at_ms <= ?').run(name, beforeMs)).changes;
+  n += (await stmt(
     db,
     'DELETE FROM evt_rate_events WHERE name = ? AND id <= (SELECT id FROM evt_rate_events WHERE name = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
-  ).run(name, name, maxRows).changes;
+  ).run(name, name, maxRows)).changes;
   return n;
 }
 
 /** Events held by limiter `name` (for tests of the bound). */
-export function rateEventCount(db: Db, name: string): number {
-  return stmt(db, 'SELECT COUNT(*) FROM evt_rate_events WHERE name = ?').pluck().get(name) as number;
+export async function rateEventCount(db: Db, name: string): Promise<number> {
+  return await stmt(db, 'SELECT COUNT(*) FROM evt_rate_events WHERE name = ?').pluck().get(name) as number;
 }
 
 export interface ChangeRow {
@@ -59,21 +59,21 @@ export interface ChangeRow {
 }
 
 /** Appends a change (in the caller's transaction, if one is open). */
-export function appendChange(db: Db, tags: string, origin: string, atMs: number): void {
-  stmt(db, 'INSERT INTO evt_change_log (tags, origin, at_ms) VALUES (?, ?, ?)').run(tags, origin, atMs);
+export async function appendChange(db: Db, tags: string, origin: string, atMs: number): Promise<void> {
+  await stmt(db, 'INSERT INTO evt_change_log (tags, origin, at_ms) VALUES (?, ?, ?)').run(tags, origin, atMs);
 }
 
 /** The changes after `seq`, in order, at most `limit`. */
-export function changesAfter(db: Db, seq: number, limit: number): ChangeRow[] {
-  return stmt(db, 'SELECT seq, tags, origin, at_ms FROM evt_change_log WHERE seq > ? ORDER BY seq LIMIT ?').all(seq, limit) as ChangeRow[];
+export async function changesAfter(db: Db, seq: number, limit: number): Promise<ChangeRow[]> {
+  return await stmt(db, 'SELECT seq, tags, origin, at_ms FROM evt_change_log WHERE seq > ? ORDER BY seq LIMIT ?').all(seq, limit) as ChangeRow[];
 }
 
 /** The last change's sequence number (0 when the log is empty). */
-export function lastChangeSeq(db: Db): number {
-  return (stmt(db, 'SELECT MAX(seq) FROM evt_change_log').pluck().get() as number | null) ?? 0;
+export async function lastChangeSeq(db: Db): Promise<number> {
+  return (await stmt(db, 'SELECT MAX(seq) FROM evt_change_log').pluck().get() as number | null) ?? 0;
 }
 
 /** Drops the changes made before `beforeMs`, but never the last one (it carries the sequence on). */
-export function pruneChanges(db: Db, beforeMs: number): number {
-  return stmt(db, 'DELETE FROM evt_change_log WHERE at_ms < ? AND seq < (SELECT MAX(seq) FROM evt_change_log)').run(beforeMs).changes;
+export async function pruneChanges(db: Db, beforeMs: number): Promise<number> {
+  return (await stmt(db, 'DELETE FROM evt_change_log WHERE at_ms < ? AND seq < (SELECT MAX(seq) FROM evt_change_log)').run(beforeMs)).changes;
 }

@@ -2,21 +2,21 @@ import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
 
 /** Site options (WordPress `get_option`/`update_option`) in the `options` table. */
-export function getOption(db: Db, name: string): string | undefined {
-  return (stmt(db, 'SELECT value FROM options WHERE name = ?').get(name) as { value: string } | undefined)?.value;
+export async function getOption(db: Db, name: string): Promise<string | undefined> {
+  return (await stmt(db, 'SELECT value FROM options WHERE name = ?').get(name) as { value: string } | undefined)?.value;
 }
 
-export function setOption(db: Db, name: string, value: string): void {
-  stmt(db, 'INSERT INTO options (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value').run(name, value);
+export async function setOption(db: Db, name: string, value: string): Promise<void> {
+  await stmt(db, 'INSERT INTO options (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value').run(name, value);
 }
 
-export function deleteOption(db: Db, name: string): void {
-  stmt(db, 'DELETE FROM options WHERE name = ?').run(name);
+export async function deleteOption(db: Db, name: string): Promise<void> {
+  await stmt(db, 'DELETE FROM options WHERE name = ?').run(name);
 }
 
 /** A JSON option; a missing or unparseable value reads as `fallback`. */
-export function getJsonOption<T>(db: Db, name: string, fallback: T): T {
-  const raw = getOption(db, name);
+export async function getJsonOption<T>(db: Db, name: string, fallback: T): Promise<T> {
+  const raw = await getOption(db, name);
   if (raw === undefined) return fallback;
   try {
     return JSON.parse(raw) as T;
@@ -25,17 +25,17 @@ export function getJsonOption<T>(db: Db, name: string, fallback: T): T {
   }
 }
 
-export function setJsonOption(db: Db, name: string, value: unknown): void {
-  setOption(db, name, JSON.stringify(value));
+export async function setJsonOption(db: Db, name: string, value: unknown): Promise<void> {
+  await setOption(db, name, JSON.stringify(value));
 }
 
 /** The site secret kept in `options` (signing nonces, cookies, links) when the configuration sets none. */
-export function getSiteSecret(db: Db): string | undefined {
-  return (stmt(db, "SELECT value FROM options WHERE name = 'secret'").get() as { value: string } | undefined)?.value;
+export async function getSiteSecret(db: Db): Promise<string | undefined> {
+  return (await stmt(db, "SELECT value FROM options WHERE name = 'secret'").get() as { value: string } | undefined)?.value;
 }
 
 /** The site secret: the one stored, or `fresh` stored now. Two processes starting together agree on one. */
-export function siteSecretOf(db: Db, fresh: string): string {
-  stmt(db, "INSERT INTO options (name, value) VALUES ('secret', ?) ON CONFLICT(name) DO NOTHING").run(fresh);
-  return getSiteSecret(db) as string;
+export async function siteSecretOf(db: Db, fresh: string): Promise<string> {
+  await stmt(db, "INSERT INTO options (name, value) VALUES ('secret', ?) ON CONFLICT(name) DO NOTHING").run(fresh);
+  return await getSiteSecret(db) as string;
 }

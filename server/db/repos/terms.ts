@@ -17,20 +17,20 @@ export interface TermRow {
   author: number;
 }
 
-function getTerm(db: Db, id: number): TermRow | undefined {
-  return stmt(db, `SELECT t.* FROM terms t WHERE t.id = ?`).get(id) as TermRow | undefined;
+async function getTerm(db: Db, id: number): Promise<TermRow | undefined> {
+  return await stmt(db, `SELECT t.* FROM terms t WHERE t.id = ?`).get(id) as TermRow | undefined;
 }
 
-export function getTermInTaxonomy(db: Db, taxonomy: string, id: number): TermRow | undefined {
-  const t = getTerm(db, id);
+export async function getTermInTaxonomy(db: Db, taxonomy: string, id: number): Promise<TermRow | undefined> {
+  const t = await getTerm(db, id);
   return t && t.taxonomy === taxonomy ? t : undefined;
 }
 
 /** Whether every term of `ids` exists in the taxonomy, in one query whatever their number. */
-export function allTermsIn(db: Db, taxonomy: string, ids: readonly number[]): boolean {
+export async function allTermsIn(db: Db, taxonomy: string, ids: readonly number[]): Promise<boolean> {
   const unique = new Set(ids);
   if (!unique.size) return true;
-  const found = stmt(db, 'SELECT COUNT(*) FROM terms WHERE taxonomy = ? AND id IN (SELECT value FROM json_each(?))')
+  const found = await stmt(db, 'SELECT COUNT(*) FROM terms WHERE taxonomy = ? AND id IN (SELECT value FROM json_each(?))')
     .pluck()
     .get(taxonomy, JSON.stringify([...unique])) as number;
   return found === unique.size;
@@ -42,47 +42,47 @@ export function allTermsIn(db: Db, taxonomy: string, ids: readonly number[]): bo
  * child (an events archive's usual category), one lookup on terms_parent (015-event-term-listing.sql) instead of
  * the recursive query (~4 us instead of ~40 us).
  */
-export function withDescendants(db: Db, taxonomy: string, ids: number[]): number[] {
+export async function withDescendants(db: Db, taxonomy: string, ids: number[]): Promise<number[]> {
   if (!ids.length) return ids;
-  const child = stmt(
+  const child = await stmt(
     db,
     'SELECT 1 FROM terms WHERE taxonomy = ? AND parent IN (SELECT id FROM terms WHERE id IN (SELECT value FROM json_each(?))) LIMIT 1',
   ).get(taxonomy, JSON.stringify(ids));
   if (!child) return [...new Set(ids)];
-  const rows = stmt(
+  const rows = await stmt(
     db,
     `WITH RECURSIVE d(id) AS (SELECT value FROM json_each(?) UNION SELECT t.id FROM terms t JOIN d ON t.parent = d.id WHERE t.taxonomy = ?) SELECT id FROM d`,
   ).all(JSON.stringify(ids), taxonomy) as { id: number }[];
   return rows.map((r) => r.id);
 }
 
-export function findTermBySlug(db: Db, taxonomy: string, slug: string): TermRow | undefined {
-  return stmt(db, `SELECT t.* FROM terms t WHERE t.taxonomy = ? AND t.slug = ?`).get(taxonomy, slug) as TermRow | undefined;
+export async function findTermBySlug(db: Db, taxonomy: string, slug: string): Promise<TermRow | undefined> {
+  return await stmt(db, `SELECT t.* FROM terms t WHERE t.taxonomy = ? AND t.slug = ?`).get(taxonomy, slug) as TermRow | undefined;
 }
 
-export function findTermByName(db: Db, taxonomy: string, name: string): TermRow | undefined {
-  return stmt(db, `SELECT t.* FROM terms t WHERE t.taxonomy = ? AND t.name = ? COLLATE NOCASE`).get(taxonomy, name) as TermRow | undefined;
+export async function findTermByName(db: Db, taxonomy: string, name: string): Promise<TermRow | undefined> {
+  return await stmt(db, `SELECT t.* FROM terms t WHERE t.taxonomy = ? AND t.name = ? COLLATE NOCASE`).get(taxonomy, name) as TermRow | undefined;
 }
 
 /** Terms of many posts at once: `post_id` plus the term. */
-export function termsOfPosts(db: Db, postIds: readonly number[]): (TermRow & { post_id: number })[] {
+export async function termsOfPosts(db: Db, postIds: readonly number[]): Promise<(TermRow & { post_id: number })[]> {
   if (!postIds.length) return [];
-  return stmt(
+  return await stmt(
     db,
     `SELECT r.post_id, t.* FROM term_relationships r JOIN terms t ON t.id = r.term_id WHERE r.post_id IN (SELECT value FROM json_each(?)) ORDER BY r.post_id, t.name`,
   ).all(JSON.stringify(postIds)) as (TermRow & { post_id: number })[];
 }
 
-export function setPostTerms(db: Db, postId: number, taxonomy: string, termIds: readonly number[]): void {
+export async function setPostTerms(db: Db, postId: number, taxonomy: string, termIds: readonly number[]): Promise<void> {
   // Only the links dropped: each link removed and added again fires the term count and term listing triggers.
-  stmt(
+  await stmt(
     db,
     'DELETE FROM term_relationships WHERE post_id = ? AND term_id IN (SELECT id FROM terms WHERE taxonomy = ?) AND term_id NOT IN (SELECT value FROM json_each(?))',
   ).run(postId, taxonomy, JSON.stringify(termIds));
-  for (const t of termIds) stmt(db, 'INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)').run(postId, t);
+  for (const t of termIds) await stmt(db, 'INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)').run(postId, t);
 }
 
-export function insertTerm(
+export async function insertTerm(
   db: Db,
   t: {
     taxonomy: string;
@@ -94,9 +94,9 @@ export function insertTerm(
     parent: number;
     author: number;
   },
-): number {
+): Promise<number> {
   return Number(
-    stmt(db, 'INSERT INTO terms (taxonomy, name, name_et, slug, description, description_et, parent, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+    (await stmt(db, 'INSERT INTO terms (taxonomy, name, name_et, slug, description, description_et, parent, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
       t.taxonomy,
       t.name,
       t.name_et ?? null,
@@ -105,26 +105,26 @@ export function insertTerm(
       t.description_et ?? null,
       t.parent,
       t.author,
-    ).lastInsertRowid,
+    )).lastInsertRowid,
   );
 }
 
-export function updateTerm(db: Db, id: number, fields: Partial<Omit<TermRow, 'id' | 'taxonomy' | 'count' | 'author'>>): void {
+export async function updateTerm(db: Db, id: number, fields: Partial<Omit<TermRow, 'id' | 'taxonomy' | 'count' | 'author'>>): Promise<void> {
   const keys = (['name', 'name_et', 'slug', 'description', 'description_et', 'parent'] as const).filter((k) => fields[k] !== undefined);
   if (!keys.length) return;
-  stmt(db, `UPDATE terms SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`).run(...keys.map((k) => fields[k] as unknown), id);
+  await stmt(db, `UPDATE terms SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`).run(...keys.map((k) => fields[k] as unknown), id);
 }
 
 /** Deletes for good; children move up to the deleted term's parent, as WordPress does. */
-export function deleteTerm(db: Db, term: TermRow): void {
-  stmt(db, 'UPDATE terms SET parent = ? WHERE parent = ? AND taxonomy = ?').run(term.parent, term.id, term.taxonomy);
-  stmt(db, 'DELETE FROM terms WHERE id = ?').run(term.id);
+export async function deleteTerm(db: Db, term: TermRow): Promise<void> {
+  await stmt(db, 'UPDATE terms SET parent = ? WHERE parent = ? AND taxonomy = ?').run(term.parent, term.id, term.taxonomy);
+  await stmt(db, 'DELETE FROM terms WHERE id = ?').run(term.id);
 }
 
-export function uniqueTermSlug(db: Db, taxonomy: string, wanted: string, exceptId = 0): string {
+export async function uniqueTermSlug(db: Db, taxonomy: string, wanted: string, exceptId = 0): Promise<string> {
   const taken = stmt(db, 'SELECT 1 FROM terms WHERE taxonomy = ? AND slug = ? AND id <> ?');
-  if (!taken.get(taxonomy, wanted, exceptId)) return wanted;
-  for (let n = 2; ; n++) if (!taken.get(taxonomy, `${wanted}-${n}`, exceptId)) return `${wanted}-${n}`;
+  if (!await taken.get(taxonomy, wanted, exceptId)) return wanted;
+  for (let n = 2; ; n++) if (!await taken.get(taxonomy, `${wanted}-${n}`, exceptId)) return `${wanted}-${n}`;
 }
 
 export interface TermQuery {
@@ -143,7 +143,7 @@ export interface TermQuery {
 }
 
 /** The core terms controller's query. Returns the page and the total. */
-export function queryTerms(db: Db, q: TermQuery): { rows: TermRow[]; total: number } {
+export async function queryTerms(db: Db, q: TermQuery): Promise<{ rows: TermRow[]; total: number }> {
   const where = ['t.taxonomy = ?'];
   const params: unknown[] = [q.taxonomy];
   const add = (sql: string, ...ps: unknown[]) => {
@@ -188,7 +188,7 @@ export function queryTerms(db: Db, q: TermQuery): { rows: TermRow[]; total: numb
       : q.orderby === 'include_slugs' && q.slugs?.length
         ? [JSON.stringify(q.slugs)]
         : [];
-  const total = (stmt(db, `SELECT COUNT(*) AS n FROM (${filtered})`).get(...params) as { n: number }).n;
-  const rows = stmt(db, `${filtered} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, ...orderParams, q.limit, q.offset) as TermRow[];
+  const total = (await stmt(db, `SELECT COUNT(*) AS n FROM (${filtered})`).get(...params) as { n: number }).n;
+  const rows = await stmt(db, `${filtered} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, ...orderParams, q.limit, q.offset) as TermRow[];
   return { rows, total };
 }

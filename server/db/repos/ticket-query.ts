@@ -95,11 +95,11 @@ function orderBy(q: TicketQuery): { sql: string; params: unknown[] } {
 const FROM = 'FROM tickets t JOIN posts p ON p.id = t.post_id LEFT JOIN posts ep ON ep.id = t.event_id';
 
 /** One page of ticket IDs in order, and the number of matches. */
-export function queryTickets(db: Db, q: TicketQuery): { ids: number[]; matches: number } {
+export async function queryTickets(db: Db, q: TicketQuery): Promise<{ ids: number[]; matches: number }> {
   const w = where(q);
-  const matches = (stmt(db, `SELECT COUNT(*) AS n ${FROM} WHERE ${w.sql}`).get(...w.params) as { n: number }).n;
+  const matches = (await stmt(db, `SELECT COUNT(*) AS n ${FROM} WHERE ${w.sql}`).get(...w.params) as { n: number }).n;
   const o = orderBy(q);
-  const rows = stmt(db, `SELECT p.id ${FROM} WHERE ${w.sql} ORDER BY ${o.sql} LIMIT ? OFFSET ?`).all(...w.params, ...o.params, q.limit, q.offset) as {
+  const rows = await stmt(db, `SELECT p.id ${FROM} WHERE ${w.sql} ORDER BY ${o.sql} LIMIT ? OFFSET ?`).all(...w.params, ...o.params, q.limit, q.offset) as {
     id: number;
   }[];
   return { ids: rows.map((r) => r.id), matches };

@@ -51,16 +51,16 @@ const COLS: readonly (keyof TicketCols)[] = [
 ];
 
 /** Rows in the order of `ids` (missing ones skipped). */
-export function getTicketRows(db: Db, ids: readonly number[]): TicketRow[] {
-  return getPostsWithDetail<TicketRow>(db, 'tickets', ids);
+export async function getTicketRows(db: Db, ids: readonly number[]): Promise<TicketRow[]> {
+  return await getPostsWithDetail<TicketRow>(db, 'tickets', ids);
 }
 
-export function getTicketRow(db: Db, id: number): TicketRow | undefined {
-  return stmt(db, 'SELECT p.*, t.* FROM posts p JOIN tickets t ON t.post_id = p.id WHERE p.id = ?').get(id) as TicketRow | undefined;
+export async function getTicketRow(db: Db, id: number): Promise<TicketRow | undefined> {
+  return await stmt(db, 'SELECT p.*, t.* FROM posts p JOIN tickets t ON t.post_id = p.id WHERE p.id = ?').get(id) as TicketRow | undefined;
 }
 
-export function updateTicketCols(db: Db, postId: number, cols: Partial<TicketCols>): void {
-  updateDetailCols(db, 'tickets', postId, cols, COLS);
+export async function updateTicketCols(db: Db, postId: number, cols: Partial<TicketCols>): Promise<void> {
+  await updateDetailCols(db, 'tickets', postId, cols, COLS);
 }
 
 export interface NewTicket {
@@ -85,11 +85,11 @@ export interface NewTicket {
 }
 
 /** Creates a ticket post and its row: the one way tickets are made, by the editor route and the demo alike. */
-export function createTicket(db: Db, t: NewTicket): number {
-  const id = insertPost(db, 'ticket', {
+export async function createTicket(db: Db, t: NewTicket): Promise<number> {
+  const id = await insertPost(db, 'ticket', {
     status: 'publish',
     author: t.author ?? 0,
-    slug: uniqueSlug(db, 'ticket', t.name || 'ticket'),
+    slug: await uniqueSlug(db, 'ticket', t.name || 'ticket'),
     title: t.name,
     content: t.description ?? '',
     parent: t.eventId,
@@ -117,7 +117,7 @@ export function createTicket(db: Db, t: NewTicket): number {
     sale_start: '',
     sale_end: '',
   };
-  insertDetailCols(db, 'tickets', id, cols, COLS);
+  await insertDetailCols(db, 'tickets', id, cols, COLS);
   return id;
 }
 
@@ -161,10 +161,10 @@ const STATS_SQL = `SELECT a.ticket_id AS id,
      ${COUNTED} AND a.ticket_id IN (SELECT value FROM json_each(?))
      GROUP BY a.ticket_id`;
 
-export function ticketStats(db: Db, ids: readonly number[]): Map<number, TicketStats> {
+export async function ticketStats(db: Db, ids: readonly number[]): Promise<Map<number, TicketStats>> {
   const out = new Map<number, TicketStats>();
   if (!ids.length) return out;
-  const rows = stmt(db, STATS_SQL).all(JSON.stringify(ids)) as ({ id: number } & Record<keyof TicketStats, number | null>)[];
+  const rows = await stmt(db, STATS_SQL).all(JSON.stringify(ids)) as ({ id: number } & Record<keyof TicketStats, number | null>)[];
   for (const r of rows) {
     out.set(r.id, {
       sold: r.sold ?? 0,
@@ -187,17 +187,17 @@ const PROVIDERS_SQL = `SELECT t.event_id AS event_id, t.provider AS provider, MI
      WHERE t.event_id IN (SELECT value FROM json_each(?)) AND p.status = 'publish' GROUP BY t.event_id, t.provider ORDER BY t.event_id, first`;
 
 /** Provider slugs having published tickets on each post, in the order of their first ticket. */
-export function providersByPost(db: Db, postIds: readonly number[]): Map<number, string[]> {
+export async function providersByPost(db: Db, postIds: readonly number[]): Promise<Map<number, string[]>> {
   const out = new Map<number, string[]>();
   if (!postIds.length) return out;
-  const rows = stmt(db, PROVIDERS_SQL).all(JSON.stringify(postIds)) as { event_id: number; provider: string }[];
+  const rows = await stmt(db, PROVIDERS_SQL).all(JSON.stringify(postIds)) as { event_id: number; provider: string }[];
   for (const r of rows) out.set(r.event_id, [...(out.get(r.event_id) ?? []), r.provider]);
   return out;
 }
 
 /** Whether a post has at least one published ticket. */
-export function postHasTickets(db: Db, postId: number): boolean {
-  return !!stmt(db, "SELECT 1 FROM tickets t JOIN posts p ON p.id = t.post_id WHERE t.event_id = ? AND p.status = 'publish' LIMIT 1").get(postId);
+export async function postHasTickets(db: Db, postId: number): Promise<boolean> {
+  return !!await stmt(db, "SELECT 1 FROM tickets t JOIN posts p ON p.id = t.post_id WHERE t.event_id = ? AND p.status = 'publish' LIMIT 1").get(postId);
 }
 
 /** SQL condition over events' `p`: the event has (or, negated, has not) a published ticket. */
@@ -213,10 +213,10 @@ const ATTENDANCE_SQL = `SELECT a.event_id AS id, COUNT(*) AS total, SUM(a.checke
        AND a.event_id IN (SELECT value FROM json_each(?)) AND COALESCE(a.rsvp_status, 'yes') <> 'no' GROUP BY a.event_id`;
 
 /** `attendance` of each event: attendees holding a place, and how many of them are in. */
-export function attendanceByPost(db: Db, postIds: readonly number[]): Map<number, Attendance> {
+export async function attendanceByPost(db: Db, postIds: readonly number[]): Promise<Map<number, Attendance>> {
   const out = new Map<number, Attendance>();
   if (!postIds.length) return out;
-  const rows = stmt(db, ATTENDANCE_SQL).all(JSON.stringify(postIds)) as { id: number; total: number; inside: number | null }[];
+  const rows = await stmt(db, ATTENDANCE_SQL).all(JSON.stringify(postIds)) as { id: number; total: number; inside: number | null }[];
   for (const r of rows) out.set(r.id, { total_attendees: r.total, checked_in: r.inside ?? 0, not_checked_in: r.total - (r.inside ?? 0) });
   return out;
 }
@@ -224,21 +224,21 @@ export function attendanceByPost(db: Db, postIds: readonly number[]): Map<number
 export type ParentPost = Pick<PostRow, 'id' | 'status' | 'password' | 'image_id'>;
 
 /** The posts tickets are sold for: what decides whether their details show, and the header image. */
-export function parentPosts(db: Db, ids: readonly number[]): Map<number, ParentPost> {
+export async function parentPosts(db: Db, ids: readonly number[]): Promise<Map<number, ParentPost>> {
   if (!ids.length) return new Map();
-  const rows = stmt(db, 'SELECT id, status, password, image_id FROM posts WHERE id IN (SELECT value FROM json_each(?))').all(
+  const rows = await stmt(db, 'SELECT id, status, password, image_id FROM posts WHERE id IN (SELECT value FROM json_each(?))').all(
     JSON.stringify(ids),
   ) as ParentPost[];
   return new Map(rows.map((r) => [r.id, r]));
 }
 
 /** Live (not trashed) attendees of these tickets, in ID order. */
-export function attendeeIdsOfTickets(db: Db, ticketIds: readonly number[]): number[] {
+export async function attendeeIdsOfTickets(db: Db, ticketIds: readonly number[]): Promise<number[]> {
   if (!ticketIds.length) return [];
   return (
     // By name, as the original lists a ticket's attendees (then by ID).
     (
-      stmt(
+      await stmt(
         db,
         "SELECT post_id FROM attendees WHERE ticket_id IN (SELECT value FROM json_each(?)) AND status <> 'trash' ORDER BY full_name, post_id",
       ).all(JSON.stringify(ticketIds)) as { post_id: number }[]
@@ -247,14 +247,14 @@ export function attendeeIdsOfTickets(db: Db, ticketIds: readonly number[]): numb
 }
 
 /** The time zone of an event ('' when the post is no event or has none). */
-export function eventTimezoneOf(db: Db, eventId: number): string {
-  return (stmt(db, 'SELECT timezone FROM events WHERE post_id = ?').get(eventId) as { timezone: string } | undefined)?.timezone ?? '';
+export async function eventTimezoneOf(db: Db, eventId: number): Promise<string> {
+  return (await stmt(db, 'SELECT timezone FROM events WHERE post_id = ?').get(eventId) as { timezone: string } | undefined)?.timezone ?? '';
 }
 
 /** Query plans of the per-post and per-ticket counts, for the test that they stay on their indexes. */
-export function explainTicketQueries(db: Db): Record<'stats' | 'providers' | 'attendance', string[]> {
-  const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('[1]') as { detail: string }[]).map((r) => r.detail);
-  return { stats: plan(STATS_SQL), providers: plan(PROVIDERS_SQL), attendance: plan(ATTENDANCE_SQL) };
+export async function explainTicketQueries(db: Db): Promise<Record<'stats' | 'providers' | 'attendance', string[]>> {
+  const plan = async (sql: string) => (await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('[1]') as { detail: string }[]).map((r) => r.detail);
+  return { stats: await plan(STATS_SQL), providers: await plan(PROVIDERS_SQL), attendance: await plan(ATTENDANCE_SQL) };
 }
 
 /** An events-query condition (over events' `p`): the event has, or has not, a published ticket. */
@@ -263,8 +263,8 @@ export function ticketedCondition(ticketed: boolean): { sql: string; params: unk
 }
 
 /** The event a ticket belongs to, or undefined when there is no such ticket. */
-export function ticketEventId(db: Db, ticketId: number): number | undefined {
-  return stmt(db, 'SELECT event_id FROM tickets WHERE post_id = ?').pluck().get(ticketId) as number | undefined;
+export async function ticketEventId(db: Db, ticketId: number): Promise<number | undefined> {
+  return await stmt(db, 'SELECT event_id FROM tickets WHERE post_id = ?').pluck().get(ticketId) as number | undefined;
 }
 
 export interface TicketPrice {
@@ -276,8 +276,8 @@ export interface TicketPrice {
 }
 
 /** The prices of the published tickets of the events `eventIds`, in ticket ID order. */
-export function publishedTicketPrices(db: Db, eventIds: readonly number[]): TicketPrice[] {
-  return stmt(
+export async function publishedTicketPrices(db: Db, eventIds: readonly number[]): Promise<TicketPrice[]> {
+  return await stmt(
     db,
     `SELECT t.event_id, t.price_minor, t.currency, t.available_from_utc, t.available_until_utc FROM tickets t JOIN posts p ON p.id = t.post_id
   WHERE t.event_id IN (SELECT value FROM json_each(?)) AND p.status = 'publish' ORDER BY t.post_id`,
@@ -285,8 +285,8 @@ export function publishedTicketPrices(db: Db, eventIds: readonly number[]): Tick
 }
 
 /** The published tickets of an event with their capacity, in ticket ID order (the order JSON-LD offers list them). */
-export function publishedTicketCapacities(db: Db, eventId: number): { post_id: number; capacity: number }[] {
-  return stmt(
+export async function publishedTicketCapacities(db: Db, eventId: number): Promise<{ post_id: number; capacity: number }[]> {
+  return await stmt(
     db,
     `SELECT t.post_id, t.capacity FROM tickets t JOIN posts p ON p.id = t.post_id
   WHERE t.event_id = ? AND p.status = 'publish' ORDER BY t.post_id`,

@@ -57,12 +57,12 @@ function periods(r: Range, monthly: boolean): string[] {
   return out;
 }
 
-const stats = implement(analyticsRoutes.stats, (input, ctx) => {
-  flushHits(ctx.app);
+const stats = implement(analyticsRoutes.stats, async (input, ctx) => {
+  await flushHits(ctx.app);
   const r = resolveRange(ctx, input, input.monthly ? MAX_MONTHLY_RANGE_DAYS : MAX_DAILY_RANGE_DAYS);
-  const rows = new Map(series(ctx.db, r.start_date, r.end_date, input.monthly).map((s) => [s.period, counts(s)]));
+  const rows = new Map((await series(ctx.db, r.start_date, r.end_date, input.monthly)).map((s) => [s.period, counts(s)]));
   const zero: Counts = { views: 0, visitors: 0, page_views: 0, api_reads: 0 };
-  const t = totals(ctx.db, r.start_date, r.end_date);
+  const t = await totals(ctx.db, r.start_date, r.end_date);
   return ok({
     ...r,
     interval: input.monthly ? 'month' : 'day',
@@ -71,18 +71,18 @@ const stats = implement(analyticsRoutes.stats, (input, ctx) => {
   });
 });
 
-const totalsRoute = implement(analyticsRoutes.totals, (input, ctx) => {
-  flushHits(ctx.app);
+const totalsRoute = implement(analyticsRoutes.totals, async (input, ctx) => {
+  await flushHits(ctx.app);
   const r = resolveRange(ctx, input, MAX_MONTHLY_RANGE_DAYS);
-  const t = totals(ctx.db, r.start_date, r.end_date);
+  const t = await totals(ctx.db, r.start_date, r.end_date);
   return ok({ ...r, ...counts(t), posts: t.posts, referrers: t.referrers });
 });
 
-const posts = implement(analyticsRoutes.posts, (input, ctx) => {
-  flushHits(ctx.app);
+const posts = implement(analyticsRoutes.posts, async (input, ctx) => {
+  await flushHits(ctx.app);
   const r = resolveRange(ctx, input, MAX_MONTHLY_RANGE_DAYS);
-  const list = topPosts(ctx.db, r.start_date, r.end_date, LIST_LIMIT).map((row) => {
-    const p = getPost(ctx.db, row.post_id);
+  const list = (await topPosts(ctx.db, r.start_date, r.end_date, LIST_LIMIT)).map(async (row) => {
+    const p = await getPost(ctx.db, row.post_id);
     return {
       id: row.post_id,
       type: p?.type ?? '',
@@ -94,14 +94,14 @@ const posts = implement(analyticsRoutes.posts, (input, ctx) => {
   return ok({ ...r, posts: list });
 });
 
-const referrers = implement(analyticsRoutes.referrers, (input, ctx) => {
-  flushHits(ctx.app);
+const referrers = implement(analyticsRoutes.referrers, async (input, ctx) => {
+  await flushHits(ctx.app);
   const r = resolveRange(ctx, input, MAX_MONTHLY_RANGE_DAYS);
-  return ok({ ...r, referrers: topReferrers(ctx.db, r.start_date, r.end_date, LIST_LIMIT).map((x) => ({ host: x.host, ...counts(x) })) });
+  return ok({ ...r, referrers: (await topReferrers(ctx.db, r.start_date, r.end_date, LIST_LIMIT)).map((x) => ({ host: x.host, ...counts(x) })) });
 });
 
-const realtime = implement(analyticsRoutes.realtime, (input, ctx) => {
-  flushHits(ctx.app);
+const realtime = implement(analyticsRoutes.realtime, async (input, ctx) => {
+  await flushHits(ctx.app);
   const now = new Date();
   let from = new Date(now.getTime() - REALTIME_WINDOW_MS);
   if (input.since !== undefined) {
@@ -111,7 +111,7 @@ const realtime = implement(analyticsRoutes.realtime, (input, ctx) => {
     from = parsed;
   }
   const fromTs = nowUtc(from);
-  return ok({ since: from.toISOString(), until: now.toISOString(), ...counts(since(ctx.db, fromTs)), paths: pathsSince(ctx.db, fromTs, LIST_LIMIT) });
+  return ok({ since: from.toISOString(), until: now.toISOString(), ...counts(await since(ctx.db, fromTs)), paths: await pathsSince(ctx.db, fromTs, LIST_LIMIT) });
 });
 
 export const analyticsEndpoints: Endpoint[] = [stats, totalsRoute, posts, referrers, realtime];

@@ -50,7 +50,7 @@ function queueOf(state: AppState): Pending {
  * Writes the views recorded so far in one transaction. Recording buffers rows so that a public read does not
  * pay for a write of its own; the analytics routes flush before they count, so they always see every view.
  */
-export function flushHits(state: AppState): void {
+export async function flushHits(state: AppState): Promise<void> {
   const q = pending.get(state);
   if (!q?.rows.length) return;
   const rows = q.rows;
@@ -58,8 +58,8 @@ export function flushHits(state: AppState): void {
   if (q.timer) clearTimeout(q.timer);
   q.timer = null;
   try {
-    inTransaction(state.db, () => {
-      for (const r of rows) insertHit(state.db, r);
+    await inTransaction(state.db, async () => {
+      for (const r of rows) await insertHit(state.db, r);
     });
   } catch (e) {
     state.log({ level: 'error', msg: 'analytics flush failed', rows: rows.length, error: String(e) });
@@ -71,12 +71,12 @@ export function flushHits(state: AppState): void {
  * random salt that exists only for the current day, so visitors are countable within a day and unlinkable
  * across days once the salt is gone. Failures are logged and never disturb the response.
  */
-export function recordHit(state: AppState, hit: Hit, now = new Date()): void {
+export async function recordHit(state: AppState, hit: Hit, now = new Date()): Promise<void> {
   if (BOTS.test(hit.userAgent)) return;
   try {
     const q = queueOf(state);
     const day = formatInZone(now, state.config.timezone).slice(0, 10);
-    const salt = daySalt(state.db, day);
+    const salt = await daySalt(state.db, day);
     const visitor = crypto.createHash('sha256').update(salt).update(hit.ip).update('\n').update(hit.userAgent).digest('hex').slice(0, 32);
     q.rows.push({
       ts: nowUtc(now),
@@ -87,7 +87,7 @@ export function recordHit(state: AppState, hit: Hit, now = new Date()): void {
       referrer_host: referrerHost(hit.referrer, state.config.publicUrl),
       visitor,
     });
-    if (q.rows.length >= FLUSH_AT_ROWS) flushHits(state);
+    if (q.rows.length >= FLUSH_AT_ROWS) await flushHits(state);
     else if (!q.timer) {
       q.timer = setTimeout(() => flushHits(state), FLUSH_AFTER_MS);
       q.timer.unref();
@@ -113,13 +113,13 @@ function singleId(body: unknown): number {
  * Public API reads of events: an anonymous GET of the events archive or of one event that succeeded. The
  * single read carries the post ID; archive reads are recorded against the archive path.
  */
-export const apiReadRecorder: RestResponseFilter = (state, ex, result) => {
+export const apiReadRecorder: RestResponseFilter = async (state, ex, result) => {
   if (ex.method !== 'GET' || ex.caller.kind !== 'anonymous' || result.status !== 200) return result;
   const m = EVENT_READ.exec(ex.route);
   if (!m) return result;
   // The ID in the path when there is one: a cached answer's body would be parsed from its JSON just to read it.
   const pathId = m[1] ? /^\/(\d{1,15})$/.exec(m[1])?.[1] : undefined;
-  recordHit(state, {
+  await recordHit(state, {
     kind: 'api',
     path: ex.route,
     postId: pathId ? Number(pathId) : m[1] ? singleId(result.body) : 0,

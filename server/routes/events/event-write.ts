@@ -96,24 +96,24 @@ interface Links {
  * else authored only links it (use); an inline object with the name of an existing one reuses it unchanged, so an
  * event write never changes another author's venue or organizer. New ones are the caller's.
  */
-function resolveLinks(ctx: Ctx, f: EventFields): Links {
+async function resolveLinks(ctx: Ctx, f: EventFields): Promise<Links> {
   return {
-    venues: f.venue !== undefined ? resolveLinkedInput(ctx, 'venue', f.venue) : undefined,
-    organizers: f.organizer !== undefined ? resolveLinkedInput(ctx, 'organizer', f.organizer) : undefined,
-    categories: f.categories !== undefined ? resolveTermRefs(ctx, TAXONOMY.categories, f.categories, 'categories', true) : undefined,
-    tags: f.tags !== undefined ? resolveTermRefs(ctx, TAXONOMY.tags, f.tags, 'tags', true) : undefined,
+    venues: f.venue !== undefined ? await resolveLinkedInput(ctx, 'venue', f.venue) : undefined,
+    organizers: f.organizer !== undefined ? await resolveLinkedInput(ctx, 'organizer', f.organizer) : undefined,
+    categories: f.categories !== undefined ? await resolveTermRefs(ctx, TAXONOMY.categories, f.categories, 'categories', true) : undefined,
+    tags: f.tags !== undefined ? await resolveTermRefs(ctx, TAXONOMY.tags, f.tags, 'tags', true) : undefined,
   };
 }
 
-function setLinks(ctx: Ctx, id: number, l: Links): void {
-  if (l.venues) setEventVenues(ctx.db, id, l.venues);
-  if (l.organizers) setEventOrganizers(ctx.db, id, l.organizers);
-  if (l.categories) setPostTerms(ctx.db, id, TAXONOMY.categories, l.categories);
-  if (l.tags) setPostTerms(ctx.db, id, TAXONOMY.tags, l.tags);
+async function setLinks(ctx: Ctx, id: number, l: Links): Promise<void> {
+  if (l.venues) await setEventVenues(ctx.db, id, l.venues);
+  if (l.organizers) await setEventOrganizers(ctx.db, id, l.organizers);
+  if (l.categories) await setPostTerms(ctx.db, id, TAXONOMY.categories, l.categories);
+  if (l.tags) await setPostTerms(ctx.db, id, TAXONOMY.tags, l.tags);
 }
 
-function postFields(ctx: Ctx, f: EventFields, existing?: EventRow): PostWrite {
-  const w = postWriteFields(ctx, 'event', f, 'title', existing);
+async function postFields(ctx: Ctx, f: EventFields, existing?: EventRow): Promise<PostWrite> {
+  const w = await postWriteFields(ctx, 'event', f, 'title', existing);
   if (f.sticky !== undefined) w.menu_order = f.sticky ? -1 : 0;
   if (f.password !== undefined) w.password = String(f.password);
   return w;
@@ -123,17 +123,17 @@ function postFields(ctx: Ctx, f: EventFields, existing?: EventRow): PostWrite {
  * Creates an event with its links and terms (the caller's transaction makes it all or nothing). Parameters are
  * checked first, then the permission (only an administrator creates an event for someone else), then it is written.
  */
-export function createEvent(ctx: Ctx, f: EventFields): number {
+export async function createEvent(ctx: Ctx, f: EventFields): Promise<number> {
   const cols = {
     ...EVENT_COL_DEFAULTS,
     ...Object.fromEntries(Object.entries(detailCols(ctx, f, undefined)).filter(([, v]) => v !== undefined)),
   } as EventCols;
-  const post = postFields(ctx, f) as PostWrite & { date: string; date_gmt: string };
-  const links = resolveLinks(ctx, f);
+  const post = await postFields(ctx, f) as PostWrite & { date: string; date_gmt: string };
+  const links = await resolveLinks(ctx, f);
   assertMayAssignAuthor(ctx, f.author !== undefined ? post.author : undefined);
-  const id = insertPost(ctx.db, 'event', post);
-  insertEventCols(ctx.db, id, cols);
-  setLinks(ctx, id, links);
+  const id = await insertPost(ctx.db, 'event', post);
+  await insertEventCols(ctx.db, id, cols);
+  await setLinks(ctx, id, links);
   return id;
 }
 
@@ -141,17 +141,17 @@ export function createEvent(ctx: Ctx, f: EventFields): number {
  * Updates an event: parameters first, then the permission (only its author or an administrator changes it, only
  * an administrator gives it to someone else), then the write. A refusal throws, so the transaction keeps nothing.
  */
-export function updateEvent(ctx: Ctx, existing: EventRow, f: EventFields): void {
-  const post = postFields(ctx, f, existing);
+export async function updateEvent(ctx: Ctx, existing: EventRow, f: EventFields): Promise<void> {
+  const post = await postFields(ctx, f, existing);
   const cols = detailCols(ctx, f, existing);
-  const links = resolveLinks(ctx, f);
-  assertMayChangeEvent(ctx, existing.id);
+  const links = await resolveLinks(ctx, f);
+  await assertMayChangeEvent(ctx, existing.id);
   assertMayAssignAuthor(ctx, post.author);
-  updatePost(ctx.db, existing.id, post);
-  updateEventCols(ctx.db, existing.id, cols);
-  setLinks(ctx, existing.id, links);
+  await updatePost(ctx.db, existing.id, post);
+  await updateEventCols(ctx.db, existing.id, cols);
+  await setLinks(ctx, existing.id, links);
 }
 
-export function eventRow(ctx: Ctx, id: number): EventRow | undefined {
-  return getEventRows(ctx.db, [id])[0];
+export async function eventRow(ctx: Ctx, id: number): Promise<EventRow | undefined> {
+  return (await getEventRows(ctx.db, [id]))[0];
 }

@@ -55,19 +55,19 @@ const COMMA = Buffer.from(',');
 const notFound = (id: number) => new HttpError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
 
 /** Resolves `/events/{id}` for any method: 404 when nothing has that ID, 400 when it is not an event. */
-function loadEvent(ctx: Ctx, id: number): EventRow {
+async function loadEvent(ctx: Ctx, id: number): Promise<EventRow> {
   // The common case, an event, is one query (none for a read of a row kept since the last write, present.ts); the
   // post is read on its own only to tell 404 from 400.
-  const row = id > 0 ? eventRowsOf(ctx, [id])[0] : undefined;
+  const row = id > 0 ? (await eventRowsOf(ctx, [id]))[0] : undefined;
   if (row?.type === 'event') return row;
-  const post = id > 0 ? getPost(ctx.db, id) : undefined;
+  const post = id > 0 ? await getPost(ctx.db, id) : undefined;
   if (!post) throw notFound(id);
   if (post.type !== 'event') throw new HttpError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');
-  return eventRow(ctx, id)!;
+  return (await eventRow(ctx, id))!;
 }
 
-function slugToId(ctx: Ctx, slug: string): number {
-  const id = findPostIdBySlug(ctx.db, 'event', slug);
+async function slugToId(ctx: Ctx, slug: string): Promise<number> {
+  const id = await findPostIdBySlug(ctx.db, 'event', slug);
   if (!id) throw invalidParam('slug');
   return id;
 }
@@ -76,15 +76,15 @@ function slugToId(ctx: Ctx, slug: string): number {
  * The by-slug read: WordPress gives a draft or pending post no slug until it is published, so the original's
  * `is_event_slug` finds none for it (400 `rest_invalid_param` for everyone, administrators too); it is read by ID.
  */
-function readSlugToId(ctx: Ctx, slug: string): number {
-  const id = slugToId(ctx, slug);
-  const status = getPost(ctx.db, id)?.status;
+async function readSlugToId(ctx: Ctx, slug: string): Promise<number> {
+  const id = await slugToId(ctx, slug);
+  const status = (await getPost(ctx.db, id))?.status;
   if (status === 'draft' || status === 'pending') throw invalidParam('slug');
   return id;
 }
 
-function readOne(ctx: Ctx, id: number, password: string | undefined, context?: string) {
-  const row = loadEvent(ctx, id);
+async function readOne(ctx: Ctx, id: number, password: string | undefined, context?: string) {
+  const row = await loadEvent(ctx, id);
   // The original answers a trashed event's read with 403 for everyone, administrators too.
   if (row.status === 'trash') throw new HttpError(403, 'event-no-longer-available', 'This event is no longer available');
   if (!visibleStatus(ctx, row.status)) throw new HttpError(403, 'event-not-accessible', 'The requested event is not accessible');
@@ -92,24 +92,24 @@ function readOne(ctx: Ctx, id: number, password: string | undefined, context?: s
   if (row.password && !bypass && password !== row.password) {
     throw new HttpError(403, 'event-password-protected', 'The requested event is not accessible without a password');
   }
-  const [event] = presentEvents(ctx, [row], { single: true });
+  const [event] = await presentEvents(ctx, [row], { single: true });
   return ok(withJson(event, eventJson(event)));
 }
 
 /** Trashes an event: 404/400 for what is not an event, then the permission (its author or an administrator), then 410. */
-function trash(ctx: Ctx, id: number) {
-  const row = loadEvent(ctx, id);
-  assertMayChangeEvent(ctx, row.id);
+async function trash(ctx: Ctx, id: number) {
+  const row = await loadEvent(ctx, id);
+  await assertMayChangeEvent(ctx, row.id);
   if (row.status === 'trash') throw new HttpError(410, 'event-is-in-trash', 'The event is already trashed');
   const now = nowDates(ctx.app.config.timezone);
-  updatePost(ctx.db, id, { status: 'trash', trashed_from: row.status, modified: now.date, modified_gmt: now.date_gmt });
-  return ok(presentEvents(ctx, [eventRow(ctx, id)!])[0]);
+  await updatePost(ctx.db, id, { status: 'trash', trashed_from: row.status, modified: now.date, modified_gmt: now.date_gmt });
+  return ok((await presentEvents(ctx, [(await eventRow(ctx, id))!]))[0]);
 }
 
-function update(ctx: Ctx, id: number, input: Record<string, unknown>) {
-  const row = loadEvent(ctx, id);
-  updateEvent(ctx, row, input);
-  return ok(presentEvents(ctx, [eventRow(ctx, id)!])[0]);
+async function update(ctx: Ctx, id: number, input: Record<string, unknown>) {
+  const row = await loadEvent(ctx, id);
+  await updateEvent(ctx, row, input);
+  return ok((await presentEvents(ctx, [(await eventRow(ctx, id))!]))[0]);
 }
 
 /**
@@ -141,14 +141,14 @@ function utcOfInput(ctx: Ctx, value: string, param: string, widen?: 'start' | 'e
   return localToUtcString(local, tz);
 }
 
-function linkedIds(ctx: Ctx, kind: 'venue' | 'organizer', ids: number[] | undefined, param: string): number[] | undefined {
+async function linkedIds(ctx: Ctx, kind: 'venue' | 'organizer', ids: number[] | undefined, param: string): Promise<number[] | undefined> {
   if (!ids) return undefined;
-  const rows = getLinkedRows(ctx.db, kind, ids);
+  const rows = await getLinkedRows(ctx.db, kind, ids);
   if (rows.length !== new Set(ids).size) throw invalidParam(param);
   return ids;
 }
 
-const list = implement(eventsRoutes.list, (input, ctx) => {
+const list = implement(eventsRoutes.list, async (input, ctx) => {
   const given = (k: string) => ctx.req.params[k] !== undefined && ctx.req.params[k] !== null;
   const perPage = Math.min(input.per_page, MAX_PER_PAGE);
   // TEC's filter_post_status_list takes registered post statuses only: `any` is not one (400).
@@ -183,13 +183,13 @@ const list = implement(eventsRoutes.list, (input, ctx) => {
   q.termIds = [];
   // Categories are hierarchical: an event of a child category (Jazz under Music) is in Music's archive too.
   if (input.categories?.length)
-    q.termIds.push(withDescendants(ctx.db, TAXONOMY.categories, resolveTermRefs(ctx, TAXONOMY.categories, input.categories, 'categories', false)));
-  if (input.tags?.length) q.termIds.push(resolveTermRefs(ctx, TAXONOMY.tags, input.tags, 'tags', false));
-  q.venueIds = linkedIds(ctx, 'venue', input.venue, 'venue');
-  q.organizerIds = linkedIds(ctx, 'organizer', input.organizer, 'organizer');
+    q.termIds.push(await withDescendants(ctx.db, TAXONOMY.categories, await resolveTermRefs(ctx, TAXONOMY.categories, input.categories, 'categories', false)));
+  if (input.tags?.length) q.termIds.push(await resolveTermRefs(ctx, TAXONOMY.tags, input.tags, 'tags', false));
+  q.venueIds = await linkedIds(ctx, 'venue', input.venue, 'venue');
+  q.organizerIds = await linkedIds(ctx, 'organizer', input.organizer, 'organizer');
   if (input.featured !== undefined) q.featured = input.featured;
   if (input.post_parent !== undefined) {
-    if (getPost(ctx.db, input.post_parent)?.type !== 'event') throw invalidParam('post_parent');
+    if ((await getPost(ctx.db, input.post_parent))?.type !== 'event') throw invalidParam('post_parent');
     q.postParent = input.post_parent;
   }
   if (input.geoloc !== undefined) q.geoloc = input.geoloc;
@@ -200,10 +200,10 @@ const list = implement(eventsRoutes.list, (input, ctx) => {
     const c = f(input, ctx);
     if (c) q.extra.push(c);
   }
-  const { ids, total } = queryEvents(ctx.db, q);
+  const { ids, total } = await queryEvents(ctx.db, q);
   if (input.page > 1 && ids.length === 0) throw new HttpError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
-  const rows = eventRowsOf(ctx, ids);
-  const events = presentEvents(ctx, rows);
+  const rows = await eventRowsOf(ctx, ids);
+  const events = await presentEvents(ctx, rows);
   // As in the original, administrators too see a protected event blanked unless the archive is sent its password.
   rows.forEach((r, i) => {
     if (r.password && input.password !== r.password) blankProtected(events[i]);
@@ -237,15 +237,15 @@ export const eventEndpoints: Endpoint[] = [
   implement(eventsRoutes.read, (input, ctx) => readOne(ctx, input.id, input.password, input.context)),
   implement(eventsRoutes.delete, (input, ctx) => trash(ctx, input.id)),
   implement(eventsRoutes.update, (input, ctx) => update(ctx, input.id, input)),
-  implement(eventsRoutes.create, (input, ctx) => {
-    const id = createEvent(ctx, input);
-    return created(presentEvents(ctx, [eventRow(ctx, id)!])[0]);
+  implement(eventsRoutes.create, async (input, ctx) => {
+    const id = await createEvent(ctx, input);
+    return created((await presentEvents(ctx, [(await eventRow(ctx, id))!]))[0]);
   }),
-  implement(eventsRoutes.readBySlug, (input, ctx) => readOne(ctx, readSlugToId(ctx, pathSlug(ctx)), input.password)),
-  implement(eventsRoutes.deleteBySlug, (_input, ctx) => trash(ctx, slugToId(ctx, pathSlug(ctx)))),
-  implement(eventsRoutes.updateBySlug, (input, ctx) => {
+  implement(eventsRoutes.readBySlug, async (input, ctx) => readOne(ctx, await readSlugToId(ctx, pathSlug(ctx)), input.password)),
+  implement(eventsRoutes.deleteBySlug, (_input, ctx) => trash(ctx, await slugToId(ctx, pathSlug(ctx)))),
+  implement(eventsRoutes.updateBySlug, async (input, ctx) => {
     const current = pathSlug(ctx);
-    const id = slugToId(ctx, current);
-    return update(ctx, id, input.slug === current ? { ...input, slug: undefined } : input);
+    const id = await slugToId(ctx, current);
+    return await update(ctx, id, input.slug === current ? { ...input, slug: undefined } : input);
   }),
 ];

@@ -21,8 +21,8 @@ function truthy(v: unknown): boolean | undefined {
   return ['1', 'true', 'yes', 'on'].includes(String(v).toLowerCase());
 }
 
-function load(ctx: Ctx, kind: LinkedKind, id: number): PostRow {
-  const p = id > 0 ? getPost(ctx.db, id) : undefined;
+async function load(ctx: Ctx, kind: LinkedKind, id: number): Promise<PostRow> {
+  const p = id > 0 ? await getPost(ctx.db, id) : undefined;
   // TEC validates the ID argument with is_venue_id / is_organizer_id: a failure is a parameter error.
   if (!p || p.type !== kind) {
     const e = invalidParam('id');
@@ -34,33 +34,33 @@ function load(ctx: Ctx, kind: LinkedKind, id: number): PostRow {
   return p;
 }
 
-function bySlug(ctx: Ctx, kind: LinkedKind): PostRow {
-  const id = findPostIdBySlug(ctx.db, kind, pathSlug(ctx));
+async function bySlug(ctx: Ctx, kind: LinkedKind): Promise<PostRow> {
+  const id = await findPostIdBySlug(ctx.db, kind, pathSlug(ctx));
   if (!id) throw invalidParam('slug');
-  return getPost(ctx.db, id)!;
+  return (await getPost(ctx.db, id))!;
 }
 
-function read(ctx: Ctx, kind: LinkedKind, p: PostRow) {
+async function read(ctx: Ctx, kind: LinkedKind, p: PostRow) {
   if (p.status === 'trash' || !visibleStatus(ctx, p.status))
     throw new HttpError(403, `${kind}-not-accessible`, `The requested ${kind} is not accessible`);
-  return ok(presentLinked(ctx, kind, [p.id], { single: true })[0]);
+  return ok((await presentLinked(ctx, kind, [p.id], { single: true }))[0]);
 }
 
 /** Trashes a venue or organizer: only its author or an administrator (checked before the 410 for a trashed one). */
-function trash(ctx: Ctx, kind: LinkedKind, p: PostRow) {
+async function trash(ctx: Ctx, kind: LinkedKind, p: PostRow) {
   assertMayChange(ctx, p.author);
   if (p.status === 'trash') throw new HttpError(410, `${kind}-is-in-trash`, `The ${kind} is already trashed`);
   const now = nowDates(ctx.app.config.timezone);
-  updatePost(ctx.db, p.id, { status: 'trash', trashed_from: p.status, modified: now.date, modified_gmt: now.date_gmt });
-  return ok(presentLinked(ctx, kind, [p.id])[0]);
+  await updatePost(ctx.db, p.id, { status: 'trash', trashed_from: p.status, modified: now.date, modified_gmt: now.date_gmt });
+  return ok((await presentLinked(ctx, kind, [p.id]))[0]);
 }
 
-function update(ctx: Ctx, kind: LinkedKind, p: PostRow, input: Record<string, unknown>) {
-  updateLinked(ctx, kind, p, input);
-  return ok(presentLinked(ctx, kind, [p.id])[0]);
+async function update(ctx: Ctx, kind: LinkedKind, p: PostRow, input: Record<string, unknown>) {
+  await updateLinked(ctx, kind, p, input);
+  return ok((await presentLinked(ctx, kind, [p.id]))[0]);
 }
 
-function archive(
+async function archive(
   ctx: Ctx,
   kind: LinkedKind,
   input: { page: number; per_page: number; search?: string; event?: number; has_events?: unknown; only_with_upcoming?: unknown; status?: string[] },
@@ -69,9 +69,9 @@ function archive(
   // TEC's filter_post_status_list takes registered post statuses only: `any` is not one (400).
   if (input.status?.some((x) => x.toLowerCase() === 'any')) throw invalidParam('status');
   const statuses = statusFilter(ctx, input.status);
-  if (input.event !== undefined && getPost(ctx.db, input.event)?.type !== 'event') throw invalidParam('event');
+  if (input.event !== undefined && (await getPost(ctx.db, input.event))?.type !== 'event') throw invalidParam('event');
   // Newest first, as WordPress's post query orders (post date, then ID).
-  const { ids, total } = linkedArchive(ctx.db, {
+  const { ids, total } = await linkedArchive(ctx.db, {
     kind,
     statuses,
     search: input.search,
@@ -85,21 +85,21 @@ function archive(
     throw new HttpError(404, `${kind}-archive-page-not-found`, `The requested ${kind} archive page does not exist`);
   const totalPages = Math.ceil(total / perPage);
   const links = archiveLinks(ctx.urls.rest(`/evt/events/v1/${kind}s/`), knownQuery(ctx.req.params, SUPPORTED), input.page, totalPages);
-  return ok({ [`${kind}s`]: presentLinked(ctx, kind, ids), ...links, total, total_pages: totalPages }, totalHeaders(total, totalPages));
+  return ok({ [`${kind}s`]: await presentLinked(ctx, kind, ids), ...links, total, total_pages: totalPages }, totalHeaders(total, totalPages));
 }
 
 function endpoints(kind: LinkedKind, routes: typeof venuesRoutes): Endpoint[] {
   return [
     implement(routes.list, (input, ctx) => archive(ctx, kind, input)),
-    implement(routes.read, (input, ctx) => read(ctx, kind, load(ctx, kind, input.id))),
-    implement(routes.delete, (input, ctx) => trash(ctx, kind, load(ctx, kind, input.id))),
-    implement(routes.update, (input, ctx) => update(ctx, kind, load(ctx, kind, input.id), input)),
-    implement(routes.create, (input, ctx) => created(presentLinked(ctx, kind, [createLinked(ctx, kind, input)])[0])),
-    implement(routes.readBySlug, (_input, ctx) => read(ctx, kind, bySlug(ctx, kind))),
-    implement(routes.deleteBySlug, (_input, ctx) => trash(ctx, kind, bySlug(ctx, kind))),
-    implement(routes.updateBySlug, (input, ctx) => {
-      const p = bySlug(ctx, kind);
-      return update(ctx, kind, p, input.slug === p.slug ? { ...input, slug: undefined } : input);
+    implement(routes.read, async (input, ctx) => read(ctx, kind, await load(ctx, kind, input.id))),
+    implement(routes.delete, (input, ctx) => trash(ctx, kind, await load(ctx, kind, input.id))),
+    implement(routes.update, async (input, ctx) => update(ctx, kind, await load(ctx, kind, input.id), input)),
+    implement(routes.create, async (input, ctx) => created((await presentLinked(ctx, kind, [await createLinked(ctx, kind, input)]))[0])),
+    implement(routes.readBySlug, async (_input, ctx) => read(ctx, kind, await bySlug(ctx, kind))),
+    implement(routes.deleteBySlug, (_input, ctx) => trash(ctx, kind, await bySlug(ctx, kind))),
+    implement(routes.updateBySlug, async (input, ctx) => {
+      const p = await bySlug(ctx, kind);
+      return await update(ctx, kind, p, input.slug === p.slug ? { ...input, slug: undefined } : input);
     }),
   ];
 }

@@ -30,7 +30,7 @@ function bool(v: unknown): number | undefined {
 }
 
 /** Post columns shared by every post write: title, texts, status, author, dates, slug, image. */
-export function postWriteFields(ctx: Ctx, type: string, f: Fields, titleKey: string, existing?: PostRow): PostWrite {
+export async function postWriteFields(ctx: Ctx, type: string, f: Fields, titleKey: string, existing?: PostRow): Promise<PostWrite> {
   const et = ctx.lang === 'et';
   const w: PostWrite = {};
   const text = (key: 'title' | 'content' | 'excerpt', v: unknown) => {
@@ -50,7 +50,7 @@ export function postWriteFields(ctx: Ctx, type: string, f: Fields, titleKey: str
     w.status = s;
   }
   if (f.author !== undefined) {
-    if (Number(f.author) !== 0 && !getUser(ctx.db, Number(f.author))) throw invalidParam('author');
+    if (Number(f.author) !== 0 && !await getUser(ctx.db, Number(f.author))) throw invalidParam('author');
     w.author = Number(f.author);
   }
   if (f.date !== undefined || f.date_utc !== undefined) {
@@ -58,8 +58,8 @@ export function postWriteFields(ctx: Ctx, type: string, f: Fields, titleKey: str
     if (!d) throw invalidParam(f.date_utc !== undefined ? 'date_utc' : 'date');
     Object.assign(w, d);
   }
-  if (f.slug !== undefined && String(f.slug) !== '') w.slug = uniqueSlug(ctx.db, type, String(f.slug), existing?.id ?? 0);
-  if (f.image !== undefined) w.image_id = resolveImage(ctx, f.image);
+  if (f.slug !== undefined && String(f.slug) !== '') w.slug = await uniqueSlug(ctx.db, type, String(f.slug), existing?.id ?? 0);
+  if (f.image !== undefined) w.image_id = await resolveImage(ctx, f.image);
   const now = nowDates(ctx.app.config.timezone);
   w.modified = now.date;
   w.modified_gmt = now.date_gmt;
@@ -68,7 +68,7 @@ export function postWriteFields(ctx: Ctx, type: string, f: Fields, titleKey: str
     w.date_gmt ??= now.date_gmt;
     w.status ??= 'publish';
     w.author ??= callerUserId(ctx);
-    w.slug ??= uniqueSlug(ctx.db, type, String(f[titleKey] ?? type));
+    w.slug ??= await uniqueSlug(ctx.db, type, String(f[titleKey] ?? type));
   }
   return w;
 }
@@ -92,14 +92,14 @@ function detailCols(kind: LinkedKind, f: Fields): Record<string, unknown> {
  * the request gives (description, excerpt, details) is the same already is what the client asks for, so its ID
  * is answered instead of a copy. Nothing the client sent is lost: a differing field means a new post.
  */
-function duplicateOf(ctx: Ctx, kind: LinkedKind, w: PostWrite, cols: Record<string, unknown>, f: Fields): number | undefined {
+async function duplicateOf(ctx: Ctx, kind: LinkedKind, w: PostWrite, cols: Record<string, unknown>, f: Fields): Promise<number | undefined> {
   if (f.status !== undefined && w.status !== 'publish') return undefined;
   if (f.author !== undefined || f.slug !== undefined || f.image !== undefined || f.date !== undefined || f.date_utc !== undefined) return undefined;
   if (ctx.lang === 'et' || w.title === undefined) return undefined;
-  const ids = publishedLinkedByTitle(ctx.db, kind, w.title);
+  const ids = await publishedLinkedByTitle(ctx.db, kind, w.title);
   if (!ids.length) return undefined;
   const given = Object.entries(cols).filter(([, v]) => v !== undefined);
-  for (const row of getLinkedRows(ctx.db, kind, ids) as unknown as Record<string, unknown>[]) {
+  for (const row of await getLinkedRows(ctx.db, kind, ids) as unknown as Record<string, unknown>[]) {
     if (w.content !== undefined && row.content !== w.content) continue;
     if (w.excerpt !== undefined && row.excerpt !== w.excerpt) continue;
     if (given.every(([k, v]) => row[k] === v)) return row.id as number;
@@ -108,15 +108,15 @@ function duplicateOf(ctx: Ctx, kind: LinkedKind, w: PostWrite, cols: Record<stri
 }
 
 /** Creates a venue or organizer from validated create fields (or finds its exact duplicate); returns its ID. */
-export function createLinked(ctx: Ctx, kind: LinkedKind, f: Fields): number {
-  const w = postWriteFields(ctx, kind, f, kind);
+export async function createLinked(ctx: Ctx, kind: LinkedKind, f: Fields): Promise<number> {
+  const w = await postWriteFields(ctx, kind, f, kind);
   const cols = detailCols(kind, f);
   // Parameters first, then permission: any organizer creates, only an administrator for someone else.
   assertMayAssignAuthor(ctx, f.author !== undefined ? w.author : undefined);
-  const same = duplicateOf(ctx, kind, w, cols, f);
+  const same = await duplicateOf(ctx, kind, w, cols, f);
   if (same !== undefined) return same;
-  const id = insertPost(ctx.db, kind, w as PostWrite & { date: string; date_gmt: string });
-  insertLinkedCols(ctx.db, kind, id, cols);
+  const id = await insertPost(ctx.db, kind, w as PostWrite & { date: string; date_gmt: string });
+  await insertLinkedCols(ctx.db, kind, id, cols);
   return id;
 }
 
@@ -124,20 +124,20 @@ export function createLinked(ctx: Ctx, kind: LinkedKind, f: Fields): number {
  * Updates a venue or organizer: its parameters are checked first, then the permission (only its author or an
  * administrator changes it, only an administrator gives it to someone else), then it is written.
  */
-export function updateLinked(ctx: Ctx, kind: LinkedKind, existing: PostRow, f: Fields): void {
-  const w = postWriteFields(ctx, kind, f, kind, existing);
+export async function updateLinked(ctx: Ctx, kind: LinkedKind, existing: PostRow, f: Fields): Promise<void> {
+  const w = await postWriteFields(ctx, kind, f, kind, existing);
   const cols = detailCols(kind, f);
   assertMayChange(ctx, existing.author);
   assertMayAssignAuthor(ctx, w.author);
-  updatePost(ctx.db, existing.id, w);
-  updateLinkedCols(ctx.db, kind, existing.id, cols);
+  await updatePost(ctx.db, existing.id, w);
+  await updateLinkedCols(ctx.db, kind, existing.id, cols);
 }
 
 /**
  * The `venue`/`organizer` of an event write: an ID, `{id}`, an object of create fields (an existing live one
  * with the same name is reused, as TEC avoids duplicates) or a list of those. Empty clears.
  */
-export function resolveLinkedInput(ctx: Ctx, kind: LinkedKind, value: unknown): number[] {
+export async function resolveLinkedInput(ctx: Ctx, kind: LinkedKind, value: unknown): Promise<number[]> {
   if (value === null || value === '' || value === 0 || value === false) return [];
   // TEC reads `organizer` as a list: one object of create fields on its own is not one (its values are no IDs).
   if (kind === 'organizer' && value && typeof value === 'object' && !Array.isArray(value) && (value as Fields).id === undefined) {
@@ -147,12 +147,12 @@ export function resolveLinkedInput(ctx: Ctx, kind: LinkedKind, value: unknown): 
   const ids: number[] = [];
   for (const item of items) {
     if (typeof item === 'number' || (typeof item === 'string' && /^\d+$/.test(item))) {
-      ids.push(requireLinked(ctx, kind, Number(item)));
+      ids.push(await requireLinked(ctx, kind, Number(item)));
     } else if (item && typeof item === 'object' && !Array.isArray(item)) {
       const o = item as Fields;
       if (o.id !== undefined && o.id !== null && o.id !== '') {
         if (!/^\d+$/.test(String(o.id))) throw invalidParam(kind);
-        ids.push(requireLinked(ctx, kind, Number(o.id)));
+        ids.push(await requireLinked(ctx, kind, Number(o.id)));
         continue;
       }
       let fields: Fields;
@@ -161,8 +161,8 @@ export function resolveLinkedInput(ctx: Ctx, kind: LinkedKind, value: unknown): 
       } catch {
         throw new HttpError(400, `could-not-create-${kind}`, `The ${kind} could not be created from the provided data`);
       }
-      const same = findLinkedByTitle(ctx.db, kind, String(fields[kind]).trim());
-      ids.push(same ?? createLinked(ctx, kind, fields));
+      const same = await findLinkedByTitle(ctx.db, kind, String(fields[kind]).trim());
+      ids.push(same ?? await createLinked(ctx, kind, fields));
     } else {
       // A name is no venue or organizer entry for TEC's validator (nor anything else but an ID or an object).
       throw invalidParam(kind);

@@ -243,9 +243,9 @@ function presentOrganizer(ctx: Ctx, o: OrganizerRow, images: Map<number, Attachm
   return dropEmpty(body);
 }
 
-export function presentLinked(ctx: Ctx, kind: LinkedKind, ids: number[], opts: PresentOpts = {}): Record<string, unknown>[] {
-  const rows = getLinkedRows(ctx.db, kind, ids);
-  const images = getAttachments(ctx.db, rows.map((r) => r.image_id).filter(Boolean));
+export async function presentLinked(ctx: Ctx, kind: LinkedKind, ids: number[], opts: PresentOpts = {}): Promise<Record<string, unknown>[]> {
+  const rows = await getLinkedRows(ctx.db, kind, ids);
+  const images = await getAttachments(ctx.db, rows.map((r) => r.image_id).filter(Boolean));
   return rows.map((r) =>
     kind === 'venue' ? presentVenue(ctx, r as VenueRow, images, opts) : presentOrganizer(ctx, r as OrganizerRow, images, opts),
   );
@@ -378,13 +378,13 @@ function keepRow(c: PresentCache, r: EventRow): void {
 const origin = new WeakMap<Record<string, unknown>, Kept>();
 
 /** The kept presentations and rows, or null where none may be used: a write presents what it just changed. */
-function presentCache(ctx: Ctx): PresentCache | null {
+async function presentCache(ctx: Ctx): Promise<PresentCache | null> {
   if (ctx.db.inTransaction || (ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD')) return null;
   // Checked once a request (an archive reads rows, then presents them: one `data_version` query, not two).
   const seen = checked.get(ctx);
   if (seen) return seen;
   const services = ctx.app.services;
-  const version = `${ctx.app.contentVersion}:${changeStamp(ctx.db)}`;
+  const version = `${ctx.app.contentVersion}:${await changeStamp(ctx.db)}`;
   const now = services.clock ? Number(services.clock()) : Date.now();
   let c = services.presentCache;
   if (!c || c.version !== version || now >= c.until) {
@@ -402,9 +402,9 @@ const checked = new WeakMap<Ctx, PresentCache>();
  * The event rows of `ids` in their order (missing ones skipped), as `getEventRows` reads them: rows kept since
  * nothing was written are not read again (a read outside a transaction only).
  */
-export function eventRowsOf(ctx: Ctx, ids: readonly number[]): EventRow[] {
-  const c = presentCache(ctx);
-  if (!c) return getEventRows(ctx.db, ids);
+export async function eventRowsOf(ctx: Ctx, ids: readonly number[]): Promise<EventRow[]> {
+  const c = await presentCache(ctx);
+  if (!c) return await getEventRows(ctx.db, ids);
   const got = new Map<number, EventRow>();
   for (const id of ids) {
     const r = c.rows.get(id);
@@ -412,7 +412,7 @@ export function eventRowsOf(ctx: Ctx, ids: readonly number[]): EventRow[] {
   }
   const missing = ids.filter((id) => !got.has(id));
   if (missing.length) {
-    for (const r of getEventRows(ctx.db, missing)) {
+    for (const r of await getEventRows(ctx.db, missing)) {
       keepRow(c, r);
       got.set(r.id, r);
     }
@@ -429,10 +429,10 @@ export function eventRowsOf(ctx: Ctx, ids: readonly number[]): EventRow[] {
  * Presents many events with a fixed number of queries: one for venues, one for organizers, one for terms and
  * one for images, whatever the number of events; events presented before (and not changed since) are reused.
  */
-export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}): Record<string, unknown>[] {
-  const c = presentCache(ctx);
+export async function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}): Promise<Record<string, unknown>[]> {
+  const c = await presentCache(ctx);
   if (!c) {
-    const out = presentFresh(ctx, rows, opts);
+    const out = await presentFresh(ctx, rows, opts);
     for (const d of eventDecorators(ctx)) d(ctx, out, rows, opts);
     return out;
   }
@@ -441,7 +441,7 @@ export function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpts = {}
   const found: (Kept | undefined)[] = rows.map((r) => kept.get(prefix + r.id));
   const missing = rows.filter((_, i) => !found[i]);
   if (missing.length) {
-    const fresh = presentFresh(ctx, missing, opts);
+    const fresh = await presentFresh(ctx, missing, opts);
     let j = 0;
     rows.forEach((r, i) => {
       if (found[i]) return;
@@ -512,10 +512,10 @@ export function eventJson(e: Record<string, unknown>): Buffer {
 }
 
 /** The published tickets of each event, by ID, for the cost (ET adds their prices to it) and JSON-LD offers. */
-function ticketPrices(ctx: Ctx, ids: readonly number[]): Map<number, TicketPrice[]> {
+async function ticketPrices(ctx: Ctx, ids: readonly number[]): Promise<Map<number, TicketPrice[]>> {
   const out = new Map<number, TicketPrice[]>();
   if (!ids.length) return out;
-  for (const t of publishedTicketPrices(ctx.db, ids)) {
+  for (const t of await publishedTicketPrices(ctx.db, ids)) {
     const list = out.get(t.event_id);
     if (list) list.push(t);
     else out.set(t.event_id, [t]);
@@ -528,22 +528,22 @@ function ldTime(utc: string): string | undefined {
   return /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(utc) ? `${utc.replace(' ', 'T')}+00:00` : undefined;
 }
 
-function presentFresh(ctx: Ctx, rows: EventRow[], opts: PresentOpts): Record<string, unknown>[] {
+async function presentFresh(ctx: Ctx, rows: EventRow[], opts: PresentOpts): Promise<Record<string, unknown>[]> {
   const ids = rows.map((r) => r.id);
-  const tickets = ticketPrices(ctx, ids);
-  const vLinks = venueLinks(ctx.db, ids);
-  const oLinks = organizerLinks(ctx.db, ids);
+  const tickets = await ticketPrices(ctx, ids);
+  const vLinks = await venueLinks(ctx.db, ids);
+  const oLinks = await organizerLinks(ctx.db, ids);
   const venueIds = [...new Set(vLinks.map((l) => l.linked_id))];
   const organizerIds = [...new Set(oLinks.map((l) => l.linked_id))];
-  const venueRows = getLinkedRows(ctx.db, 'venue', venueIds);
-  const organizerRows = getLinkedRows(ctx.db, 'organizer', organizerIds);
-  const images = getAttachments(ctx.db, [...rows, ...venueRows, ...organizerRows].map((r) => r.image_id).filter(Boolean));
+  const venueRows = await getLinkedRows(ctx.db, 'venue', venueIds);
+  const organizerRows = await getLinkedRows(ctx.db, 'organizer', organizerIds);
+  const images = await getAttachments(ctx.db, [...rows, ...venueRows, ...organizerRows].map((r) => r.image_id).filter(Boolean));
   const venues = new Map(venueRows.map((v) => [v.id, presentVenue(ctx, v, images, opts)]));
   const organizers = new Map(organizerRows.map((o) => [o.id, presentOrganizer(ctx, o, images, opts)]));
   // A term shared by many events of the page is presented once.
   const embedded = new Map<number, Record<string, unknown>>();
   const terms = new Map<number, { categories: Record<string, unknown>[]; tags: Record<string, unknown>[] }>();
-  for (const t of termsOfPosts(ctx.db, ids)) {
+  for (const t of await termsOfPosts(ctx.db, ids)) {
     let e = embedded.get(t.id);
     if (!e) embedded.set(t.id, (e = embeddedTerm(ctx, t)));
     let lists = terms.get(t.post_id);

@@ -25,26 +25,26 @@ type Plural = 'categories' | 'tags';
 
 const MAX_PER_PAGE = 50;
 
-function load(ctx: Ctx, taxonomy: string, id: number): TermRow {
-  const t = getTermInTaxonomy(ctx.db, taxonomy, id);
+async function load(ctx: Ctx, taxonomy: string, id: number): Promise<TermRow> {
+  const t = await getTermInTaxonomy(ctx.db, taxonomy, id);
   // TEC validates the ID with is_event_category / is_post_tag: a failure is a parameter error.
   if (!t) throw invalidParam('id');
   return t;
 }
 
-function checkParent(ctx: Ctx, taxonomy: string, parent: number | undefined, self = 0): void {
+async function checkParent(ctx: Ctx, taxonomy: string, parent: number | undefined, self = 0): Promise<void> {
   if (!parent) return;
   // TEC checks `parent` with is_event_category: an unknown parent is an invalid parameter.
-  if (!getTermInTaxonomy(ctx.db, taxonomy, parent)) throw invalidParam('parent');
+  if (!await getTermInTaxonomy(ctx.db, taxonomy, parent)) throw invalidParam('parent');
   // A term may not become its own ancestor.
   for (let p = parent, guard = 0; p && guard < 1000; guard++) {
     if (p === self) throw new HttpError(400, 'rest_term_invalid', 'A term cannot be its own ancestor.');
-    p = getTermInTaxonomy(ctx.db, taxonomy, p)?.parent ?? 0;
+    p = (await getTermInTaxonomy(ctx.db, taxonomy, p))?.parent ?? 0;
   }
 }
 
-function exists(ctx: Ctx, taxonomy: string, name: string, slug: string | undefined, self: number): void {
-  const clash = findTermByName(ctx.db, taxonomy, name);
+async function exists(ctx: Ctx, taxonomy: string, name: string, slug: string | undefined, self: number): Promise<void> {
+  const clash = await findTermByName(ctx.db, taxonomy, name);
   if (clash && clash.id !== self) {
     throw new HttpError(400, 'term_exists', 'A term with the name provided already exists in this taxonomy.', { term_id: clash.id }, [
       clash.id,
@@ -52,7 +52,7 @@ function exists(ctx: Ctx, taxonomy: string, name: string, slug: string | undefin
     ]);
   }
   if (slug) {
-    const s = findTermBySlug(ctx.db, taxonomy, slug);
+    const s = await findTermBySlug(ctx.db, taxonomy, slug);
     if (s && s.id !== self)
       throw new HttpError(400, 'duplicate_term_slug', `The slug “${slug}” is already in use by another term.`, { term_id: s.id });
   }
@@ -63,27 +63,27 @@ function exists(ctx: Ctx, taxonomy: string, name: string, slug: string | undefin
  * author or an administrator changes it (terms made before terms had an author: administrators only); then
  * name, slug and parent clashes, as the core terms controller checks them in its callback.
  */
-function write(
+async function write(
   ctx: Ctx,
   taxonomy: string,
   input: { name?: string; description?: string; slug?: string; parent?: number },
   existing?: TermRow,
-): number {
+): Promise<number> {
   const et = ctx.lang === 'et';
   const slug = input.slug !== undefined && input.slug !== '' ? sanitizeSlug(input.slug) : undefined;
   if (input.slug !== undefined && input.slug !== '' && !slug) throw invalidParam('slug');
   if (existing) assertMayChange(ctx, existing.author);
-  if (input.name !== undefined && !et) exists(ctx, taxonomy, input.name.trim(), slug, existing?.id ?? 0);
-  else if (slug) exists(ctx, taxonomy, '\u0000', slug, existing?.id ?? 0);
-  checkParent(ctx, taxonomy, input.parent, existing?.id ?? 0);
+  if (input.name !== undefined && !et) await exists(ctx, taxonomy, input.name.trim(), slug, existing?.id ?? 0);
+  else if (slug) await exists(ctx, taxonomy, '\u0000', slug, existing?.id ?? 0);
+  await checkParent(ctx, taxonomy, input.parent, existing?.id ?? 0);
   if (!existing) {
     const name = input.name!.trim();
     const finalSlug = slug ?? (sanitizeSlug(name) || 'term');
-    if (!slug && findTermBySlug(ctx.db, taxonomy, finalSlug)) {
-      const id = findTermBySlug(ctx.db, taxonomy, finalSlug)!.id;
+    if (!slug && await findTermBySlug(ctx.db, taxonomy, finalSlug)) {
+      const id = (await findTermBySlug(ctx.db, taxonomy, finalSlug))!.id;
       throw new HttpError(400, 'term_exists', 'A term with the name provided already exists in this taxonomy.', { term_id: id }, [id, id]);
     }
-    return insertTerm(ctx.db, {
+    return await insertTerm(ctx.db, {
       taxonomy,
       name,
       name_et: et ? name : null,
@@ -94,7 +94,7 @@ function write(
       author: callerUserId(ctx),
     });
   }
-  updateTerm(ctx.db, existing.id, {
+  await updateTerm(ctx.db, existing.id, {
     ...(input.name !== undefined ? (et ? { name_et: input.name.trim() } : { name: input.name.trim() }) : {}),
     ...(input.description !== undefined ? (et ? { description_et: input.description } : { description: input.description }) : {}),
     ...(slug ? { slug } : {}),
@@ -133,20 +133,20 @@ function endpoints(plural: Plural): Endpoint[] {
   const routes = (plural === 'categories' ? categoriesRoutes : tagsRoutes) as typeof categoriesRoutes;
   const base = `/evt/events/v1/${plural}`;
   return [
-    implement(routes.list, (args, ctx) => {
+    implement(routes.list, async (args, ctx) => {
       const input = args as Record<string, unknown>;
       const post = (input.post ?? input.event) as number | undefined;
-      if (post !== undefined && getPost(ctx.db, post)?.type !== 'event') throw invalidParam(input.post !== undefined ? 'post' : 'event');
+      if (post !== undefined && (await getPost(ctx.db, post))?.type !== 'event') throw invalidParam(input.post !== undefined ? 'post' : 'event');
       // TEC's is_event_category / is_post_tag: every included, excluded or parent term must exist.
       for (const name of ['include', 'exclude', 'parent'] as const) {
         const v = input[name];
         const ids = Array.isArray(v) ? (v as number[]) : v === undefined ? [] : [v as number];
-        if (!allTermsIn(ctx.db, taxonomy, ids)) throw invalidParam(name);
+        if (!await allTermsIn(ctx.db, taxonomy, ids)) throw invalidParam(name);
       }
       // The archive clamps per_page to 50, as the events archives do (the original: sanitize_per_page).
       const perPage = Math.min(input.per_page as number, MAX_PER_PAGE);
       const page = input.page as number;
-      const { rows, total } = queryTerms(ctx.db, {
+      const { rows, total } = await queryTerms(ctx.db, {
         taxonomy,
         search: input.search as string | undefined,
         include: input.include as number[],
@@ -176,30 +176,30 @@ function endpoints(plural: Plural): Endpoint[] {
         totalHeaders(total, totalPages),
       );
     }),
-    implement(routes.create, (input, ctx) => {
-      const id = write(ctx, taxonomy, input);
+    implement(routes.create, async (input, ctx) => {
+      const id = await write(ctx, taxonomy, input);
       return {
         status: 201,
-        body: writtenTerm(ctx, plural, getTermInTaxonomy(ctx.db, taxonomy, id)!),
+        body: writtenTerm(ctx, plural, (await getTermInTaxonomy(ctx.db, taxonomy, id))!),
         headers: { Location: ctx.urls.rest(`${base}/${id}`) },
       };
     }),
-    implement(routes.read, (input, ctx) => {
-      const body = writtenTerm(ctx, plural, load(ctx, taxonomy, input.id));
+    implement(routes.read, async (input, ctx) => {
+      const body = writtenTerm(ctx, plural, await load(ctx, taxonomy, input.id));
       // `context=embed`: core's term schema gives count, description, parent and meta in view and edit only.
       if (ctx.req.params.context === 'embed') for (const k of ['count', 'description', 'parent', 'meta']) delete body[k];
       return ok(body);
     }),
-    implement(routes.update, (input, ctx) => {
-      const t = load(ctx, taxonomy, input.id);
-      write(ctx, taxonomy, input, t);
-      return ok(writtenTerm(ctx, plural, getTermInTaxonomy(ctx.db, taxonomy, t.id)!));
+    implement(routes.update, async (input, ctx) => {
+      const t = await load(ctx, taxonomy, input.id);
+      await write(ctx, taxonomy, input, t);
+      return ok(writtenTerm(ctx, plural, (await getTermInTaxonomy(ctx.db, taxonomy, t.id))!));
     }),
-    implement(routes.delete, (input, ctx) => {
-      const t = load(ctx, taxonomy, input.id);
+    implement(routes.delete, async (input, ctx) => {
+      const t = await load(ctx, taxonomy, input.id);
       assertMayChange(ctx, t.author);
       const body = presentTerm(ctx, t);
-      deleteTerm(ctx.db, t);
+      await deleteTerm(ctx.db, t);
       return ok(body);
     }),
   ];

@@ -13,14 +13,14 @@ export const missingData = () => new HttpError(400, 'malformed_request', 'This r
 export const formNotFound = () => new HttpError(404, 'form_not_found', 'The requested form does not exist');
 
 /** Every ID must name a form, or the parameter is invalid (and nothing happens). */
-export function requireForms(ctx: Ctx, ids: number[], param: string): void {
-  const unknown = unknownFormIds(ctx.db, ids);
+export async function requireForms(ctx: Ctx, ids: number[], param: string): Promise<void> {
+  const unknown = await unknownFormIds(ctx.db, ids);
   if (unknown.length) throw invalidParam(param, `Unknown form ID(s): ${unknown.join(', ')}.`, 'rest_invalid_form_id');
 }
 
 /** Every ID must name a submission, or the parameter is invalid. */
-export function requireSubmissions(ctx: Ctx, ids: number[], param: string): SubmissionRow[] {
-  const rows = getSubmissions(ctx.db, [...new Set(ids)]);
+export async function requireSubmissions(ctx: Ctx, ids: number[], param: string): Promise<SubmissionRow[]> {
+  const rows = await getSubmissions(ctx.db, [...new Set(ids)]);
   const found = new Set(rows.map((r) => r.id));
   const unknown = ids.filter((id) => !found.has(id));
   if (unknown.length) throw invalidParam(param, `Unknown submission ID(s): ${unknown.join(', ')}.`, 'rest_invalid_submission_id');
@@ -28,11 +28,11 @@ export function requireSubmissions(ctx: Ctx, ids: number[], param: string): Subm
 }
 
 /** The submission a JSON-encoded entity names by `submissionRecordId`. */
-export function entitySubmission(ctx: Ctx, entity: Record<string, unknown>, param: string): SubmissionRow {
+export async function entitySubmission(ctx: Ctx, entity: Record<string, unknown>, param: string): Promise<SubmissionRow> {
   const raw = entity.submissionRecordId;
   const id = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(id) || id < 1) throw invalidParam(param, `${param} needs a submissionRecordId.`, 'rest_invalid_submission_id');
-  return requireSubmissions(ctx, [id], param)[0];
+  return (await requireSubmissions(ctx, [id], param))[0];
 }
 
 /**

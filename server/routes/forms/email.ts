@@ -59,20 +59,20 @@ function merge(
   });
 }
 
-function queue(ctx: Ctx, submissionId: number, raw: Record<string, unknown>): { mailId: number; seq: number } {
-  const row = requireSubmissions(ctx, [submissionId], 'submission')[0];
+async function queue(ctx: Ctx, submissionId: number, raw: Record<string, unknown>): Promise<{ mailId: number; seq: number }> {
+  const row = (await requireSubmissions(ctx, [submissionId], 'submission'))[0];
   const parsed = Settings.safeParse(raw);
   if (!parsed.success) {
     const i = parsed.error.issues[0];
     throw invalidParam('action_settings', `action_settings[${i.path.join('.')}]: ${i.message}`, 'rest_invalid_param');
   }
   const s = parsed.data;
-  const fields = getFields(ctx.db, row.form_id);
+  const fields = await getFields(ctx.db, row.form_id);
   const c = {
     fields,
-    values: submissionValues(ctx.db, [row.id]).get(row.id)!,
+    values: (await submissionValues(ctx.db, [row.id])).get(row.id)!,
     row,
-    formTitle: getForm(ctx.db, row.form_id)?.title ?? '',
+    formTitle: (await getForm(ctx.db, row.form_id))?.title ?? '',
     siteName: ctx.app.config.siteName,
   };
   const html = s.email_format === 'html';
@@ -82,7 +82,7 @@ function queue(ctx: Ctx, submissionId: number, raw: Record<string, unknown>): { 
       ? `"${s.from_name.replace(/["\\\r\n]/g, '')}" <${s.from_address.trim()}>`
       : s.from_address.trim()
     : undefined;
-  const mailId = sendMail(ctx.app, {
+  const mailId = await sendMail(ctx.app, {
     to: merge(s.to, c, false),
     cc: merge(s.cc, c, false) || undefined,
     bcc: merge(s.bcc, c, false) || undefined,
@@ -100,7 +100,7 @@ const emailAction = implement(
   R.emailAction,
   async (input, ctx) => {
     // Logged in one transaction; the delivery is awaited after it has committed.
-    const { mailId, seq } = ctx.db.transaction(() => queue(ctx, input.submission, input.action_settings))();
+    const { mailId, seq } = await ctx.db.transaction(() => queue(ctx, input.submission, input.action_settings));
     const result = await schedule(ctx.app, mailId);
     return ok(result?.ok ? true : seq);
   },

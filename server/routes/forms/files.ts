@@ -23,18 +23,18 @@ import { exportCsvOf } from './submissions.ts';
 
 const PURPOSE = 'download';
 
-const downloadAll = implement(R.downloadAll, (input, ctx) => {
-  const formIds = input.form_ids?.length ? [...new Set(input.form_ids)] : listForms(ctx.db).map((f) => f.id);
+const downloadAll = implement(R.downloadAll, async (input, ctx) => {
+  const formIds = input.form_ids?.length ? [...new Set(input.form_ids)] : (await listForms(ctx.db)).map((f) => f.id);
   if (!formIds.length) throw missingData();
-  requireForms(ctx, formIds, 'form_ids');
+  await requireForms(ctx, formIds, 'form_ids');
   const dir = downloadsDir(ctx.app.config.dataDir);
   pruneDownloads(dir);
   let name: string;
   if (formIds.length === 1) {
-    name = writeDownload(dir, 'csv', exportCsvOf(ctx, formIds[0]));
+    name = writeDownload(dir, 'csv', await exportCsvOf(ctx, formIds[0]));
   } else {
     const files: Record<string, Uint8Array> = {};
-    for (const id of formIds) files[`form-${id}-${sanitizeSlug(getForm(ctx.db, id)!.title) || 'form'}.csv`] = strToU8(exportCsvOf(ctx, id));
+    for (const id of formIds) files[`form-${id}-${sanitizeSlug((await getForm(ctx.db, id))!.title) || 'form'}.csv`] = strToU8(await exportCsvOf(ctx, id));
     name = writeDownload(dir, 'zip', zipSync(files, { level: 6 }));
   }
   const exp = Math.floor(Date.now() / 1000) + DOWNLOAD_TTL_SECONDS;
@@ -50,12 +50,12 @@ const downloadAll = implement(R.downloadAll, (input, ctx) => {
 
 const linkInvalid = () => new HttpError(403, 'download_link_invalid', 'The download link is invalid.');
 
-const download = implement(R.download, (input, ctx) => {
+const download = implement(R.download, async (input, ctx) => {
   const p = verifyToken(ctx.app.secret, PURPOSE, input.token);
   if (!p || typeof p.f !== 'string' || typeof p.u !== 'number' || typeof p.exp !== 'number') throw linkInvalid();
   if (p.exp <= Math.floor(Date.now() / 1000)) throw new HttpError(403, 'download_link_expired', 'The download link has expired.');
   // The link is bound to the user who asked for it, and dies when that user loses access to submissions.
-  const user = getUser(ctx.db, p.u);
+  const user = await getUser(ctx.db, p.u);
   if (!user || !roleCan(user.role, 'manage_forms')) throw linkInvalid();
   const r = resolveDownload(downloadsDir(ctx.app.config.dataDir), p.f);
   if (!r.ok) throw r.reason === 'missing' ? new HttpError(404, 'download_not_found', 'The file no longer exists.') : linkInvalid();

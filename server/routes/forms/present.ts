@@ -31,15 +31,15 @@ export function singleSubmission(row: SubmissionRow, fields: FormField[], values
 }
 
 /** Field definitions keyed by form, loaded once per request. */
-export function fieldsOf(db: Db, formIds: number[]): Map<number, FormField[]> {
+export async function fieldsOf(db: Db, formIds: number[]): Promise<Map<number, FormField[]>> {
   const m = new Map<number, FormField[]>();
-  for (const id of formIds) if (!m.has(id)) m.set(id, getFields(db, id));
+  for (const id of formIds) if (!m.has(id)) m.set(id, await getFields(db, id));
   return m;
 }
 
 /** The CSV of one form's submissions: `#`, `Date Submitted`, then one column per field, in field order. */
-export function formCsv(db: Db, fields: FormField[], rows: SubmissionRow[]): string {
-  const values = submissionValues(
+export async function formCsv(db: Db, fields: FormField[], rows: SubmissionRow[]): Promise<string> {
+  const values = await submissionValues(
     db,
     rows.map((r) => r.id),
   );

@@ -29,14 +29,14 @@ function load(raw: string | undefined): Settings | undefined {
   return raw === undefined ? undefined : (JSON.parse(raw) as Settings);
 }
 
-const setSettings = implement(R.setSettings, (input, ctx) => {
+const setSettings = implement(R.setSettings, async (input, ctx) => {
   const name = input.settingName as (typeof SETTING_NAMES)[number];
   if (!SETTING_NAMES.includes(name)) throw invalidParam('settingName', `settingName is not one of ${SETTING_NAMES.join(', ')}.`, 'rest_not_in_enum');
   if (input.data === undefined) throw invalidParam('data', `data is required for ${name}.`, 'rest_missing_callback_param');
   const formKey = input.formID ?? '';
   if (formKey !== '') {
     if (!/^\d+$/.test(formKey)) throw invalidParam('formID', 'formID is not a form ID.', 'rest_invalid_form_id');
-    requireForms(ctx, [Number(formKey)], 'formID');
+    await requireForms(ctx, [Number(formKey)], 'formID');
   }
   const parsed = DATA[name].safeParse(input.data);
   if (!parsed.success)
@@ -47,28 +47,28 @@ const setSettings = implement(R.setSettings, (input, ctx) => {
     );
   if (name === 'hiddenFields') {
     if (formKey === '') throw invalidParam('formID', 'hiddenFields needs a formID.', 'rest_missing_callback_param');
-    const own = new Set(getFields(ctx.db, Number(formKey)).map((f) => f.id));
+    const own = new Set((await getFields(ctx.db, Number(formKey))).map((f) => f.id));
     const foreign = (parsed.data.fields as number[]).filter((id) => !own.has(id));
     if (foreign.length) throw invalidParam('data', `Field(s) ${foreign.join(', ')} are not fields of form ${formKey}.`, 'rest_invalid_param');
   }
-  const current = load(getOption(ctx.db, OPTION));
+  const current = load(await getOption(ctx.db, OPTION));
   const next: Settings = structuredClone(current ?? {});
   next[formKey] = { ...(next[formKey] ?? {}), [name]: parsed.data };
   let response: { message: string; status: boolean };
   if (current === undefined) {
-    setOption(ctx.db, OPTION, JSON.stringify(next));
+    await setOption(ctx.db, OPTION, JSON.stringify(next));
     response = { message: 'add_option', status: true };
   } else if (JSON.stringify(current[formKey]?.[name]) === JSON.stringify(parsed.data)) {
     response = { message: 'unchanged', status: false };
   } else {
-    setOption(ctx.db, OPTION, JSON.stringify(next));
+    await setOption(ctx.db, OPTION, JSON.stringify(next));
     response = { message: 'update_option', status: true };
   }
   return ok(JSON.stringify(response));
 });
 
-const getSettings = implement(R.getSettings, (_input, ctx) => {
-  const raw = getOption(ctx.db, OPTION);
+const getSettings = implement(R.getSettings, async (_input, ctx) => {
+  const raw = await getOption(ctx.db, OPTION);
   return ok(raw === undefined ? 'false' : JSON.stringify(load(raw)));
 });
 

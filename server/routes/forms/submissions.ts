@@ -22,15 +22,15 @@ import { fieldsOf, formCsv, singleSubmission } from './present.ts';
 
 /** `forms-submissions/submissions/*` and `export`: the submissions screen of the admin. */
 
-const get = implement(R.get, (input, ctx) => {
+const get = implement(R.get, async (input, ctx) => {
   const formIds = [...new Set(input.form_ids)];
   if (!formIds.length) throw missingData();
-  requireForms(ctx, formIds, 'form_ids');
-  const fields = fieldsOf(ctx.db, formIds);
+  await requireForms(ctx, formIds, 'form_ids');
+  const fields = await fieldsOf(ctx.db, formIds);
   if (input.type === 'columns') {
     return ok(formIds.flatMap((id) => fields.get(id)!.map((f) => ({ ...f, slug: f.key, adminLabel: f.label, formId: String(id) }))));
   }
-  const { rows, total } = querySubmissions(ctx.db, {
+  const { rows, total } = await querySubmissions(ctx.db, {
     formIds,
     status: input.status === 'trash' ? 'trash' : 'publish',
     after: dateBound(ctx, input.start_date, 'start_date', false),
@@ -39,24 +39,24 @@ const get = implement(R.get, (input, ctx) => {
     limit: input.page_size,
     offset: (input.current_page - 1) * input.page_size,
   });
-  const values = submissionValues(
+  const values = await submissionValues(
     ctx.db,
     rows.map((r) => r.id),
   );
   return ok({ data: rows.map((r) => singleSubmission(r, fields.get(r.form_id)!, values.get(r.id)!)), count: total });
 });
 
-const del = implement(R.delete, (input, ctx) => {
+const del = implement(R.delete, async (input, ctx) => {
   const at = now(ctx);
-  for (const row of requireSubmissions(ctx, input.submissions, 'submissions')) trashSubmission(ctx.db, row, at);
+  for (const row of await requireSubmissions(ctx, input.submissions, 'submissions')) await trashSubmission(ctx.db, row, at);
   return ok('ok');
 });
 
-const restore = implement(R.restore, (input, ctx) => {
+const restore = implement(R.restore, async (input, ctx) => {
   const at = now(ctx);
-  for (const row of requireSubmissions(ctx, input.submissions, 'submissions')) {
-    if (input.restore) untrashSubmission(ctx.db, row, at);
-    else deleteSubmission(ctx.db, row.id);
+  for (const row of await requireSubmissions(ctx, input.submissions, 'submissions')) {
+    if (input.restore) await untrashSubmission(ctx.db, row, at);
+    else await deleteSubmission(ctx.db, row.id);
   }
   return ok('ok');
 });
@@ -68,13 +68,13 @@ function fieldFor(fields: FormField[], entryKey: string, entry: unknown): FormFi
   return fields.find((f) => f.key === slug) ?? fields.find((f) => String(f.id) === String(e.id ?? entryKey));
 }
 
-const update = implement(R.update, (input, ctx) => {
+const update = implement(R.update, async (input, ctx) => {
   const entity = input.singleSubmission;
-  const row = entitySubmission(ctx, entity, 'singleSubmission');
+  const row = await entitySubmission(ctx, entity, 'singleSubmission');
   const collection = entity.submissionFieldCollection;
   if (!collection || typeof collection !== 'object')
     throw invalidParam('singleSubmission', 'singleSubmission needs a submissionFieldCollection.', 'rest_invalid_param');
-  const fields = getFields(ctx.db, row.form_id);
+  const fields = await getFields(ctx.db, row.form_id);
   const entries: [string, unknown][] = Array.isArray(collection) ? collection.map((e, i) => [String(i), e]) : Object.entries(collection);
   const errors: string[] = [];
   const changes: [FormField, ReturnType<typeof checkValue>][] = [];
@@ -90,8 +90,8 @@ const update = implement(R.update, (input, ctx) => {
     else changes.push([field, checked]);
   }
   if (errors.length) throw invalidParam('singleSubmission', errors.join(' '), 'rest_invalid_submission_value');
-  for (const [field, checked] of changes) if ('value' in checked) setValue(ctx.db, row.id, field.id, checked.value);
-  touchSubmission(ctx.db, row.id, now(ctx));
+  for (const [field, checked] of changes) if ('value' in checked) await setValue(ctx.db, row.id, field.id, checked.value);
+  await touchSubmission(ctx.db, row.id, now(ctx));
   return ok('ok');
 });
 
@@ -116,12 +116,12 @@ const FLAGS = {
   not_spam: { spam: 0 },
 } as const;
 
-const handleExtra = implement(R.handleExtra, (input, ctx) => {
-  const row = entitySubmission(ctx, input.singleSubmission, 'singleSubmission');
+const handleExtra = implement(R.handleExtra, async (input, ctx) => {
+  const row = await entitySubmission(ctx, input.singleSubmission, 'singleSubmission');
   const response = { responseType: 'none', download: '', blobType: '', result: 'ok', filename: '' };
   const h = input.handleExtra;
   if (h === 'csv') {
-    const csv = formCsv(ctx.db, getFields(ctx.db, row.form_id), [row]);
+    const csv = await formCsv(ctx.db, await getFields(ctx.db, row.form_id), [row]);
     return ok({
       ...response,
       responseType: 'download',
@@ -130,36 +130,36 @@ const handleExtra = implement(R.handleExtra, (input, ctx) => {
       filename: `submission-${row.form_id}-${row.seq_num}.csv`,
     });
   }
-  setFlags(ctx.db, row.id, h === 'note' ? { note: noteOf(input.singleSubmission) } : FLAGS[h]);
+  await setFlags(ctx.db, row.id, h === 'note' ? { note: noteOf(input.singleSubmission) } : FLAGS[h]);
   return ok(response);
 });
 
 /** One CSV per form; the original's three request shapes (single submission, IDs, date range) and their mix. */
-const exportCsv = implement(R.export, (input, ctx) => {
+const exportCsv = implement(R.export, async (input, ctx) => {
   const out: Record<string, string> = {};
   if (input.singleSubmission) {
-    const row = entitySubmission(ctx, input.singleSubmission, 'singleSubmission');
-    out[String(row.form_id)] = formCsv(ctx.db, getFields(ctx.db, row.form_id), [row]);
+    const row = await entitySubmission(ctx, input.singleSubmission, 'singleSubmission');
+    out[String(row.form_id)] = await formCsv(ctx.db, await getFields(ctx.db, row.form_id), [row]);
     return ok(out);
   }
   let rowsById: SubmissionRow[] | undefined;
-  if (input.submissions) rowsById = requireSubmissions(ctx, input.submissions, 'submissions');
+  if (input.submissions) rowsById = await requireSubmissions(ctx, input.submissions, 'submissions');
   const formIds = [...new Set(input.form_ids?.length ? input.form_ids : (rowsById ?? []).map((r) => r.form_id))];
   if (!formIds.length) throw missingData();
-  requireForms(ctx, formIds, 'form_ids');
+  await requireForms(ctx, formIds, 'form_ids');
   const after = dateBound(ctx, input.start_date, 'start_date', false);
   const before = dateBound(ctx, input.end_date, 'end_date', true);
-  const fields = fieldsOf(ctx.db, formIds);
+  const fields = await fieldsOf(ctx.db, formIds);
   for (const formId of formIds) {
-    const { rows } = querySubmissions(ctx.db, { formIds: [formId], status: 'publish', after, before, ids: rowsById?.map((r) => r.id) });
-    out[String(formId)] = formCsv(ctx.db, fields.get(formId)!, rows.reverse());
+    const { rows } = await querySubmissions(ctx.db, { formIds: [formId], status: 'publish', after, before, ids: rowsById?.map((r) => r.id) });
+    out[String(formId)] = await formCsv(ctx.db, fields.get(formId)!, rows.reverse());
   }
   return ok(out);
 });
 
-export function exportCsvOf(ctx: Ctx, formId: number): string {
-  const { rows } = querySubmissions(ctx.db, { formIds: [formId], status: 'publish' });
-  return formCsv(ctx.db, getFields(ctx.db, formId), rows.reverse());
+export async function exportCsvOf(ctx: Ctx, formId: number): Promise<string> {
+  const { rows } = await querySubmissions(ctx.db, { formIds: [formId], status: 'publish' });
+  return await formCsv(ctx.db, await getFields(ctx.db, formId), rows.reverse());
 }
 
 export const submissionEndpoints: Endpoint[] = [get, del, update, restore, handleExtra, exportCsv];

@@ -28,29 +28,29 @@ export function tokenHeader(ctx: Ctx): string | undefined {
   return undefined;
 }
 
-export function issueViewsToken(ctx: Ctx, userId: number, formIds: number[] | null): { token: string; id: string } {
+export async function issueViewsToken(ctx: Ctx, userId: number, formIds: number[] | null): Promise<{ token: string; id: string }> {
   const id = crypto.randomBytes(16).toString('hex');
   const exp = Math.floor(Date.now() / 1000) + VIEWS_TOKEN_TTL;
-  insertViewToken(ctx.db, {
+  await insertViewToken(ctx.db, {
     id,
     user_id: userId,
     form_ids: formIds ? JSON.stringify(formIds) : null,
     created: nowUtc(),
     expires: nowUtc(new Date(exp * 1000)),
   });
-  pruneViewTokens(ctx.db, nowUtc(new Date(Date.now() - 86400_000)));
+  await pruneViewTokens(ctx.db, nowUtc(new Date(Date.now() - 86400_000)));
   return { token: signToken(ctx.app.secret, PURPOSE, { jti: id, u: userId, exp }), id };
 }
 
 const invalid = () => new HttpError(403, 'invalid_token', 'The provided token is invalid or has been tampered with.');
 
 /** The stored row of a good token; throws `invalid_token` (403) or `expired_token` (403). */
-export function checkViewsToken(ctx: Ctx, token: string): ViewTokenRow {
+export async function checkViewsToken(ctx: Ctx, token: string): Promise<ViewTokenRow> {
   const p = verifyToken(ctx.app.secret, PURPOSE, token);
   if (!p || typeof p.jti !== 'string' || typeof p.u !== 'number' || typeof p.exp !== 'number') throw invalid();
-  const row = getViewToken(ctx.db, p.jti);
+  const row = await getViewToken(ctx.db, p.jti);
   if (!row || row.user_id !== p.u || row.revoked_at) throw invalid();
-  const user = getUser(ctx.db, row.user_id);
+  const user = await getUser(ctx.db, row.user_id);
   if (!user || !roleCan(user.role, 'manage_forms')) throw invalid();
   if (p.exp <= Math.floor(Date.now() / 1000)) throw new HttpError(403, 'expired_token', 'The provided token has expired; refresh it.');
   return row;
@@ -64,31 +64,31 @@ export function tokenForms(row: ViewTokenRow): number[] | null {
  * Who may read a forms-views route: a manager (no limit), or a views token (limited to its forms).
  * Without either, the usual `rest_forbidden` (401 anonymous, 403 signed in).
  */
-export function authorizeViews(ctx: Ctx, formId?: number): { forms: number[] | null } {
+export async function authorizeViews(ctx: Ctx, formId?: number): Promise<{ forms: number[] | null }> {
   if (can(ctx, 'manage_forms')) return { forms: null };
   const token = tokenHeader(ctx);
   if (!token) throw forbidden(ctx.caller.kind === 'anonymous');
-  const forms = tokenForms(checkViewsToken(ctx, token));
+  const forms = tokenForms(await checkViewsToken(ctx, token));
   if (formId !== undefined && forms !== null && !forms.includes(formId)) {
     throw new HttpError(403, 'unauthorized_form_access', 'The requested form was not authorized in your token.');
   }
   return { forms };
 }
 
-export function revokeOwnToken(ctx: Ctx, userId: number): void {
+export async function revokeOwnToken(ctx: Ctx, userId: number): Promise<void> {
   const token = tokenHeader(ctx);
   if (!token) return;
-  const row = checkViewsTokenAllowExpired(ctx, token);
+  const row = await checkViewsTokenAllowExpired(ctx, token);
   if (row.user_id !== userId) throw invalid();
-  revokeViewToken(ctx.db, row.id, nowUtc());
+  await revokeViewToken(ctx.db, row.id, nowUtc());
 }
 
-function checkViewsTokenAllowExpired(ctx: Ctx, token: string): ViewTokenRow {
+async function checkViewsTokenAllowExpired(ctx: Ctx, token: string): Promise<ViewTokenRow> {
   try {
-    return checkViewsToken(ctx, token);
+    return await checkViewsToken(ctx, token);
   } catch (e) {
     if (!(e instanceof HttpError) || e.code !== 'expired_token') throw e;
     const p = verifyToken(ctx.app.secret, PURPOSE, token)!;
-    return getViewToken(ctx.db, p.jti as string)!;
+    return (await getViewToken(ctx.db, p.jti as string))!;
   }
 }

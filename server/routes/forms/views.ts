@@ -17,42 +17,42 @@ import { authorizeViews, issueViewsToken, revokeOwnToken, VIEWS_TOKEN_TTL } from
 /** Public submits allowed per client address per minute. */
 export const SUBMIT_LIMIT = 10;
 
-const forms = implement(R.forms, (_input, ctx) => {
-  const { forms: allowed } = authorizeViews(ctx);
+const forms = implement(R.forms, async (_input, ctx) => {
+  const { forms: allowed } = await authorizeViews(ctx);
   return ok(
-    listForms(ctx.db)
+    (await listForms(ctx.db))
       .filter((f) => allowed === null || allowed.includes(f.id))
       .map((f) => ({ formID: f.id, formTitle: f.title })),
   );
 });
 
-const createFormHandler = implement(R.createForm, (input, ctx) => {
+const createFormHandler = implement(R.createForm, async (input, ctx) => {
   const keys = input.fields.map((f) => f.key).filter((k): k is string => k !== undefined);
   if (new Set(keys).size !== keys.length) {
     throw new HttpError(400, 'rest_invalid_param', 'Invalid parameter(s): fields', { params: { fields: 'Field keys must be unique.' }, details: [] });
   }
-  const id = createForm(ctx.db, { title: input.title.trim(), author: callerUserId(ctx), fields: input.fields, dates: now(ctx) });
-  return created({ formID: id, formTitle: input.title.trim(), fields: getFields(ctx.db, id) });
+  const id = await createForm(ctx.db, { title: input.title.trim(), author: callerUserId(ctx), fields: input.fields, dates: now(ctx) });
+  return created({ formID: id, formTitle: input.title.trim(), fields: await getFields(ctx.db, id) });
 });
 
-const fields = implement(R.fields, (input, ctx) => {
-  authorizeViews(ctx, input.id);
-  if (!getForm(ctx.db, input.id)) throw formNotFound();
-  return ok(getFields(ctx.db, input.id));
+const fields = implement(R.fields, async (input, ctx) => {
+  await authorizeViews(ctx, input.id);
+  if (!await getForm(ctx.db, input.id)) throw formNotFound();
+  return ok(await getFields(ctx.db, input.id));
 });
 
-const submissions = implement(R.submissions, (input, ctx) => {
-  authorizeViews(ctx, input.id);
-  if (!getForm(ctx.db, input.id)) throw formNotFound();
-  const formFields = getFields(ctx.db, input.id);
+const submissions = implement(R.submissions, async (input, ctx) => {
+  await authorizeViews(ctx, input.id);
+  if (!await getForm(ctx.db, input.id)) throw formNotFound();
+  const formFields = await getFields(ctx.db, input.id);
   // Without perPage the original returns every submission (posts_per_page -1).
   const perPage = input.perPage;
-  const { rows, total } = querySubmissions(ctx.db, {
+  const { rows, total } = await querySubmissions(ctx.db, {
     formIds: [input.id],
     status: 'publish',
     ...(perPage !== undefined ? { limit: perPage, offset: (input.page - 1) * perPage } : {}),
   });
-  const values = submissionValues(
+  const values = await submissionValues(
     ctx.db,
     rows.map((r) => r.id),
   );
@@ -64,7 +64,7 @@ const submissions = implement(R.submissions, (input, ctx) => {
   return ok(body, { 'X-WP-Total': String(total), 'X-WP-TotalPages': String(pages) });
 });
 
-const submit = implement(R.submit, (input, ctx): Result => {
+const submit = implement(R.submit, async (input, ctx): Promise<Result> => {
   const ipHash = hashIp(ctx.app.secret, ctx.req.ip);
   // Limited per client key (an IPv6 client by its /64, which one machine commonly holds whole).
   const wait = hit(ctx.app, 'forms-submit', hashIp(ctx.app.secret, clientKey(ctx.req.ip)), SUBMIT_LIMIT, 60_000);
@@ -72,9 +72,9 @@ const submit = implement(R.submit, (input, ctx): Result => {
     const e = new HttpError(429, 'rest_too_many_requests', 'Too many submissions from your address. Try again later.', { retry_after: wait });
     return { status: 429, body: e.body(), headers: { 'Retry-After': String(wait) }, isError: true };
   }
-  const form = getForm(ctx.db, input.id);
+  const form = await getForm(ctx.db, input.id);
   if (form?.status !== 'publish') throw formNotFound();
-  const formFields = getFields(ctx.db, input.id);
+  const formFields = await getFields(ctx.db, input.id);
   const errors: Record<string, string> = {};
   const known = new Set(formFields.flatMap((f) => [f.key, String(f.id)]));
   for (const k of Object.keys(input.values)) if (!known.has(k)) errors[k] = 'Unknown field.';
@@ -89,15 +89,15 @@ const submit = implement(R.submit, (input, ctx): Result => {
   }
   if (Object.keys(errors).length) throw new HttpError(400, 'form_validation_failed', 'The form has errors.', { errors });
   const dates = now(ctx);
-  const { id, seq } = insertSubmission(ctx.db, { formId: input.id, values, ipHash, dates });
+  const { id, seq } = await insertSubmission(ctx.db, { formId: input.id, values, ipHash, dates });
   return created({ id, formID: input.id, seq_num: seq, date: dates.date });
 });
 
-const tokenRefresh = implement(R.tokenRefresh, (input, ctx) => {
+const tokenRefresh = implement(R.tokenRefresh, async (input, ctx) => {
   const userId = callerUserId(ctx);
-  if (input.formID !== undefined && !getForm(ctx.db, input.formID)) throw formNotFound();
-  revokeOwnToken(ctx, userId);
-  const { token, id } = issueViewsToken(ctx, userId, input.formID !== undefined ? [input.formID] : null);
+  if (input.formID !== undefined && !await getForm(ctx.db, input.formID)) throw formNotFound();
+  await revokeOwnToken(ctx, userId);
+  const { token, id } = await issueViewsToken(ctx, userId, input.formID !== undefined ? [input.formID] : null);
   return ok({ token, publicKey: id, expiresIn: VIEWS_TOKEN_TTL, formID: input.formID ?? null });
 });
 

@@ -16,7 +16,7 @@ export const hashToken = (token: string) => crypto.createHash('sha256').update(t
  * else an administrator; anyone else gets WordPress's rest_forbidden (401 anonymous, 403 signed in).
  * `access_token` in the query is accepted where the original hands it out in a URL (get-log -> get-details).
  */
-export function mailCaller(ctx: Ctx, opts: { accessToken?: boolean } = {}): MailCaller {
+export async function mailCaller(ctx: Ctx, opts: { accessToken?: boolean } = {}): Promise<MailCaller> {
   let token = header(ctx, 'fcm_token');
   if (token === undefined && opts.accessToken && typeof ctx.req.query.access_token === 'string') token = ctx.req.query.access_token;
   if (token === undefined) {
@@ -24,8 +24,8 @@ export function mailCaller(ctx: Ctx, opts: { accessToken?: boolean } = {}): Mail
     throw forbidden(ctx.caller.kind === 'anonymous');
   }
   if (token.trim() === '') throw fail({ error: 'Auth token missing.' }, 400);
-  const app = findMailApp(ctx.db, hashToken(token));
+  const app = await findMailApp(ctx.db, hashToken(token));
   if (!app) throw fail({ error: 'Invalid Auth Token.' }, 401);
-  touchMailApp(ctx.db, app.id);
+  await touchMailApp(ctx.db, app.id);
   return { kind: 'app', app, token };
 }

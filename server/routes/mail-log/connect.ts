@@ -70,23 +70,23 @@ function sameKey(given: string, storedHash: string): boolean {
 
 const connectApp = implement(
   v1.connectApp,
-  replies((_i, ctx) => {
+  replies(async (_i, ctx) => {
     const authKey = header(ctx, 'auth_key') ?? '';
-    const pairing = getPairing(ctx.db);
+    const pairing = await getPairing(ctx.db);
     const valid = authKey !== '' && pairing !== undefined && pairing.expires_utc > nowUtc() && sameKey(authKey, pairing.key_hash);
     // The original answers a stale or wrong QR code with 200 and success=false.
     if (!valid) return jsonError({ error: 'Regenerate QR Code, and scan again.' }, 200);
     const token = requireHeader(ctx, 'fcm_token', Token)!;
     const device = requireHeader(ctx, 'device', Device)!;
     const serverUrl = requireHeader(ctx, 'server_url', ServerUrl, true) ?? '';
-    clearPairing(ctx.db);
-    upsertMailApp(ctx.db, { token_hash: hashToken(token), token_hint: token.slice(-4), device, server_url: serverUrl });
+    await clearPairing(ctx.db);
+    await upsertMailApp(ctx.db, { token_hash: hashToken(token), token_hint: token.slice(-4), device, server_url: serverUrl });
     return jsonSuccess({ fcm_token: token, plugin_version: MAIL_LOG_API_VERSION });
   }),
 );
 
-function connectedApps(ctx: Ctx) {
-  return listMailApps(ctx.db).map((a) => ({
+async function connectedApps(ctx: Ctx) {
+  return (await listMailApps(ctx.db)).map((a) => ({
     device: a.device,
     token_hint: `…${a.token_hint}`,
     server_url: a.server_url,
@@ -102,22 +102,22 @@ const pairingKey = implement(
     const key = crypto.randomBytes(24).toString('base64url');
     const expires = nowUtc(new Date(Date.now() + PAIRING_SECONDS * 1000));
     // A GET that writes: the pairing and its change-log row (other processes) commit together.
-    inTransaction(ctx.db, () => {
-      setPairing(ctx.db, hashToken(key), expires, callerUserId(ctx));
-      touch(ctx.app, ['mail']);
+    await inTransaction(ctx.db, async () => {
+      await setPairing(ctx.db, hashToken(key), expires, callerUserId(ctx));
+      await touch(ctx.app, ['mail']);
     });
     const connectUrl = `${ctx.urls.site('/')}?${new URLSearchParams({ authkey: key, site_title: ctx.app.config.siteName })}`;
     const qr = await QRCode.toDataURL(connectUrl, { errorCorrectionLevel: 'M', margin: 4, width: 300 });
-    return jsonSuccess({ auth_key: key, expires: isoOf(expires), connect_url: connectUrl, qr_code: qr, connected: connectedApps(ctx) });
+    return jsonSuccess({ auth_key: key, expires: isoOf(expires), connect_url: connectUrl, qr_code: qr, connected: await connectedApps(ctx) });
   },
   { async: true },
 );
 
 const disconnectSite = implement(
   v1.disconnectSite,
-  replies((_i, ctx) => {
-    const who = mailCaller(ctx);
-    const removed = who.kind === 'app' ? Number(deleteMailApp(ctx.db, who.app.id)) : deleteAllMailApps(ctx.db);
+  replies(async (_i, ctx) => {
+    const who = await mailCaller(ctx);
+    const removed = who.kind === 'app' ? Number(await deleteMailApp(ctx.db, who.app.id)) : await deleteAllMailApps(ctx.db);
     if (!removed) throw fail({ error: 'Invalid Request.' }, 403);
     return jsonSuccess({ message: 'Site Disconnected.' });
   }),
@@ -134,22 +134,22 @@ function licenseBody(l: LicenseRow) {
 
 const validateLicense = implement(
   v2.validateLicense,
-  replies((_i, ctx) => {
-    mailCaller(ctx);
-    const l = getLicense(ctx.db);
+  replies(async (_i, ctx) => {
+    await mailCaller(ctx);
+    const l = await getLicense(ctx.db);
     // A stored key is checked again: one written by an older format rule no longer counts.
     if (!l || normalizeLicenseKey(l.license_key) === null) throw fail({ message: 'License not found.' }, 404);
-    touchLicense(ctx.db);
-    return jsonSuccess(licenseBody(getLicense(ctx.db)!));
+    await touchLicense(ctx.db);
+    return jsonSuccess(licenseBody((await getLicense(ctx.db))!));
   }),
 );
 
-const activateLicense = implement(v2.activateLicense, (_i, ctx) => {
+const activateLicense = implement(v2.activateLicense, async (_i, ctx) => {
   const p = readParams(ctx, { license_key: string({ description: 'License key', required: true }) });
   const key = normalizeLicenseKey(p.license_key);
   if (!key) throw invalidParam('license_key', 'Invalid license key.', 'mail_invalid_license');
-  setLicense(ctx.db, key, callerUserId(ctx));
-  return jsonSuccess(licenseBody(getLicense(ctx.db)!));
+  await setLicense(ctx.db, key, callerUserId(ctx));
+  return jsonSuccess(licenseBody((await getLicense(ctx.db))!));
 });
 
 export const connectEndpointsV1: Endpoint[] = [connectApp, pairingKey, disconnectSite];

@@ -14,10 +14,10 @@ import { header, idArg, logListArgs, readParams } from './params.ts';
 import { attachmentList, fullRow, listRow, phpFiltered, wpDateTime } from './present.ts';
 import { fail, jsonSuccess, replies } from './reply.ts';
 
-function listLogs(ctx: Ctx) {
+async function listLogs(ctx: Ctx) {
   const p = readParams(ctx, logListArgs);
   // As in the original, a search ignores the status filter.
-  const { rows, total } = listMailLogs(ctx.db, { offset: p.start, limit: p.end, filter: p.query ? 'all' : p.filter, search: p.query });
+  const { rows, total } = await listMailLogs(ctx.db, { offset: p.start, limit: p.end, filter: p.query ? 'all' : p.filter, search: p.query });
   return { logs: rows.map(listRow), total };
 }
 
@@ -25,9 +25,9 @@ const totalHeader = (total: number) => ({ 'X-WP-Total': String(total) });
 
 const getLogsV1 = implement(
   v1.getLogs,
-  replies((_i, ctx) => {
-    mailCaller(ctx);
-    const { logs, total } = listLogs(ctx);
+  replies(async (_i, ctx) => {
+    await mailCaller(ctx);
+    const { logs, total } = await listLogs(ctx);
     const build = Number(header(ctx, 'app_build_number') ?? '');
     const data = Number.isFinite(build) && build >= 14 ? { logs, plugin_version: MAIL_LOG_API_VERSION } : logs;
     return { ...jsonSuccess(data), headers: totalHeader(total) };
@@ -36,9 +36,9 @@ const getLogsV1 = implement(
 
 const getLogsV2 = implement(
   v2.getLogs,
-  replies((_i, ctx) => {
-    mailCaller(ctx);
-    const { logs, total } = listLogs(ctx);
+  replies(async (_i, ctx) => {
+    await mailCaller(ctx);
+    const { logs, total } = await listLogs(ctx);
     return { ...jsonSuccess({ logs, plugin_version: MAIL_LOG_API_VERSION }), headers: totalHeader(total) };
   }),
 );
@@ -47,10 +47,10 @@ const typeArg = { type: enumString(['log', 'transcript', 'show_view', 'show_tran
 
 const getLog = implement(
   v1.getLog,
-  replies((_i, ctx) => {
-    const who = mailCaller(ctx);
+  replies(async (_i, ctx) => {
+    const who = await mailCaller(ctx);
     const p = readParams(ctx, { ...idArg, ...typeArg });
-    if (!getMailLog(ctx.db, p.id)) throw fail({ error: 'Invalid email id.' }, 404);
+    if (!await getMailLog(ctx.db, p.id)) throw fail({ error: 'Invalid email id.' }, 404);
     const type = p.type === 'transcript' || p.type === 'show_transcript' ? 'show_transcript' : 'show_view';
     const q = new URLSearchParams({ id: String(p.id), type });
     if (who.kind === 'app') q.set('access_token', who.token);
@@ -66,10 +66,10 @@ const detailsArgs = {
 
 const getDetails = implement(
   v1.getDetails,
-  replies((_i, ctx) => {
-    mailCaller(ctx, { accessToken: true });
+  replies(async (_i, ctx) => {
+    await mailCaller(ctx, { accessToken: true });
     const p = readParams(ctx, detailsArgs);
-    const row = getMailLog(ctx.db, p.id);
+    const row = await getMailLog(ctx.db, p.id);
     if (!row) throw fail({ message: 'Details not found' }, 404);
     let details: Record<string, unknown>;
     if (p.type === 'show_transcript') {
@@ -81,15 +81,15 @@ const getDetails = implement(
       details.time = wpDateTime(row.created_utc, ctx.app.config.timezone);
       details.status = row.status;
       details.resend_count = row.resend_count;
-      details.attachments = attachmentList(getAttachmentMeta(ctx.db, row.id));
+      details.attachments = attachmentList(await getAttachmentMeta(ctx.db, row.id));
     }
     return ok({ success: true, message: 'Details fetched successfully', status: 200, details });
   }),
 );
 
-const getFailedLogs = implement(v1.getFailedLogs, (_i, ctx) => {
+const getFailedLogs = implement(v1.getFailedLogs, async (_i, ctx) => {
   const now = Math.floor(Date.now() / 1000);
-  const all = allMailLogsBrief(ctx.db).map((r) => ({
+  const all = (await allMailLogsBrief(ctx.db)).map((r) => ({
     row: r,
     out: {
       id: String(r.id),
@@ -108,13 +108,13 @@ const getFailedLogs = implement(v1.getFailedLogs, (_i, ctx) => {
 
 const periodArg = { period: enumString(['day', 'week', 'month'], { description: 'Period', default: 'day' as const }) };
 
-const emailCount = implement(v1.emailCount, (_i, ctx) => {
+const emailCount = implement(v1.emailCount, async (_i, ctx) => {
   const p = readParams(ctx, periodArg);
   const tz = ctx.app.config.timezone;
   const now = new Date();
   const today = beginningOfDay(formatInZone(now, tz));
   const from = p.period === 'week' ? addDays(today, -7) : p.period === 'month' ? addMonths(today, -1) : today;
-  const count = countMailLogs(ctx.db, utcString(zonedToInstant(from, tz)), utcString(now));
+  const count = await countMailLogs(ctx.db, utcString(zonedToInstant(from, tz)), utcString(now));
   return ok({ success: true, message: 'Email count fetched successfully', status: 200, count });
 });
 

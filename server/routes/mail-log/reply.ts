@@ -34,9 +34,9 @@ export function fail(data: Record<string, unknown>, status: number): Reply {
 
 /** Turns a thrown `Reply` into its result; everything else propagates (HttpError envelopes, faults). */
 export function replies<A extends Args>(h: Handler<A>): Handler<A> {
-  return (input, ctx) => {
+  return async (input, ctx) => {
     try {
-      const r = h(input, ctx);
+      const r = await h(input, ctx);
       return r instanceof Promise ? r.catch(unwrap) : r;
     } catch (e) {
       return unwrap(e);

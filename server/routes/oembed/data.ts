@@ -57,15 +57,15 @@ const PROTECTED_TITLE: Record<Lang, string> = { en: 'Protected: %s', et: 'Kaitst
  * request's). A password-protected event is embedded as WordPress does, by its title marked "Protected:" only:
  * no thumbnail, and no frame (this site shows no page for it), so nothing behind the password leaves.
  */
-export function postOEmbedData(ctx: Ctx, postId: number, maxwidth: number, lang: Lang, segment: Lang | null): OEmbedResponse | null {
-  const post = getPost(ctx.db, postId);
+export async function postOEmbedData(ctx: Ctx, postId: number, maxwidth: number, lang: Lang, segment: Lang | null): Promise<OEmbedResponse | null> {
+  const post = await getPost(ctx.db, postId);
   if (post?.type !== 'event' || post.status !== 'publish') return null;
   const locked = !isPublicPost(post);
   const { config } = ctx.app;
   const home = siteUrl(config.publicUrl, segment, '/');
   const plainTitle = pick(lang, post.title, post.title_et);
   const title = locked ? PROTECTED_TITLE[lang].replace('%s', plainTitle) : plainTitle;
-  const author = post.author ? getUser(ctx.db, post.author) : undefined;
+  const author = post.author ? await getUser(ctx.db, post.author) : undefined;
   const { width, height } = clampSize(maxwidth);
   const permalink = postPermalink(config.publicUrl, segment, post);
   const data: OEmbedResponse = {
@@ -83,7 +83,7 @@ export function postOEmbedData(ctx: Ctx, postId: number, maxwidth: number, lang:
       ? `<blockquote class="wp-embedded-content"><a href="${esc(permalink)}">${esc(title)}</a></blockquote>`
       : embedHtml({ permalink, embedUrl: postEmbedUrl(config.publicUrl, segment, post), title, siteName: config.siteName, width, height }),
   };
-  const image = post.image_id && !locked ? getAttachment(ctx.db, post.image_id) : undefined;
+  const image = post.image_id && !locked ? await getAttachment(ctx.db, post.image_id) : undefined;
   if (image?.url && image.status !== 'trash') {
     const w = image.width ?? 0;
     const h = image.height ?? 0;
@@ -106,10 +106,10 @@ function byPermalink(publicUrl: string, url: string): boolean {
  * `get_oembed_response_data_for_url` restricted to this site: the data of the page at `url`, or null. As the
  * original answers, only a permalink resolves: `?p={id}` is 404 `oembed_invalid_url`.
  */
-export function siteUrlOEmbedData(ctx: Ctx, url: string, maxwidth: number): OEmbedResponse | null {
-  const found = urlToPostId(ctx.db, ctx.app.config.publicUrl, url);
+export async function siteUrlOEmbedData(ctx: Ctx, url: string, maxwidth: number): Promise<OEmbedResponse | null> {
+  const found = await urlToPostId(ctx.db, ctx.app.config.publicUrl, url);
   if (!found || !byPermalink(ctx.app.config.publicUrl, url)) return null;
   const explicit = ctx.req.params.translation_language;
   const lang: Lang = explicit === 'en' || explicit === 'et' ? explicit : (found.lang ?? ctx.lang);
-  return postOEmbedData(ctx, found.id, maxwidth, lang, found.lang ?? ctx.urls.langSegment);
+  return await postOEmbedData(ctx, found.id, maxwidth, lang, found.lang ?? ctx.urls.langSegment);
 }

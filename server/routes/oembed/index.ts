@@ -10,8 +10,8 @@ import { xmlResponseFilter } from './xml.ts';
 
 const invalidUrl = () => new HttpError(404, 'oembed_invalid_url', 'Not Found');
 
-const embed = implement(oembedRoutes.embed, (input, ctx) => {
-  const data = siteUrlOEmbedData(ctx, input.url, input.maxwidth);
+const embed = implement(oembedRoutes.embed, async (input, ctx) => {
+  const data = await siteUrlOEmbedData(ctx, input.url, input.maxwidth);
   if (!data) throw invalidUrl();
   return ok(data);
 });
@@ -20,7 +20,7 @@ const proxy = implement(
   oembedRoutes.proxy,
   async (input, ctx) => {
     // URLs of this site short-circuit to the embed answer (`get_oembed_response_data_for_url`).
-    const own = siteUrlOEmbedData(ctx, input.url, input.maxwidth);
+    const own = await siteUrlOEmbedData(ctx, input.url, input.maxwidth);
     if (own) return ok(own);
     const data = await proxyExternal(ctx, {
       url: input.url,

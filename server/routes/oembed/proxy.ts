@@ -73,9 +73,9 @@ async function fetchExternal(ctx: Ctx, args: ProxyArgs, deps: ProxyDeps): Promis
 export async function proxyExternal(ctx: Ctx, args: ProxyArgs): Promise<Record<string, unknown> | null> {
   const deps = proxyDeps(ctx.app);
   const key = cacheKey(args);
-  const cached = getCachedOEmbed(ctx.db, key, deps.now());
+  const cached = await getCachedOEmbed(ctx.db, key, deps.now());
   if (cached && typeof cached === 'object') return cached as Record<string, unknown>;
   const data = await fetchExternal(ctx, args, deps);
-  if (data) putCachedOEmbed(ctx.db, key, data, deps.now(), TTL_SECONDS);
+  if (data) await putCachedOEmbed(ctx.db, key, data, deps.now(), TTL_SECONDS);
   return data;
 }

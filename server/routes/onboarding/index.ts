@@ -54,8 +54,8 @@ const fieldArgs = {
 
 type Fields = { [K in keyof typeof fieldArgs]?: unknown };
 
-function stored(ctx: Ctx): z.infer<typeof WizardState> {
-  const r = WizardState.safeParse(getJsonOption<unknown>(ctx.db, WIZARD_OPTION, null));
+async function stored(ctx: Ctx): Promise<z.infer<typeof WizardState>> {
+  const r = WizardState.safeParse(await getJsonOption<unknown>(ctx.db, WIZARD_OPTION, null));
   return r.success
     ? r.data
     : { begun: false, finished: false, current_tab: 0, completed_tabs: [], skipped_tabs: [], payment_option: '', last_send: {} };
@@ -63,14 +63,14 @@ function stored(ctx: Ctx): z.infer<typeof WizardState> {
 
 const unique = (tabs: number[]) => [...new Set(tabs)];
 
-const save = implement(R.save, (input, ctx) => {
+const save = implement(R.save, async (input, ctx) => {
   // The original's order: the nonce is a parameter check (400), the capability comes after it (401/403).
   if (!verifyNonce(ctx, input.action_nonce, WIZARD_NONCE_ACTION, 0)) throw invalidParam('action_nonce', 'Invalid nonce.', 'tec_invalid_nonce');
   const f = validateArgs(fieldArgs, ctx.req.params) as Fields;
   if (!can(ctx, 'manage_options')) throw forbidden(isAnonymous(ctx));
   if (f.paymentOption !== undefined && !/^[a-z0-9_-]*$/.test(f.paymentOption as string)) throw invalidParam('paymentOption');
 
-  const state = stored(ctx);
+  const state = await stored(ctx);
   const current = (f.currentTab as number | undefined) ?? 0;
   let complete = (f.completedTabs as number[] | undefined) ?? [];
   const skipped = ((f.skippedTabs as number[] | undefined) ?? []).filter((t) => !complete.includes(t));
@@ -82,7 +82,7 @@ const save = implement(R.save, (input, ctx) => {
   const lastSend = Object.fromEntries(
     Object.entries(ctx.req.body).filter(([k]) => !['action_nonce', '_wpnonce', 'timezones', 'countries', 'currencies'].includes(k)),
   );
-  setJsonOption(ctx.db, WIZARD_OPTION, {
+  await setJsonOption(ctx.db, WIZARD_OPTION, {
     ...state,
     begun,
     finished,
@@ -95,31 +95,31 @@ const save = implement(R.save, (input, ctx) => {
 
   const message = ['Onboarding wizard step completed successfully.'];
   if (f.currency !== undefined) {
-    setOption(ctx.db, CURRENCY_OPTION, f.currency as string);
-    setOption(ctx.db, COMMERCE_ENABLED_OPTION, f.paymentOption ? '1' : '0');
+    await setOption(ctx.db, CURRENCY_OPTION, f.currency as string);
+    await setOption(ctx.db, COMMERCE_ENABLED_OPTION, f.paymentOption ? '1' : '0');
     message.push('Successfully saved settings.');
   }
   if (f.timezone !== undefined) {
-    setOption(ctx.db, TIMEZONE_OPTION, f.timezone as string);
+    await setOption(ctx.db, TIMEZONE_OPTION, f.timezone as string);
     message.push('Successfully saved the time zone.');
   }
-  if (f.optin !== undefined) setOption(ctx.db, OPTIN_OPTION, f.optin ? '1' : '0');
+  if (f.optin !== undefined) await setOption(ctx.db, OPTIN_OPTION, f.optin ? '1' : '0');
   if (f.event !== undefined) {
-    setJsonOption(ctx.db, FIRST_EVENT_OPTION, f.event);
+    await setJsonOption(ctx.db, FIRST_EVENT_OPTION, f.event);
     message.push('Successfully saved the first event.');
   }
   return ok({ success: true, message });
 });
 
-const read = implement(R.read, (_input, ctx) =>
+const read = implement(R.read, async (_input, ctx) =>
   ok({
     action_nonce: createNonce(ctx, WIZARD_NONCE_ACTION, 0),
-    settings: stored(ctx),
-    currency: getOption(ctx.db, CURRENCY_OPTION) ?? null,
-    tickets_commerce_enabled: getOption(ctx.db, COMMERCE_ENABLED_OPTION) === '1',
-    timezone: getOption(ctx.db, TIMEZONE_OPTION) ?? ctx.app.config.timezone,
-    optin: getOption(ctx.db, OPTIN_OPTION) === '1',
-    first_event: getJsonOption<unknown>(ctx.db, FIRST_EVENT_OPTION, null),
+    settings: await stored(ctx),
+    currency: await getOption(ctx.db, CURRENCY_OPTION) ?? null,
+    tickets_commerce_enabled: await getOption(ctx.db, COMMERCE_ENABLED_OPTION) === '1',
+    timezone: await getOption(ctx.db, TIMEZONE_OPTION) ?? ctx.app.config.timezone,
+    optin: await getOption(ctx.db, OPTIN_OPTION) === '1',
+    first_event: await getJsonOption<unknown>(ctx.db, FIRST_EVENT_OPTION, null),
   }),
 );
 

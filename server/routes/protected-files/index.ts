@@ -15,9 +15,9 @@ import { LINK_TTL_SECONDS, signLink } from '../../files/links.ts';
 import { mimeOf, moveTo, removeStored, sniff, storedExists, typeMatches, writeNew } from '../../files/storage.ts';
 
 /** The path ID: these routes declare no arguments, as in the original, so it is read from the URL. */
-function fileOf(ctx: Ctx): FileRow {
+async function fileOf(ctx: Ctx): Promise<FileRow> {
   const id = Number(ctx.req.params.id);
-  const f = Number.isSafeInteger(id) && id > 0 ? getFile(ctx.db, id) : undefined;
+  const f = Number.isSafeInteger(id) && id > 0 ? await getFile(ctx.db, id) : undefined;
   if (!f || f.status === 'trash') throw new HttpError(404, 'rest_post_invalid_id', 'Invalid post ID.');
   return f;
 }
@@ -75,34 +75,34 @@ function requireOnDisk(ctx: Ctx, f: FileRow): string {
   return f.file_path;
 }
 
-const protect = implement(R.protect, (_input, ctx) => {
-  const f = fileOf(ctx);
+const protect = implement(R.protect, async (_input, ctx) => {
+  const f = await fileOf(ctx);
   const rel = requireOnDisk(ctx, f);
   const now = new Date();
-  const link = insertLink(ctx.db, {
+  const link = await insertLink(ctx.db, {
     postId: f.post_id,
     created: nowUtc(now),
     expires: nowUtc(new Date(now.getTime() + LINK_TTL_SECONDS * 1000)),
     createdBy: callerUserId(ctx),
   });
   // The move comes last: if it fails the transaction rolls back and nothing changed.
-  if (f.protected !== 1) setProtection(ctx.db, f.post_id, true, moveTo(ctx.app.config.dataDir, rel, 'protected'));
+  if (f.protected !== 1) await setProtection(ctx.db, f.post_id, true, moveTo(ctx.app.config.dataDir, rel, 'protected'));
   return ok(presentLink(ctx, link));
 });
 
-const privateUrls = implement(R.privateUrls, (_input, ctx) => {
-  const f = fileOf(ctx);
+const privateUrls = implement(R.privateUrls, async (_input, ctx) => {
+  const f = await fileOf(ctx);
   if (f.protected !== 1) return ok([]);
-  return ok(liveLinks(ctx.db, f.post_id).map((l) => presentLink(ctx, l)));
+  return ok((await liveLinks(ctx.db, f.post_id)).map((l) => presentLink(ctx, l)));
 });
 
-const read = implement(R.read, (_input, ctx) => ok(present(ctx, fileOf(ctx))));
+const read = implement(R.read, async (_input, ctx) => ok(present(ctx, await fileOf(ctx))));
 
-const unprotect = implement(R.unprotect, (_input, ctx) => {
-  const f = fileOf(ctx);
+const unprotect = implement(R.unprotect, async (_input, ctx) => {
+  const f = await fileOf(ctx);
   const rel = requireOnDisk(ctx, f);
-  const revoked = revokeLinks(ctx.db, f.post_id);
-  if (f.protected === 1) setProtection(ctx.db, f.post_id, false, moveTo(ctx.app.config.dataDir, rel, 'public'));
+  const revoked = await revokeLinks(ctx.db, f.post_id);
+  if (f.protected === 1) await setProtection(ctx.db, f.post_id, false, moveTo(ctx.app.config.dataDir, rel, 'public'));
   return ok({
     ID: f.post_id,
     post_id: f.post_id,
@@ -119,7 +119,7 @@ function decodeBase64(s: string): Buffer | null {
   return Buffer.from(clean, 'base64');
 }
 
-const upload = implement(R.upload, (input, ctx) => {
+const upload = implement(R.upload, async (input, ctx) => {
   const ext = validUploadName(input.filename);
   if (!ext) throw invalidParam('filename', 'Invalid file name.', 'rest_invalid_file_name');
   // The decoded size is known from the encoded length; refuse before decoding anything large.
@@ -133,28 +133,28 @@ const upload = implement(R.upload, (input, ctx) => {
   if (!typeMatches(ext, sniff(bytes))) throw invalidParam('content', `The content is not a .${ext} file.`, 'rest_upload_type_mismatch');
   let parent = 0;
   if (input.post_id !== undefined) {
-    const p = getPost(ctx.db, input.post_id);
+    const p = await getPost(ctx.db, input.post_id);
     if (!p || p.status === 'trash' || p.type === 'attachment') throw invalidParam('post_id');
     // Attaching a file changes the post: only for a post the caller may change (CONTRACT section 3), checked
     // after every parameter, as the original orders its checks.
-    if (!mayChangePost(ctx, p)) throw forbidden(ctx.caller.kind === 'anonymous');
+    if (!await mayChangePost(ctx, p)) throw forbidden(ctx.caller.kind === 'anonymous');
     parent = p.id;
   }
   const dates = nowDates(ctx.app.config.timezone);
-  const id = insertPost(ctx.db, 'attachment', {
+  const id = await insertPost(ctx.db, 'attachment', {
     ...dates,
     status: 'inherit',
     author: callerUserId(ctx),
     title: input.filename,
-    slug: uniqueSlug(ctx.db, 'attachment', input.filename.replace(/\.[^.]+$/, '')),
+    slug: await uniqueSlug(ctx.db, 'attachment', input.filename.replace(/\.[^.]+$/, '')),
     parent,
   });
   const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
-  insertUpload(ctx.db, { postId: id, name: input.filename, sha256, uploadedBy: callerUserId(ctx), created: nowUtc() });
+  await insertUpload(ctx.db, { postId: id, name: input.filename, sha256, uploadedBy: callerUserId(ctx), created: nowUtc() });
   // Written last, so a failed write rolls the rows back (and a failed row removes the file).
   const rel = writeNew(ctx.app.config.dataDir, 'public', ext, bytes);
   try {
-    insertAttachmentCols(ctx.db, id, {
+    await insertAttachmentCols(ctx.db, id, {
       url: publicFileUrl(ctx, { post_id: id, name: input.filename }),
       file_path: rel,
       mime_type: mimeOf(ext),
@@ -165,7 +165,7 @@ const upload = implement(R.upload, (input, ctx) => {
     removeStored(ctx.app.config.dataDir, rel);
     throw e;
   }
-  return created(present(ctx, getFile(ctx.db, id)!));
+  return created(present(ctx, (await getFile(ctx.db, id))!));
 });
 
 export const protectedFilesEndpoints: Endpoint[] = [protect, privateUrls, read, unprotect, upload];

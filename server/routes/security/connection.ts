@@ -65,7 +65,7 @@ function rawString(ctx: Ctx, name: string): string {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
 }
 
-const callerEmail = (ctx: Ctx) => (ctx.caller.kind === 'user' ? getUser(ctx.db, ctx.caller.userId)?.email || null : null);
+const callerEmail = async (ctx: Ctx) => (ctx.caller.kind === 'user' ? (await getUser(ctx.db, ctx.caller.userId))?.email || null : null);
 
 function denied(ctx: Ctx, message: string): HttpError {
   return new HttpError(isAnonymous(ctx) ? 401 : 403, 'rest_forbidden_context', message);
@@ -75,8 +75,8 @@ const nonce = implement(R.nonce, (_input, ctx) =>
   ok({ nonce: nonceFor(ctx.app.secret, Math.floor(Date.now() / NONCE_TICK_MS)), admin_url: ctx.urls.root }),
 );
 
-const authenticate = implement(R.authenticate, (_input, ctx) => {
-  const conn = getConnection(ctx);
+const authenticate = implement(R.authenticate, async (_input, ctx) => {
+  const conn = await getConnection(ctx);
   if (!conn) throw denied(ctx, 'Site is not connected to the security service.');
   const data = rawString(ctx, 'data');
   const parts = data.split('|');
@@ -95,11 +95,11 @@ const authenticate = implement(R.authenticate, (_input, ctx) => {
   const exp = Math.floor(Date.now() / 1000) + TOKEN_TTL_SECONDS;
   const payload = Buffer.from(JSON.stringify({ site: conn.site_id, exp })).toString('base64url');
   const token = `${payload}.${crypto.createHmac('sha256', ctx.app.secret).update(`central-token|${payload}`).digest('base64url')}`;
-  setJsonOption(ctx.db, CONNECTION, { ...conn, last_authenticated: nowUtc(), token_hash: hmac(ctx.app.secret, token) });
+  await setJsonOption(ctx.db, CONNECTION, { ...conn, last_authenticated: nowUtc(), token_hash: hmac(ctx.app.secret, token) });
   return ok({ token, expires: exp });
 });
 
-const authenticatePremium = implement(R.authenticatePremium, (_input, ctx) => {
+const authenticatePremium = implement(R.authenticatePremium, async (_input, ctx) => {
   const { license_key: key } = validateArgs({ license_key: string({ required: true }) }, ctx.req.params) as { license_key: string };
   if (!/^[0-9a-f]{64,128}$/i.test(key)) throw invalidParam('license_key', 'Invalid license key.', 'rest_invalid_license_key');
   const premium: Premium = {
@@ -108,12 +108,12 @@ const authenticatePremium = implement(R.authenticatePremium, (_input, ctx) => {
     activated: nowUtc(),
     activated_by: callerUserId(ctx),
   };
-  setJsonOption(ctx.db, PREMIUM, premium);
+  await setJsonOption(ctx.db, PREMIUM, premium);
   return ok({ success: true, premium: true, key_last4: premium.key_last4 });
 });
 
-const premiumConnect = implement(R.premiumConnect, (_input, ctx) => {
-  if (!getPremium(ctx)) throw new HttpError(403, 'rest_forbidden_context', 'A premium license is required to connect the site.');
+const premiumConnect = implement(R.premiumConnect, async (_input, ctx) => {
+  if (!await getPremium(ctx)) throw new HttpError(403, 'rest_forbidden_context', 'A premium license is required to connect the site.');
   const publicKey = rawString(ctx, 'public-key');
   const siteId = rawString(ctx, 'site-id');
   if (!/^[0-9a-f]{64}$/i.test(publicKey)) throw invalidParam('public-key', 'The public key must be 64 hexadecimal digits (Ed25519).');
@@ -136,20 +136,20 @@ const premiumConnect = implement(R.premiumConnect, (_input, ctx) => {
     site_public_key: sitePublic,
     site_secret_key: pair.privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
     connect_time: nowUtc(),
-    connect_email: callerEmail(ctx),
+    connect_email: await callerEmail(ctx),
     last_authenticated: null,
     token_hash: null,
   };
-  setJsonOption(ctx.db, CONNECTION, conn);
-  deleteOption(ctx.db, DISCONNECTED);
+  await setJsonOption(ctx.db, CONNECTION, conn);
+  await deleteOption(ctx.db, DISCONNECTED);
   return ok({ success: true, 'public-key': sitePublic });
 });
 
-const disconnect = implement(R.disconnect, (_input, ctx) => {
-  const conn = getConnection(ctx);
-  deleteOption(ctx.db, CONNECTION);
-  const email = callerEmail(ctx);
-  if (conn) setJsonOption(ctx.db, DISCONNECTED, { time: nowUtc(), email, site_id: conn.site_id });
+const disconnect = implement(R.disconnect, async (_input, ctx) => {
+  const conn = await getConnection(ctx);
+  await deleteOption(ctx.db, CONNECTION);
+  const email = await callerEmail(ctx);
+  if (conn) await setJsonOption(ctx.db, DISCONNECTED, { time: nowUtc(), email, site_id: conn.site_id });
   return ok({ success: true, was_connected: conn !== null });
 });
 

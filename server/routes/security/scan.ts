@@ -27,8 +27,8 @@ import { DISCONNECTED, getConnection, getPremium } from './connection.ts';
 
 const SETTINGS = 'security.config';
 
-export function settings(ctx: Ctx): SecurityConfig {
-  const parsed = SecurityConfig.safeParse(getJsonOption<unknown>(ctx.db, SETTINGS, {}));
+export async function settings(ctx: Ctx): Promise<SecurityConfig> {
+  const parsed = SecurityConfig.safeParse(await getJsonOption<unknown>(ctx.db, SETTINGS, {}));
   return parsed.success ? parsed.data : SecurityConfig.parse({});
 }
 
@@ -48,14 +48,14 @@ function presentIssue(i: IssueRow) {
   };
 }
 
-const readConfig = implement(R.readConfig, (_input, ctx) => {
+const readConfig = implement(R.readConfig, async (_input, ctx) => {
   const { fields } = validateArgs({ fields: stringList() }, ctx.req.params) as { fields?: string[] };
-  const all = settings(ctx);
+  const all = await settings(ctx);
   const config = Object.fromEntries(Object.entries(all).filter(([k]) => !fields?.length || fields.includes(k)));
-  const conn = getConnection(ctx);
-  const premium = getPremium(ctx);
-  const disconnected = getJsonOption<{ time: string; email: string | null } | null>(ctx.db, DISCONNECTED, null);
-  const scan = latestScan(ctx.db);
+  const conn = await getConnection(ctx);
+  const premium = await getPremium(ctx);
+  const disconnected = await getJsonOption<{ time: string; email: string | null } | null>(ctx.db, DISCONNECTED, null);
+  const scan = await latestScan(ctx.db);
   return ok({
     config,
     info: {
@@ -84,13 +84,13 @@ function coerce(v: unknown): unknown {
   return /^-?\d+$/.test(v) ? Number(v) : v;
 }
 
-const setConfig = implement(R.setConfig, (_input, ctx) => {
+const setConfig = implement(R.setConfig, async (_input, ctx) => {
   const fields = ctx.req.params.fields;
   if (!fields || typeof fields !== 'object' || Array.isArray(fields) || Object.keys(fields).length === 0) {
     throw new HttpError(422, 'rest_save_config_error', "Validation error: 'fields' parameter is empty or not an array.");
   }
   const shape = SecurityConfig.shape;
-  const next: Record<string, unknown> = { ...settings(ctx) };
+  const next: Record<string, unknown> = { ...await settings(ctx) };
   const errors: string[] = [];
   for (const [key, raw] of Object.entries(fields as Record<string, unknown>)) {
     if (!(key in shape)) {
@@ -105,24 +105,24 @@ const setConfig = implement(R.setConfig, (_input, ctx) => {
   }
   if (errors.length === 1) throw new HttpError(422, 'rest_set_config_error', `An error occurred while saving the configuration: ${errors[0]}`);
   if (errors.length > 1) throw new HttpError(422, 'rest_set_config_error', `Errors occurred while saving the configuration: ${errors.join(', ')}`);
-  setJsonOption(ctx.db, SETTINGS, SecurityConfig.parse(next));
+  await setJsonOption(ctx.db, SETTINGS, SecurityConfig.parse(next));
   return ok({ success: true });
 });
 
-const scan = implement(R.scan, (_input, ctx) => {
+const scan = implement(R.scan, async (_input, ctx) => {
   const started = nowUtc();
-  const findings = runChecks(ctx.db, ctx.app.config, settings(ctx));
+  const findings = await runChecks(ctx.db, ctx.app.config, await settings(ctx));
   const finished = nowUtc();
-  const scanId = insertScan(ctx.db, { started, finished, issue_count: findings.length, user_id: callerUserId(ctx) });
+  const scanId = await insertScan(ctx.db, { started, finished, issue_count: findings.length, user_id: callerUserId(ctx) });
   let pending = 0;
   for (const f of findings) {
     const hash = detailHash(f);
-    const d = getDismissal(ctx.db, f.key);
+    const d = await getDismissal(ctx.db, f.key);
     let status: IssueRow['status'] = 'new';
     if (d?.status === 'ignoreP' || (d?.status === 'ignoreC' && d.detail_hash === hash)) status = d.status;
-    else if (d) deleteDismissal(ctx.db, f.key);
+    else if (d) await deleteDismissal(ctx.db, f.key);
     if (status === 'new') pending++;
-    insertIssue(ctx.db, {
+    await insertIssue(ctx.db, {
       scan_id: scanId,
       type: f.type,
       severity: f.severity,
@@ -145,19 +145,19 @@ const scan = implement(R.scan, (_input, ctx) => {
 // Scans run to completion inside their request, so there is never one to stop.
 const stopScan = implement(R.stopScan, () => ok({ success: true, running: false }));
 
-const issues = implement(R.issues, (_input, ctx) => {
+const issues = implement(R.issues, async (_input, ctx) => {
   const p = ctx.req.params;
   const pending = p.group === 'pending';
   // Wordfence reads offset and limit with absint(); a limit of 0 means 100.
   const absint = (v: unknown) => Math.abs(Math.trunc(Number(v))) || 0;
   const offset = absint(p.offset);
   const limit = Math.min(absint(p.limit) || 100, 1000);
-  const last = latestScan(ctx.db);
+  const last = await latestScan(ctx.db);
   if (!last) return ok({ count: 0, 'last-scan-time': null, issues: [] });
   return ok({
-    count: countIssues(ctx.db, last.id, pending),
+    count: await countIssues(ctx.db, last.id, pending),
     'last-scan-time': utcSeconds(last.finished),
-    issues: listIssues(ctx.db, last.id, pending, offset, limit).map(presentIssue),
+    issues: (await listIssues(ctx.db, last.id, pending, offset, limit)).map(presentIssue),
   });
 });
 
@@ -166,24 +166,24 @@ const IssueUpdate = z.object({
   status: z.enum(ISSUE_STATUSES),
 });
 
-const updateIssue = implement(R.updateIssue, (_input, ctx) => {
+const updateIssue = implement(R.updateIssue, async (_input, ctx) => {
   const parsed = IssueUpdate.safeParse(ctx.req.params.issue);
   if (!parsed.success)
     throw invalidParam('issue', `issue must be {id, status} with status one of ${ISSUE_STATUSES.join(', ')}.`, 'rest_invalid_issue');
   const { id, status } = parsed.data;
-  const row = id ? getIssue(ctx.db, id) : undefined;
-  if (!row || row.scan_id !== latestScan(ctx.db)?.id) return ok({ success: false, error: 'Issue not found.' });
+  const row = id ? await getIssue(ctx.db, id) : undefined;
+  if (!row || row.scan_id !== (await latestScan(ctx.db))?.id) return ok({ success: false, error: 'Issue not found.' });
   const now = nowUtc();
-  setIssueStatus(ctx.db, row.id, status, now);
-  if (status === 'new') deleteDismissal(ctx.db, row.ignore_key);
-  else putDismissal(ctx.db, { ignore_key: row.ignore_key, status, detail_hash: row.detail_hash, time: now });
+  await setIssueStatus(ctx.db, row.id, status, now);
+  if (status === 'new') await deleteDismissal(ctx.db, row.ignore_key);
+  else await putDismissal(ctx.db, { ignore_key: row.ignore_key, status, detail_hash: row.detail_hash, time: now });
   return ok({ success: true });
 });
 
-const readIssue = implement(R.readIssue, (_input, ctx) => {
+const readIssue = implement(R.readIssue, async (_input, ctx) => {
   const { id } = validateArgs({ id: integer({ required: true, minimum: 1 }) }, ctx.req.params) as { id: number };
-  const row = getIssue(ctx.db, id);
-  if (!row || row.scan_id !== latestScan(ctx.db)?.id) throw new HttpError(404, 'security_issue_not_found', 'Issue not found.');
+  const row = await getIssue(ctx.db, id);
+  if (!row || row.scan_id !== (await latestScan(ctx.db))?.id) throw new HttpError(404, 'security_issue_not_found', 'Issue not found.');
   return ok(presentIssue(row));
 });
 

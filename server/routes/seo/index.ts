@@ -15,8 +15,8 @@ import { ROBOTS_OPTION, robotsSettings, robotsTxt, sitemapEntries, sitemapXml } 
 const invalidId = () => new HttpError(404, 'rest_post_invalid_id', 'Invalid post ID.');
 
 /** A post whose meta the caller may see: published and password-free for everyone, any status for editors. */
-function postFor(ctx: Ctx, id: number): PostRow {
-  const p = getPost(ctx.db, id);
+async function postFor(ctx: Ctx, id: number): Promise<PostRow> {
+  const p = await getPost(ctx.db, id);
   if (!p || !(SEO_TYPES as readonly string[]).includes(p.type) || p.status === 'trash') throw invalidId();
   if (!can(ctx, 'read_private_events') && (p.status !== 'publish' || p.password !== '')) throw invalidId();
   return p;
@@ -54,16 +54,16 @@ function present(ctx: Ctx, p: PostRow, m: SeoRow | undefined) {
   };
 }
 
-const sitemap = implement(R.sitemap, (input, ctx) => {
-  const entries = sitemapEntries(ctx.db, ctx.urls.site);
+const sitemap = implement(R.sitemap, async (input, ctx) => {
+  const entries = await sitemapEntries(ctx.db, ctx.urls.site);
   if (input.format === 'xml')
     return { status: 200, body: null, raw: { contentType: 'application/xml; charset=UTF-8', payload: sitemapXml(entries) } };
   return ok({ count: entries.length, urls: entries });
 });
 
-const readMeta = implement(R.readMeta, (input, ctx) => {
-  const p = postFor(ctx, input.id);
-  return ok(present(ctx, p, getSeo(ctx.db, p.id)));
+const readMeta = implement(R.readMeta, async (input, ctx) => {
+  const p = await postFor(ctx, input.id);
+  return ok(present(ctx, p, await getSeo(ctx.db, p.id)));
 });
 
 function canonicalOk(url: string): boolean {
@@ -82,14 +82,14 @@ function canonicalOk(url: string): boolean {
  * changes the meta only of posts it may change itself, CONTRACT section 3). A trashed post is then 404 to
  * those who may change it, as for every reader.
  */
-const updateMeta = implement(R.updateMeta, (input, ctx) => {
+const updateMeta = implement(R.updateMeta, async (input, ctx) => {
   if (input.canonical !== undefined && !canonicalOk(input.canonical.trim()))
     throw invalidParam('canonical', 'canonical must be an http or https URL.', 'rest_invalid_url');
-  const p = getPost(ctx.db, input.id);
+  const p = await getPost(ctx.db, input.id);
   if (!p || !(SEO_TYPES as readonly string[]).includes(p.type)) throw invalidId();
-  if (!mayChangePost(ctx, p)) throw forbidden(ctx.caller.kind === 'anonymous');
+  if (!await mayChangePost(ctx, p)) throw forbidden(ctx.caller.kind === 'anonymous');
   if (p.status === 'trash') throw invalidId();
-  const cur = getSeo(ctx.db, p.id);
+  const cur = await getSeo(ctx.db, p.id);
   const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   const row: SeoRow = {
     post_id: p.id,
@@ -100,24 +100,24 @@ const updateMeta = implement(R.updateMeta, (input, ctx) => {
     nofollow: input.nofollow !== undefined ? Number(input.nofollow) : (cur?.nofollow ?? 0),
     updated: nowUtc(),
   };
-  putSeo(ctx.db, row);
+  await putSeo(ctx.db, row);
   return ok(present(ctx, p, row));
 });
 
-const readRobots = implement(R.readRobots, (_input, ctx) => {
-  const s = robotsSettings(ctx.db);
+const readRobots = implement(R.readRobots, async (_input, ctx) => {
+  const s = await robotsSettings(ctx.db);
   return ok({ settings: s, robots_txt: robotsTxt(s, ctx.app.config.publicUrl) });
 });
 
-const updateRobots = implement(R.updateRobots, (input, ctx) => {
-  const cur = robotsSettings(ctx.db);
+const updateRobots = implement(R.updateRobots, async (input, ctx) => {
+  const cur = await robotsSettings(ctx.db);
   const next = RobotsSettings.parse({
     block_all: input.block_all ?? cur.block_all,
     disallow: input.disallow ?? cur.disallow,
     include_sitemap: input.include_sitemap ?? cur.include_sitemap,
     crawl_delay: input.crawl_delay ?? cur.crawl_delay,
   });
-  setJsonOption(ctx.db, ROBOTS_OPTION, next);
+  await setJsonOption(ctx.db, ROBOTS_OPTION, next);
   return ok({ settings: next, robots_txt: robotsTxt(next, ctx.app.config.publicUrl) });
 });
 

@@ -44,8 +44,8 @@ export function refuseDoorFields(ctx: Ctx, names: readonly string[]): void {
  * Attendee writes (check-in, field edits, creation, opt-in) on event `eventId`: an organizer only on events it
  * authored (403 rest_forbidden otherwise); door callers by their role and key scope, administrators always.
  */
-export function assertMayWriteAttendeesOf(ctx: Ctx, eventId: number): void {
-  if (ctx.caller.kind === 'user' && ctx.caller.role === 'organizer') assertMayChangeEvent(ctx, eventId);
+export async function assertMayWriteAttendeesOf(ctx: Ctx, eventId: number): Promise<void> {
+  if (ctx.caller.kind === 'user' && ctx.caller.role === 'organizer') await assertMayChangeEvent(ctx, eventId);
 }
 
 /** Whether the public may see this attendee (published, not opted out, coming, on a public event). */
@@ -61,19 +61,19 @@ export function publiclyVisible(row: AttendeeRow): boolean {
 }
 
 /** An attendee for a manager (door key, door staff, organizer): 404 when missing or outside the key's event. */
-export function loadManagedAttendee(ctx: Ctx, id: number): AttendeeRow {
-  const row = getAttendeeRow(ctx.db, id);
+export async function loadManagedAttendee(ctx: Ctx, id: number): Promise<AttendeeRow> {
+  const row = await getAttendeeRow(ctx.db, id);
   if (!row || !inKeyScope(ctx, row.event_id)) throw attendeeNotFound();
   return row;
 }
 
 /** `GET /attendees/{id}` rules: managers see any attendee, the public only visible ones (401 otherwise). */
-export function loadReadableAttendee(ctx: Ctx, id: number): AttendeeRow {
-  if (managesAttendees(ctx)) return loadManagedAttendee(ctx, id);
-  const row = getAttendeeRow(ctx.db, id);
+export async function loadReadableAttendee(ctx: Ctx, id: number): Promise<AttendeeRow> {
+  if (managesAttendees(ctx)) return await loadManagedAttendee(ctx, id);
+  const row = await getAttendeeRow(ctx.db, id);
   // As the original: the public hears the same for a hidden and a missing attendee (no probing which attendees
   // exist); a post of another kind (a ticket, an event) is 404.
-  if (!row) throw getPostType(ctx.db, id) ? attendeeNotFound() : attendeeNotAccessible();
+  if (!row) throw await getPostType(ctx.db, id) ? attendeeNotFound() : attendeeNotAccessible();
   if (!publiclyVisible(row)) throw attendeeNotAccessible();
   return row;
 }

@@ -35,8 +35,8 @@ const HOLDS_NO_PLACE = ['cancelled', 'refunded', 'failed'];
  * registers a coming attendee only (an `attendee_status` other than the provider's default is an order-status
  * change: 403); an organizer sells only on events it authored.
  */
-export function createAttendee(input: Input<typeof ticketsRoutes.createAttendee.args>, ctx: Ctx): Result {
-  const ticket = getTicketRef(ctx.db, input.ticket_id);
+export async function createAttendee(input: Input<typeof ticketsRoutes.createAttendee.args>, ctx: Ctx): Promise<Result> {
+  const ticket = await getTicketRef(ctx.db, input.ticket_id);
   if (!ticket || ticket.status === 'trash') throw invalidParam('ticket_id');
   const standard = ticket.provider === 'rsvp' ? 'yes' : 'completed';
   const status = input.attendee_status !== undefined ? checkAttendeeStatus(ticket.provider, input.attendee_status) : standard;
@@ -44,15 +44,15 @@ export function createAttendee(input: Input<typeof ticketsRoutes.createAttendee.
   // Parameters first, then permission: the key's event, the organizer's events, the door's limits.
   const scope = keyEventScope(ctx);
   if (scope !== null && ticket.event_id !== scope) throw forbidden(false);
-  assertMayWriteAttendeesOf(ctx, ticket.event_id);
+  await assertMayWriteAttendeesOf(ctx, ticket.event_id);
   if (isDoorCaller(ctx) && status !== standard) throw forbidden(false);
   const orderStatus = ticket.provider === 'rsvp' ? 'completed' : status;
   // Places are counted as the ticket routes count them (ticketStats): an RSVP "no" takes none.
   const holdsPlace = !HOLDS_NO_PLACE.includes(orderStatus) && !(ticket.provider === 'rsvp' && status === 'no');
-  if (holdsPlace && availableOf(ticket.capacity, ticketStats(ctx.db, [ticket.id]).get(ticket.id) ?? EMPTY_STATS) === 0) {
+  if (holdsPlace && availableOf(ticket.capacity, (await ticketStats(ctx.db, [ticket.id])).get(ticket.id) ?? EMPTY_STATS) === 0) {
     throw new HttpError(400, 'ticket-capacity-not-available', `The ticket "${ticket.title}" does not have that many available for purchase.`);
   }
-  const { attendeeId, orderId } = sellAtBoxOffice(ctx.db, {
+  const { attendeeId, orderId } = await sellAtBoxOffice(ctx.db, {
     ticket,
     fullName: input.full_name,
     email: input.email,
@@ -63,12 +63,12 @@ export function createAttendee(input: Input<typeof ticketsRoutes.createAttendee.
   });
   // As the original: an RSVP made through this route has not opted in to the public attendee list (optout true,
   // hidden from anonymous callers until the attendee opts in).
-  if (ticket.provider === 'rsvp') updateAttendeeFields(ctx.db, attendeeId, { optout: true });
-  markBoxOfficeOrder(ctx.db, orderId);
+  if (ticket.provider === 'rsvp') await updateAttendeeFields(ctx.db, attendeeId, { optout: true });
+  await markBoxOfficeOrder(ctx.db, orderId);
   if (orderStatus === 'completed') orderCompleted(ctx, orderId);
-  const row = getAttendeeRow(ctx.db, attendeeId)!;
+  const row = (await getAttendeeRow(ctx.db, attendeeId))!;
   if (input.check_in === undefined) return created(presentAttendee(ctx, row, true));
   const req = { checkIn: input.check_in, scannedAt, deviceId: input.device_id ?? null, nonce: input.nonce ?? null, source: 'site' };
   // applyScan answers with the row as it now stands: no second read.
-  return created(presentAttendee(ctx, applyScan(ctx, row, decideScan(ctx, row, req)), true));
+  return created(presentAttendee(ctx, await applyScan(ctx, row, await decideScan(ctx, row, req)), true));
 }

@@ -64,10 +64,10 @@ function listOrder(ctx: Ctx, orderby: AttendeeQuery['orderby'], order: AttendeeQ
 }
 
 /** Turns the request into a query, applying the caller's visibility (CONTRACT section 7, reference 4.4). */
-function buildQuery(ctx: Ctx, input: ListInput, perPage: number): AttendeeQuery {
+async function buildQuery(ctx: Ctx, input: ListInput, perPage: number): Promise<AttendeeQuery> {
   // As the original's validators: `post_id` must be a post and `ticket_id` a ticket.
-  if (input.post_id !== undefined && !getPostType(ctx.db, input.post_id)) throw invalidParam('post_id');
-  if (input.ticket_id !== undefined && getPostType(ctx.db, input.ticket_id) !== 'ticket') throw invalidParam('ticket_id');
+  if (input.post_id !== undefined && !await getPostType(ctx.db, input.post_id)) throw invalidParam('post_id');
+  if (input.ticket_id !== undefined && await getPostType(ctx.db, input.ticket_id) !== 'ticket') throw invalidParam('ticket_id');
   const given = (k: string) => ctx.req.params[k] !== undefined && ctx.req.params[k] !== null;
   const manager = managesAttendees(ctx);
   const delta = input.changed_since !== undefined;
@@ -130,15 +130,15 @@ function buildQuery(ctx: Ctx, input: ListInput, perPage: number): AttendeeQuery 
   return q;
 }
 
-const list = implement(ticketsRoutes.listAttendees, (input, ctx) => {
+const list = implement(ticketsRoutes.listAttendees, async (input, ctx) => {
   const perPage = input.per_page;
-  const q = buildQuery(ctx, input, perPage);
+  const q = await buildQuery(ctx, input, perPage);
   // The cursor and the page come from one read transaction: a change committed after the cursor was read
   // cannot be in this page without also being after the cursor.
-  const { rows, total, cursor } = inTransaction(ctx.db, () => {
-    const cursor = attendeeCursor(ctx.db);
-    const { ids, total } = queryAttendees(ctx.db, q);
-    return { rows: getAttendeeRows(ctx.db, ids), total, cursor };
+  const { rows, total, cursor } = await inTransaction(ctx.db, async () => {
+    const cursor = await attendeeCursor(ctx.db);
+    const { ids, total } = await queryAttendees(ctx.db, q);
+    return { rows: await getAttendeeRows(ctx.db, ids), total, cursor };
   });
   const shown = Math.max(0, total - (input.offset ?? 0));
   const totalPages = Math.ceil(shown / perPage);
@@ -148,8 +148,8 @@ const list = implement(ticketsRoutes.listAttendees, (input, ctx) => {
   return ok({ rest_url, total: shown, total_pages: totalPages, attendees }, { ...etTotalHeaders(shown, totalPages), 'X-EVT-Cursor': String(cursor) });
 });
 
-const read = implement(ticketsRoutes.readAttendee, (input, ctx) => {
-  const row = loadReadableAttendee(ctx, input.id);
+const read = implement(ticketsRoutes.readAttendee, async (input, ctx) => {
+  const row = await loadReadableAttendee(ctx, input.id);
   return ok(presentAttendee(ctx, row, managesAttendees(ctx)));
 });
 

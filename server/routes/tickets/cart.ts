@@ -66,27 +66,27 @@ function ownerForWrite(ctx: Ctx): string {
 }
 
 /** The cart's tickets by ID, and a test that one can be bought (published, on a published post). */
-function cartTickets(
+async function cartTickets(
   ctx: Ctx,
   ids: readonly number[],
-): { tickets: Map<number, TicketRow>; purchasable: (t: TicketRow | undefined) => t is TicketRow } {
-  const tickets = new Map(getTicketRows(ctx.db, ids).map((t) => [t.id, t]));
-  const parents = parentPosts(ctx.db, [...new Set([...tickets.values()].map((t) => t.event_id))]);
+): Promise<{ tickets: Map<number, TicketRow>; purchasable: (t: TicketRow | undefined) => t is TicketRow }> {
+  const tickets = new Map((await getTicketRows(ctx.db, ids)).map((t) => [t.id, t]));
+  const parents = await parentPosts(ctx.db, [...new Set([...tickets.values()].map((t) => t.event_id))]);
   return { tickets, purchasable: (t): t is TicketRow => !!t && t.status === 'publish' && parents.get(t.event_id)?.status === 'publish' };
 }
 
 /** `post_id` must name a post (400) that has tickets (403 `post-has-no-tickets`, with an empty message). */
-function checkPost(ctx: Ctx, postId: number | undefined): void {
+async function checkPost(ctx: Ctx, postId: number | undefined): Promise<void> {
   if (postId === undefined) return;
-  if (!getPost(ctx.db, postId)) throw invalidParam('post_id');
-  if (!postHasTickets(ctx.db, postId)) throw new HttpError(403, 'post-has-no-tickets', '');
+  if (!await getPost(ctx.db, postId)) throw invalidParam('post_id');
+  if (!await postHasTickets(ctx.db, postId)) throw new HttpError(403, 'post-has-no-tickets', '');
 }
 
-function cartBody(ctx: Ctx, providers: string[] | undefined, postId: number | undefined) {
+async function cartBody(ctx: Ctx, providers: string[] | undefined, postId: number | undefined) {
   const owner = ownerOf(ctx);
-  const cart = owner ? findCart(ctx.db, owner) : undefined;
-  const lines = cart ? cartItems(ctx.db, cart.id) : [];
-  const { tickets, purchasable } = cartTickets(
+  const cart = owner ? await findCart(ctx.db, owner) : undefined;
+  const lines = cart ? await cartItems(ctx.db, cart.id) : [];
+  const { tickets, purchasable } = await cartTickets(
     ctx,
     lines.map((l) => l.ticket_id),
   );
@@ -108,9 +108,9 @@ function cartBody(ctx: Ctx, providers: string[] | undefined, postId: number | un
   };
 }
 
-const read = implement(ticketsRoutes.readCart, (input, ctx) => {
-  checkPost(ctx, input.post_id);
-  return ok(cartBody(ctx, input.provider, input.post_id));
+const read = implement(ticketsRoutes.readCart, async (input, ctx) => {
+  await checkPost(ctx, input.post_id);
+  return ok(await cartBody(ctx, input.provider, input.post_id));
 });
 
 const int = (v: unknown): number | null => {
@@ -138,22 +138,22 @@ function parseLines(raw: unknown[] | undefined, max: number): CartLine[] {
   return [...out.values()];
 }
 
-const update = implement(ticketsRoutes.updateCart, (input, ctx): Result => {
+const update = implement(ticketsRoutes.updateCart, async (input, ctx): Promise<Result> => {
   refuseDoor(ctx);
   const provider = providerOf(input.provider);
-  checkPost(ctx, input.post_id);
+  await checkPost(ctx, input.post_id);
   // As the original: a provider it does not know has no tickets, so the write changes nothing and the answer
   // is the cart as that provider sees it (empty).
-  if (!provider) return ok(cartBody(ctx, [input.provider], input.post_id));
+  if (!provider) return ok(await cartBody(ctx, [input.provider], input.post_id));
   const max = ctx.app.config.maxTicketsPerOrder;
   const lines = parseLines(input.tickets, max);
   if (input.meta !== undefined && Buffer.byteLength(JSON.stringify(input.meta)) > MAX_META_BYTES)
     throw invalidParam('meta', `The meta may take at most ${MAX_META_BYTES} bytes.`);
-  const { tickets, purchasable } = cartTickets(
+  const { tickets, purchasable } = await cartTickets(
     ctx,
     lines.map((l) => l.ticketId),
   );
-  const stats = ticketStats(ctx.db, [...tickets.keys()]);
+  const stats = await ticketStats(ctx.db, [...tickets.keys()]);
   for (const l of lines) {
     const t = tickets.get(l.ticketId);
     if (!purchasable(t)) throw new HttpError(400, 'ticket-does-not-exist', `The ticket #${l.ticketId} does not exist.`, { ticket_id: l.ticketId });
@@ -170,25 +170,25 @@ const update = implement(ticketsRoutes.updateCart, (input, ctx): Result => {
   }
   // The cart becomes one order: the lines this write keeps plus the new ones stay within one order's bound.
   const owner = ownerOf(ctx);
-  const cart = owner ? findCart(ctx.db, owner) : undefined;
+  const cart = owner ? await findCart(ctx.db, owner) : undefined;
   const kept = cart
-    ? cartItems(ctx.db, cart.id).filter((l) => !(l.provider === provider && (input.post_id === undefined || l.event_id === input.post_id)))
+    ? (await cartItems(ctx.db, cart.id)).filter((l) => !(l.provider === provider && (input.post_id === undefined || l.event_id === input.post_id)))
     : [];
   const total = kept.reduce((n, l) => n + l.quantity, 0) + lines.reduce((n, l) => n + l.quantity, 0);
   if (total > max) throw overLimit(max);
   if (!cart) {
     // A visitor's first cart: nothing to keep for an empty write; new carts per address are limited.
     if (ctx.caller.kind === 'anonymous') {
-      if (!lines.some((l) => l.quantity > 0)) return ok(cartBody(ctx, [provider], input.post_id));
+      if (!lines.some((l) => l.quantity > 0)) return ok(await cartBody(ctx, [provider], input.post_id));
       const keys = [clientKey(ctx.req.ip)];
       const wait = newCartLimiter(ctx.app).retryAfter(keys);
       if (wait > 0) return tooMany(wait, 'new carts');
       newCartLimiter(ctx.app).record(keys);
     }
-    makeRoomForCart(ctx.db);
+    await makeRoomForCart(ctx.db);
   }
-  replaceCartLines(ctx.db, ownerForWrite(ctx), { provider, postId: input.post_id ?? null, meta: input.meta ?? [], lines, nowUtc: nowUtcString(ctx) });
-  return ok(cartBody(ctx, [provider], input.post_id));
+  await replaceCartLines(ctx.db, ownerForWrite(ctx), { provider, postId: input.post_id ?? null, meta: input.meta ?? [], lines, nowUtc: nowUtcString(ctx) });
+  return ok(await cartBody(ctx, [provider], input.post_id));
 });
 
 /**
@@ -205,18 +205,18 @@ function checkoutKeys(ctx: Ctx): string[] {
   return ctx.caller.kind === 'anonymous' ? [clientKey(ctx.req.ip)] : [];
 }
 
-const checkout = implement(ticketsRoutes.checkout, (input, ctx): Result => {
+const checkout = implement(ticketsRoutes.checkout, async (input, ctx): Promise<Result> => {
   refuseDoor(ctx);
   const limitKeys = checkoutKeys(ctx);
   const wait = checkoutLimiter(ctx.app).retryAfter(limitKeys);
   if (wait > 0) return tooMany(wait, 'checkouts');
   const owner = ownerOf(ctx);
-  const cart = owner ? findCart(ctx.db, owner) : undefined;
-  const lines = cart ? cartItems(ctx.db, cart.id) : [];
+  const cart = owner ? await findCart(ctx.db, owner) : undefined;
+  const lines = cart ? await cartItems(ctx.db, cart.id) : [];
   const now = nowDates(ctx.app.config.timezone, new Date(nowMs(ctx)));
   let made;
   try {
-    made = createOrder(ctx.db, {
+    made = await createOrder(ctx.db, {
       purchaserName: input.purchaser_name,
       purchaserEmail: input.purchaser_email,
       userId: ctx.caller.kind === 'user' ? ctx.caller.userId : 0,
@@ -233,9 +233,9 @@ const checkout = implement(ticketsRoutes.checkout, (input, ctx): Result => {
     throw e instanceof OrderError ? orderErrorToHttp(e) : e;
   }
   checkoutLimiter(ctx.app).record(limitKeys);
-  emptyCart(ctx.db, cart!.id);
+  await emptyCart(ctx.db, cart!.id);
   if (made.status === 'completed') orderCompleted(ctx, made.orderId);
-  return created(presentOrders(ctx, [getOrderRow(ctx.db, made.orderId)!])[0]);
+  return created((await presentOrders(ctx, [(await getOrderRow(ctx.db, made.orderId))!]))[0]);
 });
 
 export const cartEndpoints: Endpoint[] = [read, update, checkout];

@@ -21,15 +21,15 @@ import { applyScan, decideScan, isFailure, type ScanDecision, type ScanOutcome, 
  * The label of the door key that made a check-in (`Door 2`): an additive `device_label` beside `device_id`,
  * so a kiosk names the other door instead of showing a hex ID. `null` for check-ins made without a key.
  */
-export function deviceLabelOf(ctx: Ctx, checkinId: number | null): string | null {
+export async function deviceLabelOf(ctx: Ctx, checkinId: number | null): Promise<string | null> {
   if (checkinId === null) return null;
-  return checkinKeyLabel(ctx.db, checkinId) ?? null;
+  return await checkinKeyLabel(ctx.db, checkinId) ?? null;
 }
 
 /** The error a failed check-in answers with (CONTRACT section 7; reference 4.2). `row`: the attendee as decided. */
-export function scanError(o: ScanOutcome, ctx?: Ctx, row?: AttendeeRow): HttpError {
+export async function scanError(o: ScanOutcome, ctx?: Ctx, row?: AttendeeRow): Promise<HttpError> {
   if (o.kind === 'conflict') {
-    const standing = o.standing && ctx && row ? { ...o.standing, device_label: deviceLabelOf(ctx, row.checkin_id) } : o.standing;
+    const standing = o.standing && ctx && row ? { ...o.standing, device_label: await deviceLabelOf(ctx, row.checkin_id) } : o.standing;
     return new HttpError(400, 'tec-et-attendee-already-checked-in', 'Attendee is already checked in.', { checkin_details: standing });
   }
   if (o.kind === 'rejected' && o.reason === 'revoked') return attendeeNotFound();
@@ -65,16 +65,16 @@ function parseFields(row: AttendeeRow, input: { attendee_status?: string; full_n
   return { status, email, name };
 }
 
-function applyFields(ctx: Ctx, row: AttendeeRow, { status, email, name }: FieldEdits): boolean {
+async function applyFields(ctx: Ctx, row: AttendeeRow, { status, email, name }: FieldEdits): Promise<boolean> {
   if (status === undefined && email === undefined && name === undefined) return false;
   const now = nowDates(ctx.app.config.timezone);
   const rsvp = row.provider === 'rsvp';
   if (!rsvp && status !== undefined && row.order_id !== null && status !== row.order_status) {
-    setOrderStatusOnly(ctx.db, row.order_id, status, now.date_gmt);
+    await setOrderStatusOnly(ctx.db, row.order_id, status, now.date_gmt);
     if (status === 'completed') orderCompleted(ctx, row.order_id);
   }
-  updateAttendeeFields(ctx.db, row.id, { fullName: name, email, rsvpStatus: rsvp ? (status as 'yes' | 'no' | undefined) : undefined });
-  updatePost(ctx.db, row.id, { ...(name !== undefined ? { title: name } : {}), modified: now.date, modified_gmt: now.date_gmt });
+  await updateAttendeeFields(ctx.db, row.id, { fullName: name, email, rsvpStatus: rsvp ? (status as 'yes' | 'no' | undefined) : undefined });
+  await updatePost(ctx.db, row.id, { ...(name !== undefined ? { title: name } : {}), modified: now.date, modified_gmt: now.date_gmt });
   return true;
 }
 
@@ -87,12 +87,12 @@ const DOOR_REFUSED_FIELDS = ['attendee_status', 'full_name', 'email', 'ticket_id
  * undone with it, through a savepoint. Door callers change check-in state only; organizers only attendees of
  * events they authored (CONTRACT section 3).
  */
-export function updateAttendee(input: Input<typeof ticketsRoutes.updateAttendee.args>, ctx: Ctx): Result {
+export async function updateAttendee(input: Input<typeof ticketsRoutes.updateAttendee.args>, ctx: Ctx): Promise<Result> {
   // The order of checks: a hidden or missing attendee (404), invalid fields (400), then permission (403).
-  const row = loadManagedAttendee(ctx, input.id);
+  const row = await loadManagedAttendee(ctx, input.id);
   const fields = parseFields(row, input);
   refuseDoorFields(ctx, DOOR_REFUSED_FIELDS);
-  assertMayWriteAttendeesOf(ctx, row.event_id);
+  await assertMayWriteAttendeesOf(ctx, row.event_id);
   const req: ScanRequest | null =
     input.check_in === undefined
       ? null
@@ -106,24 +106,24 @@ export function updateAttendee(input: Input<typeof ticketsRoutes.updateAttendee.
   const edits = input.attendee_status !== undefined || input.full_name !== undefined || input.email !== undefined;
   if (req && !edits) {
     // The kiosk's plain check-in: nothing to undo on failure, so no savepoint.
-    const decision = decideScan(ctx, row, req);
-    const after = applyScan(ctx, row, decision);
-    return isFailure(decision.outcome) ? errorResult(scanError(decision.outcome, ctx, row)) : created(presentAttendee(ctx, after, true));
+    const decision = await decideScan(ctx, row, req);
+    const after = await applyScan(ctx, row, decision);
+    return isFailure(decision.outcome) ? errorResult(await scanError(decision.outcome, ctx, row)) : created(presentAttendee(ctx, after, true));
   }
   let after: AttendeeRow;
   try {
-    after = inTransaction(ctx.db, () => {
-      const edited = applyFields(ctx, row, fields);
-      const current = edited ? getAttendeeRow(ctx.db, row.id)! : row;
+    after = await inTransaction(ctx.db, async () => {
+      const edited = await applyFields(ctx, row, fields);
+      const current = edited ? (await getAttendeeRow(ctx.db, row.id))! : row;
       if (!req) return current;
-      const decision = decideScan(ctx, current, req);
+      const decision = await decideScan(ctx, current, req);
       if (isFailure(decision.outcome)) throw new ScanFailed(decision);
-      return applyScan(ctx, current, decision);
+      return await applyScan(ctx, current, decision);
     });
   } catch (e) {
     if (!(e instanceof ScanFailed)) throw e;
-    applyScan(ctx, row, e.decision);
-    return errorResult(scanError(e.decision.outcome, ctx, row));
+    await applyScan(ctx, row, e.decision);
+    return errorResult(await scanError(e.decision.outcome, ctx, row));
   }
   return created(presentAttendee(ctx, after, true));
 }

@@ -16,15 +16,15 @@ const SUPPORTED = Object.keys(ticketsRoutes.listCheckins.args).filter((k) => k !
 /** Key labels by key ID, read once per page: a page of 100 scans comes from a handful of doors. */
 type KeyLabels = Map<number, string | null>;
 
-function keyLabel(ctx: Ctx, keyId: number, labels: KeyLabels): string | null {
+async function keyLabel(ctx: Ctx, keyId: number, labels: KeyLabels): Promise<string | null> {
   if (labels.has(keyId)) return labels.get(keyId)!;
-  const label = apiKeyLabel(ctx.db, keyId) ?? null;
+  const label = await apiKeyLabel(ctx.db, keyId) ?? null;
   labels.set(keyId, label);
   return label;
 }
 
 /** One scan of the log. `date` is the scan time in site time, as in `checkin_details`. */
-export function presentCheckin(ctx: Ctx, c: CheckinRow, labels: KeyLabels = new Map()): Record<string, unknown> {
+export async function presentCheckin(ctx: Ctx, c: CheckinRow, labels: KeyLabels = new Map()): Promise<Record<string, unknown>> {
   const date = utcToLocal(ctx, c.scanned_at);
   return {
     id: c.id,
@@ -42,7 +42,7 @@ export function presentCheckin(ctx: Ctx, c: CheckinRow, labels: KeyLabels = new 
     author: String(c.user_id),
     api_key_id: c.api_key_id,
     // Additive, last: the label of the door key that scanned (`Door 2`), so a kiosk can name the other door.
-    device_label: c.api_key_id === null ? null : keyLabel(ctx, c.api_key_id, labels),
+    device_label: c.api_key_id === null ? null : await keyLabel(ctx, c.api_key_id, labels),
   };
 }
 
@@ -53,14 +53,14 @@ function isoBound(value: string, param: string): string {
 }
 
 /** `GET /checkins`: the check-in log (CONTRACT section 7), paged like the attendee list. */
-const list = implement(ticketsRoutes.listCheckins, (input, ctx) => {
+const list = implement(ticketsRoutes.listCheckins, async (input, ctx) => {
   const results = input.result?.map((r) => r.toLowerCase());
   if (results?.some((r) => !(CHECKIN_RESULTS as readonly string[]).includes(r))) throw invalidParam('result');
   const scope = keyEventScope(ctx);
   let eventIds = input.post_id !== undefined ? [input.post_id] : undefined;
   if (scope !== null) eventIds = eventIds ? eventIds.filter((e) => e === scope) : [scope];
   const perPage = input.per_page;
-  const { rows, total } = queryCheckins(ctx.db, {
+  const { rows, total } = await queryCheckins(ctx.db, {
     eventIds,
     attendeeId: input.attendee_id,
     deviceId: input.device_id,

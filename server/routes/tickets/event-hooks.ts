@@ -21,18 +21,18 @@ import { installOrderHolds } from './order-hold.ts';
  * Event Tickets' marks on events (reference 4.8): `ticketed` on every event, `attendance` for callers with
  * manage access (a key bound to an event: that event's only, CONTRACT section 3), and (CONTRACT section 5) `nonces.add_ticket_nonce` on single reads for ticket editors.
  */
-export function decorateEvents(ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[], opts: PresentOpts): void {
+export async function decorateEvents(ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[], opts: PresentOpts): Promise<void> {
   const ids = rows.map((r) => r.id);
-  const providers = providersByPost(ctx.db, ids);
-  const attendance = can(ctx, 'manage_attendees') ? attendanceByPost(ctx.db, ids) : null;
+  const providers = await providersByPost(ctx.db, ids);
+  const attendance = can(ctx, 'manage_attendees') ? await attendanceByPost(ctx.db, ids) : null;
   const editor = opts.single === true && can(ctx, 'edit_tickets');
-  rows.forEach((r, i) => {
+  rows.forEach(async (r, i) => {
     const e = events[i];
     // The original's order: `attendance` before `ticketed`.
     if (attendance && inKeyScope(ctx, r.id)) e.attendance = attendance.get(r.id) ?? { total_attendees: 0, checked_in: 0, not_checked_in: 0 };
     e.ticketed = providers.get(r.id) ?? false;
     if (editor) e.nonces = { add_ticket_nonce: createNonce(ctx, 'add_ticket_nonce', r.id, nowMs(ctx)) };
-    if (opts.single === true) offerAvailability(ctx, e, r.id);
+    if (opts.single === true) await offerAvailability(ctx, e, r.id);
   });
 }
 
@@ -42,12 +42,12 @@ export function decorateEvents(ctx: Ctx, events: Record<string, unknown>[], rows
  * change it, so it is set per request here, not kept with the presented event (a new `json_ld` object: the kept
  * one is shared); the cached single reads depend on the `tickets` tag for it (http/cache-tags.ts).
  */
-function offerAvailability(ctx: Ctx, e: Record<string, unknown>, eventId: number): void {
+async function offerAvailability(ctx: Ctx, e: Record<string, unknown>, eventId: number): Promise<void> {
   const ld = e.json_ld as Record<string, unknown> | undefined;
   if (!ld || !Array.isArray(ld.offers) || !ld.offers.length) return;
-  const tickets = publishedTicketCapacities(ctx.db, eventId);
+  const tickets = await publishedTicketCapacities(ctx.db, eventId);
   if (tickets.length !== ld.offers.length) return;
-  const stats = ticketStats(
+  const stats = await ticketStats(
     ctx.db,
     tickets.map((t) => t.post_id),
   );
@@ -64,9 +64,9 @@ export function ticketedFilter(input: Record<string, unknown>) {
   return ticketedCondition(input.ticketed);
 }
 
-export function installTickets(state: AppState): void {
+export async function installTickets(state: AppState): Promise<void> {
   const h = hooks(state);
   h.eventDecorators.push(decorateEvents);
   h.eventFilters.push(ticketedFilter);
-  installOrderHolds(state);
+  await installOrderHolds(state);
 }

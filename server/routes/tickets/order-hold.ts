@@ -22,19 +22,19 @@ export interface SweepOutcome {
 }
 
 /** One pass of the sweep, at the app clock's now. Skipped (null) while a request holds a transaction open. */
-export function sweepHolds(state: AppState): SweepOutcome | null {
+export async function sweepHolds(state: AppState): Promise<SweepOutcome | null> {
   const db = state.db;
   // An async handler may hold a transaction across an await: a sweep now would become part of it.
   if (!db.open || db.inTransaction) return null;
   const now = nowMs({ app: state });
   // One transaction: the change-log row other processes read (touch) commits with the writes it describes, so
   // a crash between them cannot leave those processes answering from stale caches.
-  const { cancelled, carts } = inTransaction(db, () => {
-    const cancelled = expireHolds(db, nowUtc(new Date(now)));
-    const carts = dropStaleCarts(db, nowUtc(new Date(now - CART_LIFETIME_SECONDS * 1000)));
+  const { cancelled, carts } = await inTransaction(db, async () => {
+    const cancelled = await expireHolds(db, nowUtc(new Date(now)));
+    const carts = await dropStaleCarts(db, nowUtc(new Date(now - CART_LIFETIME_SECONDS * 1000)));
     // Cancelled holds give their places back (availability moves); dropped carts show in no cached answer.
     const tags = [...(cancelled.length ? ['tickets'] : []), ...(carts ? ['carts'] : [])];
-    if (tags.length) touch(state, tags);
+    if (tags.length) await touch(state, tags);
     return { cancelled, carts };
   });
   if (cancelled.length) state.log({ level: 'info', msg: 'unpaid orders cancelled: their hold ran out', order_ids: cancelled });
@@ -42,16 +42,16 @@ export function sweepHolds(state: AppState): SweepOutcome | null {
 }
 
 /** Installs the app clock for SQL and the sweep: once now, then on an unref'd timer stopped when the app closes. */
-export function installOrderHolds(state: AppState): void {
+export async function installOrderHolds(state: AppState): Promise<void> {
   setDbClock(state.db, () => nowMs({ app: state }));
-  const run = () => {
+  const run = async () => {
     try {
-      sweepHolds(state);
+      await sweepHolds(state);
     } catch (e) {
       state.log({ level: 'error', msg: 'order hold sweep failed', error: String((e as Error)?.stack ?? e) });
     }
   };
-  run();
+  await run();
   const timer = setInterval(run, SWEEP_MS);
   timer.unref();
   hooks(state).onClose.push(() => clearInterval(timer));

@@ -10,10 +10,10 @@ import { presentAttendees } from './attendee-present.ts';
  * Orders (our extension) with their lines and attendees. Attendees show the door view: an order is read by
  * its purchaser right after checkout (who needs the codes for the tickets) or by ticket editors.
  */
-export function presentOrders(ctx: Ctx, orders: OrderRow[]): Record<string, unknown>[] {
+export async function presentOrders(ctx: Ctx, orders: OrderRow[]): Promise<Record<string, unknown>[]> {
   const ids = orders.map((o) => o.id);
-  const items = orderItems(ctx.db, ids);
-  const attendeeRows = getAttendeeRows(ctx.db, attendeeIdsOfOrders(ctx.db, ids));
+  const items = await orderItems(ctx.db, ids);
+  const attendeeRows = await getAttendeeRows(ctx.db, await attendeeIdsOfOrders(ctx.db, ids));
   const attendees = presentAttendees(ctx, attendeeRows, true);
   return orders.map((o) => ({
     id: o.id,

@@ -47,49 +47,49 @@ const MOVES: Record<OrderStatus, readonly OrderStatus[]> = {
 
 const notFound = (id: number) => new HttpError(404, 'order-not-found', `The order #${id} does not exist.`);
 
-const list = implement(ticketsRoutes.listOrders, (input, ctx) => {
+const list = implement(ticketsRoutes.listOrders, async (input, ctx) => {
   const statuses = input.status?.map((s) => s.toLowerCase());
   if (statuses?.some((s) => !(ORDER_STATUSES as readonly string[]).includes(s))) throw invalidParam('status');
-  const { ids, total } = queryOrders(ctx.db, { postId: input.post_id, statuses, limit: input.per_page, offset: (input.page - 1) * input.per_page });
+  const { ids, total } = await queryOrders(ctx.db, { postId: input.post_id, statuses, limit: input.per_page, offset: (input.page - 1) * input.per_page });
   const totalPages = Math.ceil(total / input.per_page);
   if (input.page > 1 && input.page > totalPages) throw invalidPage();
-  const orders = presentOrders(ctx, getOrderRows(ctx.db, ids));
+  const orders = await presentOrders(ctx, await getOrderRows(ctx.db, ids));
   return ok({ rest_url: ctx.urls.rest(`/${TICKETS_NS}/orders/`), total, total_pages: totalPages, orders }, etTotalHeaders(total, totalPages));
 });
 
-const read = implement(ticketsRoutes.readOrder, (input, ctx) => {
-  const row = getOrderRow(ctx.db, input.id);
+const read = implement(ticketsRoutes.readOrder, async (input, ctx) => {
+  const row = await getOrderRow(ctx.db, input.id);
   if (!row) throw notFound(input.id);
-  return ok(presentOrders(ctx, [row])[0]);
+  return ok((await presentOrders(ctx, [row]))[0]);
 });
 
 /**
  * An organizer changes only orders all of whose tickets are on events it authored (CONTRACT section 3); an
  * order of someone else's event (or of no event at all) is the administrator's: `403 rest_forbidden`.
  */
-function assertMayChangeOrder(ctx: Ctx, orderId: number): void {
+async function assertMayChangeOrder(ctx: Ctx, orderId: number): Promise<void> {
   if (isAdministrator(ctx)) return;
-  const events = new Set(orderItems(ctx.db, [orderId]).map((i) => i.event_id));
-  if (events.size === 0 || [...events].some((e) => !mayChangeEvent(ctx, e))) throw forbidden(ctx.caller.kind === 'anonymous');
+  const events = new Set((await orderItems(ctx.db, [orderId])).map((i) => i.event_id));
+  if (events.size === 0 || [...events].some(async (e) => !await mayChangeEvent(ctx, e))) throw forbidden(ctx.caller.kind === 'anonymous');
 }
 
-const update = implement(ticketsRoutes.updateOrder, (input, ctx) => {
-  const row = getOrderRow(ctx.db, input.id);
+const update = implement(ticketsRoutes.updateOrder, async (input, ctx) => {
+  const row = await getOrderRow(ctx.db, input.id);
   if (!row) throw notFound(input.id);
-  assertMayChangeOrder(ctx, row.id);
+  await assertMayChangeOrder(ctx, row.id);
   const to = input.status;
   if (to !== row.status) {
     if (!MOVES[row.status].includes(to)) {
       throw new HttpError(400, 'order-invalid-status-change', `An order cannot go from ${row.status} to ${to}.`, { from: row.status, to });
     }
     try {
-      setOrderStatus(ctx.db, row, to, nowUtcString(ctx));
+      await setOrderStatus(ctx.db, row, to, nowUtcString(ctx));
     } catch (e) {
       throw e instanceof OrderError ? orderErrorToHttp(e) : e;
     }
     if (to === 'completed') orderCompleted(ctx, row.id);
   }
-  return ok(presentOrders(ctx, [getOrderRow(ctx.db, row.id)!])[0]);
+  return ok((await presentOrders(ctx, [(await getOrderRow(ctx.db, row.id))!]))[0]);
 });
 
 export const orderEndpoints: Endpoint[] = [list, read, update];

@@ -26,7 +26,7 @@ const qrImage = implement(
   ticketsRoutes.qrImage,
   async (input, ctx): Promise<Result> => {
     // Only attendee posts have an attendee row: any other ID is no attendee.
-    const row = getAttendeeRow(ctx.db, input.id);
+    const row = await getAttendeeRow(ctx.db, input.id);
     if (!row) throw invalidParam('id');
     if (input.format === 'json') {
       if (row.status !== 'publish' && !can(ctx, 'read_private_events'))
@@ -52,8 +52,8 @@ const qr403 = (body: Record<string, unknown>): Result => ({ status: 403, body })
  * `GET /qr?api_key&ticket_id&security_code[&event_id]`: the original's QR check-in with its answers for each
  * case (reference 4.5). Failures that smell of guessing count against the key and the client address.
  */
-const qrCheckin = implement(ticketsRoutes.qrCheckin, (input, ctx): Result => {
-  const key = verifyApiKey(ctx.db, input.api_key);
+const qrCheckin = implement(ticketsRoutes.qrCheckin, async (input, ctx): Promise<Result> => {
+  const key = await verifyApiKey(ctx.db, input.api_key);
   if (!key.ok) {
     const eventId = ctx.req.params.event_id;
     return {
@@ -77,24 +77,24 @@ const qrCheckin = implement(ticketsRoutes.qrCheckin, (input, ctx): Result => {
   const id = Number(input.ticket_id);
   const scan = { checkIn: true, deviceId: null, nonce: null, source: 'app' };
   // A GET that writes: run it as one transaction, and tell response caches what moved (check-ins only), in it.
-  return inTransaction(ctx.db, (): Result => {
-    touch(ctx.app, ['checkins']);
-    const row = Number.isSafeInteger(id) ? getAttendeeRow(ctx.db, id) : undefined;
+  return await inTransaction(ctx.db, async (): Promise<Result> => {
+    await touch(ctx.app, ['checkins']);
+    const row = Number.isSafeInteger(id) ? await getAttendeeRow(ctx.db, id) : undefined;
     if (!row || (key.key.event_id !== null && row.event_id !== key.key.event_id)) {
-      logFailedScan(door, { id: Number.isSafeInteger(id) ? id : 0, event_id: null }, scan, 'unknown_ticket');
+      await logFailedScan(door, { id: Number.isSafeInteger(id) ? id : 0, event_id: null }, scan, 'unknown_ticket');
       limiter.record(limitKeys);
       // As the original: an unknown attendee reads as a wrong code, so scans cannot probe which IDs exist.
       return qr403({ msg: 'Security code is not valid!', error: 'security_code_not_valid' });
     }
     if (row.security_code.toLowerCase() !== input.security_code.trim().toLowerCase()) {
-      logFailedScan(door, { id: row.id, event_id: row.event_id }, scan, 'wrong_security_code');
+      await logFailedScan(door, { id: row.id, event_id: row.event_id }, scan, 'wrong_security_code');
       limiter.record(limitKeys);
       return qr403({ msg: 'Security code is not valid!', error: 'security_code_not_valid' });
     }
-    const decision = decideScan(door, row, scan);
+    const decision = await decideScan(door, row, scan);
     // applyScan updates the row in place: keep the attendee as read before the check-in for the answer.
     const before = { ...row };
-    const after = applyScan(door, row, decision);
+    const after = await applyScan(door, row, decision);
     const attendee = () => presentAttendee(door, after, true);
     const o = decision.outcome;
     // As the original, the check-in answer carries the attendee as it was read before the check-in (not yet

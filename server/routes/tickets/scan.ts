@@ -75,9 +75,9 @@ function logRow(
 }
 
 /** Decides a scan without writing anything. A nonce seen before answers as it did then and logs nothing. */
-export function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): ScanDecision {
+export async function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): Promise<ScanDecision> {
   if (req.nonce !== null) {
-    const seen = findCheckinByNonce(ctx.db, req.nonce);
+    const seen = await findCheckinByNonce(ctx.db, req.nonce);
     if (seen) {
       if (seen.attendee_id !== row.id) throw invalidParam('nonce', 'nonce was already used for a scan of another attendee.');
       if (seen.result === 'conflict') return { outcome: { kind: 'conflict', standing: checkinDetails(ctx, row) }, log: null };
@@ -106,13 +106,13 @@ export function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): ScanDe
  * Writes a decision: the log row, and for an accepted check-in or a check-out, the attendee's state. Returns
  * the row as it now stands (what a re-read would give for every presented field), saving a query per scan.
  */
-export function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): AttendeeRow {
+export async function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): Promise<AttendeeRow> {
   if (!d.log) return row;
   const log = d.log;
-  const id = insertCheckin(ctx.db, log);
+  const id = await insertCheckin(ctx.db, log);
   // Rows are read fresh for each request, so updating this one in place is safe (and spares a copy per scan).
   if (d.outcome.kind === 'accepted') {
-    setCheckedIn(ctx.db, row.id, id);
+    await setCheckedIn(ctx.db, row.id, id);
     return Object.assign(row, {
       checked_in: 1,
       checkin_id: id,
@@ -123,15 +123,15 @@ export function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): Attendee
     });
   }
   if (d.outcome.kind === 'checked_out' && row.checked_in) {
-    setCheckedIn(ctx.db, row.id, null);
+    await setCheckedIn(ctx.db, row.id, null);
     return Object.assign(row, { checked_in: 0, checkin_id: null, ci_scanned_at: null, ci_source: null, ci_user_id: null, ci_device_id: null });
   }
   return row;
 }
 
 /** Logs a scan that never reached an attendee (unknown ID, wrong security code). */
-export function logFailedScan(ctx: Ctx, target: { id: number; event_id: number | null }, req: ScanRequest, reason: string): void {
-  insertCheckin(ctx.db, { ...logRow(ctx, null, req, 'rejected', reason), attendee_id: target.id, event_id: target.event_id });
+export async function logFailedScan(ctx: Ctx, target: { id: number; event_id: number | null }, req: ScanRequest, reason: string): Promise<void> {
+  await insertCheckin(ctx.db, { ...logRow(ctx, null, req, 'rejected', reason), attendee_id: target.id, event_id: target.event_id });
 }
 
 export const isFailure = (o: ScanOutcome) => o.kind === 'conflict' || o.kind === 'rejected';

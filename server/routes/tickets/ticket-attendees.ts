@@ -8,11 +8,11 @@ import { inKeyScope } from './attendee-access.ts';
  * The attendee lists embedded in tickets for callers with manage access, in ID order, one query per page. A key
  * bound to an event gets that event's attendees only (CONTRACT section 3), whatever tickets it names.
  */
-export function attendeesOfTickets(ctx: Ctx, ticketIds: readonly number[]): Map<number, Record<string, unknown>[]> {
+export async function attendeesOfTickets(ctx: Ctx, ticketIds: readonly number[]): Promise<Map<number, Record<string, unknown>[]>> {
   const out = new Map<number, Record<string, unknown>[]>();
   if (!ticketIds.length) return out;
-  const ids = attendeeIdsOfTickets(ctx.db, ticketIds);
-  const rows = getAttendeeRows(ctx.db, ids).filter((r) => inKeyScope(ctx, r.event_id));
+  const ids = await attendeeIdsOfTickets(ctx.db, ticketIds);
+  const rows = (await getAttendeeRows(ctx.db, ids)).filter((r) => inKeyScope(ctx, r.event_id));
   const presented = presentAttendees(ctx, rows, true, true);
   rows.forEach((r, i) => {
     let list = out.get(r.ticket_id);

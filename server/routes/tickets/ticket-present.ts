@@ -65,14 +65,14 @@ export interface TicketPresentOpts {
  * Presents tickets with a fixed number of queries: stats, parents, images and (managers) attendees. A key bound
  * to an event has manage access to that event's tickets only; any other ticket it is shown gets the public view.
  */
-export function presentTickets(ctx: Ctx, rows: TicketRow[], opts: TicketPresentOpts = {}): Record<string, unknown>[] {
+export async function presentTickets(ctx: Ctx, rows: TicketRow[], opts: TicketPresentOpts = {}): Promise<Record<string, unknown>[]> {
   const ids = rows.map((r) => r.id);
   const managerOf = (t: TicketRow) => managesAttendees(ctx) && inKeyScope(ctx, t.event_id);
   const managed = rows.filter(managerOf).map((r) => r.id);
-  const stats = ticketStats(ctx.db, ids);
-  const parentRows = parentPosts(ctx.db, [...new Set(rows.map((r) => r.event_id))]);
-  const images = getAttachments(ctx.db, [...parentRows.values()].map((p) => p.image_id).filter(Boolean));
-  const attendees = managed.length && !opts.skipAttendees ? attendeesOfTickets(ctx, managed) : new Map<number, Record<string, unknown>[]>();
+  const stats = await ticketStats(ctx.db, ids);
+  const parentRows = await parentPosts(ctx.db, [...new Set(rows.map((r) => r.event_id))]);
+  const images = await getAttachments(ctx.db, [...parentRows.values()].map((p) => p.image_id).filter(Boolean));
+  const attendees = managed.length && !opts.skipAttendees ? await attendeesOfTickets(ctx, managed) : new Map<number, Record<string, unknown>[]>();
   const nowUtc = nowUtcString(ctx);
   return rows.map((t) => {
     const manager = managerOf(t);

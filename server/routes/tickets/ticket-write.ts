@@ -36,11 +36,11 @@ export const invalidNonce = () => new HttpError(403, 'forbidden', 'Invalid nonce
  * only the tickets of events it authored (CONTRACT section 3): on another's event the answer is
  * `403 rest_forbidden` whatever the nonce, so the refusal is the same with or without one.
  */
-export function requireEditorNonce(ctx: Ctx, postId: number, nonce: unknown, action: string, object: number): void {
-  const post = getPost(ctx.db, postId);
+export async function requireEditorNonce(ctx: Ctx, postId: number, nonce: unknown, action: string, object: number): Promise<void> {
+  const post = await getPost(ctx.db, postId);
   if (post?.type !== 'event' || post.status === 'trash') throw invalidNonce();
   if (!can(ctx, 'edit_tickets')) throw invalidNonce();
-  assertMayChangeEvent(ctx, postId);
+  await assertMayChangeEvent(ctx, postId);
   if (!verifyNonce(ctx, nonce, action, object, nowMs(ctx))) throw invalidNonce();
 }
 
@@ -74,15 +74,15 @@ function saleBound(eventTz: string, date: string, time: string, which: 'start' |
   return { date, time: t, utc: localToUtcString(local, eventTz) };
 }
 
-function eventTimezone(ctx: Ctx, eventId: number): string {
-  return eventTimezoneOf(ctx.db, eventId) || ctx.app.config.timezone;
+async function eventTimezone(ctx: Ctx, eventId: number): Promise<string> {
+  return await eventTimezoneOf(ctx.db, eventId) || ctx.app.config.timezone;
 }
 
 /**
  * Ticket columns from editor input. On update only the fields the request sent change; on create every
  * field applies with its default. Price errors are Event Tickets' `tec-tickets-rest-invalid_price`.
  */
-export function ticketColsFrom(ctx: Ctx, f: TicketInput, eventId: number, provider: Provider, existing?: TicketRow): Partial<TicketCols> {
+export async function ticketColsFrom(ctx: Ctx, f: TicketInput, eventId: number, provider: Provider, existing?: TicketRow): Promise<Partial<TicketCols>> {
   const has = (k: keyof TicketInput) => !existing || sent(ctx, k);
   // A field the update did not send keeps its stored value (the route fills unsent ones with '').
   const value = (k: 'start_date' | 'start_time' | 'end_date' | 'end_time') => (has(k) ? (f[k] ?? '') : existing![k]);
@@ -106,7 +106,7 @@ export function ticketColsFrom(ctx: Ctx, f: TicketInput, eventId: number, provid
   if (has('show_description')) cols.show_description = f.show_description === 'no' ? 0 : 1;
   if (has('sku')) cols.sku = (f.sku ?? '').trim();
   if (has('iac')) cols.iac = ['none', 'allowed', 'required'].includes(f.iac ?? '') ? f.iac! : 'none';
-  const tz = eventTimezone(ctx, eventId);
+  const tz = await eventTimezone(ctx, eventId);
   if (has('start_date') || has('start_time')) {
     const s = saleBound(tz, value('start_date'), value('start_time'), 'start');
     Object.assign(cols, { start_date: s.date, start_time: s.time, available_from_utc: s.utc });
@@ -140,7 +140,7 @@ export function ticketPostFields(ctx: Ctx, f: TicketInput, existing?: TicketRow)
 }
 
 /** Touches the ticket's modified dates. */
-export function touchTicket(ctx: Ctx, id: number, fields: PostWrite): void {
+export async function touchTicket(ctx: Ctx, id: number, fields: PostWrite): Promise<void> {
   const now = nowDates(ctx.app.config.timezone, new Date(nowMs(ctx)));
-  updatePost(ctx.db, id, { ...fields, modified: now.date, modified_gmt: now.date_gmt });
+  await updatePost(ctx.db, id, { ...fields, modified: now.date, modified_gmt: now.date_gmt });
 }

@@ -30,17 +30,17 @@ const LIVE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'];
  * ERR-ticket-object). A key bound to an event sees only that event's tickets (CONTRACT section 3): another
  * event's ticket is hidden as a missing one.
  */
-export function readableTicket(ctx: Ctx, id: number): TicketRow {
+export async function readableTicket(ctx: Ctx, id: number): Promise<TicketRow> {
   // The ticket join reads the post too; only a miss needs the post alone, to tell "none" from "no ticket".
-  const row = getTicketRow(ctx.db, id);
+  const row = await getTicketRow(ctx.db, id);
   if (!row) {
-    const type = getPostType(ctx.db, id);
+    const type = await getPostType(ctx.db, id);
     if (!type) throw notFound();
     if (type === 'attendee') throw new HttpError(400, 'ticket-object-not-found', 'The requested ticket object could not be built or found');
     throw notAccessible();
   }
   if (row.status === 'trash' || !inKeyScope(ctx, row.event_id)) throw notFound();
-  const parent = getPost(ctx.db, row.event_id);
+  const parent = await getPost(ctx.db, row.event_id);
   if (!readsPrivate(ctx) && (row.status !== 'publish' || !parent || parent.status !== 'publish')) throw notAccessible();
   return row;
 }
@@ -53,13 +53,13 @@ function wantsAttendees(ctx: Ctx, listKey?: string): boolean {
   return fields.some((x) => x.includes('attendees') || (listKey !== undefined && x === listKey));
 }
 
-function single(ctx: Ctx, row: TicketRow, status = 200): Result {
+async function single(ctx: Ctx, row: TicketRow, status = 200): Promise<Result> {
   const answer = status === 202;
-  const [body] = presentTickets(ctx, [row], { editor: !answer, editorAnswer: answer, skipAttendees: !wantsAttendees(ctx) });
+  const [body] = await presentTickets(ctx, [row], { editor: !answer, editorAnswer: answer, skipAttendees: !wantsAttendees(ctx) });
   return { status, body };
 }
 
-const read = implement(ticketsRoutes.readTicket, (input, ctx) => single(ctx, readableTicket(ctx, input.id)));
+const read = implement(ticketsRoutes.readTicket, async (input, ctx) => single(ctx, await readableTicket(ctx, input.id)));
 
 function utcParam(ctx: Ctx, value: string | undefined, param: string): string | undefined {
   if (value === undefined) return undefined;
@@ -108,9 +108,9 @@ function listOrder(
   return { orderby: orderby === 'slug' ? 'id' : orderby, order: dir };
 }
 
-const list = implement(ticketsRoutes.listTickets, (input, ctx) => {
+const list = implement(ticketsRoutes.listTickets, async (input, ctx) => {
   // As the original (`is_post_id_list`): every `include_post` ID must be a post.
-  if (input.include_post?.some((id) => !getPostType(ctx.db, id))) throw invalidParam('include_post');
+  if (input.include_post?.some(async (id) => !await getPostType(ctx.db, id))) throw invalidParam('include_post');
   const manager = managesAttendees(ctx);
   const perPage = input.per_page;
   const skip = input.offset ?? 0;
@@ -145,28 +145,28 @@ const list = implement(ticketsRoutes.listTickets, (input, ctx) => {
   }
   // `attendee_information_available` needs ET+; without it the original ignores the filter, and so do we.
   const none = q.statuses.length === 0 || q.postStatuses?.length === 0 || q.includePost?.length === 0;
-  const { ids, matches } = none ? { ids: [], matches: 0 } : queryTickets(ctx.db, q);
+  const { ids, matches } = none ? { ids: [], matches: 0 } : await queryTickets(ctx.db, q);
   // The original's offset shrinks the total: 5 tickets with offset=1 report total 4.
   const total = Math.max(0, matches - skip);
   const totalPages = Math.ceil(total / perPage);
   if (input.page > 1 && input.page > totalPages) throw invalidPage();
-  const tickets = presentTickets(ctx, getTicketRows(ctx.db, ids), { skipAttendees: !wantsAttendees(ctx, 'tickets') });
+  const tickets = await presentTickets(ctx, await getTicketRows(ctx.db, ids), { skipAttendees: !wantsAttendees(ctx, 'tickets') });
   const pairs = knownQuery(ctx.req.params, Object.keys(ticketListArgs));
   const base = ctx.urls.rest(`/${TICKETS_NS}/tickets/`);
   const restUrl = pairs.length ? `${base}?${new URLSearchParams(pairs).toString().replace(/%2C/gi, ',')}` : base;
   return ok({ rest_url: restUrl, total, total_pages: totalPages, tickets }, etTotalHeaders(total, totalPages));
 });
 
-const create = implement(ticketsRoutes.createTicket, (input, ctx) => {
+const create = implement(ticketsRoutes.createTicket, async (input, ctx) => {
   const postId = input.post_id ?? 0;
-  requireEditorNonce(ctx, postId, input.add_ticket_nonce, 'add_ticket_nonce', postId);
+  await requireEditorNonce(ctx, postId, input.add_ticket_nonce, 'add_ticket_nonce', postId);
   const provider = providerOf(input.provider);
   if (!provider) throw new HttpError(400, 'bad_request', 'Commerce Module invalid');
   const post = ticketPostFields(ctx, input);
   if (!post.title && !post.title_et) throw new HttpError(406, 'not_acceptable', 'Ticket was not able to be updated');
-  const cols = ticketColsFrom(ctx, input, postId, provider);
+  const cols = await ticketColsFrom(ctx, input, postId, provider);
   const now = nowDates(ctx.app.config.timezone, new Date(nowMs(ctx)));
-  const id = createTicket(ctx.db, {
+  const id = await createTicket(ctx.db, {
     eventId: postId,
     provider,
     name: post.title ?? '',
@@ -175,9 +175,9 @@ const create = implement(ticketsRoutes.createTicket, (input, ctx) => {
     date: now.date,
     dateGmt: now.date_gmt,
   });
-  updateTicketCols(ctx.db, id, cols);
-  if (post.title_et !== undefined || post.content_et !== undefined) touchTicket(ctx, id, { title_et: post.title_et, content_et: post.content_et });
-  return single(ctx, getTicketRow(ctx.db, id)!, 202);
+  await updateTicketCols(ctx.db, id, cols);
+  if (post.title_et !== undefined || post.content_et !== undefined) await touchTicket(ctx, id, { title_et: post.title_et, content_et: post.content_et });
+  return await single(ctx, (await getTicketRow(ctx.db, id))!, 202);
 });
 
 /**
@@ -185,34 +185,34 @@ const create = implement(ticketsRoutes.createTicket, (input, ctx) => {
  * checked first, as in the original (an unknown ticket with a bad nonce is 403 `forbidden`): a valid one was
  * made for this caller, this action and this ticket, so only then is the ticket looked up.
  */
-function editable(ctx: Ctx, id: number, postId: number, nonce: string, action: string): TicketRow {
-  requireEditorNonce(ctx, postId, nonce, action, id);
-  const row = readableTicket(ctx, id);
+async function editable(ctx: Ctx, id: number, postId: number, nonce: string, action: string): Promise<TicketRow> {
+  await requireEditorNonce(ctx, postId, nonce, action, id);
+  const row = await readableTicket(ctx, id);
   if (row.event_id !== postId) throw invalidNonce();
   return row;
 }
 
-const update = implement(ticketsRoutes.updateTicket, (input, ctx) => {
-  const row = editable(ctx, input.id, input.post_id, input.edit_ticket_nonce, 'edit_ticket_nonce');
+const update = implement(ticketsRoutes.updateTicket, async (input, ctx) => {
+  const row = await editable(ctx, input.id, input.post_id, input.edit_ticket_nonce, 'edit_ticket_nonce');
   const post = ticketPostFields(ctx, input, row);
   if (post.title !== undefined && !post.title) throw new HttpError(406, 'not_acceptable', 'Ticket was not able to be updated');
-  const cols = ticketColsFrom(ctx, input, row.event_id, row.provider, row);
+  const cols = await ticketColsFrom(ctx, input, row.event_id, row.provider, row);
   if (cols.capacity !== undefined && cols.capacity >= 0) {
     // Capacity cannot drop below the places already sold or reserved.
-    const s = ticketStats(ctx.db, [row.id]).get(row.id) ?? EMPTY_STATS;
+    const s = (await ticketStats(ctx.db, [row.id])).get(row.id) ?? EMPTY_STATS;
     const used = s.sold + s.pending;
     if (cols.capacity < used) throw invalidParam('ticket', `ticket[capacity] cannot be lower than the ${used} places already taken.`);
   }
-  updateTicketCols(ctx.db, row.id, cols);
-  touchTicket(ctx, row.id, post);
-  return single(ctx, getTicketRow(ctx.db, row.id)!, 202);
+  await updateTicketCols(ctx.db, row.id, cols);
+  await touchTicket(ctx, row.id, post);
+  return await single(ctx, (await getTicketRow(ctx.db, row.id))!, 202);
 });
 
-const remove = implement(ticketsRoutes.deleteTicket, (input, ctx) => {
-  const row = editable(ctx, input.id, input.post_id, input.remove_ticket_nonce, 'remove_ticket_nonce');
+const remove = implement(ticketsRoutes.deleteTicket, async (input, ctx) => {
+  const row = await editable(ctx, input.id, input.post_id, input.remove_ticket_nonce, 'remove_ticket_nonce');
   // Trashed, not erased: its attendees and orders keep pointing at it.
-  touchTicket(ctx, row.id, { status: 'trash', trashed_from: row.status });
-  removeTicketFromCarts(ctx.db, row.id);
+  await touchTicket(ctx, row.id, { status: 'trash', trashed_from: row.status });
+  await removeTicketFromCarts(ctx.db, row.id);
   return { status: 202, body: true };
 });
 

@@ -43,12 +43,12 @@ export function xmlErrors(xml: string): LibXmlError[] {
   return [];
 }
 
-const read = implement(R.read, (_input, ctx) => ok(getOption(ctx.db, OPTION) ?? ''));
+const read = implement(R.read, async (_input, ctx) => ok(await getOption(ctx.db, OPTION) ?? ''));
 
-const update = implement(R.update, (_input, ctx) => {
+const update = implement(R.update, async (_input, ctx) => {
   const xml = content(ctx);
   if (xml.trim() === '') {
-    deleteOption(ctx.db, OPTION);
+    await deleteOption(ctx.db, OPTION);
     return ok('');
   }
   const errors = xmlErrors(xml);
@@ -60,7 +60,7 @@ const update = implement(R.update, (_input, ctx) => {
       errors,
     });
   }
-  setOption(ctx.db, OPTION, xml);
+  await setOption(ctx.db, OPTION, xml);
   return ok(xml);
 });
 

@@ -5,7 +5,7 @@ import { renderView } from '../../site/views/render.ts';
 import { readViewState, ViewStateError, type ViewState } from '../../site/views/state.ts';
 
 /** `View::make_for_rest($request)->send_html()`: the view's HTML, public and published events only. */
-const html = implement(viewsRoutes.html, (input, ctx) => {
+const html = implement(viewsRoutes.html, async (input, ctx) => {
   const { config } = ctx.app;
   let state: ViewState;
   try {
@@ -17,7 +17,7 @@ const html = implement(viewsRoutes.html, (input, ctx) => {
   // Content language: translation_language, else the view URL's segment, else the request's.
   const explicit = ctx.req.params.translation_language;
   const lang = explicit === 'en' || explicit === 'et' ? explicit : (state.lang ?? ctx.lang);
-  const payload = renderView(
+  const payload = await renderView(
     {
       db: ctx.db,
       base: config.publicUrl,

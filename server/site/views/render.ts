@@ -102,16 +102,16 @@ function listItem(env: ViewEnv, ev: EventView): string {
 }
 
 /** The list view: upcoming public events from the chosen day, 12 per page, with previous/next links. */
-export function renderList(env: ViewEnv, s: ViewState): string {
+export async function renderList(env: ViewEnv, s: ViewState): Promise<string> {
   const l = L[env.lang];
   const from = s.date ? nowUtc(zonedToInstant(`${s.date} 00:00:00`, env.timezone)) : upcomingFilter();
-  const { ids, total } = publicEvents(env.db, { endsAfter: from, search: s.search, limit: LIST_PER_PAGE, offset: (s.page - 1) * LIST_PER_PAGE });
+  const { ids, total } = await publicEvents(env.db, { endsAfter: from, search: s.search, limit: LIST_PER_PAGE, offset: (s.page - 1) * LIST_PER_PAGE });
   const pages = Math.max(1, Math.ceil(total / LIST_PER_PAGE));
   const prev = s.page > 1 ? { ...s, page: s.page - 1 } : undefined;
   const next = s.page < pages ? { ...s, page: s.page + 1 } : undefined;
   const heading = s.search ? `${l.results} ${s.search}` : l.upcoming;
   const items = ids.length
-    ? `<ul class="tribe-events-calendar-list">${loadEvents(env.db, ids)
+    ? `<ul class="tribe-events-calendar-list">${(await loadEvents(env.db, ids))
         .map((e) => listItem(env, e))
         .join('')}</ul>`
     : `<p class="tribe-events-c-messages__message">${l.none}</p>`;
@@ -139,7 +139,7 @@ const weekday = (day: string) => new Date(`${day}T00:00:00Z`).getUTCDay();
 const shiftDay = (day: string, n: number) => addDays(`${day} 00:00:00`, n).slice(0, 10);
 
 /** The month view: a week-per-row grid (weeks start on Monday); each event is listed on every day it covers. */
-export function renderMonth(env: ViewEnv, s: ViewState): string {
+export async function renderMonth(env: ViewEnv, s: ViewState): Promise<string> {
   const l = L[env.lang];
   const month = s.date ?? formatInZone(new Date(), env.timezone).slice(0, 7);
   const first = `${month}-01`;
@@ -148,14 +148,14 @@ export function renderMonth(env: ViewEnv, s: ViewState): string {
   const last = shiftDay(nextFirst, -1);
   const gridEnd = shiftDay(last, (START_OF_WEEK + 6 - weekday(last) + 7) % 7);
   // Query a day wider on both sides in UTC; days are then assigned by each event's own wall-clock dates.
-  const { ids } = publicEvents(env.db, {
+  const { ids } = await publicEvents(env.db, {
     endsAfter: nowUtc(zonedToInstant(`${shiftDay(gridStart, -1)} 00:00:00`, env.timezone)),
     startsBefore: nowUtc(zonedToInstant(`${shiftDay(gridEnd, 2)} 00:00:00`, env.timezone)),
     search: s.search,
     limit: MONTH_EVENT_CAP,
     offset: 0,
   });
-  const events = loadEvents(env.db, ids);
+  const events = await loadEvents(env.db, ids);
   const fmtDay = new Intl.DateTimeFormat(env.lang, { day: 'numeric', timeZone: 'UTC' });
   const fmtMonth = new Intl.DateTimeFormat(env.lang, { month: 'long', year: 'numeric', timeZone: 'UTC' });
   const fmtWeekday = new Intl.DateTimeFormat(env.lang, { weekday: 'short', timeZone: 'UTC' });
@@ -188,6 +188,6 @@ export function renderMonth(env: ViewEnv, s: ViewState): string {
   );
 }
 
-export function renderView(env: ViewEnv, s: ViewState): string {
-  return s.view === 'month' ? renderMonth(env, s) : renderList(env, s);
+export async function renderView(env: ViewEnv, s: ViewState): Promise<string> {
+  return s.view === 'month' ? await renderMonth(env, s) : await renderList(env, s);
 }

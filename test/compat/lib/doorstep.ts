@@ -6,6 +6,6 @@ import { doorstepSide, type Side } from './side.ts';
 export async function startDoorstep(): Promise<{ server: TestServer; side: Side }> {
   const server = await startTestServer();
   const key = server.apiKey('Compat door').key;
-  const adminId = findUserByLogin(server.db, 'admin')!.id;
+  const adminId = (await findUserByLogin(server.db, 'admin'))!.id;
   return { server, side: doorstepSide(server.base, server.admin, key, adminId) };
 }

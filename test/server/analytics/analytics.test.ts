@@ -21,12 +21,12 @@ beforeAll(async () => {
   // Historic hits (the recorder always writes "now"; older days are inserted as the recorder would store them).
   const old = (day: string, post_id: number, visitor: string, referrer_host = '', kind: 'page' | 'api' = 'page') =>
     insertHit(s.db, { ts: `${day} 12:00:00`, day, kind, path: `/event/x/`, post_id, referrer_host, visitor });
-  old('2026-01-01', ev.id, 'a', 'news.example');
-  old('2026-01-01', ev.id, 'a', 'news.example');
-  old('2026-01-01', ev.id, 'b');
-  old('2026-01-03', venue.id, 'a', 'blog.example', 'api');
-  old('2025-12-31', ev.id, 'c');
-  old('2026-02-10', ev.id, 'a');
+  await old('2026-01-01', ev.id, 'a', 'news.example');
+  await old('2026-01-01', ev.id, 'a', 'news.example');
+  await old('2026-01-01', ev.id, 'b');
+  await old('2026-01-03', venue.id, 'a', 'blog.example', 'api');
+  await old('2025-12-31', ev.id, 'c');
+  await old('2026-02-10', ev.id, 'a');
 });
 afterAll(() => s.close());
 
@@ -48,7 +48,7 @@ describe('analytics/v1 permissions', () => {
 
 describe('recording', () => {
   test('page views and anonymous event API reads are recorded, without the client address', async () => {
-    const before = (s.db.prepare('SELECT COUNT(*) AS n FROM analytics_hits').get() as { n: number }).n;
+    const before = (await s.db.prepare('SELECT COUNT(*) AS n FROM analytics_hits').get() as { n: number }).n;
     await visit(ev.url, { referer: 'https://www.search.example/q?private=1' });
     await visit(ev.url, { 'user-agent': 'Other browser', referer: `${s.base}/events/` });
     await visit(`${ev.url}embed/`);
@@ -62,8 +62,8 @@ describe('recording', () => {
     await call(`${s.root}evt/events/v1/venues`);
     await visit(ev.url, { 'user-agent': 'Googlebot/2.1' });
     await visit(`${s.base}/event/nothing/`);
-    flushHits(s.app.state);
-    const rows = s.db.prepare('SELECT kind, path, post_id, referrer_host, visitor FROM analytics_hits WHERE id > ? ORDER BY id').all(before) as {
+    await flushHits(s.app.state);
+    const rows = await s.db.prepare('SELECT kind, path, post_id, referrer_host, visitor FROM analytics_hits WHERE id > ? ORDER BY id').all(before) as {
       kind: string;
       path: string;
       post_id: number;
@@ -86,26 +86,26 @@ describe('recording', () => {
     assert.equal(rows[0].visitor, rows[2].visitor);
     assert.match(rows[0].visitor, /^[0-9a-f]{32}$/);
     const everything = JSON.stringify([
-      s.db.prepare('SELECT * FROM analytics_hits').all(),
-      s.db.prepare('SELECT day, hex(salt) FROM analytics_salts').all(),
+      await s.db.prepare('SELECT * FROM analytics_hits').all(),
+      await s.db.prepare('SELECT day, hex(salt) FROM analytics_salts').all(),
     ]);
     assert.ok(!everything.includes('127.0.0.1') && !everything.includes('::ffff'), 'no address stored');
   });
 
   test('buffered views reach the database by themselves, within a few seconds', async () => {
-    flushHits(s.app.state);
-    const count = () => (s.db.prepare('SELECT COUNT(*) AS n FROM analytics_hits').get() as { n: number }).n;
-    const before = count();
+    await flushHits(s.app.state);
+    const count = async () => (await s.db.prepare('SELECT COUNT(*) AS n FROM analytics_hits').get() as { n: number }).n;
+    const before = await count();
     await visit(ev.url);
-    for (let i = 0; i < 50 && count() === before; i++) await new Promise((r) => setTimeout(r, 100));
-    assert.equal(count(), before + 1);
+    for (let i = 0; i < 50 && await count() === before; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await count(), before + 1);
   });
 
   test("only today's salt is kept", async () => {
-    s.db.prepare('INSERT OR REPLACE INTO analytics_salts (day, salt) VALUES (?, ?)').run('2020-01-01', Buffer.alloc(32));
-    s.db.prepare('DELETE FROM analytics_salts WHERE day = ?').run(today());
+    await s.db.prepare('INSERT OR REPLACE INTO analytics_salts (day, salt) VALUES (?, ?)').run('2020-01-01', Buffer.alloc(32));
+    await s.db.prepare('DELETE FROM analytics_salts WHERE day = ?').run(today());
     await visit(ev.url);
-    assert.deepEqual(s.db.prepare('SELECT day FROM analytics_salts').all(), [{ day: today() }]);
+    assert.deepEqual(await s.db.prepare('SELECT day FROM analytics_salts').all(), [{ day: today() }]);
   });
 });
 
@@ -116,8 +116,8 @@ describe('reports', () => {
     assert.equal(r.body.end_date, today());
     const start = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
     assert.equal(r.body.start_date, start);
-    flushHits(s.app.state);
-    const n = (s.db.prepare('SELECT COUNT(*) AS n FROM analytics_hits WHERE day BETWEEN ? AND ?').get(start, today()) as { n: number }).n;
+    await flushHits(s.app.state);
+    const n = (await s.db.prepare('SELECT COUNT(*) AS n FROM analytics_hits WHERE day BETWEEN ? AND ?').get(start, today()) as { n: number }).n;
     assert.equal(r.body.views, n);
     assert.ok(r.body.page_views >= 5 && r.body.api_reads >= 2);
   });
@@ -185,11 +185,11 @@ describe('reports', () => {
     assert.ok(r.body.paths.some((p: { path: string; post_id: number }) => p.path === new URL(ev.url).pathname && p.post_id === ev.id));
     const all = await get('realtime?since=2025-01-01T00:00:00Z');
     assert.equal(all.body.since, '2025-01-01T00:00:00.000Z');
-    assert.equal(all.body.views, (s.db.prepare('SELECT COUNT(*) AS n FROM analytics_hits').get() as { n: number }).n);
+    assert.equal(all.body.views, (await s.db.prepare('SELECT COUNT(*) AS n FROM analytics_hits').get() as { n: number }).n);
     const part = await get('realtime?since=2026-01-02T00:00:00Z');
     assert.equal(
       part.body.views,
-      (s.db.prepare("SELECT COUNT(*) AS n FROM analytics_hits WHERE ts >= '2026-01-02 00:00:00'").get() as { n: number }).n,
+      (await s.db.prepare("SELECT COUNT(*) AS n FROM analytics_hits WHERE ts >= '2026-01-02 00:00:00'").get() as { n: number }).n,
     );
     assert.ok(part.body.views < all.body.views);
   });

@@ -13,17 +13,17 @@ describe('marketing/v1', () => {
   let ticketId = 0;
   let eventId = 0;
   const url = (r: string) => `${s.root}${NS}${r}`;
-  const post = (type: string, title: string) =>
+  const post = async (type: string, title: string) =>
     Number(
-      s.db
+      (await s.db
         .prepare(
           "INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES (?, 'publish', ?, '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
         )
-        .run(type, title).lastInsertRowid,
+        .run(type, title)).lastInsertRowid,
     );
-  function attendee(name: string, email: string): number {
-    const id = post('attendee', name);
-    s.db
+  async function attendee(name: string, email: string): Promise<number> {
+    const id = await post('attendee', name);
+    await s.db
       .prepare("INSERT INTO attendees (post_id, ticket_id, event_id, provider, full_name, email, security_code) VALUES (?, ?, ?, 'rsvp', ?, ?, ?)")
       .run(id, ticketId, eventId, name, email, crypto.randomBytes(8).toString('hex'));
     return id;
@@ -35,9 +35,9 @@ describe('marketing/v1', () => {
     s = await startTestServer();
     door = s.userAuth('door');
     organizer = s.userAuth('organizer');
-    eventId = post('event', 'Gig');
-    ticketId = post('ticket', 'Entry');
-    s.db.prepare("INSERT INTO tickets (post_id, event_id, provider) VALUES (?, ?, 'rsvp')").run(ticketId, eventId);
+    eventId = await post('event', 'Gig');
+    ticketId = await post('ticket', 'Entry');
+    await s.db.prepare("INSERT INTO tickets (post_id, event_id, provider) VALUES (?, ?, 'rsvp')").run(ticketId, eventId);
   });
   afterAll(() => s.close());
 
@@ -55,7 +55,7 @@ describe('marketing/v1', () => {
     assert.equal(r.body.connected, true);
     assert.equal(r.body.key_last4, 'us21');
     assert.equal(JSON.stringify(r.body).includes(KEY), false);
-    const raw = (s.db.prepare("SELECT value FROM options WHERE name = 'marketing.connection'").get() as { value: string }).value;
+    const raw = (await s.db.prepare("SELECT value FROM options WHERE name = 'marketing.connection'").get() as { value: string }).value;
     assert.equal(raw.includes(KEY), false, 'stored encrypted');
     for (const body of [
       { provider: 'mailchimp', api_key: 'short', list_id: 'x' },
@@ -70,10 +70,10 @@ describe('marketing/v1', () => {
   });
 
   test("audience sync follows each address's latest consent", async () => {
-    const ann = attendee('Ann', 'ann@example.org');
-    const bob = attendee('Bob', 'bob@example.org');
-    const bob2 = attendee('Bob Again', 'BOB@example.org');
-    attendee('Cid', 'cid@example.org');
+    const ann = await attendee('Ann', 'ann@example.org');
+    const bob = await attendee('Bob', 'bob@example.org');
+    const bob2 = await attendee('Bob Again', 'BOB@example.org');
+    await attendee('Cid', 'cid@example.org');
     assert.equal((await consent(ann, true)).status, 201);
     await consent(bob, true);
     let r = await call(url('/audience/sync'), { method: 'POST', auth: s.admin });
@@ -90,9 +90,9 @@ describe('marketing/v1', () => {
     assert.equal(list.headers.get('x-wp-total'), '2');
 
     // Bob withdraws through his second ticket (same address, different case); Ann's attendee is trashed.
-    s.db.prepare("UPDATE marketing_optins SET time = '2000-01-01 00:00:00' WHERE attendee_id = ?").run(bob);
+    await s.db.prepare("UPDATE marketing_optins SET time = '2000-01-01 00:00:00' WHERE attendee_id = ?").run(bob);
     await consent(bob2, false);
-    s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(ann);
+    await s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(ann);
     r = await call(url('/audience/sync'), { method: 'POST', auth: s.admin });
     assert.deepEqual([r.body.added, r.body.unsubscribed, r.body.subscribed], [0, 2, 0]);
     const unsub = await call(url('/audience?status=unsubscribed&per_page=1&page=2'), { auth: s.admin });
@@ -137,12 +137,12 @@ describe('marketing/v1', () => {
   });
 
   test('permissions: consent needs manage_attendees, the rest manage_options', async () => {
-    const a = attendee('Dee', 'dee@example.org');
+    const a = await attendee('Dee', 'dee@example.org');
     // An organizer records consent only for attendees of events it authored (issue 10 item 8).
     assert.equal((await consent(a, true, organizer)).status, 403);
-    s.db.prepare("UPDATE posts SET author = (SELECT MAX(id) FROM users WHERE role = 'organizer') WHERE id = ?").run(eventId);
+    await s.db.prepare("UPDATE posts SET author = (SELECT MAX(id) FROM users WHERE role = 'organizer') WHERE id = ?").run(eventId);
     assert.equal((await consent(a, true, organizer)).status, 201);
-    s.db.prepare('UPDATE posts SET author = 0 WHERE id = ?').run(eventId);
+    await s.db.prepare('UPDATE posts SET author = 0 WHERE id = ?').run(eventId);
     assert.equal((await call(url('/opt-ins'), { method: 'POST', body: { attendee_id: a, consent: true } })).status, 401);
     for (const [method, r] of [
       ['GET', '/connection'],

@@ -6,7 +6,7 @@ describe('tickets-onboarding/wizard', () => {
   let s: TestServer;
   const url = () => `${s.root}tickets-onboarding/wizard`;
   const nonceOf = async (auth: string) => (await call(url(), { auth })).body.action_nonce as string;
-  const option = (name: string) => (s.db.prepare('SELECT value FROM options WHERE name = ?').get(name) as { value: string } | undefined)?.value;
+  const option = async (name: string) => (await s.db.prepare('SELECT value FROM options WHERE name = ?').get(name) as { value: string } | undefined)?.value;
   beforeAll(async () => {
     s = await startTestServer();
   });
@@ -53,9 +53,9 @@ describe('tickets-onboarding/wizard', () => {
         'Successfully saved the first event.',
       ],
     });
-    assert.equal(option('tickets-commerce-currency-code'), 'EUR');
-    assert.equal(option('tickets-commerce-enabled'), '1');
-    assert.equal(option('timezone_string'), 'Europe/Tallinn');
+    assert.equal(await option('tickets-commerce-currency-code'), 'EUR');
+    assert.equal(await option('tickets-commerce-enabled'), '1');
+    assert.equal(await option('timezone_string'), 'Europe/Tallinn');
     const read = (await call(url(), { auth: s.admin })).body;
     assert.deepEqual(read.settings.completed_tabs, [0]);
     assert.deepEqual(read.settings.skipped_tabs, [1, 2]);
@@ -100,7 +100,7 @@ describe('tickets-onboarding/wizard', () => {
     // An organizer cannot read a nonce, so forge the situation: an administrator demoted after reading one.
     const auth = s.userAuth('administrator', 'demoted');
     const nonce = await nonceOf(auth);
-    s.db.prepare("UPDATE users SET role = 'organizer' WHERE login = 'demoted'").run();
+    await s.db.prepare("UPDATE users SET role = 'organizer' WHERE login = 'demoted'").run();
     const r = await call(url(), { method: 'POST', auth, body: { action_nonce: nonce } });
     assert.equal(r.status, 403);
     assert.equal(r.body.code, 'rest_forbidden');
@@ -109,7 +109,7 @@ describe('tickets-onboarding/wizard', () => {
   });
 
   test('bad wizard fields are refused together and change nothing', async () => {
-    const before = option('tec_tickets_onboarding_wizard');
+    const before = await option('tec_tickets_onboarding_wizard');
     const action_nonce = await nonceOf(s.admin);
     const r = await call(url(), {
       method: 'POST',
@@ -119,10 +119,10 @@ describe('tickets-onboarding/wizard', () => {
     assert.equal(r.status, 400);
     assert.equal(r.body.code, 'rest_invalid_param');
     assert.deepEqual(Object.keys(r.body.data.params).sort(), ['currency', 'currentTab', 'event', 'timezone']);
-    assert.equal(option('tec_tickets_onboarding_wizard'), before);
+    assert.equal(await option('tec_tickets_onboarding_wizard'), before);
     const pay = await call(url(), { method: 'POST', auth: s.admin, body: { action_nonce, paymentOption: '<script>' } });
     assert.equal(pay.status, 400);
-    assert.equal(option('tec_tickets_onboarding_wizard'), before);
+    assert.equal(await option('tec_tickets_onboarding_wizard'), before);
   });
 
   test('the index lists action_nonce as the one required argument', async () => {

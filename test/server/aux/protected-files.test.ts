@@ -130,7 +130,7 @@ describe('protected-files/v1', () => {
     const up = await upload('plain.txt', 'plain');
     const id = up.body.file.id;
     for (const bad of ['../evt.sqlite', 'public/../../evt.sqlite', path.join(s.dir, 'evt.sqlite'), 'public/x\u0000.txt']) {
-      s.db.prepare('UPDATE attachments SET file_path = ? WHERE post_id = ?').run(bad, id);
+      await s.db.prepare('UPDATE attachments SET file_path = ? WHERE post_id = ?').run(bad, id);
       const r = await fetch(`${s.base}/files/${id}/plain.txt`);
       assert.equal(r.status, 404, bad);
       const info = await call(url(`/files/${id}`), { auth: s.admin });
@@ -178,7 +178,7 @@ describe('protected-files/v1', () => {
     const badParent = await call(url('/files'), { method: 'POST', auth: organizer, body: { filename: 'a.txt', content: b64('x'), post_id: 999999 } });
     assert.equal(badParent.status, 400);
     assert.deepEqual(Object.keys(badParent.body.data.params), ['post_id']);
-    const count = s.db
+    const count = await s.db
       .prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'attachment' AND title IN ('a.txt', 'big.txt', 'fake.png', 'bin.txt')")
       .get() as { n: number };
     assert.equal(count.n, 0, 'refused uploads store nothing');
@@ -186,7 +186,7 @@ describe('protected-files/v1', () => {
 
   test('upload attaches to a parent post', async () => {
     // The organizer's own event: attaching changes the post, so only its author or an administrator may.
-    const parent = s.db
+    const parent = await s.db
       .prepare(
         "INSERT INTO posts (type, status, author, title, date, date_gmt, modified, modified_gmt) VALUES ('event', 'publish', (SELECT id FROM users WHERE login = 'files-organizer'), 'E', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
       )
@@ -201,13 +201,13 @@ describe('protected-files/v1', () => {
   });
 
   test('an attachment that was never uploaded (an image by URL) reads, but has no file to protect', async () => {
-    const info = s.db
+    const info = await s.db
       .prepare(
         "INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES ('attachment', 'inherit', 'remote', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
       )
       .run();
     const id = Number(info.lastInsertRowid);
-    s.db.prepare("INSERT INTO attachments (post_id, url, mime_type) VALUES (?, 'https://images.example.org/a.jpg', 'image/jpeg')").run(id);
+    await s.db.prepare("INSERT INTO attachments (post_id, url, mime_type) VALUES (?, 'https://images.example.org/a.jpg', 'image/jpeg')").run(id);
     const r = await call(url(`/files/${id}`), { auth: s.admin });
     assert.equal(r.status, 200);
     assert.equal(r.body.post.edit_url, 'https://images.example.org/a.jpg');

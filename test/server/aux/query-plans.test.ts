@@ -7,19 +7,19 @@ import { openDatabase } from '../../../server/db/connection.ts';
 
 /** The auxiliary tables' hot queries use their indexes (migration 008). */
 describe('migration 008 query plans', () => {
-  test('private links by file and issues by scan use their indexes', () => {
+  test('private links by file and issues by scan use their indexes', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-plan-'));
-    const db = openDatabase(path.join(dir, 'evt.sqlite'));
+    const db = await openDatabase(path.join(dir, 'evt.sqlite'));
     try {
-      const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
-      assert.match(plan('SELECT * FROM private_links WHERE post_id = 1 AND revoked = 0 ORDER BY id'), /USING INDEX private_links_post/);
+      const plan = async (sql: string) => (await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
+      assert.match(await plan('SELECT * FROM private_links WHERE post_id = 1 AND revoked = 0 ORDER BY id'), /USING INDEX private_links_post/);
       assert.match(
-        plan("SELECT * FROM security_issues WHERE scan_id = 1 AND (0 = 0 OR status = 'new') ORDER BY severity DESC, id LIMIT 10"),
+        await plan("SELECT * FROM security_issues WHERE scan_id = 1 AND (0 = 0 OR status = 'new') ORDER BY severity DESC, id LIMIT 10"),
         /USING INDEX security_issues_scan/,
       );
-      assert.match(plan('SELECT * FROM seo_meta WHERE post_id = 1'), /USING INTEGER PRIMARY KEY|USING PRIMARY KEY/);
+      assert.match(await plan('SELECT * FROM seo_meta WHERE post_id = 1'), /USING INTEGER PRIMARY KEY|USING PRIMARY KEY/);
     } finally {
-      db.close();
+      await db.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

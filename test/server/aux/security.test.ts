@@ -41,10 +41,10 @@ describe('security/v1', () => {
 
     const unused = s.apiKey('Door 1');
     const idle = s.apiKey('Door 2');
-    s.db.prepare("UPDATE api_keys SET last_used = datetime('now', '-120 days') WHERE id = ?").run(idle.id);
-    s.db.prepare("INSERT INTO options (name, value) VALUES ('users_can_register', '1'), ('default_role', 'administrator')").run();
+    await s.db.prepare("UPDATE api_keys SET last_used = datetime('now', '-120 days') WHERE id = ?").run(idle.id);
+    await s.db.prepare("INSERT INTO options (name, value) VALUES ('users_can_register', '1'), ('default_role', 'administrator')").run();
     for (let i = 0; i < 3; i++) s.userAuth('administrator');
-    ensureAdmin(s.db, 'boss', 'password123');
+    await ensureAdmin(s.db, 'boss', 'password123');
     const second = await scan();
     assert.equal(second.body.scan.issue_count, 7);
     assert.deepEqual(await types(), [
@@ -67,8 +67,8 @@ describe('security/v1', () => {
     assert.equal(list.find((i) => i.type === 'too_many_administrators')!.data.count, 5);
 
     // Fixing a problem makes it disappear from the next scan.
-    ensureAdmin(s.db, 'boss', 'Tq8#vL2m!Zr9wX4p-long');
-    s.db.prepare("UPDATE options SET value = '0' WHERE name = 'users_can_register'").run();
+    await ensureAdmin(s.db, 'boss', 'Tq8#vL2m!Zr9wX4p-long');
+    await s.db.prepare("UPDATE options SET value = '0' WHERE name = 'users_can_register'").run();
     await scan();
     assert.deepEqual(await types(), [
       'api_key_never_used',
@@ -190,7 +190,7 @@ describe('security/v1', () => {
     const license = 'ab'.repeat(40);
     const prem = await call(url('/authenticate-premium'), { method: 'POST', auth: s.admin, body: { license_key: license } });
     assert.deepEqual(prem.body, { success: true, premium: true, key_last4: 'abab' });
-    const stored = s.db.prepare("SELECT value FROM options WHERE name = 'security.premium'").get() as { value: string };
+    const stored = await s.db.prepare("SELECT value FROM options WHERE name = 'security.premium'").get() as { value: string };
     assert.equal(stored.value.includes(license), false, 'the license key is stored hashed');
 
     for (const body of [

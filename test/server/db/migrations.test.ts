@@ -9,7 +9,7 @@ import { openDatabase } from '../../../server/db/connection.ts';
 import { explainEventQuery } from '../../../server/db/repos/event-query.ts';
 
 describe('migrations', () => {
-  test('numbered, applied once in order, tracked by user_version; tables are STRICT', () => {
+  test('numbered, applied once in order, tracked by user_version; tables are STRICT', async () => {
     const list = listMigrations();
     assert.deepEqual(
       list.map((m) => m.version),
@@ -17,9 +17,9 @@ describe('migrations', () => {
     );
     assert.equal(new Set(list.map((m) => m.version)).size, list.length);
     const db = new Database(':memory:');
-    assert.equal(migrate(db), list.length);
+    assert.equal(await migrate(db), list.length);
     assert.equal(db.pragma('user_version', { simple: true }), list[list.length - 1].version);
-    assert.equal(migrate(db), 0);
+    assert.equal(await migrate(db), 0);
     const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as {
       name: string;
       sql: string;
@@ -27,18 +27,18 @@ describe('migrations', () => {
     for (const t of tables) assert.match(t.sql, /\bSTRICT\b/, `${t.name} is STRICT`);
   });
 
-  test('a file database runs in WAL mode with foreign keys on', () => {
+  test('a file database runs in WAL mode with foreign keys on', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-db-'));
-    const db = openDatabase(path.join(dir, 'x.sqlite'));
+    const db = await openDatabase(path.join(dir, 'x.sqlite'));
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
     assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
-    db.close();
+    await db.close();
     fs.rmSync(dir, { recursive: true });
   });
 
-  test('the events archive query walks the start-date index, category filter included, reading no event rows', () => {
-    const db = openDatabase(':memory:');
-    const plan = explainEventQuery(db, {
+  test('the events archive query walks the start-date index, category filter included, reading no event rows', async () => {
+    const db = await openDatabase(':memory:');
+    const plan = (await explainEventQuery(db, {
       statuses: ['publish'],
       startsOnOrAfter: '2030-01-01 00:00:00',
       endsOnOrBefore: '2032-01-01 00:00:00',
@@ -47,7 +47,7 @@ describe('migrations', () => {
       extra: [],
       limit: 50,
       offset: 0,
-    }).join('\n');
+    })).join('\n');
     // The index holds the end date and listing flag too (011-event-list-index.sql): no event row is read.
     assert.match(plan, /SEARCH e USING COVERING INDEX events_list/);
     assert.match(plan, /SEARCH tr EXISTS USING PRIMARY KEY/);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, test } from 'vitest';
 import { openDatabase } from '../../../server/db/connection.ts';
-import type { PgDb } from '../../../server/db/pg.ts';
+import type { PgDb } from '../../../server/db/engine/postgres.ts';
 import { freshTestDatabase, ensureTestCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
@@ -48,7 +48,7 @@ const LIST_QUERIES = [
 ];
 
 test('every SQL text the server prepares on a representative run prepares on PostgreSQL', async () => {
-  const f = seedTicketsFixture(s.db, { attendees: 5, provider: 'tc', priceMinor: 2500, capacity: 50 });
+  const f = await seedTicketsFixture(s.db, { attendees: 5, provider: 'tc', priceMinor: 2500, capacity: 50 });
   const door = s.apiKey('Door', f.eventId);
   for (const [kind, body] of [
     ['venues', { venue: 'Hall', city: 'Tallinn', geo_lat: 59.43, geo_lng: 24.75 }],
@@ -99,8 +99,8 @@ test('every SQL text the server prepares on a representative run prepares on Pos
     }
   }
   assert.ok(texts.size > 100, `only ${texts.size} texts collected`);
-  const fresh = freshTestDatabase();
-  const pg = openDatabase(fresh.url) as PgDb;
+  const fresh = await freshTestDatabase();
+  const pg = await openDatabase(fresh.url) as PgDb;
   const failures: string[] = [];
   try {
     for (const sql of texts) {
@@ -117,7 +117,7 @@ test('every SQL text the server prepares on a representative run prepares on Pos
       'texts with a parameter PostgreSQL could not type (translated with a retry)',
     );
   } finally {
-    pg.close();
+    await pg.close();
     fresh.drop();
   }
   assert.deepEqual(failures, [], `${failures.length} of ${texts.size} texts do not prepare on PostgreSQL:\n${failures.join('\n')}`);

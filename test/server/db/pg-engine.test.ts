@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { openDatabase, setDbClock, stmt, rowReader, type Db } from '../../../server/db/connection.ts';
-import { describeDb, engineOf } from '../../../server/db/engine.ts';
+import { describeDb, engineOf } from '../../../server/db/engine/types.ts';
 import { loadConfig } from '../../../server/config.ts';
-import { PgDb, WRITE_LOCK } from '../../../server/db/pg.ts';
+import { PgDb, WRITE_LOCK } from '../../../server/db/engine/postgres.ts';
 import { inTransaction } from '../../../server/db/in-transaction.ts';
 import { freshTestDatabase, ensureTestCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
 
@@ -17,14 +17,14 @@ let url: string;
 
 beforeAll(async () => {
   cluster = await ensureTestCluster();
-  const fresh = freshTestDatabase();
+  const fresh = await freshTestDatabase();
   drop = fresh.drop;
   url = fresh.url;
-  db = openDatabase(url) as PgDb;
+  db = await openDatabase(url) as PgDb;
 });
 
-afterAll(() => {
-  db?.close();
+afterAll(async () => {
+  await db?.close();
   drop?.();
   cluster?.stop();
 });
@@ -37,8 +37,8 @@ const user = (login: string) =>
     'door',
     '2026-01-01 00:00:00',
   );
-const count = (sql: string, ...p: unknown[]) =>
-  stmt(db, sql)
+const count = async (sql: string, ...p: unknown[]) =>
+  await stmt(db, sql)
     .pluck()
     .get(...p) as number;
 
@@ -57,99 +57,99 @@ describe('EVT_DB=postgres://', () => {
 });
 
 describe('PgDb', () => {
-  test('opens as the postgres engine, migrated to the same schema version as SQLite', () => {
+  test('opens as the postgres engine, migrated to the same schema version as SQLite', async () => {
     assert.equal(engineOf(db), 'postgres');
-    const sqlite = openDatabase(':memory:');
+    const sqlite = await openDatabase(':memory:');
     assert.equal(engineOf(sqlite), 'sqlite');
     assert.equal(db.pragma('user_version', { simple: true }), sqlite.pragma('user_version', { simple: true }));
-    sqlite.close();
+    await sqlite.close();
   });
 
-  test('run hands back lastInsertRowid (an integer key) and changes; numbers come back as numbers', () => {
-    const a = user('rowid-a');
-    const b = user('rowid-b');
+  test('run hands back lastInsertRowid (an integer key) and changes; numbers come back as numbers', async () => {
+    const a = await user('rowid-a');
+    const b = await user('rowid-b');
     assert.equal(typeof a.lastInsertRowid, 'number');
     assert.equal(b.lastInsertRowid, Number(a.lastInsertRowid) + 1);
     assert.equal(a.changes, 1);
-    const upd = stmt(db, "UPDATE users SET display_name = 'x' WHERE login LIKE 'rowid-%'").run();
+    const upd = await stmt(db, "UPDATE users SET display_name = 'x' WHERE login LIKE 'rowid-%'").run();
     assert.equal(upd.changes, 2);
-    assert.equal(count("SELECT COUNT(*) FROM users WHERE login LIKE 'rowid-%'"), 2);
-    assert.equal(typeof count('SELECT SUM(id) FROM users'), 'number');
+    assert.equal(await count("SELECT COUNT(*) FROM users WHERE login LIKE 'rowid-%'"), 2);
+    assert.equal(typeof await count('SELECT SUM(id) FROM users'), 'number');
   });
 
-  test('total_changes() counts rows written, not rows read (the attendee list keys its count and keyset paging on it)', () => {
-    user('tc-a');
-    user('tc-b');
-    const total = () => stmt(db, 'SELECT total_changes() AS c').get() as { c: number };
-    const before = total().c;
+  test('total_changes() counts rows written, not rows read (the attendee list keys its count and keyset paging on it)', async () => {
+    await user('tc-a');
+    await user('tc-b');
+    const total = async () => await stmt(db, 'SELECT total_changes() AS c').get() as { c: number };
+    const before = (await total()).c;
     // Reads of several rows, as objects, raw and plucked, leave it where it was (libpq reports their row count).
-    stmt(db, "SELECT id FROM users WHERE login LIKE 'tc-%'").all();
-    stmt(db, "SELECT id, login FROM users WHERE login LIKE 'tc-%'").raw().all();
-    assert.equal(count("SELECT COUNT(*) FROM users WHERE login LIKE 'tc-%'"), 2);
-    assert.equal(total().c, before);
+    await stmt(db, "SELECT id FROM users WHERE login LIKE 'tc-%'").all();
+    await stmt(db, "SELECT id, login FROM users WHERE login LIKE 'tc-%'").raw().all();
+    assert.equal(await count("SELECT COUNT(*) FROM users WHERE login LIKE 'tc-%'"), 2);
+    assert.equal((await total()).c, before);
     // Writes count their rows, a RETURNING one included.
-    stmt(db, "UPDATE users SET display_name = 'tc' WHERE login LIKE 'tc-%'").run();
-    assert.equal(total().c, before + 2);
-    stmt(db, "DELETE FROM users WHERE login = 'tc-b' RETURNING id").all();
-    assert.equal(total().c, before + 3);
+    await stmt(db, "UPDATE users SET display_name = 'tc' WHERE login LIKE 'tc-%'").run();
+    assert.equal((await total()).c, before + 2);
+    await stmt(db, "DELETE FROM users WHERE login = 'tc-b' RETURNING id").all();
+    assert.equal((await total()).c, before + 3);
   });
 
-  test('INSERT OR IGNORE skips a conflict; INSERT OR REPLACE replaces on the key', () => {
+  test('INSERT OR IGNORE skips a conflict; INSERT OR REPLACE replaces on the key', async () => {
     const ins = 'INSERT OR IGNORE INTO options (name, value) VALUES (?, ?)';
-    assert.equal(stmt(db, ins).run('k', 'one').changes, 1);
-    assert.equal(stmt(db, ins).run('k', 'two').changes, 0);
-    assert.equal(stmt(db, 'SELECT value FROM options WHERE name = ?').pluck().get('k'), 'one');
-    stmt(db, 'INSERT OR REPLACE INTO options (name, value) VALUES (?, ?)').run('k', 'three');
-    assert.equal(stmt(db, 'SELECT value FROM options WHERE name = ?').pluck().get('k'), 'three');
+    assert.equal((await stmt(db, ins).run('k', 'one')).changes, 1);
+    assert.equal((await stmt(db, ins).run('k', 'two')).changes, 0);
+    assert.equal(await stmt(db, 'SELECT value FROM options WHERE name = ?').pluck().get('k'), 'one');
+    await stmt(db, 'INSERT OR REPLACE INTO options (name, value) VALUES (?, ?)').run('k', 'three');
+    assert.equal(await stmt(db, 'SELECT value FROM options WHERE name = ?').pluck().get('k'), 'three');
   });
 
-  test('transactions commit, roll back on a throw, nest as savepoints; inTransaction follows', () => {
+  test('transactions commit, roll back on a throw, nest as savepoints; inTransaction follows', async () => {
     assert.equal(db.inTransaction, false);
-    inTransaction(db, () => {
+    await inTransaction(db, async () => {
       assert.equal(db.inTransaction, true);
-      user('tx-kept');
+      await user('tx-kept');
       assert.throws(() =>
-        inTransaction(db, () => {
-          user('tx-inner');
+        inTransaction(db, async () => {
+          await user('tx-inner');
           throw new Error('inner');
         }),
       );
-      assert.equal(count("SELECT COUNT(*) FROM users WHERE login = 'tx-inner'"), 0);
+      assert.equal(await count("SELECT COUNT(*) FROM users WHERE login = 'tx-inner'"), 0);
     });
     assert.equal(db.inTransaction, false);
-    assert.equal(count("SELECT COUNT(*) FROM users WHERE login = 'tx-kept'"), 1);
+    assert.equal(await count("SELECT COUNT(*) FROM users WHERE login = 'tx-kept'"), 1);
     assert.throws(() =>
-      db.transaction(() => {
-        user('tx-outer');
+      db.transaction(async () => {
+        await user('tx-outer');
         throw new Error('outer');
-      })(),
+      }),
     );
-    assert.equal(count("SELECT COUNT(*) FROM users WHERE login = 'tx-outer'"), 0);
+    assert.equal(await count("SELECT COUNT(*) FROM users WHERE login = 'tx-outer'"), 0);
     assert.equal(db.inTransaction, false);
   });
 
-  test('nested levels as a batch runs them: each undoes only its own writes, at one round trip per level', () => {
+  test('nested levels as a batch runs them: each undoes only its own writes, at one round trip per level', async () => {
     const client = (db as unknown as { client: { querySync: (...a: unknown[]) => unknown } }).client;
     const orig = client.querySync;
     const sent: string[] = [];
     client.querySync = (...a: unknown[]) => (sent.push(String(a[0]).trim()), orig.apply(client, a));
-    const logins = () => (db.prepare("SELECT login FROM users WHERE login LIKE 'nest-%' ORDER BY login").pluck().all() as string[]).join(',');
+    const logins = async () => (await db.prepare("SELECT login FROM users WHERE login LIKE 'nest-%' ORDER BY login").pluck().all() as string[]).join(',');
     try {
-      inTransaction(db, () => {
-        inTransaction(db, () => user('nest-a'));
+      await inTransaction(db, async () => {
+        await inTransaction(db, () => user('nest-a'));
         assert.throws(() =>
-          inTransaction(db, () => {
-            user('nest-b');
+          inTransaction(db, async () => {
+            await user('nest-b');
             throw new Error('item b fails after its write');
           }),
         );
-        inTransaction(db, () => {
-          user('nest-c');
+        await inTransaction(db, async () => {
+          await user('nest-c');
           // A level inside a level, then a failing one beside it after the first was released.
-          inTransaction(db, () => user('nest-c1'));
+          await inTransaction(db, () => user('nest-c1'));
           assert.throws(() =>
-            inTransaction(db, () => {
-              user('nest-c2');
+            inTransaction(db, async () => {
+              await user('nest-c2');
               throw new Error('c2');
             }),
           );
@@ -160,13 +160,13 @@ describe('PgDb', () => {
             throw new Error('refused before reading');
           }),
         );
-        inTransaction(db, () => user('nest-d'));
-        assert.equal(logins(), 'nest-a,nest-c,nest-c1,nest-d');
+        await inTransaction(db, () => user('nest-d'));
+        assert.equal(await logins(), 'nest-a,nest-c,nest-c1,nest-d');
       });
     } finally {
       client.querySync = orig;
     }
-    assert.equal(logins(), 'nest-a,nest-c,nest-c1,nest-d');
+    assert.equal(await logins(), 'nest-a,nest-c,nest-c1,nest-d');
     // BEGIN, then per level that ran statements one SAVEPOINT (with the RELEASE of the one before), one
     // ROLLBACK TO per failed level, COMMIT: no separate RELEASE round trips, none for the level that ran nothing.
     const control = sent.filter((t) => /SAVEPOINT|BEGIN|COMMIT|ROLLBACK/.test(t) && !/evt_prepare/.test(t));
@@ -185,54 +185,54 @@ describe('PgDb', () => {
     assert.equal(db.inTransaction, false);
   });
 
-  test('json_each: ID lists compare as integers, text lists as text, key keeps the list order', () => {
-    const ids = [user('je-1').lastInsertRowid, user('je-2').lastInsertRowid, user('je-3').lastInsertRowid].map(Number);
+  test('json_each: ID lists compare as integers, text lists as text, key keeps the list order', async () => {
+    const ids = [(await user('je-1')).lastInsertRowid, (await user('je-2')).lastInsertRowid, (await user('je-3')).lastInsertRowid].map(Number);
     const pick = [ids[2], ids[0]];
-    const got = stmt(db, 'SELECT id FROM users WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id').pluck().all(JSON.stringify(pick));
+    const got = await stmt(db, 'SELECT id FROM users WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id').pluck().all(JSON.stringify(pick));
     assert.deepEqual(got, [ids[0], ids[2]]);
-    const byList = stmt(
+    const byList = await stmt(
       db,
       'SELECT id FROM users WHERE id IN (SELECT value FROM json_each(?)) ORDER BY (SELECT key FROM json_each(?) WHERE value = id)',
     )
       .pluck()
       .all(JSON.stringify(pick), JSON.stringify(pick));
     assert.deepEqual(byList, pick);
-    const logins = stmt(db, 'SELECT login FROM users WHERE login IN (SELECT value FROM json_each(?)) ORDER BY login')
+    const logins = await stmt(db, 'SELECT login FROM users WHERE login IN (SELECT value FROM json_each(?)) ORDER BY login')
       .pluck()
       .all('["je-2","nobody"]');
     assert.deepEqual(logins, ['je-2']);
   });
 
-  test('LIKE ignores ASCII case (with ESCAPE), COLLATE NOCASE compares folded, a NOCASE column is unique folded', () => {
-    user('Case-Mixed');
-    assert.equal(count("SELECT COUNT(*) FROM users WHERE display_name LIKE ? ESCAPE '\\'", '%case\\%mixed%'), 0);
-    assert.equal(count("SELECT COUNT(*) FROM users WHERE display_name LIKE ? ESCAPE '\\'", '%case-mixed%'), 1);
-    assert.equal(count("SELECT COUNT(*) FROM users WHERE display_name LIKE ? ESCAPE '\\'", 'case\\_mixed'), 0);
-    assert.equal(count('SELECT COUNT(*) FROM users WHERE email = ? COLLATE NOCASE', 'CASE-MIXED@X.TEST'), 1);
-    assert.equal(count('SELECT COUNT(*) FROM users WHERE login = ?', 'case-mixed'), 1);
+  test('LIKE ignores ASCII case (with ESCAPE), COLLATE NOCASE compares folded, a NOCASE column is unique folded', async () => {
+    await user('Case-Mixed');
+    assert.equal(await count("SELECT COUNT(*) FROM users WHERE display_name LIKE ? ESCAPE '\\'", '%case\\%mixed%'), 0);
+    assert.equal(await count("SELECT COUNT(*) FROM users WHERE display_name LIKE ? ESCAPE '\\'", '%case-mixed%'), 1);
+    assert.equal(await count("SELECT COUNT(*) FROM users WHERE display_name LIKE ? ESCAPE '\\'", 'case\\_mixed'), 0);
+    assert.equal(await count('SELECT COUNT(*) FROM users WHERE email = ? COLLATE NOCASE', 'CASE-MIXED@X.TEST'), 1);
+    assert.equal(await count('SELECT COUNT(*) FROM users WHERE login = ?', 'case-mixed'), 1);
     assert.throws(() => user('CASE-MIXED'), /duplicate key/);
     // ASCII only, as SQLite's NOCASE and LIKE.
-    assert.equal(count("SELECT COUNT(*) FROM users WHERE 'É' LIKE 'é'"), 0);
+    assert.equal(await count("SELECT COUNT(*) FROM users WHERE 'É' LIKE 'é'"), 0);
   });
 
-  test('text orders as on SQLite (bytes, BINARY) and NOCASE orders as SQLite folds', () => {
+  test('text orders as on SQLite (bytes, BINARY) and NOCASE orders as SQLite folds', async () => {
     const words = ['b', 'B', 'a', '_x', 'Z', 'é', 'e', 'ä', '10', '9'];
     const lite = new Database(':memory:');
     lite.exec('CREATE TABLE w (v TEXT)');
     db.execNative('CREATE TEMP TABLE w (v text)');
     for (const v of words) {
       lite.prepare('INSERT INTO w VALUES (?)').run(v);
-      stmt(db, 'INSERT INTO w (v) VALUES (?)').run(v);
+      await stmt(db, 'INSERT INTO w (v) VALUES (?)').run(v);
     }
     for (const order of ['v', 'v DESC', 'v COLLATE NOCASE, v']) {
       const sql = `SELECT v FROM w ORDER BY ${order}`;
-      assert.deepEqual(stmt(db, sql).pluck().all(), lite.prepare(sql).pluck().all(), order);
+      assert.deepEqual(await stmt(db, sql).pluck().all(), lite.prepare(sql).pluck().all(), order);
     }
     lite.close();
   });
 
-  test('scalar MAX/MIN, IS / IS NOT, CAST and booleans read as SQLite does', () => {
-    assert.deepEqual(stmt(db, 'SELECT MAX(1, 5, 3) AS a, MIN(4, 2) AS b, CAST(? AS INTEGER) AS c, (1 = 1) AS d, NULL IS ? AS e').get('7', null), {
+  test('scalar MAX/MIN, IS / IS NOT, CAST and booleans read as SQLite does', async () => {
+    assert.deepEqual(await stmt(db, 'SELECT MAX(1, 5, 3) AS a, MIN(4, 2) AS b, CAST(? AS INTEGER) AS c, (1 = 1) AS d, NULL IS ? AS e').get('7', null), {
       a: 5,
       b: 2,
       c: 7,
@@ -241,64 +241,64 @@ describe('PgDb', () => {
     });
   });
 
-  test('evt_now_utc() reads the connection clock, which setDbClock moves', () => {
+  test('evt_now_utc() reads the connection clock, which setDbClock moves', async () => {
     setDbClock(db, () => Date.parse('2031-02-03T04:05:06Z'));
-    assert.equal(stmt(db, 'SELECT evt_now_utc() AS n').pluck().get(), '2031-02-03 04:05:06');
+    assert.equal(await stmt(db, 'SELECT evt_now_utc() AS n').pluck().get(), '2031-02-03 04:05:06');
     setDbClock(db, Date.now);
-    assert.notEqual(stmt(db, 'SELECT evt_now_utc() AS n').pluck().get(), '2031-02-03 04:05:06');
+    assert.notEqual(await stmt(db, 'SELECT evt_now_utc() AS n').pluck().get(), '2031-02-03 04:05:06');
   });
 
-  test('pluck, raw, columns and rowReader', () => {
+  test('pluck, raw, columns and rowReader', async () => {
     const s = db.prepare('SELECT 1 AS one, 2 AS two');
     assert.deepEqual(
       s.columns().map((c) => c.name),
       ['one', 'two'],
     );
-    assert.deepEqual(s.raw().get(), [1, 2]);
-    assert.equal(s.pluck().get(), 1);
-    assert.deepEqual(rowReader<{ one: number; two: number }>(db, 'SELECT 1 AS one, 2 AS two').all(), [{ one: 1, two: 2 }]);
+    assert.deepEqual(await s.raw().get(), [1, 2]);
+    assert.equal(await s.pluck().get(), 1);
+    assert.deepEqual(await rowReader<{ one: number; two: number }>(db, 'SELECT 1 AS one, 2 AS two').all(), [{ one: 1, two: 2 }]);
   });
 
-  test('the prepared statements of a connection are bounded: past the limit all are dropped, and a kept statement prepares again', () => {
+  test('the prepared statements of a connection are bounded: past the limit all are dropped, and a kept statement prepares again', async () => {
     const kept = stmt(db, 'SELECT ? + 1 AS n').pluck();
-    assert.equal(kept.get(1), 2);
+    assert.equal(await kept.get(1), 2);
     const limit = db.statementLimit;
     db.statementLimit = 3;
     try {
-      for (let i = 0; i < 5; i++) assert.equal(db.prepare(`SELECT ${i} AS n`).pluck().get(), i);
+      for (let i = 0; i < 5; i++) assert.equal(await db.prepare(`SELECT ${i} AS n`).pluck().get(), i);
       assert.ok(Number(db.execNative('SELECT count(*) AS n FROM pg_prepared_statements')[0]?.n) <= 3);
-      assert.equal(kept.get(2), 3);
+      assert.equal(await kept.get(2), 3);
       assert.deepEqual(kept.columns(), [{ name: 'n' }]);
     } finally {
       db.statementLimit = limit;
     }
   });
 
-  test('data_version moves when another connection commits a change (the kept rows and response cache key on it)', () => {
+  test('data_version moves when another connection commits a change (the kept rows and response cache key on it)', async () => {
     const other = new PgDb(url);
     try {
-      const before = stmt(db, 'PRAGMA data_version').pluck().get() as number;
+      const before = await stmt(db, 'PRAGMA data_version').pluck().get() as number;
       assert.equal(typeof before, 'number');
       assert.ok((db.pragma('data_version', { simple: true }) as number) >= before);
-      other.prepare('INSERT OR REPLACE INTO options (name, value) VALUES (?, ?)').run('dv', String(Date.now()));
-      assert.ok((stmt(db, 'PRAGMA data_version').pluck().get() as number) > before);
+      await other.prepare('INSERT OR REPLACE INTO options (name, value) VALUES (?, ?)').run('dv', String(Date.now()));
+      assert.ok((await stmt(db, 'PRAGMA data_version').pluck().get() as number) > before);
     } finally {
-      other.close();
+      await other.close();
     }
   });
 
-  test('a write transaction holds the advisory write lock: another connection waits for it', () => {
+  test('a write transaction holds the advisory write lock: another connection waits for it', async () => {
     const other: Db = new PgDb(url);
     const tryLock = () => (other as PgDb).execNative(`SELECT pg_try_advisory_xact_lock(${WRITE_LOCK}) AS ok`)[0]?.ok;
     try {
-      db.transaction(() => {
-        user('lock-holder');
+      await db.transaction(async () => {
+        await user('lock-holder');
         assert.equal(tryLock(), 0);
-      })();
+      });
       // Committed: the lock is free again.
       assert.equal(tryLock(), 1);
     } finally {
-      other.close();
+      await other.close();
     }
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, test } from 'vitest';
 import { openDatabase } from '../../../server/db/connection.ts';
 import { translate } from '../../../server/db/dialect.ts';
-import type { PgDb } from '../../../server/db/pg.ts';
+import type { PgDb } from '../../../server/db/engine/postgres.ts';
 import { freshTestDatabase, ensureTestCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
 import { seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
 
@@ -19,19 +19,19 @@ let eventId: number;
 
 beforeAll(async () => {
   cluster = await ensureTestCluster();
-  const fresh = freshTestDatabase();
+  const fresh = await freshTestDatabase();
   drop = fresh.drop;
-  db = openDatabase(fresh.url) as PgDb;
+  db = await openDatabase(fresh.url) as PgDb;
   for (let i = 0; i < 8; i++) {
-    const f = seedTicketsFixture(db, { attendees: 500, provider: 'tc', priceMinor: 1000 });
+    const f = await seedTicketsFixture(db, { attendees: 500, provider: 'tc', priceMinor: 1000 });
     ticketId = f.ticketId;
     eventId = f.eventId;
   }
   db.execNative('ANALYZE');
 }, 120_000);
 
-afterAll(() => {
-  db?.close();
+afterAll(async () => {
+  await db?.close();
   drop?.();
   cluster?.stop();
 });
@@ -62,19 +62,19 @@ test('a list of IDs in a JSON parameter is read through the index, not by a scan
   }
 });
 
-test('the rewritten list gives the same rows as before: IN, NOT IN, an empty list, text values', () => {
+test('the rewritten list gives the same rows as before: IN, NOT IN, an empty list, text values', async () => {
   const ids = db.execNative('SELECT post_id FROM attendees ORDER BY post_id LIMIT 3').map((r) => r.post_id as number);
-  const q = (sql: string, ...args: unknown[]) =>
-    db
+  const q = async (sql: string, ...args: unknown[]) =>
+    (await db
       .prepare(sql)
-      .all(...args)
+      .all(...args))
       .map((r) => (r as { post_id: number }).post_id);
-  assert.deepEqual(q('SELECT post_id FROM attendees WHERE post_id IN (SELECT value FROM json_each(?)) ORDER BY post_id', JSON.stringify(ids)), ids);
-  assert.deepEqual(q('SELECT post_id FROM attendees WHERE post_id IN (SELECT value FROM json_each(?)) ORDER BY post_id', '[]'), []);
+  assert.deepEqual(await q('SELECT post_id FROM attendees WHERE post_id IN (SELECT value FROM json_each(?)) ORDER BY post_id', JSON.stringify(ids)), ids);
+  assert.deepEqual(await q('SELECT post_id FROM attendees WHERE post_id IN (SELECT value FROM json_each(?)) ORDER BY post_id', '[]'), []);
   const total = Number(db.execNative('SELECT COUNT(*) AS n FROM attendees')[0]?.n);
-  assert.equal(q('SELECT post_id FROM attendees WHERE post_id NOT IN (SELECT value FROM json_each(?))', JSON.stringify(ids)).length, total - 3);
-  assert.equal(q('SELECT post_id FROM attendees WHERE post_id NOT IN (SELECT value FROM json_each(?))', '[]').length, total);
-  const statuses = db
+  assert.equal((await q('SELECT post_id FROM attendees WHERE post_id NOT IN (SELECT value FROM json_each(?))', JSON.stringify(ids))).length, total - 3);
+  assert.equal((await q('SELECT post_id FROM attendees WHERE post_id NOT IN (SELECT value FROM json_each(?))', '[]')).length, total);
+  const statuses = await db
     .prepare("SELECT DISTINCT status FROM posts WHERE status IN (SELECT value FROM json_each(?)) AND status <> 'x' ORDER BY status")
     .pluck()
     .all(JSON.stringify(['publish', 'nope']));

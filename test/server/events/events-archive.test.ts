@@ -57,7 +57,7 @@ beforeAll(async () => {
     cost: '9',
   });
   await make('child', { title: 'Child event', start_date: day(6), end_date: day(6, '21:00:00') });
-  s.db.prepare('UPDATE posts SET parent = ? WHERE id = ?').run(ids.music1, ids.child);
+  await s.db.prepare('UPDATE posts SET parent = ? WHERE id = ?').run(ids.music1, ids.child);
 });
 afterAll(() => s.close());
 

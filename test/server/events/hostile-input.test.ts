@@ -69,18 +69,18 @@ function isEnvelope(status: number, body: unknown): boolean {
 
 describe('hostile input on the events namespace', () => {
   test('random write bodies: never a 5xx, every error in the envelope, failures leave nothing behind', async () => {
-    const countPosts = () => (s.db.prepare('SELECT COUNT(*) AS n FROM posts').get() as { n: number }).n;
+    const countPosts = async () => (await s.db.prepare('SELECT COUNT(*) AS n FROM posts').get() as { n: number }).n;
     await fc.assert(
       fc.asyncProperty(
         fc.dictionary(fc.constantFrom(...fields), junk, { maxKeys: 6 }),
         fc.constantFrom('events', 'venues', 'organizers', 'categories', 'tags'),
         async (body, kind) => {
-          const before = countPosts();
+          const before = await countPosts();
           const r = await call(`${s.root}evt/events/v1/${kind}`, { method: 'POST', auth: s.admin, body });
           assert.ok(r.status < 500, `${r.status} ${r.text}`);
           if (r.status >= 400) {
             assert.ok(isEnvelope(r.status, r.body), r.text);
-            assert.equal(countPosts(), before);
+            assert.equal(await countPosts(), before);
           }
         },
       ),

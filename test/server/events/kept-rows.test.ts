@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { writeAsAnotherProcess } from '../../helpers/other-process.ts';
 import { openDatabase } from '../../../server/db/connection.ts';
-import { isPostgresSpec } from '../../../server/db/engine.ts';
+import { isPostgresSpec } from '../../../server/db/engine/types.ts';
 import { PRESENT_REVALIDATE_MS } from '../../../server/routes/events/present.ts';
 
 /**
@@ -33,9 +33,9 @@ describe('kept event rows', () => {
       assert.equal((await call(`${ev}/${c.body.id}`)).body.title, 'Kept');
       assert.equal((await call(`${ev}${window}`)).body.events[0].title, 'Kept');
     }
-    writeAsAnotherProcess(s, (other) => {
-      other.prepare("UPDATE posts SET title = 'Changed', password = 'secret' WHERE id = ?").run(c.body.id);
-      other.prepare("UPDATE events SET start_local = '2031-05-02 19:00:00' WHERE post_id = ?").run(c.body.id);
+    await writeAsAnotherProcess(s, async (other) => {
+      await other.prepare("UPDATE posts SET title = 'Changed', password = 'secret' WHERE id = ?").run(c.body.id);
+      await other.prepare("UPDATE events SET start_local = '2031-05-02 19:00:00' WHERE post_id = ?").run(c.body.id);
     });
     const single = await call(`${ev}/${c.body.id}`);
     assert.equal(single.status, 403);
@@ -60,11 +60,11 @@ describe('kept event rows', () => {
     assert.deepEqual(await seen(), ['Quiet', 'Quiet']);
     assert.deepEqual(await seen(), ['Quiet', 'Quiet']);
     // A raw write on another connection that appends nothing to the change log (as psql would).
-    const other = openDatabase(s.dbSpec);
+    const other = await openDatabase(s.dbSpec);
     try {
-      other.prepare("UPDATE posts SET title = 'Changed in psql' WHERE id = ?").run(c.body.id);
+      await other.prepare("UPDATE posts SET title = 'Changed in psql' WHERE id = ?").run(c.body.id);
     } finally {
-      other.close();
+      await other.close();
     }
     if (isPostgresSpec(s.dbSpec)) {
       assert.deepEqual(await seen(), ['Quiet', 'Quiet'], 'nothing told the server yet: the kept presentation answers');

@@ -27,8 +27,8 @@ describe('cost', () => {
 
   test('ticket prices join the cost (two decimals); a free ticket makes a zero cost "Free"', async () => {
     const paid = await create({ ...base, title: 'Paid', cost: '25' });
-    insertTicket(s.db, paid.body.id, { priceMinor: 2500 });
-    insertTicket(s.db, paid.body.id, { priceMinor: 6000 });
+    await insertTicket(s.db, paid.body.id, { priceMinor: 2500 });
+    await insertTicket(s.db, paid.body.id, { priceMinor: 6000 });
     const r = await call(`${ev}/${paid.body.id}`);
     assert.equal(r.body.cost, '&#x24;25.00 – &#x24;60.00');
     assert.deepEqual(r.body.cost_details.values, ['25', '60']);
@@ -48,7 +48,7 @@ describe('cost', () => {
       'validThrough',
     ]);
     const rsvp = await create({ ...base, title: 'Talk', cost: '0' });
-    insertTicket(s.db, rsvp.body.id, { provider: 'rsvp' });
+    await insertTicket(s.db, rsvp.body.id, { provider: 'rsvp' });
     const t = await call(`${ev}/${rsvp.body.id}`);
     assert.equal(t.body.cost, 'Free');
     assert.deepEqual(t.body.cost_details.values, ['0']);

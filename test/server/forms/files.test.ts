@@ -6,7 +6,7 @@ import { unzipSync, strFromU8 } from 'fflate';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { createForm, seedSubmission } from './fixtures.ts';
 import { signToken } from '../../../server/routes/forms/signing.ts';
-import { isPostgresSpec } from '../../../server/db/engine.ts';
+import { isPostgresSpec } from '../../../server/db/engine/types.ts';
 
 let s: TestServer;
 const NS = () => `${s.root}forms-submissions`;
@@ -31,7 +31,7 @@ async function fetchRaw(url: string): Promise<{ status: number; type: string | n
 describe('forms-submissions: download-all and its signed link', () => {
   test('one form: a CSV in the private directory, served by the link without a password', async () => {
     const form = await createForm(s, 'Download one');
-    seedSubmission(s, form.id, { name: '=cmd|/c calc', email: 'a@example.test' });
+    await seedSubmission(s, form.id, { name: '=cmd|/c calc', email: 'a@example.test' });
     const r = await call(`${NS()}/download-all`, { method: 'POST', auth: s.admin, body: { form_ids: [form.id] } });
     assert.equal(r.status, 200);
     assert.equal(r.body.formId, String(form.id));
@@ -57,8 +57,8 @@ describe('forms-submissions: download-all and its signed link', () => {
   test('several forms: a ZIP with one CSV per form; no form_ids means every form', async () => {
     const a = await createForm(s, 'Zip A');
     const b = await createForm(s, 'Zip B');
-    seedSubmission(s, a.id, { name: 'Alpha', email: 'a@example.test' });
-    seedSubmission(s, b.id, { name: 'Beta', email: 'b@example.test' });
+    await seedSubmission(s, a.id, { name: 'Alpha', email: 'a@example.test' });
+    await seedSubmission(s, b.id, { name: 'Beta', email: 'b@example.test' });
     const r = await call(`${NS()}/download-all`, { method: 'POST', auth: s.admin, body: { form_ids: `${a.id},${b.id}` } });
     assert.match(r.body.filePath, /^[0-9a-f]{32}\.zip$/);
     const got = await fetchRaw(r.body.downloadUrl);
@@ -80,7 +80,7 @@ describe('forms-submissions: download-all and its signed link', () => {
     const r = await call(`${NS()}/download-all`, { method: 'POST', auth: organizer, body: { form_ids: [form.id] } });
     assert.equal(r.status, 200);
     const token = decodeURIComponent(new URL(r.body.downloadUrl).searchParams.get('token')!);
-    const user = s.db.prepare("SELECT id FROM users WHERE login = 'org-download'").get() as { id: number };
+    const user = await s.db.prepare("SELECT id FROM users WHERE login = 'org-download'").get() as { id: number };
     const link = (t: string) => `${s.root}forms-submissions/download?token=${encodeURIComponent(t)}`;
 
     const expired = signToken(s.app.state.secret, 'download', { f: r.body.filePath, u: user.id, exp: Math.floor(Date.now() / 1000) - 1 });
@@ -105,7 +105,7 @@ describe('forms-submissions: download-all and its signed link', () => {
     assert.equal((await fetchRaw(link(outside))).status, 403);
 
     assert.equal((await fetchRaw(link(token))).status, 200);
-    s.db.prepare("UPDATE users SET role = 'door' WHERE id = ?").run(user.id);
+    await s.db.prepare("UPDATE users SET role = 'door' WHERE id = ?").run(user.id);
     const demoted = await fetchRaw(link(token));
     assert.equal(demoted.status, 403);
     const missing = await fetchRaw(`${s.root}forms-submissions/download`);

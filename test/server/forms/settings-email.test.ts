@@ -16,7 +16,7 @@ afterAll(() => s.close());
 /** The logged message about a submission once the mail queue is idle, and the text of its .eml file. */
 async function formMail(submission: number): Promise<{ row: Record<string, string>; eml: string }> {
   await mailIdle(s.app.state);
-  const row = s.db.prepare("SELECT * FROM mail_log WHERE source = 'forms' AND related_id = ?").get(submission) as Record<string, string>;
+  const row = await s.db.prepare("SELECT * FROM mail_log WHERE source = 'forms' AND related_id = ?").get(submission) as Record<string, string>;
   return { row, eml: fs.readFileSync(path.join(s.dir, 'mail', row.eml_file), 'utf8') };
 }
 
@@ -77,7 +77,7 @@ describe('forms-submissions: settings', () => {
 describe('forms-submissions: email-action', () => {
   test('sends the submission through the mail service with merge tags; answers true', async () => {
     const form = await createForm(s, 'Mail <b>form</b>');
-    const id = seedSubmission(s, form.id, { name: '<script>x</script>', email: 'sender@example.test', topics: ['food'] });
+    const id = await seedSubmission(s, form.id, { name: '<script>x</script>', email: 'sender@example.test', topics: ['food'] });
     const r = await call(`${NS()}/email-action`, {
       method: 'POST',
       auth: s.admin,
@@ -115,7 +115,7 @@ describe('forms-submissions: email-action', () => {
 
   test('a field value cannot inject headers or recipients', async () => {
     const form = await createForm(s, 'Mail inject');
-    const id = seedSubmission(s, form.id, {
+    const id = await seedSubmission(s, form.id, {
       name: 'Eve\r\nBcc: evil@example.test',
       email: 'eve@example.test',
       message: 'x\r\nTo: evil@example.test',
@@ -141,8 +141,8 @@ describe('forms-submissions: email-action', () => {
 
   test('a failed delivery answers the submission number; bad input is 400 and sends nothing', async () => {
     const form = await createForm(s, 'Mail fail');
-    seedSubmission(s, form.id, { name: 'First', email: 'f@example.test' });
-    const id = seedSubmission(s, form.id, { name: 'Second', email: 's@example.test' });
+    await seedSubmission(s, form.id, { name: 'First', email: 'f@example.test' });
+    const id = await seedSubmission(s, form.id, { name: 'Second', email: 's@example.test' });
     setMailTransport(s.app.state, async () => ({ ok: false, transport: 'test', messageId: null, emlFile: null, transcript: '', error: 'refused' }));
     try {
       const r = await call(`${NS()}/email-action`, {
@@ -156,8 +156,8 @@ describe('forms-submissions: email-action', () => {
       const { fileDeliver } = await import('../../../server/mail/transport.ts');
       setMailTransport(s.app.state, fileDeliver(path.join(s.dir, 'mail')));
     }
-    const count = () => (s.db.prepare('SELECT COUNT(*) AS n FROM mail_log').get() as { n: number }).n;
-    const before = count();
+    const count = async () => (await s.db.prepare('SELECT COUNT(*) AS n FROM mail_log').get() as { n: number }).n;
+    const before = await count();
     const cases: [unknown, number, string][] = [
       [{ submission: 999999, action_settings: { to: 'x@example.test', email_subject: 'S' } }, 400, 'rest_invalid_param'],
       [{ submission: id, action_settings: { email_subject: 'S' } }, 400, 'rest_invalid_param'],
@@ -172,6 +172,6 @@ describe('forms-submissions: email-action', () => {
       assert.equal(r.status, status, JSON.stringify(body));
       assert.equal(r.body.code, code, JSON.stringify(r.body));
     }
-    assert.equal(count(), before);
+    assert.equal(await count(), before);
   });
 });

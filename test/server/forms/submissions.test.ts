@@ -10,8 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-function values(id: number): Record<string, unknown> {
-  const rows = s.db
+async function values(id: number): Promise<Record<string, unknown>> {
+  const rows = await s.db
     .prepare('SELECT f.key, v.value FROM submission_values v JOIN form_fields f ON f.id = v.field_id WHERE v.submission_id = ?')
     .all(id) as { key: string; value: string }[];
   return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value)]));
@@ -49,8 +49,8 @@ describe('forms-submissions: permissions', () => {
 describe('forms-submissions: get', () => {
   test('data (SingleSubmission entities, paged, with count) and columns', async () => {
     const form = await createForm(s, 'Get');
-    const a = seedSubmission(s, form.id, { name: 'Ann', email: 'ann@example.test', topics: ['music', 'food'] }, '2026-10-01 09:00:00');
-    const b = seedSubmission(s, form.id, { name: 'Ben', email: 'ben@example.test' }, '2026-10-02 09:00:00');
+    const a = await seedSubmission(s, form.id, { name: 'Ann', email: 'ann@example.test', topics: ['music', 'food'] }, '2026-10-01 09:00:00');
+    const b = await seedSubmission(s, form.id, { name: 'Ben', email: 'ben@example.test' }, '2026-10-02 09:00:00');
     const r = await call(`${NS()}/submissions/get?form_ids=${form.id}`, { auth: s.userAuth('organizer') });
     assert.equal(r.status, 200);
     assert.equal(r.body.count, 2);
@@ -113,8 +113,8 @@ describe('forms-submissions: get', () => {
 describe('forms-submissions: delete, restore', () => {
   test('delete moves to the trash; restore=true brings back; restore=false deletes for good', async () => {
     const form = await createForm(s, 'Trash');
-    const a = seedSubmission(s, form.id, { name: 'A', email: 'a@example.test' });
-    const b = seedSubmission(s, form.id, { name: 'B', email: 'b@example.test' });
+    const a = await seedSubmission(s, form.id, { name: 'A', email: 'a@example.test' });
+    const b = await seedSubmission(s, form.id, { name: 'B', email: 'b@example.test' });
     const del = await call(`${NS()}/submissions/delete`, {
       method: 'POST',
       auth: s.admin,
@@ -122,8 +122,8 @@ describe('forms-submissions: delete, restore', () => {
     });
     assert.equal(del.status, 200);
     assert.equal(del.body, 'ok');
-    assert.equal(postStatus(s, a), 'trash');
-    assert.equal(postStatus(s, b), 'trash');
+    assert.equal(await postStatus(s, a), 'trash');
+    assert.equal(await postStatus(s, b), 'trash');
     const trash = await call(`${NS()}/submissions/get?form_ids=${form.id}&status=trash`, { auth: s.admin });
     assert.equal(trash.body.count, 2);
     const active = await call(`${NS()}/submissions/get?form_ids=${form.id}`, { auth: s.admin });
@@ -131,20 +131,20 @@ describe('forms-submissions: delete, restore', () => {
 
     const back = await call(`${NS()}/submissions/restore`, { method: 'POST', auth: s.admin, form: { restore: 'true', submissions: String(a) } });
     assert.equal(back.status, 200);
-    assert.equal(postStatus(s, a), 'publish');
+    assert.equal(await postStatus(s, a), 'publish');
     const gone = await call(`${NS()}/submissions/restore`, { method: 'POST', auth: s.admin, body: { restore: false, submissions: [b] } });
     assert.equal(gone.body, 'ok');
-    assert.equal(postStatus(s, b), undefined);
-    assert.deepEqual(values(b), {});
+    assert.equal(await postStatus(s, b), undefined);
+    assert.deepEqual(await values(b), {});
   });
 
   test('unknown IDs change nothing; missing and malformed arguments are 400', async () => {
     const form = await createForm(s, 'Trash bad');
-    const a = seedSubmission(s, form.id, { name: 'A', email: 'a@example.test' });
+    const a = await seedSubmission(s, form.id, { name: 'A', email: 'a@example.test' });
     const r = await call(`${NS()}/submissions/delete`, { method: 'POST', auth: s.admin, body: { submissions: [a, 999999] } });
     assert.equal(r.status, 400);
     assert.equal(r.body.data.params.submissions, 'Unknown submission ID(s): 999999.');
-    assert.equal(postStatus(s, a), 'publish');
+    assert.equal(await postStatus(s, a), 'publish');
     const noRestore = await call(`${NS()}/submissions/restore`, { method: 'POST', auth: s.admin, body: { submissions: [a] } });
     assert.equal(noRestore.status, 400);
     assert.deepEqual(noRestore.body.data.params, ['restore']);
@@ -163,7 +163,7 @@ describe('forms-submissions: delete, restore', () => {
 describe('forms-submissions: update', () => {
   test('updates values by slug (JSON-encoded entity) and validates them', async () => {
     const form = await createForm(s, 'Update');
-    const a = seedSubmission(s, form.id, { name: 'A', email: 'a@example.test', age: 20 });
+    const a = await seedSubmission(s, form.id, { name: 'A', email: 'a@example.test', age: 20 });
     const entity = {
       submissionRecordId: String(a),
       formId: String(form.id),
@@ -176,7 +176,7 @@ describe('forms-submissions: update', () => {
     const r = await call(`${NS()}/submissions/update`, { method: 'POST', auth: s.admin, body: { singleSubmission: JSON.stringify(entity) } });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body, 'ok');
-    assert.deepEqual(values(a), { name: 'A', email: 'new@example.test', age: 21 });
+    assert.deepEqual(await values(a), { name: 'A', email: 'new@example.test', age: 21 });
 
     // The original also reads the entity as a plain JSON object.
     const obj = await call(`${NS()}/submissions/update`, {
@@ -185,7 +185,7 @@ describe('forms-submissions: update', () => {
       body: { singleSubmission: { submissionRecordId: a, submissionFieldCollection: [{ slug: 'ticket_type', value: 'Adult' }] } },
     });
     assert.equal(obj.status, 200);
-    assert.equal(values(a).ticket_type, 'Adult');
+    assert.equal((await values(a)).ticket_type, 'Adult');
 
     const bad = await call(`${NS()}/submissions/update`, {
       method: 'POST',
@@ -200,12 +200,12 @@ describe('forms-submissions: update', () => {
     assert.equal(bad.status, 400);
     assert.equal(bad.body.code, 'rest_invalid_param');
     assert.equal(bad.body.data.params.singleSubmission, 'Email must be an e-mail address. Name is required.');
-    assert.equal(values(a).email, 'new@example.test');
+    assert.equal((await values(a)).email, 'new@example.test');
   });
 
   test('invalid JSON, missing ID, unknown ID, unknown field', async () => {
     const form = await createForm(s, 'Update bad');
-    const a = seedSubmission(s, form.id, { name: 'A', email: 'a@example.test' });
+    const a = await seedSubmission(s, form.id, { name: 'A', email: 'a@example.test' });
     const cases: [unknown, string][] = [
       ['{"submissionRecordId": ', 'singleSubmission is not valid JSON.'],
       ['[1,2]', 'singleSubmission is not a JSON-encoded submission object.'],
@@ -229,7 +229,7 @@ describe('forms-submissions: update', () => {
 describe('forms-submissions: handle-extra', () => {
   test('read, star, spam, note flags; csv download; unknown handler', async () => {
     const form = await createForm(s, 'Extra');
-    const a = seedSubmission(s, form.id, { name: '=HYPERLINK("http://evil")', email: 'a@example.test' });
+    const a = await seedSubmission(s, form.id, { name: '=HYPERLINK("http://evil")', email: 'a@example.test' });
     const ss = JSON.stringify({ submissionRecordId: String(a) });
     for (const h of ['read', 'star', 'spam']) {
       const r = await call(`${NS()}/submissions/handle-extra`, { method: 'POST', auth: s.admin, body: { singleSubmission: ss, handleExtra: h } });
@@ -278,10 +278,10 @@ describe('forms-submissions: handle-extra', () => {
 describe('forms-submissions: export', () => {
   test('CSV per form with BOM, quoting and formula injection neutralised', async () => {
     const form = await createForm(s, 'Export');
-    seedSubmission(s, form.id, { name: '=1+1', email: 'a@example.test', message: 'line1\nline2, "quoted"' }, '2026-09-01 08:00:00');
-    seedSubmission(s, form.id, { name: '+cmd', email: 'b@example.test', message: '-2' }, '2026-09-02 08:00:00');
-    seedSubmission(s, form.id, { name: '@SUM(A1)', email: 'c@example.test', message: '\tTab' }, '2026-09-03 08:00:00');
-    seedSubmission(s, form.id, { name: '\rCR', email: 'd@example.test', message: 'plain' }, '2026-09-04 08:00:00');
+    await seedSubmission(s, form.id, { name: '=1+1', email: 'a@example.test', message: 'line1\nline2, "quoted"' }, '2026-09-01 08:00:00');
+    await seedSubmission(s, form.id, { name: '+cmd', email: 'b@example.test', message: '-2' }, '2026-09-02 08:00:00');
+    await seedSubmission(s, form.id, { name: '@SUM(A1)', email: 'c@example.test', message: '\tTab' }, '2026-09-03 08:00:00');
+    await seedSubmission(s, form.id, { name: '\rCR', email: 'd@example.test', message: 'plain' }, '2026-09-04 08:00:00');
     const r = await call(`${NS()}/export`, {
       method: 'POST',
       auth: s.admin,
@@ -302,8 +302,8 @@ describe('forms-submissions: export', () => {
 
   test('by date range, by submission IDs, by single submission; missing data is 400', async () => {
     const form = await createForm(s, 'Export 2');
-    const a = seedSubmission(s, form.id, { name: 'Old', email: 'o@example.test' }, '2026-01-01 08:00:00');
-    const b = seedSubmission(s, form.id, { name: 'New', email: 'n@example.test' }, '2026-06-01 08:00:00');
+    const a = await seedSubmission(s, form.id, { name: 'Old', email: 'o@example.test' }, '2026-01-01 08:00:00');
+    const b = await seedSubmission(s, form.id, { name: 'New', email: 'n@example.test' }, '2026-06-01 08:00:00');
     const range = await call(`${NS()}/export`, {
       method: 'POST',
       auth: s.admin,

@@ -113,12 +113,12 @@ describe('forms-views: public submit', () => {
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.formID, form.id);
     assert.equal(r.body.seq_num, 1);
-    const row = s.db.prepare('SELECT ip_hash FROM submissions WHERE post_id = ?').get(r.body.id) as { ip_hash: string };
+    const row = await s.db.prepare('SELECT ip_hash FROM submissions WHERE post_id = ?').get(r.body.id) as { ip_hash: string };
     assert.match(row.ip_hash, /^[0-9a-f]{32}$/);
     assert.ok(!row.ip_hash.includes('127.0.0.1'), "!row.ip_hash.includes('127.0.0.1')");
     const all =
-      JSON.stringify(s.db.prepare('SELECT * FROM submissions').all()) +
-      JSON.stringify(s.db.prepare('SELECT * FROM posts WHERE type = ?').all('submission'));
+      JSON.stringify(await s.db.prepare('SELECT * FROM submissions').all()) +
+      JSON.stringify(await s.db.prepare('SELECT * FROM posts WHERE type = ?').all('submission'));
     assert.ok(!all.includes('127.0.0.1'), "!all.includes('127.0.0.1')");
 
     const subs = await call(`${s.root}forms-views/forms/${form.id}/submissions`, { auth: s.admin });
@@ -167,7 +167,7 @@ describe('forms-views: public submit', () => {
 
   test('invalid values: required, email, number, select option, unknown field; nothing stored', async () => {
     const form = await createForm(s, 'Validation');
-    const before = (s.db.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n;
+    const before = (await s.db.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n;
     const r = await call(submitUrl(s, form.id), {
       method: 'POST',
       body: { values: { email: 'not-an-email', age: 'twelve', ticket_type: 'Senior', topics: ['music', 'sport'], bogus: 'x' } },
@@ -177,7 +177,7 @@ describe('forms-views: public submit', () => {
     assert.deepEqual(Object.keys(r.body.data.errors).sort(), ['age', 'bogus', 'email', 'name', 'ticket_type', 'topics']);
     assert.equal(r.body.data.errors.name, 'Name is required.');
     assert.equal(r.body.data.errors.email, 'Email must be an e-mail address.');
-    assert.equal((s.db.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n, before);
+    assert.equal((await s.db.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n, before);
     const noValues = await call(submitUrl(s, form.id), { method: 'POST', body: {} });
     assert.equal(noValues.status, 400);
     assert.equal(noValues.body.code, 'rest_missing_callback_param');
@@ -188,7 +188,7 @@ describe('forms-views: paged submissions', () => {
   test('perPage and page, newest first, totals in headers', async () => {
     const form = await createForm(s, 'Paging');
     for (let i = 1; i <= 12; i++)
-      seedSubmission(s, form.id, { name: `P${i}`, email: `p${i}@example.test` }, `2026-11-01 10:${String(i).padStart(2, '0')}:00`);
+      await seedSubmission(s, form.id, { name: `P${i}`, email: `p${i}@example.test` }, `2026-11-01 10:${String(i).padStart(2, '0')}:00`);
     const nameId = String(form.fields[0].id);
     const p1 = await call(`${s.root}forms-views/forms/${form.id}/submissions?perPage=5`, { auth: s.admin });
     assert.equal(p1.status, 200);
@@ -270,13 +270,13 @@ describe('forms-views: token refresh', () => {
     const organizer = s.userAuth('organizer', 'org-expiry');
     const t = await call(`${s.root}forms-views/token/refresh`, { method: 'POST', auth: organizer });
     const jti = t.body.publicKey as string;
-    const user = s.db.prepare("SELECT id FROM users WHERE login = 'org-expiry'").get() as { id: number };
+    const user = await s.db.prepare("SELECT id FROM users WHERE login = 'org-expiry'").get() as { id: number };
     const expired = signToken(s.app.state.secret, 'views', { jti, u: user.id, exp: Math.floor(Date.now() / 1000) - 10 });
     const r = await call(`${s.root}forms-views/forms/${a.id}/fields`, { headers: { 'X-EVT-FormsViews-Auth': expired } });
     assert.equal(r.status, 403);
     assert.equal(r.body.code, 'expired_token');
 
-    s.db.prepare("UPDATE users SET role = 'door' WHERE id = ?").run(user.id);
+    await s.db.prepare("UPDATE users SET role = 'door' WHERE id = ?").run(user.id);
     const demoted = await call(`${s.root}forms-views/forms/${a.id}/fields`, { headers: { 'X-EVT-FormsViews-Auth': t.body.token } });
     assert.equal(demoted.status, 403);
     assert.equal(demoted.body.code, 'invalid_token');
@@ -298,7 +298,7 @@ describe('forms-views: submit rate limit', () => {
         }
       }
       assert.deepEqual(statuses, [...Array(10).fill(201), 429]);
-      assert.equal((own.db.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n, 10);
+      assert.equal((await own.db.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n, 10);
     } finally {
       await own.close();
     }

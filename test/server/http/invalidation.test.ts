@@ -31,8 +31,8 @@ const archiveUrl = () => `${s.root}evt/events/v1/events?per_page=50&start_date=2
 const nonce = () => `nonce-${crypto.randomUUID()}`;
 
 /** Renames a post on the app's own connection: invisible to the cache's write tracking. */
-function renameBehindTheBack(id: number, title: string): void {
-  s.db.prepare('UPDATE posts SET title = ? WHERE id = ?').run(title, id);
+async function renameBehindTheBack(id: number, title: string): Promise<void> {
+  await s.db.prepare('UPDATE posts SET title = ? WHERE id = ?').run(title, id);
 }
 
 async function titleOf(id: number): Promise<string> {
@@ -62,7 +62,7 @@ describe('response cache: precise invalidation', () => {
     const door = s.apiKey('door', event);
     assert.equal(await titleOf(event), 'Doors open');
     assert.deepEqual(await archiveTitles(), ['Doors open', 'Other night']);
-    renameBehindTheBack(event, 'Renamed behind the back');
+    await renameBehindTheBack(event, 'Renamed behind the back');
 
     const single = await call(`${tix(s)}/attendees/${a}`, {
       method: 'PATCH',
@@ -85,7 +85,7 @@ describe('response cache: precise invalidation', () => {
       body: { check_in: false, device_id: 'door-a', nonce: nonce() },
     });
     assert.equal(out.status, 201, JSON.stringify(out.body));
-    const code = (s.db.prepare('SELECT security_code FROM attendees WHERE post_id = ?').get(c) as { security_code: string } | undefined)
+    const code = (await s.db.prepare('SELECT security_code FROM attendees WHERE post_id = ?').get(c) as { security_code: string } | undefined)
       ?.security_code;
     assert.ok(code, 'attendee security code');
     const qr = await call(`${tix(s)}/qr?api_key=${door.key}&ticket_id=${c}&security_code=${code}&event_id=${event}`);
@@ -98,8 +98,8 @@ describe('response cache: precise invalidation', () => {
     assert.equal(edit.status, 200, JSON.stringify(edit.body));
     assert.equal(await titleOf(event), 'Renamed behind the back');
     assert.deepEqual(await archiveTitles(), ['Other night, moved', 'Renamed behind the back']);
-    renameBehindTheBack(event, 'Doors open');
-    renameBehindTheBack(other, 'Other night');
+    await renameBehindTheBack(event, 'Doors open');
+    await renameBehindTheBack(other, 'Other night');
     s.app.state.contentVersion++;
   });
 
@@ -109,7 +109,7 @@ describe('response cache: precise invalidation', () => {
     const available = before.body.capacity_details.available;
     assert.equal(typeof available, 'number');
     assert.equal(await titleOf(event), 'Doors open');
-    renameBehindTheBack(event, 'Renamed behind the back');
+    await renameBehindTheBack(event, 'Renamed behind the back');
 
     const sale = await buy(s, [{ ticket_id: ticket, quantity: 2 }]);
     assert.equal(sale.status, 201, JSON.stringify(sale.body));
@@ -119,18 +119,18 @@ describe('response cache: precise invalidation', () => {
     const listed = await call(`${tix(s)}/tickets?include_post=${event}`);
     assert.equal(listed.body.tickets.find((t: { id: number }) => t.id === ticket).capacity_details.available, available - 2);
     assert.equal(await titleOf(event), 'Doors open', 'the event answer is still the cached one');
-    renameBehindTheBack(event, 'Doors open');
+    await renameBehindTheBack(event, 'Doors open');
     s.app.state.contentVersion++;
   });
 
   test('the order-hold sweep and a cart write leave the public event answers cached', async () => {
     assert.equal(await titleOf(event), 'Doors open');
-    renameBehindTheBack(event, 'Renamed behind the back');
+    await renameBehindTheBack(event, 'Renamed behind the back');
     const cart = await call(`${tix(s)}/cart`, { method: 'POST', body: { provider: 'rsvp', tickets: [{ ticket_id: ticket, quantity: 1 }] } });
     assert.equal(cart.status, 200, JSON.stringify(cart.body));
-    sweepHolds(s.app.state);
+    await sweepHolds(s.app.state);
     assert.equal(await titleOf(event), 'Doors open');
-    renameBehindTheBack(event, 'Doors open');
+    await renameBehindTheBack(event, 'Doors open');
     s.app.state.contentVersion++;
   });
 
@@ -143,16 +143,16 @@ describe('response cache: precise invalidation', () => {
       body: { check_in: true, device_id: 'door-b', nonce: nonce() },
     });
     assert.equal(r.status, 201, JSON.stringify(r.body));
-    renameBehindTheBack(event, 'Not seen yet');
+    await renameBehindTheBack(event, 'Not seen yet');
     assert.equal(await titleOf(event), 'Doors open', 'the check-in kept the cached answer');
-    writeAsAnotherProcess(s, (cli) => cli.prepare('UPDATE posts SET title = ? WHERE id = ?').run('Renamed by the CLI', event));
+    await writeAsAnotherProcess(s, (cli) => cli.prepare('UPDATE posts SET title = ? WHERE id = ?').run('Renamed by the CLI', event));
     assert.equal(await titleOf(event), 'Renamed by the CLI');
     assert.deepEqual(await archiveTitles(), ['Other night', 'Renamed by the CLI']);
   });
 
   test('a write that declares nothing (a new venue) empties the cache, as every write did', async () => {
     assert.equal(await titleOf(other), 'Other night');
-    renameBehindTheBack(other, 'Renamed behind the back');
+    await renameBehindTheBack(other, 'Renamed behind the back');
     const r = await call(`${s.root}evt/events/v1/venues`, { method: 'POST', auth: s.admin, body: { venue: 'Hall' } });
     assert.ok(r.status < 300, JSON.stringify(r.body));
     assert.equal(await titleOf(other), 'Renamed behind the back');

@@ -54,8 +54,8 @@ function raw(
   });
 }
 
-function postCount(): number {
-  return (s.db.prepare('SELECT COUNT(*) AS n FROM posts').get() as { n: number }).n;
+async function postCount(): Promise<number> {
+  return (await s.db.prepare('SELECT COUNT(*) AS n FROM posts').get() as { n: number }).n;
 }
 
 /** The answer without what differs between two creates of the same thing (IDs, slugs, URLs, times). */
@@ -148,13 +148,13 @@ test("a FormData body from Node's own FormData and fetch creates the venue; a fi
   fd2.append('title', new Blob(['Sneaky']), 'title.txt');
   fd2.append('start_date', '2031-06-01 10:00:00');
   fd2.append('end_date', '2031-06-01 11:00:00');
-  const before = postCount();
+  const before = await postCount();
   const r2 = await fetch(`${EVENTS()}/events`, { method: 'POST', headers: { authorization: s.admin }, body: fd2 });
   const b2 = (await r2.json()) as any;
   assert.equal(r2.status, 400);
   assert.equal(b2.code, 'rest_missing_callback_param');
   assert.deepEqual(b2.data.params, ['title']);
-  assert.equal(postCount(), before);
+  assert.equal(await postCount(), before);
 });
 
 test('the upload route receives its file from a multipart body', async () => {
@@ -189,7 +189,7 @@ test('the upload route receives its file from a multipart body', async () => {
   assert.equal(b3.file.name, 'escape.txt');
   const fd4 = new FormData();
   fd4.append('file', new Blob([bytes]), 'run.exe');
-  const before = postCount();
+  const before = await postCount();
   const r4 = await fetch(`${s.root}protected-files/v1/files`, { method: 'POST', headers: { authorization: s.admin }, body: fd4 });
   const b4 = (await r4.json()) as any;
   assert.equal(r4.status, 400);
@@ -200,11 +200,11 @@ test('the upload route receives its file from a multipart body', async () => {
   fd5.append('file', new Blob([bytes]), 'guests.csv');
   const r5 = await fetch(`${s.root}protected-files/v1/files`, { method: 'POST', headers: { authorization: s.userAuth('door') }, body: fd5 });
   assert.equal(r5.status, 403);
-  assert.equal(postCount(), before);
+  assert.equal(await postCount(), before);
 });
 
 test('hostile multipart bodies are refused in the error envelope and write nothing', async () => {
-  const before = postCount();
+  const before = await postCount();
   const url = `${EVENTS()}/venues`;
   const boundary = 'b0undary';
   const type = `multipart/form-data; boundary=${boundary}`;
@@ -257,7 +257,7 @@ test('hostile multipart bodies are refused in the error envelope and write nothi
   assert.equal(r6.status, 413);
   assert.equal(((await r6.json()) as any).code, 'rest_too_many_parts');
 
-  assert.equal(postCount(), before);
+  assert.equal(await postCount(), before);
   // The server still answers.
   assert.equal((await call(`${EVENTS()}/venues`)).status, 200);
 });

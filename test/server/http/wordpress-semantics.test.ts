@@ -313,7 +313,7 @@ describe('authentication', () => {
     });
     assert.equal(ok.status, 403);
     assert.equal(ok.body.code, 'rest_forbidden');
-    s.db.prepare("UPDATE api_keys SET revoked_at = datetime('now') WHERE id = ?").run(id);
+    await s.db.prepare("UPDATE api_keys SET revoked_at = datetime('now') WHERE id = ?").run(id);
     const revoked = await call(`${s.root}evt/events/v1/events`, { auth: `Bearer ${key}` });
     assert.equal(revoked.status, 401);
     assert.equal(revoked.body.code, 'rest_forbidden');

@@ -49,13 +49,13 @@ beforeAll(async () => {
         }
       : { ok: true, transport: 'test', messageId: `<m${meta.id}@test>`, emlFile: null, transcript: `attempt ${meta.attempt}: 250 OK\n`, error: null },
   );
-  const send = (key: string, subject: string, to = 'guest@example.test') =>
-    (ids[key] = sendMail(s.app.state, { to, subject, text: `Body of ${subject}`, html: `<p>${subject}</p>` }));
-  send('a', 'Welcome aboard');
-  send('b', 'FAIL delivery one', 'broken@example.test');
-  send('c', 'Your tickets for Jazz');
-  send('d', 'FAIL delivery two', 'broken@example.test');
-  send('e', 'Newsletter <June>');
+  const send = async (key: string, subject: string, to = 'guest@example.test') =>
+    (ids[key] = await sendMail(s.app.state, { to, subject, text: `Body of ${subject}`, html: `<p>${subject}</p>` }));
+  await send('a', 'Welcome aboard');
+  await send('b', 'FAIL delivery one', 'broken@example.test');
+  await send('c', 'Your tickets for Jazz');
+  await send('d', 'FAIL delivery two', 'broken@example.test');
+  await send('e', 'Newsletter <June>');
   await mailIdle(s.app.state);
 });
 afterAll(() => s.close());
@@ -229,9 +229,9 @@ describe('get-log, get-details, get-failed-logs, email-count', () => {
   test('email-count counts today, the last week and the last month (site time)', async () => {
     const old = (days: number, id: number) =>
       s.db.prepare("UPDATE mail_log SET created_utc = datetime('now', ?) WHERE id = ?").run(`-${days} days`, id);
-    old(3, ids.a);
-    old(20, ids.b);
-    old(60, ids.c);
+    await old(3, ids.a);
+    await old(20, ids.b);
+    await old(60, ids.c);
     try {
       const count = async (period?: string) => (await call(`${v1}email-count${period ? `?period=${period}` : ''}`, { auth: s.admin })).body;
       const day = await count();
@@ -239,7 +239,7 @@ describe('get-log, get-details, get-failed-logs, email-count', () => {
       assert.deepEqual((await count('week')).count, { success: 2, failed: 1, total: 3 });
       assert.deepEqual((await count('month')).count, { success: 2, failed: 2, total: 4 });
     } finally {
-      s.db.prepare("UPDATE mail_log SET created_utc = datetime('now') WHERE id IN (?, ?, ?)").run(ids.a, ids.b, ids.c);
+      await s.db.prepare("UPDATE mail_log SET created_utc = datetime('now') WHERE id IN (?, ?, ?)").run(ids.a, ids.b, ids.c);
     }
   });
 });
@@ -328,7 +328,7 @@ describe('connected apps', () => {
     assert.equal(listed.body.data.connected[0].device, 'Pixel 9');
     assert.equal(listed.body.data.connected[0].server_url, 'https://push.example.test');
     assert.notEqual(listed.body.data.auth_key, key, 'each visit issues a fresh key');
-    const stored = s.db.prepare('SELECT token_hash FROM mail_apps').get() as { token_hash: string };
+    const stored = await s.db.prepare('SELECT token_hash FROM mail_apps').get() as { token_hash: string };
     assert.notEqual(stored.token_hash, token, 'only a hash of the token is stored');
   });
 
@@ -351,7 +351,7 @@ describe('connected apps', () => {
     assert.equal(view.body.details.id, String(ids.e));
     const resend = await call(`${v1}resend-email`, { method: 'POST', headers: { fcm_token: token }, body: { id: ids.e } });
     assert.equal(resend.body.success, true);
-    const seen = s.db.prepare('SELECT last_seen_utc FROM mail_apps').get() as { last_seen_utc: string | null };
+    const seen = await s.db.prepare('SELECT last_seen_utc FROM mail_apps').get() as { last_seen_utc: string | null };
     assert.ok(seen.last_seen_utc);
     // The dashboard routes stay administrator-only.
     assert.equal((await call(`${v1}email-count`, { headers: { fcm_token: token } })).status, 401);
@@ -373,10 +373,10 @@ describe('connected apps', () => {
       const c = await call(`${v1}connect-app`, { method: 'POST', headers: { auth_key: key, fcm_token: t, device: t.slice(0, 7) } });
       assert.equal(c.body.success, true);
     }
-    assert.equal((s.db.prepare('SELECT COUNT(*) AS n FROM mail_apps').get() as { n: number }).n, 2);
+    assert.equal((await s.db.prepare('SELECT COUNT(*) AS n FROM mail_apps').get() as { n: number }).n, 2);
     const r = await call(`${v1}disconnect-site`, { method: 'PATCH', auth: s.admin });
     assert.equal(r.body.success, true);
-    assert.equal((s.db.prepare('SELECT COUNT(*) AS n FROM mail_apps').get() as { n: number }).n, 0);
+    assert.equal((await s.db.prepare('SELECT COUNT(*) AS n FROM mail_apps').get() as { n: number }).n, 0);
   });
 });
 
@@ -409,7 +409,7 @@ describe('validate-license (v2)', () => {
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.data.license, 'valid');
     assert.equal(r.body.data.key, `DSMAIL-*****-*****-*****-${key.slice(-5)}`);
-    assert.equal((s.db.prepare('SELECT license_key FROM mail_license').get() as { license_key: string }).license_key, key);
+    assert.equal((await s.db.prepare('SELECT license_key FROM mail_license').get() as { license_key: string }).license_key, key);
     const v = await call(`${v2}validate-license`, { auth: s.admin });
     assert.equal(v.status, 200);
     assert.equal(v.body.success, true);

@@ -10,7 +10,7 @@ import { HttpError } from '../../../server/kernel/errors.ts';
 import { leaves, parseMime } from './mime.ts';
 import { closedPort, startSmtpCatcher, type SmtpCatcher } from './smtp-catcher.ts';
 
-const rows = (s: TestServer) => s.db.prepare('SELECT * FROM mail_log ORDER BY id').all() as { id: number; status: string; eml_file: string | null }[];
+const rows = async (s: TestServer) => await s.db.prepare('SELECT * FROM mail_log ORDER BY id').all() as { id: number; status: string; eml_file: string | null }[];
 
 describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
   let s: TestServer;
@@ -21,7 +21,7 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
 
   test('a message is logged as queued, then written as a parseable .eml and logged as sent', async () => {
     const pdf = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x10]);
-    const id = sendMail(s.app.state, {
+    const id = await sendMail(s.app.state, {
       to: ['"Mari Maasikas" <mari@example.test>', 'jaan@example.test'],
       cc: 'boss@example.test',
       subject: 'Tere – ümberjaotus',
@@ -31,9 +31,9 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
       attachments: [{ filename: 'info.pdf', content: pdf, contentType: 'application/pdf' }],
       source: 'test',
     });
-    assert.equal(getMailLog(s.db, id)?.status, 'queued');
+    assert.equal((await getMailLog(s.db, id))?.status, 'queued');
     await mailIdle(s.app.state);
-    const row = getMailLog(s.db, id)!;
+    const row = (await getMailLog(s.db, id))!;
     assert.equal(row.status, 'sent');
     assert.equal(row.transport, 'file');
     assert.equal(row.attempts, 1);
@@ -65,40 +65,40 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
     assert.ok(att);
     assert.deepEqual(att.body, pdf);
     assert.match(att.headers['content-disposition'], /attachment; filename=info\.pdf/);
-    const meta = s.db.prepare('SELECT filename, content_type, size, cid FROM mail_attachments WHERE log_id = ?').all(id);
+    const meta = await s.db.prepare('SELECT filename, content_type, size, cid FROM mail_attachments WHERE log_id = ?').all(id);
     assert.deepEqual(meta, [{ filename: 'info.pdf', content_type: 'application/pdf', size: pdf.length, cid: null }]);
   });
 
   test('a message logged in a transaction that rolls back is neither kept nor sent', async () => {
-    const before = rows(s).length;
+    const before = (await rows(s)).length;
     const filesBefore = fs.readdirSync(path.join(s.dir, 'mail')).length;
     assert.throws(
       () =>
-        s.db.transaction(() => {
-          sendMail(s.app.state, { to: 'x@example.test', subject: 'Rolled back', text: 'never' });
+        s.db.transaction(async () => {
+          await sendMail(s.app.state, { to: 'x@example.test', subject: 'Rolled back', text: 'never' });
           throw new Error('order failed');
-        })(),
+        }),
       /order failed/,
     );
     await mailIdle(s.app.state);
-    assert.equal(rows(s).length, before);
+    assert.equal((await rows(s)).length, before);
     assert.equal(fs.readdirSync(path.join(s.dir, 'mail')).length, filesBefore);
   });
 
   test('delivery waits for the commit: inside the transaction the message is only queued', async () => {
     let seen: string | undefined;
-    const id = s.db.transaction(() => {
-      const logId = sendMail(s.app.state, { to: 'y@example.test', subject: 'After commit', text: 'body' });
-      seen = getMailLog(s.db, logId)?.status;
+    const id = await s.db.transaction(async () => {
+      const logId = await sendMail(s.app.state, { to: 'y@example.test', subject: 'After commit', text: 'body' });
+      seen = (await getMailLog(s.db, logId))?.status;
       return logId;
-    })();
+    });
     assert.equal(seen, 'queued');
     await mailIdle(s.app.state);
-    assert.equal(getMailLog(s.db, id)?.status, 'sent');
+    assert.equal((await getMailLog(s.db, id))?.status, 'sent');
   });
 
   test('bad addresses and header injection are refused with a 400 error and log nothing', async () => {
-    const count = rows(s).length;
+    const count = (await rows(s)).length;
     const bad = (m: Parameters<typeof sendMail>[1]) =>
       assert.throws(
         () => sendMail(s.app.state, m),
@@ -111,11 +111,11 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
     bad({ to: 'a@example.test', subject: 'x', text: 'x', headers: { Bcc: 'evil@example.test' } });
     bad({ to: 'a@example.test', subject: '', text: 'x' });
     bad({ to: 'a@example.test', subject: 'x' });
-    assert.equal(rows(s).length, count);
+    assert.equal((await rows(s)).length, count);
     // A folded subject becomes one line instead of new headers.
-    const id = sendMail(s.app.state, { to: 'a@example.test', subject: 'Hi\r\nBcc: evil@example.test', text: 'x' });
+    const id = await sendMail(s.app.state, { to: 'a@example.test', subject: 'Hi\r\nBcc: evil@example.test', text: 'x' });
     await mailIdle(s.app.state);
-    const mail = parseMime(fs.readFileSync(path.join(s.dir, 'mail', getMailLog(s.db, id)!.eml_file!)));
+    const mail = parseMime(fs.readFileSync(path.join(s.dir, 'mail', (await getMailLog(s.db, id))!.eml_file!)));
     assert.equal(mail.headers.subject, 'Hi Bcc: evil@example.test');
     assert.equal(mail.headers.bcc, undefined);
   });
@@ -145,19 +145,19 @@ describe('messages left queued by an earlier run', () => {
     });
 
   test('are delivered after start-up, once; one another process has claimed is left to it', async () => {
-    const free = leftOver('Left over');
-    const taken = leftOver('Claimed elsewhere');
-    assert.equal(claimMailLog(s.db, taken, '1970-01-01 00:00:00'), true);
-    assert.equal(claimMailLog(s.db, taken, '1970-01-01 00:00:00'), false, 'a claim is exclusive');
+    const free = await leftOver('Left over');
+    const taken = await leftOver('Claimed elsewhere');
+    assert.equal(await claimMailLog(s.db, taken, '1970-01-01 00:00:00'), true);
+    assert.equal(await claimMailLog(s.db, taken, '1970-01-01 00:00:00'), false, 'a claim is exclusive');
     resumeQueuedMail(s.app.state, 0);
     resumeQueuedMail(s.app.state, 0);
-    for (let i = 0; i < 500 && getMailLog(s.db, free)?.status === 'queued'; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && (await getMailLog(s.db, free))?.status === 'queued'; i++) await new Promise((r) => setTimeout(r, 10));
     await mailIdle(s.app.state);
-    const row = getMailLog(s.db, free)!;
+    const row = (await getMailLog(s.db, free))!;
     assert.equal(row.status, 'sent');
     assert.equal(row.attempts, 1);
     assert.equal(fs.readdirSync(path.join(s.dir, 'mail')).length, 1);
-    assert.equal(getMailLog(s.db, taken)?.status, 'queued');
+    assert.equal((await getMailLog(s.db, taken))?.status, 'queued');
   });
 });
 
@@ -175,9 +175,9 @@ describe('mail service over SMTP', () => {
   });
 
   test('a delivery to a closed port is logged as failed; resend succeeds once the server is up', async () => {
-    const id = sendMail(s.app.state, { to: 'guest@example.test', bcc: 'audit@example.test', subject: 'Your tickets', text: 'See you there' });
+    const id = await sendMail(s.app.state, { to: 'guest@example.test', bcc: 'audit@example.test', subject: 'Your tickets', text: 'See you there' });
     await mailIdle(s.app.state);
-    let row = getMailLog(s.db, id)!;
+    let row = (await getMailLog(s.db, id))!;
     assert.equal(row.status, 'failed');
     assert.equal(row.transport, `smtp://127.0.0.1:${port}`);
     assert.match(row.error ?? '', /ECONNREFUSED|ESOCKET|ECONNECTION/);
@@ -197,7 +197,7 @@ describe('mail service over SMTP', () => {
     assert.equal(r.body.data.message, 'Email successfully resend.');
     assert.equal(r.body.data.status, 'sent');
     assert.equal(r.body.data.resend_count, 1);
-    row = getMailLog(s.db, id)!;
+    row = (await getMailLog(s.db, id))!;
     assert.equal(row.status, 'sent');
     assert.equal(row.error, null);
     assert.equal(row.attempts, 2);

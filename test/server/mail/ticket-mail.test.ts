@@ -30,7 +30,7 @@ interface LogRow {
   eml_file: string;
   status: string;
 }
-const mailFor = (orderId: number) => s.db.prepare("SELECT * FROM mail_log WHERE source = 'tickets' AND related_id = ?").all(orderId) as LogRow[];
+const mailFor = async (orderId: number) => await s.db.prepare("SELECT * FROM mail_log WHERE source = 'tickets' AND related_id = ?").all(orderId) as LogRow[];
 
 function decodeQr(png: Buffer): string | undefined {
   const img = PNG.sync.read(png);
@@ -46,18 +46,18 @@ const complete = (lang: string, orderId: number) =>
 
 describe('ticket e-mail when an order completes', () => {
   test('one message to the purchaser, text and escaped HTML, one QR per attendee decoding to its check-in URL', async () => {
-    const f = seedTicketsFixture(s.db, {
+    const f = await seedTicketsFixture(s.db, {
       attendees: 2,
       orderStatus: 'pending',
       eventTitle: 'Jazz <Night> & more',
       ticketTitle: 'VIP',
       name: (i) => (i === 0 ? 'Ann "A" <b>Bold</b>' : `Guest ${i + 1}`),
     });
-    assert.deepEqual(mailFor(f.orderId), [], 'nothing is sent for a pending order');
+    assert.deepEqual(await mailFor(f.orderId), [], 'nothing is sent for a pending order');
     const r = await complete('en', f.orderId);
     assert.equal(r.status, 200, r.text);
     await mailIdle(s.app.state);
-    const rows = mailFor(f.orderId);
+    const rows = await mailFor(f.orderId);
     assert.equal(rows.length, 1);
     const row = rows[0];
     assert.equal(row.status, 'sent');
@@ -98,8 +98,8 @@ describe('ticket e-mail when an order completes', () => {
     for (const a of det.body.details.attachments) assert.ok(a.size > 0);
     const re = await call(`${s.root}mail-log/v1/resend-email`, { method: 'POST', auth: s.admin, body: { id: row.id } });
     assert.equal(re.body.success, true);
-    const resent = leaves(parseMime(fs.readFileSync(path.join(s.dir, 'mail', mailFor(f.orderId)[0].eml_file)))).filter((p) => p.type === 'image/png');
-    assert.notEqual(mailFor(f.orderId)[0].eml_file, row.eml_file);
+    const resent = leaves(parseMime(fs.readFileSync(path.join(s.dir, 'mail', (await mailFor(f.orderId))[0].eml_file)))).filter((p) => p.type === 'image/png');
+    assert.notEqual((await mailFor(f.orderId))[0].eml_file, row.eml_file);
     assert.deepEqual(
       resent.map((p) => p.body),
       images.map((p) => p.body),
@@ -107,15 +107,15 @@ describe('ticket e-mail when an order completes', () => {
     // Only a completion sends: the same order saved again, or another status, adds nothing.
     await complete('en', f.orderId);
     await mailIdle(s.app.state);
-    assert.equal(mailFor(f.orderId).length, 1);
+    assert.equal((await mailFor(f.orderId)).length, 1);
   });
 
   test('in the language of the request that completed the order, with the translated event title', async () => {
-    const f = seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending', eventTitle: 'Jazz evening', name: () => 'Mari' });
-    s.db.prepare('UPDATE posts SET title_et = ? WHERE id = ?').run('Džässiõhtu', f.eventId);
+    const f = await seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending', eventTitle: 'Jazz evening', name: () => 'Mari' });
+    await s.db.prepare('UPDATE posts SET title_et = ? WHERE id = ?').run('Džässiõhtu', f.eventId);
     assert.equal((await complete('et', f.orderId)).status, 200);
     await mailIdle(s.app.state);
-    const [row] = mailFor(f.orderId);
+    const [row] = await mailFor(f.orderId);
     const mail = readEml(row);
     assert.equal(mail.headers.subject, 'Teie piletid: Džässiõhtu');
     const text = leaves(mail)
@@ -129,16 +129,16 @@ describe('ticket e-mail when an order completes', () => {
   });
 
   test('a cancelled order sends nothing', async () => {
-    const f = seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
+    const f = await seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
     const r = await call(`${s.root}evt/tickets/v1/orders/${f.orderId}`, { method: 'PATCH', auth: s.admin, body: { status: 'cancelled' } });
     assert.equal(r.status, 200, r.text);
     await mailIdle(s.app.state);
-    assert.deepEqual(mailFor(f.orderId), []);
+    assert.deepEqual(await mailFor(f.orderId), []);
   });
 
   test('a free checkout completes at once and mails the tickets (anonymous cart)', async () => {
-    const eventId = insertEvent(s.db, { title: 'Open day' });
-    const ticketId = insertTicket(s.db, eventId, { provider: 'rsvp', title: 'Free entry' });
+    const eventId = await insertEvent(s.db, { title: 'Open day' });
+    const ticketId = await insertTicket(s.db, eventId, { provider: 'rsvp', title: 'Free entry' });
     const cart = await call(`${s.root}evt/tickets/v1/cart`, {
       method: 'POST',
       body: { provider: 'rsvp', tickets: [{ ticket_id: ticketId, quantity: 2 }] },
@@ -152,7 +152,7 @@ describe('ticket e-mail when an order completes', () => {
     });
     assert.equal(out.status, 201, out.text);
     await mailIdle(s.app.state);
-    const [row] = s.db.prepare("SELECT * FROM mail_log WHERE source = 'tickets' AND to_header LIKE '%kai@example.test%'").all() as LogRow[];
+    const [row] = await s.db.prepare("SELECT * FROM mail_log WHERE source = 'tickets' AND to_header LIKE '%kai@example.test%'").all() as LogRow[];
     assert.ok(row, 'the ticket e-mail was logged');
     assert.equal(row.status, 'sent');
     const mail = readEml(row);
@@ -162,7 +162,7 @@ describe('ticket e-mail when an order completes', () => {
     for (const c of codes) {
       assert.ok(c);
       assert.equal(c.eventId, eventId);
-      const a = s.db.prepare('SELECT security_code, order_id FROM attendees WHERE post_id = ?').get(c.attendeeId) as {
+      const a = await s.db.prepare('SELECT security_code, order_id FROM attendees WHERE post_id = ?').get(c.attendeeId) as {
         security_code: string;
         order_id: number;
       };

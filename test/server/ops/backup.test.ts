@@ -14,10 +14,10 @@ describe('cli backup', () => {
   test('a consistent, checked, private copy of a database in use, including what sits in its WAL', async () => {
     await run('user', 'add', 'first', '--role', 'organizer');
     // A connection that keeps writing and never checkpoints: the rows live in the -wal file only.
-    const live = openDatabase(cli.env.EVT_DB);
+    const live = await openDatabase(cli.env.EVT_DB);
     live.pragma('wal_autocheckpoint = 0');
     const insert = live.prepare("INSERT INTO options (name, value) VALUES (?, 'x')");
-    for (let i = 0; i < 200; i++) insert.run(`backup-test-${i}`);
+    for (let i = 0; i < 200; i++) await insert.run(`backup-test-${i}`);
     assert.ok(fs.statSync(`${cli.env.EVT_DB}-wal`).size > 0);
     const target = path.join(cli.dir, 'copies', 'nightly.sqlite');
     const out = await run('backup', target);
@@ -31,9 +31,9 @@ describe('cli backup', () => {
     } finally {
       copy.close();
     }
-    live.close();
+    await live.close();
 
-    await assert.rejects(run('backup', target), /exists: pass --force/);
+    await assert.rejects(await run('backup', target), /exists: pass --force/);
     await run('user', 'add', 'second', '--role', 'door');
     await run('backup', target, '--force');
     const again = new Database(target, { readonly: true });
@@ -42,14 +42,14 @@ describe('cli backup', () => {
   });
 
   test('refuses what would lose data: no database, or a target that is the database', async () => {
-    await assert.rejects(run('backup', cli.env.EVT_DB), /must not overwrite the database/);
-    await assert.rejects(run('backup', `${cli.env.EVT_DB}-wal`, '--force'), /must not overwrite/);
+    await assert.rejects(await run('backup', cli.env.EVT_DB), /must not overwrite the database/);
+    await assert.rejects(await run('backup', `${cli.env.EVT_DB}-wal`, '--force'), /must not overwrite/);
     await assert.rejects(
       runCli(['backup', path.join(cli.dir, 'x.sqlite')], { ...cli.env, EVT_DB: path.join(cli.dir, 'none.sqlite') }, () => {}),
       /no database at/,
     );
     assert.ok(!fs.existsSync(path.join(cli.dir, 'none.sqlite')), 'backup never creates an empty database');
-    await assert.rejects(run('backup'), (e: Error) => e instanceof CliError && /backup needs <file>/.test(e.message));
+    await assert.rejects(await run('backup'), (e: Error) => e instanceof CliError && /backup needs <file>/.test(e.message));
   });
 
   test('the documented restore: stop, copy the backup over EVT_DB, remove -wal and -shm, start', async () => {

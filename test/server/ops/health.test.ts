@@ -40,14 +40,14 @@ describe('GET /health (CONTRACT section 2)', () => {
 
     // A server whose database connection is gone (closed under it, as after a fatal error).
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-health-'));
-    const db = openDatabase(path.join(dir, 'evt.sqlite'));
-    const app = createApp({ config: loadConfig({ EVT_DB: path.join(dir, 'evt.sqlite'), EVT_LOG: 'off' }), db });
+    const db = await openDatabase(path.join(dir, 'evt.sqlite'));
+    const app = await createApp({ config: loadConfig({ EVT_DB: path.join(dir, 'evt.sqlite'), EVT_LOG: 'off' }), db });
     const srv = app.express.listen(0, '127.0.0.1');
     await new Promise((r) => srv.once('listening', r));
     try {
       const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/health`;
       assert.equal((await fetch(url)).status, 200);
-      db.close();
+      await db.close();
       const r = await fetch(url);
       assert.equal(r.status, 503);
       assert.deepEqual(await r.json(), { status: 'unavailable' });

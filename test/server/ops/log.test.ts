@@ -22,7 +22,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-log-'));
   const config = loadConfig({ EVT_DB: path.join(dir, 'evt.sqlite'), EVT_LOG: 'json', EVT_LOG_LEVEL: 'info' });
   const logger = createLogger(config, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
-  app = createApp({ config, log: logFunction(logger) });
+  app = await createApp({ config, log: logFunction(logger) });
   server = http.createServer(withRequestLog(app.express, logger));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -55,8 +55,8 @@ describe('structured logs (pino)', () => {
   });
 
   test('no secret reaches the log: Authorization, api_key and password parameters, cookies', async () => {
-    const u = insertUser(app.state.db, { login: 'logger', email: 'l@example.test', role: 'administrator' });
-    const { password } = createAppPassword(app.state.db, u.id, 'test');
+    const u = await insertUser(app.state.db, { login: 'logger', email: 'l@example.test', role: 'administrator' });
+    const { password } = await createAppPassword(app.state.db, u.id, 'test');
     const auth = `Basic ${Buffer.from(`logger:${password}`).toString('base64')}`;
     lines.length = 0;
     await fetch(`${base}/wp-json/evt/events/v1/events?api_key=dsk_1_SECRETKEYSECRETKEYSECRETKEY12&status=draft`, {

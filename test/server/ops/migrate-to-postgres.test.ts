@@ -11,7 +11,7 @@ import { CliError, runCli } from '../../../server/cli.ts';
 import { loadConfig } from '../../../server/config.ts';
 import { openDatabase, type Db } from '../../../server/db/connection.ts';
 import { acquireServerLock } from '../../../server/db/server-lock.ts';
-import { PgDb } from '../../../server/db/pg.ts';
+import { PgDb } from '../../../server/db/engine/postgres.ts';
 import { createApp } from '../../../server/app.ts';
 import { createAppPassword } from '../../../server/auth/credentials.ts';
 import { insertUser } from '../../../server/db/repos/users.ts';
@@ -37,12 +37,12 @@ function createDatabase(label: string): string {
 }
 
 /** One query on its own connection (PgDb closes libpq's connection the way the binding needs). */
-function query(url: string, sql: string): Record<string, unknown>[] {
+async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
   const c = new PgDb(url);
   try {
     return c.execNative(sql);
   } finally {
-    c.close();
+    await c.close();
   }
 }
 
@@ -53,7 +53,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-migpg-'));
 });
 
-afterAll(() => {
+afterAll(async () => {
   for (const name of made) {
     try {
       admin.execNative(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -61,7 +61,7 @@ afterAll(() => {
       // Gone with the cluster.
     }
   }
-  admin?.close();
+  await admin?.close();
   cluster?.stop();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -75,14 +75,14 @@ interface Served {
 
 /** The real app on `spec` (a SQLite file or a PostgreSQL URL) with the data folder `dataDir`, on a free port. */
 async function serve(spec: string, dataDir: string): Promise<Served> {
-  const db = openDatabase(spec);
+  const db = await openDatabase(spec);
   const server = await new Promise<http.Server>((resolve) => {
     const s = http.createServer();
     s.listen(0, '127.0.0.1', () => resolve(s));
   });
   const port = (server.address() as AddressInfo).port;
   const config = loadConfig({ EVT_DB: spec, PORT: String(port), HOST: '127.0.0.1', EVT_LOG: 'off', EVT_DATA_DIR: dataDir });
-  const app = createApp({ config, db });
+  const app = await createApp({ config, db });
   server.on('request', app.express);
   const b = `http://127.0.0.1:${port}`;
   return {
@@ -92,9 +92,9 @@ async function serve(spec: string, dataDir: string): Promise<Served> {
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => {
+        server.close(async () => {
           app.close();
-          if (db.open) db.close();
+          if (db.open) await db.close();
           resolve();
         });
       }),
@@ -231,8 +231,8 @@ describe('cli migrate-to-postgres', () => {
     const env = { EVT_DB: sqliteFile };
     const a = await serve(sqliteFile, dataDir);
     // The first administrator is made as `npm start` makes it (EVT_ADMIN_USER); the rest through the CLI and the interface.
-    const first = insertUser(a.db, { login: 'admin', email: 'admin@example.test', role: 'administrator' });
-    const adminAuth = basic('admin', createAppPassword(a.db, first.id, 'setup').password);
+    const first = await insertUser(a.db, { login: 'admin', email: 'admin@example.test', role: 'administrator' });
+    const adminAuth = basic('admin', (await createAppPassword(a.db, first.id, 'setup')).password);
     await cli(['user', 'add', 'olga', '--role', 'organizer', '--email', 'olga@example.test'], env);
     const organizerAuth = basic('olga', (await cli(['app-password', 'create', 'olga'], env)).at(-1) as string);
     const ids = await seed(
@@ -244,7 +244,7 @@ describe('cli migrate-to-postgres', () => {
     const before = await reads(a, ids, auth);
     for (const r of before) assert.equal(r.status, 200, `${r.path}: ${JSON.stringify(r.body)}`);
     assert.equal(before[9]?.body.attendees.length, 3, 'two ordered and one box-office attendee');
-    const lastPostId = (a.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'posts'").pluck().get() as number) ?? 0;
+    const lastPostId = (await a.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'posts'").pluck().get() as number) ?? 0;
     await a.close();
 
     const url = createDatabase('site');
@@ -258,7 +258,7 @@ describe('cli migrate-to-postgres', () => {
     assert.ok(out.some((l) => /^Skipped evt_change_log \(\d+ rows\): /.test(l)));
     // Statistics gathered at the end: reltuples is -1 for a table never analysed (autovacuum's first pass comes a
     // minute later), and PostgreSQL would plan every query as if the tables were empty.
-    const stats = query(
+    const stats = await query(
       url,
       "SELECT relname, reltuples FROM pg_class WHERE relkind = 'r' AND relnamespace = current_schema()::regnamespace AND relname IN ('posts', 'users', 'attendees', 'tickets') ORDER BY relname",
     );
@@ -293,12 +293,12 @@ describe('cli migrate-to-postgres', () => {
       // A second run into the now non-empty database refuses and changes nothing.
       const census = () =>
         query(url, 'SELECT (SELECT count(*) FROM posts) AS posts, (SELECT max(id) FROM posts) AS max, (SELECT count(*) FROM checkins) AS checkins');
-      const was = census();
+      const was = await census();
       await assert.rejects(
         cli(['migrate-to-postgres', '--to', url], env),
         (e: Error) => e instanceof CliError && /the PostgreSQL database is not empty: .*users \(2 rows\)/.test(e.message),
       );
-      assert.deepEqual(census(), was);
+      assert.deepEqual(await census(), was);
       assert.deepEqual(
         await reads(b, ids, auth).then((r) => r.map((x) => x.status)),
         before.map(() => 200),
@@ -310,7 +310,7 @@ describe('cli migrate-to-postgres', () => {
 
   test('refuses a source a running server holds, and one that is not a Doorstep database, before touching the target', async () => {
     const file = path.join(dir, 'locked', 'evt.sqlite');
-    openDatabase(file).close();
+    await (await openDatabase(file)).close();
     const url = createDatabase('locked');
     const lock = acquireServerLock(file);
     try {
@@ -333,7 +333,7 @@ describe('cli migrate-to-postgres', () => {
       cli(['migrate-to-postgres', '--from', path.join(dir, 'none.sqlite'), '--to', url], {}),
       (e: Error) => e instanceof CliError && /no SQLite database at/.test(e.message),
     );
-    assert.deepEqual(query(url, "SELECT to_regclass('evt_schema')::text AS t, to_regclass('posts')::text AS p"), [{ t: null, p: null }]);
+    assert.deepEqual(await query(url, "SELECT to_regclass('evt_schema')::text AS t, to_regclass('posts')::text AS p"), [{ t: null, p: null }]);
     // Unlocked, the same source goes in.
     const out = await cli(['migrate-to-postgres', '--from', file, '--to', url], {});
     assert.match(out.at(-2) as string, /^Copied \d+ rows in \d+ tables, every table verified/);
@@ -341,22 +341,22 @@ describe('cli migrate-to-postgres', () => {
 
   test('a value that does not survive the trip fails the read-back check: the whole copy is rolled back (exit code 1), leaving an empty schema a later run accepts', async () => {
     const file = path.join(dir, 'nul', 'evt.sqlite');
-    const db = openDatabase(file);
-    insertUser(db, { login: 'fine', email: 'fine@example.test', role: 'organizer' });
+    const db = await openDatabase(file);
+    await insertUser(db, { login: 'fine', email: 'fine@example.test', role: 'organizer' });
     // SQLite keeps a NUL inside text; PostgreSQL's text cannot (libpq's text parameters end at it: 'a' arrives).
-    const bad = insertUser(db, { login: 'nul', email: 'nul@example.test', role: 'door' });
-    db.prepare("UPDATE users SET display_name = 'a' || char(0) || 'b' WHERE id = ?").run(bad.id);
-    db.close();
+    const bad = await insertUser(db, { login: 'nul', email: 'nul@example.test', role: 'door' });
+    await db.prepare("UPDATE users SET display_name = 'a' || char(0) || 'b' WHERE id = ?").run(bad.id);
+    await db.close();
     const url = createDatabase('nul');
     await assert.rejects(
       cli(['migrate-to-postgres', '--from', file, '--to', url], {}),
       (e: Error) => !(e instanceof CliError) && /users read back different from SQLite; rolled back, nothing was committed/.test(e.message),
     );
-    assert.deepEqual(query(url, 'SELECT count(*)::int AS n FROM users'), [{ n: 0 }]);
+    assert.deepEqual(await query(url, 'SELECT count(*)::int AS n FROM users'), [{ n: 0 }]);
     const fix = new Database(file);
     fix.prepare("UPDATE users SET display_name = 'ab' WHERE id = ?").run(bad.id);
     fix.close();
     await cli(['migrate-to-postgres', '--from', file, '--to', url], {});
-    assert.deepEqual(query(url, 'SELECT login FROM users ORDER BY id'), [{ login: 'fine' }, { login: 'nul' }]);
+    assert.deepEqual(await query(url, 'SELECT login FROM users ORDER BY id'), [{ login: 'fine' }, { login: 'nul' }]);
   });
 });

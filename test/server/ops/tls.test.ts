@@ -58,7 +58,7 @@ describe('HTTPS (issue 12 item 8, server side)', () => {
     const config = loadConfig(tlsEnv);
     assert.equal(config.publicUrl, 'https://127.0.0.1:0', 'the public URL defaults to https');
     assert.equal(config.tls?.fingerprint, fingerprint);
-    const app = createApp({ config });
+    const app = await createApp({ config });
     const server = https.createServer({ cert: config.tls!.cert, key: config.tls!.key }, app.express);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     try {
@@ -77,10 +77,10 @@ describe('HTTPS (issue 12 item 8, server side)', () => {
 
     // Door keys made while HTTPS is configured: the pairing link carries the fingerprint.
     await run(tlsEnv, 'user', 'add', 'org', '--role', 'organizer');
-    const db = (await import('../../../server/db/connection.ts')).openDatabase(env.EVT_DB);
+    const db = await (await import('../../../server/db/connection.ts')).openDatabase(env.EVT_DB);
     const { insertEvent } = await import('../../helpers/tickets-fixture.ts');
-    const eventId = insertEvent(db);
-    db.close();
+    const eventId = await insertEvent(db);
+    await db.close();
     const created = await run(tlsEnv, 'api-key', 'create', '--label', 'Door 1', '--event', String(eventId));
     const link = created.find((l) => l.startsWith('Pairing link: '))!.slice('Pairing link: '.length);
     const read = readPairing(link);

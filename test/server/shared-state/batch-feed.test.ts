@@ -2,7 +2,7 @@ import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import type { Db } from '../../../server/db/connection.ts';
-import { engineOf } from '../../../server/db/engine.ts';
+import { engineOf } from '../../../server/db/engine/types.ts';
 import { createApiKey } from '../../../server/auth/credentials.ts';
 import { sweepHolds } from '../../../server/routes/tickets/order-hold.ts';
 import { insertAttendees, seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
@@ -25,8 +25,8 @@ async function withTwo<T>(f: (t: TwoApps) => Promise<T>): Promise<T> {
   }
 }
 
-const lastSeq = (db: Db) => (db.prepare('SELECT MAX(seq) AS s FROM evt_change_log').get() as { s: number | null }).s ?? 0;
-const rowsAfter = (db: Db, seq: number) => db.prepare('SELECT tags FROM evt_change_log WHERE seq > ? ORDER BY seq').all(seq) as { tags: string }[];
+const lastSeq = async (db: Db) => (await db.prepare('SELECT MAX(seq) AS s FROM evt_change_log').get() as { s: number | null }).s ?? 0;
+const rowsAfter = async (db: Db, seq: number) => await db.prepare('SELECT tags FROM evt_change_log WHERE seq > ? ORDER BY seq').all(seq) as { tags: string }[];
 
 const checkIn = (id: number) => ({
   method: 'PATCH',
@@ -43,12 +43,12 @@ async function batch(root: string, auth: string, requests: unknown[]): Promise<n
 describe('change log: a batch appends one row', () => {
   test('a batch of 10 check-ins appends exactly one change-log row, naming check-ins', () =>
     withTwo(async (t) => {
-      const fx = seedTicketsFixture(t.a.db, { attendees: 10 });
-      const door = `Bearer ${createApiKey(t.a.db, 'door', fx.eventId, null).key}`;
-      const before = lastSeq(t.a.db);
+      const fx = await seedTicketsFixture(t.a.db, { attendees: 10 });
+      const door = `Bearer ${(await createApiKey(t.a.db, 'door', fx.eventId, null)).key}`;
+      const before = await lastSeq(t.a.db);
       const statuses = await batch(t.a.root, door, fx.attendeeIds.map(checkIn));
       assert.deepEqual(statuses, Array(10).fill(201));
-      assert.deepEqual(rowsAfter(t.a.db, before), [{ tags: '["checkins"]' }]);
+      assert.deepEqual(await rowsAfter(t.a.db, before), [{ tags: '["checkins"]' }]);
       // A single request still appends its own row.
       const single = await call(`${t.a.root}evt/tickets/v1/attendees/${fx.attendeeIds[0]}`, {
         method: 'PATCH',
@@ -56,14 +56,14 @@ describe('change log: a batch appends one row', () => {
         body: { check_in: false, device_id: 'door-a', nonce: crypto.randomUUID() },
       });
       assert.equal(single.status, 201, JSON.stringify(single.body));
-      assert.equal(rowsAfter(t.a.db, before).length, 2);
+      assert.equal((await rowsAfter(t.a.db, before)).length, 2);
     }));
 
   test("B still sees a batch's invalidations: check-ins alone keep B's cached event, an event edit among them drops it", () =>
     withTwo(async (t) => {
-      const fx = seedTicketsFixture(t.a.db, { attendees: 6, eventTitle: 'Doors open' });
+      const fx = await seedTicketsFixture(t.a.db, { attendees: 6, eventTitle: 'Doors open' });
       const admin = t.userAuth('administrator', 'admin').auth;
-      const door = `Bearer ${createApiKey(t.a.db, 'door', fx.eventId, null).key}`;
+      const door = `Bearer ${(await createApiKey(t.a.db, 'door', fx.eventId, null)).key}`;
       const title = async () => {
         const r = await call(`${t.b.root}evt/events/v1/events/${fx.eventId}`);
         assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -79,7 +79,7 @@ describe('change log: a batch appends one row', () => {
       assert.equal(await title(), 'Doors open');
       assert.equal(await title(), 'Doors open');
       // Behind the app's back on B's connection: recorded nowhere, so only a dropped cache shows it.
-      t.b.db.prepare('UPDATE posts SET title = ? WHERE id = ?').run('Renamed behind the back', fx.eventId);
+      await t.b.db.prepare('UPDATE posts SET title = ? WHERE id = ?').run('Renamed behind the back', fx.eventId);
       const [a1, a2, a3, a4, a5, a6] = fx.attendeeIds as [number, number, number, number, number, number];
       assert.deepEqual(await batch(t.a.root, door, [checkIn(a1), checkIn(a2)]), [201, 201]);
       assert.equal(await title(), 'Doors open', 'check-ins alone leave the cached event');
@@ -114,10 +114,10 @@ describe('change log: a batch appends one row', () => {
 describe('change log: writes outside the dispatcher', () => {
   test("the order-hold sweep's row commits with the cancellations: a failed append leaves the order pending", () =>
     withTwo(async (t) => {
-      const fx = seedTicketsFixture(t.a.db, { attendees: 1 });
-      const { orderId } = insertAttendees(t.a.db, fx.ticketId, 1, { orderStatus: 'pending' });
-      t.a.db.prepare('UPDATE orders SET hold_until_utc = ? WHERE post_id = ?').run('2000-01-01 00:00:00', orderId);
-      const status = () => (t.a.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(orderId) as { status: string }).status;
+      const fx = await seedTicketsFixture(t.a.db, { attendees: 1 });
+      const { orderId } = await insertAttendees(t.a.db, fx.ticketId, 1, { orderStatus: 'pending' });
+      await t.a.db.prepare('UPDATE orders SET hold_until_utc = ? WHERE post_id = ?').run('2000-01-01 00:00:00', orderId);
+      const status = async () => (await t.a.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(orderId) as { status: string }).status;
       const pg = engineOf(t.a.db) === 'postgres';
       const native = (sql: string) => (t.a.db as unknown as { execNative: (s: string) => unknown }).execNative(sql);
       // The change log refuses rows (a crash between the write and its row, made repeatable).
@@ -125,16 +125,16 @@ describe('change log: writes outside the dispatcher', () => {
         native(`CREATE FUNCTION evt_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'change log refused'; END $$;
           CREATE TRIGGER evt_test_refuse BEFORE INSERT ON evt_change_log FOR EACH ROW EXECUTE FUNCTION evt_test_refuse()`);
       } else {
-        t.a.db.exec("CREATE TRIGGER evt_test_refuse BEFORE INSERT ON evt_change_log BEGIN SELECT RAISE(ABORT, 'change log refused'); END");
+        await t.a.db.exec("CREATE TRIGGER evt_test_refuse BEFORE INSERT ON evt_change_log BEGIN SELECT RAISE(ABORT, 'change log refused'); END");
       }
-      const before = lastSeq(t.a.db);
+      const before = await lastSeq(t.a.db);
       assert.throws(() => sweepHolds(t.a.app.state), /change log refused/);
-      assert.equal(status(), 'pending', 'no cancellation without its change-log row');
+      assert.equal(await status(), 'pending', 'no cancellation without its change-log row');
       if (pg) native('DROP TRIGGER evt_test_refuse ON evt_change_log');
-      else t.a.db.exec('DROP TRIGGER evt_test_refuse');
-      const out = sweepHolds(t.a.app.state);
+      else await t.a.db.exec('DROP TRIGGER evt_test_refuse');
+      const out = await sweepHolds(t.a.app.state);
       assert.deepEqual(out?.cancelled, [orderId]);
-      assert.equal(status(), 'cancelled');
-      assert.deepEqual(rowsAfter(t.a.db, before), [{ tags: '["tickets"]' }]);
+      assert.equal(await status(), 'cancelled');
+      assert.deepEqual(await rowsAfter(t.a.db, before), [{ tags: '["tickets"]' }]);
     }));
 });

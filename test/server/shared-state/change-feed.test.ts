@@ -15,22 +15,22 @@ let reader: Db;
 let now: number;
 let dropped: string[][];
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-feed-'));
   // Two connections to one database (with EVT_TEST_DB=postgres, a fresh PostgreSQL one).
-  pg = testDbWanted() ? freshTestDatabase() : null;
+  pg = testDbWanted() ? await freshTestDatabase() : null;
   const file = pg ? pg.url : path.join(dir, 'evt.sqlite');
-  writer = openDatabase(file);
-  reader = openDatabase(file);
+  writer = await openDatabase(file);
+  reader = await openDatabase(file);
   now = 1_000_000;
-  openChangeFeed(writer, 'database', () => now);
-  openChangeFeed(reader, 'database', () => now);
+  await openChangeFeed(writer, 'database', () => now);
+  await openChangeFeed(reader, 'database', () => now);
   dropped = [];
   onChangedTags(reader, (tags) => dropped.push([...tags]));
 });
-afterEach(() => {
-  writer.close();
-  reader.close();
+afterEach(async () => {
+  await writer.close();
+  await reader.close();
   pg?.drop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -40,63 +40,63 @@ const put = (seq: number, tags: string, at = now) =>
   writer.prepare("INSERT INTO evt_change_log (seq, tags, origin, at_ms) VALUES (?, ?, 'elsewhere', ?)").run(seq, tags, at);
 
 describe('change feed (shared state in the database)', () => {
-  test("another process's described change drops exactly its tags; an undescribed one moves the stamp; its own are not read back", () => {
-    const all0 = changeStamp(reader);
-    recordChange(writer, ['tickets']);
-    assert.equal(changeStamp(reader), all0, 'a described change leaves the stamp');
+  test("another process's described change drops exactly its tags; an undescribed one moves the stamp; its own are not read back", async () => {
+    const all0 = await changeStamp(reader);
+    await recordChange(writer, ['tickets']);
+    assert.equal(await changeStamp(reader), all0, 'a described change leaves the stamp');
     assert.deepEqual(dropped, [['tickets']]);
-    recordChange(writer, 'all');
-    assert.equal(changeStamp(reader), all0 + 1);
-    recordChange(reader, ['carts']);
-    recordChange(reader, 'all');
-    assert.equal(changeStamp(reader), all0 + 1, 'its own changes were applied when made');
+    await recordChange(writer, 'all');
+    assert.equal(await changeStamp(reader), all0 + 1);
+    await recordChange(reader, ['carts']);
+    await recordChange(reader, 'all');
+    assert.equal(await changeStamp(reader), all0 + 1, 'its own changes were applied when made');
     assert.deepEqual(dropped, [['tickets']]);
-    assert.equal(changeStamp(writer), 1, "the writer reads the reader's undescribed change");
+    assert.equal(await changeStamp(writer), 1, "the writer reads the reader's undescribed change");
   });
 
-  test('a lower sequence number committed later is still applied; a gap older than the wait is given up', () => {
-    put(1, '["a"]');
-    put(3, '["c"]');
-    changeStamp(reader);
+  test('a lower sequence number committed later is still applied; a gap older than the wait is given up', async () => {
+    await put(1, '["a"]');
+    await put(3, '["c"]');
+    await changeStamp(reader);
     assert.deepEqual(dropped, [['a'], ['c']]);
-    put(2, '["b"]');
-    changeStamp(reader);
+    await put(2, '["b"]');
+    await changeStamp(reader);
     assert.deepEqual(dropped, [['a'], ['c'], ['b']], 'seq 2 committed after 3 was read');
-    changeStamp(reader);
+    await changeStamp(reader);
     assert.equal(dropped.length, 3, 'nothing is applied twice');
-    put(5, '["e"]');
+    await put(5, '["e"]');
     now += CHANGE_GAP_WAIT_MS + 1;
-    changeStamp(reader);
-    put(4, '["d"]');
-    changeStamp(reader);
+    await changeStamp(reader);
+    await put(4, '["d"]');
+    await changeStamp(reader);
     assert.deepEqual(dropped.slice(3), [['e']], 'the reader had passed the old gap');
   });
 
-  test('a process that has not looked for longer than the log keeps changes drops everything', () => {
-    const all0 = changeStamp(reader);
+  test('a process that has not looked for longer than the log keeps changes drops everything', async () => {
+    const all0 = await changeStamp(reader);
     now += CHANGE_LOG_KEEP_MS;
-    assert.equal(changeStamp(reader), all0 + 1);
+    assert.equal(await changeStamp(reader), all0 + 1);
   });
 
-  test('old rows are pruned, the last one kept', () => {
-    for (let i = 0; i < 5; i++) recordChange(writer, ['x']);
-    changeStamp(reader);
+  test('old rows are pruned, the last one kept', async () => {
+    for (let i = 0; i < 5; i++) await recordChange(writer, ['x']);
+    await changeStamp(reader);
     now += CHANGE_LOG_KEEP_MS / 2 - 1;
-    changeStamp(reader);
+    await changeStamp(reader);
     now += CHANGE_LOG_KEEP_MS / 2 + 2;
-    recordChange(writer, ['y']);
+    await recordChange(writer, ['y']);
     now += 1;
-    changeStamp(reader);
+    await changeStamp(reader);
     now += 60_000;
-    changeStamp(reader);
-    const left = reader.prepare('SELECT tags FROM evt_change_log').pluck().all();
+    await changeStamp(reader);
+    const left = await reader.prepare('SELECT tags FROM evt_change_log').pluck().all();
     assert.deepEqual(left, ['["y"]']);
   });
 
-  test.skipIf(testDbWanted())("process mode reads SQLite's data_version: another connection's commit moves it", () => {
-    openChangeFeed(reader, 'process');
-    const v = changeStamp(reader);
-    writer.prepare("INSERT INTO options (name, value) VALUES ('x', 'y')").run();
-    assert.notEqual(changeStamp(reader), v);
+  test.skipIf(testDbWanted())("process mode reads SQLite's data_version: another connection's commit moves it", async () => {
+    await openChangeFeed(reader, 'process');
+    const v = await changeStamp(reader);
+    await writer.prepare("INSERT INTO options (name, value) VALUES ('x', 'y')").run();
+    assert.notEqual(await changeStamp(reader), v);
   });
 });

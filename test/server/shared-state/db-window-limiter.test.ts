@@ -15,18 +15,18 @@ let a: Db;
 let b: Db;
 let now: number;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-limit-'));
   // Two connections to one database (with EVT_TEST_DB=postgres, a fresh PostgreSQL one).
-  pg = testDbWanted() ? freshTestDatabase() : null;
+  pg = testDbWanted() ? await freshTestDatabase() : null;
   const file = pg ? pg.url : path.join(dir, 'evt.sqlite');
-  a = openDatabase(file);
-  b = openDatabase(file);
+  a = await openDatabase(file);
+  b = await openDatabase(file);
   now = 1_000_000;
 });
-afterEach(() => {
-  a.close();
-  b.close();
+afterEach(async () => {
+  await a.close();
+  await b.close();
   pg?.drop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -34,42 +34,42 @@ afterEach(() => {
 const opts = (o: { maxKeys?: number } = {}) => ({ max: 3, windowMs: 10_000, now: () => now, ...o });
 
 describe('database-backed window limiter', () => {
-  test('answers as the in-memory one, counted across connections', () => {
+  test('answers as the in-memory one, counted across connections', async () => {
     const mem = new WindowLimiter(opts());
     const onA = new DbWindowLimiter(a, 'test', opts());
     const onB = new DbWindowLimiter(b, 'test', opts());
     const steps: [number, number][] = [];
     for (let i = 0; i < 5; i++) {
-      steps.push([mem.retryAfter(['k']), onB.retryAfter(['k'])]);
+      steps.push([mem.retryAfter(['k']), await onB.retryAfter(['k'])]);
       mem.record(['k']);
-      (i % 2 ? onA : onB).record(['k']);
+      await (i % 2 ? onA : onB).record(['k']);
       now += 1500;
     }
     now += 7000;
-    steps.push([mem.retryAfter(['k']), onA.retryAfter(['k'])]);
+    steps.push([mem.retryAfter(['k']), await onA.retryAfter(['k'])]);
     now += 1600;
-    steps.push([mem.retryAfter(['k']), onA.retryAfter(['k'])]);
+    steps.push([mem.retryAfter(['k']), await onA.retryAfter(['k'])]);
     assert.deepEqual(
       steps.map(([m]) => m),
       steps.map(([, d]) => d),
     );
     assert.ok(steps.some(([m]) => m > 0) && steps.at(-1)![0] === 0, JSON.stringify(steps));
-    onA.clear('k');
-    assert.equal(onB.retryAfter(['k']), 0, 'cleared for every process');
-    assert.equal(new DbWindowLimiter(a, 'other', opts()).retryAfter(['k']), 0, 'limiters are apart by name');
+    await onA.clear('k');
+    assert.equal(await onB.retryAfter(['k']), 0, 'cleared for every process');
+    assert.equal(await new DbWindowLimiter(a, 'other', opts()).retryAfter(['k']), 0, 'limiters are apart by name');
   });
 
-  test('the checkout sequence (check, count only what was let through, 11th refused): same answers; clear() forgets on both', () => {
+  test('the checkout sequence (check, count only what was let through, 11th refused): same answers; clear() forgets on both', async () => {
     // checkout-bounds.test.ts: a limit of 10 per address; a refused attempt is not counted; the count of earlier
     // checkouts is forgotten through clear(), since dropping the limiter object forgets nothing in the database.
     const o = { max: 10, windowMs: 600_000, now: () => now };
     const mem = new WindowLimiter(o);
     const onA = new DbWindowLimiter(a, 'checkout', o);
     const onB = new DbWindowLimiter(b, 'checkout', o);
-    const run = (l: { retryAfter: (k: string[]) => number; record: (k: string[]) => void }, m: typeof mem | DbWindowLimiter) => {
+    const run = async (l: { retryAfter: (k: string[]) => number; record: (k: string[]) => void }, m: typeof mem | DbWindowLimiter) => {
       const answers: number[] = [];
       for (let i = 0; i < 13; i++) {
-        const wait = m.retryAfter(['127.0.0.1']);
+        const wait = await m.retryAfter(['127.0.0.1']);
         answers.push(wait);
         if (wait === 0) l.record(['127.0.0.1']);
         now += 1000;
@@ -77,32 +77,32 @@ describe('database-backed window limiter', () => {
       return answers;
     };
     const t0 = now;
-    const memAnswers = run(mem, mem);
+    const memAnswers = await run(mem, mem);
     now = t0;
-    const dbAnswers = run(onA, onB);
+    const dbAnswers = await run(onA, onB);
     assert.deepEqual(dbAnswers, memAnswers);
     assert.deepEqual(
       memAnswers.map((w) => w > 0),
       [...Array(10).fill(false), true, true, true],
     );
-    assert.ok(new DbWindowLimiter(b, 'checkout', o).retryAfter(['127.0.0.1']) > 0, 'a new limiter object on the database still counts');
+    assert.ok(await new DbWindowLimiter(b, 'checkout', o).retryAfter(['127.0.0.1']) > 0, 'a new limiter object on the database still counts');
     mem.clear('127.0.0.1');
-    onB.clear('127.0.0.1');
+    await onB.clear('127.0.0.1');
     assert.equal(mem.retryAfter(['127.0.0.1']), 0);
-    assert.equal(onA.retryAfter(['127.0.0.1']), 0);
+    assert.equal(await onA.retryAfter(['127.0.0.1']), 0);
   });
 
-  test('bounded: a key keeps at most max events, long keys are hashed, old events are swept, a flood keeps maxKeys * max', () => {
+  test('bounded: a key keeps at most max events, long keys are hashed, old events are swept, a flood keeps maxKeys * max', async () => {
     const l = new DbWindowLimiter(a, 'test', opts({ maxKeys: 4 }));
-    for (let i = 0; i < 10; i++) l.record(['one']);
-    assert.equal(rateEventCount(a, 'test'), 3);
-    l.record(['x'.repeat(10_000)]);
-    assert.ok((a.prepare('SELECT MAX(LENGTH(key)) FROM evt_rate_events').pluck().get() as number) < 100);
+    for (let i = 0; i < 10; i++) await l.record(['one']);
+    assert.equal(await rateEventCount(a, 'test'), 3);
+    await l.record(['x'.repeat(10_000)]);
+    assert.ok((await a.prepare('SELECT MAX(LENGTH(key)) FROM evt_rate_events').pluck().get() as number) < 100);
     now += 60_000;
-    for (let i = 0; i < 100; i++) l.record([`flood ${i}`]);
-    assert.ok(rateEventCount(a, 'test') <= 4 * 3 + 100, 'swept');
+    for (let i = 0; i < 100; i++) await l.record([`flood ${i}`]);
+    assert.ok(await rateEventCount(a, 'test') <= 4 * 3 + 100, 'swept');
     now += 60_000;
-    l.record(['last']);
-    assert.ok(rateEventCount(a, 'test') <= 4 * 3, `at most maxKeys * max, held ${rateEventCount(a, 'test')}`);
+    await l.record(['last']);
+    assert.ok(await rateEventCount(a, 'test') <= 4 * 3, `at most maxKeys * max, held ${await rateEventCount(a, 'test')}`);
   });
 });

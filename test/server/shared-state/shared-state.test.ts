@@ -61,9 +61,9 @@ describe('shared state across processes', () => {
    */
   async function cacheScenario(mode: SharedState): Promise<{ edited: string; afterCheckin: string }> {
     return withTwo(mode, async (t) => {
-      const fx = seedTicketsFixture(t.a.db, { attendees: 1, eventTitle: 'Doors open' });
+      const fx = await seedTicketsFixture(t.a.db, { attendees: 1, eventTitle: 'Doors open' });
       const admin = t.userAuth('administrator', 'admin').auth;
-      const door = createApiKey(t.a.db, 'door', fx.eventId, null).key;
+      const door = (await createApiKey(t.a.db, 'door', fx.eventId, null)).key;
       const title = async (root: string) => {
         const r = await call(`${root}evt/events/v1/events/${fx.eventId}`);
         assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -74,7 +74,7 @@ describe('shared state across processes', () => {
       const edit = await call(`${t.a.root}evt/events/v1/events/${fx.eventId}`, { method: 'PATCH', auth: admin, body: { title: 'Doors open at 7' } });
       assert.equal(edit.status, 200, JSON.stringify(edit.body));
       const edited = await title(t.b.root);
-      t.b.db.prepare('UPDATE posts SET title = ? WHERE id = ?').run('Changed behind the back', fx.eventId);
+      await t.b.db.prepare('UPDATE posts SET title = ? WHERE id = ?').run('Changed behind the back', fx.eventId);
       const checkin = await call(`${t.a.root}evt/tickets/v1/attendees/${fx.attendeeIds[0]}`, {
         method: 'PATCH',
         auth: `Bearer ${door}`,
@@ -97,9 +97,9 @@ describe('shared state across processes', () => {
 
   test("a manager's attendee count on B sees a check-in through A at once (the count B remembers is dropped)", async () => {
     await withTwo('database', async (t) => {
-      const fx = seedTicketsFixture(t.a.db, { attendees: 3 });
+      const fx = await seedTicketsFixture(t.a.db, { attendees: 3 });
       const admin = t.userAuth('administrator', 'admin').auth;
-      const door = createApiKey(t.a.db, 'door', fx.eventId, null).key;
+      const door = (await createApiKey(t.a.db, 'door', fx.eventId, null)).key;
       const checkedIn = async () => {
         const r = await call(`${t.b.root}evt/tickets/v1/attendees?checkedin=true&per_page=1`, { auth: admin });
         assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -121,7 +121,7 @@ describe('shared state across processes', () => {
     for (const mode of ['database', 'process'] as const) {
       await withTwo(mode, async (t) => {
         assert.equal(t.a.app.state.secret, t.b.app.state.secret, 'one site secret');
-        assert.equal(siteSecretOf(t.b.db, 'another'), t.a.app.state.secret, 'a later start keeps the stored secret');
+        assert.equal(await siteSecretOf(t.b.db, 'another'), t.a.app.state.secret, 'a later start keeps the stored secret');
         const sent: string[] = [];
         for (const side of [t.a, t.b]) {
           setMailTransport(side.app.state, async (msg) => {
@@ -131,12 +131,12 @@ describe('shared state across processes', () => {
             return { ok: true, transport: 'test', messageId: null, emlFile: null, transcript: '', error: null };
           });
         }
-        const id = sendMail(t.a.app.state, { to: 'buyer@example.test', subject: 'Your tickets', text: 'Hello' });
+        const id = await sendMail(t.a.app.state, { to: 'buyer@example.test', subject: 'Your tickets', text: 'Hello' });
         const results = await Promise.all([schedule(t.a.app.state, id), schedule(t.b.app.state, id)]);
         await Promise.all([mailIdle(t.a.app.state), mailIdle(t.b.app.state)]);
         assert.deepEqual(sent, ['Your tickets'], `${mode}: sent once`);
         assert.equal(results.filter((r) => r?.ok).length, 1, `${mode}: one delivery`);
-        const row = t.b.db.prepare('SELECT status, attempts FROM mail_log WHERE id = ?').get(id);
+        const row = await t.b.db.prepare('SELECT status, attempts FROM mail_log WHERE id = ?').get(id);
         assert.deepEqual(row, { status: 'sent', attempts: 1 });
       });
     }

@@ -32,19 +32,19 @@ export interface TwoApps {
  */
 export async function startTwoApps(mode: SharedState): Promise<TwoApps> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-shared-'));
-  const pg = testDbWanted() ? freshTestDatabase() : null;
+  const pg = testDbWanted() ? await freshTestDatabase() : null;
   const dbFile = pg ? pg.url : path.join(dir, 'evt.sqlite');
   const servers: http.Server[] = [];
   const apps: App[] = [];
   const side = async (): Promise<Side> => {
-    const db = openDatabase(dbFile);
+    const db = await openDatabase(dbFile);
     const server = await new Promise<http.Server>((resolve) => {
       const s = http.createServer();
       s.listen(0, '127.0.0.1', () => resolve(s));
     });
     const port = (server.address() as AddressInfo).port;
     const config = loadConfig({ EVT_DB: dbFile, PORT: String(port), HOST: '127.0.0.1', EVT_LOG: 'off', EVT_DATA_DIR: dir });
-    const app = createApp({ config, db, sharedState: mode });
+    const app = await createApp({ config, db, sharedState: mode });
     server.on('request', app.express);
     servers.push(server);
     apps.push(app);
@@ -55,9 +55,9 @@ export async function startTwoApps(mode: SharedState): Promise<TwoApps> {
   return {
     a,
     b,
-    userAuth: (role, login) => {
-      const u = insertUser(a.db, { login, email: `${login}@example.test`, role });
-      const { password } = createAppPassword(a.db, u.id, 'test');
+    userAuth: async (role, login) => {
+      const u = await insertUser(a.db, { login, email: `${login}@example.test`, role });
+      const { password } = await createAppPassword(a.db, u.id, 'test');
       return { auth: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`, password };
     },
     close: async () => {

@@ -15,7 +15,7 @@ beforeAll(async () => {
   s = await startTestServer();
   venue = await createLinked(s, 'venue', { venue: 'Hall <i>A</i>', address: 'Main 1', city: 'Tallinn' });
   // The API refuses such a website; older data might hold one, so the page must not link it.
-  s.db.prepare('UPDATE venues SET website = ? WHERE post_id = ?').run('javascript:alert(1)', venue.id);
+  await s.db.prepare('UPDATE venues SET website = ? WHERE post_id = ?').run('javascript:alert(1)', venue.id);
   organizer = await createLinked(s, 'organizer', { organizer: 'Org & Co', email: 'org@example.test' });
   ev = await createEvent(s, {
     title: 'Jazz <script>alert(1)</script>',

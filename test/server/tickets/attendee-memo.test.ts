@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { openDatabase } from '../../../server/db/connection.ts';
-import { isPostgresSpec } from '../../../server/db/engine.ts';
+import { isPostgresSpec } from '../../../server/db/engine/types.ts';
 import { ATTENDEE_MEMO_REVALIDATE_MS, queryAttendees } from '../../../server/db/repos/attendee-query.ts';
 import { insertAttendees, seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
 
@@ -19,7 +19,7 @@ afterAll(() => s.close());
 
 describe('remembered attendee totals', () => {
   test('attendees added outside Doorstep (psql on PostgreSQL) show at the latest after ATTENDEE_MEMO_REVALIDATE_MS', async () => {
-    const fx = seedTicketsFixture(s.db, { attendees: 2 });
+    const fx = await seedTicketsFixture(s.db, { attendees: 2 });
     // The repository itself: a request through the API writes rows of its own on PostgreSQL (limits), which
     // moves the connection's change count and so the key anyway.
     const q = {
@@ -33,15 +33,15 @@ describe('remembered attendee totals', () => {
       limit: 1,
       offset: 0,
     };
-    const total = async () => queryAttendees(s.db, q).total;
+    const total = async () => (await queryAttendees(s.db, q)).total;
     assert.equal(await total(), 2);
     assert.equal(await total(), 2);
     // Raw writes on another connection that append nothing to the change log (as psql would).
-    const other = openDatabase(s.dbSpec);
+    const other = await openDatabase(s.dbSpec);
     try {
-      insertAttendees(other, fx.ticketId, 3);
+      await insertAttendees(other, fx.ticketId, 3);
     } finally {
-      other.close();
+      await other.close();
     }
     if (isPostgresSpec(s.dbSpec)) {
       assert.equal(await total(), 2, 'nothing told the server yet: the remembered total answers');

@@ -16,7 +16,7 @@ const ids = (r: { body: { attendees: { id: number }[] } }) => r.body.attendees.m
 beforeAll(async () => {
   s = await startTestServer();
   A = `${s.root}evt/tickets/v1/attendees`;
-  f = seedTicketsFixture(s.db, { attendees: 7, name: (i) => ['Ann Lee', 'Bob Stone', 'Cy Young', 'Dee Ray', 'Eve Moss', 'Fay Wong', 'Gus Kent'][i] });
+  f = await seedTicketsFixture(s.db, { attendees: 7, name: (i) => ['Ann Lee', 'Bob Stone', 'Cy Young', 'Dee Ray', 'Eve Moss', 'Fay Wong', 'Gus Kent'][i] });
   door = s.apiKey('Door 1');
 });
 afterAll(() => s.close());
@@ -106,19 +106,19 @@ describe('attendee object', () => {
   });
 
   test('RSVP attendees carry rsvp_going instead of payment, and order is the attendee itself', async () => {
-    const t = insertTicket(s.db, f.eventId, { provider: 'rsvp', title: 'RSVP' });
-    const { attendeeIds } = insertAttendees(s.db, t, 1);
+    const t = await insertTicket(s.db, f.eventId, { provider: 'rsvp', title: 'RSVP' });
+    const { attendeeIds } = await insertAttendees(s.db, t, 1);
     const r = await call(`${A}/${attendeeIds[0]}`, { auth: s.admin });
     assert.equal(r.body.rsvp_going, true);
     assert.equal(r.body.order, attendeeIds[0]);
     assert.equal('payment' in r.body, false);
-    s.db.prepare('UPDATE attendees SET rsvp_status = ? WHERE post_id = ?').run('no', attendeeIds[0]);
+    await s.db.prepare('UPDATE attendees SET rsvp_status = ? WHERE post_id = ?').run('no', attendeeIds[0]);
     const r2 = await call(`${A}/${attendeeIds[0]}`, { auth: s.admin });
     assert.equal(r2.body.rsvp_going, false);
     assert.equal(r2.body.order_status, 'no');
     const anon = await call(`${A}/${attendeeIds[0]}`);
     assert.equal(anon.status, 401);
-    s.db.prepare("UPDATE posts SET status = 'trash' WHERE id IN (?, ?)").run(t, attendeeIds[0]);
+    await s.db.prepare("UPDATE posts SET status = 'trash' WHERE id IN (?, ?)").run(t, attendeeIds[0]);
   });
 });
 
@@ -136,11 +136,11 @@ describe('single read', () => {
   });
 
   test('401 attendee-not-accessible for the public on private events, protected events, opted-out or unpaid attendees', async () => {
-    const draft = seedTicketsFixture(s.db, { attendees: 1, eventStatus: 'draft' });
-    const locked = seedTicketsFixture(s.db, { attendees: 1, eventPassword: 'pw' });
-    const pending = seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
-    const optout = seedTicketsFixture(s.db, { attendees: 1 });
-    s.db.prepare('UPDATE attendees SET optout = 1 WHERE post_id = ?').run(optout.attendeeIds[0]);
+    const draft = await seedTicketsFixture(s.db, { attendees: 1, eventStatus: 'draft' });
+    const locked = await seedTicketsFixture(s.db, { attendees: 1, eventPassword: 'pw' });
+    const pending = await seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
+    const optout = await seedTicketsFixture(s.db, { attendees: 1 });
+    await s.db.prepare('UPDATE attendees SET optout = 1 WHERE post_id = ?').run(optout.attendeeIds[0]);
     for (const fx of [draft, locked, pending, optout]) {
       const r = await call(`${A}/${fx.attendeeIds[0]}`);
       assert.equal(r.status, 401);
@@ -154,7 +154,7 @@ describe('single read', () => {
   });
 
   test("a key bound to one event cannot read another event's attendees", async () => {
-    const other = seedTicketsFixture(s.db, { attendees: 1 });
+    const other = await seedTicketsFixture(s.db, { attendees: 1 });
     const bound = s.apiKey('Bound', f.eventId);
     assert.equal((await call(`${A}/${other.attendeeIds[0]}`, { auth: bearer(bound.key) })).status, 404);
     assert.equal((await call(`${A}/${f.attendeeIds[0]}`, { auth: bearer(bound.key) })).status, 200);
@@ -219,10 +219,10 @@ describe('list paging', () => {
   });
 
   test('consecutive pages stay exact when the list changes between them', async () => {
-    const fx = seedTicketsFixture(s.db, { attendees: 6 });
+    const fx = await seedTicketsFixture(s.db, { attendees: 6 });
     const page = async (p: number) => ids(await list(`post_id=${fx.eventId}&per_page=2&page=${p}`, s.admin));
     assert.deepEqual([...(await page(1)), ...(await page(2)), ...(await page(3))], fx.attendeeIds);
-    s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(fx.attendeeIds[0]);
+    await s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(fx.attendeeIds[0]);
     assert.deepEqual(await page(2), fx.attendeeIds.slice(3, 5));
     assert.deepEqual(await page(1), fx.attendeeIds.slice(1, 3));
     const desc = async (p: number) => ids(await list(`post_id=${fx.eventId}&per_page=2&page=${p}&order=DESC`, s.admin));
@@ -247,10 +247,10 @@ describe('list paging', () => {
 
   test('order and orderby', async () => {
     // By name without orderby (the fixture's names follow their IDs), ASC unless order says otherwise.
-    s.db.prepare("UPDATE attendees SET full_name = 'Zed Last' WHERE post_id = ?").run(f.attendeeIds[0]);
+    await s.db.prepare("UPDATE attendees SET full_name = 'Zed Last' WHERE post_id = ?").run(f.attendeeIds[0]);
     const byName = await list(`post_id=${f.eventId}&per_page=100`, s.admin);
     assert.deepEqual(ids(byName), [...f.attendeeIds.slice(1), f.attendeeIds[0]]);
-    s.db.prepare("UPDATE attendees SET full_name = 'Ann Lee' WHERE post_id = ?").run(f.attendeeIds[0]);
+    await s.db.prepare("UPDATE attendees SET full_name = 'Ann Lee' WHERE post_id = ?").run(f.attendeeIds[0]);
     const desc = await list(`post_id=${f.eventId}&per_page=100&order=DESC`, s.admin);
     assert.deepEqual(ids(desc), [...f.attendeeIds].reverse());
     // An explicit orderby without order sorts newest first (WordPress's default direction).
@@ -261,10 +261,10 @@ describe('list paging', () => {
       byTitle.body.attendees.map((a: { title: string }) => a.title),
       ['Gus Kent', 'Fay Wong', 'Eve Moss', 'Dee Ray', 'Cy Young', 'Bob Stone', 'Ann Lee'],
     );
-    s.db.prepare("UPDATE posts SET date_gmt = '2020-01-01 00:00:00' WHERE id = ?").run(f.attendeeIds[5]);
+    await s.db.prepare("UPDATE posts SET date_gmt = '2020-01-01 00:00:00' WHERE id = ?").run(f.attendeeIds[5]);
     const byDate = await list(`post_id=${f.eventId}&per_page=100&orderby=date&order=ASC`, s.admin);
     assert.deepEqual(ids(byDate), [f.attendeeIds[5], ...f.attendeeIds.filter((x) => x !== f.attendeeIds[5])]);
-    s.db.prepare('UPDATE posts SET date_gmt = date WHERE id = ?').run(f.attendeeIds[5]);
+    await s.db.prepare('UPDATE posts SET date_gmt = date WHERE id = ?').run(f.attendeeIds[5]);
     const bySlug = await list(`post_id=${f.eventId}&per_page=100&orderby=slug&order=DESC`, s.admin);
     assert.deepEqual(ids(bySlug), [...f.attendeeIds].reverse());
     const inc = [f.attendeeIds[4], f.attendeeIds[1], f.attendeeIds[6]];
@@ -311,17 +311,17 @@ describe('list filters', () => {
     await only(`post_id=${f.eventId}&price_min=15&price_max=15&include=${a[0]}`, [a[0]]);
     await only(`post_id=${f.eventId}&price_min=16`, []);
     await only(`post_id=${f.eventId}&price_max=14`, []);
-    s.db.prepare('UPDATE attendees SET checked_in = 1 WHERE post_id = ?').run(a[2]);
+    await s.db.prepare('UPDATE attendees SET checked_in = 1 WHERE post_id = ?').run(a[2]);
     await only(`post_id=${f.eventId}&checkedin=true`, [a[2]]);
     await only(
       `post_id=${f.eventId}&checkedin=0`,
       a.filter((x) => x !== a[2]),
     );
-    s.db.prepare('UPDATE attendees SET checked_in = 0 WHERE post_id = ?').run(a[2]);
+    await s.db.prepare('UPDATE attendees SET checked_in = 0 WHERE post_id = ?').run(a[2]);
     // As the original: the going status narrows RSVP attendees only (these are Tickets Commerce ones).
     await only(`post_id=${f.eventId}&rsvp_going_status=yes`, a);
-    const rsvp = seedTicketsFixture(s.db, { attendees: 2, provider: 'rsvp' });
-    s.db.prepare("UPDATE attendees SET rsvp_status = 'no' WHERE post_id = ?").run(rsvp.attendeeIds[1]);
+    const rsvp = await seedTicketsFixture(s.db, { attendees: 2, provider: 'rsvp' });
+    await s.db.prepare("UPDATE attendees SET rsvp_status = 'no' WHERE post_id = ?").run(rsvp.attendeeIds[1]);
     await only(`include_post=${f.eventId},${rsvp.eventId}&rsvp_going_status=no`, [...a, rsvp.attendeeIds[1]]);
     await only(`post_id=${rsvp.eventId}&rsvp_going_status=yes`, [rsvp.attendeeIds[0]]);
     await only(`post_id=${f.eventId}&attendee_information_available=true`, []);
@@ -331,17 +331,17 @@ describe('list filters', () => {
 
   test('after and before are inclusive creation bounds; bad dates are parameter errors', async () => {
     const a = f.attendeeIds;
-    s.db.prepare("UPDATE posts SET date_gmt = '2030-01-01 10:00:00' WHERE id = ?").run(a[0]);
+    await s.db.prepare("UPDATE posts SET date_gmt = '2030-01-01 10:00:00' WHERE id = ?").run(a[0]);
     await only(`post_id=${f.eventId}&after=2030-01-01 10:00:00`, [a[0]]);
     await only(`post_id=${f.eventId}&before=2029-12-31&include=${a[0]},${a[1]}`, [a[1]]);
     assert.equal((await list('after=not a date')).body.code, 'rest_invalid_param');
   });
 
   test('status, post_status and order_status: the public sees published attendees of public events with complete orders', async () => {
-    const pending = seedTicketsFixture(s.db, { attendees: 2, orderStatus: 'pending' });
-    const draft = seedTicketsFixture(s.db, { attendees: 1, eventStatus: 'draft' });
-    const trashed = seedTicketsFixture(s.db, { attendees: 2 });
-    s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(trashed.attendeeIds[0]);
+    const pending = await seedTicketsFixture(s.db, { attendees: 2, orderStatus: 'pending' });
+    const draft = await seedTicketsFixture(s.db, { attendees: 1, eventStatus: 'draft' });
+    const trashed = await seedTicketsFixture(s.db, { attendees: 2 });
+    await s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(trashed.attendeeIds[0]);
     const evs = `include_post=${pending.eventId},${draft.eventId},${trashed.eventId}`;
     await only(evs, [trashed.attendeeIds[1]], null);
     await only(`${evs}&status=trash&post_status=any&order_status=any`, [trashed.attendeeIds[1]], null);
@@ -349,8 +349,8 @@ describe('list filters', () => {
     await only(`${evs}&order_status=pending`, pending.attendeeIds);
     await only(`${evs}&order_status=public`, [...draft.attendeeIds, trashed.attendeeIds[1]]);
     // As the original: an RSVP attendee's order status is its going status (completed leaves it out).
-    const rsvp = seedTicketsFixture(s.db, { attendees: 2, provider: 'rsvp' });
-    s.db.prepare("UPDATE attendees SET rsvp_status = 'no' WHERE post_id = ?").run(rsvp.attendeeIds[1]);
+    const rsvp = await seedTicketsFixture(s.db, { attendees: 2, provider: 'rsvp' });
+    await s.db.prepare("UPDATE attendees SET rsvp_status = 'no' WHERE post_id = ?").run(rsvp.attendeeIds[1]);
     await only(`post_id=${rsvp.eventId}&order_status=completed`, []);
     await only(`post_id=${rsvp.eventId}&order_status=public`, [rsvp.attendeeIds[0]]);
     await only(`post_id=${rsvp.eventId}&order_status=any`, rsvp.attendeeIds);
@@ -363,7 +363,7 @@ describe('list filters', () => {
 
 describe('changed_since deltas', () => {
   test('only attendees changed after the cursor, in ID order, trashed ones as status trash', async () => {
-    const fx = seedTicketsFixture(s.db, { attendees: 5 });
+    const fx = await seedTicketsFixture(s.db, { attendees: 5 });
     const first = await list(`post_id=${fx.eventId}&per_page=2`, bearer(door.key));
     const cursor = Number(first.headers.get('x-evt-cursor'));
     const none = await list(`post_id=${fx.eventId}&changed_since=${cursor}`, bearer(door.key));
@@ -374,8 +374,8 @@ describe('changed_since deltas', () => {
     // A check-in, a trash and an order-status change, in that order; the delta comes back by ID.
     const ci = await call(`${A}/${a3}`, { method: 'PATCH', auth: bearer(door.key), body: { check_in: true, nonce: 'delta-test-nonce-0001' } });
     assert.equal(ci.status, 201);
-    s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(a1);
-    s.db.prepare("UPDATE posts SET title = 'Renamed' WHERE id = ?").run(a0);
+    await s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(a1);
+    await s.db.prepare("UPDATE posts SET title = 'Renamed' WHERE id = ?").run(a0);
     const d = await list(`post_id=${fx.eventId}&changed_since=${cursor}&per_page=100&order=DESC&orderby=title`, bearer(door.key));
     assert.deepEqual(ids(d), [a0, a1, a3]);
     assert.equal(d.body.attendees[1].status, 'trash');
@@ -387,7 +387,7 @@ describe('changed_since deltas', () => {
   });
 
   test("a change made while paging is caught by the next delta from the first page's cursor", async () => {
-    const fx = seedTicketsFixture(s.db, { attendees: 6 });
+    const fx = await seedTicketsFixture(s.db, { attendees: 6 });
     const auth = bearer(door.key);
     const p1 = await list(`post_id=${fx.eventId}&per_page=2&page=1`, auth);
     const cursor = p1.headers.get('x-evt-cursor');
@@ -404,11 +404,11 @@ describe('changed_since deltas', () => {
   });
 
   test('changed_since=0 is a full pass that nothing can shift: trashing during paging skips no one', async () => {
-    const fx = seedTicketsFixture(s.db, { attendees: 6 });
+    const fx = await seedTicketsFixture(s.db, { attendees: 6 });
     const auth = bearer(door.key);
     const page = async (p: number) => list(`post_id=${fx.eventId}&per_page=2&page=${p}&changed_since=0`, auth);
     const p1 = await page(1);
-    s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(fx.attendeeIds[0]);
+    await s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(fx.attendeeIds[0]);
     const p2 = await page(2);
     const p3 = await page(3);
     assert.deepEqual([...ids(p1), ...ids(p2), ...ids(p3)], fx.attendeeIds);
@@ -418,9 +418,9 @@ describe('changed_since deltas', () => {
   });
 
   test('new attendees appear in the delta; a negative cursor is a parameter error', async () => {
-    const fx = seedTicketsFixture(s.db, { attendees: 1 });
+    const fx = await seedTicketsFixture(s.db, { attendees: 1 });
     const c = (await list(`post_id=${fx.eventId}`, s.admin)).headers.get('x-evt-cursor');
-    const added = insertAttendees(s.db, fx.ticketId, 2);
+    const added = await insertAttendees(s.db, fx.ticketId, 2);
     const d = await list(`post_id=${fx.eventId}&changed_since=${c}`, s.admin);
     assert.deepEqual(ids(d), added.attendeeIds);
     assert.equal((await list('changed_since=-1', s.admin)).status, 400);
@@ -449,7 +449,7 @@ describe('create (box office and door registration)', () => {
     assert.equal(sale.body.order, '');
     assert.equal(sale.body.optout, false);
     assert.equal(sale.body.ticket.id, f.ticketId);
-    const fx = seedTicketsFixture(s.db, { attendees: 1, provider: 'rsvp' });
+    const fx = await seedTicketsFixture(s.db, { attendees: 1, provider: 'rsvp' });
     // A seeded RSVP (not made through this route) keeps its own ID as order and stays public.
     const seeded = await call(`${A}/${fx.attendeeIds[0]}`, { auth: s.admin });
     assert.equal(seeded.body.order, fx.attendeeIds[0]);
@@ -488,8 +488,8 @@ describe('create (box office and door registration)', () => {
 
   test('organizers may create on events they authored; anonymous callers get 401 rest_forbidden', async () => {
     const org = s.userAuth('organizer', 'box-office-org');
-    const own = seedTicketsFixture(s.db, { attendees: 0 });
-    s.db.prepare("UPDATE posts SET author = (SELECT id FROM users WHERE login = 'box-office-org') WHERE id = ?").run(own.eventId);
+    const own = await seedTicketsFixture(s.db, { attendees: 0 });
+    await s.db.prepare("UPDATE posts SET author = (SELECT id FROM users WHERE login = 'box-office-org') WHERE id = ?").run(own.eventId);
     assert.equal((await create({ ticket_id: own.ticketId, full_name: 'Org Sale', email: 'o@s.test' }, org)).status, 201);
     // Another author's event: 403 (issue 10 item 8).
     assert.equal((await create({ ticket_id: f.ticketId, full_name: 'Org Sale', email: 'o@s.test' }, org)).status, 403);
@@ -499,7 +499,7 @@ describe('create (box office and door registration)', () => {
   });
 
   test('parameter errors come first and change nothing', async () => {
-    const before = (s.db.prepare('SELECT COUNT(*) AS n FROM attendees').get() as { n: number }).n;
+    const before = (await s.db.prepare('SELECT COUNT(*) AS n FROM attendees').get() as { n: number }).n;
     const missing = await create({ ticket_id: f.ticketId }, null);
     assert.equal(missing.status, 400);
     assert.equal(missing.body.code, 'rest_missing_callback_param');
@@ -512,11 +512,11 @@ describe('create (box office and door registration)', () => {
       message: 'Supported statuses for this attendee are: completed | pending | refunded | cancelled | failed',
       data: { status: 400 },
     });
-    assert.equal((s.db.prepare('SELECT COUNT(*) AS n FROM attendees').get() as { n: number }).n, before);
+    assert.equal((await s.db.prepare('SELECT COUNT(*) AS n FROM attendees').get() as { n: number }).n, before);
   });
 
   test('capacity is respected; a key bound to another event is refused', async () => {
-    const fx = seedTicketsFixture(s.db, { attendees: 1, capacity: 2, ticketTitle: 'Small room' });
+    const fx = await seedTicketsFixture(s.db, { attendees: 1, capacity: 2, ticketTitle: 'Small room' });
     assert.equal((await create({ ticket_id: fx.ticketId, full_name: 'Two', email: 'two@x.test' })).status, 201);
     const full = await create({ ticket_id: fx.ticketId, full_name: 'Three', email: 'three@x.test' });
     assert.equal(full.status, 400);

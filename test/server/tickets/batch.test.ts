@@ -13,14 +13,14 @@ let n = 0;
 const nonce = () => `batch-nonce-${String(++n).padStart(6, '0')}-${process.pid}`;
 const bearer = (k: string) => `Bearer ${k}`;
 const batch = (body: unknown, auth: string | null = bearer(door.key)) => call(B, { method: 'POST', auth: auth ?? undefined, body });
-const count = (sql: string, ...p: unknown[]) => (s.db.prepare(sql).get(...p) as { n: number }).n;
+const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
 const scan = (id: number, extra: Record<string, unknown> = {}) =>
   checkinBatchItem(id, { check_in: true, check_in_date: '2026-11-22T19:00:00+02:00', device_id: 'door-batch', nonce: nonce(), ...extra } as never);
 
 beforeAll(async () => {
   s = await startTestServer();
   B = `${s.root}batch/v1`;
-  f = seedTicketsFixture(s.db, { attendees: 60 });
+  f = await seedTicketsFixture(s.db, { attendees: 60 });
   door = s.apiKey('Batch door');
 });
 afterAll(() => s.close());
@@ -40,15 +40,15 @@ describe('batch check-ins', () => {
       assert.equal(o.kind, 'accepted');
       assert.equal((res.body as { id: number }).id, f.attendeeIds[i]);
     });
-    assert.equal(count("SELECT COUNT(*) AS n FROM checkins WHERE result = 'accepted' AND device_id = 'door-batch'"), 25);
+    assert.equal(await count("SELECT COUNT(*) AS n FROM checkins WHERE result = 'accepted' AND device_id = 'door-batch'"), 25);
   });
 
   test('26 items: 400 rest_invalid_param (rest_too_many_items), nothing run', async () => {
-    const before = count('SELECT COUNT(*) AS n FROM checkins');
+    const before = await count('SELECT COUNT(*) AS n FROM checkins');
     const r = await batch({ requests: f.attendeeIds.slice(25, 51).map((id) => scan(id)) });
     assert.equal(r.status, 400);
     assert.equal(r.body.code, 'rest_invalid_param');
-    assert.equal(count('SELECT COUNT(*) AS n FROM checkins'), before);
+    assert.equal(await count('SELECT COUNT(*) AS n FROM checkins'), before);
   });
 
   test('the same nonce twice inside one batch and again in a later batch: one check-in, three identical 201s', async () => {
@@ -61,7 +61,7 @@ describe('batch check-ins', () => {
     assert.deepEqual(r.body.responses[1].body, r.body.responses[0].body);
     const again = await batch({ requests: [item] });
     assert.deepEqual(again.body.responses[0], r.body.responses[0]);
-    assert.equal(count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id), 1);
+    assert.equal(await count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id), 1);
   });
 
   test('two devices in two batches: one accepted, the other a conflict item carrying the standing check-in', async () => {
@@ -85,7 +85,7 @@ describe('batch check-ins', () => {
   });
 
   test('each item is its own transaction: a failing item leaves the others applied', async () => {
-    const pending = seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
+    const pending = await seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
     const ok1 = f.attendeeIds[32];
     const ok2 = f.attendeeIds[33];
     const r = await batch({
@@ -102,14 +102,14 @@ describe('batch check-ins', () => {
       [201, 400, 404, 201],
     );
     assert.equal(r.body.responses[1].body.code, 'tec-et-attendee-invalid-check-in');
-    assert.equal(count('SELECT SUM(checked_in) AS n FROM attendees WHERE post_id IN (?, ?)', ok1, ok2), 2);
+    assert.equal(await count('SELECT SUM(checked_in) AS n FROM attendees WHERE post_id IN (?, ?)', ok1, ok2), 2);
   });
 
   test('an item that fails after writing undoes its own writes only, keeping its scan log row', async () => {
     const id = f.attendeeIds[42];
     const other = f.attendeeIds[43];
     assert.equal((await batch({ requests: [scan(id)] })).body.responses[0].status, 201);
-    const logBefore = count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id);
+    const logBefore = await count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id);
     // Renames are the administrator's (a door key changes check-in state only).
     const r = await batch(
       {
@@ -130,16 +130,16 @@ describe('batch check-ins', () => {
       r.body.responses.map((x: { status: number }) => x.status),
       [201, 400, 201],
     );
-    const name = (x: number) => (s.db.prepare('SELECT full_name AS n FROM attendees WHERE post_id = ?').get(x) as { n: string }).n;
-    assert.equal(name(id), 'Guest 43');
-    assert.equal(name(other), 'Kept Rename');
-    assert.equal(count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id), logBefore + 1);
+    const name = async (x: number) => (await s.db.prepare('SELECT full_name AS n FROM attendees WHERE post_id = ?').get(x) as { n: string }).n;
+    assert.equal(await name(id), 'Guest 43');
+    assert.equal(await name(other), 'Kept Rename');
+    assert.equal(await count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id), logBefore + 1);
     assert.equal(s.db.inTransaction, false);
   });
 
   test('require-all-validate with one invalid item executes nothing', async () => {
     const ids = f.attendeeIds.slice(34, 37);
-    const before = count('SELECT COUNT(*) AS n FROM checkins');
+    const before = await count('SELECT COUNT(*) AS n FROM checkins');
     const r = await batch({
       validation: 'require-all-validate',
       requests: [scan(ids[0]), scan(ids[1], { nonce: 'short' }), scan(ids[2])],
@@ -150,8 +150,8 @@ describe('batch check-ins', () => {
     assert.equal(r.body.responses[2], null);
     assert.equal(r.body.responses[1].status, 400);
     assert.equal(r.body.responses[1].body.code, 'rest_invalid_param');
-    assert.equal(count('SELECT COUNT(*) AS n FROM checkins'), before);
-    assert.equal(count('SELECT SUM(checked_in) AS n FROM attendees WHERE post_id IN (SELECT value FROM json_each(?))', JSON.stringify(ids)), 0);
+    assert.equal(await count('SELECT COUNT(*) AS n FROM checkins'), before);
+    assert.equal(await count('SELECT SUM(checked_in) AS n FROM attendees WHERE post_id IN (SELECT value FROM json_each(?))', JSON.stringify(ids)), 0);
     const normal = await batch({ requests: [scan(ids[0]), scan(ids[1], { nonce: 'short' }), scan(ids[2])] });
     assert.deepEqual(
       normal.body.responses.map((x: { status: number }) => x.status),
@@ -193,10 +193,10 @@ describe('batch check-ins', () => {
     assert.equal(anon.body.responses[0].status, 401);
     assert.equal(anon.body.responses[0].body.code, 'rest_forbidden');
     const k = s.apiKey('Stolen');
-    revokeApiKey(s.db, k.id);
+    await revokeApiKey(s.db, k.id);
     const r = await batch({ requests: [scan(id)] }, bearer(k.key));
     assert.equal(r.status, 401);
     assert.equal(r.body.code, 'rest_forbidden');
-    assert.equal(count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', id), 0);
+    assert.equal(await count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', id), 0);
   });
 });

@@ -10,7 +10,7 @@ let free: number;
 let paid: number;
 let scarce: number;
 
-const cartCount = () => (s.db.prepare('SELECT COUNT(*) AS n FROM cart_items').get() as { n: number }).n;
+const cartCount = async () => (await s.db.prepare('SELECT COUNT(*) AS n FROM cart_items').get() as { n: number }).n;
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -117,7 +117,7 @@ describe('cart', () => {
   test('errors: capacity, unknown ticket, wrong provider, bad lines, post without tickets, unknown post; nothing changed', async () => {
     const v = visitor();
     await v.call(`${tix(s)}/cart`, { method: 'POST', body: { provider: 'rsvp', tickets: [{ ticket_id: scarce, quantity: 1 }] } });
-    const before = cartCount();
+    const before = await cartCount();
     const over = await v.call(`${tix(s)}/cart`, { method: 'POST', body: { provider: 'rsvp', tickets: [{ ticket_id: scarce, quantity: 3 }] } });
     assert.equal(over.status, 400);
     assert.deepEqual(over.body, {
@@ -147,7 +147,7 @@ describe('cart', () => {
     assert.equal(noPost.status, 400);
     const json = await v.call(`${tix(s)}/cart`, { method: 'POST', body: '{"provider": "rsvp",' });
     assert.equal(json.body.code, 'rest_invalid_json');
-    assert.equal(cartCount(), before);
+    assert.equal(await cartCount(), before);
     assert.deepEqual((await v.call(`${tix(s)}/cart`)).body.tickets, [{ ticket_id: scarce, quantity: 1, post_id: event, optout: 0, iac: 'none' }]);
   });
 

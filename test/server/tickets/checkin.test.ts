@@ -17,13 +17,13 @@ const bearer = (k: string) => `Bearer ${k}`;
 const patch = (id: number, body: Record<string, unknown>, auth: string | null = bearer(door1.key), method = 'PATCH') =>
   call(`${A}/${id}`, { method, auth: auth ?? undefined, body });
 const logOf = async (query: string) => (await call(`${C}?per_page=100&${query}`, { auth: s.admin })).body;
-const count = (sql: string, ...p: unknown[]) => (s.db.prepare(sql).get(...p) as { n: number }).n;
+const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
 
 beforeAll(async () => {
   s = await startTestServer({ EVT_TIMEZONE: 'Europe/Tallinn' });
   A = `${s.root}evt/tickets/v1/attendees`;
   C = `${s.root}evt/tickets/v1/checkins`;
-  f = seedTicketsFixture(s.db, { attendees: 12 });
+  f = await seedTicketsFixture(s.db, { attendees: 12 });
   door1 = s.apiKey('Door 1');
   door2 = s.apiKey('Door 2');
 });
@@ -62,7 +62,7 @@ describe('check-in through the attendee route', () => {
       assert.equal(again.status, 201);
       assert.deepEqual(again.body, first.body);
     }
-    assert.equal(count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id), 1);
+    assert.equal(await count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id), 1);
   });
 
   test('two devices admitting the same attendee: exactly one accepted, the loser told when and where, the conflict logged', async () => {
@@ -105,7 +105,7 @@ describe('check-in through the attendee route', () => {
     const again = await patch(id, losing, bearer(door2.key));
     assert.equal(again.status, 400);
     assert.deepEqual(again.body, lost.body);
-    assert.equal(count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id), 2);
+    assert.equal(await count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id), 2);
   });
 
   test('check_in false checks out (logged as checked_out) and allows re-entry', async () => {
@@ -126,7 +126,7 @@ describe('check-in through the attendee route', () => {
   });
 
   test('order not complete: 400 tec-et-attendee-invalid-check-in, the refusal logged, the attendee unchanged', async () => {
-    const pending = seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
+    const pending = await seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
     const id = pending.attendeeIds[0];
     const r = await patch(id, { check_in: true, nonce: nonce() });
     assert.equal(r.status, 400);
@@ -135,7 +135,7 @@ describe('check-in through the attendee route', () => {
       message: 'Attendee Order status is not authorized for check-in.',
       data: { status: 400 },
     });
-    assert.equal(count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', id), 0);
+    assert.equal(await count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', id), 0);
     const log = await logOf(`attendee_id=${id}`);
     assert.equal(log.checkins[0].result, 'rejected');
     assert.equal(log.checkins[0].reason, 'order_not_complete');
@@ -148,11 +148,11 @@ describe('check-in through the attendee route', () => {
     const r = await patch(id, { check_in: true, nonce: nonce(), full_name: 'Should Not Stick' }, s.admin);
     assert.equal(r.status, 400);
     assert.equal((await call(`${A}/${id}`, { auth: s.admin })).body.title, 'Guest 6');
-    assert.equal(count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id), 2);
+    assert.equal(await count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id), 2);
   });
 
   test('attendee_status: invalid-attendee-status for a bad one; a valid one changes the order status', async () => {
-    const pending = seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
+    const pending = await seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
     const id = pending.attendeeIds[0];
     const bad = await patch(id, { attendee_status: 'going' }, s.admin);
     assert.equal(bad.status, 400);
@@ -178,7 +178,7 @@ describe('check-in through the attendee route', () => {
 
   test('parameter errors: short nonce, bad check_in, bad check_in_date; nothing recorded', async () => {
     const id = f.attendeeIds[7];
-    const before = count('SELECT COUNT(*) AS n FROM checkins');
+    const before = await count('SELECT COUNT(*) AS n FROM checkins');
     const short = await patch(id, { check_in: true, nonce: 'short' });
     assert.equal(short.status, 400);
     assert.equal(short.body.code, 'rest_invalid_param');
@@ -187,7 +187,7 @@ describe('check-in through the attendee route', () => {
     const date = await patch(id, { check_in: true, nonce: nonce(), check_in_date: 'yesterday' });
     assert.equal(date.status, 400);
     assert.ok('check_in_date' in date.body.data.params);
-    assert.equal(count('SELECT COUNT(*) AS n FROM checkins'), before);
+    assert.equal(await count('SELECT COUNT(*) AS n FROM checkins'), before);
   });
 
   test('unknown attendee: 404; a nonce reused for another attendee: 400', async () => {
@@ -197,12 +197,12 @@ describe('check-in through the attendee route', () => {
     const r = await patch(f.attendeeIds[9], { check_in: true, nonce: used });
     assert.equal(r.status, 400);
     assert.ok('nonce' in r.body.data.params);
-    assert.equal(count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', f.attendeeIds[9]), 0);
+    assert.equal(await count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', f.attendeeIds[9]), 0);
   });
 
   test('a trashed attendee cannot be checked in: 404, refusal logged as revoked', async () => {
-    const fx = seedTicketsFixture(s.db, { attendees: 1 });
-    s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(fx.attendeeIds[0]);
+    const fx = await seedTicketsFixture(s.db, { attendees: 1 });
+    await s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(fx.attendeeIds[0]);
     const r = await patch(fx.attendeeIds[0], { check_in: true, nonce: nonce() });
     assert.equal(r.status, 404);
     assert.equal((await logOf(`attendee_id=${fx.attendeeIds[0]}`)).checkins[0].reason, 'revoked');
@@ -215,27 +215,27 @@ describe('check-in through the attendee route', () => {
     assert.equal(anon.body.code, 'rest_forbidden');
     const k = s.apiKey('Lost tablet');
     assert.equal((await call(`${A}/${id}`, { auth: bearer(k.key) })).status, 200);
-    revokeApiKey(s.db, k.id);
+    await revokeApiKey(s.db, k.id);
     const r = await patch(id, { check_in: true, nonce: nonce() }, bearer(k.key));
     assert.equal(r.status, 401);
     assert.equal(r.body.code, 'rest_forbidden');
     const q = await call(`${A}/${id}?api_key=${k.key}`);
     assert.equal(q.status, 401);
-    assert.equal(count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', id), 0);
+    assert.equal(await count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', id), 0);
   });
 
   test('a key bound to another event: 404 and no check-in', async () => {
-    const other = seedTicketsFixture(s.db, { attendees: 1 });
+    const other = await seedTicketsFixture(s.db, { attendees: 1 });
     const bound = s.apiKey('Bound', other.eventId);
     const r = await patch(f.attendeeIds[11], { check_in: true, nonce: nonce() }, bearer(bound.key));
     assert.equal(r.status, 404);
-    assert.equal(count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', f.attendeeIds[11]), 0);
+    assert.equal(await count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', f.attendeeIds[11]), 0);
   });
 });
 
 describe('the check-in log', () => {
   test('filters: post_id, device_id, result, after, before; paging with X-ET-TOTAL headers', async () => {
-    const fx = seedTicketsFixture(s.db, { attendees: 4 });
+    const fx = await seedTicketsFixture(s.db, { attendees: 4 });
     const [a, b, c, d] = fx.attendeeIds;
     await patch(a, { check_in: true, nonce: nonce(), device_id: 'log-1', check_in_date: '2026-01-01T10:00:00Z' });
     await patch(b, { check_in: true, nonce: nonce(), device_id: 'log-2', check_in_date: '2026-01-02T10:00:00Z' });

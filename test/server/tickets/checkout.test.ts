@@ -12,8 +12,8 @@ let free: number;
 let paid: number;
 const completed: number[] = [];
 
-const rows = (sql: string, ...p: unknown[]) => s.db.prepare(sql).all(...p) as Record<string, unknown>[];
-const one = (sql: string, ...p: unknown[]) => s.db.prepare(sql).get(...p) as Record<string, number>;
+const rows = async (sql: string, ...p: unknown[]) => await s.db.prepare(sql).all(...p) as Record<string, unknown>[];
+const one = async (sql: string, ...p: unknown[]) => await s.db.prepare(sql).get(...p) as Record<string, number>;
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -21,10 +21,10 @@ beforeAll(async () => {
   // (test/security/checkout-bounds.test.ts covers that limit): give this server a limiter that never bites.
   s.app.state.services.checkoutLimiter = new WindowLimiter({ max: 1_000_000, windowMs: 1 });
   // A listener that sees the order inside the completing transaction, and can veto it by throwing.
-  hooks(s.app.state).orderCompleted.push((ctx, orderId) => {
-    const row = ctx.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(orderId) as { status: string };
+  hooks(s.app.state).orderCompleted.push(async (ctx, orderId) => {
+    const row = await ctx.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(orderId) as { status: string };
     assert.equal(row.status, 'completed');
-    if ((ctx.db.prepare('SELECT purchaser_name FROM orders WHERE post_id = ?').get(orderId) as { purchaser_name: string }).purchaser_name === 'Veto')
+    if ((await ctx.db.prepare('SELECT purchaser_name FROM orders WHERE post_id = ?').get(orderId) as { purchaser_name: string }).purchaser_name === 'Veto')
       throw new Error('mail down');
     completed.push(orderId);
   });
@@ -82,10 +82,10 @@ describe('POST /cart/checkout', () => {
   });
 
   test('a listener that throws rolls the completing transaction back', async () => {
-    const before = one('SELECT COUNT(*) AS n FROM orders').n;
+    const before = (await one('SELECT COUNT(*) AS n FROM orders')).n;
     const r = await buy(s, [{ ticket_id: free, quantity: 1 }], { name: 'Veto' });
     assert.equal(r.status, 500);
-    assert.equal(one('SELECT COUNT(*) AS n FROM orders').n, before);
+    assert.equal((await one('SELECT COUNT(*) AS n FROM orders')).n, before);
   });
 
   test('capacity stays exact under 50 concurrent checkouts of a capacity-10 ticket', async () => {
@@ -104,13 +104,13 @@ describe('POST /cart/checkout', () => {
     const refused = results.filter((r) => r.status !== 201);
     assert.equal(refused.length, 40);
     for (const r of refused) assert.equal(r.body.code, 'ticket-capacity-not-available');
-    assert.equal(one('SELECT COUNT(*) AS n FROM attendees WHERE ticket_id = ?', limited).n, 10);
+    assert.equal((await one('SELECT COUNT(*) AS n FROM attendees WHERE ticket_id = ?', limited)).n, 10);
     const t = await call(`${tix(s)}/tickets/${limited}`);
     assert.deepEqual(t.body.capacity_details, { available_percentage: 0, available: 0 });
   });
 
   test('checkout errors: missing purchaser, bad e-mail, ticket gone since it was put in the cart; nothing made', async () => {
-    const before = one('SELECT COUNT(*) AS n FROM attendees').n;
+    const before = (await one('SELECT COUNT(*) AS n FROM attendees')).n;
     const v = visitor();
     const gone = await ticketId(s, event, { name: 'Gone soon' });
     await v.call(`${tix(s)}/cart`, {
@@ -128,11 +128,11 @@ describe('POST /cart/checkout', () => {
     assert.equal(missing.body.code, 'rest_missing_callback_param');
     const badEmail = await v.call(`${tix(s)}/cart/checkout`, { method: 'POST', body: { purchaser_name: 'X', purchaser_email: 'nope' } });
     assert.equal(badEmail.body.code, 'rest_invalid_param');
-    s.db.prepare("UPDATE posts SET status = 'draft' WHERE id = ?").run(gone);
+    await s.db.prepare("UPDATE posts SET status = 'draft' WHERE id = ?").run(gone);
     const r = await v.call(`${tix(s)}/cart/checkout`, { method: 'POST', body: { purchaser_name: 'X', purchaser_email: 'x@example.test' } });
     assert.equal(r.status, 400);
     assert.equal(r.body.code, 'ticket-does-not-exist');
-    assert.equal(one('SELECT COUNT(*) AS n FROM attendees').n, before);
+    assert.equal((await one('SELECT COUNT(*) AS n FROM attendees')).n, before);
   });
 
   test('a ticket outside its sale window cannot be bought', async () => {
@@ -181,7 +181,7 @@ describe('orders', () => {
     const revive = await call(`${tix(s)}/orders/${first.body.id}`, { method: 'PATCH', auth: s.admin, body: { status: 'pending' } });
     assert.equal(revive.status, 400);
     assert.equal(revive.body.code, 'ticket-capacity-not-available');
-    assert.equal(one('SELECT status FROM orders WHERE post_id = ?', first.body.id).status as unknown, 'cancelled');
+    assert.equal((await one('SELECT status FROM orders WHERE post_id = ?', first.body.id)).status as unknown, 'cancelled');
     await call(`${tix(s)}/orders/${second.body.id}`, { method: 'PATCH', auth: s.admin, body: { status: 'completed' } });
     const refund = await call(`${tix(s)}/orders/${second.body.id}`, { method: 'PATCH', auth: s.admin, body: { status: 'refunded' } });
     assert.equal(refund.body.status, 'refunded');
@@ -204,7 +204,7 @@ describe('orders', () => {
 describe('batch', () => {
   test('ticket create and cart write in one batch; an invalid item under require-all-validate runs nothing', async () => {
     const nonce = await addNonce(s, event);
-    const before = rows("SELECT id FROM posts WHERE type = 'ticket'").length;
+    const before = (await rows("SELECT id FROM posts WHERE type = 'ticket'")).length;
     const invalid = await call(`${s.root}batch/v1`, {
       method: 'POST',
       auth: s.admin,
@@ -218,7 +218,7 @@ describe('batch', () => {
     });
     assert.equal(invalid.status, 207);
     assert.equal(invalid.body.failed, 'validation');
-    assert.equal(rows("SELECT id FROM posts WHERE type = 'ticket'").length, before);
+    assert.equal((await rows("SELECT id FROM posts WHERE type = 'ticket'")).length, before);
     const r = await call(`${s.root}batch/v1`, {
       method: 'POST',
       auth: s.admin,
@@ -245,6 +245,6 @@ describe('batch', () => {
       r.body.responses[2].body.tickets.map((t: { ticket_id: number }) => t.ticket_id),
       [free],
     );
-    assert.equal(rows("SELECT id FROM posts WHERE type = 'ticket'").length, before + 1);
+    assert.equal((await rows("SELECT id FROM posts WHERE type = 'ticket'")).length, before + 1);
   });
 });

@@ -10,7 +10,7 @@ let T: string;
 beforeAll(async () => {
   s = await startTestServer();
   T = `${s.root}evt/tickets/v1`;
-  f = seedTicketsFixture(s.db, { attendees: 1 });
+  f = await seedTicketsFixture(s.db, { attendees: 1 });
 });
 afterAll(() => s.close());
 
@@ -46,10 +46,10 @@ describe('tickets namespace as the original', () => {
   });
 
   test('JSON-LD offers: SoldOut with no stock left, LimitedAvailability with 1 to 5, InStock otherwise; a sale changes it', async () => {
-    const sold = seedTicketsFixture(s.db, { attendees: 2, capacity: 2 });
-    const few = insertTicket(s.db, sold.eventId, { title: 'Few', capacity: 3 });
-    insertTicket(s.db, sold.eventId, { title: 'Many', capacity: 100 });
-    insertTicket(s.db, sold.eventId, { title: 'Unlimited' });
+    const sold = await seedTicketsFixture(s.db, { attendees: 2, capacity: 2 });
+    const few = await insertTicket(s.db, sold.eventId, { title: 'Few', capacity: 3 });
+    await insertTicket(s.db, sold.eventId, { title: 'Many', capacity: 100 });
+    await insertTicket(s.db, sold.eventId, { title: 'Unlimited' });
     const read = async (auth?: string) =>
       (await call(`${s.root}evt/events/v1/events/${sold.eventId}`, { auth })).body.json_ld.offers.map(
         (o: { availability: string }) => o.availability,

@@ -27,7 +27,7 @@ beforeAll(async () => {
   const pending = await buy(s, [{ ticket_id: paid, quantity: 1 }], { provider: 'tc' });
   assert.equal(pending.status, 201);
   // One of the free attendees is in.
-  s.db.prepare('UPDATE attendees SET checked_in = 1 WHERE post_id = (SELECT MIN(post_id) FROM attendees WHERE ticket_id = ?)').run(free);
+  await s.db.prepare('UPDATE attendees SET checked_in = 1 WHERE post_id = (SELECT MIN(post_id) FROM attendees WHERE ticket_id = ?)').run(free);
 });
 afterAll(() => s.close());
 

@@ -14,12 +14,12 @@ let Q: string;
 const qr = (q: Record<string, string | number>, headers?: Record<string, string>) =>
   call(`${Q}?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)])).toString()}`, { headers });
 const code = (id: number) => f.codes.get(id)!;
-const count = (sql: string, ...p: unknown[]) => (s.db.prepare(sql).get(...p) as { n: number }).n;
+const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
 
 beforeAll(async () => {
   s = await startTestServer();
   Q = `${s.root}evt/tickets/v1/qr`;
-  f = seedTicketsFixture(s.db, { attendees: 6 });
+  f = await seedTicketsFixture(s.db, { attendees: 6 });
   door = s.apiKey('Door QR');
 });
 afterAll(() => s.close());
@@ -39,7 +39,7 @@ describe('GET /qr check-in', () => {
     const read = await call(`${s.root}evt/tickets/v1/attendees/${id}`, { auth: s.admin });
     assert.equal(read.body.checked_in, true);
     assert.equal(read.body.checkin_details.source, 'app');
-    const row = s.db.prepare('SELECT result, source, api_key_id FROM checkins WHERE attendee_id = ?').get(id);
+    const row = await s.db.prepare('SELECT result, source, api_key_id FROM checkins WHERE attendee_id = ?').get(id);
     assert.deepEqual({ ...(row as object) }, { result: 'accepted', source: 'app', api_key_id: door.id });
   });
 
@@ -50,7 +50,7 @@ describe('GET /qr check-in', () => {
     assert.equal(r.body.msg, 'Already checked in!');
     assert.equal(r.body.error, 'attendee_already_checked_in');
     assert.equal(r.body.attendee.id, id);
-    assert.equal(count("SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ? AND result = 'conflict'", id), 1);
+    assert.equal(await count("SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ? AND result = 'conflict'", id), 1);
   });
 
   test('missing parameters: 400 rest_missing_callback_param naming them all', async () => {
@@ -73,8 +73,8 @@ describe('GET /qr check-in', () => {
     const r = await qr({ api_key: door.key, ticket_id: id, security_code: 'deadbeef00' });
     assert.equal(r.status, 403);
     assert.deepEqual(r.body, { msg: 'Security code is not valid!', error: 'security_code_not_valid' });
-    assert.equal(count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', id), 0);
-    assert.equal(count("SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ? AND reason = 'wrong_security_code'", id), 1);
+    assert.equal(await count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', id), 0);
+    assert.equal(await count("SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ? AND reason = 'wrong_security_code'", id), 1);
   });
 
   test('security codes match whatever their case and surrounding blanks', async () => {
@@ -90,7 +90,7 @@ describe('GET /qr check-in', () => {
   });
 
   test('order not complete: 403 attendee_not_authorized (escaped apostrophe) with the attendee', async () => {
-    const pending = seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
+    const pending = await seedTicketsFixture(s.db, { attendees: 1, orderStatus: 'pending' });
     const id = pending.attendeeIds[0];
     const r = await qr({ api_key: door.key, ticket_id: id, security_code: pending.codes.get(id)! });
     assert.equal(r.status, 403);
@@ -102,12 +102,12 @@ describe('GET /qr check-in', () => {
   test('a non-numeric ticket_id is a parameter error; a revoked key is 401 rest_forbidden', async () => {
     assert.equal((await qr({ api_key: door.key, ticket_id: 'abc', security_code: 'x' })).body.code, 'rest_invalid_param');
     const k = s.apiKey('Revoked');
-    revokeApiKey(s.db, k.id);
+    await revokeApiKey(s.db, k.id);
     const id = f.attendeeIds[2];
     const r = await qr({ api_key: k.key, ticket_id: id, security_code: code(id) });
     assert.equal(r.status, 401);
     assert.equal(r.body.code, 'rest_forbidden');
-    assert.equal(count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', id), 0);
+    assert.equal(await count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', id), 0);
   });
 });
 
@@ -115,7 +115,7 @@ describe('failure rate limit', () => {
   test('past 10 failed check-ins a minute per key: 429 rest_too_many_requests with Retry-After, even for a good code', async () => {
     const s2 = await startTestServer();
     try {
-      const fx = seedTicketsFixture(s2.db, { attendees: 2 });
+      const fx = await seedTicketsFixture(s2.db, { attendees: 2 });
       const k = s2.apiKey('Guesser');
       const Q2 = `${s2.root}evt/tickets/v1/qr`;
       const go = (id: number, sc: string, key = k.key) => call(`${Q2}?api_key=${key}&ticket_id=${id}&security_code=${sc}`);
@@ -129,7 +129,7 @@ describe('failure rate limit', () => {
       assert.equal(limited.body.data.status, 429);
       const wait = Number(limited.headers.get('retry-after'));
       assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
-      assert.equal((s2.db.prepare('SELECT checked_in AS n FROM attendees WHERE post_id = ?').get(fx.attendeeIds[1]) as { n: number }).n, 0);
+      assert.equal((await s2.db.prepare('SELECT checked_in AS n FROM attendees WHERE post_id = ?').get(fx.attendeeIds[1]) as { n: number }).n, 0);
       // The address is limited too: another key from the same client is refused as well.
       const other = s2.apiKey('Second');
       assert.equal((await go(fx.attendeeIds[1], fx.codes.get(fx.attendeeIds[1])!, other.key)).status, 429);
@@ -145,7 +145,7 @@ describe('failure rate limit', () => {
   test('successes and "already checked in" answers do not count as failures', async () => {
     const s3 = await startTestServer();
     try {
-      const fx = seedTicketsFixture(s3.db, { attendees: 1 });
+      const fx = await seedTicketsFixture(s3.db, { attendees: 1 });
       const k = s3.apiKey('Sticky scanner');
       const id = fx.attendeeIds[0];
       const url = `${s3.root}evt/tickets/v1/qr?api_key=${k.key}&ticket_id=${id}&security_code=${fx.codes.get(id)}`;
@@ -168,8 +168,8 @@ describe('GET /qr/{id}', () => {
   test('not an attendee: 400; a trashed attendee: 403 ticket-not-accessible for the public', async () => {
     assert.equal((await call(`${Q}/${f.eventId}`)).status, 400);
     assert.equal((await call(`${Q}/999999`)).status, 400);
-    const fx = seedTicketsFixture(s.db, { attendees: 1 });
-    s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(fx.attendeeIds[0]);
+    const fx = await seedTicketsFixture(s.db, { attendees: 1 });
+    await s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(fx.attendeeIds[0]);
     const r = await call(`${Q}/${fx.attendeeIds[0]}`);
     assert.equal(r.status, 403);
     assert.deepEqual(r.body, { code: 'ticket-not-accessible', message: 'The requested ticket is not accessible', data: { status: 403 } });
@@ -208,7 +208,7 @@ describe('GET /qr/{id}', () => {
     assert.equal(anon.status, 401);
     assert.equal(anon.body.code, 'rest_forbidden');
     assert.equal((await call(`${Q}/${f.attendeeIds[1]}?format=gif`)).body.code, 'rest_invalid_param');
-    const other = seedTicketsFixture(s.db, { attendees: 1 });
+    const other = await seedTicketsFixture(s.db, { attendees: 1 });
     const bound = s.apiKey('Other event door', other.eventId);
     const r = await call(`${Q}/${f.attendeeIds[1]}?format=svg`, { auth: `Bearer ${bound.key}` });
     assert.equal(r.status, 403);

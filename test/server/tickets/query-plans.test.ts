@@ -6,11 +6,11 @@ import path from 'node:path';
 import { openDatabase } from '../../../server/db/connection.ts';
 import { explainTicketQueries } from '../../../server/db/repos/tickets.ts';
 
-test('ticket counts, event providers and attendance read through their indexes', () => {
+test('ticket counts, event providers and attendance read through their indexes', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-plan-'));
-  const db = openDatabase(path.join(dir, 'evt.sqlite'));
+  const db = await openDatabase(path.join(dir, 'evt.sqlite'));
   try {
-    const plans = explainTicketQueries(db);
+    const plans = await explainTicketQueries(db);
     const uses = (lines: string[], index: string) =>
       lines.some((l) => l.includes(`USING INDEX ${index} `) || l.includes(`USING COVERING INDEX ${index} `));
     assert.ok(uses(plans.stats, 'attendees_ticket'), plans.stats.join('\n'));
@@ -21,7 +21,7 @@ test('ticket counts, event providers and attendance read through their indexes',
     );
     for (const lines of Object.values(plans)) assert.ok(!lines.some((l) => /^SCAN (a|t|attendees|tickets)\b/.test(l)), lines.join('\n'));
   } finally {
-    db.close();
+    await db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

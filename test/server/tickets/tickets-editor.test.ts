@@ -6,7 +6,7 @@ import { addNonce, makeEvent, makeTicket, tix } from './fixtures.ts';
 let s: TestServer;
 let event: number;
 
-const count = () => (s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'ticket' AND status <> 'trash'").get() as { n: number }).n;
+const count = async () => (await s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'ticket' AND status <> 'trash'").get() as { n: number }).n;
 const forbidden = { code: 'forbidden', message: 'Invalid nonce', data: { status: 403 } };
 
 async function editNonces(id: number, auth = s.admin) {
@@ -64,7 +64,7 @@ describe('POST /tickets (create)', () => {
   });
 
   test("missing, wrong and another user's nonce: 403 forbidden, nothing created", async () => {
-    const before = count();
+    const before = await count();
     const missing = await call(`${tix(s)}/tickets`, { method: 'POST', auth: s.admin, form: { post_id: String(event), provider: 'rsvp', name: 'X' } });
     assert.equal(missing.status, 403);
     assert.deepEqual(missing.body, forbidden);
@@ -110,7 +110,7 @@ describe('POST /tickets (create)', () => {
       form: { post_id: String(ownEvent), add_ticket_nonce: theirs, provider: 'rsvp', name: 'X' },
     });
     assert.equal(ok.status, 202);
-    assert.equal(count(), before + 1);
+    assert.equal(await count(), before + 1);
   });
 
   test('a door user has no edit rights and sees no nonce', async () => {
@@ -149,7 +149,7 @@ describe('POST /tickets (create)', () => {
   });
 
   test('bad input: unknown provider, bad price, bad capacity, bad currency, bad dates, empty name; nothing created', async () => {
-    const before = count();
+    const before = await count();
     const cases: [Record<string, string>, number, string][] = [
       [{ provider: 'woo' }, 400, 'bad_request'],
       [{ provider: 'tc', price: '-1' }, 400, 'tec-tickets-rest-invalid_price'],
@@ -166,7 +166,7 @@ describe('POST /tickets (create)', () => {
       assert.equal(r.status, status, `${JSON.stringify(fields)} -> ${JSON.stringify(r.body)}`);
       assert.equal(r.body.code, code);
     }
-    assert.equal(count(), before);
+    assert.equal(await count(), before);
   });
 });
 

@@ -1,0 +1,402 @@
+import pg from 'pg';
+import { translate, translateDdl, type TableKey, type Translation } from '../dialect.ts';
+import { GenerationalCache } from '../../auth/lru.ts';
+import { STATEMENT_CACHE_MAX } from './sqlite.ts';
+import { currentTx, type TxScope, txScope } from './tx-scope.ts';
+import { type Db, describeDb, LOCK_WAIT_MS, LockTimeout, type RowReader, type RunResult, type Statement, type TransactionOptions } from './types.ts';
+
+/**
+ * PostgreSQL through node-postgres (`pg`): a pool of connections per process, every statement asynchronous, so
+ * one process keeps as many queries in flight as it has connections while each waits on the network.
+ *
+ * A transaction takes one connection of the pool for itself (tx-scope.ts finds it from any depth of the flow
+ * that opened it); statements outside transactions take whichever connection is free. Every connection waits at
+ * most LOCK_WAIT_MS for a row or advisory lock (`lock_timeout`), and a request waits as long for a free
+ * connection; past it the request answers 503 with nothing written.
+ */
+
+/**
+ * Write transactions across processes: every top-level transaction first takes this one transaction-scoped
+ * advisory lock, so what the code checks inside a transaction (capacity, check-in idempotency, nonces) stays
+ * exact under READ COMMITTED.
+ */
+export const WRITE_LOCK = 0x0d00_5e7;
+
+/** Connections a process opens at most (`EVT_PG_POOL`). */
+export const DEFAULT_POOL_SIZE = 10;
+
+/**
+ * Texts prepared server-side per connection (named statements), at most: some texts are built from a request's
+ * shape, so their number is not fixed; past the bound a text runs as an unnamed statement (the same single round
+ * trip, parsed each time).
+ */
+export const NAMED_STATEMENT_MAX = 1000;
+/** Translations kept (least recently used out past it). */
+const TRANSLATION_MAX = 2000;
+
+// Values come back as SQLite's do: integers and numerics as JS numbers, booleans as 1/0, JSON and dates as the
+// text stored; bytea as a Buffer.
+const asNumber = (v: string) => Number(v);
+const asText = (v: string) => v;
+const parsers: Record<number, (v: string) => unknown> = {
+  16: (v) => (v === 't' ? 1 : 0),
+  20: asNumber,
+  21: asNumber,
+  23: asNumber,
+  26: asNumber,
+  700: asNumber,
+  701: asNumber,
+  1700: asNumber,
+};
+const bytea = pg.types.getTypeParser(17, 'text') as (v: string) => unknown;
+const types = { getTypeParser: (oid: number) => parsers[oid] ?? (oid === 17 ? bytea : asText) };
+
+/** A value bound to a statement, in text format (PostgreSQL casts the text to the parameter's type). */
+export function toParam(v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (typeof v === 'boolean') return v ? '1' : '0';
+  if (Buffer.isBuffer(v)) return `\\x${v.toString('hex')}`;
+  return v;
+}
+
+function nowText(clock: () => number): string {
+  return new Date(clock()).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** A transaction's scope: its connection and its savepoints. */
+interface PgScope extends TxScope {
+  client: pg.PoolClient;
+  /**
+   * Nested transactions (savepoints) by level, 1 first: 'pending' until the level's first statement, which sends
+   * the SAVEPOINT before it; a level that ran no statement has nothing to roll back and costs no round trip.
+   */
+  levels: ('pending' | 'open')[];
+  /** The shallowest finished level whose RELEASE is still to send (with the next SAVEPOINT; COMMIT makes it moot). */
+  releaseFrom: number | null;
+}
+
+interface Prepared {
+  tr: Translation;
+  /** Server-side statement name, or undefined past NAMED_STATEMENT_MAX texts. */
+  name: string | undefined;
+}
+
+/** What a lock or pool wait that ran out looks like, as LockTimeout; anything else as it is. */
+function lockError(e: unknown): unknown {
+  const err = e as { code?: string; message?: string };
+  if (err?.code === '55P03') return new LockTimeout('PostgreSQL lock');
+  if (typeof err?.message === 'string' && /timeout exceeded when trying to connect/i.test(err.message)) return new LockTimeout('PostgreSQL connection');
+  return e;
+}
+
+export class PgDb implements Db {
+  readonly engine = 'postgres' as const;
+  readonly memory = false;
+  readonly name: string;
+  open = true;
+  clock: () => number = Date.now;
+  readonly pool: pg.Pool;
+  /** Rows written through this handle (SQLite's total_changes()). */
+  private written = 0;
+  private readonly statements = new Map<string, Prepared>();
+  private named = 0;
+  private readonly stmts = new GenerationalCache<string, PgStatement>(STATEMENT_CACHE_MAX);
+  private keys = new Map<string, TableKey>();
+  /**
+   * Texts whose first run failed on a parameter PostgreSQL could not type: the dialect types what it can, so
+   * this stays empty (the corpus test checks).
+   */
+  readonly untypedRetries: string[] = [];
+
+  constructor(spec: string, opts: { poolSize?: number } = {}) {
+    this.name = describeDb(spec);
+    this.pool = new pg.Pool({
+      connectionString: spec,
+      max: opts.poolSize ?? DEFAULT_POOL_SIZE,
+      connectionTimeoutMillis: LOCK_WAIT_MS,
+      idleTimeoutMillis: 30_000,
+      types,
+      // Sent once per connection as it opens (in the startup packet: no round trip).
+      options: `-c client_min_messages=warning -c TimeZone=UTC -c lock_timeout=${LOCK_WAIT_MS}`,
+    });
+    // An idle connection the server dropped (restart, network) is discarded by the pool; nothing to do but not crash.
+    this.pool.on('error', () => {});
+  }
+
+  get inTransaction(): boolean {
+    return currentTx(this) !== undefined;
+  }
+
+  /** Connects once and refuses a database not in the C collation (see checkCollation). */
+  async connect(): Promise<void> {
+    await this.checkCollation();
+    await this.loadKeys();
+  }
+
+  /**
+   * Refuses a database whose collation or character type is not C: text order must be SQLite's (bytes, BINARY)
+   * and LIKE / NOCASE must fold ASCII only, as SQLite's do. Create it with
+   * `CREATE DATABASE doorstep TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`.
+   */
+  private async checkCollation(): Promise<void> {
+    const r = (
+      await this.native(
+        'SELECT datcollate AS collate, datctype AS ctype, pg_encoding_to_char(encoding) AS enc FROM pg_database WHERE datname = current_database()',
+      )
+    )[0] as { collate: string; ctype: string; enc: string };
+    const c = (v: string) => v === 'C' || v === 'POSIX';
+    if (!c(r.collate) || !c(r.ctype) || r.enc !== 'UTF8') {
+      throw new Error(
+        `the PostgreSQL database must be UTF8 with LC_COLLATE and LC_CTYPE 'C' (it is ${r.enc}, ${r.collate}, ${r.ctype}), so text sorts and matches as on SQLite: CREATE DATABASE <name> TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`,
+      );
+    }
+  }
+
+  /** Every table's primary key, from the catalog (INSERT ... RETURNING and upserts need them): after migrations too. */
+  async loadKeys(): Promise<void> {
+    const rows = (await this.native(
+      `SELECT c.relname AS tbl, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type
+         FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+        WHERE i.indisprimary AND n.nspname = current_schema()
+        ORDER BY c.relname, array_position(i.indkey, a.attnum)`,
+    )) as { tbl: string; name: string; type: string }[];
+    const cols = new Map<string, { name: string; type: string }[]>();
+    for (const r of rows) {
+      let l = cols.get(r.tbl);
+      if (!l) cols.set(r.tbl, (l = []));
+      l.push(r);
+    }
+    const keys = new Map<string, TableKey>();
+    for (const [t, l] of cols) {
+      keys.set(t, { columns: l.map((c) => c.name), integer: l.length === 1 && /^(bigint|integer|smallint)$/.test(l[0]?.type ?? '') });
+    }
+    this.keys = keys;
+    // Translations made before the keys were known (during migrations) may lack their RETURNING.
+    this.statements.clear();
+  }
+
+  keyOf(table: string): TableKey | null {
+    return this.keys.get(table) ?? null;
+  }
+
+  /** The translation (and server-side name) of `sql`, made once per text. */
+  prepared(sql: string): Prepared {
+    let p = this.statements.get(sql);
+    if (p) {
+      // Least recently used out: a hit moves to the end.
+      this.statements.delete(sql);
+      this.statements.set(sql, p);
+      return p;
+    }
+    if (this.statements.size >= TRANSLATION_MAX) this.statements.delete(this.statements.keys().next().value as string);
+    const tr = translate(sql, (t) => this.keyOf(t));
+    p = { tr, name: this.named < NAMED_STATEMENT_MAX ? `s${++this.named}` : undefined };
+    this.statements.set(sql, p);
+    return p;
+  }
+
+  /** Sends the SAVEPOINTs of the levels that have not run a statement yet, after the RELEASE of the one finished before. */
+  private async flushSavepoints(s: PgScope): Promise<void> {
+    const from = s.levels.indexOf('pending');
+    if (from < 0) return;
+    let text = s.releaseFrom !== null ? `RELEASE SAVEPOINT evt_sp${s.releaseFrom}; ` : '';
+    for (let i = from; i < s.levels.length; i++) {
+      text += `SAVEPOINT evt_sp${i + 1}; `;
+      s.levels[i] = 'open';
+    }
+    s.releaseFrom = null;
+    await s.client.query(text);
+  }
+
+  /** Runs a prepared text with its arguments on the flow's transaction connection, or on a free one. */
+  async execute(p: Prepared, sql: string, args: unknown[], arrays: boolean): Promise<pg.QueryResult> {
+    const scope = currentTx<PgScope>(this);
+    if (scope) await this.flushSavepoints(scope);
+    const values = this.bind(p.tr, args);
+    const config: pg.QueryConfig = { text: p.tr.text, values, ...(p.name ? { name: p.name } : {}), ...(arrays ? { rowMode: 'array' } : {}) };
+    let r: pg.QueryResult;
+    try {
+      r = scope ? await scope.client.query(config) : await this.pool.query(config);
+    } catch (e) {
+      // SQLite's parameters have no type; one PostgreSQL cannot infer (`? IS NULL` alone) is taken as text. Only
+      // outside a transaction (a failed statement aborts one); the dialect types these, so this stays unused.
+      const untyped = /could not determine data type of parameter \$(\d+)/.exec((e as Error).message);
+      if (!untyped || scope) throw lockError(e);
+      if (!this.untypedRetries.includes(sql)) this.untypedRetries.push(sql);
+      p.tr.text = p.tr.text.replace(new RegExp(`\\$${untyped[1]}(?![\\d:])`, 'g'), (m) => `${m}::text`);
+      p.name = undefined;
+      return this.execute(p, sql, args, arrays);
+    }
+    if (r.rowCount && (r.command === 'INSERT' || r.command === 'UPDATE' || r.command === 'DELETE' || r.command === 'MERGE')) {
+      this.written += r.rowCount;
+    }
+    return r;
+  }
+
+  private bind(tr: Translation, args: unknown[]): unknown[] {
+    const named = args.length === 1 && args[0] !== null && typeof args[0] === 'object' && !Array.isArray(args[0]) && !Buffer.isBuffer(args[0]);
+    const flat = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
+    const positional = named ? [] : flat;
+    return tr.params.map((p) => {
+      if (typeof p === 'number') return toParam(positional[p]);
+      if (typeof p === 'string') return toParam((args[0] as Record<string, unknown>)[p]);
+      return nowText(this.clock);
+    });
+  }
+
+  prepare(sql: string): Statement {
+    let s = this.stmts.get(sql);
+    if (!s) this.stmts.set(sql, (s = new PgStatement(this, sql)));
+    return s;
+  }
+
+  reader<T>(sql: string): RowReader<T> {
+    const s = this.prepare(sql);
+    return { get: (...p) => s.get(...p) as Promise<T | undefined>, all: (...p) => s.all(...p) as Promise<T[]> };
+  }
+
+  /** A script written for PostgreSQL, run as it is (values bind `$n`). */
+  async native(sql: string, values?: unknown[]): Promise<Record<string, unknown>[]> {
+    const scope = currentTx<PgScope>(this);
+    if (scope) await this.flushSavepoints(scope);
+    try {
+      const r = scope ? await scope.client.query(sql, values) : await this.pool.query(sql, values);
+      // A script of several statements answers an array of results: the last one's rows.
+      const last = Array.isArray(r) ? (r[r.length - 1] as pg.QueryResult) : r;
+      return (last?.rows ?? []) as Record<string, unknown>[];
+    } catch (e) {
+      throw lockError(e);
+    }
+  }
+
+  /** A migration script in the SQLite dialect, translated as DDL. */
+  async exec(sql: string): Promise<void> {
+    await this.native(translateDdl(sql));
+  }
+
+  async transaction<T>(fn: () => Promise<T>, _opts?: TransactionOptions): Promise<T> {
+    const outer = currentTx<PgScope>(this);
+    if (outer) return this.savepoint(outer, fn);
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw lockError(e);
+    }
+    const scope: PgScope = { owner: this, open: true, depth: 0, client, levels: [], releaseFrom: null };
+    let broken = false;
+    try {
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+      const result = await txScope.run(scope, fn);
+      scope.open = false;
+      await client.query('COMMIT');
+      return result;
+    } catch (e) {
+      scope.open = false;
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        // The connection is gone: the original error says more, and the pool must not hand it out again.
+        broken = true;
+      }
+      throw lockError(e);
+    } finally {
+      scope.open = false;
+      client.release(broken);
+    }
+  }
+
+  private async savepoint<T>(s: PgScope, fn: () => Promise<T>): Promise<T> {
+    // A nested level's SAVEPOINT waits for its first statement (flushSavepoints), its RELEASE for the next
+    // SAVEPOINT or the COMMIT, so a batch item costs one round trip for both instead of two.
+    const level = ++s.depth;
+    s.levels[level - 1] = 'pending';
+    let result: T;
+    try {
+      result = await fn();
+    } catch (e) {
+      s.depth--;
+      if (s.levels.pop() === 'open') {
+        // Rolling back to this level's savepoint ends the deeper ones, released or not.
+        s.releaseFrom = null;
+        await s.client.query(`ROLLBACK TO SAVEPOINT evt_sp${level}; RELEASE SAVEPOINT evt_sp${level}`);
+      }
+      throw e;
+    }
+    s.depth--;
+    if (s.levels.pop() === 'open') s.releaseFrom = Math.min(s.releaseFrom ?? level, level);
+    return result;
+  }
+
+  /**
+   * SQLite's `data_version` on PostgreSQL: the cluster's WAL insert position, which moves with every commit that
+   * wrote anything, in any process (and with other activity of the cluster, which only costs a cache refill).
+   */
+  async dataVersion(): Promise<number> {
+    const lsn = String((await this.native('SELECT pg_current_wal_insert_lsn()::text AS l'))[0]?.l ?? '0/0');
+    const [hi, lo] = lsn.split('/').map((h) => Number.parseInt(h, 16));
+    return (hi ?? 0) * 2 ** 32 + (lo ?? 0);
+  }
+
+  totalChanges(): number {
+    return this.written;
+  }
+
+  async userVersion(): Promise<number> {
+    await this.native('CREATE TABLE IF NOT EXISTS evt_schema (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL)');
+    return ((await this.native('SELECT version FROM evt_schema WHERE id = 1'))[0]?.version as number | undefined) ?? 0;
+  }
+
+  async setUserVersion(v: number): Promise<void> {
+    await this.native('INSERT INTO evt_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version', [String(Math.trunc(v))]);
+  }
+
+  statementCount(): number {
+    return this.stmts.size;
+  }
+
+  async close(): Promise<void> {
+    if (!this.open) return;
+    this.open = false;
+    await this.pool.end();
+  }
+}
+
+class PgStatement implements Statement {
+  private mode: 'rows' | 'pluck' | 'raw' = 'rows';
+
+  constructor(
+    private readonly db: PgDb,
+    readonly source: string,
+  ) {}
+
+  async run(...args: unknown[]): Promise<RunResult> {
+    const p = this.db.prepared(this.source);
+    const r = await this.db.execute(p, this.source, args, true);
+    const id = p.tr.returning ? (r.rows[0] as unknown[] | undefined)?.[0] : undefined;
+    return { changes: r.rowCount ?? 0, lastInsertRowid: typeof id === 'number' ? id : 0 };
+  }
+
+  async get(...args: unknown[]): Promise<unknown> {
+    return (await this.all(...args))[0];
+  }
+
+  async all(...args: unknown[]): Promise<unknown[]> {
+    const mode = this.mode;
+    const r = await this.db.execute(this.db.prepared(this.source), this.source, args, mode !== 'rows');
+    if (mode === 'pluck') return (r.rows as unknown[][]).map((row) => row[0]);
+    return r.rows;
+  }
+
+  pluck(toggle = true): this {
+    this.mode = toggle ? 'pluck' : this.mode === 'pluck' ? 'rows' : this.mode;
+    return this;
+  }
+
+  raw(toggle = true): this {
+    this.mode = toggle ? 'raw' : this.mode === 'raw' ? 'rows' : this.mode;
+    return this;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The database seam: what repositories speak to, neither driver's API. Every call that reaches the database
+ * answers a promise: on PostgreSQL it is a network round trip, and a process keeps many in flight (a pool of
+ * connections); on SQLite the statement runs at once (better-sqlite3 is synchronous) and the promise is
+ * already settled.
+ *
+ * A transaction belongs to the asynchronous flow that opened it (tx-scope.ts): statements made from inside
+ * `transaction(fn)`, however deep in the call tree, run in it; statements from any other flow do not see it
+ * (PostgreSQL: another connection of the pool; SQLite: they wait until it ends, see sqlite.ts).
+ */
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface RunResult {
+  changes: number;
+  lastInsertRowid: number | bigint;
+}
+
+export interface Statement {
+  run(...params: unknown[]): Promise<RunResult>;
+  get(...params: unknown[]): Promise<unknown>;
+  all(...params: unknown[]): Promise<unknown[]>;
+  /** Rows as their first column's value (sticky on the statement). */
+  pluck(toggle?: boolean): this;
+  /** Rows as arrays (sticky on the statement). */
+  raw(toggle?: boolean): this;
+  readonly source: string;
+}
+
+/** A statement that hands back its rows as plain objects of one fixed shape (see SqliteDb.reader). */
+export interface RowReader<T> {
+  get(...params: unknown[]): Promise<T | undefined>;
+  all(...params: unknown[]): Promise<T[]>;
+}
+
+export interface TransactionOptions {
+  /** SQLite: BEGIN IMMEDIATE (take the write lock at once). PostgreSQL transactions always start alike. */
+  immediate?: boolean;
+}
+
+/** One handle per database: its connections, its prepared statements, its clock. */
+export interface Db {
+  readonly engine: Engine;
+  /** The file (SQLite) or the URL without its password (PostgreSQL). */
+  readonly name: string;
+  readonly open: boolean;
+  readonly memory: boolean;
+  /** True when the calling flow is inside a transaction of this database. */
+  readonly inTransaction: boolean;
+  /** The clock SQL's `evt_now_utc()` reads (the app's: tests move it). */
+  clock: () => number;
+  /** A prepared statement for `sql`, kept per text (bounded, least recently used out). */
+  prepare(sql: string): Statement;
+  /** Like `prepare`, rows as objects of one shape, read fast on hot paths. */
+  reader<T>(sql: string): RowReader<T>;
+  /** A script of statements without parameters. */
+  exec(sql: string): Promise<void>;
+  /**
+   * Runs `fn` in a transaction: BEGIN/COMMIT, or a SAVEPOINT when the calling flow is in one already. A throw
+   * rolls back (to the savepoint) and propagates.
+   */
+  transaction<T>(fn: () => Promise<T>, opts?: TransactionOptions): Promise<T>;
+  /** Moves whenever any connection (any process) commits a change. */
+  dataVersion(): Promise<number>;
+  /** Rows written through this handle so far (SQLite's total_changes()). */
+  totalChanges(): number;
+  /** The schema version the migrations reached. */
+  userVersion(): Promise<number>;
+  setUserVersion(v: number): Promise<void>;
+  /** Prepared statements held (for tests of the bound). */
+  statementCount(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A lock or a connection not granted in time (3 s by default): the request answers 503 with `Retry-After` and
+ * has written nothing (its transaction rolled back).
+ */
+export class LockTimeout extends Error {
+  constructor(what: string) {
+    super(`database busy: ${what} not granted in time`);
+    this.name = 'LockTimeout';
+  }
+}
+
+/** How long a statement waits for a lock, a connection or a transaction of another flow. */
+export const LOCK_WAIT_MS = 3000;
+
+export function engineOf(db: Db): Engine {
+  return db.engine;
+}
+
+/** True for an `EVT_DB` that names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresSpec(spec: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(spec);
+}
+
+/** `spec` as it may be shown (logs, messages): a PostgreSQL URL without its password. */
+export function describeDb(spec: string): string {
+  if (!isPostgresSpec(spec) || !URL.canParse(spec)) return spec;
+  const u = new URL(spec);
+  if (u.password) u.password = '***';
+  for (const k of [...u.searchParams.keys()]) if (/pass/i.test(k)) u.searchParams.set(k, '***');
+  return u.toString();
+}
