@@ -104,7 +104,7 @@ export async function createApp(opts: { config: Config; db?: Db; log?: AppState[
     state,
     registry,
     close: async () => {
-      for (const f of hooks(state).onClose) f(state);
+      for (const f of hooks(state).onClose) await f(state);
       checkpointer?.stop();
       await db.close();
     },
@@ -266,7 +266,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
         }
       }
     }
-    const filtered = filterRestResponse(
+    const filtered = await filterRestResponse(
       state,
       { method, route: target.route, matched: routeKey, query: target.query, caller, ip, headers: req.headers },
       result,

@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     process.exit(EXIT.locked);
   }
 
-  let db: ReturnType<typeof openDatabase>;
+  let db: Awaited<ReturnType<typeof openDatabase>>;
   try {
     db = await openDatabase(config.dbFile);
   } catch (e) {

@@ -63,7 +63,7 @@ export async function authenticate(db: Db, p: Presented, appEnv?: AuthEnv): Prom
       env.log?.({ level: 'warn', msg: 'sign-in failed', login: login.slice(0, 200), ip: p.ip });
       throw badPassword();
     }
-    gate.succeeded(login);
+    await gate.succeeded(login);
     return {
       kind: 'user',
       userId: r.user.id,

@@ -77,8 +77,8 @@ export class SignInGate {
     return n;
   }
 
-  private admit(keys: readonly string[], credential: string): void {
-    const wait = this.limiter.retryAfter(keys);
+  private async admit(keys: readonly string[], credential: string): Promise<void> {
+    const wait = await this.limiter.retryAfter(keys);
     if (wait > 0) throw new TooManyFailures(wait);
     for (const k of keys) {
       const m = this.pending.get(k);
@@ -104,7 +104,7 @@ export class SignInGate {
    */
   async attempt<T>(keys: readonly string[], credential: string, check: () => Promise<{ counts: boolean; result: T }>): Promise<T> {
     const id = digest(credential);
-    this.admit(keys, id);
+    await this.admit(keys, id);
     this.hold(keys, id, 1);
     let out: { counts: boolean; result: T };
     try {
@@ -112,15 +112,15 @@ export class SignInGate {
     } finally {
       this.hold(keys, id, -1);
     }
-    const wait = this.limiter.retryAfter(keys);
-    if (out.counts) this.limiter.record(keys);
+    const wait = await this.limiter.retryAfter(keys);
+    if (out.counts) await this.limiter.record(keys);
     if (wait > 0) throw new TooManyFailures(wait);
     return out.result;
   }
 
   /** A right password clears its login's failures (never its address's: one valid account must not reset them). */
-  succeeded(login: string): void {
-    this.limiter.clear(loginKey(login));
+  async succeeded(login: string): Promise<void> {
+    await this.limiter.clear(loginKey(login));
   }
 }
 

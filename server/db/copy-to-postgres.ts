@@ -6,6 +6,7 @@ import { openDatabase } from './connection.ts';
 import { describeDb, isPostgresSpec } from './engine/types.ts';
 import { listMigrations } from './migrate.ts';
 import { PgDb, toParam } from './engine/postgres.ts';
+import type { SqliteDb } from './engine/sqlite.ts';
 import { acquireServerLock, LockedError } from './server-lock.ts';
 
 /**
@@ -148,16 +149,16 @@ function sqliteChecksum(db: Database.Database, t: TableInfo): { rows: number; su
 }
 
 /** Column types of a table on PostgreSQL (current schema), by name. */
-function pgColumns(pg: PgDb, table: string): Map<string, string> {
-  const rows = pg.execNative(
+async function pgColumns(pg: PgDb, table: string): Promise<Map<string, string>> {
+  const rows = (await pg.native(
     'SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1',
     [table],
-  ) as { name: string; type: string }[];
+  )) as { name: string; type: string }[];
   return new Map(rows.map((r) => [r.name, r.type === 'USER-DEFINED' ? 'text' : r.type]));
 }
 
 /** Count and checksum of a PostgreSQL table's rows in key order, read back through a cursor (bounded memory). */
-function pgChecksum(pg: PgDb, t: TableInfo, types: Map<string, string>): { rows: number; sum: string } {
+async function pgChecksum(pg: PgDb, t: TableInfo, types: Map<string, string>): Promise<{ rows: number; sum: string }> {
   const kinds = t.columns.map((c) => pgKind(types.get(c) ?? 'text'));
   // Integers as text: a bigint past 2^53 must not be rounded on its way into JavaScript.
   const select = t.columns
@@ -165,12 +166,12 @@ function pgChecksum(pg: PgDb, t: TableInfo, types: Map<string, string>): { rows:
     .join(', ');
   // ORDER BY the table's columns (qualified: an output column of the same name is the text cast).
   const order = t.key.map((k) => `evt_src.${q(k)}`).join(', ');
-  pg.execNative(`DECLARE evt_copy_check NO SCROLL CURSOR FOR SELECT ${select} FROM ${q(t.name)} AS evt_src ORDER BY ${order}`);
+  await pg.native(`DECLARE evt_copy_check NO SCROLL CURSOR FOR SELECT ${select} FROM ${q(t.name)} AS evt_src ORDER BY ${order}`);
   const h = crypto.createHash('sha256');
   let rows = 0;
   try {
     for (;;) {
-      const batch = pg.execNative(`FETCH FORWARD ${FETCH_ROWS} FROM evt_copy_check`);
+      const batch = await pg.native(`FETCH FORWARD ${FETCH_ROWS} FROM evt_copy_check`);
       if (!batch.length) break;
       for (const r of batch) {
         hashRow(
@@ -181,13 +182,13 @@ function pgChecksum(pg: PgDb, t: TableInfo, types: Map<string, string>): { rows:
       }
     }
   } finally {
-    pg.execNative('CLOSE evt_copy_check');
+    await pg.native('CLOSE evt_copy_check');
   }
   return { rows, sum: h.digest('hex') };
 }
 
 /** Streams one table from SQLite into PostgreSQL in multi-row INSERTs; returns the source's count and checksum. */
-function copyTable(src: Database.Database, pg: PgDb, t: TableInfo): { rows: number; sum: string } {
+async function copyTable(src: Database.Database, pg: PgDb, t: TableInfo): Promise<{ rows: number; sum: string }> {
   const h = crypto.createHash('sha256');
   const perChunk = Math.max(1, Math.min(CHUNK_ROWS, Math.floor(CHUNK_PARAMS / t.columns.length)));
   const cols = t.columns.map(q).join(', ');
@@ -195,11 +196,11 @@ function copyTable(src: Database.Database, pg: PgDb, t: TableInfo): { rows: numb
   let rowsInChunk = 0;
   let bytes = 0;
   let rows = 0;
-  const flush = () => {
+  const flush = async () => {
     if (!rowsInChunk) return;
     const n = t.columns.length;
     const tuples = Array.from({ length: rowsInChunk }, (_, r) => `(${Array.from({ length: n }, (_, c) => `$${r * n + c + 1}`).join(', ')})`);
-    pg.execNative(`INSERT INTO ${q(t.name)} (${cols}) VALUES ${tuples.join(', ')}`, values);
+    await pg.native(`INSERT INTO ${q(t.name)} (${cols}) VALUES ${tuples.join(', ')}`, values);
     values = [];
     rowsInChunk = 0;
     bytes = 0;
@@ -217,9 +218,9 @@ function copyTable(src: Database.Database, pg: PgDb, t: TableInfo): { rows: numb
       bytes += p?.length ?? 0;
     }
     rows++;
-    if (++rowsInChunk >= perChunk || bytes >= CHUNK_BYTES) flush();
+    if (++rowsInChunk >= perChunk || bytes >= CHUNK_BYTES) await flush();
   }
-  flush();
+  await flush();
   return { rows, sum: h.digest('hex') };
 }
 
@@ -262,29 +263,25 @@ function openSource(file: string): Database.Database {
 
 /** Checks the target before anything is written: reachable, C collation, no Doorstep schema or this version's. */
 async function checkTarget(url: string, tables: string[]): Promise<void> {
-  let pg: PgDb;
-  try {
-    pg = new PgDb(url);
-  } catch (e) {
-    throw new MigrationRefused(`cannot connect to ${describeDb(url)}: ${(e as Error).message.trim()}`);
-  }
+  const pg = new PgDb(url, { poolSize: 1 });
   try {
     try {
-      pg.checkDatabase();
+      await pg.connect();
     } catch (e) {
-      throw new MigrationRefused((e as Error).message);
+      const m = (e as Error).message.trim();
+      throw new MigrationRefused(/LC_COLLATE/.test(m) ? m : `cannot connect to ${describeDb(url)}: ${m}`);
     }
-    const has = pg.execNative("SELECT to_regclass('evt_schema') IS NOT NULL AS has")[0]?.has === 1;
-    const version = has ? ((pg.execNative('SELECT version FROM evt_schema WHERE id = 1')[0]?.version as number | undefined) ?? 0) : 0;
+    const has = (await pg.native("SELECT to_regclass('evt_schema') IS NOT NULL AS has"))[0]?.has === 1;
+    const version = has ? (((await pg.native('SELECT version FROM evt_schema WHERE id = 1'))[0]?.version as number | undefined) ?? 0) : 0;
     const latest = latestVersion();
     if (version !== 0 && version !== latest)
       throw new MigrationRefused(
         `the PostgreSQL database holds a Doorstep schema at version ${version}, not ${latest}: migrate into an empty database`,
       );
     if (version === 0) {
-      const found = pg.execNative('SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename = ANY($1::text[])', [
+      const found = (await pg.native('SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename = ANY($1::text[])', [
         `{${tables.join(',')}}`,
-      ]) as { name: string }[];
+      ])) as { name: string }[];
       if (found.length)
         throw new MigrationRefused(
           `the PostgreSQL database has tables named as Doorstep's (${found
@@ -303,32 +300,33 @@ async function checkTarget(url: string, tables: string[]): Promise<void> {
  * migrated database: the same counts, and the same checksum where the migrations seed rows).
  */
 async function checkEmpty(pg: PgDb, tables: TableInfo[]): Promise<void> {
-  const fresh = await openDatabase(':memory:') as unknown as Database.Database;
+  const freshDb = (await openDatabase(':memory:')) as SqliteDb;
+  const fresh = freshDb.raw;
   try {
     const busy: string[] = [];
     for (const t of tables) {
-      const n = Number(pg.execNative(`SELECT count(*) AS n FROM ${q(t.name)}`)[0]?.n);
+      const n = Number((await pg.native(`SELECT count(*) AS n FROM ${q(t.name)}`))[0]?.n);
       const seeded = sqliteChecksum(fresh, t);
-      if (n !== seeded.rows || (n > 0 && pgChecksum(pg, t, pgColumns(pg, t.name)).sum !== seeded.sum)) busy.push(`${t.name} (${n} rows)`);
+      if (n !== seeded.rows || (n > 0 && (await pgChecksum(pg, t, await pgColumns(pg, t.name))).sum !== seeded.sum)) busy.push(`${t.name} (${n} rows)`);
     }
     if (busy.length)
       throw new MigrationRefused(
         `the PostgreSQL database is not empty: ${busy.slice(0, 8).join(', ')}${busy.length > 8 ? ', ...' : ''}. Migrate into an empty database (or drop and recreate this one if its content is expendable)`,
       );
   } finally {
-    fresh.close();
+    await freshDb.close();
   }
 }
 
 /** Sets the identity of `t` (if it has one) past the highest ID; returns the next ID it hands out. */
-function continueIdentity(pg: PgDb, t: TableInfo, autoincrement: Map<string, number>): number | null {
+async function continueIdentity(pg: PgDb, t: TableInfo, autoincrement: Map<string, number>): Promise<number | null> {
   if (t.key.length !== 1) return null;
   const key = t.key[0] as string;
-  const seq = pg.execNative('SELECT pg_get_serial_sequence($1, $2) AS seq', [q(t.name), key])[0]?.seq as string | null;
+  const seq = (await pg.native('SELECT pg_get_serial_sequence($1, $2) AS seq', [q(t.name), key]))[0]?.seq as string | null;
   if (!seq) return null;
-  const max = Number(pg.execNative(`SELECT coalesce(max(${q(key)}), 0)::text AS m FROM ${q(t.name)}`)[0]?.m);
+  const max = Number((await pg.native(`SELECT coalesce(max(${q(key)}), 0)::text AS m FROM ${q(t.name)}`))[0]?.m);
   const next = Math.max(max, autoincrement.get(t.name) ?? 0) + 1;
-  pg.execNative('SELECT setval($1::regclass, $2::bigint, false)', [seq, String(next)]);
+  await pg.native('SELECT setval($1::regclass, $2::bigint, false)', [seq, String(next)]);
   return next;
 }
 
@@ -356,7 +354,7 @@ export async function migrateToPostgres(from: string, to: string, out: (line: st
       to,
       tables.map((t) => t.name),
     );
-    const pg = await openDatabase(to) as PgDb;
+    const pg = (await openDatabase(to, { poolSize: 1 })) as PgDb;
     try {
       return await copyAll(src, pg, tables, out);
     } finally {
@@ -368,19 +366,23 @@ export async function migrateToPostgres(from: string, to: string, out: (line: st
   }
 }
 
+/** Thrown inside the target's transaction to roll the copy back when its read-back differed. */
+class ReadBackDiffered extends Error {
+  constructor(readonly checks: TableCheck[]) {
+    super('read-back differed');
+  }
+}
+
 async function copyAll(src: Database.Database, pg: PgDb, tables: TableInfo[], out: (line: string) => void): Promise<MigrationReport> {
   for (const t of tables) {
-    const have = pgColumns(pg, t.name);
+    const have = await pgColumns(pg, t.name);
     const missing = t.columns.filter((c) => !have.has(c));
     if (!have.size || missing.length)
       throw new MigrationRefused(`the PostgreSQL schema has no ${have.size ? `${t.name}.${missing.join(', ')}` : t.name}`);
   }
-  // One snapshot of the source; one transaction, under the write lock every Doorstep writer takes, on the target.
+  // One snapshot of the source; one transaction on the target.
   src.exec('BEGIN');
-  await pg.exec('BEGIN');
-  let done = false;
   try {
-    await checkEmpty(pg, tables);
     const autoincrement = new Map<string, number>(
       src.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'").pluck().get()
         ? (src.prepare('SELECT name, seq FROM sqlite_sequence').raw(true).all() as [string, number][])
@@ -399,48 +401,51 @@ async function copyAll(src: Database.Database, pg: PgDb, tables: TableInfo[], ou
         ),
         reason: SKIPPED_TABLES[t.name] as string,
       }));
-    for (const t of copied) pg.execNative(`ALTER TABLE ${q(t.name)} DISABLE TRIGGER USER`);
-    const source = new Map<string, { rows: number; sum: string }>();
-    for (const t of copied) {
-      // Only the rows the migrations seed can be there (checkEmpty): the source's take their place.
-      pg.execNative(`DELETE FROM ${q(t.name)}`);
-      try {
-        source.set(t.name, copyTable(src, pg, t));
-      } catch (e) {
-        throw new Error(`copying ${t.name}: ${(e as Error).message.trim()}`);
-      }
+    let checks: TableCheck[];
+    try {
+      checks = await pg.transaction(async () => {
+        await checkEmpty(pg, tables);
+        for (const t of copied) await pg.native(`ALTER TABLE ${q(t.name)} DISABLE TRIGGER USER`);
+        const source = new Map<string, { rows: number; sum: string }>();
+        for (const t of copied) {
+          // Only the rows the migrations seed can be there (checkEmpty): the source's take their place.
+          await pg.native(`DELETE FROM ${q(t.name)}`);
+          try {
+            source.set(t.name, await copyTable(src, pg, t));
+          } catch (e) {
+            throw new Error(`copying ${t.name}: ${(e as Error).message.trim()}`);
+          }
+        }
+        for (const t of copied) await pg.native(`ALTER TABLE ${q(t.name)} ENABLE TRIGGER USER`);
+        const list: TableCheck[] = [];
+        for (const t of copied) {
+          const nextId = await continueIdentity(pg, t, autoincrement);
+          const back = await pgChecksum(pg, t, await pgColumns(pg, t.name));
+          const s = source.get(t.name) as { rows: number; sum: string };
+          list.push({
+            table: t.name,
+            sqliteRows: s.rows,
+            pgRows: back.rows,
+            sqliteSum: s.sum,
+            pgSum: back.sum,
+            nextId,
+            ok: s.rows === back.rows && s.sum === back.sum,
+          });
+        }
+        if (!list.every((c) => c.ok)) throw new ReadBackDiffered(list);
+        return list;
+      });
+    } catch (e) {
+      if (!(e instanceof ReadBackDiffered)) throw e;
+      for (const s of skipped) out(`Skipped ${s.table} (${s.rows} rows): ${s.reason}.`);
+      return { checks: e.checks, skipped, committed: false };
     }
-    for (const t of copied) pg.execNative(`ALTER TABLE ${q(t.name)} ENABLE TRIGGER USER`);
-    const checks: TableCheck[] = copied.map((t) => {
-      const nextId = continueIdentity(pg, t, autoincrement);
-      const back = pgChecksum(pg, t, pgColumns(pg, t.name));
-      const s = source.get(t.name) as { rows: number; sum: string };
-      return {
-        table: t.name,
-        sqliteRows: s.rows,
-        pgRows: back.rows,
-        sqliteSum: s.sum,
-        pgSum: back.sum,
-        nextId,
-        ok: s.rows === back.rows && s.sum === back.sum,
-      };
-    });
-    const committed = checks.every((c) => c.ok);
-    await pg.exec(committed ? 'COMMIT' : 'ROLLBACK');
-    done = true;
     // Fresh tables have no statistics until autovacuum's first pass (about a minute); until then PostgreSQL plans
     // every query as if the tables were empty (sequential scans over 100,000 attendees). Gather them now.
-    if (committed) await pg.exec('ANALYZE');
+    await pg.native('ANALYZE');
     for (const s of skipped) out(`Skipped ${s.table} (${s.rows} rows): ${s.reason}.`);
-    return { checks, skipped, committed };
+    return { checks, skipped, committed: true };
   } finally {
-    if (!done && pg.inTransaction) {
-      try {
-        await pg.exec('ROLLBACK');
-      } catch {
-        // The connection is gone: nothing was committed.
-      }
-    }
     src.exec('COMMIT');
   }
 }

@@ -79,7 +79,8 @@ export async function demoTickets(
   const ticketed = eventIds.slice(0, Math.min(eventIds.length, 40));
   const stats = await db.transaction(async () => {
     const d = nowDates(tz, now);
-    const tickets = ticketed.map(async (event) => {
+    const tickets: { id: number; event: number; paid: boolean; capacity: number }[] = [];
+    for (const event of ticketed) {
       const paid = random() < 0.7;
       const capacity = pick([50, 100, 150, 200, 300]);
       const id = await createTicket(db, {
@@ -93,13 +94,13 @@ export async function demoTickets(
         date: d.date,
         dateGmt: d.date_gmt,
       });
-      return { id, event, paid, capacity };
-    });
+      tickets.push({ id, event, paid, capacity });
+    }
     const sold = new Map<number, number>();
     let made = 0;
     let checkedIn = 0;
     for (let guard = 0; made < attendees && guard < attendees * 4; guard++) {
-      const t = await pick(tickets);
+      const t = pick(tickets);
       const qty = Math.min(1 + Math.floor(random() * 4), attendees - made, t.capacity - (sold.get(t.id) ?? 0));
       if (qty <= 0) continue;
       const first = pick(FIRST);
@@ -114,7 +115,7 @@ export async function demoTickets(
         dateGmt: d.date_gmt,
         status,
       });
-      order.attendeeIds.forEach(async (aid, i) => {
+      for (const [i, aid] of order.attendeeIds.entries()) {
         if (i > 0) {
           // Companions of the purchaser get names of their own.
           const name = `${pick(FIRST)} ${last}`;
@@ -139,7 +140,7 @@ export async function demoTickets(
           await setCheckedIn(db, aid, checkin);
           checkedIn++;
         }
-      });
+      }
       sold.set(t.id, (sold.get(t.id) ?? 0) + qty);
       made += qty;
     }

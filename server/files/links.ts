@@ -20,17 +20,17 @@ export function signLink(secret: string, linkId: number, postId: number, exp: nu
 export type TokenCheck = { ok: true; linkId: number; exp: number } | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired' };
 
 /** Parses a token and checks its signature against the file it claims, then its expiry. */
-export function checkToken(
+export async function checkToken(
   secret: string,
   token: string,
-  postIdOfLink: (linkId: number) => number | undefined,
+  postIdOfLink: (linkId: number) => Promise<number | undefined>,
   nowSeconds = Math.floor(Date.now() / 1000),
-): TokenCheck {
+): Promise<TokenCheck> {
   const m = TOKEN.exec(token);
   if (!m) return { ok: false, reason: 'malformed' };
   const linkId = Number(m[1]);
   const exp = Number(m[2]);
-  const postId = postIdOfLink(linkId);
+  const postId = await postIdOfLink(linkId);
   if (postId === undefined) return { ok: false, reason: 'bad_signature' };
   const expected = Buffer.from(mac(secret, linkId, postId, exp));
   const given = Buffer.from(m[3]);

@@ -41,7 +41,7 @@ export const WRITE_TAGS: Readonly<Record<string, Declaration>> = {
   'attendees.update': attendeeUpdate,
   // A door or box-office attendee takes a place.
   'attendees.create': only('checkins', 'tickets'),
-  // A batch's items are dispatched one by one (executeSync), each declaring its own; the batch itself writes nothing.
+  // A batch's items are dispatched one by one (executeInline), each declaring its own; the batch itself writes nothing.
   'core.batch': only(),
   'cart.update': only('carts'),
   // A checkout holds places (pending) or sells them (completed): availability moves, the public calendar does not.

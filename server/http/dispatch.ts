@@ -8,6 +8,7 @@ import type { Endpoint, Registry, RouteEntry } from './registry.ts';
 import { errorResult, type Result } from '../kernel/result.ts';
 import { validateArgs } from './validate.ts';
 import { inTransaction } from '../db/in-transaction.ts';
+import { LockTimeout } from '../db/engine/types.ts';
 import { touch, writeTags } from './cache-tags.ts';
 
 /** A request in REST terms, whether it came over HTTP or as an item of a batch. */
@@ -127,6 +128,13 @@ function denied(p: Prepared): Result | null {
 /** What a handler's throw answers with: its own error, or a logged 500. */
 function failure(ctx: Ctx, e: unknown): Result {
   if (e instanceof HttpError) return errorResult(e);
+  if (e instanceof LockTimeout) {
+    // Nothing was written (the transaction rolled back); the client may send the same request again.
+    ctx.app.log({ level: 'warn', msg: 'database busy', route: ctx.req.route, method: ctx.req.method, error: e.message });
+    const busy = new HttpError(503, 'evt_database_busy', 'The database is busy. Please try again in a moment.');
+    busy.answerHeaders = { 'Retry-After': '1' };
+    return errorResult(busy);
+  }
   ctx.app.log({ level: 'error', msg: 'unhandled error', route: ctx.req.route, method: ctx.req.method, error: String((e as Error)?.stack ?? e) });
   return errorResult(internalError());
 }
@@ -140,19 +148,19 @@ async function wrote(p: Prepared): Promise<void> {
 }
 
 /**
- * Permission, then a synchronous handler; a write runs in one transaction so a failure changes nothing.
- * Batches call this directly for their synchronous items, sparing a promise per item.
+ * Permission, then a handler that talks to nothing but the database; a write runs in one transaction so a
+ * failure changes nothing. Batches call this directly for such items, inside the group's transaction.
  */
-export async function executeSync(p: Prepared): Promise<Result> {
+export async function executeInline(p: Prepared): Promise<Result> {
   const refused = denied(p);
   if (refused) return refused;
   const { endpoint, ctx } = p;
   const isWrite = WRITE_METHODS.includes(ctx.req.method as Method);
   try {
-    if (!isWrite) return endpoint.handler(p.input as never, ctx) as Result;
+    if (!isWrite) return await endpoint.handler(p.input as never, ctx);
     // What the write changed is recorded in its own transaction (other processes read it from the database).
     return await inTransaction(ctx.db, async () => {
-      const result = endpoint.handler(p.input as never, ctx) as Result;
+      const result = await endpoint.handler(p.input as never, ctx);
       await wrote(p);
       return result;
     });
@@ -163,7 +171,7 @@ export async function executeSync(p: Prepared): Promise<Result> {
 
 /** Permission, then the handler; asynchronous handlers manage their own transactions. */
 export async function execute(p: Prepared): Promise<Result> {
-  if (!p.endpoint.async) return await executeSync(p);
+  if (!p.endpoint.async) return await executeInline(p);
   const refused = denied(p);
   if (refused) return refused;
   const { endpoint, ctx } = p;

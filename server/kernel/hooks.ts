@@ -10,10 +10,10 @@ export interface PresentOpts {
 }
 
 /** Adds fields other namespaces own (Event Tickets: `ticketed`, `attendance`) to presented events. */
-export type EventDecorator = (ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[], opts: PresentOpts) => void;
+export type EventDecorator = (ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[], opts: PresentOpts) => void | Promise<void>;
 
 /** Adds a condition to the events archive query from the request's parameters, or none. */
-export type EventFilter = (input: Record<string, unknown>, ctx: Ctx) => Condition | null;
+export type EventFilter = (input: Record<string, unknown>, ctx: Ctx) => Condition | null | Promise<Condition | null>;
 
 /**
  * Extension points between namespaces, installed once at start-up (see `install` in routes/index.ts):
@@ -25,14 +25,14 @@ export interface Hooks {
   /** Add conditions to the events archive query (`ticketed`). */
   eventFilters: EventFilter[];
   /** Called inside the transaction that completes an order (free checkout, or a pending order marked paid). */
-  orderCompleted: ((ctx: Ctx, orderId: number) => void)[];
+  orderCompleted: ((ctx: Ctx, orderId: number) => void | Promise<void>)[];
   /**
    * WordPress `rest_post_dispatch`/`rest_pre_serve_request`: sees every REST answer (errors included) before
    * it is written, and may replace it (oEmbed XML) or just observe it (analytics).
    */
   restResponse: RestResponseFilter[];
   /** Run when the app closes (flush buffers before the database closes). */
-  onClose: ((state: AppState) => void)[];
+  onClose: ((state: AppState) => void | Promise<void>)[];
 }
 
 /** What a response filter knows about the request it answers. */
@@ -48,12 +48,12 @@ export interface RestExchange {
   headers: Record<string, string | string[] | undefined>;
 }
 
-export type RestResponseFilter = (state: AppState, exchange: RestExchange, result: Result) => Result;
+export type RestResponseFilter = (state: AppState, exchange: RestExchange, result: Result) => Result | Promise<Result>;
 
 /** Runs the response filters in registration order. */
-export function filterRestResponse(state: AppState, exchange: RestExchange, result: Result): Result {
+export async function filterRestResponse(state: AppState, exchange: RestExchange, result: Result): Promise<Result> {
   let out = result;
-  for (const f of hooks(state).restResponse) out = f(state, exchange, out);
+  for (const f of hooks(state).restResponse) out = await f(state, exchange, out);
   return out;
 }
 

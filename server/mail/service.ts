@@ -1,3 +1,4 @@
+import { outsideTransaction } from '../db/engine/tx-scope.ts';
 import crypto from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
@@ -155,15 +156,8 @@ export async function composeFromLog(state: AppState, row: MailLogRow): Promise<
 /** A delivery takes at most about a minute (SMTP timeouts): a claim ten minutes old was abandoned. */
 const CLAIM_STALE_MS = 10 * 60_000;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Waits until no transaction is open on the connection (an async handler may hold one across an await). */
-async function outsideTransaction(state: AppState): Promise<void> {
-  for (let i = 0; state.db.open && state.db.inTransaction && i < 6000; i++) await sleep(5);
-}
 
 async function deliverNow(state: AppState, id: number): Promise<DeliveryResult | null> {
-  await outsideTransaction(state);
   if (!state.db.open) return null;
   const row = await getMailLog(state.db, id);
   if (row?.status !== 'queued') return null;
@@ -173,7 +167,6 @@ async function deliverNow(state: AppState, id: number): Promise<DeliveryResult |
     // One image per turn of the event loop, so requests keep flowing while a large order is drawn.
     await new Promise((r) => setImmediate(r));
     const png = qrPng(a.qr_text);
-    await outsideTransaction(state);
     if (!state.db.open) return null;
     await fillAttachment(state.db, a.id, png, sha256(png));
   }
@@ -184,7 +177,6 @@ async function deliverNow(state: AppState, id: number): Promise<DeliveryResult |
   } catch (e) {
     result = { ok: false, transport: '', messageId: null, emlFile: null, transcript: '', error: (e as Error).message || 'Delivery failed' };
   }
-  await outsideTransaction(state);
   if (!state.db.open) return result;
   await recordDelivery(state.db, id, {
     status: result.ok ? 'sent' : 'failed',
@@ -203,8 +195,8 @@ export function schedule(state: AppState, id: number): Promise<DeliveryResult | 
   const svc = service(state);
   const existing = svc.pending.get(id);
   if (existing) return existing;
-  const p = new Promise<void>((r) => setImmediate(r))
-    .then(() => deliverNow(state, id))
+  // Delivered on a later turn, outside the transaction that queued the message and only once it has committed.
+  const p = outsideTransaction(() => new Promise<void>((r) => setImmediate(r)).then(() => deliverNow(state, id)))
     .catch((e: unknown) => {
       state.log({ level: 'error', msg: 'mail delivery crashed', mail_id: id, error: String((e as Error)?.stack ?? e) });
       return null;

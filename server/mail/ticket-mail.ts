@@ -153,11 +153,11 @@ export async function ticketMailOnOrderCompleted(ctx: Ctx, orderId: number): Pro
     }
     const limiter = ticketMailLimiter(ctx.app);
     const keys = [`to:${order.purchaser_email.trim().toLowerCase()}`];
-    if (limiter.retryAfter(keys) > 0) {
+    if ((await limiter.retryAfter(keys)) > 0) {
       ctx.app.log({ level: 'warn', msg: 'ticket e-mail not sent: too many to this address', order_id: orderId });
       return;
     }
-    limiter.record(keys);
+    await limiter.record(keys);
     const { siteName, timezone } = ctx.app.config;
     const message = composeTicketMail({ order, attendees, lang: ctx.lang, siteName, siteTimezone: timezone, siteBase: ctx.urls.site('') });
     await sendMail(ctx.app, message);

@@ -13,16 +13,17 @@ export function held(key: string): string {
  * until the oldest of them ages out. Two implementations: `WindowLimiter` below (in memory, per process: the
  * SQLite default, where one process serves a database) and `DbWindowLimiter` (db-window-limiter.ts: counted in
  * the database, shared by every process on it). `limiterFor` (db-window-limiter.ts) picks one per app.
+ * The database one answers promises: callers await every call, whichever they hold.
  */
 export interface RateLimiter {
   readonly max: number;
   readonly windowMs: number;
   /** Seconds to wait when any of the keys is at its limit, else 0. */
-  retryAfter(keys: readonly string[]): number;
+  retryAfter(keys: readonly string[]): number | Promise<number>;
   /** Counts one event against each key. */
-  record(keys: readonly string[]): void;
+  record(keys: readonly string[]): void | Promise<void>;
   /** Forgets a key (a successful sign-in clears its login's failures). */
-  clear(key: string): void;
+  clear(key: string): void | Promise<void>;
 }
 
 /**

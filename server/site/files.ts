@@ -19,7 +19,7 @@ export function mountFiles(app: Express, state: AppState): void {
   });
 
   app.get('/private/:token', async (req, res) => {
-    const check = checkToken(state.secret, req.params.token, async (linkId) => (await getLink(state.db, linkId))?.post_id);
+    const check = await checkToken(state.secret, req.params.token, async (linkId) => (await getLink(state.db, linkId))?.post_id);
     if (!check.ok) {
       res.setHeader('X-Robots-Tag', 'noindex');
       return check.reason === 'expired' ? res.status(410).type('text/plain').send('This private link has expired.') : notFound(res);

@@ -1,3 +1,4 @@
+import type { SqliteDb } from '../../server/db/engine/sqlite.ts';
 import fs from 'node:fs';
 import { loadConfig } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/connection.ts';
@@ -8,7 +9,7 @@ import { createApp } from '../../server/app.ts';
  * time the event loop was held longer than that (a timer firing late), for finding what stalls every request.
  */
 const db = await openDatabase(process.env.EVT_DB!);
-if (process.env.BENCH_WAL_AUTOCHECKPOINT) db.pragma(`wal_autocheckpoint = ${Number(process.env.BENCH_WAL_AUTOCHECKPOINT)}`);
+if (process.env.BENCH_WAL_AUTOCHECKPOINT) (db as SqliteDb).raw.pragma(`wal_autocheckpoint = ${Number(process.env.BENCH_WAL_AUTOCHECKPOINT)}`);
 const config = loadConfig({ ...process.env, PORT: '0', EVT_LOG: 'off' });
 const app = await createApp({ config, db });
 const server = app.express.listen(0, '127.0.0.1', () => {

@@ -24,9 +24,9 @@ export interface TestServer {
   app: App;
   dir: string;
   /** `Authorization` header values for a new user of that role. */
-  userAuth: (role: Role, login?: string) => string;
+  userAuth: (role: Role, login?: string) => Promise<string>;
   /** A new API key (door device). */
-  apiKey: (label?: string, eventId?: number | null) => { key: string; id: number };
+  apiKey: (label?: string, eventId?: number | null) => Promise<{ key: string; id: number }>;
   admin: string;
   close: () => Promise<void>;
 }
@@ -83,7 +83,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
         server.closeAllConnections();
         server.close(async () => {
           try {
-            app.close();
+            await app.close();
             if (pg) {
               if (db.open) await db.close();
               pg.drop();

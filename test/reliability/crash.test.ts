@@ -1,3 +1,4 @@
+import type { SqliteDb } from '../../server/db/engine/sqlite.ts';
 import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { childServer, freePort } from './child-server.ts';
@@ -69,7 +70,7 @@ describe('crash safety (SIGKILL)', { timeout: 30 * 60_000 }, () => {
       try {
         audit = await auditCheckins(db, kiosks, new Set(site.attendeeIds));
         integrity = await integrityCheck(db);
-        assert.deepEqual(db.pragma('foreign_key_check'), []);
+        assert.deepEqual((db as SqliteDb).raw.pragma('foreign_key_check'), []);
       } finally {
         await db.close();
       }

@@ -1,3 +1,4 @@
+import type { SqliteDb } from '../../server/db/engine/sqlite.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,7 +67,7 @@ export async function openForCheck(dbFile: string): Promise<Db> {
  * `bt_index_check` (with `heapallindexed`) finds every B-tree index of the schema consistent with its table.
  */
 export async function integrityCheck(db: Db): Promise<string> {
-  if (engineOf(db) !== 'postgres') return (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
+  if (engineOf(db) !== 'postgres') return ((db as SqliteDb).raw.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
   const problems: string[] = [];
   for (const c of await db.prepare("SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND NOT convalidated").all() as {
     conname: string;

@@ -114,13 +114,13 @@ describe('response cache bounds', () => {
 });
 
 describe('per-client tables', () => {
-  test('form-submit limits hold at most MAX_KEYS client keys', () => {
+  test('form-submit limits hold at most MAX_KEYS client keys', async () => {
     const app = { services: {} } as unknown as AppState;
-    for (let i = 0; i < MAX_KEYS + 5_000; i++) hit(app, 'forms-submit', `client-${i}`, 5, 60_000, 1_000);
+    for (let i = 0; i < MAX_KEYS + 5_000; i++) await hit(app, 'forms-submit', `client-${i}`, 5, 60_000, 1_000);
     assert.equal(heldKeys(app, 'forms-submit'), MAX_KEYS);
     // The limit itself still works for a busy client.
-    for (let i = 0; i < 5; i++) assert.equal(hit(app, 'forms-submit', 'busy', 5, 60_000, 2_000), 0);
-    assert.equal(hit(app, 'forms-submit', 'busy', 5, 60_000, 2_000), 60);
+    for (let i = 0; i < 5; i++) assert.equal(await hit(app, 'forms-submit', 'busy', 5, 60_000, 2_000), 0);
+    assert.equal(await hit(app, 'forms-submit', 'busy', 5, 60_000, 2_000), 60);
   });
 
   test('window-limiter keys cost little however long they are', () => {

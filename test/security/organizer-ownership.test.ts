@@ -44,7 +44,7 @@ interface Write {
   kinds: Kind[];
   request: (kind: Kind, o: { id: number; slug: string }) => { method: string; path: string; body?: Record<string, unknown> };
   /** What the write does when it is allowed. */
-  took: (kind: Kind, id: number) => boolean;
+  took: (kind: Kind, id: number) => Promise<boolean>;
 }
 
 const titleKey = (k: Kind) => (k === 'event' ? 'title' : k === 'venue' ? 'venue' : k === 'organizer' ? 'organizer' : 'name');
@@ -131,11 +131,11 @@ describe("organizer X against organizer Y's objects: 403 rest_forbidden and noth
       }
       const own = await send(Y.auth, w.request(kind, o));
       assert.equal(own.status, 200, `owner: ${own.text}`);
-      assert.ok(w.took(kind, o.id), "the owner's write took effect");
+      assert.ok(await w.took(kind, o.id), "the owner's write took effect");
       const other = await make(kind, Y.auth);
       const a = await send(s.admin, w.request(kind, other));
       assert.equal(a.status, 200, `administrator: ${a.text}`);
-      assert.ok(w.took(kind, other.id), "the administrator's write took effect");
+      assert.ok(await w.took(kind, other.id), "the administrator's write took effect");
     });
   }
 });

@@ -94,8 +94,8 @@ async function heldGet(port: number, localAddress?: string): Promise<{ socket: n
 
 const BODY = JSON.stringify({ title: 'Slowly arriving event', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00' });
 
-async function assertSlowBodyRefused(port: number, auth: string, events: () => number): Promise<void> {
-  const before = events();
+async function assertSlowBodyRefused(port: number, auth: string, events: () => number | Promise<number>): Promise<void> {
+  const before = await events();
   const r = await slowPost(port, '/wp-json/evt/events/v1/events', BODY, auth);
   const answer = parse(r.text);
   assert.equal(answer.status, 408, `answered ${answer.status} after ${r.bodyBytesSent} body bytes`);
@@ -107,7 +107,7 @@ async function assertSlowBodyRefused(port: number, auth: string, events: () => n
   assert.match(answer.headers, /\r\nconnection: close\r\n/);
   assert.ok(r.closedByServer, 'the server closed the connection');
   assert.ok(r.bodyBytesSent < BODY.length, 'the answer came before the body was complete');
-  assert.equal(events(), before, 'nothing was created');
+  assert.equal(await events(), before, 'nothing was created');
 }
 
 /**

@@ -19,16 +19,16 @@ const run = cli.run;
 describe('operator CLI', () => {
   test('user add validates role and e-mail and refuses duplicates', async () => {
     assert.match((await run('user', 'add', 'alice', '--role', 'organizer', '--email', 'alice@example.org'))[0], /Created organizer "alice"/);
-    await assert.rejects(await run('user', 'add', 'alice', '--role', 'organizer'), CliError);
-    await assert.rejects(await run('user', 'add', 'bob', '--role', 'king'), /--role must be/);
-    await assert.rejects(await run('user', 'add', 'bob', '--role', 'door', '--email', 'nope'), /not an e-mail/);
+    await assert.rejects(run('user', 'add', 'alice', '--role', 'organizer'), CliError);
+    await assert.rejects(run('user', 'add', 'bob', '--role', 'king'), /--role must be/);
+    await assert.rejects(run('user', 'add', 'bob', '--role', 'door', '--email', 'nope'), /not an e-mail/);
   });
 
   test('app-password create prints a password that signs in over HTTP Basic', async () => {
     const lines = await run('app-password', 'create', 'alice', '--name', 'laptop');
     const password = lines[lines.length - 1];
     assert.match(password, /^([A-Za-z0-9]{4} ){5}[A-Za-z0-9]{4}$/);
-    await assert.rejects(await run('app-password', 'create', 'nobody'), /no user/);
+    await assert.rejects(run('app-password', 'create', 'nobody'), /no user/);
     // Serve the CLI's database and sign in with the printed password.
     const db = await openDatabase(cli.env.EVT_DB);
     const app = await createApp({ config: loadConfig({ ...cli.env, PORT: '0' }), db });
@@ -48,7 +48,7 @@ describe('operator CLI', () => {
   test('api-key create/list/revoke; with --event it prints the pairing link and writes the pairing QR', async () => {
     const plain = await run('api-key', 'create', '--label', 'Door 1');
     assert.match(plain[plain.length - 1], /^dsk_\d+_[A-Za-z0-9]{32}$/);
-    await assert.rejects(await run('api-key', 'create', '--label', 'X', '--event', '999999'), /not an event/);
+    await assert.rejects(run('api-key', 'create', '--label', 'X', '--event', '999999'), /not an event/);
     const db = await openDatabase(cli.env.EVT_DB);
     const eventId = (await db.prepare("SELECT id FROM posts WHERE type = 'event' ORDER BY id LIMIT 1").get() as { id: number }).id;
     await db.close();
@@ -66,7 +66,7 @@ describe('operator CLI', () => {
     assert.match(list[2], new RegExp(`^2\\s+Door 2\\s+${eventId}\\s`));
     assert.match((await run('api-key', 'revoke', '1'))[0], /Revoked API key 1/);
     assert.match((await run('api-key', 'list'))[1], /REVOKED/);
-    await assert.rejects(await run('api-key', 'revoke', '1'), /no active API key/);
+    await assert.rejects(run('api-key', 'revoke', '1'), /no active API key/);
   });
 
   test("api-key revoke deletes the key's pairing images", async () => {
@@ -84,7 +84,7 @@ describe('operator CLI', () => {
     // Images left behind by an earlier revoke (before this rule) go on the next attempt, which still reports
     // that the key was not active.
     fs.writeFileSync(png, 'old');
-    await assert.rejects(await run('api-key', 'revoke', id), /no active API key/);
+    await assert.rejects(run('api-key', 'revoke', id), /no active API key/);
     assert.ok(!fs.existsSync(png));
   });
 
@@ -115,15 +115,15 @@ describe('operator CLI', () => {
       assert.ok(!list.join('\n').includes('scrypt'));
 
       const id = phone.split(/\s+/)[0];
-      await assert.rejects(await run('app-password', 'revoke', 'alice', id), /no application password/);
+      await assert.rejects(run('app-password', 'revoke', 'alice', id), /no application password/);
       assert.match((await run('app-password', 'revoke', 'bob', id))[0], new RegExp(`Revoked application password ${id} \\("phone"\\) of "bob"`));
       const refused = await call(url, { auth });
       assert.equal(refused.status, 401);
       assert.equal(refused.body.code, 'incorrect_password');
       assert.equal((await run('app-password', 'list', 'bob')).length, 2);
-      await assert.rejects(await run('app-password', 'revoke', 'bob', id), /no application password/);
-      await assert.rejects(await run('app-password', 'list', 'nobody'), /no user/);
-      await assert.rejects(await run('app-password', 'revoke', 'bob'), /needs/);
+      await assert.rejects(run('app-password', 'revoke', 'bob', id), /no application password/);
+      await assert.rejects(run('app-password', 'list', 'nobody'), /no user/);
+      await assert.rejects(run('app-password', 'revoke', 'bob'), /needs/);
     } finally {
       await new Promise((r) => srv.close(r));
       await db.close();
@@ -140,8 +140,8 @@ describe('operator CLI', () => {
     assert.equal((await db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'event'").get() as { n: number }).n, 20);
     assert.equal((await db.prepare('SELECT COUNT(*) AS n FROM attendees').get() as { n: number }).n, 60);
     await db.close();
-    await assert.rejects(await run('demo', '--events', '2'), /only fills an empty one/);
-    await assert.rejects(await run('frobnicate'), /unknown command/);
+    await assert.rejects(run('demo', '--events', '2'), /only fills an empty one/);
+    await assert.rejects(run('frobnicate'), /unknown command/);
     assert.match((await run('help'))[0], /Usage/);
   });
 
@@ -171,9 +171,9 @@ describe('operator CLI', () => {
       await run('user', 'add', 'carol', '--role', 'door', '--colour', 'red'),
       (e: Error) => e instanceof CliError && /Unknown option '--colour'/.test(e.message),
     );
-    await assert.rejects(await run('api-key', 'list', 'extra'), (e: Error) => e instanceof CliError && /unexpected argument extra/.test(e.message));
-    await assert.rejects(await run('--frobnicate'), CliError);
-    await assert.rejects(await run('user', 'add'), /user add needs <login>/);
+    await assert.rejects(run('api-key', 'list', 'extra'), (e: Error) => e instanceof CliError && /unexpected argument extra/.test(e.message));
+    await assert.rejects(run('--frobnicate'), CliError);
+    await assert.rejects(run('user', 'add'), /user add needs <login>/);
     const { spawnSync } = await import('node:child_process');
     const proc = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'api-key', 'list', '--bogus'], {
       env: { ...process.env, ...cli.env },

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { translate, translateDdl, type TableKey, type Translation } from '../dialect.ts';
 import { GenerationalCache } from '../../auth/lru.ts';
 import { STATEMENT_CACHE_MAX } from './sqlite.ts';
-import { currentTx, type TxScope, txScope } from './tx-scope.ts';
+import { currentTx, endScope, type TxScope, txScope } from './tx-scope.ts';
 import { type Db, describeDb, LOCK_WAIT_MS, LockTimeout, type RowReader, type RunResult, type Statement, type TransactionOptions } from './types.ts';
 
 /**
@@ -74,6 +74,8 @@ interface PgScope extends TxScope {
   levels: ('pending' | 'open')[];
   /** The shallowest finished level whose RELEASE is still to send (with the next SAVEPOINT; COMMIT makes it moot). */
   releaseFrom: number | null;
+  /** Rows written in the transaction: they count in totalChanges() once it commits (others cannot see them before). */
+  written: number;
 }
 
 interface Prepared {
@@ -230,7 +232,8 @@ export class PgDb implements Db {
       return this.execute(p, sql, args, arrays);
     }
     if (r.rowCount && (r.command === 'INSERT' || r.command === 'UPDATE' || r.command === 'DELETE' || r.command === 'MERGE')) {
-      this.written += r.rowCount;
+      if (scope) scope.written += r.rowCount;
+      else this.written += r.rowCount;
     }
     return r;
   }
@@ -285,13 +288,15 @@ export class PgDb implements Db {
     } catch (e) {
       throw lockError(e);
     }
-    const scope: PgScope = { owner: this, open: true, depth: 0, client, levels: [], releaseFrom: null };
+    const scope: PgScope = { owner: this, open: true, depth: 0, client, levels: [], releaseFrom: null, written: 0 };
     let broken = false;
     try {
       await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
       const result = await txScope.run(scope, fn);
+      // Statements the flow makes from here on (it may have left work running) go outside the transaction.
       scope.open = false;
       await client.query('COMMIT');
+      this.written += scope.written;
       return result;
     } catch (e) {
       scope.open = false;
@@ -303,8 +308,8 @@ export class PgDb implements Db {
       }
       throw lockError(e);
     } finally {
-      scope.open = false;
       client.release(broken);
+      endScope(scope);
     }
   }
 

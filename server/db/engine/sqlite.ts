@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { GenerationalCache } from '../../auth/lru.ts';
-import { currentTx, type TxScope, txScope } from './tx-scope.ts';
+import { currentTx, endScope, type TxScope, txScope } from './tx-scope.ts';
 import { type Db, LOCK_WAIT_MS, LockTimeout, type RowReader, type RunResult, type Statement, type TransactionOptions } from './types.ts';
 
 /** Statements (and row readers) kept per database: some texts are built from a request's shape, so bounded. */
@@ -172,7 +172,7 @@ export class SqliteDb implements Db {
       }
       return result;
     } finally {
-      mine.open = false;
+      endScope(mine);
       this.release();
     }
   }

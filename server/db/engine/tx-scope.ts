@@ -13,6 +13,30 @@ export interface TxScope {
   open: boolean;
   /** Savepoint nesting depth. */
   depth: number;
+  /** True once the transaction has ended (committed or rolled back). */
+  ended?: boolean;
+  /** Called once it has ended: see `outsideTransaction`. */
+  onEnd?: (() => void)[];
+}
+
+/** Ends `scope`: later statements of its flow go outside it, and whoever waits for its end is told. */
+export function endScope(scope: TxScope): void {
+  scope.open = false;
+  if (scope.ended) return;
+  scope.ended = true;
+  const waiting = scope.onEnd;
+  scope.onEnd = undefined;
+  if (waiting) for (const f of waiting) f();
+}
+
+/**
+ * Runs `fn` outside any transaction, once the calling flow's transaction (if it is in one) has ended: work a
+ * transaction starts for later (a delivery of the mail it queued) must neither join it nor read before it commits.
+ */
+export async function outsideTransaction<T>(fn: () => Promise<T>): Promise<T> {
+  const s = txScope.getStore();
+  if (s && !s.ended) await new Promise<void>((resolve) => (s.onEnd ??= []).push(resolve));
+  return txScope.exit(fn);
 }
 
 export const txScope = new AsyncLocalStorage<TxScope>();

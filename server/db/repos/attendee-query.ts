@@ -175,7 +175,7 @@ const memos = new WeakMap<Db, Map<string, QueryMemo>>();
 export const ATTENDEE_MEMO_REVALIDATE_MS = 60_000;
 
 async function memoFor(db: Db, key: string): Promise<{ memo: QueryMemo | undefined; store: (m: QueryMemo) => void; k: string }> {
-  const v = await stmt(db, 'SELECT total_changes() AS c').get() as { c: number };
+  const v = { c: db.totalChanges() };
   const dv = await changeStamp(db, 'any');
   const epoch = sharedStateOf(db) === 'database' ? Math.floor(dbNow(db) / ATTENDEE_MEMO_REVALIDATE_MS) : 0;
   const k = `${v.c}:${dv}:${epoch}:${key}`;

@@ -54,7 +54,7 @@ export async function createForm(db: Db, input: { title: string; author: number;
     ...input.dates,
   });
   const used = new Set<string>();
-  input.fields.forEach(async (f, i) => {
+  for (const [i, f] of input.fields.entries()) {
     let key =
       f.key ??
       (sanitizeSlug(f.label)
@@ -74,7 +74,7 @@ export async function createForm(db: Db, input: { title: string; author: number;
       f.required ? 1 : 0,
       JSON.stringify(f.options),
     );
-  });
+  }
   return id;
 }
 

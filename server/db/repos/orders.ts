@@ -311,7 +311,9 @@ export async function expireHolds(db: Db, nowUtc: string): Promise<number[]> {
     ).map((r) => r.id);
     const cancel = stmt(db, "UPDATE orders SET status = 'cancelled' WHERE post_id = ? AND status = 'pending'");
     // Only the orders this pass cancelled: another process's sweep (or a payment) may have got there first.
-    return ids.filter(async (id) => (await cancel.run(id)).changes === 1);
+    const cancelled: number[] = [];
+    for (const id of ids) if ((await cancel.run(id)).changes === 1) cancelled.push(id);
+    return cancelled;
   });
 }
 

@@ -81,16 +81,17 @@ const totalsRoute = implement(analyticsRoutes.totals, async (input, ctx) => {
 const posts = implement(analyticsRoutes.posts, async (input, ctx) => {
   await flushHits(ctx.app);
   const r = resolveRange(ctx, input, MAX_MONTHLY_RANGE_DAYS);
-  const list = (await topPosts(ctx.db, r.start_date, r.end_date, LIST_LIMIT)).map(async (row) => {
+  const list = [];
+  for (const row of await topPosts(ctx.db, r.start_date, r.end_date, LIST_LIMIT)) {
     const p = await getPost(ctx.db, row.post_id);
-    return {
+    list.push({
       id: row.post_id,
       type: p?.type ?? '',
       title: p ? pick(ctx.lang, p.title, p.title_et) : '',
       url: p && isPageType(p.type) ? postPermalink(ctx.app.config.publicUrl, ctx.urls.langSegment, p) : '',
       ...counts(row),
-    };
-  });
+    });
+  }
   return ok({ ...r, posts: list });
 });
 

@@ -197,7 +197,7 @@ const list = implement(eventsRoutes.list, async (input, ctx) => {
   if (input.geoloc_lat !== undefined && input.geoloc_lng !== undefined)
     q.near = { lat: input.geoloc_lat, lng: input.geoloc_lng, radiusKm: GEOLOC_RADIUS_KM };
   for (const f of hooks(ctx.app).eventFilters) {
-    const c = f(input, ctx);
+    const c = await f(input, ctx);
     if (c) q.extra.push(c);
   }
   const { ids, total } = await queryEvents(ctx.db, q);
@@ -242,7 +242,7 @@ export const eventEndpoints: Endpoint[] = [
     return created((await presentEvents(ctx, [(await eventRow(ctx, id))!]))[0]);
   }),
   implement(eventsRoutes.readBySlug, async (input, ctx) => readOne(ctx, await readSlugToId(ctx, pathSlug(ctx)), input.password)),
-  implement(eventsRoutes.deleteBySlug, (_input, ctx) => trash(ctx, await slugToId(ctx, pathSlug(ctx)))),
+  implement(eventsRoutes.deleteBySlug, async (_input, ctx) => trash(ctx, await slugToId(ctx, pathSlug(ctx)))),
   implement(eventsRoutes.updateBySlug, async (input, ctx) => {
     const current = pathSlug(ctx);
     const id = await slugToId(ctx, current);

@@ -92,11 +92,11 @@ function endpoints(kind: LinkedKind, routes: typeof venuesRoutes): Endpoint[] {
   return [
     implement(routes.list, (input, ctx) => archive(ctx, kind, input)),
     implement(routes.read, async (input, ctx) => read(ctx, kind, await load(ctx, kind, input.id))),
-    implement(routes.delete, (input, ctx) => trash(ctx, kind, await load(ctx, kind, input.id))),
+    implement(routes.delete, async (input, ctx) => trash(ctx, kind, await load(ctx, kind, input.id))),
     implement(routes.update, async (input, ctx) => update(ctx, kind, await load(ctx, kind, input.id), input)),
     implement(routes.create, async (input, ctx) => created((await presentLinked(ctx, kind, [await createLinked(ctx, kind, input)]))[0])),
     implement(routes.readBySlug, async (_input, ctx) => read(ctx, kind, await bySlug(ctx, kind))),
-    implement(routes.deleteBySlug, (_input, ctx) => trash(ctx, kind, await bySlug(ctx, kind))),
+    implement(routes.deleteBySlug, async (_input, ctx) => trash(ctx, kind, await bySlug(ctx, kind))),
     implement(routes.updateBySlug, async (input, ctx) => {
       const p = await bySlug(ctx, kind);
       return await update(ctx, kind, p, input.slug === p.slug ? { ...input, slug: undefined } : input);

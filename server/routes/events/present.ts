@@ -433,7 +433,7 @@ export async function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpt
   const c = await presentCache(ctx);
   if (!c) {
     const out = await presentFresh(ctx, rows, opts);
-    for (const d of eventDecorators(ctx)) d(ctx, out, rows, opts);
+    for (const d of eventDecorators(ctx)) await d(ctx, out, rows, opts);
     return out;
   }
   const kept = c.kept;
@@ -462,7 +462,7 @@ export async function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpt
     origin.set(copy, k!);
     return copy;
   });
-  for (const d of eventDecorators(ctx)) d(ctx, out, rows, opts);
+  for (const d of eventDecorators(ctx)) await d(ctx, out, rows, opts);
   return out;
 }
 

@@ -28,7 +28,7 @@ interface FormLimit {
  * In the database the count joins the caller's transaction: a submit refused for its content rolls back and is
  * not counted there (it wrote nothing); every submit that is stored is.
  */
-export function hit(app: AppState, name: string, key: string, limit: number, windowMs: number, now = Date.now()): number {
+export async function hit(app: AppState, name: string, key: string, limit: number, windowMs: number, now = Date.now()): Promise<number> {
   const limits = (app.services.formLimits ??= new Map());
   let store = limits.get(name);
   if (!store) {
@@ -37,9 +37,9 @@ export function hit(app: AppState, name: string, key: string, limit: number, win
     limits.set(name, (store = s));
   }
   store.clock = now;
-  const wait = store.limiter.retryAfter([key]);
+  const wait = await store.limiter.retryAfter([key]);
   if (wait > 0) return wait;
-  store.limiter.record([key]);
+  await store.limiter.record([key]);
   return 0;
 }
 

@@ -67,7 +67,7 @@ const submissions = implement(R.submissions, async (input, ctx) => {
 const submit = implement(R.submit, async (input, ctx): Promise<Result> => {
   const ipHash = hashIp(ctx.app.secret, ctx.req.ip);
   // Limited per client key (an IPv6 client by its /64, which one machine commonly holds whole).
-  const wait = hit(ctx.app, 'forms-submit', hashIp(ctx.app.secret, clientKey(ctx.req.ip)), SUBMIT_LIMIT, 60_000);
+  const wait = await hit(ctx.app, 'forms-submit', hashIp(ctx.app.secret, clientKey(ctx.req.ip)), SUBMIT_LIMIT, 60_000);
   if (wait > 0) {
     const e = new HttpError(429, 'rest_too_many_requests', 'Too many submissions from your address. Try again later.', { retry_after: wait });
     return { status: 429, body: e.body(), headers: { 'Retry-After': String(wait) }, isError: true };

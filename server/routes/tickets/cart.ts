@@ -181,9 +181,9 @@ const update = implement(ticketsRoutes.updateCart, async (input, ctx): Promise<R
     if (ctx.caller.kind === 'anonymous') {
       if (!lines.some((l) => l.quantity > 0)) return ok(await cartBody(ctx, [provider], input.post_id));
       const keys = [clientKey(ctx.req.ip)];
-      const wait = newCartLimiter(ctx.app).retryAfter(keys);
+      const wait = await newCartLimiter(ctx.app).retryAfter(keys);
       if (wait > 0) return tooMany(wait, 'new carts');
-      newCartLimiter(ctx.app).record(keys);
+      await newCartLimiter(ctx.app).record(keys);
     }
     await makeRoomForCart(ctx.db);
   }
@@ -208,7 +208,7 @@ function checkoutKeys(ctx: Ctx): string[] {
 const checkout = implement(ticketsRoutes.checkout, async (input, ctx): Promise<Result> => {
   refuseDoor(ctx);
   const limitKeys = checkoutKeys(ctx);
-  const wait = checkoutLimiter(ctx.app).retryAfter(limitKeys);
+  const wait = await checkoutLimiter(ctx.app).retryAfter(limitKeys);
   if (wait > 0) return tooMany(wait, 'checkouts');
   const owner = ownerOf(ctx);
   const cart = owner ? await findCart(ctx.db, owner) : undefined;
@@ -232,9 +232,9 @@ const checkout = implement(ticketsRoutes.checkout, async (input, ctx): Promise<R
       throw new HttpError(400, 'tickets-over-limit', `At most ${e.max} tickets per ticket line and per order.`, { max: e.max });
     throw e instanceof OrderError ? orderErrorToHttp(e) : e;
   }
-  checkoutLimiter(ctx.app).record(limitKeys);
+  await checkoutLimiter(ctx.app).record(limitKeys);
   await emptyCart(ctx.db, cart!.id);
-  if (made.status === 'completed') orderCompleted(ctx, made.orderId);
+  if (made.status === 'completed') await orderCompleted(ctx, made.orderId);
   return created((await presentOrders(ctx, [(await getOrderRow(ctx.db, made.orderId))!]))[0]);
 });
 

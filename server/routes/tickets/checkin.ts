@@ -71,7 +71,7 @@ async function applyFields(ctx: Ctx, row: AttendeeRow, { status, email, name }: 
   const rsvp = row.provider === 'rsvp';
   if (!rsvp && status !== undefined && row.order_id !== null && status !== row.order_status) {
     await setOrderStatusOnly(ctx.db, row.order_id, status, now.date_gmt);
-    if (status === 'completed') orderCompleted(ctx, row.order_id);
+    if (status === 'completed') await orderCompleted(ctx, row.order_id);
   }
   await updateAttendeeFields(ctx.db, row.id, { fullName: name, email, rsvpStatus: rsvp ? (status as 'yes' | 'no' | undefined) : undefined });
   await updatePost(ctx.db, row.id, { ...(name !== undefined ? { title: name } : {}), modified: now.date, modified_gmt: now.date_gmt });

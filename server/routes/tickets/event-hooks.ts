@@ -26,14 +26,14 @@ export async function decorateEvents(ctx: Ctx, events: Record<string, unknown>[]
   const providers = await providersByPost(ctx.db, ids);
   const attendance = can(ctx, 'manage_attendees') ? await attendanceByPost(ctx.db, ids) : null;
   const editor = opts.single === true && can(ctx, 'edit_tickets');
-  rows.forEach(async (r, i) => {
-    const e = events[i];
+  for (const [i, r] of rows.entries()) {
+    const e = events[i] as Record<string, unknown>;
     // The original's order: `attendance` before `ticketed`.
     if (attendance && inKeyScope(ctx, r.id)) e.attendance = attendance.get(r.id) ?? { total_attendees: 0, checked_in: 0, not_checked_in: 0 };
     e.ticketed = providers.get(r.id) ?? false;
     if (editor) e.nonces = { add_ticket_nonce: createNonce(ctx, 'add_ticket_nonce', r.id, nowMs(ctx)) };
     if (opts.single === true) await offerAvailability(ctx, e, r.id);
-  });
+  }
 }
 
 /**

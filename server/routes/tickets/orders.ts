@@ -13,8 +13,8 @@ import { presentOrders } from './order-present.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
 
 /** Runs every `orderCompleted` listener (ticket e-mails) inside the transaction that completed the order. */
-export function orderCompleted(ctx: Ctx, orderId: number): void {
-  for (const listener of hooks(ctx.app).orderCompleted) listener(ctx, orderId);
+export async function orderCompleted(ctx: Ctx, orderId: number): Promise<void> {
+  for (const listener of hooks(ctx.app).orderCompleted) await listener(ctx, orderId);
 }
 
 /** Event Tickets' capacity error, and ours for the other reasons a sale fails. */
@@ -70,7 +70,8 @@ const read = implement(ticketsRoutes.readOrder, async (input, ctx) => {
 async function assertMayChangeOrder(ctx: Ctx, orderId: number): Promise<void> {
   if (isAdministrator(ctx)) return;
   const events = new Set((await orderItems(ctx.db, [orderId])).map((i) => i.event_id));
-  if (events.size === 0 || [...events].some(async (e) => !await mayChangeEvent(ctx, e))) throw forbidden(ctx.caller.kind === 'anonymous');
+  if (events.size === 0) throw forbidden(ctx.caller.kind === 'anonymous');
+  for (const e of events) if (!(await mayChangeEvent(ctx, e))) throw forbidden(ctx.caller.kind === 'anonymous');
 }
 
 const update = implement(ticketsRoutes.updateOrder, async (input, ctx) => {
@@ -87,7 +88,7 @@ const update = implement(ticketsRoutes.updateOrder, async (input, ctx) => {
     } catch (e) {
       throw e instanceof OrderError ? orderErrorToHttp(e) : e;
     }
-    if (to === 'completed') orderCompleted(ctx, row.id);
+    if (to === 'completed') await orderCompleted(ctx, row.id);
   }
   return ok((await presentOrders(ctx, [(await getOrderRow(ctx.db, row.id))!]))[0]);
 });

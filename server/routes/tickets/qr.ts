@@ -69,7 +69,7 @@ const qrCheckin = implement(ticketsRoutes.qrCheckin, async (input, ctx): Promise
   const door: Ctx = { ...ctx, caller: apiKeyCaller(key.key) };
   const limiter = qrLimiter(ctx.app);
   const limitKeys = [`key:${key.key.id}`, `ip:${ctx.req.ip}`];
-  const wait = limiter.retryAfter(limitKeys);
+  const wait = await limiter.retryAfter(limitKeys);
   if (wait > 0) {
     const e = new HttpError(429, 'rest_too_many_requests', `Too many failed check-ins. Try again in ${wait} seconds.`);
     return { status: 429, body: e.body(), isError: true, headers: { 'Retry-After': String(wait) } };
@@ -82,13 +82,13 @@ const qrCheckin = implement(ticketsRoutes.qrCheckin, async (input, ctx): Promise
     const row = Number.isSafeInteger(id) ? await getAttendeeRow(ctx.db, id) : undefined;
     if (!row || (key.key.event_id !== null && row.event_id !== key.key.event_id)) {
       await logFailedScan(door, { id: Number.isSafeInteger(id) ? id : 0, event_id: null }, scan, 'unknown_ticket');
-      limiter.record(limitKeys);
+      await limiter.record(limitKeys);
       // As the original: an unknown attendee reads as a wrong code, so scans cannot probe which IDs exist.
       return qr403({ msg: 'Security code is not valid!', error: 'security_code_not_valid' });
     }
     if (row.security_code.toLowerCase() !== input.security_code.trim().toLowerCase()) {
       await logFailedScan(door, { id: row.id, event_id: row.event_id }, scan, 'wrong_security_code');
-      limiter.record(limitKeys);
+      await limiter.record(limitKeys);
       return qr403({ msg: 'Security code is not valid!', error: 'security_code_not_valid' });
     }
     const decision = await decideScan(door, row, scan);

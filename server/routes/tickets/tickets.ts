@@ -110,7 +110,7 @@ function listOrder(
 
 const list = implement(ticketsRoutes.listTickets, async (input, ctx) => {
   // As the original (`is_post_id_list`): every `include_post` ID must be a post.
-  if (input.include_post?.some(async (id) => !await getPostType(ctx.db, id))) throw invalidParam('include_post');
+  for (const id of input.include_post ?? []) if (!(await getPostType(ctx.db, id))) throw invalidParam('include_post');
   const manager = managesAttendees(ctx);
   const perPage = input.per_page;
   const skip = input.offset ?? 0;

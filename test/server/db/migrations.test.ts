@@ -1,3 +1,4 @@
+import { SqliteDb } from '../../../server/db/engine/sqlite.ts';
 import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
@@ -16,11 +17,11 @@ describe('migrations', () => {
       [...list.map((m) => m.version)].sort((a, b) => a - b),
     );
     assert.equal(new Set(list.map((m) => m.version)).size, list.length);
-    const db = new Database(':memory:');
+    const db = new SqliteDb(':memory:');
     assert.equal(await migrate(db), list.length);
-    assert.equal(db.pragma('user_version', { simple: true }), list[list.length - 1].version);
+    assert.equal(await db.userVersion(), list[list.length - 1].version);
     assert.equal(await migrate(db), 0);
-    const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as {
+    const tables = db.raw.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as {
       name: string;
       sql: string;
     }[];
@@ -30,8 +31,8 @@ describe('migrations', () => {
   test('a file database runs in WAL mode with foreign keys on', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-db-'));
     const db = await openDatabase(path.join(dir, 'x.sqlite'));
-    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-    assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
+    assert.equal((db as SqliteDb).raw.pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal((db as SqliteDb).raw.pragma('foreign_keys', { simple: true }), 1);
     await db.close();
     fs.rmSync(dir, { recursive: true });
   });

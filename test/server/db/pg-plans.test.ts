@@ -27,7 +27,7 @@ beforeAll(async () => {
     ticketId = f.ticketId;
     eventId = f.eventId;
   }
-  db.execNative('ANALYZE');
+  db.native('ANALYZE');
 }, 120_000);
 
 afterAll(async () => {
@@ -36,9 +36,9 @@ afterAll(async () => {
   cluster?.stop();
 });
 
-function plan(sql: string, values: unknown[]): string {
+async function plan(sql: string, values: unknown[]): Promise<string> {
   const tr = translate(sql, (t) => db.keyOf(t));
-  const rows = db.execNative(`EXPLAIN ${tr.text}`, values) as { 'QUERY PLAN': string }[];
+  const rows = (await db.native(`EXPLAIN ${tr.text}`, values)) as { 'QUERY PLAN': string }[];
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
@@ -56,14 +56,14 @@ const CASES: [string, () => unknown[]][] = [
 
 test('a list of IDs in a JSON parameter is read through the index, not by a scan of the table', () => {
   for (const [sql, values] of CASES) {
-    const p = plan(sql, values());
+    const p = await plan(sql, values());
     assert.doesNotMatch(p, /Seq Scan on (?:attendees|posts)\b/, `${sql}\n${p}`);
     assert.match(p, /Index (?:Only )?Scan|Bitmap Index Scan/, `${sql}\n${p}`);
   }
 });
 
 test('the rewritten list gives the same rows as before: IN, NOT IN, an empty list, text values', async () => {
-  const ids = db.execNative('SELECT post_id FROM attendees ORDER BY post_id LIMIT 3').map((r) => r.post_id as number);
+  const ids = (await db.native('SELECT post_id FROM attendees ORDER BY post_id LIMIT 3')).map((r) => r.post_id as number);
   const q = async (sql: string, ...args: unknown[]) =>
     (await db
       .prepare(sql)
@@ -71,7 +71,7 @@ test('the rewritten list gives the same rows as before: IN, NOT IN, an empty lis
       .map((r) => (r as { post_id: number }).post_id);
   assert.deepEqual(await q('SELECT post_id FROM attendees WHERE post_id IN (SELECT value FROM json_each(?)) ORDER BY post_id', JSON.stringify(ids)), ids);
   assert.deepEqual(await q('SELECT post_id FROM attendees WHERE post_id IN (SELECT value FROM json_each(?)) ORDER BY post_id', '[]'), []);
-  const total = Number(db.execNative('SELECT COUNT(*) AS n FROM attendees')[0]?.n);
+  const total = Number((await db.native('SELECT COUNT(*) AS n FROM attendees'))[0]?.n);
   assert.equal((await q('SELECT post_id FROM attendees WHERE post_id NOT IN (SELECT value FROM json_each(?))', JSON.stringify(ids))).length, total - 3);
   assert.equal((await q('SELECT post_id FROM attendees WHERE post_id NOT IN (SELECT value FROM json_each(?))', '[]')).length, total);
   const statuses = await db

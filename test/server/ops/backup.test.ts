@@ -1,3 +1,4 @@
+import type { SqliteDb } from '../../../server/db/engine/sqlite.ts';
 import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
@@ -15,7 +16,7 @@ describe('cli backup', () => {
     await run('user', 'add', 'first', '--role', 'organizer');
     // A connection that keeps writing and never checkpoints: the rows live in the -wal file only.
     const live = await openDatabase(cli.env.EVT_DB);
-    live.pragma('wal_autocheckpoint = 0');
+    (live as SqliteDb).raw.pragma('wal_autocheckpoint = 0');
     const insert = live.prepare("INSERT INTO options (name, value) VALUES (?, 'x')");
     for (let i = 0; i < 200; i++) await insert.run(`backup-test-${i}`);
     assert.ok(fs.statSync(`${cli.env.EVT_DB}-wal`).size > 0);
@@ -33,7 +34,7 @@ describe('cli backup', () => {
     }
     await live.close();
 
-    await assert.rejects(await run('backup', target), /exists: pass --force/);
+    await assert.rejects(run('backup', target), /exists: pass --force/);
     await run('user', 'add', 'second', '--role', 'door');
     await run('backup', target, '--force');
     const again = new Database(target, { readonly: true });
@@ -42,14 +43,14 @@ describe('cli backup', () => {
   });
 
   test('refuses what would lose data: no database, or a target that is the database', async () => {
-    await assert.rejects(await run('backup', cli.env.EVT_DB), /must not overwrite the database/);
-    await assert.rejects(await run('backup', `${cli.env.EVT_DB}-wal`, '--force'), /must not overwrite/);
+    await assert.rejects(run('backup', cli.env.EVT_DB), /must not overwrite the database/);
+    await assert.rejects(run('backup', `${cli.env.EVT_DB}-wal`, '--force'), /must not overwrite/);
     await assert.rejects(
       runCli(['backup', path.join(cli.dir, 'x.sqlite')], { ...cli.env, EVT_DB: path.join(cli.dir, 'none.sqlite') }, () => {}),
       /no database at/,
     );
     assert.ok(!fs.existsSync(path.join(cli.dir, 'none.sqlite')), 'backup never creates an empty database');
-    await assert.rejects(await run('backup'), (e: Error) => e instanceof CliError && /backup needs <file>/.test(e.message));
+    await assert.rejects(run('backup'), (e: Error) => e instanceof CliError && /backup needs <file>/.test(e.message));
   });
 
   test('the documented restore: stop, copy the backup over EVT_DB, remove -wal and -shm, start', async () => {

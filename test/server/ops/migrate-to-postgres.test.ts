@@ -31,7 +31,7 @@ const made: string[] = [];
 /** A new empty database as the README says to make one (UTF8, C collation); returns its URL. */
 function createDatabase(label: string): string {
   const name = `migpg_${label}_${process.pid}_${Date.now().toString(36)}`;
-  admin.execNative(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
+  admin.native(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
   made.push(name);
   return withDatabase(base, name);
 }
@@ -40,7 +40,7 @@ function createDatabase(label: string): string {
 async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
   const c = new PgDb(url);
   try {
-    return c.execNative(sql);
+    return c.native(sql);
   } finally {
     await c.close();
   }
@@ -56,7 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const name of made) {
     try {
-      admin.execNative(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      admin.native(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     } catch {
       // Gone with the cluster.
     }

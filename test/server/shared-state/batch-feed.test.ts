@@ -119,7 +119,7 @@ describe('change log: writes outside the dispatcher', () => {
       await t.a.db.prepare('UPDATE orders SET hold_until_utc = ? WHERE post_id = ?').run('2000-01-01 00:00:00', orderId);
       const status = async () => (await t.a.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(orderId) as { status: string }).status;
       const pg = engineOf(t.a.db) === 'postgres';
-      const native = (sql: string) => (t.a.db as unknown as { execNative: (s: string) => unknown }).execNative(sql);
+      const native = (sql: string) => (t.a.db as unknown as { execNative: (s: string) => unknown }).native(sql);
       // The change log refuses rows (a crash between the write and its row, made repeatable).
       if (pg) {
         native(`CREATE FUNCTION evt_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'change log refused'; END $$;

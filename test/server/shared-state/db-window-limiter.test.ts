@@ -1,3 +1,4 @@
+import type { RateLimiter } from '../../../server/security/window-limiter.ts';
 import { afterEach, beforeEach, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -66,12 +67,12 @@ describe('database-backed window limiter', () => {
     const mem = new WindowLimiter(o);
     const onA = new DbWindowLimiter(a, 'checkout', o);
     const onB = new DbWindowLimiter(b, 'checkout', o);
-    const run = async (l: { retryAfter: (k: string[]) => number; record: (k: string[]) => void }, m: typeof mem | DbWindowLimiter) => {
+    const run = async (l: RateLimiter, m: RateLimiter) => {
       const answers: number[] = [];
       for (let i = 0; i < 13; i++) {
         const wait = await m.retryAfter(['127.0.0.1']);
         answers.push(wait);
-        if (wait === 0) l.record(['127.0.0.1']);
+        if (wait === 0) await l.record(['127.0.0.1']);
         now += 1000;
       }
       return answers;

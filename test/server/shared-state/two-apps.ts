@@ -21,7 +21,7 @@ export interface TwoApps {
   a: Side;
   b: Side;
   /** `Authorization` for a new user of the role (written through A's connection). */
-  userAuth: (role: 'administrator' | 'organizer', login: string) => { auth: string; password: string };
+  userAuth: (role: 'administrator' | 'organizer', login: string) => Promise<{ auth: string; password: string }>;
   close: () => Promise<void>;
 }
 
