@@ -56,7 +56,7 @@ export interface App {
   express: Express;
   state: AppState;
   registry: Registry;
-  close: () => void;
+  close: () => Promise<void>;
 }
 
 /** Builds the whole server on an open (or newly opened) database. Tests call this on a fresh file. */
@@ -77,7 +77,7 @@ export async function createApp(opts: { config: Config; db?: Db; log?: AppState[
   };
   const checkpointer = db.memory ? null : startCheckpointer(db, { onError: (error) => log({ level: 'error', msg: 'WAL checkpoint failed', error }) });
   state.services.checkpointer = checkpointer;
-  installModules(state);
+  await installModules(state);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -105,7 +105,7 @@ export async function createApp(opts: { config: Config; db?: Db; log?: AppState[
     registry,
     close: async () => {
       for (const f of hooks(state).onClose) await f(state);
-      checkpointer?.stop();
+      await checkpointer?.stop();
       await db.close();
     },
   };

@@ -65,16 +65,16 @@ export function table(head: string[], rows: string[][]): string[] {
 
 async function withDb<T>(config: Config, f: (db: Db) => T | Promise<T>): Promise<T> {
   const db = await openDatabase(config.dbFile);
-  return Promise.resolve()
-    .then(() => f(db))
-    .finally(async () => {
-      // Servers sharing state through the database learn of the CLI's writes from the change log only.
-      try {
-        await recordAnyChange(db);
-      } finally {
-        await db.close();
-      }
-    });
+  try {
+    return await f(db);
+  } finally {
+    // Servers sharing state through the database learn of the CLI's writes from the change log only.
+    try {
+      await recordAnyChange(db);
+    } finally {
+      await db.close();
+    }
+  }
 }
 
 async function userOf(db: Db, login: string): Promise<UserRow> {

@@ -98,7 +98,7 @@ async function main(): Promise<void> {
     await Promise.race([mailIdle(app.state), sleep(Math.max(0, deadline - 1000 - Date.now()))]);
     const checkpointer = app.state.services.checkpointer;
     await Promise.race([checkpointer?.stop(), sleep(Math.max(100, deadline - Date.now()))]);
-    app.close();
+    await app.close();
   };
 
   server.on('error', (e: NodeJS.ErrnoException) => {

@@ -23,7 +23,7 @@ export async function systemContext(db: Db, config: Config, userId: number, lang
     services: { registry: buildRegistry(), responseCache: new ResponseCache(config.cache) },
     log: () => {},
   };
-  installModules(app);
+  await installModules(app);
   const user = await userNames(db, userId);
   return {
     app,

@@ -73,11 +73,11 @@ function verifyCachedSync(secret: string, hash: string): boolean {
 }
 
 const lastTouched = new Lru<string, number>(10_000);
-function throttledTouch(key: string, fn: () => void): void {
+async function throttledTouch(key: string, fn: () => Promise<void>): Promise<void> {
   const now = Date.now();
   if ((lastTouched.get(key) ?? 0) > now - 60_000) return;
   lastTouched.set(key, now);
-  fn();
+  await fn();
 }
 
 export type BasicResult = { ok: true; user: UserRow; appPasswordId: number } | { ok: false };
@@ -101,7 +101,7 @@ export async function verifyBasic(db: Db, login: string, password: string, ip: s
   // Read the row again: it may have been revoked while the hash was being checked.
   const row = (await appPasswordsOf(db, user.id)).find((r) => r.id === rows[i].id && r.hash === rows[i].hash);
   if (!row) return { ok: false };
-  throttledTouch(`ap${row.id}`, () => touchAppPassword(db, row.id, ip));
+  await throttledTouch(`ap${row.id}`, () => touchAppPassword(db, row.id, ip));
   return { ok: true, user, appPasswordId: row.id };
 }
 
@@ -133,7 +133,7 @@ export async function verifyApiKeyAsync(db: Db, presented: string): Promise<KeyR
   const now = await getApiKey(db, row.id);
   if (!now || now.hash !== row.hash) return { ok: false, reason: 'unknown' };
   const r = keyResult(now);
-  if (r.ok) throttledTouch(`k${now.id}`, () => touchApiKey(db, now.id));
+  if (r.ok) await throttledTouch(`k${now.id}`, () => touchApiKey(db, now.id));
   return r;
 }
 
@@ -148,7 +148,7 @@ export async function verifyApiKey(db: Db, presented: string): Promise<KeyResult
   const row = await getApiKey(db, Number(m[1]));
   if (!row || !verifyCachedSync(text, row.hash)) return { ok: false, reason: 'unknown' };
   const r = keyResult(row);
-  if (r.ok) throttledTouch(`k${row.id}`, () => touchApiKey(db, row.id));
+  if (r.ok) await throttledTouch(`k${row.id}`, () => touchApiKey(db, row.id));
   return r;
 }
 

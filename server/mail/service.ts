@@ -112,8 +112,8 @@ export async function sendMail(state: AppState, message: MailMessage): Promise<n
       related_id: message.relatedId ?? null,
       resent_from: null,
     });
-    attachments.forEach((a, position) =>
-      insertAttachment(db, {
+    for (const [position, a] of attachments.entries()) {
+      await insertAttachment(db, {
         log_id: logId,
         position,
         filename: a.filename,
@@ -122,11 +122,11 @@ export async function sendMail(state: AppState, message: MailMessage): Promise<n
         sha256: sha256(a.content),
         content: a.content,
         qr_text: a.qrText,
-      }),
-    );
+      });
+    }
     return logId;
   });
-  schedule(state, id);
+  void schedule(state, id);
   return id;
 }
 
@@ -194,7 +194,7 @@ async function deliverNow(state: AppState, id: number): Promise<DeliveryResult |
 export function schedule(state: AppState, id: number): Promise<DeliveryResult | null> {
   const svc = service(state);
   const existing = svc.pending.get(id);
-  if (existing) return existing;
+  if (existing !== undefined) return existing;
   // Delivered on a later turn, outside the transaction that queued the message and only once it has committed.
   const p = outsideTransaction(() => new Promise<void>((r) => setImmediate(r)).then(() => deliverNow(state, id)))
     .catch((e: unknown) => {

@@ -35,7 +35,7 @@ export interface NamespaceModule {
   ns: NamespaceDef;
   endpoints: Endpoint[];
   /** Registers the module's hooks and services once per app (see kernel/hooks.ts). */
-  install?: (state: AppState) => void;
+  install?: (state: AppState) => void | Promise<void>;
 }
 
 export const NAMESPACES: NamespaceModule[] = [
@@ -92,6 +92,6 @@ export function buildRegistry(): Registry {
 }
 
 /** Runs every namespace module's `install` on a new app. */
-export function installModules(state: AppState): void {
-  for (const m of NAMESPACES) m.install?.(state);
+export async function installModules(state: AppState): Promise<void> {
+  for (const m of NAMESPACES) await m.install?.(state);
 }

@@ -33,7 +33,9 @@ export async function mayChangePost(ctx: Pick<Ctx, 'caller' | 'db'>, p: Pick<Pos
     }
     case 'order': {
       const events = new Set((await orderItems(ctx.db, [p.id])).map((i) => i.event_id));
-      return events.size > 0 && [...events].every((e) => mayChangeEvent(ctx, e));
+      if (events.size === 0) return false;
+      for (const e of events) if (!(await mayChangeEvent(ctx, e))) return false;
+      return true;
     }
     case 'form':
     case 'submission':

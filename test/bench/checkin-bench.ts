@@ -55,10 +55,10 @@ const scanBody = (nonce: string, device: string) => ({ check_in: true, check_in_
 const ACCEPTED = "SELECT COUNT(*) AS n FROM checkins WHERE result = 'accepted' AND device_id = ?";
 
 /** Counts the check-ins `device` got accepted, on the engine `spec` names (a file, or a postgres:// URL). */
-async function acceptedOn(spec: string): Promise<{ accepted: (device: string) => number; close: () => void }> {
+async function acceptedOn(spec: string): Promise<{ accepted: (device: string) => Promise<number>; close: () => Promise<void> }> {
   if (!/^postgres(?:ql)?:\/\//.test(spec)) {
     return {
-      accepted: (device) => {
+      accepted: async (device) => {
         const db = new Database(spec, { readonly: true });
         try {
           return (db.prepare(ACCEPTED).get(device) as { n: number }).n;
@@ -66,7 +66,7 @@ async function acceptedOn(spec: string): Promise<{ accepted: (device: string) =>
           db.close();
         }
       },
-      close: () => {},
+      close: async () => {},
     };
   }
   const db = await openDatabase(spec);
@@ -240,7 +240,7 @@ async function measure(engine: string, spec: string, s: Seeded, dbBackends: (() 
     const singles = tally();
     /** One phase of a round: `amount` requests from `make`, counted by the check-ins accepted from `device`. */
     const phase = async (t: Tally, device: string, amount: number, method: 'POST' | 'PATCH', make: () => { path: string; body: string }) => {
-      const before = accepted(device);
+      const before = await accepted(device);
       const clock = span();
       const res = await autocannon({
         url,
@@ -249,7 +249,7 @@ async function measure(engine: string, spec: string, s: Seeded, dbBackends: (() 
         headers: auth,
         requests: [{ method, onResponse: clock.answered, setupRequest: (req) => (clock.sent(), { ...req, ...make() }) }],
       });
-      const ok = accepted(device) - before;
+      const ok = (await accepted(device)) - before;
       t.ok += ok;
       t.secs += clock.seconds();
       t.cpu += cpuSince() ?? 0;
@@ -408,7 +408,7 @@ async function measure(engine: string, spec: string, s: Seeded, dbBackends: (() 
     say(`load average at end ${os.loadavg()[0].toFixed(1)} (figures are wall-clock; other processes on the machine slow them)`);
     return figures;
   } finally {
-    counter.close();
+    await counter.close();
     await new Promise((done) => (app.proc.once('exit', done), app.proc.kill()));
   }
 }

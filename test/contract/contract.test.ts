@@ -217,8 +217,8 @@ async function run(s: TestServer): Promise<void> {
   const free = await seedTicketsFixture(s.db, { attendees: 2, provider: 'rsvp', eventTitle: 'Free talk' });
   await s.db.prepare("UPDATE posts SET slug = 'contract-event' WHERE id = ?").run(paid.eventId);
   const admin = s.admin;
-  const organizer = s.userAuth('organizer', 'contract-organizer');
-  const doorKey = `Bearer ${s.apiKey('Door').key}`;
+  const organizer = await s.userAuth('organizer', 'contract-organizer');
+  const doorKey = `Bearer ${(await s.apiKey('Door')).key}`;
   const auth: Record<Caller, string | undefined> = { anonymous: undefined, administrator: admin, organizer, 'door key': doorKey };
   const made = async (path: string, body: Record<string, unknown>, who = admin) => {
     const r = await call(`${s.root}${path}`, { method: 'POST', auth: who, body });

@@ -106,7 +106,7 @@ export async function realBackend(count: number, opts: { names?: string[]; title
     [200, 201, 202],
   ) as { id?: number; ticket_id?: number };
   const ticketId = ticket.id ?? ticket.ticket_id;
-  const door = srv.apiKey('Door e2e', event.id);
+  const door = await srv.apiKey('Door e2e', event.id);
   const key = door.key;
   const attendees: Backend['attendees'] = [];
   for (let i = 0; i < count; i++) {
@@ -145,7 +145,7 @@ export async function realBackend(count: number, opts: { names?: string[]; title
       await revokeApiKey(srv.db, door.id);
     },
     async admitElsewhere(id, label, scanAt) {
-      const key = srv.apiKey(label, event.id).key;
+      const key = (await srv.apiKey(label, event.id)).key;
       must(
         await call(`${root}evt/tickets/v1/attendees/${id}`, {
           method: 'PATCH',
@@ -164,7 +164,7 @@ export async function realBackend(count: number, opts: { names?: string[]; title
         }),
         'create event',
       ) as { id: number };
-      return srv.apiKey('Door of another event', other.id).key;
+      return (await srv.apiKey('Door of another event', other.id)).key;
     },
     async checkin(id) {
       const a = must(await call(`${root}evt/tickets/v1/attendees/${id}`, { auth: admin }), 'read attendee') as {

@@ -9,11 +9,11 @@ import type { TestServer } from './server.ts';
  * row in the change feed, as the CLI appends after each command (server/cli.ts `withDb`) and as every Doorstep
  * process records its writes: a write that records nothing (psql) is seen only when the caches' bounds run out.
  */
-export async function writeAsAnotherProcess(s: TestServer, write: (db: Db) => void): Promise<void> {
+export async function writeAsAnotherProcess(s: TestServer, write: (db: Db) => Promise<void>): Promise<void> {
   const pg = isPostgresSpec(s.dbSpec);
   const other = await openDatabase(s.dbSpec);
   try {
-    write(other);
+    await write(other);
     if (pg) await recordAnyChange(other);
   } finally {
     await other.close();

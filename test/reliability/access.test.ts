@@ -50,16 +50,16 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
       const formId = await createForm(srv.db, { title: 'Feedback', author: 1, fields: [], dates: { date: now, date_gmt: now } });
       const auth: Record<Caller, string | null> = {
         anonymous: null,
-        'revoked key': (async () => {
+        'revoked key': await (async () => {
           const k = await createApiKey(srv.db, 'Revoked', null, null);
           await revokeApiKey(srv.db, k.row.id);
           return `Bearer ${k.key}`;
         })(),
-        'door key': `Bearer ${srv.apiKey('Door').key}`,
+        'door key': `Bearer ${(await srv.apiKey('Door')).key}`,
         // Bound to an event with a ticket and no attendees: every attendee of the table belongs to another event.
-        'other event key': `Bearer ${srv.apiKey('Elsewhere', (await seedTicketsFixture(srv.db, { attendees: 0, eventTitle: 'Elsewhere' })).eventId).key}`,
-        'door user': srv.userAuth('door', 'door-person'),
-        organizer: srv.userAuth('organizer', 'organizer-person'),
+        'other event key': `Bearer ${(await srv.apiKey('Elsewhere', (await seedTicketsFixture(srv.db, { attendees: 0, eventTitle: 'Elsewhere' })).eventId)).key}`,
+        'door user': await srv.userAuth('door', 'door-person'),
+        organizer: await srv.userAuth('organizer', 'organizer-person'),
         administrator: srv.admin,
       };
       const made = async (path: string, body: Record<string, unknown>) => {

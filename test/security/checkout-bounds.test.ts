@@ -156,7 +156,7 @@ describe('checkout bounds', () => {
   test('the 11th anonymous checkout from one address in 10 minutes is 429 with Retry-After and writes nothing', async () => {
     // Forget the earlier tests' checkouts from this address. Through the limiter, not by dropping the object: on
     // PostgreSQL the count lives in the database (shared by every process), so a new limiter still sees it.
-    checkoutLimiter(s.app.state).clear(clientKey('127.0.0.1'));
+    await checkoutLimiter(s.app.state).clear(clientKey('127.0.0.1'));
     for (let i = 0; i < 10; i++) {
       const v = visitor();
       assert.equal((await fillCart(v, [{ ticket_id: free, quantity: 1 }])).status, 200);
@@ -184,7 +184,7 @@ describe('checkout bounds', () => {
       w.cookie,
     );
     assert.equal(elsewhere.status, 201, JSON.stringify(elsewhere.body));
-    const user = s.userAuth('organizer');
+    const user = await s.userAuth('organizer');
     await call(`${tix(s)}/cart`, { method: 'POST', auth: user, body: { provider: 'rsvp', tickets: [{ ticket_id: free, quantity: 1 }] } });
     const signed = await call(`${tix(s)}/cart/checkout`, {
       method: 'POST',
@@ -204,7 +204,7 @@ describe('checkout bounds', () => {
   });
 
   test('ticket e-mail: one message per order with its own attendees only, at most 10 per address an hour', async () => {
-    const user = s.userAuth('organizer');
+    const user = await s.userAuth('organizer');
     const buy = async (quantity: number, email: string) => {
       const c = await call(`${tix(s)}/cart`, { method: 'POST', auth: user, body: { provider: 'rsvp', tickets: [{ ticket_id: free, quantity }] } });
       assert.equal(c.status, 200, JSON.stringify(c.body));

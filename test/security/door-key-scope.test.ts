@@ -57,7 +57,7 @@ beforeAll(async () => {
   assert.equal(names.length, bIds.length);
   bSecrets = [...names.flatMap((n) => [n.full_name, n.email, n.security_code]), 'bravo-buyer@secret.test', 'Bravo Buyername'];
   aCodes = [...A.codes.values()];
-  key = `Bearer ${s.apiKey('Door', A.eventId).key}`;
+  key = `Bearer ${(await s.apiKey('Door', A.eventId)).key}`;
 });
 afterAll(() => s.close());
 

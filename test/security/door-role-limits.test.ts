@@ -31,9 +31,9 @@ beforeAll(async () => {
   f = await seedTicketsFixture(s.db, { attendees: 20 });
   otherTicket = await insertTicket(s.db, f.eventId, { title: 'VIP' });
   doors = {
-    'door user': s.userAuth('door'),
-    'unscoped key': `Bearer ${s.apiKey('Door').key}`,
-    "the event's key": `Bearer ${s.apiKey('Bound', f.eventId).key}`,
+    'door user': await s.userAuth('door'),
+    'unscoped key': `Bearer ${(await s.apiKey('Door')).key}`,
+    "the event's key": `Bearer ${(await s.apiKey('Bound', f.eventId)).key}`,
   };
 });
 afterAll(() => s.close());

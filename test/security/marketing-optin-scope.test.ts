@@ -20,7 +20,7 @@ beforeAll(async () => {
   s = await startTestServer();
   A = await seedTicketsFixture(s.db, { attendees: 2 });
   B = await seedTicketsFixture(s.db, { attendees: 2 });
-  keyA = `Bearer ${s.apiKey('Door A', A.eventId).key}`;
+  keyA = `Bearer ${(await s.apiKey('Door A', A.eventId)).key}`;
 });
 afterAll(() => s.close());
 
@@ -45,7 +45,7 @@ describe('marketing opt-in and door keys', () => {
   test("the key records its own event's opt-ins; an unbound door user any event's", async () => {
     const own = await call(OPT(), { method: 'POST', auth: keyA, body: { attendee_id: A.attendeeIds[0], consent: true, source: 'door' } });
     assert.equal(own.status, 201, own.text);
-    const door = await call(OPT(), { method: 'POST', auth: s.userAuth('door'), body: { attendee_id: B.attendeeIds[0], consent: true } });
+    const door = await call(OPT(), { method: 'POST', auth: await s.userAuth('door'), body: { attendee_id: B.attendeeIds[0], consent: true } });
     assert.equal(door.status, 201, door.text);
   });
 

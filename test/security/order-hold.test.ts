@@ -141,7 +141,7 @@ describe('pending orders expire', () => {
       assert.equal(await orderStatus(pending.body.id), 'cancelled');
       assert.equal(await orderStatus(old.body.id), 'completed');
     } finally {
-      second.close();
+      await second.close();
     }
   });
 });

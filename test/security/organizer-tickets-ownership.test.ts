@@ -48,8 +48,8 @@ async function ticketNonces(id: number, auth: string) {
 
 beforeAll(async () => {
   s = await startTestServer();
-  owner = s.userAuth('organizer', 'owner-org');
-  stranger = s.userAuth('organizer', 'other-org');
+  owner = await s.userAuth('organizer', 'owner-org');
+  stranger = await s.userAuth('organizer', 'other-org');
   const r = await call(`${s.root}evt/events/v1/events`, {
     method: 'POST',
     auth: owner,

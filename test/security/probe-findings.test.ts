@@ -113,7 +113,7 @@ describe('finding 2: door roles do not check out orders (least of all on another
   }
 
   test('a key of event A checking out on event B writes nothing and sees no code of B', async () => {
-    const { key } = s.apiKey('Door A', eventA);
+    const { key } = await s.apiKey('Door A', eventA);
     const before = await written();
     const { cart, done } = await checkoutAs(`Bearer ${key}`);
     assert.ok(cart.status !== 500 && done.status !== 500);
@@ -124,7 +124,7 @@ describe('finding 2: door roles do not check out orders (least of all on another
   });
 
   test('a door user checking out writes nothing', async () => {
-    const door = s.userAuth('door');
+    const door = await s.userAuth('door');
     const before = await written();
     const { done } = await checkoutAs(door);
     assert.deepEqual(await written(), before, `checkout answered ${done.status}: ${done.text.slice(0, 200)}`);

@@ -86,7 +86,7 @@ describe('verification work', async () => {
   test('an unknown login, a user without passwords and an unknown key ID cost one verification, as a wrong secret does', async () => {
     const lonely = await insertUser(s.db, { login: 'lonely', email: 'lonely@example.test', role: 'door' });
     assert.ok(lonely.id);
-    const key = s.apiKey('Door');
+    const key = await s.apiKey('Door');
     assert.equal(await counted(() => verifyBasic(s.db, 'user2', 'wrong password a', '127.0.0.1')), 1, 'wrong password');
     assert.equal(await counted(() => verifyBasic(s.db, 'no-such-user', 'wrong password b', '127.0.0.1')), 1, 'unknown login');
     assert.equal(await counted(() => verifyBasic(s.db, 'lonely', 'wrong password c', '127.0.0.1')), 1, 'no application passwords');

@@ -108,7 +108,7 @@ describe('failed sign-ins', () => {
   });
 
   test('wrong API keys, as Bearer or api_key parameter, are limited per address; a right key elsewhere still works', async () => {
-    const good = s.apiKey('Door');
+    const good = await s.apiKey('Door');
     const from = '127.0.3.1';
     for (let i = 0; i < 5; i++) {
       const r = await callFrom(from, url, { authorization: `Bearer dsk_${good.id}_${'x'.repeat(30)}${i}` });
@@ -128,9 +128,9 @@ describe('failed sign-ins', () => {
   });
 
   test('a revoked key and malformed keys are not counted: they cannot be guesses (a kiosk retrying with its revoked key locks no one out)', async () => {
-    const revoked = s.apiKey('Old door');
+    const revoked = await s.apiKey('Old door');
     await s.db.prepare("UPDATE api_keys SET revoked_at = '2030-01-01 00:00:00' WHERE id = ?").run(revoked.id);
-    const good = s.apiKey('Door');
+    const good = await s.apiKey('Door');
     const from = '127.0.3.9';
     for (let i = 0; i < 12; i++) {
       const r = await callFrom(from, url, { authorization: `Bearer ${revoked.key}` });
@@ -160,7 +160,7 @@ describe('failed sign-ins', () => {
   test('30 requests at once with one right password or key are one check: all answered, none 429', async () => {
     const from = '127.0.9.1';
     const pw = await user('frank');
-    const key = s.apiKey('Burst door').key;
+    const key = (await s.apiKey('Burst door')).key;
     const burst = (headers: Record<string, string>) => Promise.all(Array.from({ length: 30 }, () => callFrom(from, url, headers)));
     const statuses = (rs: Answer[]) => [...new Set(rs.map((r) => r.status))];
     assert.deepEqual(statuses(await burst({ authorization: basic('frank', pw) })), [200]);

@@ -153,7 +153,7 @@ describe('EVT_TRUST_PROXY: the logs name the client', () => {
       assert.equal(failed.ip, '5.6.7.9');
     } finally {
       await new Promise((r) => server.close(r));
-      app.close();
+      await app.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -168,7 +168,7 @@ describe('operator CLI', () => {
     }
     assert.match((await run('backup', '-h'))[0], /Restore: stop the server/);
     await assert.rejects(
-      await run('user', 'add', 'carol', '--role', 'door', '--colour', 'red'),
+      run('user', 'add', 'carol', '--role', 'door', '--colour', 'red'),
       (e: Error) => e instanceof CliError && /Unknown option '--colour'/.test(e.message),
     );
     await assert.rejects(run('api-key', 'list', 'extra'), (e: Error) => e instanceof CliError && /unexpected argument extra/.test(e.message));

@@ -128,13 +128,13 @@ export class SqliteDb implements Db {
     r = {
       get: async (...params) => {
         const t = this.turn();
-        if (t) await t;
+        if (t !== undefined) await t;
         const row = s.get(...params) as unknown[] | undefined;
         return row === undefined ? undefined : toRow(row);
       },
       all: async (...params) => {
         const t = this.turn();
-        if (t) await t;
+        if (t !== undefined) await t;
         return (s.all(...params) as unknown[][]).map(toRow);
       },
     };
@@ -144,7 +144,7 @@ export class SqliteDb implements Db {
 
   async exec(sql: string): Promise<void> {
     const t = this.turn();
-    if (t) await t;
+    if (t !== undefined) await t;
     this.raw.exec(sql);
   }
 
@@ -197,7 +197,7 @@ export class SqliteDb implements Db {
 
   async dataVersion(): Promise<number> {
     const t = this.turn();
-    if (t) await t;
+    if (t !== undefined) await t;
     return this.versionStmt.get() as number;
   }
 
@@ -234,19 +234,19 @@ class SqliteStatement implements Statement {
 
   async run(...params: unknown[]): Promise<RunResult> {
     const t = this.db.turn();
-    if (t) await t;
+    if (t !== undefined) await t;
     return this.s.run(...params);
   }
 
   async get(...params: unknown[]): Promise<unknown> {
     const t = this.db.turn();
-    if (t) await t;
+    if (t !== undefined) await t;
     return this.s.get(...params);
   }
 
   async all(...params: unknown[]): Promise<unknown[]> {
     const t = this.db.turn();
-    if (t) await t;
+    if (t !== undefined) await t;
     return this.s.all(...params);
   }
 

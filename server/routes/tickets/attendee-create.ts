@@ -65,7 +65,7 @@ export async function createAttendee(input: Input<typeof ticketsRoutes.createAtt
   // hidden from anonymous callers until the attendee opts in).
   if (ticket.provider === 'rsvp') await updateAttendeeFields(ctx.db, attendeeId, { optout: true });
   await markBoxOfficeOrder(ctx.db, orderId);
-  if (orderStatus === 'completed') orderCompleted(ctx, orderId);
+  if (orderStatus === 'completed') await orderCompleted(ctx, orderId);
   const row = (await getAttendeeRow(ctx.db, attendeeId))!;
   if (input.check_in === undefined) return created(presentAttendee(ctx, row, true));
   const req = { checkIn: input.check_in, scannedAt, deviceId: input.device_id ?? null, nonce: input.nonce ?? null, source: 'site' };

@@ -32,8 +32,8 @@ afterAll(() => s.close());
 
 describe('analytics/v1 permissions', () => {
   test('anonymous 401, organizer and door keys 403, administrators 200 on every route', async () => {
-    const key = s.apiKey('Door');
-    const organizer = s.userAuth('organizer');
+    const key = await s.apiKey('Door');
+    const organizer = await s.userAuth('organizer');
     for (const r of ROUTES) {
       const anon = await get(r, null);
       assert.equal(anon.status, 401, r);

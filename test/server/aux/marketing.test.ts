@@ -33,8 +33,8 @@ describe('marketing/v1', () => {
 
   beforeAll(async () => {
     s = await startTestServer();
-    door = s.userAuth('door');
-    organizer = s.userAuth('organizer');
+    door = await s.userAuth('door');
+    organizer = await s.userAuth('organizer');
     eventId = await post('event', 'Gig');
     ticketId = await post('ticket', 'Entry');
     await s.db.prepare("INSERT INTO tickets (post_id, event_id, provider) VALUES (?, ?, 'rsvp')").run(ticketId, eventId);

@@ -91,14 +91,14 @@ describe('tickets-onboarding/wizard', () => {
       assert.equal(wrong.body.data.details.action_nonce.code, 'tec_invalid_nonce');
     }
     // Another user's nonce does not verify for this one.
-    const other = s.userAuth('administrator');
+    const other = await s.userAuth('administrator');
     const foreign = await call(url(), { method: 'POST', auth: other, body: { action_nonce: await nonceOf(s.admin) } });
     assert.equal(foreign.status, 400);
   });
 
   test('a valid nonce without manage_options is 403; GET is 401 anonymous, 403 organizer', async () => {
     // An organizer cannot read a nonce, so forge the situation: an administrator demoted after reading one.
-    const auth = s.userAuth('administrator', 'demoted');
+    const auth = await s.userAuth('administrator', 'demoted');
     const nonce = await nonceOf(auth);
     await s.db.prepare("UPDATE users SET role = 'organizer' WHERE login = 'demoted'").run();
     const r = await call(url(), { method: 'POST', auth, body: { action_nonce: nonce } });

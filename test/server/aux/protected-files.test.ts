@@ -25,8 +25,8 @@ describe('protected-files/v1', () => {
 
   beforeAll(async () => {
     s = await startTestServer();
-    organizer = s.userAuth('organizer', 'files-organizer');
-    door = s.userAuth('door');
+    organizer = await s.userAuth('organizer', 'files-organizer');
+    door = await s.userAuth('door');
   });
   afterAll(() => s.close());
 

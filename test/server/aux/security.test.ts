@@ -39,11 +39,11 @@ describe('security/v1', () => {
     assert.equal(https.severity, 25);
     assert.equal(https.status, 'new');
 
-    const unused = s.apiKey('Door 1');
-    const idle = s.apiKey('Door 2');
+    const unused = await s.apiKey('Door 1');
+    const idle = await s.apiKey('Door 2');
     await s.db.prepare("UPDATE api_keys SET last_used = datetime('now', '-120 days') WHERE id = ?").run(idle.id);
     await s.db.prepare("INSERT INTO options (name, value) VALUES ('users_can_register', '1'), ('default_role', 'administrator')").run();
-    for (let i = 0; i < 3; i++) s.userAuth('administrator');
+    for (let i = 0; i < 3; i++) await s.userAuth('administrator');
     await ensureAdmin(s.db, 'boss', 'password123');
     const second = await scan();
     assert.equal(second.body.scan.issue_count, 7);
@@ -105,7 +105,7 @@ describe('security/v1', () => {
     const after1 = await issues();
     assert.equal(after1.issues.find((i: { type: string }) => i.type === 'public_url_not_https').status, 'ignoreP');
     assert.equal(after1.issues.find((i: { type: string }) => i.type === 'too_many_administrators').status, 'ignoreC');
-    s.userAuth('administrator');
+    await s.userAuth('administrator');
     await scan();
     const after2 = await issues();
     assert.equal(after2.issues.find((i: { type: string }) => i.type === 'public_url_not_https').status, 'ignoreP');
@@ -243,7 +243,7 @@ describe('security/v1', () => {
   });
 
   test('permissions: anonymous 401, organizer 403 on every guarded route', async () => {
-    const organizer = s.userAuth('organizer');
+    const organizer = await s.userAuth('organizer');
     const routes: [string, string][] = [
       ['POST', '/authenticate-premium'],
       ['GET', '/config'],

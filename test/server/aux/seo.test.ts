@@ -29,7 +29,7 @@ describe('seo/v1', () => {
   }
   beforeAll(async () => {
     s = await startTestServer();
-    organizer = s.userAuth('organizer');
+    organizer = await s.userAuth('organizer');
     ids.pub = await event('Jazz & Blues');
     ids.draft = await event('Secret rehearsal', { status: 'draft' });
     ids.locked = await event('Members only', { password: 'pw' });
@@ -120,7 +120,7 @@ describe('seo/v1', () => {
   });
 
   test('permissions: meta writes need edit_events, robots writes manage_options', async () => {
-    const door = s.userAuth('door');
+    const door = await s.userAuth('door');
     assert.equal((await call(url(`/meta/${ids.pub}`), { method: 'POST', body: { title: 'x' } })).status, 401);
     assert.equal((await call(url(`/meta/${ids.pub}`), { method: 'POST', auth: door, body: { title: 'x' } })).status, 403);
     assert.equal((await call(url('/robots'), { method: 'POST', body: { crawl_delay: 1 } })).status, 401);

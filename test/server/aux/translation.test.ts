@@ -89,7 +89,7 @@ describe('translation/v1 custom XML config', () => {
   });
 
   test('permissions: anonymous 401, organizer 403; the index shows only the language argument', async () => {
-    const organizer = s.userAuth('organizer');
+    const organizer = await s.userAuth('organizer');
     for (const [method, r] of [
       ['GET', '/custom-xml-config'],
       ['POST', '/custom-xml-config'],

@@ -29,7 +29,7 @@ function fileAlone(): Database.Database {
 
 test('an accepted check-in reaches the database file itself within a moment, with no request waiting for it', async () => {
   const f = await seedTicketsFixture(s.db, { attendees: 3 });
-  const door = s.apiKey('Door');
+  const door = await s.apiKey('Door');
   const id = f.attendeeIds[0];
   const r = await fetch(`${s.root}evt/tickets/v1/attendees/${id}`, {
     method: 'PATCH',

@@ -49,7 +49,7 @@ const LIST_QUERIES = [
 
 test('every SQL text the server prepares on a representative run prepares on PostgreSQL', async () => {
   const f = await seedTicketsFixture(s.db, { attendees: 5, provider: 'tc', priceMinor: 2500, capacity: 50 });
-  const door = s.apiKey('Door', f.eventId);
+  const door = await s.apiKey('Door', f.eventId);
   for (const [kind, body] of [
     ['venues', { venue: 'Hall', city: 'Tallinn', geo_lat: 59.43, geo_lng: 24.75 }],
     ['organizers', { organizer: 'Org', email: 'org@example.test' }],

@@ -219,7 +219,7 @@ describe('PgDb', () => {
     const words = ['b', 'B', 'a', '_x', 'Z', 'é', 'e', 'ä', '10', '9'];
     const lite = new Database(':memory:');
     lite.exec('CREATE TABLE w (v TEXT)');
-    db.native('CREATE TEMP TABLE w (v text)');
+    await db.native('CREATE TEMP TABLE w (v text)');
     for (const v of words) {
       lite.prepare('INSERT INTO w VALUES (?)').run(v);
       await stmt(db, 'INSERT INTO w (v) VALUES (?)').run(v);
@@ -266,7 +266,7 @@ describe('PgDb', () => {
     db.statementLimit = 3;
     try {
       for (let i = 0; i < 5; i++) assert.equal(await db.prepare(`SELECT ${i} AS n`).pluck().get(), i);
-      assert.ok(Number(db.native('SELECT count(*) AS n FROM pg_prepared_statements')[0]?.n) <= 3);
+      assert.ok(Number((await db.native('SELECT count(*) AS n FROM pg_prepared_statements'))[0]?.n) <= 3);
       assert.equal(await kept.get(2), 3);
       assert.deepEqual(kept.columns(), [{ name: 'n' }]);
     } finally {
@@ -289,14 +289,14 @@ describe('PgDb', () => {
 
   test('a write transaction holds the advisory write lock: another connection waits for it', async () => {
     const other: Db = new PgDb(url);
-    const tryLock = () => (other as PgDb).native(`SELECT pg_try_advisory_xact_lock(${WRITE_LOCK}) AS ok`)[0]?.ok;
+    const tryLock = async () => (await (other as PgDb).native(`SELECT pg_try_advisory_xact_lock(${WRITE_LOCK}) AS ok`))[0]?.ok;
     try {
       await db.transaction(async () => {
         await user('lock-holder');
-        assert.equal(tryLock(), 0);
+        assert.equal(await tryLock(), 0);
       });
       // Committed: the lock is free again.
-      assert.equal(tryLock(), 1);
+      assert.equal(await tryLock(), 1);
     } finally {
       await other.close();
     }

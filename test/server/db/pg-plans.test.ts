@@ -27,7 +27,7 @@ beforeAll(async () => {
     ticketId = f.ticketId;
     eventId = f.eventId;
   }
-  db.native('ANALYZE');
+  await db.native('ANALYZE');
 }, 120_000);
 
 afterAll(async () => {
@@ -54,7 +54,7 @@ const CASES: [string, () => unknown[]][] = [
   ],
 ];
 
-test('a list of IDs in a JSON parameter is read through the index, not by a scan of the table', () => {
+test('a list of IDs in a JSON parameter is read through the index, not by a scan of the table', async () => {
   for (const [sql, values] of CASES) {
     const p = await plan(sql, values());
     assert.doesNotMatch(p, /Seq Scan on (?:attendees|posts)\b/, `${sql}\n${p}`);

@@ -202,7 +202,7 @@ describe('events archive', () => {
     const mine = await list('', s.admin);
     assert.ok(titles(mine).includes('Draft gig'));
     assert.ok(titles(mine).includes('Hidden gig'));
-    assert.deepEqual(titles(await list('status=draft', s.userAuth('door'))), ['Draft gig']);
+    assert.deepEqual(titles(await list('status=draft', await s.userAuth('door'))), ['Draft gig']);
     assert.equal((await list('status=bogus', s.admin)).status, 400);
     // `any` is no post status (TEC's filter_post_status_list): 400 for everyone.
     for (const auth of [undefined, s.admin]) {
@@ -234,7 +234,7 @@ describe('events archive', () => {
       assert.equal(anon.headers.get('x-tec-total'), '0');
     }
     assert.deepEqual(titles(await list('search=Members', s.admin)), ['Members only']);
-    assert.deepEqual(titles(await list('search=Members', s.userAuth('door'))), ['Members only']);
+    assert.deepEqual(titles(await list('search=Members', await s.userAuth('door'))), ['Members only']);
   });
 
   test('rest_url keeps the query, next page link keeps the filters', async () => {

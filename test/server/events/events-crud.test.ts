@@ -263,8 +263,8 @@ describe('read', () => {
   test('drafts are hidden from the public (403) and visible to door staff and organizers', async () => {
     const c = await create({ ...base, title: 'Draft', status: 'draft' });
     assert.equal((await call(`${ev}/${c.body.id}`)).body.code, 'event-not-accessible');
-    assert.equal((await call(`${ev}/${c.body.id}`, { auth: s.userAuth('door') })).status, 200);
-    assert.equal((await call(`${ev}/${c.body.id}`, { auth: `Bearer ${s.apiKey().key}` })).status, 200);
+    assert.equal((await call(`${ev}/${c.body.id}`, { auth: await s.userAuth('door') })).status, 200);
+    assert.equal((await call(`${ev}/${c.body.id}`, { auth: `Bearer ${(await s.apiKey()).key}` })).status, 200);
   });
 
   test('password-protected: single 403 without the password, 200 with it, editors with context=edit', async () => {
@@ -278,7 +278,7 @@ describe('read', () => {
     assert.equal((await call(`${ev}/${c.body.id}?password=wrong`)).status, 403);
     assert.equal((await call(`${ev}/${c.body.id}?password=opensesame`)).body.description, '<p>Hidden text</p>');
     assert.equal((await call(`${ev}/${c.body.id}?context=edit`, { auth: s.admin })).status, 200);
-    assert.equal((await call(`${ev}/${c.body.id}?context=edit`, { auth: s.userAuth('door') })).status, 403);
+    assert.equal((await call(`${ev}/${c.body.id}?context=edit`, { auth: await s.userAuth('door') })).status, 403);
     const cleared = await call(`${ev}/${c.body.id}`, { method: 'POST', auth: s.admin, body: { password: '' } });
     assert.equal(cleared.status, 200);
     assert.equal((await call(`${ev}/${c.body.id}`)).status, 200);

@@ -70,7 +70,7 @@ describe('venues', () => {
       'rest_missing_callback_param',
     );
     assert.equal((await call(`${root}/venues`, { method: 'POST', body: { venue: 'X' } })).status, 401);
-    assert.equal((await call(`${root}/venues`, { method: 'POST', auth: s.userAuth('door'), body: { venue: 'X' } })).status, 403);
+    assert.equal((await call(`${root}/venues`, { method: 'POST', auth: await s.userAuth('door'), body: { venue: 'X' } })).status, 403);
     assert.equal((await call(`${root}/venues`, { method: 'POST', auth: s.admin, body: { venue: 'X', website: 'not a url' } })).status, 400);
   });
 

@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await db.close();
-  s.close();
+  await s.close();
 });
 
 const DERIVED = `SELECT tr.term_id, e.start_utc, e.post_id, e.end_utc, p.status, e.hide_from_listings

@@ -76,7 +76,7 @@ describe('forms-submissions: download-all and its signed link', () => {
 
   test('expired, tampered, foreign-purpose and demoted-user links are refused', async () => {
     const form = await createForm(s, 'Download refuse');
-    const organizer = s.userAuth('organizer', 'org-download');
+    const organizer = await s.userAuth('organizer', 'org-download');
     const r = await call(`${NS()}/download-all`, { method: 'POST', auth: organizer, body: { form_ids: [form.id] } });
     assert.equal(r.status, 200);
     const token = decodeURIComponent(new URL(r.body.downloadUrl).searchParams.get('token')!);

@@ -27,7 +27,7 @@ describe('forms-submissions: settings', () => {
     assert.equal(get0.body, 'false');
 
     const form = await createForm(s, 'Settings');
-    const set = (body: unknown) => call(`${NS()}/set-submissions-settings`, { method: 'POST', auth: s.userAuth('organizer'), body });
+    const set = async (body: unknown) => call(`${NS()}/set-submissions-settings`, { method: 'POST', auth: await s.userAuth('organizer'), body });
     const add = await set({ settingName: 'pageSize', data: { value: 25 }, formID: String(form.id) });
     assert.equal(add.status, 200);
     assert.equal(add.body, '{"message":"add_option","status":true}');

@@ -32,8 +32,8 @@ describe('forms-submissions: permissions', () => {
       ['GET', '/get-submissions-settings', undefined],
       ['POST', '/email-action', { submission: 1, action_settings: { to: 'a@example.test', email_subject: 'S' } }],
     ];
-    const door = s.userAuth('door');
-    const key = s.apiKey().key;
+    const door = await s.userAuth('door');
+    const key = (await s.apiKey()).key;
     for (const [method, path, body] of routes) {
       const anon = await call(`${NS()}${path}`, { method, body });
       assert.equal(anon.status, 401, path);
@@ -51,7 +51,7 @@ describe('forms-submissions: get', () => {
     const form = await createForm(s, 'Get');
     const a = await seedSubmission(s, form.id, { name: 'Ann', email: 'ann@example.test', topics: ['music', 'food'] }, '2026-10-01 09:00:00');
     const b = await seedSubmission(s, form.id, { name: 'Ben', email: 'ben@example.test' }, '2026-10-02 09:00:00');
-    const r = await call(`${NS()}/submissions/get?form_ids=${form.id}`, { auth: s.userAuth('organizer') });
+    const r = await call(`${NS()}/submissions/get?form_ids=${form.id}`, { auth: await s.userAuth('organizer') });
     assert.equal(r.status, 200);
     assert.equal(r.body.count, 2);
     assert.deepEqual(

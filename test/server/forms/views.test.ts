@@ -20,7 +20,7 @@ describe('forms-views: forms, fields, create', () => {
       { formID: form.id, formTitle: 'Volunteer sign-up' },
     );
 
-    const fields = await call(`${s.root}forms-views/forms/${form.id}/fields`, { auth: s.userAuth('organizer') });
+    const fields = await call(`${s.root}forms-views/forms/${form.id}/fields`, { auth: await s.userAuth('organizer') });
     assert.equal(fields.status, 200);
     assert.deepEqual(
       fields.body.map((f: { label: string }) => f.label),
@@ -62,7 +62,7 @@ describe('forms-views: forms, fields, create', () => {
     assert.equal(anon.status, 401);
     const door = await call(`${s.root}forms-views/forms`, {
       method: 'POST',
-      auth: s.userAuth('door'),
+      auth: await s.userAuth('door'),
       body: { title: 'X', fields: [{ label: 'A', type: 'textbox' }] },
     });
     assert.equal(door.status, 403);
@@ -79,14 +79,14 @@ describe('forms-views: forms, fields, create', () => {
       const anon = await call(url);
       assert.equal(anon.status, 401, url);
       assert.equal(anon.body.code, 'rest_forbidden');
-      const door = await call(url, { auth: s.userAuth('door') });
+      const door = await call(url, { auth: await s.userAuth('door') });
       assert.equal(door.status, 403, url);
-      const key = await call(url, { headers: { authorization: `Bearer ${s.apiKey().key}` } });
+      const key = await call(url, { headers: { authorization: `Bearer ${(await s.apiKey()).key}` } });
       assert.equal(key.status, 403, url);
     }
     const refresh = await call(`${s.root}forms-views/token/refresh`, { method: 'POST' });
     assert.equal(refresh.status, 401);
-    const refreshDoor = await call(`${s.root}forms-views/token/refresh`, { method: 'POST', auth: s.userAuth('door') });
+    const refreshDoor = await call(`${s.root}forms-views/token/refresh`, { method: 'POST', auth: await s.userAuth('door') });
     assert.equal(refreshDoor.status, 403);
   });
 
@@ -231,7 +231,7 @@ describe('forms-views: token refresh', () => {
   test('a token reads the views of its form without a password, and a refresh revokes it', async () => {
     const a = await createForm(s, 'Token A');
     const b = await createForm(s, 'Token B');
-    const organizer = s.userAuth('organizer');
+    const organizer = await s.userAuth('organizer');
     const t = await call(`${s.root}forms-views/token/refresh`, { method: 'POST', auth: organizer, body: { formID: a.id } });
     assert.equal(t.status, 200);
     assert.equal(t.body.expiresIn, 900);
@@ -267,7 +267,7 @@ describe('forms-views: token refresh', () => {
 
   test('an expired token is refused; a token of a user who lost the role is refused', async () => {
     const a = await createForm(s, 'Expiry');
-    const organizer = s.userAuth('organizer', 'org-expiry');
+    const organizer = await s.userAuth('organizer', 'org-expiry');
     const t = await call(`${s.root}forms-views/token/refresh`, { method: 'POST', auth: organizer });
     const jti = t.body.publicKey as string;
     const user = await s.db.prepare("SELECT id FROM users WHERE login = 'org-expiry'").get() as { id: number };

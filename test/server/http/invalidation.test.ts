@@ -59,7 +59,7 @@ describe('response cache: precise invalidation', () => {
     const a = await attendee();
     const b = await attendee();
     const c = await attendee();
-    const door = s.apiKey('door', event);
+    const door = await s.apiKey('door', event);
     assert.equal(await titleOf(event), 'Doors open');
     assert.deepEqual(await archiveTitles(), ['Doors open', 'Other night']);
     await renameBehindTheBack(event, 'Renamed behind the back');
@@ -145,7 +145,9 @@ describe('response cache: precise invalidation', () => {
     assert.equal(r.status, 201, JSON.stringify(r.body));
     await renameBehindTheBack(event, 'Not seen yet');
     assert.equal(await titleOf(event), 'Doors open', 'the check-in kept the cached answer');
-    await writeAsAnotherProcess(s, (cli) => cli.prepare('UPDATE posts SET title = ? WHERE id = ?').run('Renamed by the CLI', event));
+    await writeAsAnotherProcess(s, async (cli) => {
+      await cli.prepare('UPDATE posts SET title = ? WHERE id = ?').run('Renamed by the CLI', event);
+    });
     assert.equal(await titleOf(event), 'Renamed by the CLI');
     assert.deepEqual(await archiveTitles(), ['Other night', 'Renamed by the CLI']);
   });

@@ -198,7 +198,7 @@ test('the upload route receives its file from a multipart body', async () => {
   // A door user (no edit_events) is refused whatever the body.
   const fd5 = new FormData();
   fd5.append('file', new Blob([bytes]), 'guests.csv');
-  const r5 = await fetch(`${s.root}protected-files/v1/files`, { method: 'POST', headers: { authorization: s.userAuth('door') }, body: fd5 });
+  const r5 = await fetch(`${s.root}protected-files/v1/files`, { method: 'POST', headers: { authorization: await s.userAuth('door') }, body: fd5 });
   assert.equal(r5.status, 403);
   assert.equal(await postCount(), before);
 });

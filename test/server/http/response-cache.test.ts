@@ -28,7 +28,9 @@ describe('response cache', () => {
 
   test('a write by another process (another connection) is seen at once', async () => {
     const before = (await call(ev())).body.total;
-    await writeAsAnotherProcess(s, (other) => other.prepare("UPDATE posts SET status = 'draft' WHERE type = 'event'").run());
+    await writeAsAnotherProcess(s, async (other) => {
+      await other.prepare("UPDATE posts SET status = 'draft' WHERE type = 'event'").run();
+    });
     assert.equal((await call(ev())).body.total, before - 1);
   });
 

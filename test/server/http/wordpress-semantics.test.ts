@@ -305,7 +305,7 @@ describe('authentication', () => {
   });
 
   test('a revoked or unknown Bearer key is 401 rest_forbidden; a door key may not create events (403)', async () => {
-    const { key, id } = s.apiKey('Door A');
+    const { key, id } = await s.apiKey('Door A');
     const ok = await call(`${s.root}evt/events/v1/events`, {
       auth: `Bearer ${key}`,
       method: 'POST',
@@ -332,7 +332,7 @@ describe('authentication', () => {
     assert.deepEqual(anon.body, { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 401 } });
     const door = await call(`${s.root}evt/events/v1/events`, {
       method: 'POST',
-      auth: s.userAuth('door'),
+      auth: await s.userAuth('door'),
       body: { title: 'x', start_date: '2030-01-01', end_date: '2030-01-01' },
     });
     assert.equal(door.status, 403);

@@ -35,7 +35,7 @@ beforeAll(async () => {
   s = await startTestServer();
   v1 = `${s.root}mail-log/v1/`;
   v2 = `${s.root}mail-log/v2/`;
-  organizer = s.userAuth('organizer');
+  organizer = await s.userAuth('organizer');
   // Deliveries succeed unless the subject says FAIL (the log, not the transport, is under test here).
   setMailTransport(s.app.state, async (msg, meta) =>
     String(msg.subject).includes('FAIL')
@@ -100,13 +100,13 @@ describe('permissions', () => {
       const anon = await call(s.root + path, { method, body });
       assert.equal(anon.status, 401, `${method} ${path}`);
       assert.equal(anon.body.code, 'rest_forbidden');
-      for (const auth of [organizer, s.userAuth('door')]) {
+      for (const auth of [organizer, await s.userAuth('door')]) {
         const r = await call(s.root + path, { method, body, auth });
         assert.equal(r.status, 403, `${method} ${path}`);
         assert.equal(r.body.code, 'rest_forbidden');
       }
     }
-    const key = s.apiKey('Door 1').key;
+    const key = (await s.apiKey('Door 1')).key;
     const r = await call(`${v1}get-logs`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(r.status, 403);
   });

@@ -109,7 +109,7 @@ describe('GET /oembed/1.0/proxy: permission and input', () => {
       message: 'Sorry, you are not allowed to make proxied oEmbed requests.',
       data: { status: 401 },
     });
-    const door = await proxy(url, s.userAuth('door'));
+    const door = await proxy(url, await s.userAuth('door'));
     assert.equal(door.status, 403);
     assert.equal(door.body.message, 'Sorry, you are not allowed to make proxied oEmbed requests.');
   });
@@ -126,7 +126,7 @@ describe('GET /oembed/1.0/proxy: permission and input', () => {
 
   test("this site's URLs answer like embed, for an organizer too", async () => {
     const ev = await createEvent(s, { title: 'Proxy <Night>' });
-    const r = await proxy({ url: ev.url, maxwidth: '300' }, s.userAuth('organizer'));
+    const r = await proxy({ url: ev.url, maxwidth: '300' }, await s.userAuth('organizer'));
     const e = await call(`${s.root}oembed/1.0/embed?${new URLSearchParams({ url: ev.url, maxwidth: '300' })}`);
     assert.equal(r.status, 200);
     const strip = (b: { html: string }) => ({

@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise((r) => server.close(r));
-  app.close();
+  await app.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -29,9 +29,9 @@ let dir: string;
 const made: string[] = [];
 
 /** A new empty database as the README says to make one (UTF8, C collation); returns its URL. */
-function createDatabase(label: string): string {
+async function createDatabase(label: string): Promise<string> {
   const name = `migpg_${label}_${process.pid}_${Date.now().toString(36)}`;
-  admin.native(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
+  await admin.native(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
   made.push(name);
   return withDatabase(base, name);
 }
@@ -40,7 +40,7 @@ function createDatabase(label: string): string {
 async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
   const c = new PgDb(url);
   try {
-    return c.native(sql);
+    return await c.native(sql);
   } finally {
     await c.close();
   }
@@ -56,7 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const name of made) {
     try {
-      admin.native(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.native(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     } catch {
       // Gone with the cluster.
     }
@@ -93,7 +93,7 @@ async function serve(spec: string, dataDir: string): Promise<Served> {
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(async () => {
-          app.close();
+          await app.close();
           if (db.open) await db.close();
           resolve();
         });
@@ -247,7 +247,7 @@ describe('cli migrate-to-postgres', () => {
     const lastPostId = (await a.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'posts'").pluck().get() as number) ?? 0;
     await a.close();
 
-    const url = createDatabase('site');
+    const url = await createDatabase('site');
     const out = await cli(['migrate-to-postgres', '--to', url], env);
     const header = out.findIndex((l) => l.startsWith('TABLE'));
     assert.ok(header > 0, out.join('\n'));
@@ -311,7 +311,7 @@ describe('cli migrate-to-postgres', () => {
   test('refuses a source a running server holds, and one that is not a Doorstep database, before touching the target', async () => {
     const file = path.join(dir, 'locked', 'evt.sqlite');
     await (await openDatabase(file)).close();
-    const url = createDatabase('locked');
+    const url = await createDatabase('locked');
     const lock = acquireServerLock(file);
     try {
       await assert.rejects(
@@ -347,7 +347,7 @@ describe('cli migrate-to-postgres', () => {
     const bad = await insertUser(db, { login: 'nul', email: 'nul@example.test', role: 'door' });
     await db.prepare("UPDATE users SET display_name = 'a' || char(0) || 'b' WHERE id = ?").run(bad.id);
     await db.close();
-    const url = createDatabase('nul');
+    const url = await createDatabase('nul');
     await assert.rejects(
       cli(['migrate-to-postgres', '--from', file, '--to', url], {}),
       (e: Error) => !(e instanceof CliError) && /users read back different from SQLite; rolled back, nothing was committed/.test(e.message),

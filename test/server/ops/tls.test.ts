@@ -72,7 +72,7 @@ describe('HTTPS (issue 12 item 8, server side)', () => {
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
-      app.close();
+      await app.close();
     }
 
     // Door keys made while HTTPS is configured: the pairing link carries the fingerprint.

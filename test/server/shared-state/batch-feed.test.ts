@@ -62,7 +62,7 @@ describe('change log: a batch appends one row', () => {
   test("B still sees a batch's invalidations: check-ins alone keep B's cached event, an event edit among them drops it", () =>
     withTwo(async (t) => {
       const fx = await seedTicketsFixture(t.a.db, { attendees: 6, eventTitle: 'Doors open' });
-      const admin = t.userAuth('administrator', 'admin').auth;
+      const admin = (await t.userAuth('administrator', 'admin')).auth;
       const door = `Bearer ${(await createApiKey(t.a.db, 'door', fx.eventId, null)).key}`;
       const title = async () => {
         const r = await call(`${t.b.root}evt/events/v1/events/${fx.eventId}`);
@@ -119,10 +119,10 @@ describe('change log: writes outside the dispatcher', () => {
       await t.a.db.prepare('UPDATE orders SET hold_until_utc = ? WHERE post_id = ?').run('2000-01-01 00:00:00', orderId);
       const status = async () => (await t.a.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(orderId) as { status: string }).status;
       const pg = engineOf(t.a.db) === 'postgres';
-      const native = (sql: string) => (t.a.db as unknown as { execNative: (s: string) => unknown }).native(sql);
+      const native = (sql: string) => (t.a.db as unknown as { native: (s: string) => Promise<unknown> }).native(sql);
       // The change log refuses rows (a crash between the write and its row, made repeatable).
       if (pg) {
-        native(`CREATE FUNCTION evt_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'change log refused'; END $$;
+        await native(`CREATE FUNCTION evt_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'change log refused'; END $$;
           CREATE TRIGGER evt_test_refuse BEFORE INSERT ON evt_change_log FOR EACH ROW EXECUTE FUNCTION evt_test_refuse()`);
       } else {
         await t.a.db.exec("CREATE TRIGGER evt_test_refuse BEFORE INSERT ON evt_change_log BEGIN SELECT RAISE(ABORT, 'change log refused'); END");
@@ -130,7 +130,7 @@ describe('change log: writes outside the dispatcher', () => {
       const before = await lastSeq(t.a.db);
       assert.throws(() => sweepHolds(t.a.app.state), /change log refused/);
       assert.equal(await status(), 'pending', 'no cancellation without its change-log row');
-      if (pg) native('DROP TRIGGER evt_test_refuse ON evt_change_log');
+      if (pg) await native('DROP TRIGGER evt_test_refuse ON evt_change_log');
       else await t.a.db.exec('DROP TRIGGER evt_test_refuse');
       const out = await sweepHolds(t.a.app.state);
       assert.deepEqual(out?.cancelled, [orderId]);

@@ -31,7 +31,7 @@ async function withTwo<T>(mode: SharedState, f: (t: TwoApps) => Promise<T>): Pro
 /** 10 wrong passwords for one login, 5 through each app; then the right one through each: the statuses. */
 async function signInScenario(mode: SharedState): Promise<{ failures: number[]; rightOnA: number; rightOnB: number }> {
   return withTwo(mode, async (t) => {
-    const { password } = t.userAuth('organizer', 'alice');
+    const { password } = await t.userAuth('organizer', 'alice');
     const url = (root: string) => `${root}evt/events/v1/events?status=draft`;
     const basic = (p: string) => `Basic ${Buffer.from(`alice:${p}`).toString('base64')}`;
     const failures: number[] = [];
@@ -62,7 +62,7 @@ describe('shared state across processes', () => {
   async function cacheScenario(mode: SharedState): Promise<{ edited: string; afterCheckin: string }> {
     return withTwo(mode, async (t) => {
       const fx = await seedTicketsFixture(t.a.db, { attendees: 1, eventTitle: 'Doors open' });
-      const admin = t.userAuth('administrator', 'admin').auth;
+      const admin = (await t.userAuth('administrator', 'admin')).auth;
       const door = (await createApiKey(t.a.db, 'door', fx.eventId, null)).key;
       const title = async (root: string) => {
         const r = await call(`${root}evt/events/v1/events/${fx.eventId}`);
@@ -98,7 +98,7 @@ describe('shared state across processes', () => {
   test("a manager's attendee count on B sees a check-in through A at once (the count B remembers is dropped)", async () => {
     await withTwo('database', async (t) => {
       const fx = await seedTicketsFixture(t.a.db, { attendees: 3 });
-      const admin = t.userAuth('administrator', 'admin').auth;
+      const admin = (await t.userAuth('administrator', 'admin')).auth;
       const door = (await createApiKey(t.a.db, 'door', fx.eventId, null)).key;
       const checkedIn = async () => {
         const r = await call(`${t.b.root}evt/tickets/v1/attendees?checkedin=true&per_page=1`, { auth: admin });

@@ -65,7 +65,7 @@ export async function startTwoApps(mode: SharedState): Promise<TwoApps> {
         s.closeAllConnections();
         await new Promise<void>((r) => s.close(() => r()));
       }
-      for (const app of apps) app.close();
+      for (const app of apps) await app.close();
       pg?.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     },

@@ -17,7 +17,7 @@ beforeAll(async () => {
   s = await startTestServer();
   A = `${s.root}evt/tickets/v1/attendees`;
   f = await seedTicketsFixture(s.db, { attendees: 7, name: (i) => ['Ann Lee', 'Bob Stone', 'Cy Young', 'Dee Ray', 'Eve Moss', 'Fay Wong', 'Gus Kent'][i] });
-  door = s.apiKey('Door 1');
+  door = await s.apiKey('Door 1');
 });
 afterAll(() => s.close());
 
@@ -69,7 +69,7 @@ describe('attendee object', () => {
   });
 
   test('door keys and managers get the manager fields plus security_code and order_status', async () => {
-    for (const auth of [bearer(door.key), s.admin, s.userAuth('door'), s.userAuth('organizer')]) {
+    for (const auth of [bearer(door.key), s.admin, await s.userAuth('door'), await s.userAuth('organizer')]) {
       const r = await call(`${A}/${f.attendeeIds[0]}`, { auth });
       assert.equal(r.status, 200);
       assert.deepEqual(Object.keys(r.body), MANAGER_KEYS);
@@ -155,7 +155,7 @@ describe('single read', () => {
 
   test("a key bound to one event cannot read another event's attendees", async () => {
     const other = await seedTicketsFixture(s.db, { attendees: 1 });
-    const bound = s.apiKey('Bound', f.eventId);
+    const bound = await s.apiKey('Bound', f.eventId);
     assert.equal((await call(`${A}/${other.attendeeIds[0]}`, { auth: bearer(bound.key) })).status, 404);
     assert.equal((await call(`${A}/${f.attendeeIds[0]}`, { auth: bearer(bound.key) })).status, 200);
     const r = await list('per_page=100', bearer(bound.key));
@@ -487,7 +487,7 @@ describe('create (box office and door registration)', () => {
   });
 
   test('organizers may create on events they authored; anonymous callers get 401 rest_forbidden', async () => {
-    const org = s.userAuth('organizer', 'box-office-org');
+    const org = await s.userAuth('organizer', 'box-office-org');
     const own = await seedTicketsFixture(s.db, { attendees: 0 });
     await s.db.prepare("UPDATE posts SET author = (SELECT id FROM users WHERE login = 'box-office-org') WHERE id = ?").run(own.eventId);
     assert.equal((await create({ ticket_id: own.ticketId, full_name: 'Org Sale', email: 'o@s.test' }, org)).status, 201);
@@ -525,7 +525,7 @@ describe('create (box office and door registration)', () => {
       message: 'The ticket "Small room" does not have that many available for purchase.',
       data: { status: 400 },
     });
-    const bound = s.apiKey('Elsewhere', f.eventId);
+    const bound = await s.apiKey('Elsewhere', f.eventId);
     assert.equal((await create({ ticket_id: fx.ticketId, full_name: 'X', email: 'x@x.test' }, bearer(bound.key))).status, 403);
   });
 });

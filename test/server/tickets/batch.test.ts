@@ -21,7 +21,7 @@ beforeAll(async () => {
   s = await startTestServer();
   B = `${s.root}batch/v1`;
   f = await seedTicketsFixture(s.db, { attendees: 60 });
-  door = s.apiKey('Batch door');
+  door = await s.apiKey('Batch door');
 });
 afterAll(() => s.close());
 
@@ -66,7 +66,7 @@ describe('batch check-ins', () => {
 
   test('two devices in two batches: one accepted, the other a conflict item carrying the standing check-in', async () => {
     const id = f.attendeeIds[31];
-    const d2 = s.apiKey('Batch door 2');
+    const d2 = await s.apiKey('Batch door 2');
     const [a, b] = await Promise.all([
       batch({ requests: [scan(id, { device_id: 'dev-A' })] }),
       batch({ requests: [scan(id, { device_id: 'dev-B' })] }, bearer(d2.key)),
@@ -192,7 +192,7 @@ describe('batch check-ins', () => {
     assert.equal(anon.status, 207);
     assert.equal(anon.body.responses[0].status, 401);
     assert.equal(anon.body.responses[0].body.code, 'rest_forbidden');
-    const k = s.apiKey('Stolen');
+    const k = await s.apiKey('Stolen');
     await revokeApiKey(s.db, k.id);
     const r = await batch({ requests: [scan(id)] }, bearer(k.key));
     assert.equal(r.status, 401);

@@ -98,7 +98,7 @@ describe('cart', () => {
   });
 
   test("a signed-in user's cart is theirs, whatever cookie comes along", async () => {
-    const user = s.userAuth('organizer');
+    const user = await s.userAuth('organizer');
     const v = visitor();
     await v.call(`${tix(s)}/cart`, { method: 'POST', body: { provider: 'rsvp', tickets: [{ ticket_id: free, quantity: 1 }] } });
     const mine = await v.call(`${tix(s)}/cart`, { auth: user });

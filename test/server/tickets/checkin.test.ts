@@ -24,8 +24,8 @@ beforeAll(async () => {
   A = `${s.root}evt/tickets/v1/attendees`;
   C = `${s.root}evt/tickets/v1/checkins`;
   f = await seedTicketsFixture(s.db, { attendees: 12 });
-  door1 = s.apiKey('Door 1');
-  door2 = s.apiKey('Door 2');
+  door1 = await s.apiKey('Door 1');
+  door2 = await s.apiKey('Door 2');
 });
 afterAll(() => s.close());
 
@@ -213,7 +213,7 @@ describe('check-in through the attendee route', () => {
     const anon = await patch(id, { check_in: true, nonce: nonce() }, null);
     assert.equal(anon.status, 401);
     assert.equal(anon.body.code, 'rest_forbidden');
-    const k = s.apiKey('Lost tablet');
+    const k = await s.apiKey('Lost tablet');
     assert.equal((await call(`${A}/${id}`, { auth: bearer(k.key) })).status, 200);
     await revokeApiKey(s.db, k.id);
     const r = await patch(id, { check_in: true, nonce: nonce() }, bearer(k.key));
@@ -226,7 +226,7 @@ describe('check-in through the attendee route', () => {
 
   test('a key bound to another event: 404 and no check-in', async () => {
     const other = await seedTicketsFixture(s.db, { attendees: 1 });
-    const bound = s.apiKey('Bound', other.eventId);
+    const bound = await s.apiKey('Bound', other.eventId);
     const r = await patch(f.attendeeIds[11], { check_in: true, nonce: nonce() }, bearer(bound.key));
     assert.equal(r.status, 404);
     assert.equal(await count('SELECT checked_in AS n FROM attendees WHERE post_id = ?', f.attendeeIds[11]), 0);

@@ -146,7 +146,7 @@ describe('POST /cart/checkout', () => {
 describe('orders', () => {
   test('list and read need edit_tickets; list filters by post and status with ET headers', async () => {
     assert.equal((await call(`${tix(s)}/orders`)).status, 401);
-    assert.equal((await call(`${tix(s)}/orders`, { auth: s.userAuth('door') })).status, 403);
+    assert.equal((await call(`${tix(s)}/orders`, { auth: await s.userAuth('door') })).status, 403);
     const other = await makeEvent(s, { title: 'Other' });
     const otherTicket = await ticketId(s, other, { name: 'Other' });
     const made = await buy(s, [{ ticket_id: otherTicket, quantity: 1 }]);
@@ -160,7 +160,7 @@ describe('orders', () => {
     // Every earlier paid order has been completed, so one is left waiting here for the status filter to find.
     const waiting = await buy(s, [{ ticket_id: paid, quantity: 1 }], { provider: 'tc' });
     assert.equal(waiting.body.status, 'pending');
-    const pending = await call(`${tix(s)}/orders?status=pending&per_page=100`, { auth: s.userAuth('organizer') });
+    const pending = await call(`${tix(s)}/orders?status=pending&per_page=100`, { auth: await s.userAuth('organizer') });
     assert.ok(pending.body.orders.some((o: { id: number }) => o.id === waiting.body.id));
     assert.ok(pending.body.orders.every((o: { status: string }) => o.status === 'pending'));
     assert.equal((await call(`${tix(s)}/orders?status=bogus`, { auth: s.admin })).status, 400);
@@ -195,7 +195,7 @@ describe('orders', () => {
     const bad = await call(`${tix(s)}/orders/${first.body.id}`, { method: 'PATCH', auth: s.admin, body: { status: 'paid' } });
     assert.equal(bad.body.code, 'rest_invalid_param');
     assert.equal(
-      (await call(`${tix(s)}/orders/${first.body.id}`, { method: 'PATCH', auth: s.userAuth('door'), body: { status: 'refunded' } })).status,
+      (await call(`${tix(s)}/orders/${first.body.id}`, { method: 'PATCH', auth: await s.userAuth('door'), body: { status: 'refunded' } })).status,
       403,
     );
   });

@@ -43,7 +43,7 @@ describe('events carry Event Tickets marks', () => {
   });
 
   test('attendance for manage access only; pending orders count as attendees', async () => {
-    const door = `Bearer ${s.apiKey('Door').key}`;
+    const door = `Bearer ${(await s.apiKey('Door')).key}`;
     const r = await call(`${ev}/${both}`, { headers: { authorization: door } });
     assert.deepEqual(r.body.attendance, { total_attendees: 3, checked_in: 1, not_checked_in: 2 });
     assert.equal('nonces' in r.body, false);
@@ -60,7 +60,7 @@ describe('events carry Event Tickets marks', () => {
   });
 
   test('a password-protected event blanks ticketed and attendance in the archive', async () => {
-    const door = `Bearer ${s.apiKey('Door 2').key}`;
+    const door = `Bearer ${(await s.apiKey('Door 2')).key}`;
     const r = await call(`${ev}?per_page=10`, { headers: { authorization: door } });
     const lockedEvent = r.body.events.find((e: { id: number }) => e.id === locked);
     assert.equal(lockedEvent.ticketed, null);

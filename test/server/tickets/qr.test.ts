@@ -20,7 +20,7 @@ beforeAll(async () => {
   s = await startTestServer();
   Q = `${s.root}evt/tickets/v1/qr`;
   f = await seedTicketsFixture(s.db, { attendees: 6 });
-  door = s.apiKey('Door QR');
+  door = await s.apiKey('Door QR');
 });
 afterAll(() => s.close());
 
@@ -101,7 +101,7 @@ describe('GET /qr check-in', () => {
 
   test('a non-numeric ticket_id is a parameter error; a revoked key is 401 rest_forbidden', async () => {
     assert.equal((await qr({ api_key: door.key, ticket_id: 'abc', security_code: 'x' })).body.code, 'rest_invalid_param');
-    const k = s.apiKey('Revoked');
+    const k = await s.apiKey('Revoked');
     await revokeApiKey(s.db, k.id);
     const id = f.attendeeIds[2];
     const r = await qr({ api_key: k.key, ticket_id: id, security_code: code(id) });
@@ -116,7 +116,7 @@ describe('failure rate limit', () => {
     const s2 = await startTestServer();
     try {
       const fx = await seedTicketsFixture(s2.db, { attendees: 2 });
-      const k = s2.apiKey('Guesser');
+      const k = await s2.apiKey('Guesser');
       const Q2 = `${s2.root}evt/tickets/v1/qr`;
       const go = (id: number, sc: string, key = k.key) => call(`${Q2}?api_key=${key}&ticket_id=${id}&security_code=${sc}`);
       for (let i = 0; i < 10; i++) {
@@ -131,7 +131,7 @@ describe('failure rate limit', () => {
       assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
       assert.equal((await s2.db.prepare('SELECT checked_in AS n FROM attendees WHERE post_id = ?').get(fx.attendeeIds[1]) as { n: number }).n, 0);
       // The address is limited too: another key from the same client is refused as well.
-      const other = s2.apiKey('Second');
+      const other = await s2.apiKey('Second');
       assert.equal((await go(fx.attendeeIds[1], fx.codes.get(fx.attendeeIds[1])!, other.key)).status, 429);
       // A minute later the window has passed.
       const later = Date.now() + 61_000;
@@ -146,7 +146,7 @@ describe('failure rate limit', () => {
     const s3 = await startTestServer();
     try {
       const fx = await seedTicketsFixture(s3.db, { attendees: 1 });
-      const k = s3.apiKey('Sticky scanner');
+      const k = await s3.apiKey('Sticky scanner');
       const id = fx.attendeeIds[0];
       const url = `${s3.root}evt/tickets/v1/qr?api_key=${k.key}&ticket_id=${id}&security_code=${fx.codes.get(id)}`;
       assert.equal((await call(url)).status, 201);
@@ -209,7 +209,7 @@ describe('GET /qr/{id}', () => {
     assert.equal(anon.body.code, 'rest_forbidden');
     assert.equal((await call(`${Q}/${f.attendeeIds[1]}?format=gif`)).body.code, 'rest_invalid_param');
     const other = await seedTicketsFixture(s.db, { attendees: 1 });
-    const bound = s.apiKey('Other event door', other.eventId);
+    const bound = await s.apiKey('Other event door', other.eventId);
     const r = await call(`${Q}/${f.attendeeIds[1]}?format=svg`, { auth: `Bearer ${bound.key}` });
     assert.equal(r.status, 403);
     assert.equal(r.body.code, 'rest_forbidden');

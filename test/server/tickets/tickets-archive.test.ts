@@ -16,7 +16,7 @@ const list = (query: string, auth?: string) =>
 
 beforeAll(async () => {
   s = await startTestServer();
-  door = `Bearer ${s.apiKey('Door').key}`;
+  door = `Bearer ${(await s.apiKey('Door')).key}`;
   e1 = await makeEvent(s, { title: 'First' });
   e2 = await makeEvent(s, { title: 'Second' });
   draftEvent = await makeEvent(s, { title: 'Draft', status: 'draft' });

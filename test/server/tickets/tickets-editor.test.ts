@@ -74,7 +74,7 @@ describe('POST /tickets (create)', () => {
       form: { post_id: String(event), add_ticket_nonce: '0123456789', provider: 'rsvp', name: 'X' },
     });
     assert.deepEqual(wrong.body, forbidden);
-    const organizer = s.userAuth('organizer');
+    const organizer = await s.userAuth('organizer');
     // The organizer's own event (an organizer adds tickets only to events it authored, issue 10 item 8).
     const ownEvent = await makeEvent(s, { title: 'Organizer owned', status: 'publish' }, organizer);
     const theirs = await addNonce(s, ownEvent, organizer);
@@ -114,7 +114,7 @@ describe('POST /tickets (create)', () => {
   });
 
   test('a door user has no edit rights and sees no nonce', async () => {
-    const doorUser = s.userAuth('door');
+    const doorUser = await s.userAuth('door');
     const r = await call(`${s.root}evt/events/v1/events/${event}`, { auth: doorUser });
     assert.equal(r.status, 200);
     assert.equal('nonces' in r.body, false);
@@ -317,7 +317,7 @@ describe('POST /tickets/{id} (update) and DELETE /tickets/{id}', () => {
     // An organizer who did not author the event: rest_forbidden (issue 10 item 8; it was the nonce's 403 before).
     const stranger = await call(`${tix(s)}/tickets/${id}`, {
       method: 'DELETE',
-      auth: s.userAuth('organizer'),
+      auth: await s.userAuth('organizer'),
       form: { post_id: String(event), remove_ticket_nonce: n.remove_ticket_nonce },
     });
     assert.equal(stranger.status, 403);

@@ -101,7 +101,7 @@ describe('GET /tickets/{id}', () => {
   });
 
   test('door (manage access): capacity internals, attendees and check-in stats, but no nonces', async () => {
-    const door = s.apiKey('Door');
+    const door = await s.apiKey('Door');
     const r = await call(`${tix(s)}/tickets/${rsvp}`, { headers: { authorization: `Bearer ${door.key}` } });
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.capacity_details, { available_percentage: 70, available: 7, max: 10, sold: 3, pending: 0, global_stock_mode: 'own' });
@@ -115,13 +115,13 @@ describe('GET /tickets/{id}', () => {
   });
 
   test('_fields without attendees leaves the attendee list out', async () => {
-    const door = s.apiKey('Door 2');
+    const door = await s.apiKey('Door 2');
     const r = await call(`${tix(s)}/tickets/${rsvp}?_fields=id,capacity_details`, { headers: { authorization: `Bearer ${door.key}` } });
     assert.deepEqual(Object.keys(r.body), ['id', 'capacity_details']);
   });
 
   test('editor: editor fields, fees and nonces after rest_url; RSVP: on_sale null, sale_price_data [], sku null', async () => {
-    const r = await call(`${tix(s)}/tickets/${rsvp}`, { auth: s.userAuth('organizer') });
+    const r = await call(`${tix(s)}/tickets/${rsvp}`, { auth: await s.userAuth('organizer') });
     assert.equal(r.status, 200);
     assert.deepEqual(Object.keys(r.body).slice(-8), [
       'rest_url',
@@ -171,7 +171,7 @@ describe('GET /tickets/{id}', () => {
     const anon = await call(`${tix(s)}/tickets/${t}`);
     assert.equal(anon.status, 401);
     assert.deepEqual(anon.body, { code: 'ticket-not-accessible', message: 'ticket-not-accessible', data: { status: 401 } });
-    const door = s.apiKey('Door 3');
+    const door = await s.apiKey('Door 3');
     const mgr = await call(`${tix(s)}/tickets/${t}`, { headers: { authorization: `Bearer ${door.key}` } });
     assert.equal(mgr.status, 200);
     assert.equal(mgr.body.title, 'Hidden');
