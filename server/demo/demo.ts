@@ -36,8 +36,10 @@ export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (l
   });
   const ctx = await systemContext(db, config, admin!.id);
   const ids = await db.transaction(async () => {
-    const venues = VENUES.map((v) =>
-      createLinked(ctx, 'venue', {
+    const venues: number[] = [];
+    for (const v of VENUES) {
+      venues.push(
+        await createLinked(ctx, 'venue', {
         venue: v.name,
         address: v.address,
         city: v.city,
@@ -48,11 +50,15 @@ export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (l
         description: v.description,
         geo_lat: v.lat,
         geo_lng: v.lng,
-      }),
-    );
-    const organizers = ORGANIZERS.map((o) =>
-      createLinked(ctx, 'organizer', { organizer: o.name, email: o.email, phone: o.phone, website: o.website, description: o.description }),
-    );
+        }),
+      );
+    }
+    const organizers: number[] = [];
+    for (const o of ORGANIZERS) {
+      organizers.push(
+        await createLinked(ctx, 'organizer', { organizer: o.name, email: o.email, phone: o.phone, website: o.website, description: o.description }),
+      );
+    }
     for (const c of CATEGORIES) {
       const [id] = await resolveTermRefs(ctx, TAXONOMY.categories, [c.name], 'categories', true);
       await updateTerm(db, id, { name_et: c.et, description: c.description });

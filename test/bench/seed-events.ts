@@ -18,16 +18,20 @@ export async function seedEvents(dbFile: string, EVENTS = Number(process.env.BEN
   const random = rng(42);
   const t0 = performance.now();
   const eventIds = await db.transaction(async () => {
-    const venues = Array.from({ length: 50 }, (_, i) =>
-      createLinked(ctx, 'venue', { venue: `Venue ${i}`, city: 'Tallinn', address: `Street ${i}`, geo_lat: 59 + random(), geo_lng: 24 + random() }),
-    );
-    const organizers = Array.from({ length: 30 }, (_, i) =>
-      createLinked(ctx, 'organizer', { organizer: `Organizer ${i}`, email: `o${i}@example.test` }),
-    );
-    const cats = ['Music', 'Theatre', 'Film', 'Talks', 'Family', 'Sports', 'Food', 'Art'].map(
-      async (c) => (await resolveTermRefs(ctx, TAXONOMY.categories, [c], 'categories', true))[0],
-    );
-    const tags = Array.from({ length: 20 }, async (_, i) => (await resolveTermRefs(ctx, TAXONOMY.tags, [`tag-${i}`], 'tags', true))[0]);
+    const venues: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      venues.push(
+        await createLinked(ctx, 'venue', { venue: `Venue ${i}`, city: 'Tallinn', address: `Street ${i}`, geo_lat: 59 + random(), geo_lng: 24 + random() }),
+      );
+    }
+    const organizers: number[] = [];
+    for (let i = 0; i < 30; i++) organizers.push(await createLinked(ctx, 'organizer', { organizer: `Organizer ${i}`, email: `o${i}@example.test` }));
+    const cats: number[] = [];
+    for (const c of ['Music', 'Theatre', 'Film', 'Talks', 'Family', 'Sports', 'Food', 'Art']) {
+      cats.push((await resolveTermRefs(ctx, TAXONOMY.categories, [c], 'categories', true))[0] as number);
+    }
+    const tags: number[] = [];
+    for (let i = 0; i < 20; i++) tags.push((await resolveTermRefs(ctx, TAXONOMY.tags, [`tag-${i}`], 'tags', true))[0] as number);
     const ids: number[] = [];
     const now = Date.now();
     for (let i = 0; i < EVENTS; i++) {

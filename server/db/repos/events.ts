@@ -95,12 +95,12 @@ export async function organizerLinks(db: Db, eventIds: readonly number[]): Promi
 
 export async function setEventVenues(db: Db, eventId: number, venueIds: readonly number[]): Promise<void> {
   await stmt(db, 'DELETE FROM event_venues WHERE event_id = ?').run(eventId);
-  venueIds.forEach((v, i) => stmt(db, 'INSERT OR IGNORE INTO event_venues (event_id, venue_id, position) VALUES (?, ?, ?)').run(eventId, v, i));
+  for (const [i, v] of venueIds.entries()) await stmt(db, 'INSERT OR IGNORE INTO event_venues (event_id, venue_id, position) VALUES (?, ?, ?)').run(eventId, v, i);
 }
 
 export async function setEventOrganizers(db: Db, eventId: number, organizerIds: readonly number[]): Promise<void> {
   await stmt(db, 'DELETE FROM event_organizers WHERE event_id = ?').run(eventId);
-  organizerIds.forEach((o, i) =>
-    stmt(db, 'INSERT OR IGNORE INTO event_organizers (event_id, organizer_id, position) VALUES (?, ?, ?)').run(eventId, o, i),
-  );
+  for (const [i, o] of organizerIds.entries()) {
+    await stmt(db, 'INSERT OR IGNORE INTO event_organizers (event_id, organizer_id, position) VALUES (?, ?, ?)').run(eventId, o, i);
+  }
 }

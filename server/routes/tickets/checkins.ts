@@ -75,8 +75,10 @@ const list = implement(ticketsRoutes.listCheckins, async (input, ctx) => {
   if (input.page > 1 && input.page > totalPages) throw invalidPage();
   const { rest_url } = archiveLinks(ctx.urls.rest('/evt/tickets/v1/checkins/'), knownQuery(ctx.req.params, SUPPORTED), 1, 1);
   const labels: KeyLabels = new Map();
+  const checkins = [];
+  for (const c of rows) checkins.push(await presentCheckin(ctx, c, labels));
   return ok(
-    { rest_url, total, total_pages: totalPages, checkins: rows.map((c) => presentCheckin(ctx, c, labels)) },
+    { rest_url, total, total_pages: totalPages, checkins },
     etTotalHeaders(total, totalPages),
   );
 });
