@@ -10,17 +10,12 @@ import { type Db, describeDb, LOCK_WAIT_MS, LockTimeout, type RowReader, type Ru
  * one process keeps as many queries in flight as it has connections while each waits on the network.
  *
  * A transaction takes one connection of the pool for itself (tx-scope.ts finds it from any depth of the flow
- * that opened it); statements outside transactions take whichever connection is free. Every connection waits at
+ * that opened it); statements outside transactions take whichever connection is free. Transactions run at READ
+ * COMMITTED side by side, in this process and in others: what each checks before it writes is kept exact by the
+ * locks of the resources it checks (db/repos/locks.ts), never by one lock for the whole database. Every connection waits at
  * most LOCK_WAIT_MS for a row or advisory lock (`lock_timeout`), and a request waits as long for a free
  * connection; past it the request answers 503 with nothing written.
  */
-
-/**
- * Write transactions across processes: every top-level transaction first takes this one transaction-scoped
- * advisory lock, so what the code checks inside a transaction (capacity, check-in idempotency, nonces) stays
- * exact under READ COMMITTED.
- */
-export const WRITE_LOCK = 0x0d00_5e7;
 
 /** Connections a process opens at most (`EVT_PG_POOL`). */
 export const DEFAULT_POOL_SIZE = 10;
@@ -88,6 +83,9 @@ interface Prepared {
 function lockError(e: unknown): unknown {
   const err = e as { code?: string; message?: string };
   if (err?.code === '55P03') return new LockTimeout('PostgreSQL lock');
+  // Two transactions waited for each other (two batches meeting the same attendees in reverse order): PostgreSQL
+  // ended this one; like a lock not granted, nothing of it was written and the client sends it again.
+  if (err?.code === '40P01') return new LockTimeout('PostgreSQL lock (deadlock)');
   if (typeof err?.message === 'string' && /timeout exceeded when trying to connect/i.test(err.message)) return new LockTimeout('PostgreSQL connection');
   return e;
 }
@@ -291,7 +289,7 @@ export class PgDb implements Db {
     const scope: PgScope = { owner: this, open: true, depth: 0, client, levels: [], releaseFrom: null, written: 0 };
     let broken = false;
     try {
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+      await client.query('BEGIN');
       const result = await txScope.run(scope, fn);
       // Statements the flow makes from here on (it may have left work running) go outside the transaction.
       scope.open = false;

@@ -1,3 +1,4 @@
+import { lockTickets } from './locks.ts';
 import type { OrderStatus } from '../../../shared/models/tickets.ts';
 import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
@@ -184,6 +185,11 @@ export async function createOrder(db: Db, o: NewOrder): Promise<CreatedOrder> {
       const count = items.reduce((n, it) => n + it.quantity, 0);
       if (count > o.maxTickets) throw new OrderTooLargeError(o.maxTickets, count);
     }
+    // The tickets' locks before their places are counted (repos/locks.ts): concurrent sales never overbook.
+    await lockTickets(
+      db,
+      items.map((i) => i.ticketId),
+    );
     const tickets = new Map(
       (await getTicketRows(
         db,
@@ -276,6 +282,10 @@ export async function setOrderStatus(db: Db, order: OrderRow, status: OrderStatu
     const heldBefore = HOLDING.includes(order.status) && !holdExpired(order, nowUtc);
     if (!heldBefore && HOLDING.includes(status)) {
       const items = await orderItems(db, [order.id]);
+      await lockTickets(
+        db,
+        items.map((i) => i.ticket_id),
+      );
       const tickets = new Map(
         (await getTicketRows(
           db,

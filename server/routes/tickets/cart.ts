@@ -1,3 +1,4 @@
+import { lockCart, lockLimitKey } from '../../db/repos/locks.ts';
 import crypto from 'node:crypto';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
 import { callerRole, callerTag, type Ctx } from '../../kernel/context.ts';
@@ -170,7 +171,9 @@ const update = implement(ticketsRoutes.updateCart, async (input, ctx): Promise<R
   }
   // The cart becomes one order: the lines this write keeps plus the new ones stay within one order's bound.
   const owner = ownerOf(ctx);
-  const cart = owner ? await findCart(ctx.db, owner) : undefined;
+  let cart = owner ? await findCart(ctx.db, owner) : undefined;
+  // The lines are read and replaced under the cart's lock (db/repos/locks.ts): two writes to one cart take turns.
+  if (cart && (await lockCart(ctx.db, cart.id))) cart = await findCart(ctx.db, owner as string);
   const kept = cart
     ? (await cartItems(ctx.db, cart.id)).filter((l) => !(l.provider === provider && (input.post_id === undefined || l.event_id === input.post_id)))
     : [];
@@ -208,10 +211,15 @@ function checkoutKeys(ctx: Ctx): string[] {
 const checkout = implement(ticketsRoutes.checkout, async (input, ctx): Promise<Result> => {
   refuseDoor(ctx);
   const limitKeys = checkoutKeys(ctx);
+  // The count and its record share this transaction: the keys' locks first (db/repos/locks.ts), so buyers racing
+  // from one address through several processes cannot all pass the last place of the limit.
+  for (const k of [...limitKeys].sort()) await lockLimitKey(ctx.db, 'checkout', k);
   const wait = await checkoutLimiter(ctx.app).retryAfter(limitKeys);
   if (wait > 0) return tooMany(wait, 'checkouts');
   const owner = ownerOf(ctx);
-  const cart = owner ? await findCart(ctx.db, owner) : undefined;
+  let cart = owner ? await findCart(ctx.db, owner) : undefined;
+  // Its lines are read and emptied under the cart's lock: a cart is checked out once.
+  if (cart && (await lockCart(ctx.db, cart.id))) cart = await findCart(ctx.db, owner as string);
   const lines = cart ? await cartItems(ctx.db, cart.id) : [];
   const now = nowDates(ctx.app.config.timezone, new Date(nowMs(ctx)));
   let made;

@@ -1,3 +1,4 @@
+import { lockOrder } from '../../db/repos/locks.ts';
 import type { OrderStatus } from '../../../shared/models/tickets.ts';
 import { ticketsRoutes, TICKETS_NS } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
@@ -75,9 +76,11 @@ async function assertMayChangeOrder(ctx: Ctx, orderId: number): Promise<void> {
 }
 
 const update = implement(ticketsRoutes.updateOrder, async (input, ctx) => {
-  const row = await getOrderRow(ctx.db, input.id);
+  let row = await getOrderRow(ctx.db, input.id);
   if (!row) throw notFound(input.id);
   await assertMayChangeOrder(ctx, row.id);
+  // The order's lock before its status is read for the move (db/repos/locks.ts): two moves never both apply.
+  if (await lockOrder(ctx.db, row.id)) row = (await getOrderRow(ctx.db, row.id)) ?? row;
   const to = input.status;
   if (to !== row.status) {
     if (!MOVES[row.status].includes(to)) {

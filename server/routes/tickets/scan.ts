@@ -1,3 +1,5 @@
+import { getAttendeeRow } from '../../db/repos/attendees.ts';
+import { lockAttendees, lockNonce } from '../../db/repos/locks.ts';
 import { decideCheckin, type ScanSubject } from '../../../shared/checkin/decide.ts';
 import type { CheckinDetails } from '../../../shared/models/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
@@ -74,8 +76,20 @@ function logRow(
   };
 }
 
-/** Decides a scan without writing anything. A nonce seen before answers as it did then and logs nothing. */
+/**
+ * Decides a scan without writing anything. A nonce seen before answers as it did then and logs nothing.
+ *
+ * Called inside the scan's transaction. First it takes the attendee's lock, then the nonce's (db/repos/locks.ts:
+ * one accepted check-in per attendee, one recorded scan per nonce, however many processes and connections scan
+ * at once) and, where that lock made it wait for another writer, reads the attendee again: `row` is brought up to
+ * date in place, so the caller writes and answers from what was decided on.
+ */
 export async function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): Promise<ScanDecision> {
+  if (await lockAttendees(ctx.db, [row.id])) {
+    if (req.nonce !== null) await lockNonce(ctx.db, req.nonce);
+    const fresh = await getAttendeeRow(ctx.db, row.id);
+    if (fresh) Object.assign(row, fresh);
+  }
   if (req.nonce !== null) {
     const seen = await findCheckinByNonce(ctx.db, req.nonce);
     if (seen) {

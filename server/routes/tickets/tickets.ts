@@ -1,3 +1,4 @@
+import { lockTickets } from '../../db/repos/locks.ts';
 import { parseDateInput } from '../../../shared/dates.ts';
 import { ticketListArgs, ticketsRoutes, TICKETS_NS } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
@@ -198,7 +199,8 @@ const update = implement(ticketsRoutes.updateTicket, async (input, ctx) => {
   if (post.title !== undefined && !post.title) throw new HttpError(406, 'not_acceptable', 'Ticket was not able to be updated');
   const cols = await ticketColsFrom(ctx, input, row.event_id, row.provider, row);
   if (cols.capacity !== undefined && cols.capacity >= 0) {
-    // Capacity cannot drop below the places already sold or reserved.
+    // Capacity cannot drop below the places already sold or reserved: counted under the ticket's lock.
+    await lockTickets(ctx.db, [row.id]);
     const s = (await ticketStats(ctx.db, [row.id])).get(row.id) ?? EMPTY_STATS;
     const used = s.sold + s.pending;
     if (cols.capacity < used) throw invalidParam('ticket', `ticket[capacity] cannot be lower than the ${used} places already taken.`);

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { openDatabase, setDbClock, stmt, rowReader, type Db } from '../../../server/db/connection.ts';
+import { openDatabase, setDbClock, stmt, rowReader, STATEMENT_CACHE_MAX } from '../../../server/db/connection.ts';
 import { describeDb, engineOf } from '../../../server/db/engine/types.ts';
 import { loadConfig } from '../../../server/config.ts';
-import { PgDb, WRITE_LOCK } from '../../../server/db/engine/postgres.ts';
+import pg from 'pg';
+import { PgDb } from '../../../server/db/engine/postgres.ts';
+import { LockTimeout } from '../../../server/db/engine/types.ts';
 import { inTransaction } from '../../../server/db/in-transaction.ts';
 import { freshTestDatabase, ensureTestCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
 
@@ -61,7 +63,7 @@ describe('PgDb', () => {
     assert.equal(engineOf(db), 'postgres');
     const sqlite = await openDatabase(':memory:');
     assert.equal(engineOf(sqlite), 'sqlite');
-    assert.equal(db.pragma('user_version', { simple: true }), sqlite.pragma('user_version', { simple: true }));
+    assert.equal(await db.userVersion(), await sqlite.userVersion());
     await sqlite.close();
   });
 
@@ -77,10 +79,10 @@ describe('PgDb', () => {
     assert.equal(typeof await count('SELECT SUM(id) FROM users'), 'number');
   });
 
-  test('total_changes() counts rows written, not rows read (the attendee list keys its count and keyset paging on it)', async () => {
+  test('totalChanges() counts rows written, not rows read, and a transaction\'s only once it commits (the attendee list keys its count and keyset paging on it)', async () => {
     await user('tc-a');
     await user('tc-b');
-    const total = async () => await stmt(db, 'SELECT total_changes() AS c').get() as { c: number };
+    const total = async () => ({ c: db.totalChanges() });
     const before = (await total()).c;
     // Reads of several rows, as objects, raw and plucked, leave it where it was (libpq reports their row count).
     await stmt(db, "SELECT id FROM users WHERE login LIKE 'tc-%'").all();
@@ -92,6 +94,18 @@ describe('PgDb', () => {
     assert.equal((await total()).c, before + 2);
     await stmt(db, "DELETE FROM users WHERE login = 'tc-b' RETURNING id").all();
     assert.equal((await total()).c, before + 3);
+    await db.transaction(async () => {
+      await stmt(db, "UPDATE users SET display_name = 'tc2' WHERE login = 'tc-a'").run();
+      assert.equal((await total()).c, before + 3, 'not before the commit: other flows could not see the row yet');
+    });
+    assert.equal((await total()).c, before + 4);
+    await assert.rejects(
+      db.transaction(async () => {
+        await stmt(db, "UPDATE users SET display_name = 'tc3' WHERE login = 'tc-a'").run();
+        throw new Error('rolled back');
+      }),
+    );
+    assert.equal((await total()).c, before + 4, 'a rolled-back write changed nothing');
   });
 
   test('INSERT OR IGNORE skips a conflict; INSERT OR REPLACE replaces on the key', async () => {
@@ -108,7 +122,7 @@ describe('PgDb', () => {
     await inTransaction(db, async () => {
       assert.equal(db.inTransaction, true);
       await user('tx-kept');
-      assert.throws(() =>
+      await assert.rejects(() =>
         inTransaction(db, async () => {
           await user('tx-inner');
           throw new Error('inner');
@@ -118,7 +132,7 @@ describe('PgDb', () => {
     });
     assert.equal(db.inTransaction, false);
     assert.equal(await count("SELECT COUNT(*) FROM users WHERE login = 'tx-kept'"), 1);
-    assert.throws(() =>
+    await assert.rejects(() =>
       db.transaction(async () => {
         await user('tx-outer');
         throw new Error('outer');
@@ -129,15 +143,20 @@ describe('PgDb', () => {
   });
 
   test('nested levels as a batch runs them: each undoes only its own writes, at one round trip per level', async () => {
-    const client = (db as unknown as { client: { querySync: (...a: unknown[]) => unknown } }).client;
-    const orig = client.querySync;
+    // Every pooled connection is a pg.Client: what they send is seen on its prototype.
+    const proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+    const orig = proto.query;
     const sent: string[] = [];
-    client.querySync = (...a: unknown[]) => (sent.push(String(a[0]).trim()), orig.apply(client, a));
+    proto.query = function (this: unknown, ...a: unknown[]) {
+      const q = a[0];
+      sent.push(String(typeof q === 'string' ? q : (q as { text?: string })?.text).trim());
+      return orig.apply(this, a);
+    };
     const logins = async () => (await db.prepare("SELECT login FROM users WHERE login LIKE 'nest-%' ORDER BY login").pluck().all() as string[]).join(',');
     try {
       await inTransaction(db, async () => {
         await inTransaction(db, () => user('nest-a'));
-        assert.throws(() =>
+        await assert.rejects(() =>
           inTransaction(db, async () => {
             await user('nest-b');
             throw new Error('item b fails after its write');
@@ -147,7 +166,7 @@ describe('PgDb', () => {
           await user('nest-c');
           // A level inside a level, then a failing one beside it after the first was released.
           await inTransaction(db, () => user('nest-c1'));
-          assert.throws(() =>
+          await assert.rejects(() =>
             inTransaction(db, async () => {
               await user('nest-c2');
               throw new Error('c2');
@@ -155,8 +174,8 @@ describe('PgDb', () => {
           );
         });
         // A level that fails before any statement has nothing to undo.
-        assert.throws(() =>
-          inTransaction(db, () => {
+        await assert.rejects(() =>
+          inTransaction(db, async () => {
             throw new Error('refused before reading');
           }),
         );
@@ -164,14 +183,14 @@ describe('PgDb', () => {
         assert.equal(await logins(), 'nest-a,nest-c,nest-c1,nest-d');
       });
     } finally {
-      client.querySync = orig;
+      proto.query = orig;
     }
     assert.equal(await logins(), 'nest-a,nest-c,nest-c1,nest-d');
     // BEGIN, then per level that ran statements one SAVEPOINT (with the RELEASE of the one before), one
     // ROLLBACK TO per failed level, COMMIT: no separate RELEASE round trips, none for the level that ran nothing.
     const control = sent.filter((t) => /SAVEPOINT|BEGIN|COMMIT|ROLLBACK/.test(t) && !/evt_prepare/.test(t));
     assert.deepEqual(control, [
-      `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`,
+      'BEGIN',
       'SAVEPOINT evt_sp1;',
       'RELEASE SAVEPOINT evt_sp1; SAVEPOINT evt_sp1;',
       'ROLLBACK TO SAVEPOINT evt_sp1; RELEASE SAVEPOINT evt_sp1',
@@ -210,7 +229,7 @@ describe('PgDb', () => {
     assert.equal(await count("SELECT COUNT(*) FROM users WHERE display_name LIKE ? ESCAPE '\\'", 'case\\_mixed'), 0);
     assert.equal(await count('SELECT COUNT(*) FROM users WHERE email = ? COLLATE NOCASE', 'CASE-MIXED@X.TEST'), 1);
     assert.equal(await count('SELECT COUNT(*) FROM users WHERE login = ?', 'case-mixed'), 1);
-    assert.throws(() => user('CASE-MIXED'), /duplicate key/);
+    await assert.rejects(() => user('CASE-MIXED'), /duplicate key/);
     // ASCII only, as SQLite's NOCASE and LIKE.
     assert.equal(await count("SELECT COUNT(*) FROM users WHERE 'É' LIKE 'é'"), 0);
   });
@@ -219,15 +238,18 @@ describe('PgDb', () => {
     const words = ['b', 'B', 'a', '_x', 'Z', 'é', 'e', 'ä', '10', '9'];
     const lite = new Database(':memory:');
     lite.exec('CREATE TABLE w (v TEXT)');
-    await db.native('CREATE TEMP TABLE w (v text)');
-    for (const v of words) {
-      lite.prepare('INSERT INTO w VALUES (?)').run(v);
-      await stmt(db, 'INSERT INTO w (v) VALUES (?)').run(v);
-    }
-    for (const order of ['v', 'v DESC', 'v COLLATE NOCASE, v']) {
-      const sql = `SELECT v FROM w ORDER BY ${order}`;
-      assert.deepEqual(await stmt(db, sql).pluck().all(), lite.prepare(sql).pluck().all(), order);
-    }
+    // A temporary table lives on one connection: the transaction keeps every statement on its own.
+    await db.transaction(async () => {
+      await db.native('CREATE TEMP TABLE w (v text) ON COMMIT DROP');
+      for (const v of words) {
+        lite.prepare('INSERT INTO w VALUES (?)').run(v);
+        await stmt(db, 'INSERT INTO w (v) VALUES (?)').run(v);
+      }
+      for (const order of ['v', 'v DESC', 'v COLLATE NOCASE, v']) {
+        const sql = `SELECT v FROM w ORDER BY ${order}`;
+        assert.deepEqual(await stmt(db, sql).pluck().all(), lite.prepare(sql).pluck().all(), order);
+      }
+    });
     lite.close();
   });
 
@@ -248,57 +270,76 @@ describe('PgDb', () => {
     assert.notEqual(await stmt(db, 'SELECT evt_now_utc() AS n').pluck().get(), '2031-02-03 04:05:06');
   });
 
-  test('pluck, raw, columns and rowReader', async () => {
+  test('pluck, raw and rowReader', async () => {
     const s = db.prepare('SELECT 1 AS one, 2 AS two');
-    assert.deepEqual(
-      s.columns().map((c) => c.name),
-      ['one', 'two'],
-    );
     assert.deepEqual(await s.raw().get(), [1, 2]);
     assert.equal(await s.pluck().get(), 1);
     assert.deepEqual(await rowReader<{ one: number; two: number }>(db, 'SELECT 1 AS one, 2 AS two').all(), [{ one: 1, two: 2 }]);
   });
 
-  test('the prepared statements of a connection are bounded: past the limit all are dropped, and a kept statement prepares again', async () => {
+  test('statements kept per text are bounded: a flood of texts built from requests does not grow them', async () => {
+    for (let i = 0; i < STATEMENT_CACHE_MAX + 50; i++) assert.equal(await db.prepare(`SELECT ${i} AS n`).pluck().get(), i);
+    assert.ok(db.statementCount() <= STATEMENT_CACHE_MAX, String(db.statementCount()));
     const kept = stmt(db, 'SELECT ? + 1 AS n').pluck();
-    assert.equal(await kept.get(1), 2);
-    const limit = db.statementLimit;
-    db.statementLimit = 3;
-    try {
-      for (let i = 0; i < 5; i++) assert.equal(await db.prepare(`SELECT ${i} AS n`).pluck().get(), i);
-      assert.ok(Number((await db.native('SELECT count(*) AS n FROM pg_prepared_statements'))[0]?.n) <= 3);
-      assert.equal(await kept.get(2), 3);
-      assert.deepEqual(kept.columns(), [{ name: 'n' }]);
-    } finally {
-      db.statementLimit = limit;
-    }
+    assert.equal(await kept.get(2), 3);
   });
 
   test('data_version moves when another connection commits a change (the kept rows and response cache key on it)', async () => {
     const other = new PgDb(url);
     try {
-      const before = await stmt(db, 'PRAGMA data_version').pluck().get() as number;
+      const before = await db.dataVersion();
       assert.equal(typeof before, 'number');
-      assert.ok((db.pragma('data_version', { simple: true }) as number) >= before);
       await other.prepare('INSERT OR REPLACE INTO options (name, value) VALUES (?, ?)').run('dv', String(Date.now()));
-      assert.ok((await stmt(db, 'PRAGMA data_version').pluck().get() as number) > before);
+      assert.ok((await db.dataVersion()) > before);
     } finally {
       await other.close();
     }
   });
 
-  test('a write transaction holds the advisory write lock: another connection waits for it', async () => {
-    const other: Db = new PgDb(url);
-    const tryLock = async () => (await (other as PgDb).native(`SELECT pg_try_advisory_xact_lock(${WRITE_LOCK}) AS ok`))[0]?.ok;
+  test('no lock for the whole database: transactions on different rows run side by side, in one process and across two', async () => {
+    const other = new PgDb(url);
+    await other.loadKeys();
     try {
-      await db.transaction(async () => {
-        await user('lock-holder');
-        assert.equal(await tryLock(), 0);
+      const a = Number((await user('side-a')).lastInsertRowid);
+      const b = Number((await user('side-b')).lastInsertRowid);
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      // One transaction holds row a; others write row b meanwhile, on this handle's pool and on another process's.
+      const holder = db.transaction(async () => {
+        await stmt(db, 'UPDATE users SET display_name = ? WHERE id = ?').run('held', a);
+        await held;
       });
-      // Committed: the lock is free again.
-      assert.equal(await tryLock(), 1);
+      await db.transaction(async () => {
+        await stmt(db, 'UPDATE users SET display_name = ? WHERE id = ?').run('beside', b);
+      });
+      await other.transaction(async () => {
+        await other.prepare('UPDATE users SET display_name = ? WHERE id = ?').run('beside-2', b);
+      });
+      release();
+      await holder;
+      assert.equal(await stmt(db, 'SELECT display_name FROM users WHERE id = ?').pluck().get(b), 'beside-2');
     } finally {
       await other.close();
     }
+  });
+
+  test('a row lock not granted within 3 s fails with LockTimeout (503), and the waiting transaction wrote nothing', async () => {
+    const id = Number((await user('locked-row')).lastInsertRowid);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const holder = db.transaction(async () => {
+      await db.native('SELECT id FROM users WHERE id = $1 FOR UPDATE', [String(id)]);
+      await held;
+    });
+    await assert.rejects(
+      db.transaction(async () => {
+        await stmt(db, "UPDATE users SET display_name = 'waiter' WHERE login = 'side-a'").run();
+        await db.native('SELECT id FROM users WHERE id = $1 FOR UPDATE', [String(id)]);
+      }),
+      (e: unknown) => e instanceof LockTimeout,
+    );
+    release();
+    await holder;
+    assert.notEqual(await stmt(db, "SELECT display_name FROM users WHERE login = 'side-a'").pluck().get(), 'waiter');
   });
 });

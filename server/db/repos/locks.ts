@@ -1,0 +1,81 @@
+import type { Db } from '../connection.ts';
+import type { PgDb } from '../engine/postgres.ts';
+
+/**
+ * What keeps each invariant exact when several writers run at once (PostgreSQL: many connections in each of
+ * several processes). Each check-then-write takes the lock of the resource it checks, inside its transaction, as
+ * late as it can and before it reads what it checks; the lock is released by COMMIT or ROLLBACK. A lock not
+ * granted within 3 s (the connections' `lock_timeout`) fails the request with 503 and `Retry-After`, having
+ * written nothing.
+ *
+ * The one lock order (no two transactions can wait for each other in a circle):
+ *   checkout limit keys (sorted) -> order -> cart -> tickets (ascending IDs) -> attendees (ascending IDs) -> nonce
+ * A batch of check-ins takes its attendees item by item; two batches that meet in reverse order are the one case
+ * that can deadlock, and PostgreSQL's deadlock detection ends one of them, which the batch then runs again
+ * (http/batch-group.ts).
+ *
+ * | invariant                                   | protection                                                      |
+ * |---------------------------------------------|-----------------------------------------------------------------|
+ * | ticket capacity, places held by orders      | `lockTickets`: the ticket rows, FOR UPDATE, before counting     |
+ * | one accepted check-in per attendee          | `lockAttendees`: the attendee row, before deciding the scan     |
+ * | one recorded scan per client nonce          | `lockNonce` (advisory, keyed by the nonce) before the lookup,   |
+ * |                                             | and the unique index on checkins.nonce                          |
+ * | order status moves (pay, cancel, hold lapse)| `lockOrder`: the order row, before reading its status           |
+ * | cart lines                                  | `lockCart`: the cart row, before reading its lines              |
+ * | per-address / per-login limits (database)   | `lockLimitKey` (advisory, keyed by limiter and key) when a      |
+ * |                                             | count and its record share a transaction (checkout)             |
+ * | mail claims                                 | the claim is one UPDATE whose WHERE is re-checked under the row |
+ * |                                             | lock it takes (READ COMMITTED), so one claimer gets the row     |
+ * | the attendee change cursor (X-EVT-Cursor)   | the counter row, moved at COMMIT (migrations-pg/016)            |
+ *
+ * SQLite runs one write transaction at a time (a process's transactions take turns, engine/sqlite.ts, and
+ * processes take SQLite's write lock), so there each function is a no-op: the whole database is the lock.
+ */
+
+/** Advisory lock spaces (the first key of `pg_advisory_xact_lock(int, int)`). */
+const SPACE = { nonce: 0x4e4f, limit: 0x4c49 } as const;
+
+function pg(db: Db): PgDb | null {
+  return db.engine === 'postgres' ? (db as PgDb) : null;
+}
+
+export async function lockTickets(db: Db, ids: readonly number[]): Promise<void> {
+  const p = pg(db);
+  if (!p || !ids.length) return;
+  await p.native('SELECT id FROM tickets WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', [`{${[...new Set(ids)].join(',')}}`]);
+}
+
+/** True when it locked (PostgreSQL): rows read before it may be stale. */
+export async function lockAttendees(db: Db, ids: readonly number[]): Promise<boolean> {
+  const p = pg(db);
+  if (!p || !ids.length) return false;
+  if (ids.length === 1) await p.native('SELECT post_id FROM attendees WHERE post_id = $1 FOR UPDATE', [String(ids[0])]);
+  else await p.native('SELECT post_id FROM attendees WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR UPDATE', [`{${[...new Set(ids)].join(',')}}`]);
+  return true;
+}
+
+/** True when it locked (PostgreSQL): the order as read before it may be stale. */
+export async function lockOrder(db: Db, id: number): Promise<boolean> {
+  const p = pg(db);
+  if (!p) return false;
+  await p.native('SELECT post_id FROM orders WHERE post_id = $1 FOR UPDATE', [String(id)]);
+  return true;
+}
+
+/** True when it locked (PostgreSQL): the cart as read before it may be stale. */
+export async function lockCart(db: Db, id: number): Promise<boolean> {
+  const p = pg(db);
+  if (!p) return false;
+  await p.native('SELECT id FROM carts WHERE id = $1 FOR UPDATE', [String(id)]);
+  return true;
+}
+
+export async function lockNonce(db: Db, nonce: string): Promise<void> {
+  const p = pg(db);
+  if (p) await p.native('SELECT pg_advisory_xact_lock($1, hashtext($2))', [String(SPACE.nonce), nonce]);
+}
+
+export async function lockLimitKey(db: Db, limiter: string, key: string): Promise<void> {
+  const p = pg(db);
+  if (p) await p.native('SELECT pg_advisory_xact_lock($1, hashtext($2))', [String(SPACE.limit), `${limiter}\u0000${key}`]);
+}
