@@ -102,6 +102,7 @@ export class PgDb implements Db {
   private readonly statements = new Map<string, Prepared>();
   private named = 0;
   private readonly stmts = new GenerationalCache<string, PgStatement>(STATEMENT_CACHE_MAX);
+  private readonly readers = new GenerationalCache<string, PgStatement>(STATEMENT_CACHE_MAX);
   private keys = new Map<string, TableKey>();
   /**
    * Texts whose first run failed on a parameter PostgreSQL could not type: the dialect types what it can, so
@@ -254,7 +255,9 @@ export class PgDb implements Db {
   }
 
   reader<T>(sql: string): RowReader<T> {
-    const s = this.prepare(sql);
+    // A statement of its own, always rows as objects (a kept one of the same text may have been plucked).
+    let s = this.readers.get(sql);
+    if (!s) this.readers.set(sql, (s = new PgStatement(this, sql)));
     return { get: (...p) => s.get(...p) as Promise<T | undefined>, all: (...p) => s.all(...p) as Promise<T[]> };
   }
 
@@ -357,7 +360,7 @@ export class PgDb implements Db {
   }
 
   statementCount(): number {
-    return this.stmts.size;
+    return this.stmts.size + this.readers.size;
   }
 
   async close(): Promise<void> {

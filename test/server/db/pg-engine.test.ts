@@ -286,6 +286,7 @@ describe('PgDb', () => {
 
   test('data_version moves when another connection commits a change (the kept rows and response cache key on it)', async () => {
     const other = new PgDb(url);
+    await other.connect();
     try {
       const before = await db.dataVersion();
       assert.equal(typeof before, 'number');
@@ -298,17 +299,21 @@ describe('PgDb', () => {
 
   test('no lock for the whole database: transactions on different rows run side by side, in one process and across two', async () => {
     const other = new PgDb(url);
-    await other.loadKeys();
+    await other.connect();
     try {
       const a = Number((await user('side-a')).lastInsertRowid);
       const b = Number((await user('side-b')).lastInsertRowid);
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
       // One transaction holds row a; others write row b meanwhile, on this handle's pool and on another process's.
+      let locked!: () => void;
+      const hasLock = new Promise<void>((r) => (locked = r));
       const holder = db.transaction(async () => {
         await stmt(db, 'UPDATE users SET display_name = ? WHERE id = ?').run('held', a);
+        locked();
         await held;
       });
+      await hasLock;
       await db.transaction(async () => {
         await stmt(db, 'UPDATE users SET display_name = ? WHERE id = ?').run('beside', b);
       });
@@ -327,10 +332,14 @@ describe('PgDb', () => {
     const id = Number((await user('locked-row')).lastInsertRowid);
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const hasLock = new Promise<void>((r) => (locked = r));
     const holder = db.transaction(async () => {
       await db.native('SELECT id FROM users WHERE id = $1 FOR UPDATE', [String(id)]);
+      locked();
       await held;
     });
+    await hasLock;
     await assert.rejects(
       db.transaction(async () => {
         await stmt(db, "UPDATE users SET display_name = 'waiter' WHERE login = 'side-a'").run();

@@ -72,7 +72,7 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
   test('a message logged in a transaction that rolls back is neither kept nor sent', async () => {
     const before = (await rows(s)).length;
     const filesBefore = fs.readdirSync(path.join(s.dir, 'mail')).length;
-    assert.throws(
+    await assert.rejects(
       () =>
         s.db.transaction(async () => {
           await sendMail(s.app.state, { to: 'x@example.test', subject: 'Rolled back', text: 'never' });
@@ -100,17 +100,17 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
   test('bad addresses and header injection are refused with a 400 error and log nothing', async () => {
     const count = (await rows(s)).length;
     const bad = (m: Parameters<typeof sendMail>[1]) =>
-      assert.throws(
+      assert.rejects(
         () => sendMail(s.app.state, m),
         (e: unknown) => e instanceof HttpError && e.status === 400 && e.code === 'evt_mail_invalid',
       );
-    bad({ to: 'not an address', subject: 'x', text: 'x' });
-    bad({ to: [], subject: 'x', text: 'x' });
-    bad({ to: 'a@example.test', bcc: 'b@example.test\r\nX: y', subject: 'x', text: 'x' });
-    bad({ to: 'a@example.test', subject: 'x', text: 'x', headers: { 'X-Ok': 'v\r\nBcc: evil@example.test' } });
-    bad({ to: 'a@example.test', subject: 'x', text: 'x', headers: { Bcc: 'evil@example.test' } });
-    bad({ to: 'a@example.test', subject: '', text: 'x' });
-    bad({ to: 'a@example.test', subject: 'x' });
+    await bad({ to: 'not an address', subject: 'x', text: 'x' });
+    await bad({ to: [], subject: 'x', text: 'x' });
+    await bad({ to: 'a@example.test', bcc: 'b@example.test\r\nX: y', subject: 'x', text: 'x' });
+    await bad({ to: 'a@example.test', subject: 'x', text: 'x', headers: { 'X-Ok': 'v\r\nBcc: evil@example.test' } });
+    await bad({ to: 'a@example.test', subject: 'x', text: 'x', headers: { Bcc: 'evil@example.test' } });
+    await bad({ to: 'a@example.test', subject: '', text: 'x' });
+    await bad({ to: 'a@example.test', subject: 'x' });
     assert.equal((await rows(s)).length, count);
     // A folded subject becomes one line instead of new headers.
     const id = await sendMail(s.app.state, { to: 'a@example.test', subject: 'Hi\r\nBcc: evil@example.test', text: 'x' });

@@ -195,7 +195,7 @@ describe('npm start (the build, plain node)', () => {
       // Nothing listens on port 1: PostgreSQL refuses the connection.
       {
         db: 'postgresql://doorstep:s3cret-pw@127.0.0.1:1/doorstep',
-        says: /Cannot open the database postgresql:\/\/doorstep:\*\*\*@127\.0\.0\.1:1\/doorstep: .*Connection refused/,
+        says: /Cannot open the database postgresql:\/\/doorstep:\*\*\*@127\.0\.0\.1:1\/doorstep: .*(?:Connection refused|ECONNREFUSED)/,
       },
       // A SQLite file whose folder cannot be made (a file stands where the folder would be).
       { db: path.join(dir, 'not-a-folder', 'sub', 'evt.sqlite'), says: /Cannot open the database \S+not-a-folder\/sub\/evt\.sqlite: ENOTDIR/ },

@@ -128,7 +128,7 @@ describe('change log: writes outside the dispatcher', () => {
         await t.a.db.exec("CREATE TRIGGER evt_test_refuse BEFORE INSERT ON evt_change_log BEGIN SELECT RAISE(ABORT, 'change log refused'); END");
       }
       const before = await lastSeq(t.a.db);
-      assert.throws(() => sweepHolds(t.a.app.state), /change log refused/);
+      await assert.rejects(() => sweepHolds(t.a.app.state), /change log refused/);
       assert.equal(await status(), 'pending', 'no cancellation without its change-log row');
       if (pg) await native('DROP TRIGGER evt_test_refuse ON evt_change_log');
       else await t.a.db.exec('DROP TRIGGER evt_test_refuse');
