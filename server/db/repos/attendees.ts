@@ -134,6 +134,15 @@ export async function getAttendeeRows(db: Db, ids: readonly number[]): Promise<A
   return ids.map((id) => byId.get(id)).filter((r): r is AttendeeRow => r !== undefined);
 }
 
+/**
+ * PostgreSQL: the attendee's row lock (repos/locks.ts: one accepted check-in per attendee), taken and the row read
+ * as it stands under it, in one round trip. SQLite (one writer at a time): null, nothing to do.
+ */
+export async function lockAttendeeRow(db: Db, id: number): Promise<AttendeeRow | undefined | null> {
+  if (db.engine !== 'postgres') return null;
+  return await rowReader<AttendeeRow>(db, `${SELECT_ROW} FOR UPDATE OF a`).get(id);
+}
+
 export async function getAttendeeRow(db: Db, id: number): Promise<AttendeeRow | undefined> {
   return await rowReader<AttendeeRow>(db, SELECT_ROW).get(id);
 }

@@ -1,5 +1,7 @@
 import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
+import type { PgDb } from '../engine/postgres.ts';
+import { NONCE_LOCK_SPACE } from './locks.ts';
 
 /** The check-in log (table `checkins`): every scan, accepted or not, by every path (attendee route, QR, batch). */
 
@@ -34,6 +36,21 @@ export async function insertCheckin(db: Db, c: CheckinInsert): Promise<number> {
     ).run(c.attendee_id, c.event_id, c.result, c.reason, c.scanned_at, c.received_at, c.device_id, c.nonce, c.source, c.user_id, c.api_key_id))
       .lastInsertRowid,
   );
+}
+
+/**
+ * The nonce's lock (repos/locks.ts: one recorded scan per nonce) and the scan it was first recorded with, in one
+ * round trip (PostgreSQL: the advisory lock in a materialized CTE, so it is taken before the lookup reads). On
+ * SQLite, where one writer runs at a time, the lookup alone.
+ */
+export async function findCheckinByNonceLocked(db: Db, nonce: string): Promise<CheckinRow | undefined> {
+  if (db.engine !== 'postgres') return await findCheckinByNonce(db, nonce);
+  const rows = await (db as PgDb).native(
+    `WITH lock AS MATERIALIZED (SELECT pg_advisory_xact_lock(${NONCE_LOCK_SPACE}, hashtext($1)))
+     SELECT c.* FROM lock, checkins c WHERE c.nonce = $1`,
+    [nonce],
+  );
+  return rows[0] as unknown as CheckinRow | undefined;
 }
 
 /** The scan a client nonce was first recorded with (nonces are unique across the log). */

@@ -17,9 +17,11 @@ import type { PgDb } from '../engine/postgres.ts';
  * | invariant                                   | protection                                                      |
  * |---------------------------------------------|-----------------------------------------------------------------|
  * | ticket capacity, places held by orders      | `lockTickets`: the ticket rows, FOR UPDATE, before counting     |
- * | one accepted check-in per attendee          | `lockAttendees`: the attendee row, before deciding the scan     |
- * | one recorded scan per client nonce          | `lockNonce` (advisory, keyed by the nonce) before the lookup,   |
- * |                                             | and the unique index on checkins.nonce                          |
+ * | one accepted check-in per attendee          | the attendee row, FOR UPDATE, read under it before deciding     |
+ * |                                             | the scan (attendees.ts `lockAttendeeRow`)                       |
+ * | one recorded scan per client nonce          | an advisory lock keyed by the nonce, taken with the lookup      |
+ * |                                             | (checkins.ts `findCheckinByNonceLocked`), and the unique index  |
+ * |                                             | on checkins.nonce                                               |
  * | order status moves (pay, cancel, hold lapse)| `lockOrder`: the order row, before reading its status           |
  * | cart lines                                  | `lockCart`: the cart row, before reading its lines              |
  * | per-address / per-login limits (database)   | `lockLimitKey` (advisory, keyed by limiter and key) when a      |
@@ -33,7 +35,8 @@ import type { PgDb } from '../engine/postgres.ts';
  */
 
 /** Advisory lock spaces (the first key of `pg_advisory_xact_lock(int, int)`). */
-const SPACE = { nonce: 0x4e4f, limit: 0x4c49 } as const;
+export const NONCE_LOCK_SPACE = 0x4e4f;
+const LIMIT_LOCK_SPACE = 0x4c49;
 
 function pg(db: Db): PgDb | null {
   return db.engine === 'postgres' ? (db as PgDb) : null;
@@ -43,15 +46,6 @@ export async function lockTickets(db: Db, ids: readonly number[]): Promise<void>
   const p = pg(db);
   if (!p || !ids.length) return;
   await p.native('SELECT id FROM tickets WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', [`{${[...new Set(ids)].join(',')}}`]);
-}
-
-/** True when it locked (PostgreSQL): rows read before it may be stale. */
-export async function lockAttendees(db: Db, ids: readonly number[]): Promise<boolean> {
-  const p = pg(db);
-  if (!p || !ids.length) return false;
-  if (ids.length === 1) await p.native('SELECT post_id FROM attendees WHERE post_id = $1 FOR UPDATE', [String(ids[0])]);
-  else await p.native('SELECT post_id FROM attendees WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR UPDATE', [`{${[...new Set(ids)].join(',')}}`]);
-  return true;
 }
 
 /** True when it locked (PostgreSQL): the order as read before it may be stale. */
@@ -70,12 +64,7 @@ export async function lockCart(db: Db, id: number): Promise<boolean> {
   return true;
 }
 
-export async function lockNonce(db: Db, nonce: string): Promise<void> {
-  const p = pg(db);
-  if (p) await p.native('SELECT pg_advisory_xact_lock($1, hashtext($2))', [String(SPACE.nonce), nonce]);
-}
-
 export async function lockLimitKey(db: Db, limiter: string, key: string): Promise<void> {
   const p = pg(db);
-  if (p) await p.native('SELECT pg_advisory_xact_lock($1, hashtext($2))', [String(SPACE.limit), `${limiter}\u0000${key}`]);
+  if (p) await p.native('SELECT pg_advisory_xact_lock($1, hashtext($2))', [String(LIMIT_LOCK_SPACE), `${limiter}\u0000${key}`]);
 }

@@ -1,13 +1,11 @@
-import { getAttendeeRow } from '../../db/repos/attendees.ts';
-import { lockAttendees, lockNonce } from '../../db/repos/locks.ts';
 import { decideCheckin, type ScanSubject } from '../../../shared/checkin/decide.ts';
 import type { CheckinDetails } from '../../../shared/models/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
 import { callerUserId } from '../../kernel/context.ts';
 import { invalidParam } from '../../kernel/errors.ts';
 import type { AttendeeRow } from '../../db/repos/attendees.ts';
-import { effectiveOrderStatus, setCheckedIn } from '../../db/repos/attendees.ts';
-import { findCheckinByNonce, insertCheckin, type CheckinInsert, type CheckinResult } from '../../db/repos/checkins.ts';
+import { effectiveOrderStatus, lockAttendeeRow, setCheckedIn } from '../../db/repos/attendees.ts';
+import { findCheckinByNonceLocked, insertCheckin, type CheckinInsert, type CheckinResult } from '../../db/repos/checkins.ts';
 import { checkinDetails } from './attendee-present.ts';
 
 /**
@@ -81,17 +79,14 @@ function logRow(
  *
  * Called inside the scan's transaction. First it takes the attendee's lock, then the nonce's (db/repos/locks.ts:
  * one accepted check-in per attendee, one recorded scan per nonce, however many processes and connections scan
- * at once) and, where that lock made it wait for another writer, reads the attendee again: `row` is brought up to
- * date in place, so the caller writes and answers from what was decided on.
+ * at once). On PostgreSQL the attendee is read again under its lock and `row` brought up to date in place, so the
+ * caller writes and answers from what was decided on.
  */
 export async function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): Promise<ScanDecision> {
-  if (await lockAttendees(ctx.db, [row.id])) {
-    if (req.nonce !== null) await lockNonce(ctx.db, req.nonce);
-    const fresh = await getAttendeeRow(ctx.db, row.id);
-    if (fresh) Object.assign(row, fresh);
-  }
+  const fresh = await lockAttendeeRow(ctx.db, row.id);
+  if (fresh) Object.assign(row, fresh);
   if (req.nonce !== null) {
-    const seen = await findCheckinByNonce(ctx.db, req.nonce);
+    const seen = await findCheckinByNonceLocked(ctx.db, req.nonce);
     if (seen) {
       if (seen.attendee_id !== row.id) throw invalidParam('nonce', 'nonce was already used for a scan of another attendee.');
       if (seen.result === 'conflict') return { outcome: { kind: 'conflict', standing: checkinDetails(ctx, row) }, log: null };
