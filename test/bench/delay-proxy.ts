@@ -131,6 +131,8 @@ export function startDelayProxy(target: ProxyTarget, rttMs: number): Promise<Del
 export interface DelayProxyProcess {
   port: number;
   pid: number;
+  /** The proxy's scheduling priority (-10 when it could raise it, see delay-proxy-process.ts). */
+  nice: number;
   /** The proxy's counters, asked over IPC. */
   counts(): Promise<{ roundTrips: number; connections: number }>;
   stop(): Promise<void>;
@@ -149,11 +151,12 @@ export function spawnDelayProxy(target: ProxyTarget, rttMs: number): Promise<Del
   const waiting: ((c: { roundTrips: number; connections: number }) => void)[] = [];
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the delay proxy exited with ${code}`)));
-    child.on('message', (m: { port?: number; roundTrips?: number; connections?: number }) => {
+    child.on('message', (m: { port?: number; nice?: number; roundTrips?: number; connections?: number }) => {
       if (m.port !== undefined)
         resolve({
           port: m.port,
           pid: child.pid!,
+          nice: m.nice!,
           counts: () => new Promise((answer) => (waiting.push(answer), child.send('counts'))),
           stop: () => new Promise((done) => (child.once('exit', () => done()), child.kill())),
         });

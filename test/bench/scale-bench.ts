@@ -344,7 +344,9 @@ async function main(): Promise<void> {
     const site = seedPgSite(seeded.url, N);
     const tickets = saleTickets(seeded.url, SALE_EVENTS);
     select = { direct: await selectOneMs(cluster.url), proxied: await selectOneMs(proxy.through(cluster.url)) };
-    say(`SELECT 1, median of 50 on one connection: ${select.direct.toFixed(3)} ms direct, ${select.proxied.toFixed(3)} ms through the proxy`);
+    say(
+      `SELECT 1, median of 50 on one connection: ${select.direct.toFixed(3)} ms direct, ${select.proxied.toFixed(3)} ms through the proxy (at nice ${proxy.nice})`,
+    );
     for (const n of (process.env.BENCH_PROCESSES ?? '1,2,3').split(',').map(Number)) {
       for (const rtt of RTT > 0 ? [0, RTT] : [0]) {
         // A fresh copy of the seeded database for each configuration.
