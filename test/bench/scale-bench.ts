@@ -42,6 +42,9 @@ const SALE_EVENTS = 8;
 const RTT = pgRttMs();
 const COUNTED = Number(process.env.BENCH_ROUND_TRIPS ?? 20);
 const say = (s: string) => process.stdout.write(`${s}\n`);
+const started = performance.now();
+/** Seconds since the bench started, for the progress lines. */
+const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 
 function p99(ms: number[]): number {
   if (!ms.length) return NaN;
@@ -326,7 +329,7 @@ async function main(): Promise<void> {
       const o = await checkoutRun(target, tickets, buyer);
       buyer += o.buyers;
       rows.push(row('1 process, SQLite', 0, 0, c, o));
-      say(`  ${rows.at(-1)!.name}: done`);
+      say(`  ${rows.at(-1)!.name}: done (${elapsed()})`);
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
       removeSite(site);
@@ -358,7 +361,7 @@ async function main(): Promise<void> {
           const o = await checkoutRun(target, tickets, buyer);
           buyer += o.buyers;
           rows.push(row(`${n} process${n > 1 ? 'es' : ''}, PostgreSQL`, n, rtt, c, o));
-          say(`  ${label(rows.at(-1)!)}: done`);
+          say(`  ${label(rows.at(-1)!)}: done (${elapsed()})`);
         } finally {
           await Promise.all(servers.map((s) => s.stop()));
           db.drop();
@@ -372,6 +375,7 @@ async function main(): Promise<void> {
       const r = await roundTripRun(servers[0]!, proxy, site, tickets, buyer);
       rt = r.rt;
       buyer += r.buyers;
+      say(`  round trips per request: done (${elapsed()})`);
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
       db.drop();
