@@ -214,7 +214,7 @@ export interface PgProxy extends DelayProxyProcess {
 
 /** Starts the delay proxy in front of the cluster `url` names, adding `rttMs` to each round trip. */
 export async function startPgProxy(url: string, rttMs: number): Promise<PgProxy> {
-  const p = await spawnDelayProxy(pgProxyTarget(url), rttMs);
+  const p = await spawnDelayProxy(pgProxyTarget(url), rttMs, { traceFile: process.env.BENCH_PG_TRACE });
   return {
     ...p,
     rttMs,
@@ -279,9 +279,16 @@ export async function selectOneMs(url: string, n = 50): Promise<number> {
  * `one(n + 1)`, after `one(0)` and `one(1)`, not counted, which warm caches and open connections), and `settleMs`
  * after them for the work a request leaves for later (its mail; the analytics views a read records, written a second
  * later). The servers' timers (the hold sweep, once a minute) would count too: turns seen in a quiet half
- * second before are printed as a warning, not subtracted.
+ * second before are printed as a warning, not subtracted. With BENCH_PG_TRACE=<file> the statements of each
+ * counted round trip go there, one line each, under `label`.
  */
-export async function roundTripsPer(proxy: PgProxy, n: number, one: (i: number) => Promise<unknown>, settleMs = 1500): Promise<number> {
+export async function roundTripsPer(
+  proxy: PgProxy,
+  label: string,
+  n: number,
+  one: (i: number) => Promise<unknown>,
+  settleMs = 1500,
+): Promise<number> {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   await one(0);
   await one(1);
@@ -291,9 +298,11 @@ export async function roundTripsPer(proxy: PgProxy, n: number, one: (i: number) 
   const before = (await proxy.counts()).roundTrips;
   if (before > quiet)
     process.stdout.write(`(round trips: ${before - quiet} in a quiet half second before counting; a server timer may add to the next figure)\n`);
+  await proxy.trace(label);
   for (let i = 2; i < n + 2; i++) await one(i);
   await sleep(settleMs);
-  return ((await proxy.counts()).roundTrips - before) / n;
+  const after = (await proxy.trace(null)) as { roundTrips: number };
+  return (after.roundTrips - before) / n;
 }
 
 /** `met` or `missed` with the figure and its target, one line. */

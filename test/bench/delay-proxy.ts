@@ -83,15 +83,23 @@ function deadlineQueue() {
   };
 }
 
-/** Listens on a free port of 127.0.0.1 and forwards each connection to `target`, `rttMs` / 2 later each way. */
-export function startDelayProxy(target: ProxyTarget, rttMs: number): Promise<DelayProxy> {
+/**
+ * Listens on a free port of 127.0.0.1 and forwards each connection to `target`, `rttMs` / 2 later each way.
+ * `watch` sees each chunk sent towards the server as it arrives, with its connection's number and whether it began a
+ * turn, and `null` when that connection closes.
+ */
+export function startDelayProxy(
+  target: ProxyTarget,
+  rttMs: number,
+  o: { watch?: (connection: number, chunk: Buffer | null, turn: boolean) => void } = {},
+): Promise<DelayProxy> {
   const half = rttMs / 2;
   const queue = half > 0 ? deadlineQueue() : null;
   let turns = 0;
   let accepted = 0;
   const open = new Set<net.Socket>();
   const server = net.createServer({ allowHalfOpen: true }, (client) => {
-    accepted++;
+    const id = ++accepted;
     const upstream = net.connect({ ...target, allowHalfOpen: true });
     let last: 'up' | 'down' | null = null;
     const relay = (from: net.Socket, to: net.Socket, way: 'up' | 'down') => {
@@ -101,13 +109,16 @@ export function startDelayProxy(target: ProxyTarget, rttMs: number): Promise<Del
       // An error or reset on either side ends both at once, as a broken network path would.
       from.on('error', () => (client.destroy(), upstream.destroy()));
       from.on('data', (chunk: Buffer) => {
-        if (way === 'up' && last === 'down') turns++;
+        const turn = way === 'up' && last === 'down';
+        if (turn) turns++;
+        if (way === 'up') o.watch?.(id, chunk, turn);
         last = way;
         if (queue) queue.at(now() + half, () => void (to.destroyed || to.write(chunk)));
         else to.write(chunk);
       });
       from.on('end', () => (queue ? queue.at(now() + half, () => void (to.destroyed || to.end())) : to.end()));
     };
+    if (o.watch) client.once('close', () => o.watch!(id, null, false));
     relay(client, upstream, 'up');
     relay(upstream, client, 'down');
   });
@@ -135,6 +146,8 @@ export interface DelayProxyProcess {
   nice: number;
   /** The proxy's counters, asked over IPC. */
   counts(): Promise<{ roundTrips: number; connections: number }>;
+  /** With a trace file: writes the statements of each turn from now on under `label`, none with `null`. */
+  trace(label: string | null): Promise<unknown>;
   stop(): Promise<void>;
 }
 
@@ -142,10 +155,15 @@ export interface DelayProxyProcess {
  * The proxy in a process of its own (delay-proxy-process.ts): in the bench's process its timers would wait behind
  * the load generator's work, and a synchronous driver in the bench would stop the proxy it talks through.
  */
-export function spawnDelayProxy(target: ProxyTarget, rttMs: number): Promise<DelayProxyProcess> {
+export function spawnDelayProxy(target: ProxyTarget, rttMs: number, o: { traceFile?: string } = {}): Promise<DelayProxyProcess> {
   const child = fork(path.join(import.meta.dirname, 'delay-proxy-process.ts'), [], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, DELAY_PROXY_TARGET: JSON.stringify(target), DELAY_PROXY_RTT_MS: String(rttMs) },
+    env: {
+      ...process.env,
+      DELAY_PROXY_TARGET: JSON.stringify(target),
+      DELAY_PROXY_RTT_MS: String(rttMs),
+      ...(o.traceFile ? { DELAY_PROXY_TRACE: o.traceFile } : {}),
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiting: ((c: { roundTrips: number; connections: number }) => void)[] = [];
@@ -158,6 +176,7 @@ export function spawnDelayProxy(target: ProxyTarget, rttMs: number): Promise<Del
           pid: child.pid!,
           nice: m.nice!,
           counts: () => new Promise((answer) => (waiting.push(answer), child.send('counts'))),
+          trace: (label) => new Promise((answer) => (waiting.push(answer), child.send({ trace: label }))),
           stop: () => new Promise((done) => (child.once('exit', () => done()), child.kill())),
         });
       else waiting.shift()?.({ roundTrips: m.roundTrips!, connections: m.connections! });

@@ -266,7 +266,7 @@ async function roundTripRun(
   tickets: number[],
   firstBuyer: number,
 ) {
-  const batch = await roundTripsPer(proxy, COUNTED, async (i) => {
+  const batch = await roundTripsPer(proxy, 'batch of 25 check-ins', COUNTED, async (i) => {
     const r = await requestFrom(server.base, '/wp-json/batch/v1', {
       method: 'POST',
       auth: site.auth.doorKey,
@@ -292,13 +292,13 @@ async function roundTripRun(
     });
     if (r.status !== 200) throw new Error(`round-trip cart: ${r.status} ${r.body?.code}`);
   };
-  const cartOnly = await roundTripsPer(proxy, COUNTED, cart);
-  const buy = await roundTripsPer(proxy, COUNTED, async () => {
+  const cartOnly = await roundTripsPer(proxy, 'cart write', COUNTED, cart);
+  const buy = await roundTripsPer(proxy, 'cart write and checkout', COUNTED, async () => {
     const i = n++;
     const r = await buyOne(server.base, server.base, tickets[i % tickets.length]!, i);
     if (r.status !== 201) throw new Error(`round-trip checkout: ${r.status} ${r.code}`);
   });
-  const page = await roundTripsPer(proxy, COUNTED, async (i) => {
+  const page = await roundTripsPer(proxy, 'attendee page of 100', COUNTED, async (i) => {
     const r = await requestFrom(server.base, `/wp-json/evt/tickets/v1/attendees?post_id=${site.eventId}&per_page=100&page=${i + 1}&changed_since=0`, {
       auth: site.auth.doorKey,
     });

@@ -191,14 +191,19 @@ async function main(): Promise<void> {
           if (r.status !== 200) throw new Error(`round-trip read: ${r.status}`);
         };
         for (let i = 0; i < sample.length; i++) await read(farUncached!.port, sample)(i);
-        const kept = await roundTripsPer(proxy, COUNTED, read(farUncached!.port, sample));
+        const kept = await roundTripsPer(proxy, 'single event read, cache off', COUNTED, read(farUncached!.port, sample));
         const unread = eventIds.filter((id) => !sample.includes(id));
-        const cold = await roundTripsPer(proxy, COUNTED, read(farUncached!.port, unread.slice(0, COUNTED + 2)));
-        const archiveTrips = await roundTripsPer(proxy, COUNTED, async () => {
+        const cold = await roundTripsPer(
+          proxy,
+          'single event read, cache off, not read before',
+          COUNTED,
+          read(farUncached!.port, unread.slice(0, COUNTED + 2)),
+        );
+        const archiveTrips = await roundTripsPer(proxy, 'archive page of 50, cache off', COUNTED, async () => {
           const r = await fetch(`http://127.0.0.1:${farUncached!.port}${archive}`);
           await r.arrayBuffer();
         });
-        const cachedTrips = farApp ? await roundTripsPer(proxy, COUNTED, read(farApp.port, sample)) : null;
+        const cachedTrips = farApp ? await roundTripsPer(proxy, 'single event read, cached', COUNTED, read(farApp.port, sample)) : null;
         say('');
         say('Targets of issue 20:');
         if (pa0x) {

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnDelayProxy, startDelayProxy, type DelayProxy } from '../bench/delay-proxy.ts';
+import { pgTurns } from '../bench/pg-turns.ts';
 
 /**
  * The benches' delay proxy (test/bench/delay-proxy.ts) over real sockets: an upstream TCP server on loopback, a
@@ -184,5 +185,46 @@ describe('delay proxy', () => {
       expect((await nextData(a)).toString()).toBe(`q${i}`);
     }
     expect(await proxy.counts()).toEqual({ roundTrips: 2, connections: 1 });
+  });
+});
+
+/** A frontend message of the PostgreSQL protocol: type byte, length, body. */
+function message(type: string, ...parts: (string | Buffer)[]): Buffer {
+  const body = Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(`${p}\0`) : p)));
+  const head = Buffer.alloc(5);
+  head.write(type, 0);
+  head.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([head, body]);
+}
+
+describe('pgTurns (the proxy trace of PostgreSQL statements)', () => {
+  it('names the statements of each turn: simple queries, and prepared ones by the text their Parse gave, split anywhere', () => {
+    const t = pgTurns();
+    const ssl = Buffer.alloc(8);
+    ssl.writeInt32BE(8, 0);
+    ssl.writeInt32BE(80877103, 4);
+    const startup = Buffer.concat([Buffer.alloc(8), Buffer.from('user\0me\0\0')]);
+    startup.writeInt32BE(startup.length, 0);
+    startup.writeInt32BE(196608, 4);
+    const int16 = (n: number) => Buffer.from([n >> 8, n & 255]);
+    const bind = (name: string) => message('B', '', name, int16(0), int16(0), int16(0));
+    expect(t.feed(ssl, false)).toBe(null);
+    expect(t.feed(startup, true)).toBe(null);
+    // A Parse, Bind, Execute, Sync in one turn, split in the middle of a message.
+    const first = Buffer.concat([
+      message('P', 's1', 'SELECT  id\n FROM posts WHERE id = $1', int16(0)),
+      bind('s1'),
+      message('E', '', Buffer.alloc(4)),
+      message('S'),
+    ]);
+    expect(t.feed(first.subarray(0, 11), true)).toBe(null);
+    expect(t.feed(first.subarray(11), false)).toBe(null);
+    // The next turn ends the first: its line names the statement once, whitespace folded.
+    expect(t.feed(message('Q', 'BEGIN'), true)).toBe('SELECT id FROM posts WHERE id = $1');
+    // A statement prepared turns ago, executed by name; two in one turn (a pipeline).
+    expect(t.feed(Buffer.concat([bind('s1'), message('E', '', Buffer.alloc(4)), bind('s1'), message('S')]), true)).toBe('BEGIN');
+    expect(t.feed(message('P', 's2', 'SELECT 2', int16(0)), true)).toBe('SELECT id FROM posts WHERE id = $1 | SELECT id FROM posts WHERE id = $1');
+    expect(t.end()).toBe('prepare SELECT 2');
+    expect(t.end()).toBe(null);
   });
 });
