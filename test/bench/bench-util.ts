@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -308,4 +309,14 @@ export async function roundTripsPer(
 /** `met` or `missed` with the figure and its target, one line. */
 export function targetLine(name: string, figure: string, met: boolean): string {
   return `target ${name.padEnd(58)} ${figure.padStart(14)}  ${met ? 'MET' : 'MISSED'}`;
+}
+
+/**
+ * The machine's load beside the targets: past one runnable task a core (5-minute load average), other work holds
+ * the cores, the RTT-0 figure is bound by it too, and a ratio RTT/RTT0 near 1 may say only that.
+ */
+export function loadNote(): string {
+  const [one, five] = os.loadavg();
+  const cores = os.cpus().length;
+  return `load average ${one!.toFixed(1)} (5 min: ${five!.toFixed(1)}) on ${cores} cores${five! > cores ? ': other work holds the cores, so RTT 0 is slowed by it too and the ratios RTT/RTT0 overstate what is kept; compare on a quieter machine' : ''}`;
 }

@@ -7,7 +7,7 @@ import { insertEvent, insertTicket } from '../helpers/tickets-fixture.ts';
 import { childServer, freePort, type ChildServer } from '../reliability/child-server.ts';
 import { buyOne, clientAddress, cpuSeconds, createDatabase, pgCluster, pgUnavailable, requestFrom, seedPgSite } from '../reliability/pg-site.ts';
 import { removeSite, seedSite } from '../reliability/seed.ts';
-import { pgRttMs, roundTripsPer, selectOneMs, startPgProxy, targetLine, type PgProxy } from './bench-util.ts';
+import { loadNote, pgRttMs, roundTripsPer, selectOneMs, startPgProxy, targetLine, type PgProxy } from './bench-util.ts';
 
 /**
  * `npm run bench:scale` (issue 15 item 5): 1, 2 and 3 server processes on ONE PostgreSQL database (a private
@@ -421,7 +421,7 @@ async function main(): Promise<void> {
   }
 
   say('');
-  say('Targets of issue 20 (one process):');
+  say(`Targets of issue 20 (one process; ${loadNote()}):`);
   const one = direct.find((r) => r.processes === 1);
   const oneAway = one && away(one);
   if (one && oneAway) {

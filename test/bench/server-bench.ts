@@ -4,6 +4,7 @@ import path from 'node:path';
 import { formatInZone } from '../../shared/dates.ts';
 import {
   load,
+  loadNote,
   loadOn,
   pgRttMs,
   pgSide,
@@ -207,7 +208,7 @@ async function main(): Promise<void> {
         if (farApp) for (let i = 0; i < sample.length; i++) await read(farApp.port, sample)(i);
         const cachedTrips = farApp ? await roundTripsPer(proxy, 'single event read, cached', COUNTED, read(farApp.port, sample)) : null;
         say('');
-        say('Targets of issue 20:');
+        say(`Targets of issue 20 (${loadNote()}):`);
         if (pa0x) {
           const at = RTT === 1 ? 'at RTT 1 ms' : `at RTT ${RTT} ms (the issue sets it at 1 ms)`;
           const r = pa0x.rps / pa0.rps;
