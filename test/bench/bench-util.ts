@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import autocannon from 'autocannon';
+import { spawnDelayProxy, type DelayProxyProcess, type ProxyTarget } from './delay-proxy.ts';
 
 export interface Figures {
   name: string;
@@ -187,4 +190,133 @@ export function analyzePg(url: string): void {
   } finally {
     c.end();
   }
+}
+
+/** BENCH_PG_RTT_MS: the round-trip time the delay proxy adds between the servers and PostgreSQL (default 1 ms). */
+export function pgRttMs(): number {
+  const ms = Number(process.env.BENCH_PG_RTT_MS ?? 1);
+  if (!(ms >= 0)) throw new Error(`BENCH_PG_RTT_MS must be a number of milliseconds >= 0, not ${process.env.BENCH_PG_RTT_MS}`);
+  return ms;
+}
+
+/** The PostgreSQL server a postgres:// URL names, as the proxy reaches it: its unix socket when the host is a folder. */
+export function pgProxyTarget(url: string): ProxyTarget {
+  const u = new URL(url);
+  const host = decodeURIComponent(u.hostname) || '127.0.0.1';
+  const port = Number(u.port || 5432);
+  return host.startsWith('/') ? { path: path.join(host, `.s.PGSQL.${port}`) } : { host, port };
+}
+
+/** A PostgreSQL delay proxy in its own process, and the URL of any database of its cluster through it. */
+export interface PgProxy extends DelayProxyProcess {
+  rttMs: number;
+  through: (url: string) => string;
+}
+
+/** Starts the delay proxy in front of the cluster `url` names, adding `rttMs` to each round trip. */
+export async function startPgProxy(url: string, rttMs: number): Promise<PgProxy> {
+  const p = await spawnDelayProxy(pgProxyTarget(url), rttMs, { traceFile: process.env.BENCH_PG_TRACE });
+  return {
+    ...p,
+    rttMs,
+    through: (dbUrl) => {
+      const u = new URL(dbUrl);
+      u.hostname = '127.0.0.1';
+      u.port = String(p.port);
+      return u.toString();
+    },
+  };
+}
+
+/**
+ * The median of `n` `SELECT 1` round trips on one connection to `url`, in ms: through the proxy, the round-trip
+ * time the servers see. With node-postgres (`pg`) when installed, else pg-native.
+ */
+export async function selectOneMs(url: string, n = 50): Promise<number> {
+  const require = createRequire(import.meta.url);
+  const times: number[] = [];
+  let pg: {
+    Client: new (o: { connectionString: string }) => { connect(): Promise<void>; query(t: string): Promise<unknown>; end(): Promise<void> };
+  } | null = null;
+  try {
+    pg = require('pg');
+  } catch {
+    // Not installed: pg-native below.
+  }
+  if (pg) {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      await c.query('SELECT 1');
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now();
+        await c.query('SELECT 1');
+        times.push(performance.now() - t0);
+      }
+    } finally {
+      await c.end();
+    }
+  } else {
+    const Client = require('pg-native') as new () => { connectSync(s: string): void; querySync(t: string): unknown; end(): void };
+    const c = new Client();
+    c.connectSync(url);
+    try {
+      c.querySync('SELECT 1');
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now();
+        c.querySync('SELECT 1');
+        times.push(performance.now() - t0);
+      }
+    } finally {
+      c.end();
+    }
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+/**
+ * Round trips a request of one kind makes, from the proxy's counter: `n` requests one after another (`one(2)` to
+ * `one(n + 1)`, after `one(0)` and `one(1)`, not counted, which warm caches and open connections), and `settleMs`
+ * after them for the work a request leaves for later (its mail; the analytics views a read records, written a second
+ * later). The servers' timers (the hold sweep, once a minute) would count too: turns seen in a quiet half
+ * second before are printed as a warning, not subtracted. With BENCH_PG_TRACE=<file> the statements of each
+ * counted round trip go there, one line each, under `label`.
+ */
+export async function roundTripsPer(
+  proxy: PgProxy,
+  label: string,
+  n: number,
+  one: (i: number) => Promise<unknown>,
+  settleMs = 1500,
+): Promise<number> {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  await one(0);
+  await one(1);
+  await sleep(settleMs);
+  const quiet = (await proxy.counts()).roundTrips;
+  await sleep(500);
+  const before = (await proxy.counts()).roundTrips;
+  if (before > quiet)
+    process.stdout.write(`(round trips: ${before - quiet} in a quiet half second before counting; a server timer may add to the next figure)\n`);
+  await proxy.trace(label);
+  for (let i = 2; i < n + 2; i++) await one(i);
+  await sleep(settleMs);
+  const after = (await proxy.trace(null)) as { roundTrips: number };
+  return (after.roundTrips - before) / n;
+}
+
+/** `met` or `missed` with the figure and its target, one line. */
+export function targetLine(name: string, figure: string, met: boolean): string {
+  return `target ${name.padEnd(58)} ${figure.padStart(14)}  ${met ? 'MET' : 'MISSED'}`;
+}
+
+/**
+ * The machine's load beside the targets: past one runnable task a core (5-minute load average), other work holds
+ * the cores, the RTT-0 figure is bound by it too, and a ratio RTT/RTT0 near 1 may say only that.
+ */
+export function loadNote(): string {
+  const [one, five] = os.loadavg();
+  const cores = os.cpus().length;
+  return `load average ${one!.toFixed(1)} (5 min: ${five!.toFixed(1)}) on ${cores} cores${five! > cores ? ': other work holds the cores, so RTT 0 is slowed by it too and the ratios RTT/RTT0 overstate what is kept; compare on a quieter machine' : ''}`;
 }
