@@ -2,9 +2,8 @@
 // `npm run build:server`: bundles the server and the operators' CLI into dist/server/main.js and cli.js, so
 // `npm start` runs plain `node` (no TypeScript loader, one process).
 //
-// - npm packages stay external (resolved from node_modules at run time): better-sqlite3 and pg-native (libpq) are
-//   native addons, and the others are loaded as their authors ship them. pg-native is required only when EVT_DB
-//   names a PostgreSQL database (server/db/pg.ts, through createRequire), so a SQLite install never loads libpq.
+// - npm packages stay external (resolved from node_modules at run time): better-sqlite3 is a native addon, and the
+//   others (pg, node-postgres in plain JavaScript, among them) are loaded as their authors ship them.
 // - Source files that find files beside themselves through `import.meta.url` (the migrations folder, the
 //   checkpoint thread's script, the kiosk's build in renderer/dist) keep finding them where they are in the
 //   checkout: in each such module `import.meta.url` is replaced by that module's own source URL, relative to the

@@ -24,7 +24,7 @@ const Env = z.object({
     .min(1)
     .regex(/^[A-Za-z0-9.:_%[\]-]+$/, 'must be a host name or an IP address')
     .default('127.0.0.1'),
-  // A SQLite file (the default), or a PostgreSQL database: postgres://user@host:port/name (libpq's URI form).
+  // A SQLite file (the default), or a PostgreSQL database: postgres://user@host:port/name (PostgreSQL's connection URI form).
   EVT_DB: z
     .string()
     .min(1)

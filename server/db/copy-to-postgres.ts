@@ -212,7 +212,7 @@ async function copyTable(src: Database.Database, pg: PgDb, t: TableInfo): Promis
   for (const r of s.iterate() as IterableIterator<unknown[]>) {
     hashRow(h, r.map(sqliteValue));
     for (const v of r) {
-      // A SQLite value (bigint, number, text, blob, null) in libpq's text format; PostgreSQL casts it to the column's type.
+      // A SQLite value (bigint, number, text, blob, null) in PostgreSQL's text format; PostgreSQL casts it to the column's type.
       const p = toParam(v) as string | null;
       values.push(p);
       bytes += p?.length ?? 0;

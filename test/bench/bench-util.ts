@@ -1,7 +1,8 @@
+import pg from 'pg';
+import { PsqlAdmin } from '../helpers/psql.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { spawnDelayProxy, type DelayProxyProcess, type ProxyTarget } from './delay-proxy.ts';
@@ -178,18 +179,7 @@ export function cpuOf(pids: number[]): number {
  * opening) stay sequential scans; the benches measure the steady state.
  */
 export function analyzePg(url: string): void {
-  const Client = createRequire(import.meta.url)('pg-native') as new () => {
-    connectSync(s: string): void;
-    querySync(t: string): unknown;
-    end(): void;
-  };
-  const c = new Client();
-  c.connectSync(url);
-  try {
-    c.querySync('ANALYZE');
-  } finally {
-    c.end();
-  }
+  new PsqlAdmin(url).querySync('ANALYZE');
 }
 
 /** BENCH_PG_RTT_MS: the round-trip time the delay proxy adds between the servers and PostgreSQL (default 1 ms). */
@@ -230,46 +220,21 @@ export async function startPgProxy(url: string, rttMs: number): Promise<PgProxy>
 
 /**
  * The median of `n` `SELECT 1` round trips on one connection to `url`, in ms: through the proxy, the round-trip
- * time the servers see. With node-postgres (`pg`) when installed, else pg-native.
+ * time the servers see, through node-postgres as the server talks.
  */
 export async function selectOneMs(url: string, n = 50): Promise<number> {
-  const require = createRequire(import.meta.url);
   const times: number[] = [];
-  let pg: {
-    Client: new (o: { connectionString: string }) => { connect(): Promise<void>; query(t: string): Promise<unknown>; end(): Promise<void> };
-  } | null = null;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
   try {
-    pg = require('pg');
-  } catch {
-    // Not installed: pg-native below.
-  }
-  if (pg) {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
+    await c.query('SELECT 1');
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
       await c.query('SELECT 1');
-      for (let i = 0; i < n; i++) {
-        const t0 = performance.now();
-        await c.query('SELECT 1');
-        times.push(performance.now() - t0);
-      }
-    } finally {
-      await c.end();
+      times.push(performance.now() - t0);
     }
-  } else {
-    const Client = require('pg-native') as new () => { connectSync(s: string): void; querySync(t: string): unknown; end(): void };
-    const c = new Client();
-    c.connectSync(url);
-    try {
-      c.querySync('SELECT 1');
-      for (let i = 0; i < n; i++) {
-        const t0 = performance.now();
-        c.querySync('SELECT 1');
-        times.push(performance.now() - t0);
-      }
-    } finally {
-      c.end();
-    }
+  } finally {
+    await c.end();
   }
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)]!;

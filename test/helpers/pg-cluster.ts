@@ -1,6 +1,6 @@
+import { PsqlAdmin } from './psql.ts';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { PgDb } from '../../server/db/engine/postgres.ts';
@@ -75,10 +75,7 @@ export function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-interface Admin {
-  querySync(text: string, values?: unknown[]): unknown[];
-}
-const require = createRequire(import.meta.url);
+type Admin = PsqlAdmin;
 let admin: Admin | undefined;
 let template: string | undefined;
 let n = 0;
@@ -88,9 +85,7 @@ function adminClient(): Admin {
   if (admin) return admin;
   const url = process.env.EVT_TEST_PG_URL;
   if (!url) throw new Error('EVT_TEST_DB=postgres needs EVT_TEST_PG_URL (set by the vitest globalSetup, or by hand)');
-  const Client = require('pg-native') as new () => Admin & { connectSync(s: string): void };
-  const c = new Client();
-  c.connectSync(url);
+  const c = new PsqlAdmin(url);
   admin = c;
   process.once('exit', () => {
     for (const name of made) dropNow(name);
@@ -118,7 +113,7 @@ function alive(pid: number): boolean {
 
 /** Drops the test databases of processes that are gone (a worker killed before its exit handler ran). */
 function sweepStale(a: Admin): void {
-  const rows = a.querySync(`SELECT datname FROM pg_database WHERE datname LIKE '${PREFIX}%'`) as { datname: string }[];
+  const rows = a.querySync(`SELECT datname FROM pg_database WHERE datname LIKE '${PREFIX}%'`);
   for (const { datname } of rows) {
     const pid = Number(/^[a-z]+_(?:tpl|t)_(\d+)_/.exec(datname)?.[1]);
     if (pid && !alive(pid)) dropNow(datname);

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createApiKey, createAppPassword } from '../../server/auth/credentials.ts';
 import { openDatabase, type Db } from '../../server/db/connection.ts';
 import { insertUser } from '../../server/db/repos/users.ts';
 import { startPrivateCluster, withDatabase } from '../helpers/pg-cluster.ts';
+import { PsqlAdmin } from '../helpers/psql.ts';
 import { insertTicket, seedTicketsFixture, type TicketsFixture } from '../helpers/tickets-fixture.ts';
 
 /**
@@ -15,7 +15,6 @@ import { insertTicket, seedTicketsFixture, type TicketsFixture } from '../helper
  * address see many clients without raising them.
  */
 
-const require = createRequire(import.meta.url);
 const BIN = process.env.EVT_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
 export interface PgCluster {
@@ -44,11 +43,6 @@ export async function pgCluster(): Promise<PgCluster> {
   return { url: c.url, origin: 'private cluster', stop: c.stop };
 }
 
-interface Admin {
-  connectSync(s: string): void;
-  querySync(text: string, values?: unknown[]): Record<string, unknown>[];
-  end(): void;
-}
 
 let made = 0;
 
@@ -58,9 +52,7 @@ export function createDatabase(
   prefix: string,
   template = 'template0',
 ): { url: string; name: string; backends: () => number[]; drop: () => void } {
-  const Client = require('pg-native') as new () => Admin;
-  const admin = new Client();
-  admin.connectSync(clusterUrl);
+  const admin = new PsqlAdmin(clusterUrl);
   const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${++made}`;
   try {
     admin.querySync(`CREATE DATABASE ${name} TEMPLATE ${template} ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);

@@ -84,7 +84,7 @@ describe('PgDb', () => {
     await user('tc-b');
     const total = async () => ({ c: db.totalChanges() });
     const before = (await total()).c;
-    // Reads of several rows, as objects, raw and plucked, leave it where it was (libpq reports their row count).
+    // Reads of several rows, as objects, raw and plucked, leave it where it was (the server reports their row count too).
     await stmt(db, "SELECT id FROM users WHERE login LIKE 'tc-%'").all();
     await stmt(db, "SELECT id, login FROM users WHERE login LIKE 'tc-%'").raw().all();
     assert.equal(await count("SELECT COUNT(*) FROM users WHERE login LIKE 'tc-%'"), 2);

@@ -36,7 +36,7 @@ async function createDatabase(label: string): Promise<string> {
   return withDatabase(base, name);
 }
 
-/** One query on its own connection (PgDb closes libpq's connection the way the binding needs). */
+/** One query on its own connection. */
 async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
   const c = new PgDb(url);
   try {
