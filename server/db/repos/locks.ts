@@ -66,5 +66,5 @@ export async function lockCart(db: Db, id: number): Promise<boolean> {
 
 export async function lockLimitKey(db: Db, limiter: string, key: string): Promise<void> {
   const p = pg(db);
-  if (p) await p.native('SELECT pg_advisory_xact_lock($1, hashtext($2))', [String(LIMIT_LOCK_SPACE), `${limiter}\u0000${key}`]);
+  if (p) await p.native('SELECT pg_advisory_xact_lock($1, hashtext($2))', [String(LIMIT_LOCK_SPACE), `${limiter}:${key}`]);
 }
