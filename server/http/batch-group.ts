@@ -1,3 +1,4 @@
+import { lockAttendees } from '../db/repos/locks.ts';
 import type { Db } from '../db/connection.ts';
 import { dropHeldChanges, holdChanges, releaseChanges } from '../db/change-feed.ts';
 import { execute, executeInline, type Prepared } from './dispatch.ts';
@@ -43,8 +44,12 @@ export async function runGrouped(db: Db, items: readonly (Prepared | HttpError)[
       end++;
     }
     const group = items.slice(i, end);
+    const attendees: number[] = [];
+    for (const p of group) if (!(p instanceof HttpError)) attendees.push(...(p.endpoint.locks?.(p.input).attendees ?? []));
     const answers = await db.transaction(
       async () => {
+        // The rows every item will lock, at once and in one order (db/repos/locks.ts), before the first item runs.
+        await lockAttendees(db, attendees);
         holdChanges(db);
         try {
           const out: Result[] = [];

@@ -18,10 +18,25 @@ export interface Endpoint {
   handler: Handler<Args>;
   /** Async handlers manage their own transactions; sync write handlers run inside one. */
   async: boolean;
+  /**
+   * The rows a write will lock, known from its input alone (db/repos/locks.ts). A batch takes those of all its
+   * items at once, in ascending order, before it runs them, so two batches that meet the same attendees in
+   * different orders wait for each other instead of deadlocking.
+   */
+  locks?: (input: Record<string, unknown>) => { attendees?: number[] };
 }
 
-export function implement<A extends Args>(def: RouteDef<A>, handler: Handler<A>, opts: { async?: boolean } = {}): Endpoint {
-  return { def: def as unknown as RouteDef, handler: handler as unknown as Handler<Args>, async: opts.async ?? false };
+export function implement<A extends Args>(
+  def: RouteDef<A>,
+  handler: Handler<A>,
+  opts: { async?: boolean; locks?: (input: Input<A>) => { attendees?: number[] } } = {},
+): Endpoint {
+  return {
+    def: def as unknown as RouteDef,
+    handler: handler as unknown as Handler<Args>,
+    async: opts.async ?? false,
+    ...(opts.locks ? { locks: opts.locks as unknown as Endpoint['locks'] } : {}),
+  };
 }
 
 /** A WordPress route: one pattern with its endpoints (one per method group), as the index shows it. */

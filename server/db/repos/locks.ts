@@ -10,9 +10,10 @@ import type { PgDb } from '../engine/postgres.ts';
  *
  * The one lock order (no two transactions can wait for each other in a circle):
  *   checkout limit keys (sorted) -> order -> cart -> tickets (ascending IDs) -> attendees (ascending IDs) -> nonce
- * A batch of check-ins takes its attendees item by item; two batches that meet in reverse order are the one case
- * that can deadlock, and PostgreSQL's deadlock detection ends one of them, which the batch then runs again
- * (http/batch-group.ts).
+ * A batch takes the attendees of all its check-ins at once, in ascending order, before its first item
+ * (http/batch-group.ts), so two batches that meet the same attendees in different orders queue instead of
+ * deadlocking. Should a cycle still form (a nonce shared by two attendees), PostgreSQL ends one transaction and it
+ * answers 503 with Retry-After, having written nothing.
  *
  * | invariant                                   | protection                                                      |
  * |---------------------------------------------|-----------------------------------------------------------------|
@@ -46,6 +47,14 @@ export async function lockTickets(db: Db, ids: readonly number[]): Promise<void>
   const p = pg(db);
   if (!p || !ids.length) return;
   await p.native('SELECT post_id FROM tickets WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR UPDATE', [`{${[...new Set(ids)].join(',')}}`]);
+}
+
+/** The attendees' rows, in ascending ID order (a batch takes its items' attendees at once: http/batch-group.ts). */
+export async function lockAttendees(db: Db, ids: readonly number[]): Promise<void> {
+  const p = pg(db);
+  if (!p || !ids.length) return;
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  await p.native('SELECT post_id FROM attendees WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR UPDATE', [`{${sorted.join(',')}}`]);
 }
 
 /** True when it locked (PostgreSQL): the order as read before it may be stale. */

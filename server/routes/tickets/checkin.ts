@@ -128,4 +128,4 @@ export async function updateAttendee(input: Input<typeof ticketsRoutes.updateAtt
   return created(presentAttendee(ctx, after, true));
 }
 
-export const checkinEndpoints: Endpoint[] = [implement(ticketsRoutes.updateAttendee, updateAttendee)];
+export const checkinEndpoints: Endpoint[] = [implement(ticketsRoutes.updateAttendee, updateAttendee, { locks: (input) => ({ attendees: [input.id] }) })];
