@@ -8,7 +8,7 @@ import { pendingCount, storeServerAttendee } from '../store/outbox.ts';
 import { ApiError, createApiClient, type ApiClient, type ApiFailure, type FetchLike } from './api-client.ts';
 import { downloadAttendees } from './download.ts';
 import { DEVICE_PROBLEM_ORDER, SyncEvents, type DeviceProblem, type DeviceProblemKind, type SyncStatus } from './events.ts';
-import { uploadOutbox, type UploadStop } from './upload.ts';
+import { uploadOutbox, uploadRefusals, type UploadStop } from './upload.ts';
 
 export interface EngineOptions {
   db: KioskDb;
@@ -408,6 +408,11 @@ export class SyncEngine {
     }
     const stop = await this.upload();
     if (stop) return;
+    const refusals = await uploadRefusals(api, db);
+    if (refusals) {
+      if (refusals.kind === 'device') return this.raise(refusals.problem, refusals.message);
+      return this.onFailure(refusals.failure);
+    }
 
     const refreshEvent = this.refreshEvent;
     this.refreshEvent = false;

@@ -227,7 +227,7 @@ export class PairingBlocked extends Error {
  */
 export async function applyPairing(db: KioskDb, next: PairingPayload, now: number): Promise<void> {
   const checked = PairingPayload.parse(next);
-  await db.transaction('rw', [db.outbox, db.rejected, db.attendees, db.snapshot, db.event, db.tickets, db.meta], async () => {
+  await db.transaction('rw', [db.outbox, db.rejected, db.refusals, db.attendees, db.snapshot, db.event, db.tickets, db.meta], async () => {
     const current = await getSettings(db);
     if (current === null || pairsElsewhere(current, checked)) {
       const pending = await db.outbox.count();
