@@ -315,6 +315,11 @@ export class FakeDoorServer {
     return async (input: string, init: RequestInit = {}): Promise<Response> => {
       const url = new URL(input);
       const rootAt = url.pathname.indexOf('/wp-json/');
+      if (rootAt < 0) {
+        // A site page: as WordPress, it names the interface root in its Link header.
+        const link = `<${this.baseUrl}/en/wp-json/>; rel="https://api.w.org/"`;
+        return new Response('<html>The venue site</html>', { status: 200, headers: { 'Content-Type': 'text/html', Link: link } });
+      }
       const req: FakeRequest = {
         method: init.method ?? 'GET',
         path: url.pathname.slice(rootAt + '/wp-json/'.length) + url.search,
