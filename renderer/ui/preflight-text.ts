@@ -56,19 +56,33 @@ function keyItem(f: PreflightFacts, t: Translate): PreflightItem {
   };
 }
 
+/** An event's date as the door reads it: the clock time today, else the day (and the year when not this one). */
+function eventDate(lang: Lang, ms: number, now: number): string {
+  const d = new Date(ms);
+  if (d.toDateString() === new Date(now).toDateString()) return formatTime(lang, d.toISOString(), now);
+  const year = d.getFullYear() !== new Date(now).getFullYear();
+  return d.toLocaleString(lang === 'et' ? 'et-EE' : 'en-GB', {
+    day: 'numeric',
+    month: 'short',
+    ...(year ? { year: 'numeric' } : {}),
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+}
+
 /** When the event runs, against today: a start days away while guests are scanned now is worth a look. */
 function eventItem(f: PreflightFacts, t: Translate, lang: Lang): PreflightItem {
   const start = checkinDateMs(f.event?.startDate);
   const end = checkinDateMs(f.event?.endDate);
   const label = t('preflight.event');
   if (start === null) return { id: 'event', label, ok: false, value: t('preflight.eventUnknown') };
-  const date = formatTime(lang, f.event?.startDate ?? null, f.now);
+  const date = eventDate(lang, start, f.now);
   if (end !== null && f.now > end) {
     return {
       id: 'event',
       label,
       ok: false,
-      value: t('preflight.eventEnded', { date: formatTime(lang, f.event?.endDate ?? null, f.now), age: formatAge(t, f.now - end) }),
+      value: t('preflight.eventEnded', { date: eventDate(lang, end, f.now), age: formatAge(t, f.now - end) }),
     };
   }
   if (start <= f.now) return { id: 'event', label, ok: true, value: t('preflight.eventOn', { date }) };

@@ -128,7 +128,7 @@ describe('what door staff trip over (issue 24)', () => {
       await waitFor('the counters after a check-out at another door', async () => (await count(page, 'c-checked-in')) === 1);
       assert.equal(await backend.checkedIn(), 1);
       assert.deepEqual([await count(page, 'c-expected'), await count(page, 'c-to-come')], [4, 3]);
-      assert.equal(await page.locator('#c-checked-in-note').innerText(), 'now, at every door');
+      assert.equal(await page.locator('#c-checked-in-note').innerText(), 'now, all doors');
       await page.locator('#staff-lock').click();
 
       // Preflight while online: the event starts years from now, so it is not Ready even with every link up.

@@ -113,6 +113,12 @@ async function shift(lang: Lang, kioskBase: string, work: string): Promise<void>
     await shot(page, `main-portrait-${lang}`);
     await page.setViewportSize(LANDSCAPE);
 
+    // Mari's ticket again (after the 3 s a code in view counts once): ALREADY ADMITTED HERE, amber, a triangle.
+    await new Promise((r) => setTimeout(r, 3500));
+    await scanAndHold(page, mari.ticketUrl);
+    await shot(page, `verdict-already-here-${lang}`);
+    await releaseVerdict(page);
+
     // The network drops: Karl is admitted here from the cache, and the kiosk says it needs attention.
     await cutNetwork(ctx, backend.base);
     await wedgeScan(page, karl.ticketUrl);
