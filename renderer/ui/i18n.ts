@@ -228,10 +228,9 @@ const en = {
   'sync.refused': "Not synced: the server refused this kiosk's key. Pair it again with a new key.",
   'sync.wrongEvent': 'Not synced: the key is for another event. Pair it again with a key for this event.',
   'sync.offline': 'Not synced: the server cannot be reached ({message})',
-  'rejected.keyRefused':
-    "This kiosk's key, since {time}: refused by the server. Nothing is uploaded until the kiosk is paired again ({n} waiting, kept).",
-  'rejected.keyWrongEvent':
-    'This kiosk\u2019s key, since {time}: it is for another event. Nothing is uploaded until the kiosk is paired again ({n} waiting, kept).',
+  'rejected.keyRefused': "This kiosk's key, since {time}: refused by the server. Nothing is uploaded until the kiosk is paired again.",
+  'rejected.keyWrongEvent': 'This kiosk\u2019s key, since {time}: it is for another event. Nothing is uploaded until the kiosk is paired again.',
+  'rejected.kept': 'Kept, waiting to upload: {n}.',
   'unpair.confirmOne': '1 check-in is not uploaded yet. Unpairing sets it aside under "Refused by the server": it will not be uploaded. Continue?',
   'confirm.eventUnreachableNoPair': 'Could not reach this server ({message}). Check the address and that the server is running, then try again.',
   'button.retry': 'Try again',
@@ -487,10 +486,9 @@ const et: Record<keyof typeof en, string> = {
   'sync.refused': 'Ei sünkrooninud: server keeldus selle kioski võtmest. Seo see uue võtmega uuesti.',
   'sync.wrongEvent': 'Ei sünkrooninud: võti on teise ürituse jaoks. Seo see selle ürituse võtmega uuesti.',
   'sync.offline': 'Ei sünkrooninud: serveriga ei saa ühendust ({message})',
-  'rejected.keyRefused':
-    'Selle kioski võti, alates {time}: server keeldus sellest. Midagi ei laadita üles enne uut sidumist ({n} ootel, hoitakse alles).',
-  'rejected.keyWrongEvent':
-    'Selle kioski võti, alates {time}: see on teise ürituse jaoks. Midagi ei laadita üles enne uut sidumist ({n} ootel, hoitakse alles).',
+  'rejected.keyRefused': 'Selle kioski võti, alates {time}: server keeldus sellest. Midagi ei laadita üles enne uut sidumist.',
+  'rejected.keyWrongEvent': 'Selle kioski võti, alates {time}: see on teise ürituse jaoks. Midagi ei laadita üles enne uut sidumist.',
+  'rejected.kept': 'Alles hoitud, ootavad üleslaadimist: {n}.',
   'unpair.confirmOne':
     '1 registreerimine on veel üles laadimata. Sidumise eemaldamisel pannakse see kõrvale loendisse "Serveri poolt tagasi lükatud": seda ei laadita üles. Jätkata?',
   'confirm.eventUnreachableNoPair': 'Serveriga ei saanud ühendust ({message}). Kontrolli aadressi ja et server töötab, siis proovi uuesti.',

@@ -103,14 +103,17 @@ export class StaffPanel {
     const rejected = await db.rejected.orderBy('id').reverse().limit(50).toArray();
     // The key itself refused: the first thing this list says, above any scan the server turned down.
     const key = this.ctx.engine.status.problems.find((p) => p.kind === 'revoked' || p.kind === 'wrong_event');
+    const pending = this.ctx.engine.status.pending;
     const keyRow = key
       ? [
           el(
             'li',
-            t(key.kind === 'revoked' ? 'rejected.keyRefused' : 'rejected.keyWrongEvent', {
-              time: formatTime(lang, new Date(key.since).toISOString()),
-              n: this.ctx.engine.status.pending,
-            }),
+            [
+              t(key.kind === 'revoked' ? 'rejected.keyRefused' : 'rejected.keyWrongEvent', {
+                time: formatTime(lang, new Date(key.since).toISOString()),
+              }),
+              ...(pending > 0 ? [t('rejected.kept', { n: pending })] : []),
+            ].join(' '),
             'key-refused',
           ),
         ]
