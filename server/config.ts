@@ -136,6 +136,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const issues = [
     ...(parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`)),
     ...unknown.map((k) => `  ${k}: unknown variable (known: ${known.filter((n) => n.startsWith('EVT_')).join(', ')})`),
+    // One without the other would start with no administrator and no word about it.
+    ...(given.EVT_ADMIN_USER !== undefined && given.EVT_ADMIN_PASSWORD === undefined
+      ? ['  EVT_ADMIN_PASSWORD: must be set together with EVT_ADMIN_USER']
+      : []),
+    ...(given.EVT_ADMIN_PASSWORD !== undefined && given.EVT_ADMIN_USER === undefined
+      ? ['  EVT_ADMIN_USER: must be set together with EVT_ADMIN_PASSWORD']
+      : []),
   ];
   if (!parsed.success || issues.length) throw new Error(`Invalid configuration:\n${issues.join('\n')}`);
   const e = parsed.data;

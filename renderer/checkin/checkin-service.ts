@@ -95,14 +95,16 @@ export class CheckinService {
       queued,
     });
     const finish = async (verdict: ScanVerdict, mode: 'online' | 'offline'): Promise<ScanResult> => {
-      await logScan(db, {
-        nonce,
-        at,
-        attendeeId: code?.attendeeId ?? null,
-        verdict: verdict.kind,
-        reason: verdict.kind === 'invalid' ? verdict.reason : null,
-        mode,
-      });
+      const attendeeId = code?.attendeeId ?? null;
+      // Refused here, so the server never heard of it: it goes to the server's check-in log with its reason
+      // (nothing to send to while unpaired).
+      const logged = settings ? refusalOf(verdict) : null;
+      await logScan(
+        db,
+        { nonce, at, attendeeId, verdict: verdict.kind, reason: verdict.kind === 'invalid' ? verdict.reason : null, mode },
+        logged ? { nonce, attendeeId, ...logged, scanIso: isoWithOffset(at), deviceId } : undefined,
+      );
+      if (logged) engine.requestSync();
       return result(verdict, mode);
     };
     if (code === null) return finish({ kind: 'invalid', reason: 'unreadable', attendeeId: null, name: null }, 'offline');
@@ -153,6 +155,26 @@ export class CheckinService {
       await updateScanLog(db, logId, { verdict: answered.kind, reason: answered.kind === 'invalid' ? answered.reason : null, mode: 'online' });
     }
     return result(answered, 'online', true);
+  }
+}
+
+/**
+ * How a scan refused at the door goes into the server's check-in log: `rejected` with the reason the verdict
+ * gave (`other_event`, `unreadable`, `not_in_list`, ...), `conflict` for a ticket already checked in (here or
+ * at another door). `refused` came from the server, which logged it already; an admission is not a refusal.
+ */
+export function refusalOf(v: ScanVerdict): { result: 'rejected' | 'conflict'; reason: string } | null {
+  switch (v.kind) {
+    case 'invalid':
+      return v.reason === 'refused' ? null : { result: 'rejected', reason: v.reason };
+    case 'already':
+      return { result: 'conflict', reason: 'already_checked_in' };
+    case 'already_here':
+      return { result: 'conflict', reason: 'already_here' };
+    case 'not_in_list':
+      return { result: 'rejected', reason: 'not_in_list' };
+    case 'admitted':
+      return null;
   }
 }
 

@@ -81,6 +81,23 @@ export interface RejectedRow {
   recordedAt: number;
 }
 
+/**
+ * A scan this device refused on its own (not valid, already checked in, not in the list), waiting to go to
+ * the server's check-in log (CONTRACT section 7: every scan is recorded). Changes nothing on the server but
+ * the log, so it never counts as a check-in waiting to upload.
+ */
+export interface RefusalRow {
+  seq?: number;
+  nonce: string;
+  /** The attendee the code names, when it names one. */
+  attendeeId: number | null;
+  result: 'rejected' | 'conflict';
+  reason: string;
+  scanIso: string;
+  deviceId: string;
+  attempts: number;
+}
+
 /** Every scan this device decided, for the door log and counts. */
 export interface ScanRow {
   id?: number;
@@ -131,6 +148,7 @@ export type KioskDb = Dexie & {
   conflicts: EntityTable<ConflictRow, 'id'>;
   rejected: EntityTable<RejectedRow, 'id'>;
   scans: EntityTable<ScanRow, 'id'>;
+  refusals: EntityTable<RefusalRow, 'seq'>;
   snapshot: EntityTable<SnapshotChunk, 'first'>;
   event: EntityTable<EventRow, 'id'>;
   tickets: EntityTable<TicketRow, 'id'>;
@@ -164,5 +182,7 @@ export function openKioskDb(name = 'doorstep-kiosk'): KioskDb {
     );
   // Version 3: the first download goes to `snapshot` chunks; `attendees` holds what changed since.
   db.version(3).stores({ attendees: 'id, checkinAt, checkinDevice, trashed, *words', snapshot: 'first', ...tables });
+  // Version 4: refused scans wait in `refusals` for the server's check-in log.
+  db.version(4).stores({ attendees: 'id, checkinAt, checkinDevice, trashed, *words', snapshot: 'first', refusals: '++seq, &nonce', ...tables });
   return db;
 }

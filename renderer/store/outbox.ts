@@ -1,7 +1,7 @@
 import type { DoorAttendee } from '../../shared/checkin/wire.ts';
 import { getAttendee, keepCodeHash, overlayPending, toAttendeeRow } from './attendees.ts';
 import { snapshotChanged } from './snapshot.ts';
-import type { KioskDb, OutboxRow, ScanRow } from './db.ts';
+import type { KioskDb, OutboxRow, RefusalRow, ScanRow } from './db.ts';
 
 /** A scan as the check-in flow hands it over: an outbox row before it is queued. */
 export type LocalScan = Omit<OutboxRow, 'seq' | 'attempts'>;
@@ -35,9 +35,15 @@ export async function updateScanLog(db: KioskDb, id: number, patch: Pick<ScanRow
   await db.scans.update(id, patch);
 }
 
-/** Logs a scan that queues nothing (a refusal, a re-scan, a code not in the list). */
-export async function logScan(db: KioskDb, scan: Omit<ScanRow, 'id'>): Promise<void> {
-  await db.scans.add(scan);
+/**
+ * Logs a scan that queues no check-in (a refusal, a re-scan, a code not in the list) and, when `refusal` is
+ * given, queues it for the server's check-in log in the same transaction.
+ */
+export async function logScan(db: KioskDb, scan: Omit<ScanRow, 'id'>, refusal?: Omit<RefusalRow, 'seq' | 'attempts'>): Promise<void> {
+  await db.transaction('rw', [db.scans, db.refusals], async () => {
+    await db.scans.add(scan);
+    if (refusal && !(await db.refusals.where('nonce').equals(refusal.nonce).count())) await db.refusals.add({ ...refusal, attempts: 0 });
+  });
 }
 
 /**
@@ -72,26 +78,39 @@ export async function hasPending(db: KioskDb, attendeeId: number): Promise<boole
  * rejected list (visible, not lost) and the event's cache is cleared.
  */
 export async function clearEventData(db: KioskDb, now: number): Promise<number> {
-  const cleared = await db.transaction('rw', [db.outbox, db.rejected, db.attendees, db.snapshot, db.event, db.tickets, db.meta], async () => {
-    const rows = await db.outbox.toArray();
-    for (const row of rows) {
-      const attendee = await getAttendee(db, row.attendeeId);
-      if (!(await db.rejected.where('nonce').equals(row.nonce).count())) {
-        await db.rejected.add({
-          nonce: row.nonce,
-          attendeeId: row.attendeeId,
-          name: attendee?.name ?? '',
-          checkIn: row.checkIn,
-          scanIso: row.scanIso,
-          code: 'unpaired',
-          message: 'Not uploaded: the device was paired elsewhere.',
-          recordedAt: now,
-        });
+  const cleared = await db.transaction(
+    'rw',
+    [db.outbox, db.rejected, db.refusals, db.attendees, db.snapshot, db.event, db.tickets, db.meta],
+    async () => {
+      const rows = await db.outbox.toArray();
+      for (const row of rows) {
+        const attendee = await getAttendee(db, row.attendeeId);
+        if (!(await db.rejected.where('nonce').equals(row.nonce).count())) {
+          await db.rejected.add({
+            nonce: row.nonce,
+            attendeeId: row.attendeeId,
+            name: attendee?.name ?? '',
+            checkIn: row.checkIn,
+            scanIso: row.scanIso,
+            code: 'unpaired',
+            message: 'Not uploaded: the device was paired elsewhere.',
+            recordedAt: now,
+          });
+        }
       }
-    }
-    await Promise.all([db.outbox.clear(), db.attendees.clear(), db.snapshot.clear(), db.event.clear(), db.tickets.clear(), db.meta.delete('sync')]);
-    return rows.length;
-  });
+      // Refused scans not yet in the old server's log cannot go to another one.
+      await Promise.all([
+        db.outbox.clear(),
+        db.refusals.clear(),
+        db.attendees.clear(),
+        db.snapshot.clear(),
+        db.event.clear(),
+        db.tickets.clear(),
+        db.meta.delete('sync'),
+      ]);
+      return rows.length;
+    },
+  );
   snapshotChanged(db);
   return cleared;
 }

@@ -8,7 +8,7 @@ import { pendingCount, storeServerAttendee } from '../store/outbox.ts';
 import { ApiError, createApiClient, type ApiClient, type ApiFailure, type FetchLike } from './api-client.ts';
 import { downloadAttendees } from './download.ts';
 import { DEVICE_PROBLEM_ORDER, SyncEvents, type DeviceProblem, type DeviceProblemKind, type SyncStatus } from './events.ts';
-import { uploadOutbox, type UploadStop } from './upload.ts';
+import { uploadOutbox, uploadRefusals, type UploadStop } from './upload.ts';
 
 export interface EngineOptions {
   db: KioskDb;
@@ -85,6 +85,7 @@ export class SyncEngine {
   private debounceTimer: ReturnType<typeof setTimeout> | null = null;
   private interval: ReturnType<typeof setInterval> | null = null;
   private refreshEvent = false;
+  private recheck = false;
   private readonly now: () => number;
 
   constructor(private readonly opts: EngineOptions) {
@@ -115,9 +116,13 @@ export class SyncEngine {
     }, this.opts.debounceMs ?? 250);
   }
 
-  /** Runs a sync now (or joins the one running, which then runs once more). */
-  syncNow(opts: { refreshEvent?: boolean } = {}): Promise<void> {
+  /**
+   * Runs a sync now (or joins the one running, which then runs once more). `recheck` (staff pressed "Sync
+   * now"): a refused key is asked about once more instead of being taken as final.
+   */
+  syncNow(opts: { refreshEvent?: boolean; recheck?: boolean } = {}): Promise<void> {
     if (opts.refreshEvent) this.refreshEvent = true;
+    if (opts.recheck) this.recheck = true;
     if (this.running) {
       this.again = true;
       return this.running;
@@ -399,7 +404,9 @@ export class SyncEngine {
 
   private async runOnce(): Promise<void> {
     const settings = this.opts.settings();
-    if (!settings || this.blocked()) return;
+    const recheck = this.recheck;
+    this.recheck = false;
+    if (!settings || (this.blocked() && !recheck)) return;
     const api = this.api(settings);
     const { db } = this.opts;
 
@@ -408,6 +415,11 @@ export class SyncEngine {
     }
     const stop = await this.upload();
     if (stop) return;
+    const refusals = await uploadRefusals(api, db);
+    if (refusals) {
+      if (refusals.kind === 'device') return this.raise(refusals.problem, refusals.message);
+      return this.onFailure(refusals.failure);
+    }
 
     const refreshEvent = this.refreshEvent;
     this.refreshEvent = false;

@@ -174,6 +174,53 @@ export async function probeEvent(next: PairingPayload, fetchImpl: FetchLike = fe
   return named;
 }
 
+/** The `Link` header WordPress sends on every site page, pointing at the interface root (`rel="https://api.w.org/"`). */
+export function apiRootFromLink(link: string | null): string | null {
+  if (!link) return null;
+  for (const part of link.split(/,(?=\s*<)/)) {
+    const m = /^\s*<([^>]+)>\s*;(.*)$/.exec(part);
+    if (m && /(^|;)\s*rel\s*=\s*"?https:\/\/api\.w\.org\/"?\s*(;|$)/i.test(m[2])) return m[1];
+  }
+  return null;
+}
+
+/**
+ * The interface root behind an address staff typed (the site's own address, `http://192.168.1.20:8080/`),
+ * found as WordPress clients find it: the `Link: <...>; rel="https://api.w.org/"` header of the site page,
+ * else the usual `wp-json/` under it when that answers as a REST index. `null` when neither does.
+ */
+export async function discoverApiRoot(url: string, fetchImpl: FetchLike = fetch, timeoutMs = 6000): Promise<string | null> {
+  const get = (target: string) =>
+    fetchImpl(target, {
+      method: 'GET',
+      headers: { Accept: 'application/json, text/html;q=0.9' },
+      signal: AbortSignal.timeout(timeoutMs),
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+  try {
+    const res = await get(url);
+    const linked = apiRootFromLink(res.headers.get('link'));
+    await res.body?.cancel();
+    if (linked) {
+      const root = new URL(linked, url);
+      // Only a root on the same host: a page cannot send the key elsewhere.
+      if (root.host === new URL(url).host) return root.href;
+    }
+  } catch {
+    // A page another origin may not read (no CORS on the site's pages): the usual root is tried below.
+  }
+  if (/\/wp-json\/?$/.test(new URL(url).pathname)) return null;
+  const guess = new URL('wp-json/', url).href;
+  try {
+    const res = await get(guess);
+    const index = JSON.parse(await readCapped(res, MAX_PROBE_BYTES)) as { namespaces?: unknown } | null;
+    return res.ok && Array.isArray(index?.namespaces) && index.namespaces.includes('evt/tickets/v1') ? guess : null;
+  } catch {
+    return null;
+  }
+}
+
 /** What staff are asked to confirm. */
 export interface PairingPlan {
   next: PairingPayload;
@@ -205,7 +252,16 @@ async function currentEvent(db: KioskDb, settings: PairingPayload): Promise<Even
 }
 
 export async function planPairing(db: KioskDb, next: PairingPayload, opts: { fetch?: FetchLike; timeoutMs?: number } = {}): Promise<PairingPlan> {
-  const [event, settings, pending] = await Promise.all([probeEvent(next, opts.fetch, opts.timeoutMs), getSettings(db), db.outbox.count()]);
+  let [event, settings, pending] = await Promise.all([probeEvent(next, opts.fetch, opts.timeoutMs), getSettings(db), db.outbox.count()]);
+  if (event.problem?.kind === 'not-doorstep' || event.problem?.kind === 'network') {
+    // The site's own address (typed by hand): its pages name the interface root.
+    const root = await discoverApiRoot(next.url, opts.fetch, opts.timeoutMs);
+    const found = root === null ? null : PairingPayload.safeParse({ ...next, url: root });
+    if (found?.success && found.data.url !== next.url) {
+      next = found.data;
+      event = await probeEvent(next, opts.fetch, opts.timeoutMs);
+    }
+  }
   const kind = settings === null ? 'first' : pairsElsewhere(settings, next) ? 'replace' : 'same';
   const current = settings && { settings, server: describeServer(settings.url), event: await currentEvent(db, settings) };
   const refused = event.problem !== null && REFUSING.includes(event.problem.kind);
@@ -227,7 +283,7 @@ export class PairingBlocked extends Error {
  */
 export async function applyPairing(db: KioskDb, next: PairingPayload, now: number): Promise<void> {
   const checked = PairingPayload.parse(next);
-  await db.transaction('rw', [db.outbox, db.rejected, db.attendees, db.snapshot, db.event, db.tickets, db.meta], async () => {
+  await db.transaction('rw', [db.outbox, db.rejected, db.refusals, db.attendees, db.snapshot, db.event, db.tickets, db.meta], async () => {
     const current = await getSettings(db);
     if (current === null || pairsElsewhere(current, checked)) {
       const pending = await db.outbox.count();
@@ -246,8 +302,11 @@ export async function unpair(db: KioskDb, now: number): Promise<void> {
   await putSettings(db, null);
 }
 
-/** Staff's answer to a pairing question. `upload`: send the queue to the current server, then ask again. */
-export type PairingAnswer = 'confirm' | 'cancel' | 'upload';
+/**
+ * Staff's answer to a pairing question. `upload`: send the queue to the current server, then ask again;
+ * `retry`: the server could not be reached, ask it again.
+ */
+export type PairingAnswer = 'confirm' | 'cancel' | 'upload' | 'retry';
 export type PairingOutcome = 'paired' | 'cancelled' | 'invalid' | 'refused';
 
 export interface PairingFlowOptions {
@@ -328,9 +387,12 @@ export class PairingFlow {
         await this.opts.upload();
         continue;
       }
-      if (plan.blocked) continue;
+      // Nothing is paired with a server that could not be asked: the question is asked again instead.
+      if (plan.blocked || plan.event.problem?.kind === 'network' || answer === 'retry') continue;
       await this.opts.idle();
       try {
+        // The address as found (the interface root behind a site address staff typed).
+        next = plan.next;
         await applyPairing(db, next, (this.opts.now ?? Date.now)());
       } catch (err) {
         // A scan was queued while staff read the question: ask again, showing it.

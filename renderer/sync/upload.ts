@@ -5,10 +5,11 @@ import {
   CHECKIN_ERRORS,
   checkinBatchItem,
   classifyCheckinResponse,
+  refusalBatchItem,
   type CheckinBody,
   type CheckinFate,
 } from '../../shared/checkin/wire.ts';
-import type { KioskDb, OutboxRow } from '../store/db.ts';
+import type { KioskDb, OutboxRow, RefusalRow } from '../store/db.ts';
 import { settleBatch } from '../store/settle.ts';
 import { ApiError, type ApiClient, type ApiFailure } from './api-client.ts';
 import type { DeviceProblemKind, SyncFailure } from './events.ts';
@@ -143,4 +144,54 @@ export async function uploadOutbox(
     if (settling) add(await settling);
   }
   return total;
+}
+
+/**
+ * Sends the scans refused at this door to the server's check-in log, in batches of at most 25, oldest first.
+ * An item the server recorded (or answered with its first record of that nonce) is done; one it can never
+ * record (4xx: a server without the route) is dropped; a 5xx or 429 stays for the next sync (dropped after
+ * 20 tries). The check-ins go first: nothing here delays an admission.
+ */
+export async function uploadRefusals(api: ApiClient, db: KioskDb, maxBatches = 100): Promise<UploadStop | null> {
+  for (let n = 0; n < maxBatches; n++) {
+    const rows = await db.refusals.orderBy('seq').limit(BATCH_MAX_REQUESTS).toArray();
+    if (rows.length === 0) return null;
+    let body: BatchResponse;
+    try {
+      const res = await api.post(kioskPaths.batch(), { validation: 'normal', requests: rows.map(refusalItem) });
+      body = BatchResponse.parse(res.body);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        if (err.failure.kind === 'unauthorized') return { kind: 'device', problem: 'revoked', message: err.failure.message };
+        return { kind: 'failure', failure: err.failure };
+      }
+      return { kind: 'failure', failure: { kind: 'bad_answer', status: 200, message: err instanceof Error ? err.message : String(err) } };
+    }
+    const done: number[] = [];
+    const again: RefusalRow[] = [];
+    let stop: UploadStop | null = null;
+    rows.forEach((row, i) => {
+      const status = body.responses[i]?.status ?? 0;
+      if (status === 401 || status === 403) stop ??= { kind: 'device', problem: 'revoked', message: `HTTP ${status}` };
+      else if ((status === 0 || status === 429 || status >= 500) && row.attempts + 1 < MAX_ITEM_ATTEMPTS) again.push(row);
+      else done.push(row.seq!);
+    });
+    await db.transaction('rw', db.refusals, async () => {
+      await db.refusals.bulkDelete(done);
+      for (const row of again) await db.refusals.update(row.seq!, { attempts: row.attempts + 1 });
+    });
+    if (stop || again.length) return stop;
+  }
+  return null;
+}
+
+function refusalItem(row: RefusalRow) {
+  return refusalBatchItem({
+    result: row.result,
+    reason: row.reason,
+    ...(row.attendeeId !== null ? { attendee_id: row.attendeeId } : {}),
+    check_in_date: row.scanIso,
+    device_id: row.deviceId,
+    nonce: row.nonce,
+  });
 }

@@ -171,7 +171,7 @@ export class KioskApp {
     const read = readPairing(text);
     if (this.preflight.open) {
       // The scanner test: show what was read, check nobody in. A pairing code carries a key: never shown.
-      this.preflight.showCode(read.kind === 'none' ? text : this.ctx.t('pair.title'), source);
+      void this.preflight.showCode(text, source, read.kind !== 'none');
       return;
     }
     const { current } = this.ctx.settings;
@@ -230,7 +230,8 @@ export class KioskApp {
     const { db, engine } = this.ctx;
     const { t } = this.ctx;
     const pending = engine.status.pending;
-    const body = pending > 0 ? `${t('confirm.unpairBody')} ${t('unpair.confirm', { n: pending })}` : t('confirm.unpairBody');
+    const queued = pending === 1 ? t('unpair.confirmOne') : t('unpair.confirm', { n: pending });
+    const body = pending > 0 ? `${t('confirm.unpairBody')} ${queued}` : t('confirm.unpairBody');
     if (!(await this.modal.confirm('unpair', t('confirm.unpairTitle'), body, t('button.confirmUnpair')))) return;
     await engine.idle();
     await unpair(db, Date.now());

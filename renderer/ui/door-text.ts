@@ -1,5 +1,5 @@
 import type { ConflictRow, ScanRow } from '../store/db.ts';
-import { formatAge, formatClock, type Lang, type Translate } from './i18n.ts';
+import { formatAge, formatClock, type Lang, type MessageKey, type Translate } from './i18n.ts';
 import type { VerdictTone } from './verdict-text.ts';
 
 /**
@@ -57,7 +57,29 @@ export function recentScan(scan: ScanRow, name: string | undefined, t: Translate
             ? t('verdict.alreadyHereShort')
             : scan.verdict === 'not_in_list'
               ? t('verdict.notInList')
-              : t('verdict.notValidShort');
+              : notValidLabel(scan.reason, t);
   const who = namesGuest(scan) && name ? name : scan.attendeeId !== null ? t('door.ticketNo', { id: scan.attendeeId }) : t('door.unknownName');
   return { tone, who, label, time: formatClock(lang, scan.at), verdict: scan.verdict };
 }
+
+/** "Not valid: Ticket for another event": the last scans keep the reason the verdict gave. */
+function notValidLabel(reason: string | null, t: Translate): string {
+  const why =
+    reason === 'order_not_complete'
+      ? t('reason.order_not_complete_short')
+      : reason === 'refused'
+        ? t('reason.refused_short')
+        : reason && `reason.${reason}` in REASON_KEYS
+          ? t(`reason.${reason}` as MessageKey)
+          : null;
+  return why ? `${t('verdict.notValidShort')}: ${why}` : t('verdict.notValidShort');
+}
+
+const REASON_KEYS: Record<string, true> = {
+  'reason.unreadable': true,
+  'reason.unknown_ticket': true,
+  'reason.other_event': true,
+  'reason.wrong_security_code': true,
+  'reason.revoked': true,
+  'reason.not_in_list': true,
+};

@@ -10,7 +10,7 @@ const RECENT = 5;
 const SEEN_KEY = 'conflictsSeen';
 
 /**
- * The door's main screen around the camera: big counters (checked in, expected, inside), the last five
+ * The door's main screen around the camera: big counters (checked in now, expected, still to come), the last five
  * scans, and the newest conflict this kiosk lost (with a badge counting them all). Refreshed after each
  * verdict and each sync, never on the verdict's own path.
  */
@@ -18,9 +18,6 @@ export class DoorView {
   private refreshing: Promise<void> | null = null;
   private again = false;
   private newestConflict: number | null = null;
-  /** Attendees checked out at this door, from the scans read so far (the log only grows: read once each). */
-  private readonly left = new Set<number>();
-  private scansRead = 0;
 
   constructor(
     private readonly ctx: KioskContext,
@@ -61,26 +58,24 @@ export class DoorView {
     const { db, deviceId, t, lang } = this.ctx;
     const paired = this.ctx.settings.current !== null;
     byId('door').dataset.paired = String(paired);
-    const [counts, recent, newScans, conflicts, conflictCount, seen] = await Promise.all([
+    const [counts, recent, conflicts, conflictCount, seen] = await Promise.all([
       countAttendees(db, deviceId, Date.now()),
       db.scans.orderBy('id').reverse().limit(RECENT).toArray(),
-      db.scans.where(':id').above(this.scansRead).toArray(),
       db.conflicts.orderBy('id').reverse().limit(1).toArray(),
       db.conflicts.count(),
       db.meta.get(SEEN_KEY),
     ]);
-    // Checked out here and not back in: they count as checked in (they came), not as inside. Only scans
-    // not read before are read (a scan's verdict is only ever rewritten away from checked_out, and the
-    // attendee's row below decides whether they are still out).
-    for (const s of newScans) {
-      if (s.id !== undefined && s.id > this.scansRead) this.scansRead = s.id;
-      if (s.verdict === 'checked_out' && s.attendeeId !== null) this.left.add(s.attendeeId);
-    }
-    const rows = await Promise.all([...this.left].map((id) => getAttendee(db, id)));
-    const outNow = rows.filter((r) => r && r.checkedIn === 0 && r.status !== 'trash').length;
-    setCount('c-checked-in', counts.checkedIn + outNow);
+    // The server's meaning (checked in now: a guest checked out no longer counts, wherever it happened), with
+    // this kiosk's scans not uploaded yet already in the cache's rows.
+    const pending = this.ctx.engine.status.pending;
+    setCount('c-checked-in', counts.checkedIn);
     setCount('c-expected', counts.total);
-    setCount('c-inside', counts.checkedIn);
+    setCount('c-to-come', Math.max(0, counts.total - counts.checkedIn));
+    byId('c-checked-in-note').textContent = pending > 0 ? t('door.checkedInNotePending', { n: pending }) : t('door.checkedInNote');
+    byId('c-checked-in').parentElement!.title = t('door.checkedInWhy');
+    byId('c-expected-note').textContent = t('door.expectedNote');
+    byId('c-to-come-note').textContent = t('door.toComeNote');
+    byId('scan-hint').textContent = paired ? t('scan.hint') : t('pair.scanHint');
 
     const names = await Promise.all(recent.map((s) => (s.attendeeId === null ? undefined : getAttendee(db, s.attendeeId))));
     const list = byId('recent-list');

@@ -21,13 +21,16 @@ export class PairConfirmView {
   private needPin = false;
   /** The PIN staff set with the confirmation, handed over once the pairing is stored. */
   private chosenPin: string | null = null;
+  /** The server could not be reached: the main button asks it again instead of pairing. */
+  private retrying = false;
 
   constructor(
     private readonly ctx: KioskContext,
     private readonly onDismiss: () => void,
   ) {
     this.ok.addEventListener('click', () => {
-      if (this.pinReady()) this.settle('confirm');
+      if (this.retrying) this.settle('retry');
+      else if (this.pinReady()) this.settle('confirm');
     });
     for (const input of [this.pin1, this.pin2]) {
       input.addEventListener('keydown', (e) => {
@@ -53,6 +56,7 @@ export class PairConfirmView {
   checking(server: ServerView, next: PairingPayload): void {
     this.drop();
     const { t } = this.ctx;
+    this.retrying = false;
     this.root.dataset.state = 'checking';
     byId('pc-title').textContent = t('confirm.titleChecking');
     this.renderServer(server);
@@ -70,10 +74,13 @@ export class PairConfirmView {
     const { t } = this.ctx;
     // The PIN cannot be skipped: a new pairing sets it; the same server and event keeps the one there is.
     const pinSet = await hasPin(this.ctx.db);
-    this.needPin = !plan.refused && !plan.blocked && (plan.kind !== 'same' || !pinSet);
+    // A server that could not be asked is not offered for pairing: staff check the address and try again.
+    const unreachable = !plan.refused && plan.event.problem?.kind === 'network';
+    this.needPin = !plan.refused && !plan.blocked && !unreachable && (plan.kind !== 'same' || !pinSet);
     this.chosenPin = null;
-    this.renderPin(plan.refused || plan.blocked ? 'none' : this.needPin ? 'set' : 'kept');
-    this.root.dataset.state = plan.refused ? 'refused' : plan.blocked ? 'blocked' : 'ask';
+    this.renderPin(plan.refused || plan.blocked || unreachable ? 'none' : this.needPin ? 'set' : 'kept');
+    this.root.dataset.state = plan.refused ? 'refused' : plan.blocked ? 'blocked' : unreachable ? 'unreachable' : 'ask';
+    this.retrying = unreachable;
     this.root.dataset.kind = plan.kind;
     byId('pc-title').textContent = t(
       plan.kind === 'first' ? 'confirm.titleFirst' : plan.kind === 'same' ? 'confirm.titleSame' : 'confirm.titleReplace',
@@ -116,7 +123,8 @@ export class PairConfirmView {
     this.upload.disabled = false;
     this.upload.textContent = t('button.upload');
     this.ok.disabled = plan.blocked || plan.refused;
-    this.ok.textContent = t('button.confirmPair', { host: plan.server.host });
+    this.ok.textContent = unreachable ? t('button.retry') : t('button.confirmPair', { host: plan.server.host });
+    if (unreachable) byId('pc-advice').hidden = true;
     if (plan.refused) {
       // Refused with the reason (the event note says which); only Close is offered.
       this.upload.hidden = true;
@@ -241,7 +249,7 @@ export class PairConfirmView {
       const p = event.problem;
       parts.push(
         p.kind === 'refused'
-          ? t('confirm.eventRefused')
+          ? t('confirm.eventRefused', { message: p.message })
           : p.kind === 'not-found'
             ? t('confirm.eventNotFound', { id: event.id })
             : p.kind === 'bad-answer'
@@ -250,7 +258,7 @@ export class PairConfirmView {
                 ? t('confirm.eventWrongEvent', { id: event.id })
                 : p.kind === 'not-doorstep'
                   ? t('confirm.notDoorstep')
-                  : t('confirm.eventUnreachable', { message: p.message }),
+                  : t('confirm.eventUnreachableNoPair', { message: p.message }),
       );
     }
     note.textContent = parts.join(' · ');

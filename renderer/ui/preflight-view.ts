@@ -1,4 +1,6 @@
-import { countAttendees } from '../store/attendees.ts';
+import { decideScan } from '../../shared/checkin/decide.ts';
+import { parseTicketCode } from '../../shared/checkin/ticket-code.ts';
+import { countAttendees, getAttendee, toSubject } from '../store/attendees.ts';
 import type { KioskContext } from './context.ts';
 import { byId, el } from './dom.ts';
 import { preflightItems, type PreflightFacts } from './preflight-text.ts';
@@ -41,13 +43,45 @@ export class PreflightView {
     }
   }
 
-  /** The scanner test: a code read while the panel is open. */
-  showCode(text: string, source: 'camera' | 'scanner'): void {
+  /**
+   * The scanner test: a code read while the panel is open, and what it is for this event (decided from the
+   * list as a scan would be, recording nothing). A pairing code carries a key: its text is never shown.
+   */
+  async showCode(text: string, source: 'camera' | 'scanner', pairing: boolean): Promise<void> {
     const { t } = this.ctx;
+    const what = pairing ? t('preflight.isPairing') : await this.describe(text);
     const out = byId('preflight-scan');
     out.hidden = false;
-    out.textContent = t('preflight.scanned', { source: t(`preflight.source.${source}`), text: text.length > 300 ? `${text.slice(0, 300)}…` : text });
+    out.replaceChildren(
+      el('span', t('preflight.scanned', { source: t(`preflight.source.${source}`), text: what }), 'pf-scan-verdict'),
+      ...(pairing ? [] : [el('small', text.length > 300 ? `${text.slice(0, 300)}…` : text, 'pf-scan-raw')]),
+    );
     out.dataset.source = source;
+  }
+
+  private async describe(text: string): Promise<string> {
+    const { t, db, engine, deviceId, settings } = this.ctx;
+    const code = parseTicketCode(text);
+    const local = code && settings.current ? await getAttendee(db, code.attendeeId) : undefined;
+    const verdict = decideScan(code, local ? toSubject(local) : undefined, {
+      eventId: settings.current?.event_id ?? -1,
+      now: Date.now(),
+      lastSyncAt: engine.status.lastSyncAt,
+      deviceId,
+    });
+    switch (verdict.kind) {
+      case 'admitted':
+        return t('preflight.isValid', { name: verdict.name });
+      case 'already':
+      case 'already_here':
+        return t('preflight.isAlready', { name: verdict.name });
+      case 'not_in_list':
+        return t('preflight.isNotInList');
+      case 'invalid':
+        return t('preflight.isInvalid', {
+          reason: verdict.reason === 'order_not_complete' ? t('reason.order_not_complete_short') : t(`reason.${verdict.reason}`),
+        });
+    }
   }
 
   async render(): Promise<void> {
@@ -64,6 +98,10 @@ export class PreflightView {
         pending: s.pending,
         clockSkewMs: s.clockSkewMs,
         camera: this.camera(),
+        online: s.online,
+        problems: s.problems,
+        lastError: s.lastError,
+        event: (await db.event.toCollection().first()) ?? null,
       },
       t,
       lang,

@@ -2,7 +2,7 @@ import { countAttendees, searchAttendees } from '../store/attendees.ts';
 import type { AttendeeRow } from '../store/db.ts';
 import type { KioskContext } from './context.ts';
 import { byId, el } from './dom.ts';
-import { formatTime, refusalText } from './i18n.ts';
+import { formatClock, formatTime, refusalText } from './i18n.ts';
 import { doorName } from './verdict-text.ts';
 import type { DoorNames } from './names.ts';
 
@@ -40,7 +40,7 @@ export class StaffPanel {
       if (this.searchTimer) clearTimeout(this.searchTimer);
       this.searchTimer = setTimeout(() => void this.runSearch(), 150);
     });
-    byId('sync-now').addEventListener('click', () => void ctx.engine.syncNow({ refreshEvent: true }));
+    byId('sync-now').addEventListener('click', () => void this.syncNow());
     byId('repair').addEventListener('click', () => actions.repair());
     byId('unpair').addEventListener('click', () => void actions.unpair());
     ctx.engine.events.on((e) => {
@@ -61,6 +61,7 @@ export class StaffPanel {
       // Locked again: nothing found stays on screen for the next person.
       this.search.value = '';
       byId('results').replaceChildren();
+      byId('sync-result').hidden = true;
       if (this.idleTimer) clearTimeout(this.idleTimer);
       this.idleTimer = null;
     }
@@ -100,14 +101,62 @@ export class StaffPanel {
         : [el('li', t('conflicts.none'))]),
     );
     const rejected = await db.rejected.orderBy('id').reverse().limit(50).toArray();
+    // The key itself refused: the first thing this list says, above any scan the server turned down.
+    const key = this.ctx.engine.status.problems.find((p) => p.kind === 'revoked' || p.kind === 'wrong_event');
+    const pending = this.ctx.engine.status.pending;
+    const keyRow = key
+      ? [
+          el(
+            'li',
+            [
+              t(key.kind === 'revoked' ? 'rejected.keyRefused' : 'rejected.keyWrongEvent', {
+                time: formatTime(lang, new Date(key.since).toISOString()),
+              }),
+              ...(pending > 0 ? [t('rejected.kept', { n: pending })] : []),
+            ].join(' '),
+            'key-refused',
+          ),
+        ]
+      : [];
     byId('rejected').replaceChildren(
+      ...keyRow,
       ...(rejected.length
         ? rejected.map((r) =>
             el('li', t('rejected.row', { name: r.name || `#${r.attendeeId}`, time: formatTime(lang, r.scanIso), message: refusalText(t, r.code) })),
           )
-        : [el('li', t('rejected.none'))]),
+        : keyRow.length
+          ? []
+          : [el('li', t('rejected.none'))]),
     );
     if (this.search.value.trim()) await this.runSearch();
+  }
+
+  /** "Sync now", with its outcome said next to the button: done, key refused, or no connection. */
+  private async syncNow(): Promise<void> {
+    const { t, lang, engine } = this.ctx;
+    const out = byId('sync-result');
+    const button = byId<HTMLButtonElement>('sync-now');
+    out.hidden = false;
+    out.dataset.result = 'running';
+    out.textContent = t('status.syncing');
+    button.disabled = true;
+    try {
+      await engine.syncNow({ refreshEvent: true, recheck: true });
+    } finally {
+      button.disabled = false;
+    }
+    const s = engine.status;
+    const key = s.problems.find((p) => p.kind === 'revoked' || p.kind === 'wrong_event');
+    const result = key ? key.kind : !s.online ? 'offline' : 'done';
+    out.dataset.result = result;
+    out.textContent =
+      result === 'revoked'
+        ? t('sync.refused')
+        : result === 'wrong_event'
+          ? t('sync.wrongEvent')
+          : result === 'offline'
+            ? t('sync.offline', { message: s.lastError ?? '?' })
+            : t('sync.done', { time: formatClock(lang, Date.now()) });
   }
 
   private touch(): void {

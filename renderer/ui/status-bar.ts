@@ -2,8 +2,14 @@ import type { KioskContext } from './context.ts';
 import { byId } from './dom.ts';
 import { formatAge } from './i18n.ts';
 
-/** Online/offline, pending uploads, last sync and cache age; ages tick every second. */
+/** How long "Paired with ...: N attendees ready" stays up. */
+const READY_SHOWN_MS = 20_000;
+
+/** Online/offline (or key refused), pending uploads, last sync and cache age; ages tick every second. */
 export class StatusBar {
+  private readyInfo: unknown = null;
+  private readySince = 0;
+
   constructor(private readonly ctx: KioskContext) {
     ctx.engine.events.on((e) => {
       if (e.type === 'status') this.render();
@@ -17,8 +23,11 @@ export class StatusBar {
     const s = this.ctx.engine.status;
     const paired = this.ctx.settings.current !== null;
     const net = byId('net');
-    net.textContent = s.running ? t('status.syncing') : s.online ? t('status.online') : t('status.offline');
-    net.className = `pill ${s.online ? 'online' : 'offline'}`;
+    // A refused key is no "Online": the server answers, but takes nothing from this kiosk.
+    const state = s.unauthorized ? 'refused' : s.online ? 'online' : 'offline';
+    net.textContent = s.unauthorized ? t('status.refused') : s.running ? t('status.syncing') : s.online ? t('status.online') : t('status.offline');
+    net.className = `pill ${state}`;
+    net.dataset.state = state;
     net.hidden = !paired;
     const pending = byId('pending');
     pending.textContent = t('status.pending', { n: s.pending });
@@ -52,7 +61,12 @@ export class StatusBar {
             todo: t(`device.${problem.kind}.todo`),
           });
     const ready = byId('ready-info');
-    ready.hidden = !paired || s.readyInfo === null;
+    // "Paired with ...: N attendees ready" is news: shown for a while after the list is complete, then gone.
+    if (s.readyInfo !== this.readyInfo) {
+      this.readyInfo = s.readyInfo;
+      this.readySince = Date.now();
+    }
+    ready.hidden = !paired || s.readyInfo === null || Date.now() - this.readySince > READY_SHOWN_MS;
     ready.textContent = s.readyInfo
       ? t('ready.paired', { event: s.readyInfo.eventTitle ?? `#${this.ctx.settings.current?.event_id ?? ''}`, n: s.readyInfo.attendees })
       : '';

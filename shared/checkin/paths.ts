@@ -29,4 +29,6 @@ export const kioskPaths = {
   batch: () => pathOf(batchRoute),
   /** The attendee write as a batch item addresses it: from the server root, with a leading slash. */
   attendeeInBatch: (id: number) => `/${pathOf(ticketsRoutes.updateAttendee, { id })}`,
+  /** The check-in log's write (a scan the door refused on its own) as a batch item addresses it. */
+  refusalInBatch: () => `/${pathOf(ticketsRoutes.recordScan)}`,
 };

@@ -135,6 +135,24 @@ export function checkinBatchItem(attendeeId: number, body: CheckinBody): z.infer
 }
 
 /**
+ * Body of `POST /evt/tickets/v1/checkins`: a scan the door refused on its own (not valid, or already checked
+ * in), recorded in the server's check-in log with its reason and device; no attendee changes.
+ */
+export interface RefusalBody {
+  result: 'rejected' | 'conflict';
+  reason: string;
+  attendee_id?: number;
+  check_in_date: string;
+  device_id: string;
+  nonce: string;
+}
+
+/** A refused scan's record for `POST /batch/v1`. */
+export function refusalBatchItem(body: RefusalBody): z.infer<typeof BatchRequestItem> {
+  return { method: 'POST', path: kioskPaths.refusalInBatch(), body: { ...body } };
+}
+
+/**
  * The fate of one scan's check-in at the server: the one outcome type of the kiosk, from the answer to a
  * batch item through the outbox, the settling of the cache, and the verdict shown at the door.
  *

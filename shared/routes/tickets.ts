@@ -522,6 +522,44 @@ export const ticketsRoutes = {
     summary: 'The check-in log: every scan, accepted or not',
     doc: { responses: ok('Returns the scans', 'CheckinArchive') },
   }),
+  recordScan: defineRoute({
+    id: 'checkins.record',
+    namespace: ns,
+    route: '/checkins',
+    methods: ['POST'],
+    permission: 'manage_attendees',
+    ...write,
+    args: {
+      result: enumString(['rejected', 'conflict'], {
+        description: 'What the door decided: rejected (not valid) or conflict (already checked in)',
+        required: true,
+      }),
+      reason: string({
+        description: 'Why, as the door named it (other_event, unreadable, wrong_security_code, already_checked_in, ...)',
+        required: true,
+        maxLength: 100,
+      }),
+      post_id: integer({ description: 'The event scanned for; a key bound to an event records for that event', minimum: 1 }),
+      attendee_id: integer({ description: "The attendee the scanned code names, when it names one of this event's", minimum: 1 }),
+      check_in_date: checkinFields.check_in_date,
+      device_id: checkinFields.device_id,
+      nonce: string({
+        description: 'A client-made unique string per scan (at least 16 characters): a retry with the same nonce records nothing twice',
+        required: true,
+        minLength: 16,
+        maxLength: 200,
+      }),
+      ...tl,
+    },
+    summary: 'Records a scan the door refused on its own (offline, or a code that is no ticket of this event); changes no attendee',
+    doc: {
+      responses: {
+        '201': { description: 'The scan as recorded (the same nonce again: the first record, nothing recorded twice)', schema: 'Checkin' },
+        '400': { description: 'Invalid parameter.' },
+        '401': { description: 'The caller may not record scans.' },
+      },
+    },
+  }),
 };
 
 /** Registration order (ET registers doc, tickets, attendees, cart, qr). */

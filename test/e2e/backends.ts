@@ -18,6 +18,12 @@ export interface Backend {
   checkin(attendeeId: number): Promise<{ checkedIn: boolean; deviceId: string | null }>;
   /** Every scan of the attendee the server recorded, by result, oldest first. */
   scans(attendeeId: number): Promise<string[]>;
+  /** The server's check-in log for the event, oldest first: every scan, accepted or not. */
+  log(): Promise<Array<{ result: string; reason: string | null; deviceId: string | null; attendeeId: number | null }>>;
+  /** How many of the event's attendees the server has checked in now. */
+  checkedIn(): Promise<number>;
+  /** Another door checks the attendee out (online, straight to the server). */
+  checkOutElsewhere(attendeeId: number): Promise<void>;
   /** Revokes the door key the backend was seeded with. */
   revokeKey(): Promise<void>;
   /** A door key that works, but only for another event. */
@@ -50,6 +56,17 @@ export async function modelBackend(count: number): Promise<Backend> {
     },
     async revokeKey() {
       srv.model.keys.delete('door-key');
+    },
+    async log() {
+      return srv.model.log.map((e) => ({ result: e.result, reason: e.reason, deviceId: e.deviceId, attendeeId: e.attendeeId }));
+    },
+    async checkedIn() {
+      return [...srv.model.attendees.values()].filter((a) => a.status === 'publish' && a.checkin !== null).length;
+    },
+    async checkOutElsewhere(id) {
+      const a = srv.model.attendees.get(id)!;
+      a.checkin = null;
+      srv.model.touch(a);
     },
     async admitElsewhere(id, _label, scanAt) {
       const a = srv.model.attendees.get(id)!;
@@ -143,6 +160,27 @@ export async function realBackend(count: number, opts: { names?: string[]; title
     },
     async revokeKey() {
       await revokeApiKey(srv.db, door.id);
+    },
+    async log() {
+      const body = must(await call(`${root}evt/tickets/v1/checkins?post_id=${event.id}&per_page=100&order=ASC`, { auth: admin }), 'check-in log') as {
+        checkins: Array<{ result: string; reason: string | null; device_id: string | null; attendee_id: number | null }>;
+      };
+      return body.checkins.map((c) => ({ result: c.result, reason: c.reason, deviceId: c.device_id, attendeeId: c.attendee_id }));
+    },
+    async checkedIn() {
+      const e = must(await call(`${root}evt/events/v1/events/${event.id}`, { auth: admin }), 'read event') as { attendance: { checked_in: number } };
+      return e.attendance.checked_in;
+    },
+    async checkOutElsewhere(id) {
+      const key = srv.apiKey('Door 3', event.id).key;
+      must(
+        await call(`${root}evt/tickets/v1/attendees/${id}`, {
+          method: 'PATCH',
+          auth: `Bearer ${key}`,
+          body: { check_in: false, check_in_date: isoWithOffset(Date.now(), 0), device_id: 'door-thr33door', nonce: makeNonce() },
+        }),
+        'check out at another door',
+      );
     },
     async admitElsewhere(id, label, scanAt) {
       const key = (await srv.apiKey(label, event.id)).key;

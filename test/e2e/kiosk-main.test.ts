@@ -96,7 +96,7 @@ describe('the door kiosk main screen (headless Chromium)', () => {
       const bad = await scan(page, wrongCode(a3.ticketUrl));
       assert.equal(bad.verdict, 'invalid');
       assert.equal(bad.tone, 'bad');
-      await waitFor('the counters', async () => (await count(page, 'c-checked-in')) === 2 && (await count(page, 'c-inside')) === 2);
+      await waitFor('the counters', async () => (await count(page, 'c-checked-in')) === 2 && (await count(page, 'c-to-come')) === 3);
       await waitFor('three recent scans', async () => (await page.locator('#recent-list li.recent-row').count()) === 3);
       const recent = await page.locator('#recent-list li.recent-row').allInnerTexts();
       assert.match(recent[0], new RegExp(`Ticket #${a3.id}`), 'a wrong code shows no name');
@@ -129,7 +129,8 @@ describe('the door kiosk main screen (headless Chromium)', () => {
       await page.locator(`#results li[data-attendee="${a1.id}"] button`).click();
       await page.locator('#modal-ok').click();
       await waitFor('the check-out on the server', async () => !(await backend.checkin(a1.id)).checkedIn);
-      await waitFor('the counters after check-out', async () => (await count(page, 'c-inside')) === 1 && (await count(page, 'c-checked-in')) === 2);
+      // The server's meaning: a guest checked out no longer counts as checked in.
+      await waitFor('the counters after check-out', async () => (await count(page, 'c-checked-in')) === 1 && (await count(page, 'c-to-come')) === 4);
       assert.match(await page.locator('#recent-list li.recent-row').first().innerText(), /Checked out/);
       await page.locator('#staff-lock').click();
       assert.doesNotMatch(await page.locator('body').innerText(), /@example\.test/, 'locking hides e-mails again');

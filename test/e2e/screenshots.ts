@@ -1,8 +1,9 @@
 /**
  * `npm run screenshots`: drives the e2e setup (the real server on a fresh database, a private kiosk build, headless
  * Chromium with a fake camera) through a door shift and writes PNGs of the kiosk, in English and Estonian, to
- * docs/screenshots/: the pairing confirmation, the main screen (landscape and portrait), a WELCOME and a NOT VALID
- * verdict, the device banner, the conflict line, and the preflight panel.
+ * docs/screenshots/: the unpaired screen, the pairing confirmation, the main screen (landscape and portrait), a WELCOME
+ * and a NOT VALID verdict, the device banner (both orientations), the conflict line, the preflight panel, and the
+ * staff tools once the key is revoked.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -74,6 +75,11 @@ async function shift(lang: Lang, kioskBase: string, work: string): Promise<void>
     await page.goto(`${kioskBase}/kiosk/`);
     await page.waitForFunction(() => document.title === 'Doorstep door' || document.title === 'Doorstep uks');
     await page.locator('#lang').selectOption(lang);
+    await page.waitForFunction((l) => document.documentElement.lang === l, lang);
+    await shot(page, `unpaired-${lang}`);
+    await page.setViewportSize(PORTRAIT);
+    await shot(page, `unpaired-portrait-${lang}`);
+    await page.setViewportSize(LANDSCAPE);
 
     // The pairing question, with the supervisor PIN to set.
     await page.goto(pairingLink(kioskBase, { url: backend.root, api_key: backend.apiKey, event_id: backend.eventId }));
@@ -97,7 +103,7 @@ async function shift(lang: Lang, kioskBase: string, work: string): Promise<void>
       await page.waitForFunction(() => !document.getElementById('verdict')!.hidden);
       await releaseVerdict(page);
     }
-    await waitFor('the counters', async () => (await page.locator('#c-inside').getAttribute('data-value')) === '3');
+    await waitFor('the counters', async () => (await page.locator('#c-checked-in').getAttribute('data-value')) === '3');
     await waitFor('the recent scans', async () => (await page.locator('#recent-list li.recent-row').count()) === 4);
     await page.locator('#ready-info').evaluate((el) => {
       (el as HTMLElement).hidden = true;
@@ -107,6 +113,12 @@ async function shift(lang: Lang, kioskBase: string, work: string): Promise<void>
     await shot(page, `main-portrait-${lang}`);
     await page.setViewportSize(LANDSCAPE);
 
+    // Mari's ticket again (after the 3 s a code in view counts once): ALREADY ADMITTED HERE, amber, a triangle.
+    await new Promise((r) => setTimeout(r, 3500));
+    await scanAndHold(page, mari.ticketUrl);
+    await shot(page, `verdict-already-here-${lang}`);
+    await releaseVerdict(page);
+
     // The network drops: Karl is admitted here from the cache, and the kiosk says it needs attention.
     await cutNetwork(ctx, backend.base);
     await wedgeScan(page, karl.ticketUrl);
@@ -114,6 +126,9 @@ async function shift(lang: Lang, kioskBase: string, work: string): Promise<void>
     await releaseVerdict(page);
     await waitFor('the device banner', async () => page.locator('#device-banner').isVisible(), 60_000);
     await shot(page, `device-banner-${lang}`);
+    await page.setViewportSize(PORTRAIT);
+    await shot(page, `device-banner-portrait-${lang}`);
+    await page.setViewportSize(LANDSCAPE);
 
     // Door 2 admitted Karl 19 s later but reached the server first: the conflict line on this (losing) kiosk.
     const ourScanAt = await firstQueuedScanAt(page);
@@ -128,10 +143,18 @@ async function shift(lang: Lang, kioskBase: string, work: string): Promise<void>
 
     // Ready for doors?
     await page.locator('#preflight-toggle').click();
-    await waitFor('the preflight checks', async () => (await page.locator('#preflight-list .pf-row').count()) === 5);
-    await wedgeScan(page, 'DOOR-TEST-0042');
+    await waitFor('the preflight checks', async () => (await page.locator('#preflight-list .pf-row').count()) === 8);
+    await wedgeScan(page, mari.ticketUrl);
     await waitFor('the scanner test', async () => page.locator('#preflight-scan').isVisible());
     await shot(page, `preflight-${lang}`);
+    await page.locator('#preflight-close').click();
+
+    // The key revoked: the header pill, the staff tools' refused list and what "Sync now" says.
+    await backend.revokeKey();
+    await openStaff(page);
+    await page.locator('#sync-now').click();
+    await waitFor('the outcome of Sync now', async () => (await page.locator('#sync-result').getAttribute('data-result')) === 'revoked');
+    await shot(page, `key-refused-${lang}`);
   } finally {
     await ctx.close();
     await backend.close();

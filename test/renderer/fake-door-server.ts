@@ -21,7 +21,8 @@ export interface FakeAttendee {
 }
 
 export interface CheckinLogEntry {
-  attendeeId: number;
+  /** `null` for a refused scan whose code named no attendee of this event. */
+  attendeeId: number | null;
   nonce: string;
   deviceId: string;
   scanDate: string;
@@ -213,6 +214,10 @@ export class FakeDoorServer {
     if (requests.length > 25) return err(400, 'rest_invalid_param', 'Invalid parameter(s): requests');
     const responses = requests.map((r) => {
       const { method, path, body: b } = r as { method: string; path: string; body: Record<string, unknown> };
+      if (method === 'POST' && path === '/evt/tickets/v1/checkins') {
+        const out = this.recordRefusal(b);
+        return { body: out.body, status: out.status, headers: {} };
+      }
       const m = /^\/evt\/tickets\/v1\/attendees\/(\d+)$/.exec(path);
       const a = m ? this.attendees.get(Number(m[1])) : undefined;
       const out =
@@ -258,6 +263,37 @@ export class FakeDoorServer {
     return record(checkIn ? 'accepted' : 'checked_out', null, { status: 201, headers: {}, body: this.view(a) });
   }
 
+  /** `POST /checkins`: a scan the door refused on its own goes into the log once per nonce; no attendee changes. */
+  private recordRefusal(b: Record<string, unknown>): FakeResponse {
+    const nonce = String(b.nonce ?? '');
+    if (nonce.length < 16) return err(400, 'rest_invalid_param', 'Invalid parameter(s): nonce');
+    if (b.result !== 'rejected' && b.result !== 'conflict') return err(400, 'rest_invalid_param', 'Invalid parameter(s): result');
+    const seen = this.log.find((e) => e.nonce === nonce);
+    if (seen) return { status: seen.answer.status, headers: {}, body: seen.answer.body };
+    const named = typeof b.attendee_id === 'number' ? this.attendees.get(b.attendee_id) : undefined;
+    const entry: CheckinLogEntry = {
+      attendeeId: named && named.eventId === this.eventId ? named.id : null,
+      nonce,
+      deviceId: String(b.device_id ?? ''),
+      scanDate: String(b.check_in_date ?? ''),
+      checkIn: true,
+      result: b.result,
+      reason: String(b.reason ?? ''),
+      answer: { status: 201, body: null },
+    };
+    entry.answer.body = {
+      id: this.log.length + 1,
+      attendee_id: entry.attendeeId,
+      post_id: this.eventId,
+      result: entry.result,
+      reason: entry.reason,
+      device_id: entry.deviceId,
+      nonce,
+    };
+    this.log.push(entry);
+    return { status: 201, headers: {}, body: entry.answer.body };
+  }
+
   /** Requests whose delivery was delayed (`hold`): the client saw no answer; `deliverHeld` runs them later. */
   held: FakeRequest[] = [];
 
@@ -279,6 +315,11 @@ export class FakeDoorServer {
     return async (input: string, init: RequestInit = {}): Promise<Response> => {
       const url = new URL(input);
       const rootAt = url.pathname.indexOf('/wp-json/');
+      if (rootAt < 0) {
+        // A site page: as WordPress, it names the interface root in its Link header.
+        const link = `<${this.baseUrl}/en/wp-json/>; rel="https://api.w.org/"`;
+        return new Response('<html>The venue site</html>', { status: 200, headers: { 'Content-Type': 'text/html', Link: link } });
+      }
       const req: FakeRequest = {
         method: init.method ?? 'GET',
         path: url.pathname.slice(rootAt + '/wp-json/'.length) + url.search,

@@ -90,4 +90,18 @@ describe('npm start', () => {
     assert.equal(code, 2);
     assert.match(err, /Invalid configuration:\n\s+PORT/);
   });
+
+  test('an administrator name without its password stops with exit 2, naming the missing variable', async () => {
+    const env = { ...process.env };
+    delete env.EVT_ADMIN_PASSWORD;
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      env: { ...env, EVT_ADMIN_USER: 'admin', EVT_DB: path.join(dir, 'admin-only.sqlite') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise((r) => proc.on('exit', r));
+    assert.equal(code, 2);
+    assert.match(err, /EVT_ADMIN_PASSWORD: must be set together with EVT_ADMIN_USER/);
+  });
 });

@@ -4,10 +4,13 @@ import type { Ctx } from '../../kernel/context.ts';
 import { apiKeyLabel } from '../../db/repos/api-keys.ts';
 import { invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok } from '../../kernel/result.ts';
-import { CHECKIN_RESULTS, queryCheckins, type CheckinRow } from '../../db/repos/checkins.ts';
+import { created, ok } from '../../kernel/result.ts';
+import { callerUserId } from '../../kernel/context.ts';
+import { getAttendeeRow } from '../../db/repos/attendees.ts';
+import { getPostType } from '../../db/repos/posts.ts';
+import { CHECKIN_RESULTS, findCheckinByNonce, insertCheckin, queryCheckins, type CheckinInsert, type CheckinRow } from '../../db/repos/checkins.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
-import { keyEventScope } from './attendee-access.ts';
+import { assertMayWriteAttendeesOf, keyEventScope, scanTime } from './attendee-access.ts';
 import { utcToLocal } from './attendee-present.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
 
@@ -83,4 +86,39 @@ const list = implement(ticketsRoutes.listCheckins, async (input, ctx) => {
   );
 });
 
-export const checkinLogEndpoints: Endpoint[] = [list];
+/**
+ * `POST /checkins`: a scan the door refused on its own (a code that is no ticket of this event, a ticket
+ * already admitted, decided offline) goes into the log as any scan does (CONTRACT section 7), through the
+ * kiosk's batch like its check-ins. No attendee changes. The nonce makes it safe to send again: a nonce seen
+ * before answers with its first record. A key bound to an event records for that event.
+ */
+const record = implement(ticketsRoutes.recordScan, (input, ctx) => {
+  const seen = findCheckinByNonce(ctx.db, input.nonce);
+  if (seen) return created(presentCheckin(ctx, seen));
+  const scope = keyEventScope(ctx);
+  if (scope !== null && input.post_id !== undefined && input.post_id !== scope) throw invalidParam('post_id');
+  const eventId = scope ?? input.post_id;
+  if (eventId === undefined) throw invalidParam('post_id', 'post_id is required.');
+  if (getPostType(ctx.db, eventId) !== 'event') throw invalidParam('post_id');
+  assertMayWriteAttendeesOf(ctx, eventId);
+  // The attendee is kept only when the code names one of this event's: another event's ID stays out of the log.
+  const attendee = input.attendee_id === undefined ? undefined : getAttendeeRow(ctx.db, input.attendee_id);
+  const now = new Date().toISOString();
+  const row: CheckinInsert = {
+    attendee_id: attendee && attendee.event_id === eventId ? attendee.id : null,
+    event_id: eventId,
+    result: input.result,
+    reason: input.reason,
+    scanned_at: (scanTime(input.check_in_date) ?? new Date(now)).toISOString(),
+    received_at: now,
+    device_id: input.device_id ?? null,
+    nonce: input.nonce,
+    source: 'site',
+    user_id: callerUserId(ctx),
+    api_key_id: ctx.caller.kind === 'api_key' ? ctx.caller.keyId : null,
+  };
+  const id = insertCheckin(ctx.db, row);
+  return created(presentCheckin(ctx, { id, ...row }));
+});
+
+export const checkinLogEndpoints: Endpoint[] = [list, record];

@@ -88,6 +88,8 @@ export interface paths {
   "/checkins": {
     /** The check-in log: every scan, accepted or not */
     get: operations["checkins.list.get"];
+    /** Records a scan the door refused on its own (offline, or a code that is no ticket of this event); changes no attendee */
+    post: operations["checkins.record.post"];
   };
 }
 
@@ -3805,6 +3807,111 @@ export interface operations {
       };
       /** @description The caller is signed in but may not do this (`rest_forbidden`). */
       403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many failed sign-ins from this address or for this login (`rest_too_many_requests`; see `Retry-After`). */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Records a scan the door refused on its own (offline, or a code that is no ticket of this event); changes no attendee */
+  "checkins.record.post": {
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description What the door decided: rejected (not valid) or conflict (already checked in)
+           * @enum {string}
+           */
+          result: "rejected" | "conflict";
+          /** @description Why, as the door named it (other_event, unreadable, wrong_security_code, already_checked_in, ...) */
+          reason: string;
+          /** @description The event scanned for; a key bound to an event records for that event */
+          post_id?: number;
+          /** @description The attendee the scanned code names, when it names one of this event's */
+          attendee_id?: number;
+          /**
+           * Format: date-time
+           * @description The moment of the scan on the device (ISO 8601 with offset)
+           */
+          check_in_date?: string;
+          /** @description The scanning device */
+          device_id?: string;
+          /** @description A client-made unique string per scan (at least 16 characters): a retry with the same nonce records nothing twice */
+          nonce: string;
+          /**
+           * @description The language of the content to read or write.
+           * @enum {string}
+           */
+          translation_language?: "en" | "et";
+        };
+        "application/x-www-form-urlencoded": {
+          /**
+           * @description What the door decided: rejected (not valid) or conflict (already checked in)
+           * @enum {string}
+           */
+          result: "rejected" | "conflict";
+          /** @description Why, as the door named it (other_event, unreadable, wrong_security_code, already_checked_in, ...) */
+          reason: string;
+          /** @description The event scanned for; a key bound to an event records for that event */
+          post_id?: number;
+          /** @description The attendee the scanned code names, when it names one of this event's */
+          attendee_id?: number;
+          /**
+           * Format: date-time
+           * @description The moment of the scan on the device (ISO 8601 with offset)
+           */
+          check_in_date?: string;
+          /** @description The scanning device */
+          device_id?: string;
+          /** @description A client-made unique string per scan (at least 16 characters): a retry with the same nonce records nothing twice */
+          nonce: string;
+          /**
+           * @description The language of the content to read or write.
+           * @enum {string}
+           */
+          translation_language?: "en" | "et";
+        };
+      };
+    };
+    responses: {
+      /** @description The scan as recorded (the same nonce again: the first record, nothing recorded twice) */
+      201: {
+        content: {
+          "application/json": components["schemas"]["Checkin"];
+        };
+      };
+      /** @description Invalid parameter. */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller may not record scans. */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller is signed in but may not do this (`rest_forbidden`). */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body did not arrive in time (`rest_request_timeout`). */
+      408: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body is over 1 MiB (`rest_payload_too_large`). */
+      413: {
         content: {
           "application/json": components["schemas"]["Error"];
         };

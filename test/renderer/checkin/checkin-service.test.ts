@@ -23,6 +23,41 @@ describe('one path: decided locally, queued with the mark, flushed with a deadli
     await d.close();
   });
 
+  test('refused scans (garbage, another event, a re-scan here), offline or online, reach the server log once each with reason and device', async () => {
+    const server = new FakeDoorServer();
+    const [a, b] = server.seed(2);
+    const d = await makeDevice(server, { deviceId: 'door-a' });
+    await d.engine.syncNow();
+    await d.service.scan(server.ticketUrl(a));
+    const garbage = await d.service.scan('hello world');
+    d.online = false;
+    d.engine.noteNetworkFailure('cut');
+    const other = await d.service.scan(server.ticketUrl(b, server.eventId + 1));
+    const again = await d.service.scan(server.ticketUrl(a));
+    assert.deepEqual(
+      [garbage, other, again].map((r) => reasonOf(r.verdict)),
+      ['unreadable', 'other_event', 'already_here'],
+    );
+    assert.equal(await d.db.refusals.count(), 3);
+    assert.equal(await d.db.outbox.count(), 0, 'a refusal is no check-in waiting to upload');
+    d.online = true;
+    await d.engine.syncNow();
+    await d.engine.syncNow();
+    const refused = server.log.filter((e) => e.result !== 'accepted');
+    assert.deepEqual(
+      refused.map((e) => [e.nonce, e.result, e.reason, e.deviceId, e.attendeeId]),
+      [
+        [garbage.nonce, 'rejected', 'unreadable', 'door-a', null],
+        // The code named an attendee of this event (with another event's ID on it): the log keeps who.
+        [other.nonce, 'rejected', 'other_event', 'door-a', b.id],
+        [again.nonce, 'conflict', 'already_here', 'door-a', a.id],
+      ],
+    );
+    assert.equal(await d.db.refusals.count(), 0);
+    assert.equal(server.attendees.get(a.id)?.checkin?.deviceId, 'door-a', 'the admission stands');
+    await d.close();
+  });
+
   test('a re-scan of an attendee this device admitted is "already admitted here", not sent, not a conflict', async () => {
     const server = new FakeDoorServer();
     const [a] = server.seed(1);

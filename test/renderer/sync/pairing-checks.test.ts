@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import 'fake-indexeddb/auto';
 import { openKioskDb } from '../../../renderer/store/db.ts';
 import { getSettings } from '../../../renderer/store/meta.ts';
-import { PairingFlow, type PairingPlan } from '../../../renderer/sync/pairing.ts';
+import { PairingFlow, type PairingAnswer, type PairingPlan } from '../../../renderer/sync/pairing.ts';
 import { FakeDoorServer } from '../fake-door-server.ts';
 import { makeDevice } from '../kiosk-fixture.ts';
 import type { PairingPayload } from '../../../shared/checkin/pairing.ts';
@@ -67,6 +67,44 @@ describe('pairing checks the key against the event', () => {
     portal.rootKind = 'html';
     const p = await attempt(portal);
     assert.deepEqual([p.outcome, p.plan.event.problem?.kind, p.stored], ['refused', 'not-doorstep', null]);
+  });
+
+  test("the site's own address pairs with the interface root its Link header names; an unreachable server is asked again, never paired", async () => {
+    const db = openKioskDb(`pairing-checks-${process.pid}-${Math.random()}`);
+    const plans: PairingPlan[] = [];
+    let reachable = false;
+    const server = target();
+    const inner = server.fetch();
+    const answers: PairingAnswer[] = ['confirm', 'retry', 'confirm'];
+    const flow = new PairingFlow({
+      db,
+      fetch: async (input, init) => {
+        if (!reachable) throw new TypeError('Failed to fetch');
+        return inner(input, init);
+      },
+      probeTimeoutMs: 2000,
+      ask: async (plan) => {
+        plans.push(plan);
+        // Staff press the main button; the second time, the server is back.
+        reachable = true;
+        return answers.shift() ?? 'cancel';
+      },
+      upload: async () => {},
+      idle: async () => {},
+      paired: () => {},
+    });
+    assert.equal(await flow.request({ ...next, url: `${BASE}/` }), 'paired');
+    assert.deepEqual(
+      plans.map((p) => [p.event.problem?.kind ?? null, p.next.url]),
+      [
+        ['network', `${BASE}/`],
+        [null, `${BASE}/en/wp-json/`],
+        [null, `${BASE}/en/wp-json/`],
+      ],
+    );
+    assert.equal((await getSettings(db))?.url, `${BASE}/en/wp-json/`);
+    db.close();
+    await db.delete();
   });
 
   test('after the first download the engine says "Paired with {event}: N attendees ready"', async () => {

@@ -39,6 +39,18 @@ describe('configuration from the environment', () => {
     assert.ok(!e.includes('mail.example'), 'values are not echoed (an SMTP URL may hold a password)');
   });
 
+  test('the administrator: user and password both or neither, the missing one named', () => {
+    assert.throws(
+      () => loadConfig({ EVT_ADMIN_USER: 'admin' }),
+      /Invalid configuration:\n\s+EVT_ADMIN_PASSWORD: must be set together with EVT_ADMIN_USER/,
+    );
+    assert.throws(() => loadConfig({ EVT_ADMIN_PASSWORD: 'secret-pass' }), /EVT_ADMIN_USER: must be set together with EVT_ADMIN_PASSWORD/);
+    assert.throws(() => loadConfig({ EVT_ADMIN_USER: 'admin', EVT_ADMIN_PASSWORD: '' }), /EVT_ADMIN_PASSWORD: must be set/);
+    const both = loadConfig({ EVT_ADMIN_USER: 'admin', EVT_ADMIN_PASSWORD: 'secret-pass' });
+    assert.deepEqual([both.adminUser, both.adminPassword], ['admin', 'secret-pass']);
+    assert.equal(loadConfig({}).adminUser, undefined);
+  });
+
   test('a variable set to nothing means its default', () => {
     const c = loadConfig({ EVT_PUBLIC_URL: '', PORT: '', EVT_LOG_LEVEL: '' });
     assert.equal(c.publicUrl, 'http://127.0.0.1:8080');
