@@ -172,7 +172,7 @@ export async function realBackend(count: number, opts: { names?: string[]; title
       return e.attendance.checked_in;
     },
     async checkOutElsewhere(id) {
-      const key = srv.apiKey('Door 3', event.id).key;
+      const key = (await srv.apiKey('Door 3', event.id)).key;
       must(
         await call(`${root}evt/tickets/v1/attendees/${id}`, {
           method: 'PATCH',

@@ -18,9 +18,10 @@ import { clientAddress, createDatabase, pgCluster, pgUnavailable, seedPgSite, ty
  * database (EVT_SHARED_STATE=database), as behind a load balancer. Each test names the protection that keeps its
  * invariant and says how it was seen to fail without it: in a throwaway worktree, the protection removed, the
  * same file run (`EVT_TEST_DB=postgres npx vitest run test/reliability/invariants.test.ts`). Those checks were made
- * on commit 68b923a with three defects this file found mended first (lockTickets naming tickets.id, not post_id;
- * lockLimitKey's key holding a NUL byte, which PostgreSQL text refuses; and the attendee and nonce locks each
- * taken in one statement with the read they protect, whose snapshot predates the wait for the lock).
+ * on commit 68b923a with the defects this file found there mended first: lockTickets naming tickets.id (not
+ * post_id), lockLimitKey's key holding a NUL byte (refused by PostgreSQL text), and the attendee and nonce locks
+ * each taken in one statement with the read they protect, a statement whose snapshot predates its wait for the
+ * lock (the attendee's check-in columns then come from before the lock; a nonce recorded meanwhile is not seen).
  *
  * Buyers come from loopback addresses of their own (127.x.y.z, pg-site.ts `clientAddress`), so the per-address
  * limits as shipped stay out of the way except where a test is about one. Sizes are kept small (seconds per

@@ -8,7 +8,7 @@ import { created, ok } from '../../kernel/result.ts';
 import { callerUserId } from '../../kernel/context.ts';
 import { getAttendeeRow } from '../../db/repos/attendees.ts';
 import { getPostType } from '../../db/repos/posts.ts';
-import { CHECKIN_RESULTS, findCheckinByNonce, insertCheckin, queryCheckins, type CheckinInsert, type CheckinRow } from '../../db/repos/checkins.ts';
+import { CHECKIN_RESULTS, findCheckinByNonceLocked, insertCheckin, queryCheckins, type CheckinInsert, type CheckinRow } from '../../db/repos/checkins.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
 import { assertMayWriteAttendeesOf, keyEventScope, scanTime } from './attendee-access.ts';
 import { utcToLocal } from './attendee-present.ts';
@@ -92,17 +92,18 @@ const list = implement(ticketsRoutes.listCheckins, async (input, ctx) => {
  * kiosk's batch like its check-ins. No attendee changes. The nonce makes it safe to send again: a nonce seen
  * before answers with its first record. A key bound to an event records for that event.
  */
-const record = implement(ticketsRoutes.recordScan, (input, ctx) => {
-  const seen = findCheckinByNonce(ctx.db, input.nonce);
-  if (seen) return created(presentCheckin(ctx, seen));
+const record = implement(ticketsRoutes.recordScan, async (input, ctx) => {
+  // Under the nonce's lock (db/repos/locks.ts): the same refusal sent twice at once is recorded once.
+  const seen = await findCheckinByNonceLocked(ctx.db, input.nonce);
+  if (seen) return created(await presentCheckin(ctx, seen));
   const scope = keyEventScope(ctx);
   if (scope !== null && input.post_id !== undefined && input.post_id !== scope) throw invalidParam('post_id');
   const eventId = scope ?? input.post_id;
   if (eventId === undefined) throw invalidParam('post_id', 'post_id is required.');
-  if (getPostType(ctx.db, eventId) !== 'event') throw invalidParam('post_id');
-  assertMayWriteAttendeesOf(ctx, eventId);
+  if ((await getPostType(ctx.db, eventId)) !== 'event') throw invalidParam('post_id');
+  await assertMayWriteAttendeesOf(ctx, eventId);
   // The attendee is kept only when the code names one of this event's: another event's ID stays out of the log.
-  const attendee = input.attendee_id === undefined ? undefined : getAttendeeRow(ctx.db, input.attendee_id);
+  const attendee = input.attendee_id === undefined ? undefined : await getAttendeeRow(ctx.db, input.attendee_id);
   const now = new Date().toISOString();
   const row: CheckinInsert = {
     attendee_id: attendee && attendee.event_id === eventId ? attendee.id : null,
@@ -117,8 +118,8 @@ const record = implement(ticketsRoutes.recordScan, (input, ctx) => {
     user_id: callerUserId(ctx),
     api_key_id: ctx.caller.kind === 'api_key' ? ctx.caller.keyId : null,
   };
-  const id = insertCheckin(ctx.db, row);
-  return created(presentCheckin(ctx, { id, ...row }));
+  const id = await insertCheckin(ctx.db, row);
+  return created(await presentCheckin(ctx, { id, ...row }));
 });
 
 export const checkinLogEndpoints: Endpoint[] = [list, record];

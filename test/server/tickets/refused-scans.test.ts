@@ -41,9 +41,9 @@ const log = async (q: string) =>
 
 beforeAll(async () => {
   s = await startTestServer();
-  f = seedTicketsFixture(s.db, { attendees: 3 });
-  other = seedTicketsFixture(s.db, { attendees: 1 });
-  door = s.apiKey('Door 3', f.eventId);
+  f = await seedTicketsFixture(s.db, { attendees: 3 });
+  other = await seedTicketsFixture(s.db, { attendees: 1 });
+  door = await s.apiKey('Door 3', f.eventId);
 });
 afterAll(() => s.close());
 
