@@ -30,6 +30,11 @@ export function deleteAppPasswordsOf(db: Db, userId: number, name?: string): num
     : stmt(db, 'DELETE FROM app_passwords WHERE user_id = ? AND name = ?').run(userId, name).changes;
 }
 
+/** Replaces a password's stored hash (an old slow hash of a generated password becomes its fast one on first use). */
+export function setAppPasswordHash(db: Db, id: number, hash: string): void {
+  stmt(db, 'UPDATE app_passwords SET hash = ? WHERE id = ?').run(hash, id);
+}
+
 export function touchAppPassword(db: Db, id: number, ip: string): void {
   stmt(db, 'UPDATE app_passwords SET last_used = ?, last_ip = ? WHERE id = ?').run(nowUtc(), ip, id);
 }
