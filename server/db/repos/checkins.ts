@@ -43,6 +43,8 @@ export function findCheckinByNonce(db: Db, nonce: string): CheckinRow | undefine
 
 export interface CheckinQuery {
   eventIds?: number[];
+  /** Only scans of events this user authored (an organizer's reach). */
+  eventAuthor?: number;
   attendeeId?: number;
   deviceId?: string;
   results?: string[];
@@ -60,6 +62,10 @@ export function queryCheckins(db: Db, q: CheckinQuery): { rows: CheckinRow[]; to
   if (q.eventIds) {
     where.push('event_id IN (SELECT value FROM json_each(?))');
     params.push(JSON.stringify(q.eventIds));
+  }
+  if (q.eventAuthor !== undefined) {
+    where.push('event_id IN (SELECT id FROM posts WHERE author = ?)');
+    params.push(q.eventAuthor);
   }
   if (q.attendeeId !== undefined) {
     where.push('attendee_id = ?');

@@ -101,6 +101,8 @@ export function attendeeIdsOfOrders(db: Db, orderIds: readonly number[]): number
 
 export interface OrderQuery {
   postId?: number;
+  /** Only orders with a ticket on an event this user authored (an organizer's reach). */
+  eventAuthor?: number;
   statuses?: string[];
   limit: number;
   offset: number;
@@ -112,6 +114,12 @@ export function queryOrders(db: Db, q: OrderQuery): { ids: number[]; total: numb
   if (q.postId !== undefined) {
     c.push('EXISTS (SELECT 1 FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id WHERE oi.order_id = o.post_id AND t.event_id = ?)');
     params.push(q.postId);
+  }
+  if (q.eventAuthor !== undefined) {
+    c.push(
+      'EXISTS (SELECT 1 FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id JOIN posts e ON e.id = t.event_id WHERE oi.order_id = o.post_id AND e.author = ?)',
+    );
+    params.push(q.eventAuthor);
   }
   if (q.statuses) {
     c.push('o.status IN (SELECT value FROM json_each(?))');

@@ -11,7 +11,7 @@ import { inTransaction } from '../../db/in-transaction.ts';
 import { getPostType } from '../../db/repos/posts.ts';
 import { ALL_STATUSES, WRITABLE_STATUSES } from '../events/access.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
-import { keyEventScope, loadReadableAttendee, PUBLIC_ORDER_STATUSES, utcFilter } from './attendee-access.ts';
+import { keyEventScope, loadReadableAttendee, organizerScope, PUBLIC_ORDER_STATUSES, readsAttendeesOf, utcFilter } from './attendee-access.ts';
 import { managesAttendees, presentAttendee, presentAttendees } from './attendee-present.ts';
 import { createAttendee } from './attendee-create.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
@@ -94,6 +94,9 @@ function buildQuery(ctx: Ctx, input: ListInput, perPage: number): AttendeeQuery 
   let events = both(input.post_id, input.include_post);
   const scope = keyEventScope(ctx);
   if (scope !== null) events = events ? events.filter((e) => e === scope) : [scope];
+  // An organizer reads the attendees of its own events only (CONTRACT section 3).
+  const author = organizerScope(ctx);
+  if (author !== null) q.eventAuthor = author;
   if (events) {
     if (events.length === 0) q.empty = true;
     else q.eventIds = events;
@@ -150,7 +153,7 @@ const list = implement(ticketsRoutes.listAttendees, (input, ctx) => {
 
 const read = implement(ticketsRoutes.readAttendee, (input, ctx) => {
   const row = loadReadableAttendee(ctx, input.id);
-  return ok(presentAttendee(ctx, row, managesAttendees(ctx)));
+  return ok(presentAttendee(ctx, row, managesAttendees(ctx) && readsAttendeesOf(ctx, row.event_id)));
 });
 
 export const attendeeEndpoints: Endpoint[] = [list, read, implement(ticketsRoutes.createAttendee, createAttendee)];

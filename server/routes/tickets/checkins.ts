@@ -7,7 +7,7 @@ import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../kernel/result.ts';
 import { CHECKIN_RESULTS, queryCheckins, type CheckinRow } from '../../db/repos/checkins.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
-import { keyEventScope } from './attendee-access.ts';
+import { keyEventScope, organizerScope } from './attendee-access.ts';
 import { utcToLocal } from './attendee-present.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
 
@@ -62,6 +62,8 @@ const list = implement(ticketsRoutes.listCheckins, (input, ctx) => {
   const perPage = input.per_page;
   const { rows, total } = queryCheckins(ctx.db, {
     eventIds,
+    // An organizer reads the check-ins of its own events only (CONTRACT section 3).
+    eventAuthor: organizerScope(ctx) ?? undefined,
     attendeeId: input.attendee_id,
     deviceId: input.device_id,
     results,

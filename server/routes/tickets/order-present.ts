@@ -5,6 +5,7 @@ import { getAttendeeRows } from '../../db/repos/attendees.ts';
 import { attendeeIdsOfOrders, orderItems, type OrderRow } from '../../db/repos/orders.ts';
 import { pick } from '../../content/text.ts';
 import { presentAttendees } from './attendee-present.ts';
+import { readsAttendeesOf } from './attendee-access.ts';
 
 /**
  * Orders (our extension) with their lines and attendees. Attendees show the door view: an order is read by
@@ -13,7 +14,8 @@ import { presentAttendees } from './attendee-present.ts';
 export function presentOrders(ctx: Ctx, orders: OrderRow[]): Record<string, unknown>[] {
   const ids = orders.map((o) => o.id);
   const items = orderItems(ctx.db, ids);
-  const attendeeRows = getAttendeeRows(ctx.db, attendeeIdsOfOrders(ctx.db, ids));
+  // An order holding tickets of several events shows an organizer only the attendees of its own.
+  const attendeeRows = getAttendeeRows(ctx.db, attendeeIdsOfOrders(ctx.db, ids)).filter((r) => readsAttendeesOf(ctx, r.event_id));
   const attendees = presentAttendees(ctx, attendeeRows, true);
   return orders.map((o) => ({
     id: o.id,

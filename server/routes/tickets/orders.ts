@@ -10,6 +10,7 @@ import { isAdministrator, mayChangeEvent } from '../../security/ownership.ts';
 import { ORDER_STATUSES } from '../../../shared/models/tickets.ts';
 import { nowUtcString } from './clock.ts';
 import { presentOrders } from './order-present.ts';
+import { organizerScope, readsAttendeesOf } from './attendee-access.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
 
 /** Runs every `orderCompleted` listener (ticket e-mails) inside the transaction that completed the order. */
@@ -50,7 +51,14 @@ const notFound = (id: number) => new HttpError(404, 'order-not-found', `The orde
 const list = implement(ticketsRoutes.listOrders, (input, ctx) => {
   const statuses = input.status?.map((s) => s.toLowerCase());
   if (statuses?.some((s) => !(ORDER_STATUSES as readonly string[]).includes(s))) throw invalidParam('status');
-  const { ids, total } = queryOrders(ctx.db, { postId: input.post_id, statuses, limit: input.per_page, offset: (input.page - 1) * input.per_page });
+  const { ids, total } = queryOrders(ctx.db, {
+    postId: input.post_id,
+    // An organizer reads the orders of its own events only (CONTRACT section 3).
+    eventAuthor: organizerScope(ctx) ?? undefined,
+    statuses,
+    limit: input.per_page,
+    offset: (input.page - 1) * input.per_page,
+  });
   const totalPages = Math.ceil(total / input.per_page);
   if (input.page > 1 && input.page > totalPages) throw invalidPage();
   const orders = presentOrders(ctx, getOrderRows(ctx.db, ids));
@@ -60,6 +68,8 @@ const list = implement(ticketsRoutes.listOrders, (input, ctx) => {
 const read = implement(ticketsRoutes.readOrder, (input, ctx) => {
   const row = getOrderRow(ctx.db, input.id);
   if (!row) throw notFound(input.id);
+  // An organizer reads an order only when one of its tickets is on an event it authored.
+  if (organizerScope(ctx) !== null && !orderItems(ctx.db, [row.id]).some((i) => readsAttendeesOf(ctx, i.event_id))) throw notFound(input.id);
   return ok(presentOrders(ctx, [row])[0]);
 });
 

@@ -9,7 +9,7 @@ import { HttpError, forbidden, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok, type Result } from '../../kernel/result.ts';
 import { getAttendeeRow, type AttendeeRow } from '../../db/repos/attendees.ts';
-import { keyEventScope } from './attendee-access.ts';
+import { readsAttendeesOf } from './attendee-access.ts';
 import { managesAttendees, presentAttendee } from './attendee-present.ts';
 import { applyScan, decideScan, logFailedScan } from './scan.ts';
 import { qrLimiter } from './qr-limit.ts';
@@ -34,8 +34,8 @@ const qrImage = implement(
         throw new HttpError(403, 'ticket-not-accessible', 'The requested ticket is not accessible');
       return ok({ id: row.id, checked_in: row.checked_in ? '1' : '' });
     }
-    const scope = keyEventScope(ctx);
-    if (!managesAttendees(ctx) || (scope !== null && scope !== row.event_id)) throw forbidden(ctx.caller.kind === 'anonymous');
+    // The image carries the security code: only for managers whose reach holds the event (a key's, an organizer's).
+    if (!managesAttendees(ctx) || !readsAttendeesOf(ctx, row.event_id)) throw forbidden(ctx.caller.kind === 'anonymous');
     const url = attendeeQrUrl(ctx, row);
     if (input.format === 'svg') {
       const svg = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });

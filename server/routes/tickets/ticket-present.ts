@@ -11,7 +11,7 @@ import { pick } from '../../content/text.ts';
 import { globalId, imageObject } from '../events/present.ts';
 import { attendeesOfTickets } from './ticket-attendees.ts';
 import { managesAttendees } from './attendee-present.ts';
-import { inKeyScope } from './attendee-access.ts';
+import { readsAttendeesOf } from './attendee-access.ts';
 import { nowMs, nowUtcString } from './clock.ts';
 
 /** `HH:MM:SS` from an editor time (`H:MM`, `HH:MM:SS`), '' when unset. */
@@ -67,7 +67,7 @@ export interface TicketPresentOpts {
  */
 export function presentTickets(ctx: Ctx, rows: TicketRow[], opts: TicketPresentOpts = {}): Record<string, unknown>[] {
   const ids = rows.map((r) => r.id);
-  const managerOf = (t: TicketRow) => managesAttendees(ctx) && inKeyScope(ctx, t.event_id);
+  const managerOf = (t: TicketRow) => managesAttendees(ctx) && readsAttendeesOf(ctx, t.event_id);
   const managed = rows.filter(managerOf).map((r) => r.id);
   const stats = ticketStats(ctx.db, ids);
   const parentRows = parentPosts(ctx.db, [...new Set(rows.map((r) => r.event_id))]);
