@@ -84,7 +84,7 @@ export async function authenticate(db: Db, p: Presented, appEnv?: AuthEnv): Prom
 }
 
 /** Keys checked while serving one request, by their text: a key checked twice (authenticate(), then the QR route) counts once. */
-export type KeyChecks = Map<string, KeyResult>;
+export type KeyChecks = Map<string, unknown>;
 
 /**
  * The one path of every presented door key, however it arrived (the header, the query, a form, JSON or
@@ -98,7 +98,7 @@ export async function checkApiKey(
   appEnv?: AuthEnv,
   opts: { via?: string; memo?: KeyChecks } = {},
 ): Promise<KeyResult> {
-  const known = opts.memo?.get(presented);
+  const known = opts.memo?.get(presented) as KeyResult | undefined;
   if (known) return known;
   const env = envFor(db, appEnv);
   const gate = signInGate(env);

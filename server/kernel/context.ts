@@ -5,7 +5,6 @@ import type { Capability, Role } from '../../shared/auth.ts';
 import type { Method } from '../../shared/http/route.ts';
 import { roleCan } from '../../shared/auth.ts';
 import type { Services } from './services.ts';
-import type { KeyChecks } from '../auth/authenticate.ts';
 
 export type Lang = 'en' | 'et';
 export const LANGS: readonly Lang[] = ['en', 'et'];
@@ -72,8 +71,8 @@ export interface RequestInfo {
   ip: string;
   cookies: Record<string, string>;
   userAgent: string;
-  /** Door keys already checked while serving this request (auth/authenticate.ts `checkApiKey`). */
-  keyChecks?: KeyChecks;
+  /** Door keys already checked while serving this request, by their text (auth/authenticate.ts `checkApiKey`). */
+  keyChecks?: Map<string, unknown>;
 }
 
 export interface Ctx {
