@@ -145,6 +145,8 @@ export interface NewOrder {
   dateGmt: string;
   /** Default: completed when free, pending when there is something to pay. */
   status?: OrderStatus;
+  /** The anonymous buyer's client, as a keyed digest (see `placesHeldBy`). */
+  holdClient?: string;
   /** Refuse tickets outside their sale window (the checkout does; the demo back-fills history). */
   checkSaleWindow?: boolean;
   /** Tickets per line and per order at most (the checkout passes `maxTicketsPerOrder`). */
@@ -211,8 +213,8 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
     const orderId = insertPost(db, 'order', { status: 'publish', author: o.userId ?? 0, title: o.purchaserName, date: o.date, date_gmt: o.dateGmt });
     stmt(
       db,
-      `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc, hold_until_utc)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc, hold_until_utc, hold_client)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       orderId,
       paid.length ? 'tc' : 'rsvp',
@@ -225,6 +227,7 @@ export function createOrder(db: Db, o: NewOrder): CreatedOrder {
       o.dateGmt,
       status === 'completed' ? o.dateGmt : null,
       status === 'pending' ? (o.holdUntilUtc ?? null) : null,
+      o.holdClient ?? null,
     );
     const putItem = stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)');
     const attendeeIds: number[] = [];
@@ -309,6 +312,27 @@ export function setOrderStatus(db: Db, order: OrderRow, status: OrderStatus, now
  * The sweep: cancels every pending order whose hold has run out at `nowUtc` (their places are free again).
  * Returns the IDs of the orders it cancelled.
  */
+/** Places held by pending orders of one client (`hold_client`) whose hold has not run out at `nowUtc`. */
+export function placesHeldBy(db: Db, client: string, nowUtc: string): number {
+  return Number(
+    (
+      stmt(
+        db,
+        `SELECT COALESCE(SUM(oi.quantity), 0) AS n FROM orders o JOIN order_items oi ON oi.order_id = o.post_id
+         WHERE o.hold_client = ? AND o.status = 'pending' AND (o.hold_until_utc IS NULL OR o.hold_until_utc > ?)`,
+      ).get(client, nowUtc) as { n: number }
+    ).n,
+  );
+}
+
+/** Whether a pending order's hold has run out at `nowUtc` and the sweep has not cancelled it yet. */
+export function hasLapsedHold(db: Db, nowUtc: string): boolean {
+  return (
+    stmt(db, "SELECT 1 AS x FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ? LIMIT 1").get(nowUtc) !==
+    undefined
+  );
+}
+
 export function expireHolds(db: Db, nowUtc: string): number[] {
   return db.transaction(() => {
     const ids = (

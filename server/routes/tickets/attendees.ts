@@ -7,6 +7,7 @@ import { ok } from '../../kernel/result.ts';
 import type { Input } from '../../../shared/http/route.ts';
 import { queryAttendees, type AttendeeQuery } from '../../db/repos/attendee-query.ts';
 import { attendeeCursor, getAttendeeRows } from '../../db/repos/attendees.ts';
+import { sweepIfLapsed } from './order-hold.ts';
 import { inTransaction } from '../../db/in-transaction.ts';
 import { getPostType } from '../../db/repos/posts.ts';
 import { ALL_STATUSES, WRITABLE_STATUSES } from '../events/access.ts';
@@ -134,6 +135,7 @@ function buildQuery(ctx: Ctx, input: ListInput, perPage: number): AttendeeQuery 
 }
 
 const list = implement(ticketsRoutes.listAttendees, (input, ctx) => {
+  sweepIfLapsed(ctx);
   const perPage = input.per_page;
   const q = buildQuery(ctx, input, perPage);
   // The cursor and the page come from one read transaction: a change committed after the cursor was read
@@ -152,6 +154,7 @@ const list = implement(ticketsRoutes.listAttendees, (input, ctx) => {
 });
 
 const read = implement(ticketsRoutes.readAttendee, (input, ctx) => {
+  sweepIfLapsed(ctx);
   const row = loadReadableAttendee(ctx, input.id);
   return ok(presentAttendee(ctx, row, managesAttendees(ctx) && readsAttendeesOf(ctx, row.event_id)));
 });

@@ -5,8 +5,17 @@ import { HttpError, forbidden, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok, type Result } from '../../kernel/result.ts';
 import { nowDates } from '../../content/site-time.ts';
-import { CART_LIFETIME_SECONDS, cartItems, emptyCart, findCart, makeRoomForCart, replaceCartLines, type CartLine } from '../../db/repos/carts.ts';
-import { addMinutesUtc, createOrder, getOrderRow, OrderError, OrderTooLargeError } from '../../db/repos/orders.ts';
+import {
+  CART_LIFETIME_SECONDS,
+  cartItems,
+  emptyCart,
+  findCart,
+  makeRoomForCart,
+  replaceCartLines,
+  type CartItemRow,
+  type CartLine,
+} from '../../db/repos/carts.ts';
+import { addMinutesUtc, createOrder, getOrderRow, OrderError, OrderTooLargeError, placesHeldBy } from '../../db/repos/orders.ts';
 import { clientKey } from '../../security/window-limiter.ts';
 import type { AppState } from '../../kernel/context.ts';
 import { getPost } from '../../db/repos/posts.ts';
@@ -205,6 +214,40 @@ function checkoutKeys(ctx: Ctx): string[] {
   return ctx.caller.kind === 'anonymous' ? [clientKey(ctx.req.ip)] : [];
 }
 
+/** An anonymous buyer's client address as orders keep it: a digest keyed with the site secret, never the address. */
+function holdClient(ctx: Ctx): string | undefined {
+  if (ctx.caller.kind !== 'anonymous') return undefined;
+  return crypto
+    .createHmac('sha256', ctx.app.secret)
+    .update(`hold\u0000${clientKey(ctx.req.ip)}`)
+    .digest('base64url')
+    .slice(0, 32);
+}
+
+/**
+ * One client address holds at most `maxTicketsPerOrder` places in pending orders at a time (CONTRACT section 3):
+ * 429 when this checkout's order would be pending and take it past that. Free orders complete at once and hold
+ * nothing; signed-in buyers answer for their own.
+ */
+function holdRefusal(ctx: Ctx, client: string | undefined, lines: readonly CartItemRow[]): Result | null {
+  if (!client || !lines.length) return null;
+  const tickets = getTicketRows(
+    ctx.db,
+    lines.map((l) => l.ticket_id),
+  );
+  if (!tickets.some((t) => t.price_minor > 0)) return null;
+  const wanted = lines.reduce((n, l) => n + l.quantity, 0);
+  const max = ctx.app.services.maxHeldPlaces ?? ctx.app.config.maxTicketsPerOrder;
+  const held = placesHeldBy(ctx.db, client, nowUtcString(ctx));
+  if (held + wanted <= max) return null;
+  const e = new HttpError(
+    429,
+    'rest_too_many_requests',
+    `This address already holds ${held} places in unpaid orders, and at most ${max} at a time. Pay or wait until a hold runs out.`,
+  );
+  return { status: 429, body: e.body(), isError: true, headers: { 'Retry-After': String(60) } };
+}
+
 const checkout = implement(ticketsRoutes.checkout, (input, ctx): Result => {
   refuseDoor(ctx);
   const limitKeys = checkoutKeys(ctx);
@@ -213,6 +256,9 @@ const checkout = implement(ticketsRoutes.checkout, (input, ctx): Result => {
   const owner = ownerOf(ctx);
   const cart = owner ? findCart(ctx.db, owner) : undefined;
   const lines = cart ? cartItems(ctx.db, cart.id) : [];
+  const client = holdClient(ctx);
+  const refused = holdRefusal(ctx, client, lines);
+  if (refused) return refused;
   const now = nowDates(ctx.app.config.timezone, new Date(nowMs(ctx)));
   let made;
   try {
@@ -226,6 +272,7 @@ const checkout = implement(ticketsRoutes.checkout, (input, ctx): Result => {
       checkSaleWindow: true,
       maxTickets: ctx.app.config.maxTicketsPerOrder,
       holdUntilUtc: addMinutesUtc(now.date_gmt, ctx.app.config.orderHoldMinutes),
+      holdClient: client,
     });
   } catch (e) {
     if (e instanceof OrderTooLargeError)

@@ -10,6 +10,7 @@ import { isAdministrator, mayChangeEvent } from '../../security/ownership.ts';
 import { ORDER_STATUSES } from '../../../shared/models/tickets.ts';
 import { nowUtcString } from './clock.ts';
 import { presentOrders } from './order-present.ts';
+import { sweepIfLapsed } from './order-hold.ts';
 import { organizerScope, readsAttendeesOf } from './attendee-access.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
 
@@ -49,6 +50,7 @@ const MOVES: Record<OrderStatus, readonly OrderStatus[]> = {
 const notFound = (id: number) => new HttpError(404, 'order-not-found', `The order #${id} does not exist.`);
 
 const list = implement(ticketsRoutes.listOrders, (input, ctx) => {
+  sweepIfLapsed(ctx);
   const statuses = input.status?.map((s) => s.toLowerCase());
   if (statuses?.some((s) => !(ORDER_STATUSES as readonly string[]).includes(s))) throw invalidParam('status');
   const { ids, total } = queryOrders(ctx.db, {
@@ -66,6 +68,7 @@ const list = implement(ticketsRoutes.listOrders, (input, ctx) => {
 });
 
 const read = implement(ticketsRoutes.readOrder, (input, ctx) => {
+  sweepIfLapsed(ctx);
   const row = getOrderRow(ctx.db, input.id);
   if (!row) throw notFound(input.id);
   // An organizer reads an order only when one of its tickets is on an event it authored.
