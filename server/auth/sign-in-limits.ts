@@ -49,6 +49,8 @@ export class TooManyFailures extends HttpError {
   constructor(readonly retryAfter: number) {
     super(429, 'rest_too_many_requests', `Too many failed sign-in attempts. Try again in ${retryAfter} seconds.`);
     this.headers = { 'Retry-After': String(retryAfter) };
+    // Thrown by a handler (a token a route checks itself), the answer carries it too.
+    this.answerHeaders = this.headers;
   }
 }
 
@@ -143,6 +145,14 @@ export interface GateHost {
   /** The app's database and where it keeps shared state (failures are counted there in 'database' mode). */
   db?: Db;
   sharedState?: SharedState;
+}
+
+/**
+ * Counts a wrong random secret a route checks itself (a mail app's token, a forms views token) against the
+ * per-address limit of unknown secrets, as a wrong door key is: `TooManyFailures` once the address is past it.
+ */
+export function refusedSecret(app: GateHost, ip: string): void {
+  signInGate(app).failed([addressKey(ip)]);
 }
 
 /** The app's gate (one per server, on `app.services.signInGate`, where a test may put its own). */

@@ -230,3 +230,15 @@ describe('secrets stored with the old slow hash keep working, and move to the fa
     assert.equal(slowHashVerifications() - after, 0);
   });
 });
+
+describe('other secrets a route checks itself meet the same per-address limit', () => {
+  test('wrong mail-app tokens and forged forms views tokens: 401/403 ten times, then 429', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await send('127.0.27.1', 'GET', `${s.root}mail-log/v1/get-logs`, { fcm_token: random(40) })).status);
+    assert.deepEqual(statuses, [...Array(10).fill(401), 429]);
+    const views: number[] = [];
+    for (let i = 0; i < 11; i++)
+      views.push((await send('127.0.27.2', 'GET', `${s.root}forms-views/forms`, { 'x-evt-formsviews-auth': `forged.${random(30)}` })).status);
+    assert.deepEqual(views, [...Array(10).fill(403), 429]);
+  });
+});
