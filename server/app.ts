@@ -7,7 +7,7 @@ import { openDatabase, type Db } from './db/connection.ts';
 import { siteSecretOf } from './db/repos/site-options.ts';
 import { engineOf } from './db/engine/types.ts';
 import { openChangeFeed, type SharedState } from './db/change-feed.ts';
-import { authenticate } from './auth/authenticate.ts';
+import { authenticate, type KeyChecks } from './auth/authenticate.ts';
 import { errorHeaders } from './auth/sign-in-limits.ts';
 import type { AppState, Caller, Lang, Urls } from './kernel/context.ts';
 import { DEFAULT_LANG, callerTag, makeUrls } from './kernel/context.ts';
@@ -195,8 +195,9 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
     }
     const apiKeyParam =
       typeof parsed.body.api_key === 'string' ? parsed.body.api_key : typeof target.query.api_key === 'string' ? target.query.api_key : undefined;
+    const keyChecks: KeyChecks = new Map();
     try {
-      caller = await authenticate(state.db, { authorization: req.headers.authorization, apiKeyParam, ip }, state);
+      caller = await authenticate(state.db, { authorization: req.headers.authorization, apiKeyParam, ip, keyChecks }, state);
     } catch (e) {
       commonHeaders(res, req, urls, caller, state.config.corsOrigins);
       if (!(e instanceof HttpError)) throw e;
@@ -249,7 +250,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
         registry,
         state,
         restReq,
-        { caller, urls, lang, ip, cookies, userAgent: String(req.headers['user-agent'] ?? ''), setCookie },
+        { caller, urls, lang, ip, cookies, userAgent: String(req.headers['user-agent'] ?? ''), setCookie, keyChecks },
         { inBatch: false },
       );
       if (!outcome.ok) {

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isPostgresSpec } from './db/engine/types.ts';
-import { trustProxyEntryProblem } from './http/client-address.ts';
+import { trustProxyEntryProblem, trustProxyListProblem } from './http/client-address.ts';
 
 /** A time zone name the runtime knows (`Europe/Tallinn`, `UTC`): checked at start-up, not at the first events list. */
 export function validTimeZone(tz: string): boolean {
@@ -83,10 +83,17 @@ const Env = z.object({
         .filter(Boolean),
     )
     .superRefine((list, ctx) => {
+      let fine = true;
       for (const entry of list) {
         const problem = trustProxyEntryProblem(entry);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        if (problem) {
+          fine = false;
+          ctx.addIssue({ code: 'custom', message: problem });
+        }
       }
+      // Entries that together cover every address are as bad as one that does.
+      const together = fine ? trustProxyListProblem(list) : null;
+      if (together) ctx.addIssue({ code: 'custom', message: together });
     })
     .optional(),
 });

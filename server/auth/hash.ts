@@ -97,6 +97,27 @@ export function verifySlowHashAsync(secret: string, stored: string): Promise<boo
  */
 export const DUMMY_HASH = `scrypt$${N}$${R}$${P}$${crypto.randomBytes(16).toString('base64')}$${crypto.randomBytes(KEYLEN).toString('base64')}`;
 
+/**
+ * A fast hash for random secrets (door keys, generated application passwords): `sha256$<base64>`. Those carry
+ * 143 bits and more of entropy, so no slow hash is needed to stop an offline search, and checking one costs
+ * microseconds: no limit has to shield the CPU from a flood of them (CONTRACT section 3). Human-chosen
+ * passwords (the start-up `EVT_ADMIN_PASSWORD`) keep the slow hash.
+ */
+export function fastHash(secret: string): string {
+  return `sha256$${crypto.createHash('sha256').update(secret).digest('base64')}`;
+}
+
+export function isFastHash(stored: string): boolean {
+  return stored.startsWith('sha256$');
+}
+
+/** Whether `secret` matches a fast hash, in constant time (a slow or damaged hash never matches). */
+export function verifyFastHash(secret: string, stored: string): boolean {
+  const expected = Buffer.from(stored);
+  const actual = Buffer.from(fastHash(secret));
+  return isFastHash(stored) && expected.length === actual.length && crypto.timingSafeEqual(actual, expected);
+}
+
 // Keyed with a per-process random key: a memory dump holds no fast unkeyed hash of a secret to brute-force.
 const DIGEST_KEY = crypto.randomBytes(32);
 

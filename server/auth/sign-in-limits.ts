@@ -14,15 +14,21 @@ declare module '../kernel/services.ts' {
 }
 
 /**
- * Wrong passwords and keys, limited per login and per client address (CONTRACT section 3): past `MAX_FAILURES`
- * failures within `WINDOW_MS`, a request presenting credentials answers `429 rest_too_many_requests` with
- * `Retry-After`, before any check, whatever the credentials (a right password from a limited address or for a
- * limited login is refused too, or the limit would not stop guessing).
+ * Wrong passwords and keys, limited where they fail (CONTRACT section 3): past `MAX_FAILURES` failures within
+ * `WINDOW_MS` for one login from one client address (`loginAt`), or of unknown keys from one address, the answer
+ * is `429 rest_too_many_requests` with `Retry-After`.
  *
- * Concurrency cannot stretch the limit: at most `MAX_FAILURES` different credentials per key are checked at
- * once, and a check that finishes after the limit was reached by others answers 429 whatever its outcome, so no
- * more than `MAX_FAILURES` outcomes per key and window are ever revealed. Requests presenting the same
- * credentials share one slot: a client sending 30 requests at once with its one password is one check, not 30.
+ * The limits fall on whoever fails, never on a rightful caller. A login is limited per address, so failures from
+ * some addresses never refuse it at another. A random secret (a door key, a generated application password) is
+ * checked by its fast hash first and accepted when right, wherever others failed (a venue's kiosks share one
+ * address with its guests): such a secret cannot be guessed, so there is nothing to shield. A wrong one is
+ * counted, and past the limit answered 429. Only a slow-hash check (a person's password, or a secret stored
+ * before fast hashes) runs under the limit, refused before it runs.
+ *
+ * Concurrency cannot stretch the limit of slow checks: at most `MAX_FAILURES` different credentials per key are
+ * checked at once, and a check that finishes after the limit was reached by others answers 429 whatever its
+ * outcome, so no more than `MAX_FAILURES` outcomes per key and window are ever revealed. Requests presenting the
+ * same credentials share one slot: a client sending 30 requests at once with its one password is one check.
  *
  * Wrong API keys count per address only: a per-key-ID count would let anyone lock a door out by sending wrong
  * secrets with its (sequential, guessable) ID. A revoked key was once right and is not counted (a kiosk
@@ -43,6 +49,8 @@ export class TooManyFailures extends HttpError {
   constructor(readonly retryAfter: number) {
     super(429, 'rest_too_many_requests', `Too many failed sign-in attempts. Try again in ${retryAfter} seconds.`);
     this.headers = { 'Retry-After': String(retryAfter) };
+    // Thrown by a handler (a token a route checks itself), the answer carries it too.
+    this.answerHeaders = this.headers;
   }
 }
 
@@ -57,6 +65,11 @@ export const addressKey = (ip: string) => `ip:${clientKey(ip)}`;
 export function loginKey(login: string): string {
   const l = login.trim().toLowerCase();
   return `login:${l.length > 100 ? digest(l) : l}`;
+}
+
+/** The key of one login at one client address: a login's failures limit it only where they came from. */
+export function loginAt(ip: string, login: string): string {
+  return `${addressKey(ip)}|${loginKey(login)}`;
 }
 
 export class SignInGate {
@@ -118,9 +131,11 @@ export class SignInGate {
     return out.result;
   }
 
-  /** A right password clears its login's failures (never its address's: one valid account must not reset them). */
-  async succeeded(login: string): Promise<void> {
-    await this.limiter.clear(loginKey(login));
+  /** Counts a failed fast check against `keys`: 429 when they had already reached the limit. */
+  async failed(keys: readonly string[]): Promise<void> {
+    const wait = await this.limiter.retryAfter(keys);
+    await this.limiter.record(keys);
+    if (wait > 0) throw new TooManyFailures(wait);
   }
 }
 
@@ -130,6 +145,14 @@ export interface GateHost {
   /** The app's database and where it keeps shared state (failures are counted there in 'database' mode). */
   db?: Db;
   sharedState?: SharedState;
+}
+
+/**
+ * Counts a wrong random secret a route checks itself (a mail app's token, a forms views token) against the
+ * per-address limit of unknown secrets, as a wrong door key is: `TooManyFailures` once the address is past it.
+ */
+export async function refusedSecret(app: GateHost, ip: string): Promise<void> {
+  await signInGate(app).failed([addressKey(ip)]);
 }
 
 /** The app's gate (one per server, on `app.services.signInGate`, where a test may put its own). */

@@ -102,6 +102,7 @@ export const batch = implement(
       cookies: ctx.req.cookies,
       userAgent: ctx.req.userAgent,
       setCookie: ctx.setCookie,
+      keyChecks: ctx.req.keyChecks,
     };
     // Each item's `Allow`: its route's methods the caller may use, when a handler was matched (not for an
     // unknown route or method, as `rest_send_allow_header` runs only after a match).

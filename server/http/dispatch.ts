@@ -32,6 +32,7 @@ export interface CallerEnv {
   cookies: Record<string, string>;
   userAgent: string;
   setCookie?: Ctx['setCookie'];
+  keyChecks?: RequestInfo['keyChecks'];
 }
 
 /** A request that matched and validated: ready to run. */
@@ -101,6 +102,7 @@ export function prepare(registry: Registry, app: AppState, req: RestRequest, env
     ip: env.ip,
     cookies: env.cookies,
     userAgent: env.userAgent,
+    keyChecks: env.keyChecks,
   };
   const ctx: Ctx = { app, db: app.db, caller: env.caller, lang, urls: env.urls, req: info, inBatch: opts.inBatch, setCookie: env.setCookie };
   return { ok: true, prepared: { entry, endpoint, input, ctx } };

@@ -227,11 +227,14 @@ function parseMultipart(buf: Buffer, contentType: string): Promise<ParsedBody> {
     const tooMany = (what: string, limit: number) =>
       fail(new HttpError(413, 'rest_too_many_parts', `The multipart body has more than ${limit} ${what}.`, { limit }));
     bb.on('field', (name, value, info) => {
-      if (info.nameTruncated) return fail(invalidMultipart(`a field name is longer than ${MAX_FIELD_NAME} bytes.`));
+      // busboy applies fieldNameSize to urlencoded bodies only: the length is checked here for multipart ones.
+      if (info.nameTruncated || Buffer.byteLength(name) > MAX_FIELD_NAME)
+        return fail(invalidMultipart(`a field name is longer than ${MAX_FIELD_NAME} bytes.`));
       if (info.valueTruncated) return fail(invalidMultipart('a field value is too long.'));
       pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
     });
     bb.on('file', (name, stream, info) => {
+      if (Buffer.byteLength(name) > MAX_FIELD_NAME) fail(invalidMultipart(`a field name is longer than ${MAX_FIELD_NAME} bytes.`));
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {

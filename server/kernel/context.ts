@@ -71,6 +71,8 @@ export interface RequestInfo {
   ip: string;
   cookies: Record<string, string>;
   userAgent: string;
+  /** Door keys already checked while serving this request, by their text (auth/authenticate.ts `checkApiKey`). */
+  keyChecks?: Map<string, unknown>;
 }
 
 export interface Ctx {

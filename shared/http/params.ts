@@ -238,21 +238,31 @@ export function enumString<const E extends readonly [string, ...string[]], O ext
   return make(base as unknown as z.ZodType<E[number]>, base, o);
 }
 
-/** An ID list: an array or a comma-separated string of positive integers. */
+/**
+ * Items a list parameter holds at most, and characters a search text (CONTRACT section 3): past them the
+ * parameter is invalid (400 rest_invalid_param), before any work is done on it.
+ */
+export const MAX_LIST_ITEMS = 1000;
+export const MAX_SEARCH_CHARS = 1000;
+
+/** A list cut to one item past the bound: the bound's check then fails without converting 330,000 items. */
+const bounded = (l: unknown[]): unknown[] => (l.length > MAX_LIST_ITEMS ? l.slice(0, MAX_LIST_ITEMS + 1) : l);
+
+/** An ID list: an array or a comma-separated string of positive integers, at most MAX_LIST_ITEMS of them. */
 export function idList<O extends Common<number[]>>(o: O = {} as O): Param<number[], Present<O>> {
-  const base = z.array(z.number().int().min(0));
+  const base = z.array(z.number().int().min(0)).max(MAX_LIST_ITEMS);
   const schema = z.preprocess((v) => {
     const l = parseList(v);
-    return Array.isArray(l) ? l.map(toInteger) : l;
+    return Array.isArray(l) ? bounded(l).map(toInteger) : l;
   }, base);
   return make(schema, base, o);
 }
 
 export function stringList<O extends Common<string[]>>(o: O = {} as O): Param<string[], Present<O>> {
-  const base = z.array(z.string());
+  const base = z.array(z.string()).max(MAX_LIST_ITEMS);
   const schema = z.preprocess((v) => {
     const l = parseList(v);
-    return Array.isArray(l) ? l.map((x) => (typeof x === 'number' ? String(x) : x)) : l;
+    return Array.isArray(l) ? bounded(l).map((x) => (typeof x === 'number' ? String(x) : x)) : l;
   }, base);
   return make(schema, base, o);
 }

@@ -1,5 +1,18 @@
 import { z } from 'zod';
-import { any, boolean, custom, type ArgJson, idList, integer, number, string, stringList, wpIssue, type Param } from '../http/params.ts';
+import {
+  any,
+  boolean,
+  custom,
+  type ArgJson,
+  idList,
+  integer,
+  MAX_SEARCH_CHARS,
+  number,
+  string,
+  stringList,
+  wpIssue,
+  type Param,
+} from '../http/params.ts';
 import { parseDateInput } from '../dates.ts';
 
 /**
@@ -53,7 +66,10 @@ export const filterText = (description: string, o: { default?: string } = {}) =>
   custom(
     z.preprocess(
       (v) => (typeof v === 'number' ? String(v) : v),
-      z.string().refine((s) => s !== '' && s !== '0'),
+      z
+        .string()
+        .refine((s) => s !== '' && s !== '0')
+        .refine((s) => s.length <= MAX_SEARCH_CHARS, `Search texts are at most ${MAX_SEARCH_CHARS} characters long.`),
     ),
     z.string(),
     { description, ...cb, ...(o.default !== undefined ? { default: o.default } : {}) },

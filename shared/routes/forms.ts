@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boolean, custom, enumString, idList, integer, object, parseList, string, wpIssue } from '../http/params.ts';
+import { boolean, custom, enumString, idList, integer, MAX_LIST_ITEMS, object, parseList, string, wpIssue } from '../http/params.ts';
 import { defineRoute, translationLanguage, type NamespaceDef, type RouteDef } from '../http/route.ts';
 import {
   CreatedForm,
@@ -49,11 +49,11 @@ const jsonSubmission = <const O extends { required?: boolean; description: strin
 /** Submission IDs: integers, numeric strings or submission entities (`{submissionRecordId}`), as an array or CSV. */
 const submissionIds = (description: string) => {
   // An empty list is valid and changes nothing, as in the original.
-  const base = z.array(z.number().int().min(1));
+  const base = z.array(z.number().int().min(1)).max(MAX_LIST_ITEMS);
   const schema = z.preprocess((v) => {
     const l = parseList(v);
     if (!Array.isArray(l)) return l;
-    return l.map((x) => {
+    return l.slice(0, MAX_LIST_ITEMS + 1).map((x) => {
       const id = x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>).submissionRecordId : x;
       return typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id;
     });

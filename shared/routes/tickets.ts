@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { any, array, boolean, custom, enumString, idList, integer, object, string, stringList } from '../http/params.ts';
+import { any, array, boolean, custom, enumString, idList, integer, MAX_SEARCH_CHARS, object, string, stringList } from '../http/params.ts';
 import { defineRoute, translationLanguage, type NamespaceDef, type RouteDef } from '../http/route.ts';
 import { QREcho, ticketsDocSchemas } from '../models/tickets.ts';
 
@@ -35,7 +35,10 @@ const order = enumString(['ASC', 'DESC'], { description: 'Sort results in ASC or
 export const ticketListArgs = {
   page,
   per_page: perPage,
-  search: string({ description: 'Limit results to tickets containing the specified string in the title or description' }),
+  search: string({
+    description: 'Limit results to tickets containing the specified string in the title or description',
+    maxLength: MAX_SEARCH_CHARS,
+  }),
   offset: integer({ description: 'Offset the results by a specific number of items', minimum: 0 }),
   order,
   orderby: enumString(['id', 'include', 'title', 'slug'], { description: 'Sort results by the specified field', default: 'title' as const }),
@@ -95,7 +98,10 @@ export const attendeeListArgs = {
   provider: stringList({
     description: 'Limit results to attendees whose ticket is provided by one of the providers specified in the CSV list or array; defaults to all',
   }),
-  search: string({ description: 'Limit results to attendees containing the specified string in the title or description' }),
+  search: string({
+    description: 'Limit results to attendees containing the specified string in the title or description',
+    maxLength: MAX_SEARCH_CHARS,
+  }),
   offset: integer({ description: 'Offset the results by a specific number of items', minimum: 0 }),
   order,
   orderby: enumString(['id', 'date', 'include', 'title', 'slug'], { description: 'Sort results by the specified field', default: 'id' as const }),
@@ -128,8 +134,8 @@ export const attendeeListArgs = {
     description:
       'Limit results to attendees for tickets that provide attendees the possibility to fill in additional information or not; requires the extended ticketing add-on',
   }),
-  name: string({ description: 'Limit results to attendees whose name matches (LIKE)' }),
-  email: string({ description: 'Limit results to attendees whose e-mail matches (LIKE)' }),
+  name: string({ description: 'Limit results to attendees whose name matches (LIKE)', maxLength: MAX_SEARCH_CHARS }),
+  email: string({ description: 'Limit results to attendees whose e-mail matches (LIKE)', maxLength: MAX_SEARCH_CHARS }),
   changed_since: integer({
     description: 'Only attendees changed after this cursor (from X-EVT-Cursor), in ID order, trashed ones as status "trash"',
     minimum: 0,

@@ -81,7 +81,7 @@ describe('delay proxy', () => {
       const { proxy } = await setUp(rtt, (s) => {
         serverGot = readAll(s);
         // Many writes of uneven sizes, some after a pause, then the end: all must arrive, in order, before it.
-        (async () => {
+        void (async () => {
           for (let at = 0, i = 0; at < fromServer.length; i++) {
             const n = 1 + ((i * 7919) % 9000);
             s.write(fromServer.subarray(at, at + n));

@@ -237,12 +237,14 @@ describe("an organizer and another author's event", () => {
     assert.equal(await state(), before);
   });
 
-  test('reading stays as it was: another organizer reads the tickets, attendees and orders', async () => {
+  test('another organizer reads the tickets, but not their attendees, codes or orders (issue 21, finding 14)', async () => {
     const t = await ticketWith(1);
     const ticket = await call(`${tix(s)}/tickets/${t.ticketId}`, { auth: stranger });
     assert.equal(ticket.status, 200);
-    assert.equal(ticket.body.attendees.length, 1);
-    assert.equal((await call(`${tix(s)}/attendees/${t.attendeeIds[0]}`, { auth: stranger })).status, 200);
-    assert.equal((await call(`${tix(s)}/orders/${t.orderId}`, { auth: stranger })).status, 200);
+    assert.deepEqual(ticket.body.attendees ?? [], []);
+    assert.equal((await call(`${tix(s)}/tickets/${t.ticketId}`, { auth: owner })).body.attendees.length, 1);
+    assert.equal((await call(`${tix(s)}/attendees/${t.attendeeIds[0]}`, { auth: stranger })).body.security_code, undefined);
+    assert.equal((await call(`${tix(s)}/orders/${t.orderId}`, { auth: stranger })).status, 404);
+    assert.equal((await call(`${tix(s)}/orders/${t.orderId}`, { auth: owner })).status, 200);
   });
 });

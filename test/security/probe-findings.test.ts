@@ -16,8 +16,8 @@ import { makeEvent, ticketId, tix } from '../server/tickets/fixtures.ts';
  *              written on B, B's attendee security codes in the answer. A door role "changes nothing but check-in
  *              state and creates attendees at the door": cart writes and checkouts by door roles are 403.
  *
- * Two more observations were decided, not changed: ten wrong passwords for a login lock that login out from every
- * address for 5 minutes (CONTRACT section 3 limits "per login and per client address"), and a wrong `api_key`
+ * Two more observations were decided, not changed: ten wrong passwords for a login locked that login out from every
+ * address for 5 minutes (since issue 21 failures limit a login only at the address they came from), and a wrong `api_key`
  * query parameter leaves the caller anonymous on routes other than QR check-in, as in the original (it grants
  * nothing an anonymous caller lacks; the same key as `Authorization: Bearer` is 401).
  */

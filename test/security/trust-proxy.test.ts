@@ -182,6 +182,21 @@ describe('EVT_TRUST_PROXY is checked at start-up', () => {
     refused('::ffff:0:0/96', /covers every address/);
   });
 
+  test('entries that together cover every address are refused (issue 21, finding 9)', () => {
+    // Accepted on main 738fe83: each entry alone was checked, not the list.
+    refused('0.0.0.0/1,128.0.0.0/1', /covers every address/);
+    refused('0.0.0.0/2, 64.0.0.0/2, 128.0.0.0/1', /covers every address/);
+    refused('::ffff:0:0/97,::ffff:128.0.0.0/97', /covers every address/);
+    refused('0.0.0.0/1, ::ffff:128.0.0.0/97', /covers every address/);
+    refused(
+      '10.0.0.1, 0.0.0.0/1, 128.0.0.0/255.0.0.0, 129.0.0.0/8, 130.0.0.0/7, 132.0.0.0/6, 136.0.0.0/5, 144.0.0.0/4, 160.0.0.0/3, 192.0.0.0/2',
+      /covers every address/,
+    );
+    // Most of the space, but not all of it, is the operator's choice.
+    assert.deepEqual(loadConfig({ EVT_DB: ':memory:', EVT_TRUST_PROXY: '0.0.0.0/1,128.0.0.0/2' }).trustProxy, ['0.0.0.0/1', '128.0.0.0/2']);
+    assert.deepEqual(loadConfig({ EVT_DB: ':memory:', EVT_TRUST_PROXY: '2000::/3,loopback' }).trustProxy, ['2000::/3', 'loopback']);
+  });
+
   test('a malformed entry is refused', () => {
     const bad = /is not an IP address, a CIDR range/;
     refused('10.0.0.0/33', bad);

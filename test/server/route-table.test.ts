@@ -185,7 +185,7 @@ describe('route table', () => {
         in: 'query',
         description: 'Events should be assigned one of the specified categories slugs or IDs',
         required: false,
-        schema: { type: 'array', items: { type: 'string' } },
+        schema: { type: 'array', items: { type: 'string' }, maxItems: 1000 },
         style: 'form',
         explode: false,
       },

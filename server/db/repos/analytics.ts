@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
 
+/** One row of counted views: a page (or API read) on a day, from one referrer and visitor. */
 export interface HitRow {
   ts: string;
   day: string;
@@ -10,6 +11,8 @@ export interface HitRow {
   post_id: number;
   referrer_host: string;
   visitor: string;
+  /** Views counted in the row (1 when not given). */
+  views?: number;
 }
 
 /** Today's salt, created on first use; salts of earlier days are deleted, so old hashes cannot be recomputed. */
@@ -22,16 +25,18 @@ export async function daySalt(db: Db, day: string): Promise<Buffer> {
   return (await stmt(db, 'SELECT salt FROM analytics_salts WHERE day = ?').get(day) as { salt: Buffer }).salt;
 }
 
+/** Counts `h.views` more views on its day, page, referrer and visitor: one row each, however many views. */
 export async function insertHit(db: Db, h: HitRow): Promise<void> {
-  await stmt(db, 'INSERT INTO analytics_hits (ts, day, kind, path, post_id, referrer_host, visitor) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-    h.ts,
-    h.day,
-    h.kind,
-    h.path,
-    h.post_id,
-    h.referrer_host,
-    h.visitor,
-  );
+  await stmt(
+    db,
+    `INSERT INTO analytics_hits (ts, day, kind, path, post_id, referrer_host, visitor, views) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (day, post_id, kind, path, referrer_host, visitor) DO UPDATE SET views = analytics_hits.views + excluded.views, ts = excluded.ts`,
+  ).run(h.ts, h.day, h.kind, h.path, h.post_id, h.referrer_host, h.visitor, h.views ?? 1);
+}
+
+/** Rows of one day (the recorder folds new visitors and referrers into one row per page past its daily bound). */
+export async function rowsOfDay(db: Db, day: string): Promise<number> {
+  return (await stmt(db, 'SELECT COUNT(*) AS n FROM analytics_hits WHERE day = ?').get(day) as { n: number }).n;
 }
 
 export interface Counts {
@@ -43,7 +48,7 @@ export interface Counts {
 
 // A visitor hash is only meaningful within its day, so unique visitors are distinct (day, hash) pairs.
 const COUNTS =
-  "COUNT(*) AS views, COUNT(DISTINCT day || ':' || visitor) AS visitors, COALESCE(SUM(kind = 'page'), 0) AS page_views, COALESCE(SUM(kind = 'api'), 0) AS api_reads";
+  "COALESCE(SUM(views), 0) AS views, COUNT(DISTINCT day || ':' || visitor) AS visitors, COALESCE(SUM(CASE WHEN kind = 'page' THEN views ELSE 0 END), 0) AS page_views, COALESCE(SUM(CASE WHEN kind = 'api' THEN views ELSE 0 END), 0) AS api_reads";
 
 export async function totals(db: Db, from: string, to: string): Promise<Counts & { posts: number; referrers: number }> {
   return await stmt(
@@ -82,6 +87,6 @@ export async function since(db: Db, fromTs: string): Promise<Counts> {
 export async function pathsSince(db: Db, fromTs: string, limit: number): Promise<{ path: string; post_id: number; views: number }[]> {
   return await stmt(
     db,
-    'SELECT path, MAX(post_id) AS post_id, COUNT(*) AS views FROM analytics_hits WHERE ts >= ? GROUP BY path ORDER BY views DESC, path ASC LIMIT ?',
+    'SELECT path, MAX(post_id) AS post_id, SUM(views) AS views FROM analytics_hits WHERE ts >= ? GROUP BY path ORDER BY views DESC, path ASC LIMIT ?',
   ).all(fromTs, limit) as { path: string; post_id: number; views: number }[];
 }

@@ -30,6 +30,11 @@ export async function deleteAppPasswordsOf(db: Db, userId: number, name?: string
     : (await stmt(db, 'DELETE FROM app_passwords WHERE user_id = ? AND name = ?').run(userId, name)).changes;
 }
 
+/** Replaces a password's stored hash (an old slow hash of a generated password becomes its fast one on first use). */
+export async function setAppPasswordHash(db: Db, id: number, hash: string): Promise<void> {
+  await stmt(db, 'UPDATE app_passwords SET hash = ? WHERE id = ?').run(hash, id);
+}
+
 export async function touchAppPassword(db: Db, id: number, ip: string): Promise<void> {
   await stmt(db, 'UPDATE app_passwords SET last_used = ?, last_ip = ? WHERE id = ?').run(nowUtc(), ip, id);
 }

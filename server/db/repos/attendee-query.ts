@@ -36,6 +36,8 @@ export interface AttendeeQuery {
   checkedIn?: boolean;
   rsvpGoing?: string[];
   changedSince?: number;
+  /** Only attendees of events this user authored (an organizer's reach). */
+  eventAuthor?: number;
   /** Matches nothing (a filter no attendee can satisfy). */
   empty?: boolean;
   orderby: 'id' | 'date' | 'include' | 'title' | 'slug';
@@ -77,7 +79,11 @@ function build(q: AttendeeQuery): { from: string; where: string; params: unknown
       params.push(q.statuses[0]);
     } else inList('a.status', q.statuses);
   }
-  if (q.eventStatuses || q.publicOnly) joins.add('JOIN posts e ON e.id = a.event_id');
+  if (q.eventStatuses || q.publicOnly || q.eventAuthor !== undefined) joins.add('JOIN posts e ON e.id = a.event_id');
+  if (q.eventAuthor !== undefined) {
+    where.push('e.author = ?');
+    params.push(q.eventAuthor);
+  }
   if (q.eventStatuses) inList('e.status', q.eventStatuses);
   if (q.orderStatuses) {
     joins.add('LEFT JOIN orders o ON o.post_id = a.order_id');

@@ -60,6 +60,8 @@ export async function findCheckinByNonce(db: Db, nonce: string): Promise<Checkin
 
 export interface CheckinQuery {
   eventIds?: number[];
+  /** Only scans of events this user authored (an organizer's reach). */
+  eventAuthor?: number;
   attendeeId?: number;
   deviceId?: string;
   results?: string[];
@@ -77,6 +79,10 @@ export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: Ch
   if (q.eventIds) {
     where.push('event_id IN (SELECT value FROM json_each(?))');
     params.push(JSON.stringify(q.eventIds));
+  }
+  if (q.eventAuthor !== undefined) {
+    where.push('event_id IN (SELECT id FROM posts WHERE author = ?)');
+    params.push(q.eventAuthor);
   }
   if (q.attendeeId !== undefined) {
     where.push('attendee_id = ?');

@@ -29,7 +29,7 @@ import type { PgDb } from '../engine/postgres.ts';
  * |                                             | count and its record share a transaction (checkout)             |
  * | mail claims                                 | the claim is one UPDATE whose WHERE is re-checked under the row |
  * |                                             | lock it takes (READ COMMITTED), so one claimer gets the row     |
- * | the attendee change cursor (X-EVT-Cursor)   | the counter row, moved at COMMIT (migrations-pg/016)            |
+ * | the attendee change cursor (X-EVT-Cursor)   | the counter row, moved at COMMIT (migrations-pg/018)            |
  *
  * SQLite runs one write transaction at a time (a process's transactions take turns, engine/sqlite.ts, and
  * processes take SQLite's write lock), so there each function is a no-op: the whole database is the lock.

@@ -102,6 +102,8 @@ export async function attendeeIdsOfOrders(db: Db, orderIds: readonly number[]): 
 
 export interface OrderQuery {
   postId?: number;
+  /** Only orders with a ticket on an event this user authored (an organizer's reach). */
+  eventAuthor?: number;
   statuses?: string[];
   limit: number;
   offset: number;
@@ -113,6 +115,12 @@ export async function queryOrders(db: Db, q: OrderQuery): Promise<{ ids: number[
   if (q.postId !== undefined) {
     c.push('EXISTS (SELECT 1 FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id WHERE oi.order_id = o.post_id AND t.event_id = ?)');
     params.push(q.postId);
+  }
+  if (q.eventAuthor !== undefined) {
+    c.push(
+      'EXISTS (SELECT 1 FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id JOIN posts e ON e.id = t.event_id WHERE oi.order_id = o.post_id AND e.author = ?)',
+    );
+    params.push(q.eventAuthor);
   }
   if (q.statuses) {
     c.push('o.status IN (SELECT value FROM json_each(?))');
@@ -138,6 +146,8 @@ export interface NewOrder {
   dateGmt: string;
   /** Default: completed when free, pending when there is something to pay. */
   status?: OrderStatus;
+  /** The anonymous buyer's client, as a keyed digest (see `placesHeldBy`). */
+  holdClient?: string;
   /** Refuse tickets outside their sale window (the checkout does; the demo back-fills history). */
   checkSaleWindow?: boolean;
   /** Tickets per line and per order at most (the checkout passes `maxTicketsPerOrder`). */
@@ -209,8 +219,8 @@ export async function createOrder(db: Db, o: NewOrder): Promise<CreatedOrder> {
     const orderId = await insertPost(db, 'order', { status: 'publish', author: o.userId ?? 0, title: o.purchaserName, date: o.date, date_gmt: o.dateGmt });
     await stmt(
       db,
-      `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc, hold_until_utc)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc, hold_until_utc, hold_client)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       orderId,
       paid.length ? 'tc' : 'rsvp',
@@ -223,6 +233,7 @@ export async function createOrder(db: Db, o: NewOrder): Promise<CreatedOrder> {
       o.dateGmt,
       status === 'completed' ? o.dateGmt : null,
       status === 'pending' ? (o.holdUntilUtc ?? null) : null,
+      o.holdClient ?? null,
     );
     const putItem = stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)');
     const attendeeIds: number[] = [];
@@ -311,6 +322,27 @@ export async function setOrderStatus(db: Db, order: OrderRow, status: OrderStatu
  * The sweep: cancels every pending order whose hold has run out at `nowUtc` (their places are free again).
  * Returns the IDs of the orders it cancelled.
  */
+/** Places held by pending orders of one client (`hold_client`) whose hold has not run out at `nowUtc`. */
+export async function placesHeldBy(db: Db, client: string, nowUtc: string): Promise<number> {
+  return Number(
+    (
+      await stmt(
+        db,
+        `SELECT COALESCE(SUM(oi.quantity), 0) AS n FROM orders o JOIN order_items oi ON oi.order_id = o.post_id
+         WHERE o.hold_client = ? AND o.status = 'pending' AND (o.hold_until_utc IS NULL OR o.hold_until_utc > ?)`,
+      ).get(client, nowUtc) as { n: number }
+    ).n,
+  );
+}
+
+/** Whether a pending order's hold has run out at `nowUtc` and the sweep has not cancelled it yet. */
+export async function hasLapsedHold(db: Db, nowUtc: string): Promise<boolean> {
+  return (
+    await stmt(db, "SELECT 1 AS x FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ? LIMIT 1").get(nowUtc) !==
+    undefined
+  );
+}
+
 export async function expireHolds(db: Db, nowUtc: string): Promise<number[]> {
   return await db.transaction(async () => {
     const ids = (

@@ -3,7 +3,7 @@ import { formatInZone } from '../../../shared/dates.ts';
 import type { AppState } from '../../kernel/context.ts';
 import type { RestResponseFilter } from '../../kernel/hooks.ts';
 import { nowUtc } from '../../db/clock.ts';
-import { daySalt, insertHit, type HitRow } from '../../db/repos/analytics.ts';
+import { daySalt, insertHit, rowsOfDay, type HitRow } from '../../db/repos/analytics.ts';
 import { inTransaction } from '../../db/in-transaction.ts';
 
 export interface Hit {
@@ -32,17 +32,24 @@ export function referrerHost(referrer: string | undefined, publicUrl: string): s
 }
 
 interface Pending {
-  rows: HitRow[];
+  /** Views not yet written, one entry per day, page, referrer and visitor (the row each is counted in). */
+  rows: Map<string, HitRow>;
   timer: NodeJS.Timeout | null;
 }
 
 const FLUSH_AFTER_MS = 1000;
 const FLUSH_AT_ROWS = 500;
+/**
+ * Rows one day holds at most: past it, views of new visitors and referrers are counted in one row per page
+ * (visitor `*`, no referrer), so whatever strangers send (user agents, referrers) the table grows by at most
+ * this many rows a day plus one per page.
+ */
+export const MAX_ROWS_PER_DAY = 50_000;
 const pending = new WeakMap<AppState, Pending>();
 
 function queueOf(state: AppState): Pending {
   let q = pending.get(state);
-  if (!q) pending.set(state, (q = { rows: [], timer: null }));
+  if (!q) pending.set(state, (q = { rows: new Map(), timer: null }));
   return q;
 }
 
@@ -52,14 +59,19 @@ function queueOf(state: AppState): Pending {
  */
 export async function flushHits(state: AppState): Promise<void> {
   const q = pending.get(state);
-  if (!q?.rows.length) return;
-  const rows = q.rows;
-  q.rows = [];
+  if (!q?.rows.size) return;
+  const rows = [...q.rows.values()];
+  q.rows = new Map();
   if (q.timer) clearTimeout(q.timer);
   q.timer = null;
   try {
     await inTransaction(state.db, async () => {
-      for (const r of rows) await insertHit(state.db, r);
+      const full = new Map<string, boolean>();
+      for (const r of rows) {
+        let f = full.get(r.day);
+        if (f === undefined) full.set(r.day, (f = await rowsOfDay(state.db, r.day) >= MAX_ROWS_PER_DAY));
+        await insertHit(state.db, f ? { ...r, visitor: '*', referrer_host: '' } : r);
+      }
     });
   } catch (e) {
     state.log({ level: 'error', msg: 'analytics flush failed', rows: rows.length, error: String(e) });
@@ -67,7 +79,7 @@ export async function flushHits(state: AppState): Promise<void> {
 }
 
 /**
- * Records one view. The client address never reaches the database: it is hashed with the user agent under a
+ * Counts one view. The client address never reaches the database: it is hashed with the user agent under a
  * random salt that exists only for the current day, so visitors are countable within a day and unlinkable
  * across days once the salt is gone. Failures are logged and never disturb the response.
  */
@@ -78,7 +90,7 @@ export async function recordHit(state: AppState, hit: Hit, now = new Date()): Pr
     const day = formatInZone(now, state.config.timezone).slice(0, 10);
     const salt = await daySalt(state.db, day);
     const visitor = crypto.createHash('sha256').update(salt).update(hit.ip).update('\n').update(hit.userAgent).digest('hex').slice(0, 32);
-    q.rows.push({
+    const row: HitRow = {
       ts: nowUtc(now),
       day,
       kind: hit.kind,
@@ -86,8 +98,16 @@ export async function recordHit(state: AppState, hit: Hit, now = new Date()): Pr
       post_id: hit.postId,
       referrer_host: referrerHost(hit.referrer, state.config.publicUrl),
       visitor,
-    });
-    if (q.rows.length >= FLUSH_AT_ROWS) await flushHits(state);
+      views: 1,
+    };
+    // Views are counted per page and day (CONTRACT section 3): a repeated view adds to its row, never a row.
+    const key = `${row.day}\u0000${row.kind}\u0000${row.path}\u0000${row.post_id}\u0000${row.referrer_host}\u0000${visitor}`;
+    const seen = q.rows.get(key);
+    if (seen) {
+      seen.views = (seen.views ?? 1) + 1;
+      seen.ts = row.ts;
+    } else q.rows.set(key, row);
+    if (q.rows.size >= FLUSH_AT_ROWS) await flushHits(state);
     else if (!q.timer) {
       q.timer = setTimeout(() => flushHits(state), FLUSH_AFTER_MS);
       q.timer.unref();

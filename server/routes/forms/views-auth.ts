@@ -7,6 +7,7 @@ import { nowUtc } from '../../db/clock.ts';
 import { getUser } from '../../db/repos/users.ts';
 import { getViewToken, insertViewToken, pruneViewTokens, revokeViewToken, type ViewTokenRow } from '../../db/repos/forms.ts';
 import { signToken, verifyToken } from './signing.ts';
+import { refusedSecret } from '../../auth/sign-in-limits.ts';
 
 /**
  * Views tokens (the original's `X-NinjaFormsViews-Auth`): a short-lived token, signed with the site secret,
@@ -47,7 +48,11 @@ const invalid = () => new HttpError(403, 'invalid_token', 'The provided token is
 /** The stored row of a good token; throws `invalid_token` (403) or `expired_token` (403). */
 export async function checkViewsToken(ctx: Ctx, token: string): Promise<ViewTokenRow> {
   const p = verifyToken(ctx.app.secret, PURPOSE, token);
-  if (!p || typeof p.jti !== 'string' || typeof p.u !== 'number' || typeof p.exp !== 'number') throw invalid();
+  if (!p || typeof p.jti !== 'string' || typeof p.u !== 'number' || typeof p.exp !== 'number') {
+    // A forged token counts against the address as a wrong door key does (429 past the limit).
+    await refusedSecret(ctx.app, ctx.req.ip);
+    throw invalid();
+  }
   const row = await getViewToken(ctx.db, p.jti);
   if (!row || row.user_id !== p.u || row.revoked_at) throw invalid();
   const user = await getUser(ctx.db, row.user_id);

@@ -5,6 +5,7 @@ import { forbidden } from '../../kernel/errors.ts';
 import { findMailApp, touchMailApp, type MailAppRow } from '../../db/repos/mail-log.ts';
 import { fail } from './reply.ts';
 import { header } from './params.ts';
+import { refusedSecret } from '../../auth/sign-in-limits.ts';
 
 export type MailCaller = { kind: 'admin'; userId: number } | { kind: 'app'; app: MailAppRow; token: string };
 
@@ -25,7 +26,11 @@ export async function mailCaller(ctx: Ctx, opts: { accessToken?: boolean } = {})
   }
   if (token.trim() === '') throw fail({ error: 'Auth token missing.' }, 400);
   const app = await findMailApp(ctx.db, hashToken(token));
-  if (!app) throw fail({ error: 'Invalid Auth Token.' }, 401);
+  if (!app) {
+    // A wrong token counts against the address as a wrong door key does (429 past the limit).
+    await refusedSecret(ctx.app, ctx.req.ip);
+    throw fail({ error: 'Invalid Auth Token.' }, 401);
+  }
   await touchMailApp(ctx.db, app.id);
   return { kind: 'app', app, token };
 }

@@ -1,5 +1,5 @@
 import type { Args, Input } from '../../../shared/http/route.ts';
-import { enumString, integer, string } from '../../../shared/http/params.ts';
+import { enumString, integer, MAX_SEARCH_CHARS, string } from '../../../shared/http/params.ts';
 import type { Ctx } from '../../kernel/context.ts';
 import { validateArgs } from '../../http/validate.ts';
 
@@ -15,7 +15,7 @@ export const logListArgs = {
   start: integer({ description: 'Offset', minimum: 0, default: 0 }),
   end: integer({ description: 'How many rows', minimum: 1, maximum: 100, default: 25 }),
   filter: enumString(['all', 'success', 'failed', 'in_queue'], { description: 'Status filter', default: 'all' as const }),
-  query: string({ description: 'Search text', default: '' }),
+  query: string({ description: 'Search text', default: '', maxLength: MAX_SEARCH_CHARS }),
 };
 
 export const idArg = { id: integer({ description: 'Log ID', required: true, minimum: 1 }) };

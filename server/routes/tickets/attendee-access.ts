@@ -2,7 +2,7 @@ import { parseDateInput } from '../../../shared/dates.ts';
 import type { Ctx } from '../../kernel/context.ts';
 import { callerRole } from '../../kernel/context.ts';
 import { HttpError, forbidden, invalidParam } from '../../kernel/errors.ts';
-import { assertMayChangeEvent } from '../../security/ownership.ts';
+import { assertMayChangeEvent, mayChangeEvent } from '../../security/ownership.ts';
 import { getAttendeeRow, effectiveOrderStatus, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { getPostType } from '../../db/repos/posts.ts';
 import { utcString } from '../../content/site-time.ts';
@@ -23,6 +23,26 @@ export function keyEventScope(ctx: Ctx): number | null {
 export function inKeyScope(ctx: Ctx, eventId: number | null | undefined): boolean {
   const scope = keyEventScope(ctx);
   return scope === null || eventId === scope;
+}
+
+/**
+ * The author whose events an organizer reads attendees, orders, check-ins and security codes of: itself
+ * (CONTRACT section 3: a security code is as good as the ticket); null for every other caller.
+ */
+export function organizerScope(ctx: Ctx): number | null {
+  return ctx.caller.kind === 'user' && ctx.caller.role === 'organizer' ? ctx.caller.userId : null;
+}
+
+/** Whether the caller's manage access reaches event `eventId`: a bound key's event, an organizer's own events. */
+export async function readsAttendeesOf(ctx: Ctx, eventId: number): Promise<boolean> {
+  return inKeyScope(ctx, eventId) && (organizerScope(ctx) === null || (await mayChangeEvent(ctx, eventId)));
+}
+
+/** The rows of events whose attendees the caller may read (readsAttendeesOf), each event asked once. */
+export async function readableRows<T extends { event_id: number }>(ctx: Ctx, rows: readonly T[]): Promise<T[]> {
+  const verdicts = new Map<number, boolean>();
+  for (const r of rows) if (!verdicts.has(r.event_id)) verdicts.set(r.event_id, await readsAttendeesOf(ctx, r.event_id));
+  return rows.filter((r) => verdicts.get(r.event_id) === true);
 }
 
 /** A door user or any API key: changes check-in state and creates attendees at the door, nothing else. */
@@ -67,9 +87,16 @@ export async function loadManagedAttendee(ctx: Ctx, id: number): Promise<Attende
   return row;
 }
 
-/** `GET /attendees/{id}` rules: managers see any attendee, the public only visible ones (401 otherwise). */
+/**
+ * `GET /attendees/{id}` rules: managers see any attendee in their reach, the public (and an organizer, for another
+ * organizer's event) only visible ones (401 otherwise).
+ */
 export async function loadReadableAttendee(ctx: Ctx, id: number): Promise<AttendeeRow> {
-  if (managesAttendees(ctx)) return await loadManagedAttendee(ctx, id);
+  if (managesAttendees(ctx)) {
+    const row = await loadManagedAttendee(ctx, id);
+    if (!await readsAttendeesOf(ctx, row.event_id) && !publiclyVisible(row)) throw attendeeNotAccessible();
+    return row;
+  }
   const row = await getAttendeeRow(ctx.db, id);
   // As the original: the public hears the same for a hidden and a missing attendee (no probing which attendees
   // exist); a post of another kind (a ticket, an event) is 404.

@@ -7,11 +7,12 @@ import { ok } from '../../kernel/result.ts';
 import type { Input } from '../../../shared/http/route.ts';
 import { queryAttendees, type AttendeeQuery } from '../../db/repos/attendee-query.ts';
 import { attendeeCursor, getAttendeeRows } from '../../db/repos/attendees.ts';
+import { sweepIfLapsed } from './order-hold.ts';
 import { inTransaction } from '../../db/in-transaction.ts';
 import { getPostType } from '../../db/repos/posts.ts';
 import { ALL_STATUSES, WRITABLE_STATUSES } from '../events/access.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
-import { keyEventScope, loadReadableAttendee, PUBLIC_ORDER_STATUSES, utcFilter } from './attendee-access.ts';
+import { keyEventScope, loadReadableAttendee, organizerScope, PUBLIC_ORDER_STATUSES, readsAttendeesOf, utcFilter } from './attendee-access.ts';
 import { managesAttendees, presentAttendee, presentAttendees } from './attendee-present.ts';
 import { createAttendee } from './attendee-create.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
@@ -94,6 +95,9 @@ async function buildQuery(ctx: Ctx, input: ListInput, perPage: number): Promise<
   let events = both(input.post_id, input.include_post);
   const scope = keyEventScope(ctx);
   if (scope !== null) events = events ? events.filter((e) => e === scope) : [scope];
+  // An organizer reads the attendees of its own events only (CONTRACT section 3).
+  const author = organizerScope(ctx);
+  if (author !== null) q.eventAuthor = author;
   if (events) {
     if (events.length === 0) q.empty = true;
     else q.eventIds = events;
@@ -131,6 +135,7 @@ async function buildQuery(ctx: Ctx, input: ListInput, perPage: number): Promise<
 }
 
 const list = implement(ticketsRoutes.listAttendees, async (input, ctx) => {
+  await sweepIfLapsed(ctx);
   const perPage = input.per_page;
   const q = await buildQuery(ctx, input, perPage);
   // The cursor and the page come from one read transaction: a change committed after the cursor was read
@@ -149,8 +154,9 @@ const list = implement(ticketsRoutes.listAttendees, async (input, ctx) => {
 });
 
 const read = implement(ticketsRoutes.readAttendee, async (input, ctx) => {
+  await sweepIfLapsed(ctx);
   const row = await loadReadableAttendee(ctx, input.id);
-  return ok(presentAttendee(ctx, row, managesAttendees(ctx)));
+  return ok(presentAttendee(ctx, row, managesAttendees(ctx) && await readsAttendeesOf(ctx, row.event_id)));
 });
 
 export const attendeeEndpoints: Endpoint[] = [list, read, implement(ticketsRoutes.createAttendee, createAttendee)];

@@ -6,8 +6,17 @@ import { HttpError, forbidden, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok, type Result } from '../../kernel/result.ts';
 import { nowDates } from '../../content/site-time.ts';
-import { CART_LIFETIME_SECONDS, cartItems, emptyCart, findCart, makeRoomForCart, replaceCartLines, type CartLine } from '../../db/repos/carts.ts';
-import { addMinutesUtc, createOrder, getOrderRow, OrderError, OrderTooLargeError } from '../../db/repos/orders.ts';
+import {
+  CART_LIFETIME_SECONDS,
+  cartItems,
+  emptyCart,
+  findCart,
+  makeRoomForCart,
+  replaceCartLines,
+  type CartItemRow,
+  type CartLine,
+} from '../../db/repos/carts.ts';
+import { addMinutesUtc, createOrder, getOrderRow, OrderError, OrderTooLargeError, placesHeldBy } from '../../db/repos/orders.ts';
 import { clientKey } from '../../security/window-limiter.ts';
 import type { AppState } from '../../kernel/context.ts';
 import { getPost } from '../../db/repos/posts.ts';
@@ -208,11 +217,45 @@ function checkoutKeys(ctx: Ctx): string[] {
   return ctx.caller.kind === 'anonymous' ? [clientKey(ctx.req.ip)] : [];
 }
 
+/** An anonymous buyer's client address as orders keep it: a digest keyed with the site secret, never the address. */
+function holdClient(ctx: Ctx): string | undefined {
+  if (ctx.caller.kind !== 'anonymous') return undefined;
+  return crypto
+    .createHmac('sha256', ctx.app.secret)
+    .update(`hold\u0000${clientKey(ctx.req.ip)}`)
+    .digest('base64url')
+    .slice(0, 32);
+}
+
+/**
+ * One client address holds at most `maxTicketsPerOrder` places in pending orders at a time (CONTRACT section 3):
+ * 429 when this checkout's order would be pending and take it past that. Free orders complete at once and hold
+ * nothing; signed-in buyers answer for their own.
+ */
+async function holdRefusal(ctx: Ctx, client: string | undefined, lines: readonly CartItemRow[]): Promise<Result | null> {
+  if (!client || !lines.length) return null;
+  const tickets = await getTicketRows(
+    ctx.db,
+    lines.map((l) => l.ticket_id),
+  );
+  if (!tickets.some((t) => t.price_minor > 0)) return null;
+  const wanted = lines.reduce((n, l) => n + l.quantity, 0);
+  const max = ctx.app.services.maxHeldPlaces ?? ctx.app.config.maxTicketsPerOrder;
+  const held = await placesHeldBy(ctx.db, client, nowUtcString(ctx));
+  if (held + wanted <= max) return null;
+  const e = new HttpError(
+    429,
+    'rest_too_many_requests',
+    `This address already holds ${held} places in unpaid orders, and at most ${max} at a time. Pay or wait until a hold runs out.`,
+  );
+  return { status: 429, body: e.body(), isError: true, headers: { 'Retry-After': String(60) } };
+}
+
 const checkout = implement(ticketsRoutes.checkout, async (input, ctx): Promise<Result> => {
   refuseDoor(ctx);
   const limitKeys = checkoutKeys(ctx);
-  // The count and its record share this transaction: the keys' locks first (db/repos/locks.ts), so buyers racing
-  // from one address through several processes cannot all pass the last place of the limit.
+  // The checkout count and the places held per address are read and recorded in this transaction: the keys' locks
+  // first (db/repos/locks.ts), so buyers racing from one address through several processes cannot all pass.
   for (const k of [...limitKeys].sort()) await lockLimitKey(ctx.db, 'checkout', k);
   const wait = await checkoutLimiter(ctx.app).retryAfter(limitKeys);
   if (wait > 0) return tooMany(wait, 'checkouts');
@@ -221,6 +264,9 @@ const checkout = implement(ticketsRoutes.checkout, async (input, ctx): Promise<R
   // Its lines are read and emptied under the cart's lock: a cart is checked out once.
   if (cart && (await lockCart(ctx.db, cart.id))) cart = await findCart(ctx.db, owner as string);
   const lines = cart ? await cartItems(ctx.db, cart.id) : [];
+  const client = holdClient(ctx);
+  const refused = await holdRefusal(ctx, client, lines);
+  if (refused) return refused;
   const now = nowDates(ctx.app.config.timezone, new Date(nowMs(ctx)));
   let made;
   try {
@@ -234,6 +280,7 @@ const checkout = implement(ticketsRoutes.checkout, async (input, ctx): Promise<R
       checkSaleWindow: true,
       maxTickets: ctx.app.config.maxTicketsPerOrder,
       holdUntilUtc: addMinutesUtc(now.date_gmt, ctx.app.config.orderHoldMinutes),
+      holdClient: client,
     });
   } catch (e) {
     if (e instanceof OrderTooLargeError)

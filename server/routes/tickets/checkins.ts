@@ -10,7 +10,7 @@ import { getAttendeeRow } from '../../db/repos/attendees.ts';
 import { getPostType } from '../../db/repos/posts.ts';
 import { CHECKIN_RESULTS, findCheckinByNonceLocked, insertCheckin, queryCheckins, type CheckinInsert, type CheckinRow } from '../../db/repos/checkins.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
-import { assertMayWriteAttendeesOf, keyEventScope, scanTime } from './attendee-access.ts';
+import { assertMayWriteAttendeesOf, keyEventScope, organizerScope, scanTime } from './attendee-access.ts';
 import { utcToLocal } from './attendee-present.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
 
@@ -65,6 +65,8 @@ const list = implement(ticketsRoutes.listCheckins, async (input, ctx) => {
   const perPage = input.per_page;
   const { rows, total } = await queryCheckins(ctx.db, {
     eventIds,
+    // An organizer reads the check-ins of its own events only (CONTRACT section 3).
+    eventAuthor: organizerScope(ctx) ?? undefined,
     attendeeId: input.attendee_id,
     deviceId: input.device_id,
     results,

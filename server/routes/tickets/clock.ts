@@ -15,6 +15,8 @@ declare module '../../kernel/services.ts' {
     newCartLimiter?: RateLimiter;
     /** Ticket mails sent again per order and per client. */
     ticketMailLimiter?: RateLimiter;
+    /** Places one client may hold in pending orders (default `maxTicketsPerOrder`; tests that buy a lot raise it). */
+    maxHeldPlaces?: number;
   }
 }
 

@@ -4,9 +4,10 @@ import { hooks } from '../../kernel/hooks.ts';
 import { setDbClock } from '../../db/connection.ts';
 import { nowUtc } from '../../db/clock.ts';
 import { inTransaction } from '../../db/in-transaction.ts';
-import { expireHolds } from '../../db/repos/orders.ts';
+import { expireHolds, hasLapsedHold } from '../../db/repos/orders.ts';
 import { CART_LIFETIME_SECONDS, dropStaleCarts } from '../../db/repos/carts.ts';
 import { nowMs } from './clock.ts';
+import type { Ctx } from '../../kernel/context.ts';
 
 /**
  * Pending orders expire (CONTRACT section 3): a checkout that leaves something to pay holds its places for
@@ -39,6 +40,15 @@ export async function sweepHolds(state: AppState): Promise<SweepOutcome | null> 
   });
   if (cancelled.length) state.log({ level: 'info', msg: 'unpaid orders cancelled: their hold ran out', order_ids: cancelled });
   return { cancelled, carts };
+}
+
+/**
+ * Every read says a lapsed order is cancelled at once (CONTRACT section 3), not up to a sweep later: reads of
+ * orders and attendees call this first, which runs the sweep when a hold has run out (one indexed lookup
+ * otherwise). Inside an open transaction (a batch's group) the sweep is left to its timer.
+ */
+export async function sweepIfLapsed(ctx: Pick<Ctx, 'app' | 'db'>): Promise<void> {
+  if (await hasLapsedHold(ctx.db, nowUtc(new Date(nowMs(ctx))))) await sweepHolds(ctx.app);
 }
 
 /** Installs the app clock for SQL and the sweep: once now, then on an unref'd timer stopped when the app closes. */

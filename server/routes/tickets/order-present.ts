@@ -5,6 +5,7 @@ import { getAttendeeRows } from '../../db/repos/attendees.ts';
 import { attendeeIdsOfOrders, orderItems, type OrderRow } from '../../db/repos/orders.ts';
 import { pick } from '../../content/text.ts';
 import { presentAttendees } from './attendee-present.ts';
+import { readableRows } from './attendee-access.ts';
 
 /**
  * Orders (our extension) with their lines and attendees. Attendees show the door view: an order is read by
@@ -13,7 +14,8 @@ import { presentAttendees } from './attendee-present.ts';
 export async function presentOrders(ctx: Ctx, orders: OrderRow[]): Promise<Record<string, unknown>[]> {
   const ids = orders.map((o) => o.id);
   const items = await orderItems(ctx.db, ids);
-  const attendeeRows = await getAttendeeRows(ctx.db, await attendeeIdsOfOrders(ctx.db, ids));
+  // An order holding tickets of several events shows an organizer only the attendees of its own.
+  const attendeeRows = await readableRows(ctx, await getAttendeeRows(ctx.db, await attendeeIdsOfOrders(ctx.db, ids)));
   const attendees = presentAttendees(ctx, attendeeRows, true);
   return orders.map((o) => ({
     id: o.id,

@@ -11,6 +11,8 @@ import { isAdministrator, mayChangeEvent } from '../../security/ownership.ts';
 import { ORDER_STATUSES } from '../../../shared/models/tickets.ts';
 import { nowUtcString } from './clock.ts';
 import { presentOrders } from './order-present.ts';
+import { sweepIfLapsed } from './order-hold.ts';
+import { organizerScope, readableRows } from './attendee-access.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
 
 /** Runs every `orderCompleted` listener (ticket e-mails) inside the transaction that completed the order. */
@@ -49,9 +51,17 @@ const MOVES: Record<OrderStatus, readonly OrderStatus[]> = {
 const notFound = (id: number) => new HttpError(404, 'order-not-found', `The order #${id} does not exist.`);
 
 const list = implement(ticketsRoutes.listOrders, async (input, ctx) => {
+  await sweepIfLapsed(ctx);
   const statuses = input.status?.map((s) => s.toLowerCase());
   if (statuses?.some((s) => !(ORDER_STATUSES as readonly string[]).includes(s))) throw invalidParam('status');
-  const { ids, total } = await queryOrders(ctx.db, { postId: input.post_id, statuses, limit: input.per_page, offset: (input.page - 1) * input.per_page });
+  const { ids, total } = await queryOrders(ctx.db, {
+    postId: input.post_id,
+    // An organizer reads the orders of its own events only (CONTRACT section 3).
+    eventAuthor: organizerScope(ctx) ?? undefined,
+    statuses,
+    limit: input.per_page,
+    offset: (input.page - 1) * input.per_page,
+  });
   const totalPages = Math.ceil(total / input.per_page);
   if (input.page > 1 && input.page > totalPages) throw invalidPage();
   const orders = await presentOrders(ctx, await getOrderRows(ctx.db, ids));
@@ -59,8 +69,11 @@ const list = implement(ticketsRoutes.listOrders, async (input, ctx) => {
 });
 
 const read = implement(ticketsRoutes.readOrder, async (input, ctx) => {
+  await sweepIfLapsed(ctx);
   const row = await getOrderRow(ctx.db, input.id);
   if (!row) throw notFound(input.id);
+  // An organizer reads an order only when one of its tickets is on an event it authored.
+  if (organizerScope(ctx) !== null && !(await readableRows(ctx, await orderItems(ctx.db, [row.id]))).length) throw notFound(input.id);
   return ok((await presentOrders(ctx, [row]))[0]);
 });
 

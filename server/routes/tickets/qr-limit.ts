@@ -10,7 +10,7 @@ declare module '../../kernel/services.ts' {
 }
 
 /**
- * Failed QR check-ins (wrong security code, unknown attendee) per API key and per client address: past
+ * Failed QR check-ins (wrong security code, unknown attendee) per API key at each client address: past
  * `MAX_FAILURES` in a sliding minute, further QR check-ins answer 429 until the oldest failure ages out.
  * Guessing codes is the attack; a door with a sticky scanner stays far below it.
  */

@@ -2,7 +2,7 @@ import type { Ctx } from '../../kernel/context.ts';
 import { attendeeIdsOfTickets } from '../../db/repos/tickets.ts';
 import { getAttendeeRows } from '../../db/repos/attendees.ts';
 import { presentAttendees } from './attendee-present.ts';
-import { inKeyScope } from './attendee-access.ts';
+import { readableRows } from './attendee-access.ts';
 
 /**
  * The attendee lists embedded in tickets for callers with manage access, in ID order, one query per page. A key
@@ -12,7 +12,7 @@ export async function attendeesOfTickets(ctx: Ctx, ticketIds: readonly number[])
   const out = new Map<number, Record<string, unknown>[]>();
   if (!ticketIds.length) return out;
   const ids = await attendeeIdsOfTickets(ctx.db, ticketIds);
-  const rows = (await getAttendeeRows(ctx.db, ids)).filter((r) => inKeyScope(ctx, r.event_id));
+  const rows = await readableRows(ctx, await getAttendeeRows(ctx.db, ids));
   const presented = presentAttendees(ctx, rows, true, true);
   rows.forEach((r, i) => {
     let list = out.get(r.ticket_id);

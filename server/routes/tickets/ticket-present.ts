@@ -11,7 +11,7 @@ import { pick } from '../../content/text.ts';
 import { globalId, imageObject } from '../events/present.ts';
 import { attendeesOfTickets } from './ticket-attendees.ts';
 import { managesAttendees } from './attendee-present.ts';
-import { inKeyScope } from './attendee-access.ts';
+import { readsAttendeesOf } from './attendee-access.ts';
 import { nowMs, nowUtcString } from './clock.ts';
 
 /** `HH:MM:SS` from an editor time (`H:MM`, `HH:MM:SS`), '' when unset. */
@@ -67,15 +67,17 @@ export interface TicketPresentOpts {
  */
 export async function presentTickets(ctx: Ctx, rows: TicketRow[], opts: TicketPresentOpts = {}): Promise<Record<string, unknown>[]> {
   const ids = rows.map((r) => r.id);
-  const managerOf = (t: TicketRow) => managesAttendees(ctx) && inKeyScope(ctx, t.event_id);
-  const managed = rows.filter(managerOf).map((r) => r.id);
+  // Whether the caller manages each ticket's attendees, decided once per ticket before anything is presented.
+  const managing = new Set<number>();
+  if (managesAttendees(ctx)) for (const r of rows) if (await readsAttendeesOf(ctx, r.event_id)) managing.add(r.id);
+  const managed = rows.filter((r) => managing.has(r.id)).map((r) => r.id);
   const stats = await ticketStats(ctx.db, ids);
   const parentRows = await parentPosts(ctx.db, [...new Set(rows.map((r) => r.event_id))]);
   const images = await getAttachments(ctx.db, [...parentRows.values()].map((p) => p.image_id).filter(Boolean));
   const attendees = managed.length && !opts.skipAttendees ? await attendeesOfTickets(ctx, managed) : new Map<number, Record<string, unknown>[]>();
   const nowUtc = nowUtcString(ctx);
   return rows.map((t) => {
-    const manager = managerOf(t);
+    const manager = managing.has(t.id);
     const s = stats.get(t.id) ?? EMPTY_STATS;
     const parent = parentRows.get(t.event_id);
     const out = ticketObject(ctx, t, s, parent ? imageObject(images.get(parent.image_id)) : false, nowUtc, manager);

@@ -66,7 +66,7 @@ describe('WordPress-style parameters', () => {
       minimum: 1,
       required: false,
     });
-    assert.deepEqual(argJson(idList({ required: true })), { type: 'array', items: { type: 'integer', minimum: 0 }, required: true });
+    assert.deepEqual(argJson(idList({ required: true })), { type: 'array', items: { type: 'integer', minimum: 0 }, maxItems: 1000, required: true });
     assert.deepEqual(argJson(enumString(['a', 'b'])), { type: 'string', enum: ['a', 'b'], required: false });
   });
 
