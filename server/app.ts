@@ -44,7 +44,7 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIO
 const EXPOSE = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, Retry-After, Date';
 
 async function siteSecret(db: Db, configured?: string): Promise<string> {
-  return configured || await siteSecretOf(db, crypto.randomBytes(32).toString('base64url'));
+  return configured || (await siteSecretOf(db, crypto.randomBytes(32).toString('base64url')));
 }
 
 /** The shared-state mode: asked for, configured, else 'database' on PostgreSQL and 'process' on SQLite. */
@@ -61,7 +61,7 @@ export interface App {
 
 /** Builds the whole server on an open (or newly opened) database. Tests call this on a fresh file. */
 export async function createApp(opts: { config: Config; db?: Db; log?: AppState['log']; sharedState?: SharedState }): Promise<App> {
-  const db = opts.db ?? await openDatabase(opts.config.dbFile);
+  const db = opts.db ?? (await openDatabase(opts.config.dbFile));
   const registry = buildRegistry();
   const log = opts.log ?? (opts.config.log ? logFunction(createLogger(opts.config)) : () => {});
   const sharedState = sharedStateFor(db, opts.config, opts.sharedState);

@@ -13,7 +13,7 @@ import { ResponseCache } from './http/response-cache.ts';
  * functions the routes use can fill the database.
  */
 export async function systemContext(db: Db, config: Config, userId: number, lang: Lang = 'en'): Promise<Ctx> {
-  const secret = await getSiteSecret(db) ?? 'system';
+  const secret = (await getSiteSecret(db)) ?? 'system';
   const app: AppState = {
     db,
     config,

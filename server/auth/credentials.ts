@@ -24,7 +24,12 @@ export async function createAppPassword(db: Db, userId: number, name: string): P
 }
 
 /** API keys look like `dsk_<id>_<secret>`: the id finds the row, the key is checked against its fast hash. */
-export async function createApiKey(db: Db, label: string, eventId: number | null, createdBy: number | null): Promise<{ row: ApiKeyRow; key: string }> {
+export async function createApiKey(
+  db: Db,
+  label: string,
+  eventId: number | null,
+  createdBy: number | null,
+): Promise<{ row: ApiKeyRow; key: string }> {
   const secret = randomAlnum(32);
   const row = await db.transaction(async () => {
     const r = await insertApiKey(db, { label, hash: 'pending', eventId, createdBy });
@@ -94,7 +99,7 @@ export type BasicResult = { ok: true; user: UserRow; appPasswordId: number } | {
  * password take the same work, whatever was asked before.
  */
 export async function verifyBasic(db: Db, login: string, password: string, ip: string, limits: CheckLimits = unlimited): Promise<BasicResult> {
-  const user = login ? (await findUserByLogin(db, login) ?? (login.includes('@') ? await findUserByEmail(db, login) : undefined)) : undefined;
+  const user = login ? ((await findUserByLogin(db, login)) ?? (login.includes('@') ? await findUserByEmail(db, login) : undefined)) : undefined;
   const plain = password.replace(/\s+/g, '');
   const rows = await appPasswordsOf(db, user?.id ?? 0);
   const fast = rows.find((r) => verifyFastHash(plain, r.hash));

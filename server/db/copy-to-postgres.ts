@@ -307,7 +307,8 @@ async function checkEmpty(pg: PgDb, tables: TableInfo[]): Promise<void> {
     for (const t of tables) {
       const n = Number((await pg.native(`SELECT count(*) AS n FROM ${q(t.name)}`))[0]?.n);
       const seeded = sqliteChecksum(fresh, t);
-      if (n !== seeded.rows || (n > 0 && (await pgChecksum(pg, t, await pgColumns(pg, t.name))).sum !== seeded.sum)) busy.push(`${t.name} (${n} rows)`);
+      if (n !== seeded.rows || (n > 0 && (await pgChecksum(pg, t, await pgColumns(pg, t.name))).sum !== seeded.sum))
+        busy.push(`${t.name} (${n} rows)`);
     }
     if (busy.length)
       throw new MigrationRefused(

@@ -30,7 +30,12 @@ export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (l
   let adminPassword: string | undefined;
   await db.transaction(async () => {
     if (!admin) {
-      admin = await insertUser(db, { login: 'demo-admin', email: 'admin@doorstep.example', displayName: 'Demo Administrator', role: 'administrator' });
+      admin = await insertUser(db, {
+        login: 'demo-admin',
+        email: 'admin@doorstep.example',
+        displayName: 'Demo Administrator',
+        role: 'administrator',
+      });
       adminPassword = (await createAppPassword(db, admin.id, 'demo')).password;
     }
   });
@@ -40,16 +45,16 @@ export async function runDemo(db: Db, config: Config, opts: DemoOptions, out: (l
     for (const v of VENUES) {
       venues.push(
         await createLinked(ctx, 'venue', {
-        venue: v.name,
-        address: v.address,
-        city: v.city,
-        country: 'Estonia',
-        zip: v.zip,
-        phone: v.phone,
-        website: v.website,
-        description: v.description,
-        geo_lat: v.lat,
-        geo_lng: v.lng,
+          venue: v.name,
+          address: v.address,
+          city: v.city,
+          country: 'Estonia',
+          zip: v.zip,
+          phone: v.phone,
+          website: v.website,
+          description: v.description,
+          geo_lat: v.lat,
+          geo_lng: v.lng,
         }),
       );
     }

@@ -156,12 +156,11 @@ export async function composeFromLog(state: AppState, row: MailLogRow): Promise<
 /** A delivery takes at most about a minute (SMTP timeouts): a claim ten minutes old was abandoned. */
 const CLAIM_STALE_MS = 10 * 60_000;
 
-
 async function deliverNow(state: AppState, id: number): Promise<DeliveryResult | null> {
   if (!state.db.open) return null;
   const row = await getMailLog(state.db, id);
   if (row?.status !== 'queued') return null;
-  if (!await claimMailLog(state.db, id, nowUtc(new Date(Date.now() - CLAIM_STALE_MS)))) return null;
+  if (!(await claimMailLog(state.db, id, nowUtc(new Date(Date.now() - CLAIM_STALE_MS))))) return null;
   // Images deferred at logging time are drawn now, outside any transaction, and kept for resends.
   for (const a of await deferredAttachments(state.db, id)) {
     // One image per turn of the event loop, so requests keep flowing while a large order is drawn.
@@ -257,7 +256,7 @@ export async function resendMail(state: AppState, id: number, to?: string[]): Pr
     return target;
   });
   const result = await schedule(state, target);
-  return { row: await getMailLog(db, target) ?? row, result };
+  return { row: (await getMailLog(db, target)) ?? row, result };
 }
 
 /**

@@ -40,7 +40,7 @@ async function weakPasswords(db: Db, config: Config): Promise<Finding[]> {
     check = { login: config.adminUser, weaknesses: passwordWeaknesses(config.adminUser, config.adminPassword) };
   } else {
     const recorded = await getJsonOption<AdminPasswordCheck | null>(db, ADMIN_PASSWORD_CHECK, null);
-    if (recorded && await appPasswordExists(db, recorded.app_password_id)) check = recorded;
+    if (recorded && (await appPasswordExists(db, recorded.app_password_id))) check = recorded;
   }
   if (!check || check.weaknesses.length === 0) return [];
   return [
@@ -124,8 +124,8 @@ function https(config: Config): Finding[] {
 }
 
 async function registration(db: Db): Promise<Finding[]> {
-  if (await getOption(db, 'users_can_register') !== '1') return [];
-  const role = await getOption(db, 'default_role') ?? 'subscriber';
+  if ((await getOption(db, 'users_can_register')) !== '1') return [];
+  const role = (await getOption(db, 'default_role')) ?? 'subscriber';
   const privileged = role === 'administrator' || role === 'organizer';
   return [
     {

@@ -19,7 +19,7 @@ export function mayChangeAuthored(ctx: Pick<Ctx, 'caller'>, author: number | nul
 
 /** The author of a post, or undefined when there is no such post. */
 export async function postAuthor(ctx: Pick<Ctx, 'db'>, postId: number): Promise<number | undefined> {
-  return await postAuthorOf(ctx.db, postId) ?? undefined;
+  return (await postAuthorOf(ctx.db, postId)) ?? undefined;
 }
 
 /** Whether the caller may change event `eventId` and what hangs off it (tickets, attendees, orders). */
@@ -30,5 +30,5 @@ export async function mayChangeEvent(ctx: Pick<Ctx, 'caller' | 'db'>, eventId: n
 
 /** Throws the contract's `403 rest_forbidden` (401 for anonymous callers) unless the caller may change the event. */
 export async function assertMayChangeEvent(ctx: Pick<Ctx, 'caller' | 'db'>, eventId: number): Promise<void> {
-  if (!await mayChangeEvent(ctx, eventId)) throw forbidden(ctx.caller.kind === 'anonymous');
+  if (!(await mayChangeEvent(ctx, eventId))) throw forbidden(ctx.caller.kind === 'anonymous');
 }

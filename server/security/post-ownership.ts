@@ -25,11 +25,11 @@ export async function mayChangePost(ctx: Pick<Ctx, 'caller' | 'db'>, p: Pick<Pos
       return mayChangeAuthored(ctx, p.author);
     case 'ticket': {
       const eventId = await ticketEventId(ctx.db, p.id);
-      return eventId !== undefined && await mayChangeEvent(ctx, eventId);
+      return eventId !== undefined && (await mayChangeEvent(ctx, eventId));
     }
     case 'attendee': {
       const eventId = await attendeeEventId(ctx.db, p.id);
-      return eventId !== undefined && await mayChangeEvent(ctx, eventId);
+      return eventId !== undefined && (await mayChangeEvent(ctx, eventId));
     }
     case 'order': {
       const events = new Set((await orderItems(ctx.db, [p.id])).map((i) => i.event_id));

@@ -20,15 +20,9 @@ export async function loadEvents(db: Db, ids: number[]): Promise<EventView[]> {
   const rows = await getEventRows(db, ids);
   const vl = await venueLinks(db, ids);
   const ol = await organizerLinks(db, ids);
-  const venues = new Map(
-    (await getLinkedRows(db, 'venue', [...new Set(vl.map((l) => l.linked_id))]))
-      .filter(isPublicPost)
-      .map((v) => [v.id, v]),
-  );
+  const venues = new Map((await getLinkedRows(db, 'venue', [...new Set(vl.map((l) => l.linked_id))])).filter(isPublicPost).map((v) => [v.id, v]));
   const organizers = new Map(
-    (await getLinkedRows(db, 'organizer', [...new Set(ol.map((l) => l.linked_id))]))
-      .filter(isPublicPost)
-      .map((o) => [o.id, o]),
+    (await getLinkedRows(db, 'organizer', [...new Set(ol.map((l) => l.linked_id))])).filter(isPublicPost).map((o) => [o.id, o]),
   );
   return rows.map((row) => ({
     row,

@@ -71,9 +71,7 @@ export function eventItem(env: PageEnv, ev: EventView, headingLevel = 2): string
 async function eventList(env: PageEnv, ids: number[], headingLevel = 2): Promise<string> {
   const l = L[env.lang];
   if (!ids.length) return `<p>${l.none}</p>`;
-  return `<ul class="events">${(await loadEvents(env.db, ids))
-    .map((e) => eventItem(env, e, headingLevel))
-    .join('')}</ul>`;
+  return `<ul class="events">${(await loadEvents(env.db, ids)).map((e) => eventItem(env, e, headingLevel)).join('')}</ul>`;
 }
 
 function contactList(env: PageEnv, fields: { phone?: string; email?: string; website?: string }): string {
@@ -132,13 +130,15 @@ export async function linkedPage(env: PageEnv, kind: 'venue' | 'organizer', p: V
   }
   const desc = textParagraphs(content(env, p));
   if (desc) parts.push(`<div class="description">${desc}</div>`);
-  const ids = (await publicEvents(env.db, {
-    endsAfter: upcomingFilter(),
-    venueId: kind === 'venue' ? p.id : undefined,
-    organizerId: kind === 'organizer' ? p.id : undefined,
-    limit: 20,
-    offset: 0,
-  })).ids;
+  const ids = (
+    await publicEvents(env.db, {
+      endsAfter: upcomingFilter(),
+      venueId: kind === 'venue' ? p.id : undefined,
+      organizerId: kind === 'organizer' ? p.id : undefined,
+      limit: 20,
+      offset: 0,
+    })
+  ).ids;
   parts.push(`<section aria-labelledby="upcoming-h"><h2 id="upcoming-h">${l.upcoming}</h2>${await eventList(env, ids, 3)}</section></article>`);
   const url = link(env, p);
   return page({

@@ -70,7 +70,7 @@ async function acceptedOn(spec: string): Promise<{ accepted: (device: string) =>
     };
   }
   const db = await openDatabase(spec);
-  return { accepted: async (device) => (await db.prepare(ACCEPTED).get(device) as { n: number }).n, close: () => db.close() };
+  return { accepted: async (device) => ((await db.prepare(ACCEPTED).get(device)) as { n: number }).n, close: () => db.close() };
 }
 
 /** What one engine measured, for the side-by-side table. */

@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     // The recorder writes within a second.
     await new Promise((r) => setTimeout(r, 1500));
     const check = await openDatabase(dbFile);
-    const rows = (await check.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(views), 0) AS views FROM analytics_hits').get() as {
+    const rows = ((await check.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(views), 0) AS views FROM analytics_hits').get()) as {
       n: number;
       views: number;
     }) ?? {
@@ -147,9 +147,9 @@ async function main(): Promise<void> {
       if (out.status !== 201) break;
     }
     const pending = (
-      await check
+      (await check
         .prepare("SELECT COALESCE(SUM(oi.quantity), 0) AS n FROM orders o JOIN order_items oi ON oi.order_id = o.post_id WHERE o.status = 'pending'")
-        .get() as {
+        .get()) as {
         n: number;
       }
     ).n;

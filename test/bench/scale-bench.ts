@@ -242,7 +242,13 @@ async function saleTickets(spec: string, events: number): Promise<number[]> {
   try {
     const ids: number[] = [];
     for (let i = 0; i < events; i++) {
-      ids.push(await insertTicket(db, await insertEvent(db, { title: `On sale ${i + 1}` }), { provider: 'rsvp', capacity: 1_000_000, title: `Place at sale ${i + 1}` }));
+      ids.push(
+        await insertTicket(db, await insertEvent(db, { title: `On sale ${i + 1}` }), {
+          provider: 'rsvp',
+          capacity: 1_000_000,
+          title: `Place at sale ${i + 1}`,
+        }),
+      );
     }
     return ids;
   } finally {

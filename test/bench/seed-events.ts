@@ -21,7 +21,13 @@ export async function seedEvents(dbFile: string, EVENTS = Number(process.env.BEN
     const venues: number[] = [];
     for (let i = 0; i < 50; i++) {
       venues.push(
-        await createLinked(ctx, 'venue', { venue: `Venue ${i}`, city: 'Tallinn', address: `Street ${i}`, geo_lat: 59 + random(), geo_lng: 24 + random() }),
+        await createLinked(ctx, 'venue', {
+          venue: `Venue ${i}`,
+          city: 'Tallinn',
+          address: `Street ${i}`,
+          geo_lat: 59 + random(),
+          geo_lng: 24 + random(),
+        }),
       );
     }
     const organizers: number[] = [];

@@ -241,8 +241,8 @@ async function run(s: TestServer): Promise<void> {
     body: { provider: 'rsvp', tickets: [{ ticket_id: free.ticketId, quantity: 1 }] },
     headers: { cookie: 'contract=1' },
   });
-  const slugOf = async (id: number) => (await s.db.prepare('SELECT slug FROM posts WHERE id = ?').get(id) as { slug: string }).slug;
-  const mailRow = await s.db.prepare('SELECT id FROM mail_log ORDER BY id DESC LIMIT 1').get() as { id: number } | undefined;
+  const slugOf = async (id: number) => ((await s.db.prepare('SELECT slug FROM posts WHERE id = ?').get(id)) as { slug: string }).slug;
+  const mailRow = (await s.db.prepare('SELECT id FROM mail_log ORDER BY id DESC LIMIT 1').get()) as { id: number } | undefined;
   const ids: Ids = {
     event: paid.eventId,
     ticket: paid.ticketId,

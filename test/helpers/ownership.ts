@@ -3,7 +3,7 @@ import type { TestServer } from './server.ts';
 /** A signed-in user of `role` named `login`: its Authorization header and its user ID. */
 export async function userWithId(s: TestServer, role: 'organizer' | 'door', login: string): Promise<{ auth: string; id: number }> {
   const auth = await s.userAuth(role, login);
-  const id = (await s.db.prepare('SELECT id FROM users WHERE login = ?').get(login) as { id: number }).id;
+  const id = ((await s.db.prepare('SELECT id FROM users WHERE login = ?').get(login)) as { id: number }).id;
   return { auth, id };
 }
 

@@ -71,22 +71,22 @@ describe('access by role', { timeout: 15 * 60_000 }, () => {
       const organizer = await made('organizers', { organizer: 'Door team' });
       const category = await made('categories', { name: 'Concerts' });
       const tag = await made('tags', { name: 'Jazz' });
-      const slugOf = async (id: number) => (await srv.db.prepare('SELECT slug FROM posts WHERE id = ?').get(id) as { slug: string }).slug;
+      const slugOf = async (id: number) => ((await srv.db.prepare('SELECT slug FROM posts WHERE id = ?').get(id)) as { slug: string }).slug;
       const secrets = [...pub.codes.values(), ...more.codes.values(), ...prot.codes.values(), ...draft.codes.values()];
-      const attendeeEmails = (await srv.db.prepare('SELECT email FROM attendees').all() as { email: string }[]).map((r) => r.email);
+      const attendeeEmails = ((await srv.db.prepare('SELECT email FROM attendees').all()) as { email: string }[]).map((r) => r.email);
       const privateStrings = [
         SECRET_CONTENT,
         DRAFT_TITLE,
         BUYER,
         ...secrets,
-        ...(await srv.db.prepare('SELECT email FROM attendees UNION SELECT email FROM users').all() as { email: string }[]).map((r) => r.email),
+        ...((await srv.db.prepare('SELECT email FROM attendees UNION SELECT email FROM users').all()) as { email: string }[]).map((r) => r.email),
       ];
       // What a key bound to another event must never receive (it reads drafts and protected content, as a door).
       const attendeeStrings = [
         BUYER,
         ...secrets,
         ...attendeeEmails,
-        ...(await srv.db.prepare('SELECT full_name FROM attendees').all() as { full_name: string }[]).map((r) => r.full_name),
+        ...((await srv.db.prepare('SELECT full_name FROM attendees').all()) as { full_name: string }[]).map((r) => r.full_name),
       ];
 
       const idFor = (route: string): number => {

@@ -54,7 +54,10 @@ describe('concurrency', { timeout: 15 * 60_000 }, () => {
         integrity = await integrityCheck(db);
         winner = new Map(
           (
-            await db.prepare("SELECT attendee_id, device_id FROM checkins WHERE result = 'accepted'").all() as { attendee_id: number; device_id: string }[]
+            (await db.prepare("SELECT attendee_id, device_id FROM checkins WHERE result = 'accepted'").all()) as {
+              attendee_id: number;
+              device_id: string;
+            }[]
           ).map((r) => [r.attendee_id, r.device_id]),
         );
       } finally {

@@ -38,7 +38,7 @@ describe('hostile input from the OpenAPI documents', { timeout: 20 * 60_000 }, (
       await seedTicketsFixture(srv.db, { attendees: 3, provider: 'rsvp', eventPassword: 'secret' });
       await seedTicketsFixture(srv.db, { attendees: 2, eventStatus: 'draft' });
       const auth: Record<Role, string | null> = { anonymous: null, door: `Bearer ${(await srv.apiKey('Fuzz door')).key}`, admin: srv.admin };
-      const ids = (await srv.db.prepare('SELECT id FROM posts ORDER BY id').all() as { id: number }[]).map((r) => r.id);
+      const ids = ((await srv.db.prepare('SELECT id FROM posts ORDER BY id').all()) as { id: number }[]).map((r) => r.id);
       const unknownIds = [999_999, 2 ** 31, 2 ** 53 + 2, 0];
       const { namespaces, ops } = await loadOperations(srv.root);
       assert.ok(ops.length > 50, `the documents list the operations (${ops.length})`);

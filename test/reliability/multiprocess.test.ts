@@ -105,7 +105,7 @@ describe('several server processes on one PostgreSQL database', { timeout: 20 * 
         let soldInDb;
         try {
           audit = await auditCheckins(db, kiosks, new Set(ids));
-          soldInDb = (await db.prepare('SELECT COUNT(*) AS n FROM attendees WHERE ticket_id = ?').get(limited) as { n: number }).n;
+          soldInDb = ((await db.prepare('SELECT COUNT(*) AS n FROM attendees WHERE ticket_id = ?').get(limited)) as { n: number }).n;
         } finally {
           await db.close();
         }

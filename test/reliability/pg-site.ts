@@ -43,7 +43,6 @@ export async function pgCluster(): Promise<PgCluster> {
   return { url: c.url, origin: 'private cluster', stop: c.stop };
 }
 
-
 let made = 0;
 
 /** A new database on the cluster, empty or a copy of `template` (UTF8, C collation, as the server requires); `drop` removes it. */

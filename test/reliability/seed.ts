@@ -67,22 +67,25 @@ export async function openForCheck(dbFile: string): Promise<Db> {
  * `bt_index_check` (with `heapallindexed`) finds every B-tree index of the schema consistent with its table.
  */
 export async function integrityCheck(db: Db): Promise<string> {
-  if (engineOf(db) !== 'postgres') return ((db as SqliteDb).raw.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
+  if (engineOf(db) !== 'postgres')
+    return ((db as SqliteDb).raw.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
   const problems: string[] = [];
-  for (const c of await db.prepare("SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND NOT convalidated").all() as {
+  for (const c of (await db.prepare("SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND NOT convalidated").all()) as {
     conname: string;
   }[])
     problems.push(`constraint ${c.conname} not validated`);
   await db.exec('CREATE EXTENSION IF NOT EXISTS amcheck');
-  const indexes = await db
+  const indexes = (await db
     .prepare(
       `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
         WHERE am.amname = 'btree' AND c.relnamespace = 'public'::regnamespace ORDER BY c.relname`,
     )
-    .all() as { name: string }[];
+    .all()) as { name: string }[];
   for (const { name } of indexes) {
     try {
-      await db.prepare("SELECT bt_index_check(c.oid, true) FROM pg_class c WHERE c.relname = ? AND c.relnamespace = 'public'::regnamespace").all(name);
+      await db
+        .prepare("SELECT bt_index_check(c.oid, true) FROM pg_class c WHERE c.relname = ? AND c.relnamespace = 'public'::regnamespace")
+        .all(name);
     } catch (e) {
       problems.push(`index ${name}: ${(e as Error).message}`);
     }

@@ -30,7 +30,7 @@ export interface CheckinAudit {
  * exactly one accepted scan which is also the attendee's standing check-in.
  */
 export async function auditCheckins(db: Db, kiosks: SimKiosk[], scannedAttendees: Set<number>): Promise<CheckinAudit> {
-  const rows = await db.prepare('SELECT id, attendee_id, result, nonce, device_id FROM checkins ORDER BY id').all() as LogRow[];
+  const rows = (await db.prepare('SELECT id, attendee_id, result, nonce, device_id FROM checkins ORDER BY id').all()) as LogRow[];
   const byNonce = new Map(rows.filter((r) => r.nonce).map((r) => [r.nonce!, r]));
   const audit: CheckinAudit = { scans: 0, logged: rows.length, accepted: 0, conflicts: 0, lost: [], unlogged: [], inconsistent: [], unexpected: [] };
   for (const k of kiosks) {
@@ -56,7 +56,7 @@ export async function auditCheckins(db: Db, kiosks: SimKiosk[], scannedAttendees
     }
     if (r.result === 'conflict') audit.conflicts++;
   }
-  const state = await db.prepare('SELECT post_id, checked_in, checkin_id FROM attendees').all() as {
+  const state = (await db.prepare('SELECT post_id, checked_in, checkin_id FROM attendees').all()) as {
     post_id: number;
     checked_in: number;
     checkin_id: number | null;

@@ -13,7 +13,7 @@ import { createEvent } from '../server/site/fixtures.ts';
 
 let s: TestServer;
 let ev: { id: number; url: string };
-const rows = async () => (await s.db.prepare('SELECT COUNT(*) AS n FROM analytics_hits').get() as { n: number }).n;
+const rows = async () => ((await s.db.prepare('SELECT COUNT(*) AS n FROM analytics_hits').get()) as { n: number }).n;
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -30,7 +30,7 @@ describe('finding 5: anonymous reads do not grow the analytics table', () => {
       assert.equal((await call(`${s.root}evt/events/v1/events`)).status, 200);
     }
     await flushHits(s.app.state);
-    assert.equal(await rows() - before, 2);
+    assert.equal((await rows()) - before, 2);
     const totals = await call(`${s.root}analytics/v1/totals`, { auth: s.admin });
     assert.equal(totals.body.api_reads, 300);
     assert.equal(totals.body.visitors, 1);

@@ -83,12 +83,12 @@ describe('D6: only a POST can be overridden; a GET never writes', () => {
     assert.equal(viaHeader.body.status, 'publish');
     const head = await call(`${s.root}evt/events/v1/events/${id}?_method=DELETE`, { method: 'HEAD', auth: s.admin });
     assert.equal(head.status, 200);
-    const stored = await s.db.prepare('SELECT status FROM posts WHERE id = ?').get(id) as { status: string };
+    const stored = (await s.db.prepare('SELECT status FROM posts WHERE id = ?').get(id)) as { status: string };
     assert.equal(stored.status, 'publish', 'the event was not trashed');
   });
 
   test('GET with _method=POST and parameters does not create or update', async () => {
-    const count = async () => (await s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'event'").get() as { n: number }).n;
+    const count = async () => ((await s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'event'").get()) as { n: number }).n;
     const n = await count();
     const r = await call(`${s.root}evt/events/v1/events?_method=POST&title=Sneaky&start_date=2031-05-01&end_date=2031-05-01`, { auth: s.admin });
     assert.equal(r.status, 200);

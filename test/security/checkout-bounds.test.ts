@@ -18,7 +18,7 @@ let s: TestServer;
 let event: number;
 let free: number;
 
-const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
+const count = async (sql: string, ...p: unknown[]) => ((await s.db.prepare(sql).get(...p)) as { n: number }).n;
 const written = async () => ({
   carts: await count('SELECT COUNT(*) AS n FROM carts'),
   lines: await count('SELECT COUNT(*) AS n FROM cart_items'),
@@ -213,7 +213,7 @@ describe('checkout bounds', () => {
       return r.body as { id: number; attendees: { id: number }[] };
     };
     const mailTo = async (email: string) =>
-      await s.db.prepare("SELECT id, related_id FROM mail_log WHERE source = 'tickets' AND to_header LIKE ? ORDER BY id").all(`%<${email}>`) as {
+      (await s.db.prepare("SELECT id, related_id FROM mail_log WHERE source = 'tickets' AND to_header LIKE ? ORDER BY id").all(`%<${email}>`)) as {
         id: number;
         related_id: number;
       }[];

@@ -17,7 +17,7 @@ let key: string;
 let bSecrets: string[];
 let aCodes: string[];
 
-const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
+const count = async (sql: string, ...p: unknown[]) => ((await s.db.prepare(sql).get(...p)) as { n: number }).n;
 /** Everything about B's attendees and orders that a write could move. */
 const snapshotB = async () =>
   JSON.stringify([
@@ -38,7 +38,7 @@ beforeAll(async () => {
   A = await seedTicketsFixture(s.db, { attendees: 3, eventTitle: 'Event A', name: (i) => `Alpha Visitor ${i}` });
   B = await seedTicketsFixture(s.db, { attendees: 3, eventTitle: 'Event B', name: (i) => `Bravo Secretname ${i}` });
   const rsvp = await insertTicket(s.db, B.eventId, { provider: 'rsvp', title: 'B guest list' });
-  bRsvp = { ticketId: rsvp, ...await insertAttendees(s.db, rsvp, 2, { name: (i) => `Bravo Rsvpname ${i}` }) };
+  bRsvp = { ticketId: rsvp, ...(await insertAttendees(s.db, rsvp, 2, { name: (i) => `Bravo Rsvpname ${i}` })) };
   // Unique e-mails for B (the fixture's are shared between events), and a purchaser e-mail on its orders.
   await s.db.prepare("UPDATE attendees SET email = 'bravo-' || post_id || '@secret.test' WHERE event_id = ?").run(B.eventId);
   await s.db
@@ -49,7 +49,7 @@ beforeAll(async () => {
   const r = await call(`${s.root}evt/tickets/v1/attendees/${B.attendeeIds[0]}`, { method: 'PATCH', auth: s.admin, body: { check_in: true } });
   assert.equal(r.status, 201, r.text);
   const bIds = [...B.attendeeIds, ...bRsvp.attendeeIds];
-  const names = await s.db.prepare(`SELECT full_name, email, security_code FROM attendees WHERE event_id = ?`).all(B.eventId) as {
+  const names = (await s.db.prepare(`SELECT full_name, email, security_code FROM attendees WHERE event_id = ?`).all(B.eventId)) as {
     full_name: string;
     email: string;
     security_code: string;

@@ -24,7 +24,7 @@ const snapshot = async (id: number) =>
     await s.db.prepare('SELECT title, modified FROM posts WHERE id = ?').get(id),
     await s.db.prepare('SELECT status FROM orders WHERE post_id = (SELECT order_id FROM attendees WHERE post_id = ?)').get(id),
   ]);
-const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
+const count = async (sql: string, ...p: unknown[]) => ((await s.db.prepare(sql).get(...p)) as { n: number }).n;
 
 beforeAll(async () => {
   s = await startTestServer();

@@ -21,7 +21,7 @@ let paid: number;
 let free: number;
 
 const HOLD_MS = 30 * 60_000;
-const orderStatus = async (id: number) => (await s.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(id) as { status: string }).status;
+const orderStatus = async (id: number) => ((await s.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(id)) as { status: string }).status;
 const ticket = async (id: number) =>
   (await call(`${tix(s)}/tickets/${id}`, { auth: s.admin })).body.capacity_details as { available: number; sold: number; pending: number };
 const buy = async (ticketId: number, quantity: number, provider = 'tc') => {

@@ -130,7 +130,7 @@ describe("seo/v1 meta of organizer Y's post: organizer X gets 403 rest_forbidden
 
 const GIF = Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1').toString('base64');
 const attached = (id: number) => s.db.prepare("SELECT id, author, title FROM posts WHERE type = 'attachment' AND parent = ? ORDER BY id").all(id);
-const uploadCount = async () => (await s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'attachment'").get() as { n: number }).n;
+const uploadCount = async () => ((await s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'attachment'").get()) as { n: number }).n;
 const storedFiles = () => {
   const dir = path.join(s.dir, 'files', 'public');
   return fs.existsSync(dir) ? fs.readdirSync(dir).length : 0;

@@ -48,9 +48,10 @@ interface Write {
 }
 
 const titleKey = (k: Kind) => (k === 'event' ? 'title' : k === 'venue' ? 'venue' : k === 'organizer' ? 'organizer' : 'name');
-const postTitle = async (id: number) => (await s.db.prepare('SELECT title FROM posts WHERE id = ?').get(id) as { title: string }).title;
-const postStatus = async (id: number) => (await s.db.prepare('SELECT status FROM posts WHERE id = ?').get(id) as { status: string } | undefined)?.status;
-const termName = async (id: number) => (await s.db.prepare('SELECT name FROM terms WHERE id = ?').get(id) as { name: string } | undefined)?.name;
+const postTitle = async (id: number) => ((await s.db.prepare('SELECT title FROM posts WHERE id = ?').get(id)) as { title: string }).title;
+const postStatus = async (id: number) =>
+  ((await s.db.prepare('SELECT status FROM posts WHERE id = ?').get(id)) as { status: string } | undefined)?.status;
+const termName = async (id: number) => ((await s.db.prepare('SELECT name FROM terms WHERE id = ?').get(id)) as { name: string } | undefined)?.name;
 const changedName = async (k: Kind, id: number) => (isTerm(k) ? await termName(id) : await postTitle(id))?.startsWith('Renamed') ?? false;
 
 const WRITES: Write[] = [
@@ -76,25 +77,25 @@ const WRITES: Write[] = [
     name: 'publish via status',
     kinds: ['event', 'venue', 'organizer'],
     request: (k, o) => ({ method: 'PATCH', path: `/${PLURAL[k]}/${o.id}`, body: { status: 'publish' } }),
-    took: async (_k, id) => await postStatus(id) === 'publish',
+    took: async (_k, id) => (await postStatus(id)) === 'publish',
   },
   {
     name: 'trash (DELETE)',
     kinds: ['event', 'venue', 'organizer'],
     request: (k, o) => ({ method: 'DELETE', path: `/${PLURAL[k]}/${o.id}` }),
-    took: async (_k, id) => await postStatus(id) === 'trash',
+    took: async (_k, id) => (await postStatus(id)) === 'trash',
   },
   {
     name: 'trash by slug (DELETE)',
     kinds: ['event', 'venue', 'organizer'],
     request: (k, o) => ({ method: 'DELETE', path: `/${PLURAL[k]}/by-slug/${o.slug}` }),
-    took: async (_k, id) => await postStatus(id) === 'trash',
+    took: async (_k, id) => (await postStatus(id)) === 'trash',
   },
   {
     name: 'delete (terms are deleted for good)',
     kinds: ['tag', 'category'],
     request: (k, o) => ({ method: 'DELETE', path: `/${PLURAL[k]}/${o.id}` }),
-    took: async (_k, id) => await termName(id) === undefined,
+    took: async (_k, id) => (await termName(id)) === undefined,
   },
 ];
 
@@ -237,7 +238,7 @@ describe('any organizer uses and creates what others authored', () => {
 });
 
 describe('only an administrator sets author to someone else', () => {
-  const postCount = async () => (await s.db.prepare('SELECT COUNT(*) AS n FROM posts').get() as { n: number }).n;
+  const postCount = async () => ((await s.db.prepare('SELECT COUNT(*) AS n FROM posts').get()) as { n: number }).n;
 
   for (const kind of ['event', 'venue', 'organizer'] as const) {
     test(`create a ${kind} for Y: organizer X 403 and nothing created, X for itself 201, admin for Y 201`, async () => {

@@ -85,13 +85,15 @@ describe('finding 2: door roles do not check out orders (least of all on another
   let eventA: number;
   let eventB: number;
   let ticketB: number;
-  const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
+  const count = async (sql: string, ...p: unknown[]) => ((await s.db.prepare(sql).get(...p)) as { n: number }).n;
   const written = async () => ({
     orders: await count('SELECT COUNT(*) AS n FROM orders'),
     attendeesB: await count('SELECT COUNT(*) AS n FROM attendees WHERE event_id = ?', eventB),
   });
   const codesOfB = async () =>
-    (await s.db.prepare('SELECT security_code FROM attendees WHERE event_id = ?').all(eventB) as { security_code: string }[]).map((r) => r.security_code);
+    ((await s.db.prepare('SELECT security_code FROM attendees WHERE event_id = ?').all(eventB)) as { security_code: string }[]).map(
+      (r) => r.security_code,
+    );
 
   beforeAll(async () => {
     s = await startTestServer();

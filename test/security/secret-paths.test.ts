@@ -216,7 +216,7 @@ describe('secrets stored with the old slow hash keep working, and move to the fa
     const k = await insertApiKey(s.db, { label: 'Old door', hash: 'pending', eventId: null, createdBy: null });
     const key = `dsk_${k.id}_${random(32)}`;
     await setApiKeyHash(s.db, k.id, slowHash(key));
-    const readAp = async () => (await s.db.prepare('SELECT hash FROM app_passwords WHERE id = ?').get(ap.id) as { hash: string }).hash;
+    const readAp = async () => ((await s.db.prepare('SELECT hash FROM app_passwords WHERE id = ?').get(ap.id)) as { hash: string }).hash;
     const url = `${s.root}evt/events/v1/events?status=draft`;
     const before = slowHashVerifications();
     assert.equal((await send('127.0.26.1', 'GET', url, { authorization: basic('oldtimer', plain.match(/.{4}/g)!.join(' ')) })).status, 200);

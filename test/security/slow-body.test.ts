@@ -150,7 +150,7 @@ describe('slow bodies and the connection cap (test server)', () => {
   });
   afterAll(() => s.close());
   const port = () => Number(new URL(s.base).port);
-  const events = async () => (await s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'event'").get() as { n: number }).n;
+  const events = async () => ((await s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'event'").get()) as { n: number }).n;
 
   test('a body still trickling in after the timeout is answered 408 and its connection closed', async () => {
     await assertSlowBodyRefused(port(), s.admin, events);

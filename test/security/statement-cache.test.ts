@@ -29,7 +29,7 @@ describe('statement cache', () => {
     const hot = stmt(db, 'SELECT 1 AS hot');
     for (let i = 0; i < 2_000; i++) {
       // Each text differs, as `WHERE` clauses built from filters do.
-      assert.equal((await stmt(db, `SELECT ${i} AS n WHERE ${i} >= 0`).get() as { n: number }).n, i);
+      assert.equal(((await stmt(db, `SELECT ${i} AS n WHERE ${i} >= 0`).get()) as { n: number }).n, i);
       if (i % 50 === 0) assert.equal(stmt(db, 'SELECT 1 AS hot'), hot, 'a statement in use stays cached');
     }
     assert.equal(stmt(db, 'SELECT 1 AS hot'), hot);

@@ -50,7 +50,7 @@ describe('operator CLI', () => {
     assert.match(plain[plain.length - 1], /^dsk_\d+_[A-Za-z0-9]{32}$/);
     await assert.rejects(run('api-key', 'create', '--label', 'X', '--event', '999999'), /not an event/);
     const db = await openDatabase(cli.env.EVT_DB);
-    const eventId = (await db.prepare("SELECT id FROM posts WHERE type = 'event' ORDER BY id LIMIT 1").get() as { id: number }).id;
+    const eventId = ((await db.prepare("SELECT id FROM posts WHERE type = 'event' ORDER BY id LIMIT 1").get()) as { id: number }).id;
     await db.close();
     const paired = await run('api-key', 'create', '--label', 'Door 2', '--event', String(eventId));
     const link = paired.find((l) => l.startsWith('Pairing link: '))!.slice('Pairing link: '.length);
@@ -71,7 +71,7 @@ describe('operator CLI', () => {
 
   test("api-key revoke deletes the key's pairing images", async () => {
     const db = await openDatabase(cli.env.EVT_DB);
-    const eventId = (await db.prepare("SELECT id FROM posts WHERE type = 'event' ORDER BY id LIMIT 1").get() as { id: number }).id;
+    const eventId = ((await db.prepare("SELECT id FROM posts WHERE type = 'event' ORDER BY id LIMIT 1").get()) as { id: number }).id;
     await db.close();
     const paired = await run('api-key', 'create', '--label', 'Door 3', '--event', String(eventId));
     const id = /Created API key (\d+)/.exec(paired[0])![1];
@@ -110,7 +110,7 @@ describe('operator CLI', () => {
       const phone = list.find((l) => /\bphone\b/.test(l))!;
       assert.match(phone, /^\d+\s+phone\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+127\.0\.0\.1$/);
       assert.match(list.find((l) => /\btablet\b/.test(l))!, /\snever\s+-$/);
-      const hashes = await db.prepare('SELECT hash FROM app_passwords').all() as { hash: string }[];
+      const hashes = (await db.prepare('SELECT hash FROM app_passwords').all()) as { hash: string }[];
       for (const { hash } of hashes) assert.ok(!list.join('\n').includes(hash.split('$')[5]));
       assert.ok(!list.join('\n').includes('scrypt'));
 
@@ -137,8 +137,8 @@ describe('operator CLI', () => {
     assert.ok(out.some((l) => /Created \d+ tickets and 60 attendees/.test(l)));
     assert.ok(out.some((l) => l.startsWith('Pair a kiosk by opening http://door.example:8080/kiosk/#pair=')));
     const db = await openDatabase(cli.env.EVT_DB);
-    assert.equal((await db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'event'").get() as { n: number }).n, 20);
-    assert.equal((await db.prepare('SELECT COUNT(*) AS n FROM attendees').get() as { n: number }).n, 60);
+    assert.equal(((await db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'event'").get()) as { n: number }).n, 20);
+    assert.equal(((await db.prepare('SELECT COUNT(*) AS n FROM attendees').get()) as { n: number }).n, 60);
     await db.close();
     await assert.rejects(run('demo', '--events', '2'), /only fills an empty one/);
     await assert.rejects(run('frobnicate'), /unknown command/);

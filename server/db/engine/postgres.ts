@@ -86,7 +86,8 @@ function lockError(e: unknown): unknown {
   // Two transactions waited for each other (two batches meeting the same attendees in reverse order): PostgreSQL
   // ended this one; like a lock not granted, nothing of it was written and the client sends it again.
   if (err?.code === '40P01') return new LockTimeout('PostgreSQL lock (deadlock)');
-  if (typeof err?.message === 'string' && /timeout exceeded when trying to connect/i.test(err.message)) return new LockTimeout('PostgreSQL connection');
+  if (typeof err?.message === 'string' && /timeout exceeded when trying to connect/i.test(err.message))
+    return new LockTimeout('PostgreSQL connection');
   return e;
 }
 
@@ -356,7 +357,9 @@ export class PgDb implements Db {
   }
 
   async setUserVersion(v: number): Promise<void> {
-    await this.native('INSERT INTO evt_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version', [String(Math.trunc(v))]);
+    await this.native('INSERT INTO evt_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version', [
+      String(Math.trunc(v)),
+    ]);
   }
 
   statementCount(): number {

@@ -30,11 +30,11 @@ export async function setApiKeyHash(db: Db, id: number, hash: string): Promise<v
 }
 
 export async function getApiKey(db: Db, id: number): Promise<ApiKeyRow | undefined> {
-  return await stmt(db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as ApiKeyRow | undefined;
+  return (await stmt(db, 'SELECT * FROM api_keys WHERE id = ?').get(id)) as ApiKeyRow | undefined;
 }
 
 export async function listApiKeys(db: Db): Promise<ApiKeyRow[]> {
-  return await stmt(db, 'SELECT * FROM api_keys ORDER BY id').all() as ApiKeyRow[];
+  return (await stmt(db, 'SELECT * FROM api_keys ORDER BY id').all()) as ApiKeyRow[];
 }
 
 export async function revokeApiKey(db: Db, id: number): Promise<boolean> {
@@ -47,12 +47,12 @@ export async function touchApiKey(db: Db, id: number): Promise<void> {
 
 /** A key's label, or undefined when there is no such key. */
 export async function apiKeyLabel(db: Db, id: number): Promise<string | undefined> {
-  return (await stmt(db, 'SELECT label FROM api_keys WHERE id = ?').get(id) as { label: string } | undefined)?.label;
+  return ((await stmt(db, 'SELECT label FROM api_keys WHERE id = ?').get(id)) as { label: string } | undefined)?.label;
 }
 
 /** Keys not revoked, by ID, with what the security scan looks at. */
 export async function liveApiKeys(db: Db): Promise<Pick<ApiKeyRow, 'id' | 'label' | 'created' | 'last_used'>[]> {
-  return await stmt(db, 'SELECT id, label, created, last_used FROM api_keys WHERE revoked_at IS NULL ORDER BY id').all() as Pick<
+  return (await stmt(db, 'SELECT id, label, created, last_used FROM api_keys WHERE revoked_at IS NULL ORDER BY id').all()) as Pick<
     ApiKeyRow,
     'id' | 'label' | 'created' | 'last_used'
   >[];

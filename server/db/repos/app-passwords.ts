@@ -17,11 +17,11 @@ export interface AppPasswordRow {
 export async function insertAppPassword(db: Db, userId: number, name: string, hash: string): Promise<AppPasswordRow> {
   const uuid = crypto.randomUUID();
   await stmt(db, 'INSERT INTO app_passwords (user_id, uuid, name, hash, created) VALUES (?, ?, ?, ?, ?)').run(userId, uuid, name, hash, nowUtc());
-  return await stmt(db, 'SELECT * FROM app_passwords WHERE uuid = ?').get(uuid) as AppPasswordRow;
+  return (await stmt(db, 'SELECT * FROM app_passwords WHERE uuid = ?').get(uuid)) as AppPasswordRow;
 }
 
 export async function appPasswordsOf(db: Db, userId: number): Promise<AppPasswordRow[]> {
-  return await stmt(db, 'SELECT * FROM app_passwords WHERE user_id = ? ORDER BY id').all(userId) as AppPasswordRow[];
+  return (await stmt(db, 'SELECT * FROM app_passwords WHERE user_id = ? ORDER BY id').all(userId)) as AppPasswordRow[];
 }
 
 export async function deleteAppPasswordsOf(db: Db, userId: number, name?: string): Promise<number> {
@@ -41,17 +41,17 @@ export async function touchAppPassword(db: Db, id: number, ip: string): Promise<
 
 /** Deletes one application password of one user (revocation); returns the deleted row, if there was one. */
 export async function deleteAppPassword(db: Db, userId: number, id: number): Promise<AppPasswordRow | undefined> {
-  return await stmt(db, 'DELETE FROM app_passwords WHERE id = ? AND user_id = ? RETURNING *').get(id, userId) as AppPasswordRow | undefined;
+  return (await stmt(db, 'DELETE FROM app_passwords WHERE id = ? AND user_id = ? RETURNING *').get(id, userId)) as AppPasswordRow | undefined;
 }
 
 export async function appPasswordExists(db: Db, id: number): Promise<boolean> {
-  return await stmt(db, 'SELECT 1 FROM app_passwords WHERE id = ?').get(id) !== undefined;
+  return (await stmt(db, 'SELECT 1 FROM app_passwords WHERE id = ?').get(id)) !== undefined;
 }
 
 /** Every application password with its user's login, by ID (the security scan's idle check). */
 export async function appPasswordsWithLogins(db: Db): Promise<(Pick<AppPasswordRow, 'id' | 'name' | 'created' | 'last_used'> & { login: string })[]> {
-  return await stmt(
+  return (await stmt(
     db,
     'SELECT a.id, a.name, a.created, a.last_used, u.login FROM app_passwords a JOIN users u ON u.id = a.user_id ORDER BY a.id',
-  ).all() as (Pick<AppPasswordRow, 'id' | 'name' | 'created' | 'last_used'> & { login: string })[];
+  ).all()) as (Pick<AppPasswordRow, 'id' | 'name' | 'created' | 'last_used'> & { login: string })[];
 }

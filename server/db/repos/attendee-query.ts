@@ -202,7 +202,10 @@ async function memoFor(db: Db, key: string): Promise<{ memo: QueryMemo | undefin
 export async function queryAttendees(db: Db, q: AttendeeQuery): Promise<{ ids: number[]; total: number }> {
   const { from, where, params, orderBy } = build(q);
   const { memo: found, store } = await memoFor(db, `${from} ${where} ${orderBy} ${JSON.stringify(params)}`);
-  const memo = found ?? { total: (await stmt(db, `SELECT COUNT(*) AS n FROM ${from} ${where}`).get(...params) as { n: number }).n, boundaries: new Map() };
+  const memo = found ?? {
+    total: ((await stmt(db, `SELECT COUNT(*) AS n FROM ${from} ${where}`).get(...params)) as { n: number }).n,
+    boundaries: new Map(),
+  };
   if (!found) store(memo);
   const byId = q.orderby === 'id' || (q.orderby === 'include' && !q.include?.length);
   const after = byId ? memo.boundaries.get(q.offset) : undefined;
@@ -211,16 +214,16 @@ export async function queryAttendees(db: Db, q: AttendeeQuery): Promise<{ ids: n
     const cmp = q.order === 'DESC' ? '<' : '>';
     const clause = where ? `${where} AND a.post_id ${cmp} ?` : `WHERE a.post_id ${cmp} ?`;
     ids = (
-      await stmt(db, `SELECT a.post_id AS id FROM ${from} ${clause} ORDER BY ${orderBy} LIMIT ?`)
+      (await stmt(db, `SELECT a.post_id AS id FROM ${from} ${clause} ORDER BY ${orderBy} LIMIT ?`)
         .raw()
-        .all(...params, after, q.limit) as [number][]
+        .all(...params, after, q.limit)) as [number][]
     ).map((r) => r[0]);
   } else {
     const orderParams = q.orderby === 'include' && q.include?.length ? [JSON.stringify(q.include)] : [];
     ids = (
-      await stmt(db, `SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
+      (await stmt(db, `SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
         .raw()
-        .all(...params, ...orderParams, q.limit, q.offset) as [number][]
+        .all(...params, ...orderParams, q.limit, q.offset)) as [number][]
     ).map((r) => r[0]);
   }
   if (byId && ids.length === q.limit) {
@@ -233,7 +236,8 @@ export async function queryAttendees(db: Db, q: AttendeeQuery): Promise<{ ids: n
 /** `EXPLAIN QUERY PLAN` of a list query's count and page statements (a test holds them to their indexes). */
 export async function explainAttendeeQuery(db: Db, q: AttendeeQuery): Promise<{ count: string[]; page: string[] }> {
   const { from, where, params, orderBy } = build(q);
-  const plan = async (sql: string, p: unknown[]) => (await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...p) as { detail: string }[]).map((r) => r.detail);
+  const plan = async (sql: string, p: unknown[]) =>
+    ((await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...p)) as { detail: string }[]).map((r) => r.detail);
   return {
     count: await plan(`SELECT COUNT(*) AS n FROM ${from} ${where}`, params),
     page: await plan(`SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`, [...params, q.limit, q.offset]),

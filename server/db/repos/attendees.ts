@@ -119,10 +119,10 @@ export async function getAttendeeRows(db: Db, ids: readonly number[]): Promise<A
   if (!ids.length) return [];
   const core = await rowReader<CorePart>(db, SELECT_PAGE).all(JSON.stringify(ids));
   const tickets = new Map(
-    (await stmt(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))])) as TicketPart[]).map((t) => [t.ticket_id, t]),
+    ((await stmt(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))]))) as TicketPart[]).map((t) => [t.ticket_id, t]),
   );
   const events = new Map(
-    (await stmt(db, SELECT_EVENTS).all(JSON.stringify([...new Set(core.map((r) => r.event_id))])) as EventPart[]).map((e) => [e.event_id, e]),
+    ((await stmt(db, SELECT_EVENTS).all(JSON.stringify([...new Set(core.map((r) => r.event_id))]))) as EventPart[]).map((e) => [e.event_id, e]),
   );
   const byId = new Map<number, AttendeeRow>();
   for (const r of core) {
@@ -149,7 +149,7 @@ export async function getAttendeeRow(db: Db, id: number): Promise<AttendeeRow | 
 
 /** The change cursor handed to kiosks (`X-EVT-Cursor`): every attendee change moves it forward. */
 export async function attendeeCursor(db: Db): Promise<number> {
-  return (await stmt(db, "SELECT value FROM sequences WHERE name = 'attendee_change'").get() as { value: number }).value;
+  return ((await stmt(db, "SELECT value FROM sequences WHERE name = 'attendee_change'").get()) as { value: number }).value;
 }
 
 /** A random security code (16 lowercase hex characters), unique among attendees. */
@@ -157,7 +157,7 @@ export async function newSecurityCode(db: Db): Promise<string> {
   const taken = stmt(db, 'SELECT 1 FROM attendees WHERE security_code = ?');
   for (;;) {
     const code = crypto.randomBytes(8).toString('hex');
-    if (!await taken.get(code)) return code;
+    if (!(await taken.get(code))) return code;
   }
 }
 
@@ -227,16 +227,16 @@ export interface TicketRef {
 }
 
 export async function getTicketRef(db: Db, id: number): Promise<TicketRef | undefined> {
-  return await stmt(
+  return (await stmt(
     db,
     `SELECT t.post_id AS id, t.event_id, t.provider, t.price_minor, t.currency, t.capacity, p.status, p.title
      FROM tickets t JOIN posts p ON p.id = t.post_id WHERE t.post_id = ?`,
-  ).get(id) as TicketRef | undefined;
+  ).get(id)) as TicketRef | undefined;
 }
 
 /** The event an attendee belongs to, or undefined when there is no such attendee. */
 export async function attendeeEventId(db: Db, attendeeId: number): Promise<number | undefined> {
-  return await stmt(db, 'SELECT event_id FROM attendees WHERE post_id = ?').pluck().get(attendeeId) as number | undefined;
+  return (await stmt(db, 'SELECT event_id FROM attendees WHERE post_id = ?').pluck().get(attendeeId)) as number | undefined;
 }
 
 /** Sets the attendee row's name only (its post's title is the caller's; see updateAttendeeFields for edits). */
@@ -246,16 +246,16 @@ export async function setAttendeeFullName(db: Db, id: number, name: string): Pro
 
 /** The event ending at or after `fromUtc` with the most attendees, and how many (the demo's door). */
 export async function busiestEventFrom(db: Db, fromUtc: string): Promise<{ id: number; n: number } | undefined> {
-  return await stmt(
+  return (await stmt(
     db,
     'SELECT a.event_id AS id, COUNT(*) AS n FROM attendees a JOIN events e ON e.post_id = a.event_id WHERE e.end_utc >= ? GROUP BY a.event_id ORDER BY n DESC LIMIT 1',
-  ).get(fromUtc) as { id: number; n: number } | undefined;
+  ).get(fromUtc)) as { id: number; n: number } | undefined;
 }
 
 /** Up to five attendees of an event not checked in whose order has `orderStatus`, by ID (the demo's sample tickets). */
 export async function uncheckedAttendeeCodes(db: Db, eventId: number, orderStatus: string): Promise<{ post_id: number; security_code: string }[]> {
-  return await stmt(
+  return (await stmt(
     db,
     'SELECT a.post_id, a.security_code FROM attendees a JOIN orders o ON o.post_id = a.order_id WHERE a.event_id = ? AND a.checked_in = 0 AND o.status = ? ORDER BY a.post_id LIMIT 5',
-  ).all(eventId, orderStatus) as { post_id: number; security_code: string }[];
+  ).all(eventId, orderStatus)) as { post_id: number; security_code: string }[];
 }

@@ -75,7 +75,7 @@ export async function sellAtBoxOffice(db: Db, s: BoxOfficeSale): Promise<{ atten
     provider: t.provider,
     fullName: s.fullName,
     email: s.email,
-    securityCode: s.securityCode ?? await newSecurityCode(db),
+    securityCode: s.securityCode ?? (await newSecurityCode(db)),
     priceMinor: t.price_minor,
     rsvpStatus: s.rsvpStatus,
   });

@@ -22,16 +22,16 @@ export interface CartItemRow {
 }
 
 export async function findCart(db: Db, owner: string): Promise<CartRow | undefined> {
-  return await stmt(db, 'SELECT * FROM carts WHERE owner = ?').get(owner) as CartRow | undefined;
+  return (await stmt(db, 'SELECT * FROM carts WHERE owner = ?').get(owner)) as CartRow | undefined;
 }
 
 /** The cart's lines, by ticket ID. */
 export async function cartItems(db: Db, cartId: number): Promise<CartItemRow[]> {
-  return await stmt(
+  return (await stmt(
     db,
     `SELECT ci.ticket_id, ci.quantity, ci.optout, ci.iac, t.provider, t.event_id
      FROM cart_items ci JOIN tickets t ON t.post_id = ci.ticket_id WHERE ci.cart_id = ? ORDER BY ci.ticket_id`,
-  ).all(cartId) as CartItemRow[];
+  ).all(cartId)) as CartItemRow[];
 }
 
 export interface CartLine {
@@ -81,11 +81,13 @@ export const MAX_CARTS = 100_000;
  * go, so the table stays bounded whatever visitors send. Signed-in users' carts are never pushed out.
  */
 export async function makeRoomForCart(db: Db, max = MAX_CARTS): Promise<number> {
-  const n = (await stmt(db, 'SELECT COUNT(*) AS n FROM carts').get() as { n: number }).n;
+  const n = ((await stmt(db, 'SELECT COUNT(*) AS n FROM carts').get()) as { n: number }).n;
   if (n < max) return 0;
-  return (await stmt(db, "DELETE FROM carts WHERE id IN (SELECT id FROM carts WHERE owner LIKE 'cookie:%' ORDER BY updated_utc, id LIMIT ?)").run(
-    n - max + 1,
-  )).changes;
+  return (
+    await stmt(db, "DELETE FROM carts WHERE id IN (SELECT id FROM carts WHERE owner LIKE 'cookie:%' ORDER BY updated_utc, id LIMIT ?)").run(
+      n - max + 1,
+    )
+  ).changes;
 }
 
 /** Drops carts last written before `beforeUtc` (the sweep: a cart lives as long as its cookie). */

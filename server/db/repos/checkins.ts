@@ -29,12 +29,13 @@ export type CheckinInsert = Omit<CheckinRow, 'id'>;
 
 export async function insertCheckin(db: Db, c: CheckinInsert): Promise<number> {
   return Number(
-    (await stmt(
-      db,
-      `INSERT INTO checkins (attendee_id, event_id, result, reason, scanned_at, received_at, device_id, nonce, source, user_id, api_key_id)
+    (
+      await stmt(
+        db,
+        `INSERT INTO checkins (attendee_id, event_id, result, reason, scanned_at, received_at, device_id, nonce, source, user_id, api_key_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(c.attendee_id, c.event_id, c.result, c.reason, c.scanned_at, c.received_at, c.device_id, c.nonce, c.source, c.user_id, c.api_key_id))
-      .lastInsertRowid,
+      ).run(c.attendee_id, c.event_id, c.result, c.reason, c.scanned_at, c.received_at, c.device_id, c.nonce, c.source, c.user_id, c.api_key_id)
+    ).lastInsertRowid,
   );
 }
 
@@ -55,7 +56,7 @@ export async function findCheckinByNonceLocked(db: Db, nonce: string): Promise<C
 
 /** The scan a client nonce was first recorded with (nonces are unique across the log). */
 export async function findCheckinByNonce(db: Db, nonce: string): Promise<CheckinRow | undefined> {
-  return await stmt(db, 'SELECT * FROM checkins WHERE nonce = ?').get(nonce) as CheckinRow | undefined;
+  return (await stmt(db, 'SELECT * FROM checkins WHERE nonce = ?').get(nonce)) as CheckinRow | undefined;
 }
 
 export interface CheckinQuery {
@@ -105,18 +106,20 @@ export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: Ch
     params.push(q.before);
   }
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const total = (await stmt(db, `SELECT COUNT(*) AS n FROM checkins ${w}`).get(...params) as { n: number }).n;
-  const rows = await stmt(db, `SELECT * FROM checkins ${w} ORDER BY id ${q.order === 'DESC' ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`).all(
+  const total = ((await stmt(db, `SELECT COUNT(*) AS n FROM checkins ${w}`).get(...params)) as { n: number }).n;
+  const rows = (await stmt(db, `SELECT * FROM checkins ${w} ORDER BY id ${q.order === 'DESC' ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`).all(
     ...params,
     q.limit,
     q.offset,
-  ) as CheckinRow[];
+  )) as CheckinRow[];
   return { rows, total };
 }
 
 /** The label of the door key that made check-in `checkinId`, or undefined when no key made it. */
 export async function checkinKeyLabel(db: Db, checkinId: number): Promise<string | undefined> {
   return (
-    await stmt(db, 'SELECT k.label FROM checkins c JOIN api_keys k ON k.id = c.api_key_id WHERE c.id = ?').get(checkinId) as { label: string } | undefined
+    (await stmt(db, 'SELECT k.label FROM checkins c JOIN api_keys k ON k.id = c.api_key_id WHERE c.id = ?').get(checkinId)) as
+      | { label: string }
+      | undefined
   )?.label;
 }

@@ -158,23 +158,22 @@ export async function queryEvents(db: Db, q: EventQuery): Promise<{ ids: number[
       const sql = d.distinct
         ? `SELECT COUNT(*) AS n FROM (SELECT DISTINCT l.post_id ${from} WHERE ${wl.sql}${cond})`
         : `SELECT COUNT(*) AS n ${from} WHERE ${wl.sql}${cond}`;
-      return (await stmt(db, sql).get(...wl.params, ...ps) as { n: number }).n;
+      return ((await stmt(db, sql).get(...wl.params, ...ps)) as { n: number }).n;
     };
     // An event that ends by the bound and starts before it, read as far as the bound instead of to the term's last
     // event (0.07 -> 0.05 ms, bench:server); an inverted one (ends before it starts) from its own small index.
     const bound = q.endsOnOrBefore;
-    total = bound ? await count(' AND l.start_utc <= ?', bound) + await count(' AND l.inverted = 1 AND l.start_utc > ?', bound) : await count('');
+    total = bound ? (await count(' AND l.start_utc <= ?', bound)) + (await count(' AND l.inverted = 1 AND l.start_utc > ?', bound)) : await count('');
   } else {
     const wc = where(q, true);
-    total = (await stmt(db, `SELECT COUNT(*) AS n ${from} WHERE ${wc.sql}`).get(...wc.params) as { n: number }).n;
+    total = ((await stmt(db, `SELECT COUNT(*) AS n ${from} WHERE ${wc.sql}`).get(...wc.params)) as { n: number }).n;
   }
   if (d && !d.distinct) {
     const wl = where(q, false, d.driver);
-    const rows = await stmt(db, `SELECT l.post_id AS id ${listingFrom(q)} WHERE ${wl.sql} ORDER BY l.start_utc ASC, l.post_id ASC LIMIT ? OFFSET ?`).all(
-      ...wl.params,
-      q.limit,
-      q.offset,
-    ) as { id: number }[];
+    const rows = (await stmt(
+      db,
+      `SELECT l.post_id AS id ${listingFrom(q)} WHERE ${wl.sql} ORDER BY l.start_utc ASC, l.post_id ASC LIMIT ? OFFSET ?`,
+    ).all(...wl.params, q.limit, q.offset)) as { id: number }[];
     return { ids: rows.map((r) => r.id), total };
   }
   const w = where(q);
@@ -184,12 +183,12 @@ export async function queryEvents(db: Db, q: EventQuery): Promise<{ ids: number[
     order = `${distance} ASC, e.start_utc ASC, p.id ASC`;
     orderParams.push(q.near.lat, q.near.lng);
   } else if (q.include) order = 'p.date ASC, p.id ASC';
-  const rows = await stmt(db, `SELECT p.id ${from} WHERE ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
+  const rows = (await stmt(db, `SELECT p.id ${from} WHERE ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
     ...w.params,
     ...orderParams,
     q.limit,
     q.offset,
-  ) as { id: number }[];
+  )) as { id: number }[];
   return { ids: rows.map((r) => r.id), total };
 }
 
@@ -197,11 +196,11 @@ export async function queryEvents(db: Db, q: EventQuery): Promise<{ ids: number[
 export async function explainEventQuery(db: Db, q: EventQuery): Promise<string[]> {
   const w = where(q);
   return (
-    await db
+    (await db
       .prepare(
         `EXPLAIN QUERY PLAN SELECT p.id FROM events e JOIN posts p ON p.id = e.post_id WHERE ${w.sql} ORDER BY e.start_utc ASC, e.post_id ASC LIMIT 50`,
       )
-      .all(...w.params) as { detail: string }[]
+      .all(...w.params)) as { detail: string }[]
   ).map((r) => r.detail);
 }
 

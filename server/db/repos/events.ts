@@ -79,23 +79,24 @@ export interface LinkRow {
 
 export async function venueLinks(db: Db, eventIds: readonly number[]): Promise<LinkRow[]> {
   if (!eventIds.length) return [];
-  return await stmt(
+  return (await stmt(
     db,
     'SELECT event_id, venue_id AS linked_id FROM event_venues WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position',
-  ).all(JSON.stringify(eventIds)) as LinkRow[];
+  ).all(JSON.stringify(eventIds))) as LinkRow[];
 }
 
 export async function organizerLinks(db: Db, eventIds: readonly number[]): Promise<LinkRow[]> {
   if (!eventIds.length) return [];
-  return await stmt(
+  return (await stmt(
     db,
     'SELECT event_id, organizer_id AS linked_id FROM event_organizers WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position',
-  ).all(JSON.stringify(eventIds)) as LinkRow[];
+  ).all(JSON.stringify(eventIds))) as LinkRow[];
 }
 
 export async function setEventVenues(db: Db, eventId: number, venueIds: readonly number[]): Promise<void> {
   await stmt(db, 'DELETE FROM event_venues WHERE event_id = ?').run(eventId);
-  for (const [i, v] of venueIds.entries()) await stmt(db, 'INSERT OR IGNORE INTO event_venues (event_id, venue_id, position) VALUES (?, ?, ?)').run(eventId, v, i);
+  for (const [i, v] of venueIds.entries())
+    await stmt(db, 'INSERT OR IGNORE INTO event_venues (event_id, venue_id, position) VALUES (?, ?, ?)').run(eventId, v, i);
 }
 
 export async function setEventOrganizers(db: Db, eventId: number, organizerIds: readonly number[]): Promise<void> {

@@ -29,13 +29,13 @@ export interface LinkRow {
 }
 
 export async function getFile(db: Db, id: number): Promise<FileRow | undefined> {
-  return await stmt(
+  return (await stmt(
     db,
     // Any attachment: images attached by URL have no upload record and no local file.
     `SELECT a.post_id, COALESCE(u.name, '') AS name, COALESCE(u.sha256, '') AS sha256, COALESCE(u.uploaded_by, p.author) AS uploaded_by,
        COALESCE(u.created, p.date_gmt) AS created, a.file_path, a.mime_type, a.filesize, a.protected, a.url, p.parent, p.title, p.status
      FROM attachments a JOIN posts p ON p.id = a.post_id LEFT JOIN file_uploads u ON u.post_id = a.post_id WHERE a.post_id = ?`,
-  ).get(id) as FileRow | undefined;
+  ).get(id)) as FileRow | undefined;
 }
 
 export async function insertUpload(db: Db, u: { postId: number; name: string; sha256: string; uploadedBy: number; created: string }): Promise<void> {
@@ -63,11 +63,11 @@ export async function insertLink(db: Db, l: { postId: number; created: string; e
 }
 
 export async function getLink(db: Db, id: number): Promise<LinkRow | undefined> {
-  return await stmt(db, 'SELECT * FROM private_links WHERE id = ?').get(id) as LinkRow | undefined;
+  return (await stmt(db, 'SELECT * FROM private_links WHERE id = ?').get(id)) as LinkRow | undefined;
 }
 
 export async function liveLinks(db: Db, postId: number): Promise<LinkRow[]> {
-  return await stmt(db, 'SELECT * FROM private_links WHERE post_id = ? AND revoked = 0 ORDER BY id').all(postId) as LinkRow[];
+  return (await stmt(db, 'SELECT * FROM private_links WHERE post_id = ? AND revoked = 0 ORDER BY id').all(postId)) as LinkRow[];
 }
 
 export async function revokeLinks(db: Db, postId: number): Promise<number> {

@@ -80,36 +80,37 @@ export async function createForm(db: Db, input: { title: string; author: number;
 
 /** A form that is not in the trash. */
 export async function getForm(db: Db, id: number): Promise<FormRow | undefined> {
-  return await stmt(db, "SELECT id, title, status, date_gmt FROM posts WHERE id = ? AND type = 'form' AND status <> 'trash'").get(id) as
+  return (await stmt(db, "SELECT id, title, status, date_gmt FROM posts WHERE id = ? AND type = 'form' AND status <> 'trash'").get(id)) as
     | FormRow
     | undefined;
 }
 
 export async function listForms(db: Db): Promise<FormRow[]> {
-  return await stmt(db, "SELECT id, title, status, date_gmt FROM posts WHERE type = 'form' AND status <> 'trash' ORDER BY id").all() as FormRow[];
+  return (await stmt(db, "SELECT id, title, status, date_gmt FROM posts WHERE type = 'form' AND status <> 'trash' ORDER BY id").all()) as FormRow[];
 }
 
 /** IDs among `ids` that are not forms. */
 export async function unknownFormIds(db: Db, ids: number[]): Promise<number[]> {
   const found = new Set(
     (
-      await stmt(db, "SELECT id FROM posts WHERE type = 'form' AND status <> 'trash' AND id IN (SELECT value FROM json_each(?))").all(
+      (await stmt(db, "SELECT id FROM posts WHERE type = 'form' AND status <> 'trash' AND id IN (SELECT value FROM json_each(?))").all(
         JSON.stringify(ids),
-      ) as { id: number }[]
+      )) as { id: number }[]
     ).map((r) => r.id),
   );
   return ids.filter((id) => !found.has(id));
 }
 
 export async function getFields(db: Db, formId: number): Promise<FormField[]> {
-  return (await stmt(db, 'SELECT * FROM form_fields WHERE form_id = ? ORDER BY position, id').all(formId) as FieldDbRow[]).map(toField);
+  return ((await stmt(db, 'SELECT * FROM form_fields WHERE form_id = ? ORDER BY position, id').all(formId)) as FieldDbRow[]).map(toField);
 }
 
 export async function insertSubmission(
   db: Db,
   input: { formId: number; values: Map<number, FieldValue>; ipHash: string; dates: PostDates },
 ): Promise<{ id: number; seq: number }> {
-  const seq = ((await stmt(db, 'SELECT MAX(seq_num) AS m FROM submissions WHERE form_id = ?').get(input.formId) as { m: number | null }).m ?? 0) + 1;
+  const seq =
+    (((await stmt(db, 'SELECT MAX(seq_num) AS m FROM submissions WHERE form_id = ?').get(input.formId)) as { m: number | null }).m ?? 0) + 1;
   const id = await insertPost(db, 'submission', { status: 'publish', parent: input.formId, title: `Submission ${seq}`, ...input.dates });
   await stmt(db, 'INSERT INTO submissions (post_id, form_id, seq_num, ip_hash) VALUES (?, ?, ?, ?)').run(id, input.formId, seq, input.ipHash);
   for (const [fieldId, v] of input.values) await setValue(db, id, fieldId, v);
@@ -119,18 +120,17 @@ export async function insertSubmission(
 export async function setValue(db: Db, submissionId: number, fieldId: number, value: FieldValue | null): Promise<void> {
   if (value === null) await stmt(db, 'DELETE FROM submission_values WHERE submission_id = ? AND field_id = ?').run(submissionId, fieldId);
   else
-    await stmt(db, 'INSERT INTO submission_values (submission_id, field_id, value) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value').run(
-      submissionId,
-      fieldId,
-      JSON.stringify(value),
-    );
+    await stmt(
+      db,
+      'INSERT INTO submission_values (submission_id, field_id, value) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value',
+    ).run(submissionId, fieldId, JSON.stringify(value));
 }
 
 const SUB_SELECT = `SELECT p.id, s.form_id, p.status, p.date, p.date_gmt, s.seq_num, s.is_read, s.starred, s.spam, s.note
   FROM posts p JOIN submissions s ON s.post_id = p.id`;
 
 export async function getSubmissions(db: Db, ids: number[]): Promise<SubmissionRow[]> {
-  return await stmt(db, `${SUB_SELECT} WHERE p.id IN (SELECT value FROM json_each(?)) ORDER BY p.id`).all(JSON.stringify(ids)) as SubmissionRow[];
+  return (await stmt(db, `${SUB_SELECT} WHERE p.id IN (SELECT value FROM json_each(?)) ORDER BY p.id`).all(JSON.stringify(ids))) as SubmissionRow[];
 }
 
 export interface SubmissionQuery {
@@ -159,13 +159,13 @@ export async function querySubmissions(db: Db, q: SubmissionQuery): Promise<{ ro
   }
   const sqlWhere = where.join(' AND ');
   const total = (
-    await stmt(db, `SELECT COUNT(*) AS n FROM posts p JOIN submissions s ON s.post_id = p.id WHERE ${sqlWhere}`).get(...params) as { n: number }
+    (await stmt(db, `SELECT COUNT(*) AS n FROM posts p JOIN submissions s ON s.post_id = p.id WHERE ${sqlWhere}`).get(...params)) as { n: number }
   ).n;
   const paging = q.limit !== undefined ? ' LIMIT ? OFFSET ?' : '';
-  const rows = await stmt(db, `${SUB_SELECT} WHERE ${sqlWhere} ORDER BY p.date_gmt DESC, p.id DESC${paging}`).all(
+  const rows = (await stmt(db, `${SUB_SELECT} WHERE ${sqlWhere} ORDER BY p.date_gmt DESC, p.id DESC${paging}`).all(
     ...params,
     ...(q.limit !== undefined ? [q.limit, q.offset ?? 0] : []),
-  ) as SubmissionRow[];
+  )) as SubmissionRow[];
   return { rows, total };
 }
 
@@ -173,9 +173,10 @@ export async function querySubmissions(db: Db, q: SubmissionQuery): Promise<{ ro
 export async function submissionValues(db: Db, ids: number[]): Promise<Map<number, Map<number, FieldValue>>> {
   const out = new Map<number, Map<number, FieldValue>>();
   for (const id of ids) out.set(id, new Map());
-  const rows = await stmt(db, 'SELECT submission_id, field_id, value FROM submission_values WHERE submission_id IN (SELECT value FROM json_each(?))').all(
-    JSON.stringify(ids),
-  ) as {
+  const rows = (await stmt(
+    db,
+    'SELECT submission_id, field_id, value FROM submission_values WHERE submission_id IN (SELECT value FROM json_each(?))',
+  ).all(JSON.stringify(ids))) as {
     submission_id: number;
     field_id: number;
     value: string;
@@ -191,7 +192,8 @@ export async function trashSubmission(db: Db, row: SubmissionRow, modified: Post
 
 export async function untrashSubmission(db: Db, row: SubmissionRow, modified: PostDates): Promise<void> {
   if (row.status !== 'trash') return;
-  const back = (await stmt(db, 'SELECT trashed_from FROM posts WHERE id = ?').get(row.id) as { trashed_from: string | null }).trashed_from ?? 'publish';
+  const back =
+    ((await stmt(db, 'SELECT trashed_from FROM posts WHERE id = ?').get(row.id)) as { trashed_from: string | null }).trashed_from ?? 'publish';
   await stmt(db, 'UPDATE posts SET status = ?, trashed_from = NULL, modified = ?, modified_gmt = ? WHERE id = ?').run(
     back,
     modified.date,
@@ -237,7 +239,7 @@ export async function insertViewToken(db: Db, row: Omit<ViewTokenRow, 'revoked_a
 }
 
 export async function getViewToken(db: Db, id: string): Promise<ViewTokenRow | undefined> {
-  return await stmt(db, 'SELECT * FROM form_view_tokens WHERE id = ?').get(id) as ViewTokenRow | undefined;
+  return (await stmt(db, 'SELECT * FROM form_view_tokens WHERE id = ?').get(id)) as ViewTokenRow | undefined;
 }
 
 export async function revokeViewToken(db: Db, id: string, at: string): Promise<void> {

@@ -46,8 +46,12 @@ export const VENUE_COLS: (keyof VenueCols)[] = [
 export const ORGANIZER_COLS: (keyof OrganizerCols)[] = ['phone', 'website', 'email'];
 const COLS: Record<LinkedKind, readonly string[]> = { venue: VENUE_COLS, organizer: ORGANIZER_COLS };
 
-export async function getLinkedRows<K extends LinkedKind>(db: Db, kind: K, ids: readonly number[]): Promise<(K extends 'venue' ? VenueRow : OrganizerRow)[]> {
-  return await getPostsWithDetail(db, TABLE[kind], ids) as never;
+export async function getLinkedRows<K extends LinkedKind>(
+  db: Db,
+  kind: K,
+  ids: readonly number[],
+): Promise<(K extends 'venue' ? VenueRow : OrganizerRow)[]> {
+  return (await getPostsWithDetail(db, TABLE[kind], ids)) as never;
 }
 
 export async function insertLinkedCols(db: Db, kind: LinkedKind, postId: number, cols: Record<string, unknown>): Promise<void> {
@@ -61,7 +65,7 @@ export async function updateLinkedCols(db: Db, kind: LinkedKind, postId: number,
 /** A live (not trashed) venue or organizer with exactly this title, for duplicate avoidance. */
 export async function findLinkedByTitle(db: Db, kind: LinkedKind, title: string): Promise<number | undefined> {
   return (
-    await stmt(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status <> 'trash' ORDER BY id LIMIT 1").get(kind, title) as
+    (await stmt(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status <> 'trash' ORDER BY id LIMIT 1").get(kind, title)) as
       | { id: number }
       | undefined
   )?.id;
@@ -69,9 +73,9 @@ export async function findLinkedByTitle(db: Db, kind: LinkedKind, title: string)
 
 /** Published venues or organizers with exactly this title, by ID (TEC's duplicate avoidance on create). */
 export async function publishedLinkedByTitle(db: Db, kind: LinkedKind, title: string): Promise<number[]> {
-  return (await stmt(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status = 'publish' ORDER BY id").all(kind, title) as { id: number }[]).map(
-    (r) => r.id,
-  );
+  return (
+    (await stmt(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status = 'publish' ORDER BY id").all(kind, title)) as { id: number }[]
+  ).map((r) => r.id);
 }
 
 const ARCHIVE: Record<LinkedKind, { table: string; col: string; detail: string; search: string[] }> = {
@@ -123,9 +127,9 @@ export async function linkedArchive(db: Db, q: LinkedArchiveQuery): Promise<{ id
     params.push(q.upcomingFromUtc);
   }
   const from = `FROM posts p JOIN ${detail} d ON d.post_id = p.id WHERE ${where.join(' AND ')}`;
-  const total = (await stmt(db, `SELECT COUNT(*) AS n ${from}`).get(...params) as { n: number }).n;
+  const total = ((await stmt(db, `SELECT COUNT(*) AS n ${from}`).get(...params)) as { n: number }).n;
   const ids = (
-    await stmt(db, `SELECT p.id ${from} ORDER BY p.date DESC, p.id DESC LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset) as { id: number }[]
+    (await stmt(db, `SELECT p.id ${from} ORDER BY p.date DESC, p.id DESC LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset)) as { id: number }[]
   ).map((r) => r.id);
   return { ids, total };
 }

@@ -114,7 +114,7 @@ export async function insertAttachment(
 
 /** Attachments whose image is still to be drawn. */
 export async function deferredAttachments(db: Db, logId: number): Promise<{ id: number; qr_text: string }[]> {
-  return await stmt(db, 'SELECT id, qr_text FROM mail_attachments WHERE log_id = ? AND qr_text IS NOT NULL AND size = 0').all(logId) as {
+  return (await stmt(db, 'SELECT id, qr_text FROM mail_attachments WHERE log_id = ? AND qr_text IS NOT NULL AND size = 0').all(logId)) as {
     id: number;
     qr_text: string;
   }[];
@@ -125,18 +125,18 @@ export async function fillAttachment(db: Db, id: number, content: Buffer, sha256
 }
 
 export async function getMailLog(db: Db, id: number): Promise<MailLogRow | undefined> {
-  return await stmt(db, 'SELECT * FROM mail_log WHERE id = ?').get(id) as MailLogRow | undefined;
+  return (await stmt(db, 'SELECT * FROM mail_log WHERE id = ?').get(id)) as MailLogRow | undefined;
 }
 
 export async function getAttachments(db: Db, logId: number): Promise<AttachmentRow[]> {
-  return await stmt(db, 'SELECT * FROM mail_attachments WHERE log_id = ? ORDER BY position').all(logId) as AttachmentRow[];
+  return (await stmt(db, 'SELECT * FROM mail_attachments WHERE log_id = ? ORDER BY position').all(logId)) as AttachmentRow[];
 }
 
 export async function getAttachmentMeta(db: Db, logId: number): Promise<AttachmentMeta[]> {
-  return await stmt(
+  return (await stmt(
     db,
     'SELECT id, log_id, position, filename, content_type, cid, size, sha256, qr_text FROM mail_attachments WHERE log_id = ? ORDER BY position',
-  ).all(logId) as AttachmentMeta[];
+  ).all(logId)) as AttachmentMeta[];
 }
 
 export type LogFilter = 'all' | 'success' | 'failed' | 'in_queue';
@@ -158,23 +158,23 @@ export async function listMailLogs(db: Db, q: LogQuery): Promise<{ rows: MailLog
   const where = `(@status IS NULL OR status = @status)
     AND (@like IS NULL OR subject LIKE @like ESCAPE '\\' OR to_header LIKE @like ESCAPE '\\' OR COALESCE(error, '') LIKE @like ESCAPE '\\'
          OR (status = 'sent' AND '1' LIKE @like ESCAPE '\\') OR (status = 'queued' AND 'In Queue' LIKE @like ESCAPE '\\'))`;
-  const rows = await stmt(db, `SELECT * FROM mail_log WHERE ${where} ORDER BY created_utc DESC, id DESC LIMIT @limit OFFSET @offset`).all({
+  const rows = (await stmt(db, `SELECT * FROM mail_log WHERE ${where} ORDER BY created_utc DESC, id DESC LIMIT @limit OFFSET @offset`).all({
     status,
     like,
     limit: q.limit,
     offset: q.offset,
-  }) as MailLogRow[];
-  const total = (await stmt(db, `SELECT COUNT(*) AS n FROM mail_log WHERE ${where}`).get({ status, like }) as { n: number }).n;
+  })) as MailLogRow[];
+  const total = ((await stmt(db, `SELECT COUNT(*) AS n FROM mail_log WHERE ${where}`).get({ status, like })) as { n: number }).n;
   return { rows, total };
 }
 
 /** Counts of messages created in [fromUtc, toUtc]. */
 export async function countMailLogs(db: Db, fromUtc: string, toUtc: string): Promise<{ success: number; failed: number; total: number }> {
-  const r = await stmt(
+  const r = (await stmt(
     db,
     `SELECT COUNT(*) AS total, COALESCE(SUM(status = 'sent'), 0) AS success, COALESCE(SUM(status = 'failed'), 0) AS failed
      FROM mail_log WHERE created_utc >= ? AND created_utc <= ?`,
-  ).get(fromUtc, toUtc) as { total: number; success: number; failed: number };
+  ).get(fromUtc, toUtc)) as { total: number; success: number; failed: number };
   return { success: r.success, failed: r.failed, total: r.total };
 }
 
@@ -182,14 +182,14 @@ export async function countMailLogs(db: Db, fromUtc: string, toUtc: string): Pro
 export async function allMailLogsBrief(
   db: Db,
 ): Promise<Pick<MailLogRow, 'id' | 'status' | 'subject' | 'to_header' | 'error' | 'created_utc' | 'opened' | 'notification_deleted'>[]> {
-  return await stmt(
+  return (await stmt(
     db,
     'SELECT id, status, subject, to_header, error, created_utc, opened, notification_deleted FROM mail_log ORDER BY id DESC',
-  ).all() as never;
+  ).all()) as never;
 }
 
 export async function queuedMailIds(db: Db): Promise<number[]> {
-  return (await stmt(db, "SELECT id FROM mail_log WHERE status = 'queued' ORDER BY id").all() as { id: number }[]).map((r) => r.id);
+  return ((await stmt(db, "SELECT id FROM mail_log WHERE status = 'queued' ORDER BY id").all()) as { id: number }[]).map((r) => r.id);
 }
 
 export interface DeliveryRecord {
@@ -207,11 +207,13 @@ export interface DeliveryRecord {
  */
 export async function claimMailLog(db: Db, id: number, staleBeforeUtc: string): Promise<boolean> {
   return (
-    (await stmt(db, "UPDATE mail_log SET claimed_utc = ? WHERE id = ? AND status = 'queued' AND (claimed_utc IS NULL OR claimed_utc < ?)").run(
-      nowUtc(),
-      id,
-      staleBeforeUtc,
-    )).changes === 1
+    (
+      await stmt(db, "UPDATE mail_log SET claimed_utc = ? WHERE id = ? AND status = 'queued' AND (claimed_utc IS NULL OR claimed_utc < ?)").run(
+        nowUtc(),
+        id,
+        staleBeforeUtc,
+      )
+    ).changes === 1
   );
 }
 
@@ -262,7 +264,7 @@ export async function upsertMailApp(db: Db, a: { token_hash: string; token_hint:
 }
 
 export async function findMailApp(db: Db, tokenHash: string): Promise<MailAppRow | undefined> {
-  return await stmt(db, 'SELECT * FROM mail_apps WHERE token_hash = ?').get(tokenHash) as MailAppRow | undefined;
+  return (await stmt(db, 'SELECT * FROM mail_apps WHERE token_hash = ?').get(tokenHash)) as MailAppRow | undefined;
 }
 
 export async function touchMailApp(db: Db, id: number): Promise<void> {
@@ -270,7 +272,7 @@ export async function touchMailApp(db: Db, id: number): Promise<void> {
 }
 
 export async function listMailApps(db: Db): Promise<MailAppRow[]> {
-  return await stmt(db, 'SELECT * FROM mail_apps ORDER BY id').all() as MailAppRow[];
+  return (await stmt(db, 'SELECT * FROM mail_apps ORDER BY id').all()) as MailAppRow[];
 }
 
 export async function deleteMailApp(db: Db, id: number): Promise<boolean> {
@@ -288,7 +290,9 @@ export async function setPairing(db: Db, keyHash: string, expiresUtc: string, us
 }
 
 export async function getPairing(db: Db): Promise<{ key_hash: string; expires_utc: string } | undefined> {
-  return await stmt(db, 'SELECT key_hash, expires_utc FROM mail_pairing WHERE id = 1').get() as { key_hash: string; expires_utc: string } | undefined;
+  return (await stmt(db, 'SELECT key_hash, expires_utc FROM mail_pairing WHERE id = 1').get()) as
+    | { key_hash: string; expires_utc: string }
+    | undefined;
 }
 
 export async function clearPairing(db: Db): Promise<void> {
@@ -307,7 +311,9 @@ export async function setLicense(db: Db, key: string, userId: number): Promise<v
 }
 
 export async function getLicense(db: Db): Promise<LicenseRow | undefined> {
-  return await stmt(db, 'SELECT license_key, activated_utc, activated_by, last_checked_utc FROM mail_license WHERE id = 1').get() as LicenseRow | undefined;
+  return (await stmt(db, 'SELECT license_key, activated_utc, activated_by, last_checked_utc FROM mail_license WHERE id = 1').get()) as
+    | LicenseRow
+    | undefined;
 }
 
 export async function touchLicense(db: Db): Promise<void> {

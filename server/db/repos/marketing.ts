@@ -25,7 +25,7 @@ export interface ConsentRow {
 
 /** Per address, the latest consent given by any of its (not trashed) attendees. */
 export async function latestConsents(db: Db): Promise<ConsentRow[]> {
-  return await stmt(
+  return (await stmt(
     db,
     `SELECT email, full_name, attendee_id, consent FROM (
        SELECT lower(a.email) AS email, a.full_name, a.post_id AS attendee_id, o.consent,
@@ -33,7 +33,7 @@ export async function latestConsents(db: Db): Promise<ConsentRow[]> {
        FROM marketing_optins o JOIN attendees a ON a.post_id = o.attendee_id JOIN posts p ON p.id = a.post_id
        WHERE p.status <> 'trash' AND a.email <> ''
      ) WHERE rn = 1 ORDER BY email`,
-  ).all() as ConsentRow[];
+  ).all()) as ConsentRow[];
 }
 
 export async function countOptedIn(db: Db): Promise<number> {
@@ -48,25 +48,25 @@ export async function putMember(db: Db, m: AudienceRow): Promise<void> {
 }
 
 export async function allMembers(db: Db): Promise<AudienceRow[]> {
-  return await stmt(db, 'SELECT * FROM marketing_audience ORDER BY email').all() as AudienceRow[];
+  return (await stmt(db, 'SELECT * FROM marketing_audience ORDER BY email').all()) as AudienceRow[];
 }
 
 export async function listMembers(db: Db, status: string, limit: number, offset: number): Promise<{ rows: AudienceRow[]; total: number }> {
   const any = status === 'any' ? 1 : 0;
-  const rows = await stmt(db, 'SELECT * FROM marketing_audience WHERE (? = 1 OR status = ?) ORDER BY email LIMIT ? OFFSET ?').all(
+  const rows = (await stmt(db, 'SELECT * FROM marketing_audience WHERE (? = 1 OR status = ?) ORDER BY email LIMIT ? OFFSET ?').all(
     any,
     status,
     limit,
     offset,
-  ) as AudienceRow[];
-  const total = (await stmt(db, 'SELECT COUNT(*) AS n FROM marketing_audience WHERE (? = 1 OR status = ?)').get(any, status) as { n: number }).n;
+  )) as AudienceRow[];
+  const total = ((await stmt(db, 'SELECT COUNT(*) AS n FROM marketing_audience WHERE (? = 1 OR status = ?)').get(any, status)) as { n: number }).n;
   return { rows, total };
 }
 
 /** A live (not trashed) attendee's e-mail and event, for an opt-in. */
 export async function optInAttendee(db: Db, attendeeId: number): Promise<{ post_id: number; email: string; event_id: number } | undefined> {
-  return await stmt(
+  return (await stmt(
     db,
     "SELECT a.post_id, a.email, a.event_id FROM attendees a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ? AND p.status <> 'trash'",
-  ).get(attendeeId) as { post_id: number; email: string; event_id: number } | undefined;
+  ).get(attendeeId)) as { post_id: number; email: string; event_id: number } | undefined;
 }

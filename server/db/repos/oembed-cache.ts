@@ -4,7 +4,7 @@ import { nowUtc } from '../clock.ts';
 
 /** A cached proxy answer that has not expired. */
 export async function getCachedOEmbed(db: Db, key: string, now: Date): Promise<unknown | undefined> {
-  const row = await stmt(db, 'SELECT data FROM oembed_cache WHERE key = ? AND expires > ?').get(key, nowUtc(now)) as { data: string } | undefined;
+  const row = (await stmt(db, 'SELECT data FROM oembed_cache WHERE key = ? AND expires > ?').get(key, nowUtc(now))) as { data: string } | undefined;
   return row ? (JSON.parse(row.data) as unknown) : undefined;
 }
 

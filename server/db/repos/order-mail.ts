@@ -32,14 +32,14 @@ export interface AttendeeForMail {
 }
 
 export async function orderForMail(db: Db, orderId: number): Promise<OrderForMail | undefined> {
-  return await stmt(db, 'SELECT post_id AS id, status, purchaser_name, purchaser_email, total_minor, currency FROM orders WHERE post_id = ?').get(
+  return (await stmt(db, 'SELECT post_id AS id, status, purchaser_name, purchaser_email, total_minor, currency FROM orders WHERE post_id = ?').get(
     orderId,
-  ) as OrderForMail | undefined;
+  )) as OrderForMail | undefined;
 }
 
 /** The order's admitted attendees (RSVP "not going" and trashed ones have no ticket to show), in ID order. */
 export async function attendeesForMail(db: Db, orderId: number): Promise<AttendeeForMail[]> {
-  return await stmt(
+  return (await stmt(
     db,
     `SELECT a.post_id AS id, a.ticket_id, a.event_id, a.full_name, a.email, a.security_code,
             t.title AS ticket_title, t.title_et AS ticket_title_et, e.title AS event_title, e.title_et AS event_title_et,
@@ -51,10 +51,10 @@ export async function attendeesForMail(db: Db, orderId: number): Promise<Attende
      LEFT JOIN events ev ON ev.post_id = a.event_id
      WHERE a.order_id = ? AND ap.status != 'trash' AND (a.rsvp_status IS NULL OR a.rsvp_status = 'yes')
      ORDER BY a.post_id`,
-  ).all(orderId) as AttendeeForMail[];
+  ).all(orderId)) as AttendeeForMail[];
 }
 
 /** Whether the order's ticket e-mail was already logged (an order mails its tickets once; staff resend). */
 export async function ticketMailLogged(db: Db, orderId: number): Promise<boolean> {
-  return await stmt(db, "SELECT 1 FROM mail_log WHERE source = 'tickets' AND related_id = ? LIMIT 1").get(orderId) !== undefined;
+  return (await stmt(db, "SELECT 1 FROM mail_log WHERE source = 'tickets' AND related_id = ? LIMIT 1").get(orderId)) !== undefined;
 }

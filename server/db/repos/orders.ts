@@ -72,29 +72,31 @@ const SELECT = 'SELECT o.post_id AS id, o.*, p.author, p.date, p.date_gmt FROM o
 
 export async function getOrderRows(db: Db, ids: readonly number[]): Promise<OrderRow[]> {
   if (!ids.length) return [];
-  const rows = await stmt(db, `${SELECT} WHERE o.post_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as OrderRow[];
+  const rows = (await stmt(db, `${SELECT} WHERE o.post_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids))) as OrderRow[];
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)).filter((r): r is OrderRow => r !== undefined);
 }
 
 export async function getOrderRow(db: Db, id: number): Promise<OrderRow | undefined> {
-  return await stmt(db, `${SELECT} WHERE o.post_id = ?`).get(id) as OrderRow | undefined;
+  return (await stmt(db, `${SELECT} WHERE o.post_id = ?`).get(id)) as OrderRow | undefined;
 }
 
 export async function orderItems(db: Db, orderIds: readonly number[]): Promise<OrderItemRow[]> {
   if (!orderIds.length) return [];
-  return await stmt(
+  return (await stmt(
     db,
     `SELECT oi.order_id, oi.ticket_id, oi.quantity, oi.price_minor, t.event_id, p.title, p.title_et
      FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id JOIN posts p ON p.id = oi.ticket_id
      WHERE oi.order_id IN (SELECT value FROM json_each(?)) ORDER BY oi.order_id, oi.ticket_id`,
-  ).all(JSON.stringify(orderIds)) as OrderItemRow[];
+  ).all(JSON.stringify(orderIds))) as OrderItemRow[];
 }
 
 export async function attendeeIdsOfOrders(db: Db, orderIds: readonly number[]): Promise<number[]> {
   if (!orderIds.length) return [];
   return (
-    await stmt(db, 'SELECT post_id FROM attendees WHERE order_id IN (SELECT value FROM json_each(?)) ORDER BY post_id').all(JSON.stringify(orderIds)) as {
+    (await stmt(db, 'SELECT post_id FROM attendees WHERE order_id IN (SELECT value FROM json_each(?)) ORDER BY post_id').all(
+      JSON.stringify(orderIds),
+    )) as {
       post_id: number;
     }[]
   ).map((r) => r.post_id);
@@ -127,9 +129,13 @@ export async function queryOrders(db: Db, q: OrderQuery): Promise<{ ids: number[
     params.push(JSON.stringify(q.statuses));
   }
   const w = c.join(' AND ');
-  const total = (await stmt(db, `SELECT COUNT(*) AS n FROM orders o WHERE ${w}`).get(...params) as { n: number }).n;
+  const total = ((await stmt(db, `SELECT COUNT(*) AS n FROM orders o WHERE ${w}`).get(...params)) as { n: number }).n;
   const ids = (
-    await stmt(db, `SELECT o.post_id AS id FROM orders o WHERE ${w} ORDER BY o.post_id DESC LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset) as {
+    (await stmt(db, `SELECT o.post_id AS id FROM orders o WHERE ${w} ORDER BY o.post_id DESC LIMIT ? OFFSET ?`).all(
+      ...params,
+      q.limit,
+      q.offset,
+    )) as {
       id: number;
     }[]
   ).map((r) => r.id);
@@ -201,10 +207,12 @@ export async function createOrder(db: Db, o: NewOrder): Promise<CreatedOrder> {
       items.map((i) => i.ticketId),
     );
     const tickets = new Map(
-      (await getTicketRows(
-        db,
-        items.map((i) => i.ticketId),
-      )).map((t) => [t.id, t]),
+      (
+        await getTicketRows(
+          db,
+          items.map((i) => i.ticketId),
+        )
+      ).map((t) => [t.id, t]),
     );
     for (const it of items) {
       const t = tickets.get(it.ticketId);
@@ -216,7 +224,13 @@ export async function createOrder(db: Db, o: NewOrder): Promise<CreatedOrder> {
     await checkAvailability(db, tickets, items, o);
     const total = items.reduce((sum, it) => sum + tickets.get(it.ticketId)!.price_minor * it.quantity, 0);
     const status: OrderStatus = o.status ?? (total === 0 ? 'completed' : 'pending');
-    const orderId = await insertPost(db, 'order', { status: 'publish', author: o.userId ?? 0, title: o.purchaserName, date: o.date, date_gmt: o.dateGmt });
+    const orderId = await insertPost(db, 'order', {
+      status: 'publish',
+      author: o.userId ?? 0,
+      title: o.purchaserName,
+      date: o.date,
+      date_gmt: o.dateGmt,
+    });
     await stmt(
       db,
       `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc, hold_until_utc, hold_client)
@@ -298,10 +312,12 @@ export async function setOrderStatus(db: Db, order: OrderRow, status: OrderStatu
         items.map((i) => i.ticket_id),
       );
       const tickets = new Map(
-        (await getTicketRows(
-          db,
-          items.map((i) => i.ticket_id),
-        )).map((t) => [t.id, t]),
+        (
+          await getTicketRows(
+            db,
+            items.map((i) => i.ticket_id),
+          )
+        ).map((t) => [t.id, t]),
       );
       await checkAvailability(
         db,
@@ -326,11 +342,11 @@ export async function setOrderStatus(db: Db, order: OrderRow, status: OrderStatu
 export async function placesHeldBy(db: Db, client: string, nowUtc: string): Promise<number> {
   return Number(
     (
-      await stmt(
+      (await stmt(
         db,
         `SELECT COALESCE(SUM(oi.quantity), 0) AS n FROM orders o JOIN order_items oi ON oi.order_id = o.post_id
          WHERE o.hold_client = ? AND o.status = 'pending' AND (o.hold_until_utc IS NULL OR o.hold_until_utc > ?)`,
-      ).get(client, nowUtc) as { n: number }
+      ).get(client, nowUtc)) as { n: number }
     ).n,
   );
 }
@@ -338,18 +354,19 @@ export async function placesHeldBy(db: Db, client: string, nowUtc: string): Prom
 /** Whether a pending order's hold has run out at `nowUtc` and the sweep has not cancelled it yet. */
 export async function hasLapsedHold(db: Db, nowUtc: string): Promise<boolean> {
   return (
-    await stmt(db, "SELECT 1 AS x FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ? LIMIT 1").get(nowUtc) !==
-    undefined
+    (await stmt(db, "SELECT 1 AS x FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ? LIMIT 1").get(
+      nowUtc,
+    )) !== undefined
   );
 }
 
 export async function expireHolds(db: Db, nowUtc: string): Promise<number[]> {
   return await db.transaction(async () => {
     const ids = (
-      await stmt(
+      (await stmt(
         db,
         "SELECT post_id AS id FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ? ORDER BY post_id",
-      ).all(nowUtc) as { id: number }[]
+      ).all(nowUtc)) as { id: number }[]
     ).map((r) => r.id);
     const cancel = stmt(db, "UPDATE orders SET status = 'cancelled' WHERE post_id = ? AND status = 'pending'");
     // Only the orders this pass cancelled: another process's sweep (or a payment) may have got there first.

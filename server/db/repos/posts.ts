@@ -53,15 +53,21 @@ const COLUMNS = [
  */
 export async function getPostsWithDetail<T extends PostRow>(db: Db, table: string, ids: readonly number[]): Promise<T[]> {
   if (!ids.length) return [];
-  const rows = await stmt(db, `SELECT p.*, d.* FROM posts p JOIN ${table} d ON d.post_id = p.id WHERE p.id IN (SELECT value FROM json_each(?))`).all(
+  const rows = (await stmt(db, `SELECT p.*, d.* FROM posts p JOIN ${table} d ON d.post_id = p.id WHERE p.id IN (SELECT value FROM json_each(?))`).all(
     JSON.stringify(ids),
-  ) as T[];
+  )) as T[];
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined);
 }
 
 /** Inserts a post's detail row with the `keys` of `cols` that are set. */
-export async function insertDetailCols<C>(db: Db, table: string, postId: number, cols: Partial<C>, keys: readonly (keyof C & string)[]): Promise<void> {
+export async function insertDetailCols<C>(
+  db: Db,
+  table: string,
+  postId: number,
+  cols: Partial<C>,
+  keys: readonly (keyof C & string)[],
+): Promise<void> {
   const set = keys.filter((k) => cols[k] !== undefined);
   await stmt(db, `INSERT INTO ${table} (post_id${set.map((k) => `, ${k}`).join('')}) VALUES (?${set.map(() => ', ?').join('')})`).run(
     postId,
@@ -70,23 +76,30 @@ export async function insertDetailCols<C>(db: Db, table: string, postId: number,
 }
 
 /** Updates the `keys` of `cols` that are set in a post's detail row; nothing to set, no statement. */
-export async function updateDetailCols<C>(db: Db, table: string, postId: number, cols: Partial<C>, keys: readonly (keyof C & string)[]): Promise<void> {
+export async function updateDetailCols<C>(
+  db: Db,
+  table: string,
+  postId: number,
+  cols: Partial<C>,
+  keys: readonly (keyof C & string)[],
+): Promise<void> {
   const set = keys.filter((k) => cols[k] !== undefined);
   if (!set.length) return;
   await stmt(db, `UPDATE ${table} SET ${set.map((k) => `${k} = ?`).join(', ')} WHERE post_id = ?`).run(...set.map((k) => cols[k] as unknown), postId);
 }
 
 export async function getPost(db: Db, id: number): Promise<PostRow | undefined> {
-  return await stmt(db, 'SELECT * FROM posts WHERE id = ?').get(id) as PostRow | undefined;
+  return (await stmt(db, 'SELECT * FROM posts WHERE id = ?').get(id)) as PostRow | undefined;
 }
 
 export async function getPostType(db: Db, id: number): Promise<string | undefined> {
-  return (await stmt(db, 'SELECT type FROM posts WHERE id = ?').get(id) as { type: string } | undefined)?.type;
+  return ((await stmt(db, 'SELECT type FROM posts WHERE id = ?').get(id)) as { type: string } | undefined)?.type;
 }
 
 /** A post of that type by slug; trashed posts are not found (WordPress renames their slugs). */
 export async function findPostIdBySlug(db: Db, type: string, slug: string): Promise<number | undefined> {
-  return (await stmt(db, "SELECT id FROM posts WHERE type = ? AND slug = ? AND status <> 'trash'").get(type, slug) as { id: number } | undefined)?.id;
+  return ((await stmt(db, "SELECT id FROM posts WHERE type = ? AND slug = ? AND status <> 'trash'").get(type, slug)) as { id: number } | undefined)
+    ?.id;
 }
 
 export async function insertPost(db: Db, type: string, fields: PostWrite & { date: string; date_gmt: string }): Promise<number> {
@@ -122,16 +135,16 @@ export function sanitizeSlug(s: string): string {
 export async function uniqueSlug(db: Db, type: string, wanted: string, exceptId = 0): Promise<string> {
   const base = sanitizeSlug(wanted) || 'post';
   const taken = stmt(db, 'SELECT 1 FROM posts WHERE type = ? AND slug = ? AND id <> ?');
-  if (!await taken.get(type, base, exceptId)) return base;
+  if (!(await taken.get(type, base, exceptId))) return base;
   for (let n = 2; ; n++) {
     const s = `${base}-${n}`;
-    if (!await taken.get(type, s, exceptId)) return s;
+    if (!(await taken.get(type, s, exceptId))) return s;
   }
 }
 
 /** The author of a post (null when it has none), or undefined when there is no such post. */
 export async function postAuthorOf(db: Db, id: number): Promise<number | null | undefined> {
-  return await stmt(db, 'SELECT author FROM posts WHERE id = ?').pluck().get(id) as number | null | undefined;
+  return (await stmt(db, 'SELECT author FROM posts WHERE id = ?').pluck().get(id)) as number | null | undefined;
 }
 
 export async function setPostTitle(db: Db, id: number, title: string): Promise<void> {
@@ -140,5 +153,5 @@ export async function setPostTitle(db: Db, id: number, title: string): Promise<v
 
 /** How many events, venues and organizers there are, in any status. */
 export async function countCalendarPosts(db: Db): Promise<number> {
-  return (await stmt(db, "SELECT COUNT(*) AS n FROM posts WHERE type IN ('event', 'venue', 'organizer')").get() as { n: number }).n;
+  return ((await stmt(db, "SELECT COUNT(*) AS n FROM posts WHERE type IN ('event', 'venue', 'organizer')").get()) as { n: number }).n;
 }

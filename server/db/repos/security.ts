@@ -28,17 +28,19 @@ export interface IssueRow {
 
 export async function insertScan(db: Db, s: Omit<ScanRow, 'id'>): Promise<number> {
   return Number(
-    (await stmt(db, 'INSERT INTO security_scans (started, finished, issue_count, user_id) VALUES (?, ?, ?, ?)').run(
-      s.started,
-      s.finished,
-      s.issue_count,
-      s.user_id,
-    )).lastInsertRowid,
+    (
+      await stmt(db, 'INSERT INTO security_scans (started, finished, issue_count, user_id) VALUES (?, ?, ?, ?)').run(
+        s.started,
+        s.finished,
+        s.issue_count,
+        s.user_id,
+      )
+    ).lastInsertRowid,
   );
 }
 
 export async function latestScan(db: Db): Promise<ScanRow | undefined> {
-  return await stmt(db, 'SELECT * FROM security_scans ORDER BY id DESC LIMIT 1').get() as ScanRow | undefined;
+  return (await stmt(db, 'SELECT * FROM security_scans ORDER BY id DESC LIMIT 1').get()) as ScanRow | undefined;
 }
 
 export async function insertIssue(db: Db, i: Omit<IssueRow, 'id'>): Promise<void> {
@@ -50,24 +52,22 @@ export async function insertIssue(db: Db, i: Omit<IssueRow, 'id'>): Promise<void
 
 /** Issues of a scan, most severe first; `pending` keeps only those not dismissed. */
 export async function listIssues(db: Db, scanId: number, pending: boolean, offset: number, limit: number): Promise<IssueRow[]> {
-  return await stmt(db, "SELECT * FROM security_issues WHERE scan_id = ? AND (? = 0 OR status = 'new') ORDER BY severity DESC, id LIMIT ? OFFSET ?").all(
-    scanId,
-    pending ? 1 : 0,
-    limit,
-    offset,
-  ) as IssueRow[];
+  return (await stmt(
+    db,
+    "SELECT * FROM security_issues WHERE scan_id = ? AND (? = 0 OR status = 'new') ORDER BY severity DESC, id LIMIT ? OFFSET ?",
+  ).all(scanId, pending ? 1 : 0, limit, offset)) as IssueRow[];
 }
 
 export async function countIssues(db: Db, scanId: number, pending: boolean): Promise<number> {
   return (
-    await stmt(db, "SELECT COUNT(*) AS n FROM security_issues WHERE scan_id = ? AND (? = 0 OR status = 'new')").get(scanId, pending ? 1 : 0) as {
+    (await stmt(db, "SELECT COUNT(*) AS n FROM security_issues WHERE scan_id = ? AND (? = 0 OR status = 'new')").get(scanId, pending ? 1 : 0)) as {
       n: number;
     }
   ).n;
 }
 
 export async function getIssue(db: Db, id: number): Promise<IssueRow | undefined> {
-  return await stmt(db, 'SELECT * FROM security_issues WHERE id = ?').get(id) as IssueRow | undefined;
+  return (await stmt(db, 'SELECT * FROM security_issues WHERE id = ?').get(id)) as IssueRow | undefined;
 }
 
 export async function setIssueStatus(db: Db, id: number, status: IssueStatus, now: string): Promise<void> {
@@ -82,7 +82,7 @@ export interface DismissalRow {
 }
 
 export async function getDismissal(db: Db, key: string): Promise<DismissalRow | undefined> {
-  return await stmt(db, 'SELECT * FROM security_dismissals WHERE ignore_key = ?').get(key) as DismissalRow | undefined;
+  return (await stmt(db, 'SELECT * FROM security_dismissals WHERE ignore_key = ?').get(key)) as DismissalRow | undefined;
 }
 
 export async function putDismissal(db: Db, d: DismissalRow): Promise<void> {

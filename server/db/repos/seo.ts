@@ -12,7 +12,7 @@ export interface SeoRow {
 }
 
 export async function getSeo(db: Db, postId: number): Promise<SeoRow | undefined> {
-  return await stmt(db, 'SELECT * FROM seo_meta WHERE post_id = ?').get(postId) as SeoRow | undefined;
+  return (await stmt(db, 'SELECT * FROM seo_meta WHERE post_id = ?').get(postId)) as SeoRow | undefined;
 }
 
 export async function putSeo(db: Db, r: SeoRow): Promise<void> {
@@ -33,7 +33,7 @@ export interface SitemapRow {
 
 /** Published, password-free events (not hidden from listings), venues and organizers that are not noindex. */
 export async function sitemapRows(db: Db, limit: number): Promise<SitemapRow[]> {
-  return await stmt(
+  return (await stmt(
     db,
     `SELECT p.id, p.type, p.slug, p.modified_gmt FROM posts p
      LEFT JOIN seo_meta m ON m.post_id = p.id
@@ -41,5 +41,5 @@ export async function sitemapRows(db: Db, limit: number): Promise<SitemapRow[]> 
      WHERE p.type IN ('event', 'venue', 'organizer') AND p.status = 'publish' AND p.password = ''
        AND COALESCE(m.noindex, 0) = 0 AND COALESCE(e.hide_from_listings, 0) = 0
      ORDER BY p.modified_gmt DESC, p.id DESC LIMIT ?`,
-  ).all(limit) as SitemapRow[];
+  ).all(limit)) as SitemapRow[];
 }

@@ -11,9 +11,9 @@ import { stmt } from '../connection.ts';
  * whose ageing out frees a place), else undefined.
  */
 export async function rateLimitedSince(db: Db, name: string, key: string, afterMs: number, max: number): Promise<number | undefined> {
-  return await stmt(db, 'SELECT at_ms FROM evt_rate_events WHERE name = ? AND key = ? AND at_ms > ? ORDER BY at_ms DESC, id DESC LIMIT 1 OFFSET ?')
+  return (await stmt(db, 'SELECT at_ms FROM evt_rate_events WHERE name = ? AND key = ? AND at_ms > ? ORDER BY at_ms DESC, id DESC LIMIT 1 OFFSET ?')
     .pluck()
-    .get(name, key, afterMs, max - 1) as number | undefined;
+    .get(name, key, afterMs, max - 1)) as number | undefined;
 }
 
 /** Counts one event at `atMs` against `key`, keeping only its `max` most recent events after `afterMs`. */
@@ -37,16 +37,18 @@ export async function clearRateKey(db: Db, name: string, key: string): Promise<v
  */
 export async function sweepRateEvents(db: Db, name: string, beforeMs: number, maxRows: number): Promise<number> {
   let n = (await stmt(db, 'DELETE FROM evt_rate_events WHERE name = ? AND at_ms <= ?').run(name, beforeMs)).changes;
-  n += (await stmt(
-    db,
-    'DELETE FROM evt_rate_events WHERE name = ? AND id <= (SELECT id FROM evt_rate_events WHERE name = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
-  ).run(name, name, maxRows)).changes;
+  n += (
+    await stmt(
+      db,
+      'DELETE FROM evt_rate_events WHERE name = ? AND id <= (SELECT id FROM evt_rate_events WHERE name = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
+    ).run(name, name, maxRows)
+  ).changes;
   return n;
 }
 
 /** Events held by limiter `name` (for tests of the bound). */
 export async function rateEventCount(db: Db, name: string): Promise<number> {
-  return await stmt(db, 'SELECT COUNT(*) FROM evt_rate_events WHERE name = ?').pluck().get(name) as number;
+  return (await stmt(db, 'SELECT COUNT(*) FROM evt_rate_events WHERE name = ?').pluck().get(name)) as number;
 }
 
 export interface ChangeRow {
@@ -65,12 +67,12 @@ export async function appendChange(db: Db, tags: string, origin: string, atMs: n
 
 /** The changes after `seq`, in order, at most `limit`. */
 export async function changesAfter(db: Db, seq: number, limit: number): Promise<ChangeRow[]> {
-  return await stmt(db, 'SELECT seq, tags, origin, at_ms FROM evt_change_log WHERE seq > ? ORDER BY seq LIMIT ?').all(seq, limit) as ChangeRow[];
+  return (await stmt(db, 'SELECT seq, tags, origin, at_ms FROM evt_change_log WHERE seq > ? ORDER BY seq LIMIT ?').all(seq, limit)) as ChangeRow[];
 }
 
 /** The last change's sequence number (0 when the log is empty). */
 export async function lastChangeSeq(db: Db): Promise<number> {
-  return (await stmt(db, 'SELECT MAX(seq) FROM evt_change_log').pluck().get() as number | null) ?? 0;
+  return ((await stmt(db, 'SELECT MAX(seq) FROM evt_change_log').pluck().get()) as number | null) ?? 0;
 }
 
 /** Drops the changes made before `beforeMs`, but never the last one (it carries the sequence on). */

@@ -3,7 +3,7 @@ import { stmt } from '../connection.ts';
 
 /** Site options (WordPress `get_option`/`update_option`) in the `options` table. */
 export async function getOption(db: Db, name: string): Promise<string | undefined> {
-  return (await stmt(db, 'SELECT value FROM options WHERE name = ?').get(name) as { value: string } | undefined)?.value;
+  return ((await stmt(db, 'SELECT value FROM options WHERE name = ?').get(name)) as { value: string } | undefined)?.value;
 }
 
 export async function setOption(db: Db, name: string, value: string): Promise<void> {
@@ -31,11 +31,11 @@ export async function setJsonOption(db: Db, name: string, value: unknown): Promi
 
 /** The site secret kept in `options` (signing nonces, cookies, links) when the configuration sets none. */
 export async function getSiteSecret(db: Db): Promise<string | undefined> {
-  return (await stmt(db, "SELECT value FROM options WHERE name = 'secret'").get() as { value: string } | undefined)?.value;
+  return ((await stmt(db, "SELECT value FROM options WHERE name = 'secret'").get()) as { value: string } | undefined)?.value;
 }
 
 /** The site secret: the one stored, or `fresh` stored now. Two processes starting together agree on one. */
 export async function siteSecretOf(db: Db, fresh: string): Promise<string> {
   await stmt(db, "INSERT INTO options (name, value) VALUES ('secret', ?) ON CONFLICT(name) DO NOTHING").run(fresh);
-  return await getSiteSecret(db) as string;
+  return (await getSiteSecret(db)) as string;
 }

@@ -18,7 +18,7 @@ export interface TermRow {
 }
 
 async function getTerm(db: Db, id: number): Promise<TermRow | undefined> {
-  return await stmt(db, `SELECT t.* FROM terms t WHERE t.id = ?`).get(id) as TermRow | undefined;
+  return (await stmt(db, `SELECT t.* FROM terms t WHERE t.id = ?`).get(id)) as TermRow | undefined;
 }
 
 export async function getTermInTaxonomy(db: Db, taxonomy: string, id: number): Promise<TermRow | undefined> {
@@ -30,9 +30,9 @@ export async function getTermInTaxonomy(db: Db, taxonomy: string, id: number): P
 export async function allTermsIn(db: Db, taxonomy: string, ids: readonly number[]): Promise<boolean> {
   const unique = new Set(ids);
   if (!unique.size) return true;
-  const found = await stmt(db, 'SELECT COUNT(*) FROM terms WHERE taxonomy = ? AND id IN (SELECT value FROM json_each(?))')
+  const found = (await stmt(db, 'SELECT COUNT(*) FROM terms WHERE taxonomy = ? AND id IN (SELECT value FROM json_each(?))')
     .pluck()
-    .get(taxonomy, JSON.stringify([...unique])) as number;
+    .get(taxonomy, JSON.stringify([...unique]))) as number;
   return found === unique.size;
 }
 
@@ -49,28 +49,28 @@ export async function withDescendants(db: Db, taxonomy: string, ids: number[]): 
     'SELECT 1 FROM terms WHERE taxonomy = ? AND parent IN (SELECT id FROM terms WHERE id IN (SELECT value FROM json_each(?))) LIMIT 1',
   ).get(taxonomy, JSON.stringify(ids));
   if (!child) return [...new Set(ids)];
-  const rows = await stmt(
+  const rows = (await stmt(
     db,
     `WITH RECURSIVE d(id) AS (SELECT value FROM json_each(?) UNION SELECT t.id FROM terms t JOIN d ON t.parent = d.id WHERE t.taxonomy = ?) SELECT id FROM d`,
-  ).all(JSON.stringify(ids), taxonomy) as { id: number }[];
+  ).all(JSON.stringify(ids), taxonomy)) as { id: number }[];
   return rows.map((r) => r.id);
 }
 
 export async function findTermBySlug(db: Db, taxonomy: string, slug: string): Promise<TermRow | undefined> {
-  return await stmt(db, `SELECT t.* FROM terms t WHERE t.taxonomy = ? AND t.slug = ?`).get(taxonomy, slug) as TermRow | undefined;
+  return (await stmt(db, `SELECT t.* FROM terms t WHERE t.taxonomy = ? AND t.slug = ?`).get(taxonomy, slug)) as TermRow | undefined;
 }
 
 export async function findTermByName(db: Db, taxonomy: string, name: string): Promise<TermRow | undefined> {
-  return await stmt(db, `SELECT t.* FROM terms t WHERE t.taxonomy = ? AND t.name = ? COLLATE NOCASE`).get(taxonomy, name) as TermRow | undefined;
+  return (await stmt(db, `SELECT t.* FROM terms t WHERE t.taxonomy = ? AND t.name = ? COLLATE NOCASE`).get(taxonomy, name)) as TermRow | undefined;
 }
 
 /** Terms of many posts at once: `post_id` plus the term. */
 export async function termsOfPosts(db: Db, postIds: readonly number[]): Promise<(TermRow & { post_id: number })[]> {
   if (!postIds.length) return [];
-  return await stmt(
+  return (await stmt(
     db,
     `SELECT r.post_id, t.* FROM term_relationships r JOIN terms t ON t.id = r.term_id WHERE r.post_id IN (SELECT value FROM json_each(?)) ORDER BY r.post_id, t.name`,
-  ).all(JSON.stringify(postIds)) as (TermRow & { post_id: number })[];
+  ).all(JSON.stringify(postIds))) as (TermRow & { post_id: number })[];
 }
 
 export async function setPostTerms(db: Db, postId: number, taxonomy: string, termIds: readonly number[]): Promise<void> {
@@ -96,16 +96,12 @@ export async function insertTerm(
   },
 ): Promise<number> {
   return Number(
-    (await stmt(db, 'INSERT INTO terms (taxonomy, name, name_et, slug, description, description_et, parent, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
-      t.taxonomy,
-      t.name,
-      t.name_et ?? null,
-      t.slug,
-      t.description,
-      t.description_et ?? null,
-      t.parent,
-      t.author,
-    )).lastInsertRowid,
+    (
+      await stmt(
+        db,
+        'INSERT INTO terms (taxonomy, name, name_et, slug, description, description_et, parent, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ).run(t.taxonomy, t.name, t.name_et ?? null, t.slug, t.description, t.description_et ?? null, t.parent, t.author)
+    ).lastInsertRowid,
   );
 }
 
@@ -123,8 +119,8 @@ export async function deleteTerm(db: Db, term: TermRow): Promise<void> {
 
 export async function uniqueTermSlug(db: Db, taxonomy: string, wanted: string, exceptId = 0): Promise<string> {
   const taken = stmt(db, 'SELECT 1 FROM terms WHERE taxonomy = ? AND slug = ? AND id <> ?');
-  if (!await taken.get(taxonomy, wanted, exceptId)) return wanted;
-  for (let n = 2; ; n++) if (!await taken.get(taxonomy, `${wanted}-${n}`, exceptId)) return `${wanted}-${n}`;
+  if (!(await taken.get(taxonomy, wanted, exceptId))) return wanted;
+  for (let n = 2; ; n++) if (!(await taken.get(taxonomy, `${wanted}-${n}`, exceptId))) return `${wanted}-${n}`;
 }
 
 export interface TermQuery {
@@ -188,7 +184,7 @@ export async function queryTerms(db: Db, q: TermQuery): Promise<{ rows: TermRow[
       : q.orderby === 'include_slugs' && q.slugs?.length
         ? [JSON.stringify(q.slugs)]
         : [];
-  const total = (await stmt(db, `SELECT COUNT(*) AS n FROM (${filtered})`).get(...params) as { n: number }).n;
-  const rows = await stmt(db, `${filtered} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, ...orderParams, q.limit, q.offset) as TermRow[];
+  const total = ((await stmt(db, `SELECT COUNT(*) AS n FROM (${filtered})`).get(...params)) as { n: number }).n;
+  const rows = (await stmt(db, `${filtered} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, ...orderParams, q.limit, q.offset)) as TermRow[];
   return { rows, total };
 }

@@ -97,9 +97,14 @@ const FROM = 'FROM tickets t JOIN posts p ON p.id = t.post_id LEFT JOIN posts ep
 /** One page of ticket IDs in order, and the number of matches. */
 export async function queryTickets(db: Db, q: TicketQuery): Promise<{ ids: number[]; matches: number }> {
   const w = where(q);
-  const matches = (await stmt(db, `SELECT COUNT(*) AS n ${FROM} WHERE ${w.sql}`).get(...w.params) as { n: number }).n;
+  const matches = ((await stmt(db, `SELECT COUNT(*) AS n ${FROM} WHERE ${w.sql}`).get(...w.params)) as { n: number }).n;
   const o = orderBy(q);
-  const rows = await stmt(db, `SELECT p.id ${FROM} WHERE ${w.sql} ORDER BY ${o.sql} LIMIT ? OFFSET ?`).all(...w.params, ...o.params, q.limit, q.offset) as {
+  const rows = (await stmt(db, `SELECT p.id ${FROM} WHERE ${w.sql} ORDER BY ${o.sql} LIMIT ? OFFSET ?`).all(
+    ...w.params,
+    ...o.params,
+    q.limit,
+    q.offset,
+  )) as {
     id: number;
   }[];
   return { ids: rows.map((r) => r.id), matches };

@@ -13,15 +13,15 @@ export interface UserRow {
 }
 
 export async function findUserByLogin(db: Db, login: string): Promise<UserRow | undefined> {
-  return await stmt(db, 'SELECT * FROM users WHERE login = ?').get(login) as UserRow | undefined;
+  return (await stmt(db, 'SELECT * FROM users WHERE login = ?').get(login)) as UserRow | undefined;
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return await stmt(db, 'SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email) as UserRow | undefined;
+  return (await stmt(db, 'SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email)) as UserRow | undefined;
 }
 
 export async function getUser(db: Db, id: number): Promise<UserRow | undefined> {
-  return await stmt(db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+  return (await stmt(db, 'SELECT * FROM users WHERE id = ?').get(id)) as UserRow | undefined;
 }
 
 export async function insertUser(db: Db, u: { login: string; email: string; displayName?: string; role: Role }): Promise<UserRow> {
@@ -41,22 +41,23 @@ export async function setUserRole(db: Db, id: number, role: Role): Promise<void>
 
 /** A user's login and display name (a system context's caller). */
 export async function userNames(db: Db, id: number): Promise<Pick<UserRow, 'login' | 'display_name'> | undefined> {
-  return await stmt(db, 'SELECT login, display_name FROM users WHERE id = ?').get(id) as Pick<UserRow, 'login' | 'display_name'> | undefined;
+  return (await stmt(db, 'SELECT login, display_name FROM users WHERE id = ?').get(id)) as Pick<UserRow, 'login' | 'display_name'> | undefined;
 }
 
 /** Every user, by ID (the CLI's `user list`). */
 export async function listUsers(db: Db): Promise<UserRow[]> {
-  return await stmt(db, 'SELECT id, login, role, email, registered FROM users ORDER BY id').all() as UserRow[];
+  return (await stmt(db, 'SELECT id, login, role, email, registered FROM users ORDER BY id').all()) as UserRow[];
 }
 
 /** Administrators whose login, lower-cased, is one of `logins` (lower case), by ID. */
 export async function administratorsWithLogins(db: Db, logins: readonly string[]): Promise<Pick<UserRow, 'id' | 'login'>[]> {
-  return await stmt(db, "SELECT id, login FROM users WHERE role = 'administrator' AND lower(login) IN (SELECT value FROM json_each(?)) ORDER BY id").all(
-    JSON.stringify(logins),
-  ) as Pick<UserRow, 'id' | 'login'>[];
+  return (await stmt(
+    db,
+    "SELECT id, login FROM users WHERE role = 'administrator' AND lower(login) IN (SELECT value FROM json_each(?)) ORDER BY id",
+  ).all(JSON.stringify(logins))) as Pick<UserRow, 'id' | 'login'>[];
 }
 
 /** The logins of all administrators, by ID. */
 export async function administratorLogins(db: Db): Promise<string[]> {
-  return (await stmt(db, "SELECT login FROM users WHERE role = 'administrator' ORDER BY id").all() as { login: string }[]).map((r) => r.login);
+  return ((await stmt(db, "SELECT login FROM users WHERE role = 'administrator' ORDER BY id").all()) as { login: string }[]).map((r) => r.login);
 }

@@ -112,7 +112,12 @@ const realtime = implement(analyticsRoutes.realtime, async (input, ctx) => {
     from = parsed;
   }
   const fromTs = nowUtc(from);
-  return ok({ since: from.toISOString(), until: now.toISOString(), ...counts(await since(ctx.db, fromTs)), paths: await pathsSince(ctx.db, fromTs, LIST_LIMIT) });
+  return ok({
+    since: from.toISOString(),
+    until: now.toISOString(),
+    ...counts(await since(ctx.db, fromTs)),
+    paths: await pathsSince(ctx.db, fromTs, LIST_LIMIT),
+  });
 });
 
 export const analyticsEndpoints: Endpoint[] = [stats, totalsRoute, posts, referrers, realtime];

@@ -69,7 +69,7 @@ export async function flushHits(state: AppState): Promise<void> {
       const full = new Map<string, boolean>();
       for (const r of rows) {
         let f = full.get(r.day);
-        if (f === undefined) full.set(r.day, (f = await rowsOfDay(state.db, r.day) >= MAX_ROWS_PER_DAY));
+        if (f === undefined) full.set(r.day, (f = (await rowsOfDay(state.db, r.day)) >= MAX_ROWS_PER_DAY));
         await insertHit(state.db, f ? { ...r, visitor: '*', referrer_host: '' } : r);
       }
     });

@@ -128,7 +128,7 @@ export async function createEvent(ctx: Ctx, f: EventFields): Promise<number> {
     ...EVENT_COL_DEFAULTS,
     ...Object.fromEntries(Object.entries(detailCols(ctx, f, undefined)).filter(([, v]) => v !== undefined)),
   } as EventCols;
-  const post = await postFields(ctx, f) as PostWrite & { date: string; date_gmt: string };
+  const post = (await postFields(ctx, f)) as PostWrite & { date: string; date_gmt: string };
   const links = await resolveLinks(ctx, f);
   assertMayAssignAuthor(ctx, f.author !== undefined ? post.author : undefined);
   const id = await insertPost(ctx.db, 'event', post);

@@ -183,7 +183,9 @@ const list = implement(eventsRoutes.list, async (input, ctx) => {
   q.termIds = [];
   // Categories are hierarchical: an event of a child category (Jazz under Music) is in Music's archive too.
   if (input.categories?.length)
-    q.termIds.push(await withDescendants(ctx.db, TAXONOMY.categories, await resolveTermRefs(ctx, TAXONOMY.categories, input.categories, 'categories', false)));
+    q.termIds.push(
+      await withDescendants(ctx.db, TAXONOMY.categories, await resolveTermRefs(ctx, TAXONOMY.categories, input.categories, 'categories', false)),
+    );
   if (input.tags?.length) q.termIds.push(await resolveTermRefs(ctx, TAXONOMY.tags, input.tags, 'tags', false));
   q.venueIds = await linkedIds(ctx, 'venue', input.venue, 'venue');
   q.organizerIds = await linkedIds(ctx, 'organizer', input.organizer, 'organizer');

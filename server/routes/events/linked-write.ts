@@ -50,7 +50,7 @@ export async function postWriteFields(ctx: Ctx, type: string, f: Fields, titleKe
     w.status = s;
   }
   if (f.author !== undefined) {
-    if (Number(f.author) !== 0 && !await getUser(ctx.db, Number(f.author))) throw invalidParam('author');
+    if (Number(f.author) !== 0 && !(await getUser(ctx.db, Number(f.author)))) throw invalidParam('author');
     w.author = Number(f.author);
   }
   if (f.date !== undefined || f.date_utc !== undefined) {
@@ -99,7 +99,7 @@ async function duplicateOf(ctx: Ctx, kind: LinkedKind, w: PostWrite, cols: Recor
   const ids = await publishedLinkedByTitle(ctx.db, kind, w.title);
   if (!ids.length) return undefined;
   const given = Object.entries(cols).filter(([, v]) => v !== undefined);
-  for (const row of await getLinkedRows(ctx.db, kind, ids) as unknown as Record<string, unknown>[]) {
+  for (const row of (await getLinkedRows(ctx.db, kind, ids)) as unknown as Record<string, unknown>[]) {
     if (w.content !== undefined && row.content !== w.content) continue;
     if (w.excerpt !== undefined && row.excerpt !== w.excerpt) continue;
     if (given.every(([k, v]) => row[k] === v)) return row.id as number;
@@ -162,7 +162,7 @@ export async function resolveLinkedInput(ctx: Ctx, kind: LinkedKind, value: unkn
         throw new HttpError(400, `could-not-create-${kind}`, `The ${kind} could not be created from the provided data`);
       }
       const same = await findLinkedByTitle(ctx.db, kind, String(fields[kind]).trim());
-      ids.push(same ?? await createLinked(ctx, kind, fields));
+      ids.push(same ?? (await createLinked(ctx, kind, fields)));
     } else {
       // A name is no venue or organizer entry for TEC's validator (nor anything else but an ID or an object).
       throw invalidParam(kind);

@@ -29,7 +29,7 @@ export async function resolveTermRefs(ctx: Ctx, taxonomy: string, value: unknown
   for (const item of listOf(value)) {
     if (typeof item === 'number' || (typeof item === 'string' && /^\d+$/.test(item))) {
       const bySlug = typeof item === 'string' ? await findTermBySlug(ctx.db, taxonomy, item) : undefined;
-      const t = bySlug ?? await getTermInTaxonomy(ctx.db, taxonomy, Number(item));
+      const t = bySlug ?? (await getTermInTaxonomy(ctx.db, taxonomy, Number(item)));
       if (!t) {
         if (create) continue;
         throw invalidParam(param);
@@ -39,7 +39,7 @@ export async function resolveTermRefs(ctx: Ctx, taxonomy: string, value: unknown
     }
     if (typeof item !== 'string' || !item.trim()) throw invalidParam(param);
     const name = item.trim();
-    const found = await findTermBySlug(ctx.db, taxonomy, name) ?? await findTermByName(ctx.db, taxonomy, name);
+    const found = (await findTermBySlug(ctx.db, taxonomy, name)) ?? (await findTermByName(ctx.db, taxonomy, name));
     if (found) {
       ids.push(found.id);
       continue;

@@ -35,7 +35,7 @@ async function load(ctx: Ctx, taxonomy: string, id: number): Promise<TermRow> {
 async function checkParent(ctx: Ctx, taxonomy: string, parent: number | undefined, self = 0): Promise<void> {
   if (!parent) return;
   // TEC checks `parent` with is_event_category: an unknown parent is an invalid parameter.
-  if (!await getTermInTaxonomy(ctx.db, taxonomy, parent)) throw invalidParam('parent');
+  if (!(await getTermInTaxonomy(ctx.db, taxonomy, parent))) throw invalidParam('parent');
   // A term may not become its own ancestor.
   for (let p = parent, guard = 0; p && guard < 1000; guard++) {
     if (p === self) throw new HttpError(400, 'rest_term_invalid', 'A term cannot be its own ancestor.');
@@ -79,7 +79,7 @@ async function write(
   if (!existing) {
     const name = input.name!.trim();
     const finalSlug = slug ?? (sanitizeSlug(name) || 'term');
-    if (!slug && await findTermBySlug(ctx.db, taxonomy, finalSlug)) {
+    if (!slug && (await findTermBySlug(ctx.db, taxonomy, finalSlug))) {
       const id = (await findTermBySlug(ctx.db, taxonomy, finalSlug))!.id;
       throw new HttpError(400, 'term_exists', 'A term with the name provided already exists in this taxonomy.', { term_id: id }, [id, id]);
     }
@@ -141,7 +141,7 @@ function endpoints(plural: Plural): Endpoint[] {
       for (const name of ['include', 'exclude', 'parent'] as const) {
         const v = input[name];
         const ids = Array.isArray(v) ? (v as number[]) : v === undefined ? [] : [v as number];
-        if (!await allTermsIn(ctx.db, taxonomy, ids)) throw invalidParam(name);
+        if (!(await allTermsIn(ctx.db, taxonomy, ids))) throw invalidParam(name);
       }
       // The archive clamps per_page to 50, as the events archives do (the original: sanitize_per_page).
       const perPage = Math.min(input.per_page as number, MAX_PER_PAGE);

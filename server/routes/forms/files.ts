@@ -34,7 +34,8 @@ const downloadAll = implement(R.downloadAll, async (input, ctx) => {
     name = writeDownload(dir, 'csv', await exportCsvOf(ctx, formIds[0]));
   } else {
     const files: Record<string, Uint8Array> = {};
-    for (const id of formIds) files[`form-${id}-${sanitizeSlug((await getForm(ctx.db, id))!.title) || 'form'}.csv`] = strToU8(await exportCsvOf(ctx, id));
+    for (const id of formIds)
+      files[`form-${id}-${sanitizeSlug((await getForm(ctx.db, id))!.title) || 'form'}.csv`] = strToU8(await exportCsvOf(ctx, id));
     name = writeDownload(dir, 'zip', zipSync(files, { level: 6 }));
   }
   const exp = Math.floor(Date.now() / 1000) + DOWNLOAD_TTL_SECONDS;

@@ -19,11 +19,7 @@ export const SUBMIT_LIMIT = 10;
 
 const forms = implement(R.forms, async (_input, ctx) => {
   const { forms: allowed } = await authorizeViews(ctx);
-  return ok(
-    (await listForms(ctx.db))
-      .filter((f) => allowed === null || allowed.includes(f.id))
-      .map((f) => ({ formID: f.id, formTitle: f.title })),
-  );
+  return ok((await listForms(ctx.db)).filter((f) => allowed === null || allowed.includes(f.id)).map((f) => ({ formID: f.id, formTitle: f.title })));
 });
 
 const createFormHandler = implement(R.createForm, async (input, ctx) => {
@@ -37,13 +33,13 @@ const createFormHandler = implement(R.createForm, async (input, ctx) => {
 
 const fields = implement(R.fields, async (input, ctx) => {
   await authorizeViews(ctx, input.id);
-  if (!await getForm(ctx.db, input.id)) throw formNotFound();
+  if (!(await getForm(ctx.db, input.id))) throw formNotFound();
   return ok(await getFields(ctx.db, input.id));
 });
 
 const submissions = implement(R.submissions, async (input, ctx) => {
   await authorizeViews(ctx, input.id);
-  if (!await getForm(ctx.db, input.id)) throw formNotFound();
+  if (!(await getForm(ctx.db, input.id))) throw formNotFound();
   const formFields = await getFields(ctx.db, input.id);
   // Without perPage the original returns every submission (posts_per_page -1).
   const perPage = input.perPage;
@@ -95,7 +91,7 @@ const submit = implement(R.submit, async (input, ctx): Promise<Result> => {
 
 const tokenRefresh = implement(R.tokenRefresh, async (input, ctx) => {
   const userId = callerUserId(ctx);
-  if (input.formID !== undefined && !await getForm(ctx.db, input.formID)) throw formNotFound();
+  if (input.formID !== undefined && !(await getForm(ctx.db, input.formID))) throw formNotFound();
   await revokeOwnToken(ctx, userId);
   const { token, id } = await issueViewsToken(ctx, userId, input.formID !== undefined ? [input.formID] : null);
   return ok({ token, publicKey: id, expiresIn: VIEWS_TOKEN_TTL, formID: input.formID ?? null });

@@ -50,7 +50,7 @@ const getLog = implement(
   replies(async (_i, ctx) => {
     const who = await mailCaller(ctx);
     const p = readParams(ctx, { ...idArg, ...typeArg });
-    if (!await getMailLog(ctx.db, p.id)) throw fail({ error: 'Invalid email id.' }, 404);
+    if (!(await getMailLog(ctx.db, p.id))) throw fail({ error: 'Invalid email id.' }, 404);
     const type = p.type === 'transcript' || p.type === 'show_transcript' ? 'show_transcript' : 'show_view';
     const q = new URLSearchParams({ id: String(p.id), type });
     if (who.kind === 'app') q.set('access_token', who.token);

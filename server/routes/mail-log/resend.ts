@@ -25,7 +25,7 @@ const resendEmail = implement(
     await mailCaller(ctx);
     const p = readParams(ctx, resendArgs);
     if (p.id === undefined) throw fail({ error: 'Enter email id.' }, 401);
-    if (!await getMailLog(ctx.db, p.id)) throw fail({ error: 'Invalid email id.' }, 401);
+    if (!(await getMailLog(ctx.db, p.id))) throw fail({ error: 'Invalid email id.' }, 401);
     let to: string[] | undefined;
     if (p.sent_to !== undefined && p.sent_to.trim() !== '') {
       try {

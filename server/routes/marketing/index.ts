@@ -54,9 +54,9 @@ const connect = implement(R.connect, async (input, ctx) => {
 });
 
 const disconnect = implement(R.disconnect, async (_input, ctx) => {
-  const was = await stored(ctx) !== null;
+  const was = (await stored(ctx)) !== null;
   await deleteOption(ctx.db, CONNECTION);
-  return ok({ deleted: was, ...await present(ctx) });
+  return ok({ deleted: was, ...(await present(ctx)) });
 });
 
 /**
@@ -118,7 +118,7 @@ const sync = implement(R.sync, async (_input, ctx) => {
 const status = implement(R.status, async (_input, ctx) => {
   const members = await allMembers(ctx.db);
   return ok({
-    ...await present(ctx),
+    ...(await present(ctx)),
     opted_in_attendees: await countOptedIn(ctx.db),
     audience: {
       subscribed: members.filter((m) => m.status === 'subscribed').length,

@@ -115,10 +115,10 @@ const read = implement(R.read, async (_input, ctx) =>
   ok({
     action_nonce: createNonce(ctx, WIZARD_NONCE_ACTION, 0),
     settings: await stored(ctx),
-    currency: await getOption(ctx.db, CURRENCY_OPTION) ?? null,
-    tickets_commerce_enabled: await getOption(ctx.db, COMMERCE_ENABLED_OPTION) === '1',
-    timezone: await getOption(ctx.db, TIMEZONE_OPTION) ?? ctx.app.config.timezone,
-    optin: await getOption(ctx.db, OPTIN_OPTION) === '1',
+    currency: (await getOption(ctx.db, CURRENCY_OPTION)) ?? null,
+    tickets_commerce_enabled: (await getOption(ctx.db, COMMERCE_ENABLED_OPTION)) === '1',
+    timezone: (await getOption(ctx.db, TIMEZONE_OPTION)) ?? ctx.app.config.timezone,
+    optin: (await getOption(ctx.db, OPTIN_OPTION)) === '1',
     first_event: await getJsonOption<unknown>(ctx.db, FIRST_EVENT_OPTION, null),
   }),
 );

@@ -137,7 +137,7 @@ const upload = implement(R.upload, async (input, ctx) => {
     if (!p || p.status === 'trash' || p.type === 'attachment') throw invalidParam('post_id');
     // Attaching a file changes the post: only for a post the caller may change (CONTRACT section 3), checked
     // after every parameter, as the original orders its checks.
-    if (!await mayChangePost(ctx, p)) throw forbidden(ctx.caller.kind === 'anonymous');
+    if (!(await mayChangePost(ctx, p))) throw forbidden(ctx.caller.kind === 'anonymous');
     parent = p.id;
   }
   const dates = nowDates(ctx.app.config.timezone);

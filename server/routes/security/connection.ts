@@ -113,7 +113,7 @@ const authenticatePremium = implement(R.authenticatePremium, async (_input, ctx)
 });
 
 const premiumConnect = implement(R.premiumConnect, async (_input, ctx) => {
-  if (!await getPremium(ctx)) throw new HttpError(403, 'rest_forbidden_context', 'A premium license is required to connect the site.');
+  if (!(await getPremium(ctx))) throw new HttpError(403, 'rest_forbidden_context', 'A premium license is required to connect the site.');
   const publicKey = rawString(ctx, 'public-key');
   const siteId = rawString(ctx, 'site-id');
   if (!/^[0-9a-f]{64}$/i.test(publicKey)) throw invalidParam('public-key', 'The public key must be 64 hexadecimal digits (Ed25519).');

@@ -90,7 +90,7 @@ const setConfig = implement(R.setConfig, async (_input, ctx) => {
     throw new HttpError(422, 'rest_save_config_error', "Validation error: 'fields' parameter is empty or not an array.");
   }
   const shape = SecurityConfig.shape;
-  const next: Record<string, unknown> = { ...await settings(ctx) };
+  const next: Record<string, unknown> = { ...(await settings(ctx)) };
   const errors: string[] = [];
   for (const [key, raw] of Object.entries(fields as Record<string, unknown>)) {
     if (!(key in shape)) {

@@ -87,7 +87,7 @@ const updateMeta = implement(R.updateMeta, async (input, ctx) => {
     throw invalidParam('canonical', 'canonical must be an http or https URL.', 'rest_invalid_url');
   const p = await getPost(ctx.db, input.id);
   if (!p || !(SEO_TYPES as readonly string[]).includes(p.type)) throw invalidId();
-  if (!await mayChangePost(ctx, p)) throw forbidden(ctx.caller.kind === 'anonymous');
+  if (!(await mayChangePost(ctx, p))) throw forbidden(ctx.caller.kind === 'anonymous');
   if (p.status === 'trash') throw invalidId();
   const cur = await getSeo(ctx.db, p.id);
   const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();

@@ -94,13 +94,13 @@ export async function loadManagedAttendee(ctx: Ctx, id: number): Promise<Attende
 export async function loadReadableAttendee(ctx: Ctx, id: number): Promise<AttendeeRow> {
   if (managesAttendees(ctx)) {
     const row = await loadManagedAttendee(ctx, id);
-    if (!await readsAttendeesOf(ctx, row.event_id) && !publiclyVisible(row)) throw attendeeNotAccessible();
+    if (!(await readsAttendeesOf(ctx, row.event_id)) && !publiclyVisible(row)) throw attendeeNotAccessible();
     return row;
   }
   const row = await getAttendeeRow(ctx.db, id);
   // As the original: the public hears the same for a hidden and a missing attendee (no probing which attendees
   // exist); a post of another kind (a ticket, an event) is 404.
-  if (!row) throw await getPostType(ctx.db, id) ? attendeeNotFound() : attendeeNotAccessible();
+  if (!row) throw (await getPostType(ctx.db, id)) ? attendeeNotFound() : attendeeNotAccessible();
   if (!publiclyVisible(row)) throw attendeeNotAccessible();
   return row;
 }

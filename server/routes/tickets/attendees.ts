@@ -67,8 +67,8 @@ function listOrder(ctx: Ctx, orderby: AttendeeQuery['orderby'], order: AttendeeQ
 /** Turns the request into a query, applying the caller's visibility (CONTRACT section 7, reference 4.4). */
 async function buildQuery(ctx: Ctx, input: ListInput, perPage: number): Promise<AttendeeQuery> {
   // As the original's validators: `post_id` must be a post and `ticket_id` a ticket.
-  if (input.post_id !== undefined && !await getPostType(ctx.db, input.post_id)) throw invalidParam('post_id');
-  if (input.ticket_id !== undefined && await getPostType(ctx.db, input.ticket_id) !== 'ticket') throw invalidParam('ticket_id');
+  if (input.post_id !== undefined && !(await getPostType(ctx.db, input.post_id))) throw invalidParam('post_id');
+  if (input.ticket_id !== undefined && (await getPostType(ctx.db, input.ticket_id)) !== 'ticket') throw invalidParam('ticket_id');
   const given = (k: string) => ctx.req.params[k] !== undefined && ctx.req.params[k] !== null;
   const manager = managesAttendees(ctx);
   const delta = input.changed_since !== undefined;
@@ -156,7 +156,7 @@ const list = implement(ticketsRoutes.listAttendees, async (input, ctx) => {
 const read = implement(ticketsRoutes.readAttendee, async (input, ctx) => {
   await sweepIfLapsed(ctx);
   const row = await loadReadableAttendee(ctx, input.id);
-  return ok(presentAttendee(ctx, row, managesAttendees(ctx) && await readsAttendeesOf(ctx, row.event_id)));
+  return ok(presentAttendee(ctx, row, managesAttendees(ctx) && (await readsAttendeesOf(ctx, row.event_id))));
 });
 
 export const attendeeEndpoints: Endpoint[] = [list, read, implement(ticketsRoutes.createAttendee, createAttendee)];

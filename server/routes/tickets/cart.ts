@@ -88,8 +88,8 @@ async function cartTickets(
 /** `post_id` must name a post (400) that has tickets (403 `post-has-no-tickets`, with an empty message). */
 async function checkPost(ctx: Ctx, postId: number | undefined): Promise<void> {
   if (postId === undefined) return;
-  if (!await getPost(ctx.db, postId)) throw invalidParam('post_id');
-  if (!await postHasTickets(ctx.db, postId)) throw new HttpError(403, 'post-has-no-tickets', '');
+  if (!(await getPost(ctx.db, postId))) throw invalidParam('post_id');
+  if (!(await postHasTickets(ctx.db, postId))) throw new HttpError(403, 'post-has-no-tickets', '');
 }
 
 async function cartBody(ctx: Ctx, providers: string[] | undefined, postId: number | undefined) {
@@ -199,7 +199,13 @@ const update = implement(ticketsRoutes.updateCart, async (input, ctx): Promise<R
     }
     await makeRoomForCart(ctx.db);
   }
-  await replaceCartLines(ctx.db, ownerForWrite(ctx), { provider, postId: input.post_id ?? null, meta: input.meta ?? [], lines, nowUtc: nowUtcString(ctx) });
+  await replaceCartLines(ctx.db, ownerForWrite(ctx), {
+    provider,
+    postId: input.post_id ?? null,
+    meta: input.meta ?? [],
+    lines,
+    nowUtc: nowUtcString(ctx),
+  });
   return ok(await cartBody(ctx, [provider], input.post_id));
 });
 

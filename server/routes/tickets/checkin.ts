@@ -23,7 +23,7 @@ import { applyScan, decideScan, isFailure, type ScanDecision, type ScanOutcome, 
  */
 export async function deviceLabelOf(ctx: Ctx, checkinId: number | null): Promise<string | null> {
   if (checkinId === null) return null;
-  return await checkinKeyLabel(ctx.db, checkinId) ?? null;
+  return (await checkinKeyLabel(ctx.db, checkinId)) ?? null;
 }
 
 /** The error a failed check-in answers with (CONTRACT section 7; reference 4.2). `row`: the attendee as decided. */
@@ -128,4 +128,6 @@ export async function updateAttendee(input: Input<typeof ticketsRoutes.updateAtt
   return created(presentAttendee(ctx, after, true));
 }
 
-export const checkinEndpoints: Endpoint[] = [implement(ticketsRoutes.updateAttendee, updateAttendee, { locks: (input) => ({ attendees: [input.id] }) })];
+export const checkinEndpoints: Endpoint[] = [
+  implement(ticketsRoutes.updateAttendee, updateAttendee, { locks: (input) => ({ attendees: [input.id] }) }),
+];

@@ -8,7 +8,14 @@ import { created, ok } from '../../kernel/result.ts';
 import { callerUserId } from '../../kernel/context.ts';
 import { getAttendeeRow } from '../../db/repos/attendees.ts';
 import { getPostType } from '../../db/repos/posts.ts';
-import { CHECKIN_RESULTS, findCheckinByNonceLocked, insertCheckin, queryCheckins, type CheckinInsert, type CheckinRow } from '../../db/repos/checkins.ts';
+import {
+  CHECKIN_RESULTS,
+  findCheckinByNonceLocked,
+  insertCheckin,
+  queryCheckins,
+  type CheckinInsert,
+  type CheckinRow,
+} from '../../db/repos/checkins.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
 import { assertMayWriteAttendeesOf, keyEventScope, organizerScope, scanTime } from './attendee-access.ts';
 import { utcToLocal } from './attendee-present.ts';
@@ -21,7 +28,7 @@ type KeyLabels = Map<number, string | null>;
 
 async function keyLabel(ctx: Ctx, keyId: number, labels: KeyLabels): Promise<string | null> {
   if (labels.has(keyId)) return labels.get(keyId)!;
-  const label = await apiKeyLabel(ctx.db, keyId) ?? null;
+  const label = (await apiKeyLabel(ctx.db, keyId)) ?? null;
   labels.set(keyId, label);
   return label;
 }
@@ -82,10 +89,7 @@ const list = implement(ticketsRoutes.listCheckins, async (input, ctx) => {
   const labels: KeyLabels = new Map();
   const checkins = [];
   for (const c of rows) checkins.push(await presentCheckin(ctx, c, labels));
-  return ok(
-    { rest_url, total, total_pages: totalPages, checkins },
-    etTotalHeaders(total, totalPages),
-  );
+  return ok({ rest_url, total, total_pages: totalPages, checkins }, etTotalHeaders(total, totalPages));
 });
 
 /**

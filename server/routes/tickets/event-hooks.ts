@@ -29,7 +29,8 @@ export async function decorateEvents(ctx: Ctx, events: Record<string, unknown>[]
   for (const [i, r] of rows.entries()) {
     const e = events[i] as Record<string, unknown>;
     // The original's order: `attendance` before `ticketed`.
-    if (attendance && await readsAttendeesOf(ctx, r.id)) e.attendance = attendance.get(r.id) ?? { total_attendees: 0, checked_in: 0, not_checked_in: 0 };
+    if (attendance && (await readsAttendeesOf(ctx, r.id)))
+      e.attendance = attendance.get(r.id) ?? { total_attendees: 0, checked_in: 0, not_checked_in: 0 };
     e.ticketed = providers.get(r.id) ?? false;
     if (editor) e.nonces = { add_ticket_nonce: createNonce(ctx, 'add_ticket_nonce', r.id, nowMs(ctx)) };
     if (opts.single === true) await offerAvailability(ctx, e, r.id);

@@ -35,7 +35,7 @@ const qrImage = implement(
       return ok({ id: row.id, checked_in: row.checked_in ? '1' : '' });
     }
     // The image carries the security code: only for managers whose reach holds the event (a key's, an organizer's).
-    if (!managesAttendees(ctx) || !await readsAttendeesOf(ctx, row.event_id)) throw forbidden(ctx.caller.kind === 'anonymous');
+    if (!managesAttendees(ctx) || !(await readsAttendeesOf(ctx, row.event_id))) throw forbidden(ctx.caller.kind === 'anonymous');
     const url = attendeeQrUrl(ctx, row);
     if (input.format === 'svg') {
       const svg = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });

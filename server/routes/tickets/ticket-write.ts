@@ -75,14 +75,20 @@ function saleBound(eventTz: string, date: string, time: string, which: 'start' |
 }
 
 async function eventTimezone(ctx: Ctx, eventId: number): Promise<string> {
-  return await eventTimezoneOf(ctx.db, eventId) || ctx.app.config.timezone;
+  return (await eventTimezoneOf(ctx.db, eventId)) || ctx.app.config.timezone;
 }
 
 /**
  * Ticket columns from editor input. On update only the fields the request sent change; on create every
  * field applies with its default. Price errors are Event Tickets' `tec-tickets-rest-invalid_price`.
  */
-export async function ticketColsFrom(ctx: Ctx, f: TicketInput, eventId: number, provider: Provider, existing?: TicketRow): Promise<Partial<TicketCols>> {
+export async function ticketColsFrom(
+  ctx: Ctx,
+  f: TicketInput,
+  eventId: number,
+  provider: Provider,
+  existing?: TicketRow,
+): Promise<Partial<TicketCols>> {
   const has = (k: keyof TicketInput) => !existing || sent(ctx, k);
   // A field the update did not send keeps its stored value (the route fills unsent ones with '').
   const value = (k: 'start_date' | 'start_time' | 'end_date' | 'end_time') => (has(k) ? (f[k] ?? '') : existing![k]);

@@ -177,7 +177,8 @@ const create = implement(ticketsRoutes.createTicket, async (input, ctx) => {
     dateGmt: now.date_gmt,
   });
   await updateTicketCols(ctx.db, id, cols);
-  if (post.title_et !== undefined || post.content_et !== undefined) await touchTicket(ctx, id, { title_et: post.title_et, content_et: post.content_et });
+  if (post.title_et !== undefined || post.content_et !== undefined)
+    await touchTicket(ctx, id, { title_et: post.title_et, content_et: post.content_et });
   return await single(ctx, (await getTicketRow(ctx.db, id))!, 202);
 });
 

@@ -43,7 +43,7 @@ export function xmlErrors(xml: string): LibXmlError[] {
   return [];
 }
 
-const read = implement(R.read, async (_input, ctx) => ok(await getOption(ctx.db, OPTION) ?? ''));
+const read = implement(R.read, async (_input, ctx) => ok((await getOption(ctx.db, OPTION)) ?? ''));
 
 const update = implement(R.update, async (_input, ctx) => {
   const xml = content(ctx);

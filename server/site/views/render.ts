@@ -105,15 +105,18 @@ function listItem(env: ViewEnv, ev: EventView): string {
 export async function renderList(env: ViewEnv, s: ViewState): Promise<string> {
   const l = L[env.lang];
   const from = s.date ? nowUtc(zonedToInstant(`${s.date} 00:00:00`, env.timezone)) : upcomingFilter();
-  const { ids, total } = await publicEvents(env.db, { endsAfter: from, search: s.search, limit: LIST_PER_PAGE, offset: (s.page - 1) * LIST_PER_PAGE });
+  const { ids, total } = await publicEvents(env.db, {
+    endsAfter: from,
+    search: s.search,
+    limit: LIST_PER_PAGE,
+    offset: (s.page - 1) * LIST_PER_PAGE,
+  });
   const pages = Math.max(1, Math.ceil(total / LIST_PER_PAGE));
   const prev = s.page > 1 ? { ...s, page: s.page - 1 } : undefined;
   const next = s.page < pages ? { ...s, page: s.page + 1 } : undefined;
   const heading = s.search ? `${l.results} ${s.search}` : l.upcoming;
   const items = ids.length
-    ? `<ul class="tribe-events-calendar-list">${(await loadEvents(env.db, ids))
-        .map((e) => listItem(env, e))
-        .join('')}</ul>`
+    ? `<ul class="tribe-events-calendar-list">${(await loadEvents(env.db, ids)).map((e) => listItem(env, e)).join('')}</ul>`
     : `<p class="tribe-events-c-messages__message">${l.none}</p>`;
   const nav =
     prev || next

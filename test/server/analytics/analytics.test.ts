@@ -49,7 +49,7 @@ describe('analytics/v1 permissions', () => {
 describe('recording', () => {
   test('page views and anonymous event API reads are recorded, without the client address', async () => {
     // The last row's ID (on PostgreSQL an upsert that adds to a row still takes a sequence number).
-    const before = Number((await s.db.prepare('SELECT COALESCE(MAX(id), 0) AS n FROM analytics_hits').get() as { n: number }).n);
+    const before = Number(((await s.db.prepare('SELECT COALESCE(MAX(id), 0) AS n FROM analytics_hits').get()) as { n: number }).n);
     await visit(ev.url, { referer: 'https://www.search.example/q?private=1' });
     await visit(ev.url, { 'user-agent': 'Other browser', referer: `${s.base}/events/` });
     await visit(`${ev.url}embed/`);
@@ -64,7 +64,9 @@ describe('recording', () => {
     await visit(ev.url, { 'user-agent': 'Googlebot/2.1' });
     await visit(`${s.base}/event/nothing/`);
     await flushHits(s.app.state);
-    const rows = await s.db.prepare('SELECT kind, path, post_id, referrer_host, visitor FROM analytics_hits WHERE id > ? ORDER BY id').all(before) as {
+    const rows = (await s.db
+      .prepare('SELECT kind, path, post_id, referrer_host, visitor FROM analytics_hits WHERE id > ? ORDER BY id')
+      .all(before)) as {
       kind: string;
       path: string;
       post_id: number;
@@ -95,10 +97,10 @@ describe('recording', () => {
 
   test('buffered views reach the database by themselves, within a few seconds', async () => {
     await flushHits(s.app.state);
-    const count = async () => Number((await s.db.prepare('SELECT SUM(views) AS n FROM analytics_hits').get() as { n: number }).n);
+    const count = async () => Number(((await s.db.prepare('SELECT SUM(views) AS n FROM analytics_hits').get()) as { n: number }).n);
     const before = await count();
     await visit(ev.url);
-    for (let i = 0; i < 50 && await count() === before; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && (await count()) === before; i++) await new Promise((r) => setTimeout(r, 100));
     assert.equal(await count(), before + 1);
   });
 
@@ -118,7 +120,9 @@ describe('reports', () => {
     const start = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
     assert.equal(r.body.start_date, start);
     await flushHits(s.app.state);
-    const n = Number((await s.db.prepare('SELECT SUM(views) AS n FROM analytics_hits WHERE day BETWEEN ? AND ?').get(start, today()) as { n: number }).n);
+    const n = Number(
+      ((await s.db.prepare('SELECT SUM(views) AS n FROM analytics_hits WHERE day BETWEEN ? AND ?').get(start, today())) as { n: number }).n,
+    );
     assert.equal(r.body.views, n);
     assert.ok(r.body.page_views >= 5 && r.body.api_reads >= 2);
   });
@@ -186,11 +190,11 @@ describe('reports', () => {
     assert.ok(r.body.paths.some((p: { path: string; post_id: number }) => p.path === new URL(ev.url).pathname && p.post_id === ev.id));
     const all = await get('realtime?since=2025-01-01T00:00:00Z');
     assert.equal(all.body.since, '2025-01-01T00:00:00.000Z');
-    assert.equal(all.body.views, Number((await s.db.prepare('SELECT SUM(views) AS n FROM analytics_hits').get() as { n: number }).n));
+    assert.equal(all.body.views, Number(((await s.db.prepare('SELECT SUM(views) AS n FROM analytics_hits').get()) as { n: number }).n));
     const part = await get('realtime?since=2026-01-02T00:00:00Z');
     assert.equal(
       part.body.views,
-      Number((await s.db.prepare("SELECT SUM(views) AS n FROM analytics_hits WHERE ts >= '2026-01-02 00:00:00'").get() as { n: number }).n),
+      Number(((await s.db.prepare("SELECT SUM(views) AS n FROM analytics_hits WHERE ts >= '2026-01-02 00:00:00'").get()) as { n: number }).n),
     );
     assert.ok(part.body.views < all.body.views);
   });

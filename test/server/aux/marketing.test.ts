@@ -15,11 +15,13 @@ describe('marketing/v1', () => {
   const url = (r: string) => `${s.root}${NS}${r}`;
   const post = async (type: string, title: string) =>
     Number(
-      (await s.db
-        .prepare(
-          "INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES (?, 'publish', ?, '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
-        )
-        .run(type, title)).lastInsertRowid,
+      (
+        await s.db
+          .prepare(
+            "INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES (?, 'publish', ?, '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+          )
+          .run(type, title)
+      ).lastInsertRowid,
     );
   async function attendee(name: string, email: string): Promise<number> {
     const id = await post('attendee', name);
@@ -55,7 +57,7 @@ describe('marketing/v1', () => {
     assert.equal(r.body.connected, true);
     assert.equal(r.body.key_last4, 'us21');
     assert.equal(JSON.stringify(r.body).includes(KEY), false);
-    const raw = (await s.db.prepare("SELECT value FROM options WHERE name = 'marketing.connection'").get() as { value: string }).value;
+    const raw = ((await s.db.prepare("SELECT value FROM options WHERE name = 'marketing.connection'").get()) as { value: string }).value;
     assert.equal(raw.includes(KEY), false, 'stored encrypted');
     for (const body of [
       { provider: 'mailchimp', api_key: 'short', list_id: 'x' },

@@ -6,7 +6,8 @@ describe('tickets-onboarding/wizard', () => {
   let s: TestServer;
   const url = () => `${s.root}tickets-onboarding/wizard`;
   const nonceOf = async (auth: string) => (await call(url(), { auth })).body.action_nonce as string;
-  const option = async (name: string) => (await s.db.prepare('SELECT value FROM options WHERE name = ?').get(name) as { value: string } | undefined)?.value;
+  const option = async (name: string) =>
+    ((await s.db.prepare('SELECT value FROM options WHERE name = ?').get(name)) as { value: string } | undefined)?.value;
   beforeAll(async () => {
     s = await startTestServer();
   });

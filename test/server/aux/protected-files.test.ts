@@ -178,9 +178,9 @@ describe('protected-files/v1', () => {
     const badParent = await call(url('/files'), { method: 'POST', auth: organizer, body: { filename: 'a.txt', content: b64('x'), post_id: 999999 } });
     assert.equal(badParent.status, 400);
     assert.deepEqual(Object.keys(badParent.body.data.params), ['post_id']);
-    const count = await s.db
+    const count = (await s.db
       .prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'attachment' AND title IN ('a.txt', 'big.txt', 'fake.png', 'bin.txt')")
-      .get() as { n: number };
+      .get()) as { n: number };
     assert.equal(count.n, 0, 'refused uploads store nothing');
   });
 

@@ -11,7 +11,8 @@ describe('migration 008 query plans', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-plan-'));
     const db = await openDatabase(path.join(dir, 'evt.sqlite'));
     try {
-      const plan = async (sql: string) => (await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
+      const plan = async (sql: string) =>
+        ((await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all()) as { detail: string }[]).map((r) => r.detail).join(' | ');
       assert.match(await plan('SELECT * FROM private_links WHERE post_id = 1 AND revoked = 0 ORDER BY id'), /USING INDEX private_links_post/);
       assert.match(
         await plan("SELECT * FROM security_issues WHERE scan_id = 1 AND (0 = 0 OR status = 'new') ORDER BY severity DESC, id LIMIT 10"),

@@ -190,7 +190,7 @@ describe('security/v1', () => {
     const license = 'ab'.repeat(40);
     const prem = await call(url('/authenticate-premium'), { method: 'POST', auth: s.admin, body: { license_key: license } });
     assert.deepEqual(prem.body, { success: true, premium: true, key_last4: 'abab' });
-    const stored = await s.db.prepare("SELECT value FROM options WHERE name = 'security.premium'").get() as { value: string };
+    const stored = (await s.db.prepare("SELECT value FROM options WHERE name = 'security.premium'").get()) as { value: string };
     assert.equal(stored.value.includes(license), false, 'the license key is stored hashed');
 
     for (const body of [

@@ -1,7 +1,6 @@
 import { SqliteDb } from '../../../server/db/engine/sqlite.ts';
 import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,16 +38,18 @@ describe('migrations', () => {
 
   test('the events archive query walks the start-date index, category filter included, reading no event rows', async () => {
     const db = await openDatabase(':memory:');
-    const plan = (await explainEventQuery(db, {
-      statuses: ['publish'],
-      startsOnOrAfter: '2030-01-01 00:00:00',
-      endsOnOrBefore: '2032-01-01 00:00:00',
-      termIds: [[1, 2]],
-      excludeHidden: true,
-      extra: [],
-      limit: 50,
-      offset: 0,
-    })).join('\n');
+    const plan = (
+      await explainEventQuery(db, {
+        statuses: ['publish'],
+        startsOnOrAfter: '2030-01-01 00:00:00',
+        endsOnOrBefore: '2032-01-01 00:00:00',
+        termIds: [[1, 2]],
+        excludeHidden: true,
+        extra: [],
+        limit: 50,
+        offset: 0,
+      })
+    ).join('\n');
     // The index holds the end date and listing flag too (011-event-list-index.sql): no event row is read.
     assert.match(plan, /SEARCH e USING COVERING INDEX events_list/);
     assert.match(plan, /SEARCH tr EXISTS USING PRIMARY KEY/);

@@ -100,7 +100,7 @@ test('every SQL text the server prepares on a representative run prepares on Pos
   }
   assert.ok(texts.size > 100, `only ${texts.size} texts collected`);
   const fresh = await freshTestDatabase();
-  const pg = await openDatabase(fresh.url) as PgDb;
+  const pg = (await openDatabase(fresh.url)) as PgDb;
   const failures: string[] = [];
   try {
     for (const sql of texts) {

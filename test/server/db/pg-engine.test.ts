@@ -22,7 +22,7 @@ beforeAll(async () => {
   const fresh = await freshTestDatabase();
   drop = fresh.drop;
   url = fresh.url;
-  db = await openDatabase(url) as PgDb;
+  db = (await openDatabase(url)) as PgDb;
 });
 
 afterAll(async () => {
@@ -40,9 +40,9 @@ const user = (login: string) =>
     '2026-01-01 00:00:00',
   );
 const count = async (sql: string, ...p: unknown[]) =>
-  await stmt(db, sql)
+  (await stmt(db, sql)
     .pluck()
-    .get(...p) as number;
+    .get(...p)) as number;
 
 describe('EVT_DB=postgres://', () => {
   test('config takes a PostgreSQL URL naming a database; its password never shows', () => {
@@ -76,10 +76,10 @@ describe('PgDb', () => {
     const upd = await stmt(db, "UPDATE users SET display_name = 'x' WHERE login LIKE 'rowid-%'").run();
     assert.equal(upd.changes, 2);
     assert.equal(await count("SELECT COUNT(*) FROM users WHERE login LIKE 'rowid-%'"), 2);
-    assert.equal(typeof await count('SELECT SUM(id) FROM users'), 'number');
+    assert.equal(typeof (await count('SELECT SUM(id) FROM users')), 'number');
   });
 
-  test('totalChanges() counts rows written, not rows read, and a transaction\'s only once it commits (the attendee list keys its count and keyset paging on it)', async () => {
+  test("totalChanges() counts rows written, not rows read, and a transaction's only once it commits (the attendee list keys its count and keyset paging on it)", async () => {
     await user('tc-a');
     await user('tc-b');
     const total = async () => ({ c: db.totalChanges() });
@@ -152,7 +152,8 @@ describe('PgDb', () => {
       sent.push(String(typeof q === 'string' ? q : (q as { text?: string })?.text).trim());
       return orig.apply(this, a);
     };
-    const logins = async () => (await db.prepare("SELECT login FROM users WHERE login LIKE 'nest-%' ORDER BY login").pluck().all() as string[]).join(',');
+    const logins = async () =>
+      ((await db.prepare("SELECT login FROM users WHERE login LIKE 'nest-%' ORDER BY login").pluck().all()) as string[]).join(',');
     try {
       await inTransaction(db, async () => {
         await inTransaction(db, () => user('nest-a'));
@@ -254,13 +255,16 @@ describe('PgDb', () => {
   });
 
   test('scalar MAX/MIN, IS / IS NOT, CAST and booleans read as SQLite does', async () => {
-    assert.deepEqual(await stmt(db, 'SELECT MAX(1, 5, 3) AS a, MIN(4, 2) AS b, CAST(? AS INTEGER) AS c, (1 = 1) AS d, NULL IS ? AS e').get('7', null), {
-      a: 5,
-      b: 2,
-      c: 7,
-      d: 1,
-      e: 1,
-    });
+    assert.deepEqual(
+      await stmt(db, 'SELECT MAX(1, 5, 3) AS a, MIN(4, 2) AS b, CAST(? AS INTEGER) AS c, (1 = 1) AS d, NULL IS ? AS e').get('7', null),
+      {
+        a: 5,
+        b: 2,
+        c: 7,
+        d: 1,
+        e: 1,
+      },
+    );
   });
 
   test('evt_now_utc() reads the connection clock, which setDbClock moves', async () => {

@@ -21,7 +21,7 @@ beforeAll(async () => {
   cluster = await ensureTestCluster();
   const fresh = await freshTestDatabase();
   drop = fresh.drop;
-  db = await openDatabase(fresh.url) as PgDb;
+  db = (await openDatabase(fresh.url)) as PgDb;
   for (let i = 0; i < 8; i++) {
     const f = await seedTicketsFixture(db, { attendees: 500, provider: 'tc', priceMinor: 1000 });
     ticketId = f.ticketId;
@@ -64,15 +64,17 @@ test('a list of IDs in a JSON parameter is read through the index, not by a scan
 
 test('the rewritten list gives the same rows as before: IN, NOT IN, an empty list, text values', async () => {
   const ids = (await db.native('SELECT post_id FROM attendees ORDER BY post_id LIMIT 3')).map((r) => r.post_id as number);
-  const q = async (sql: string, ...args: unknown[]) =>
-    (await db
-      .prepare(sql)
-      .all(...args))
-      .map((r) => (r as { post_id: number }).post_id);
-  assert.deepEqual(await q('SELECT post_id FROM attendees WHERE post_id IN (SELECT value FROM json_each(?)) ORDER BY post_id', JSON.stringify(ids)), ids);
+  const q = async (sql: string, ...args: unknown[]) => (await db.prepare(sql).all(...args)).map((r) => (r as { post_id: number }).post_id);
+  assert.deepEqual(
+    await q('SELECT post_id FROM attendees WHERE post_id IN (SELECT value FROM json_each(?)) ORDER BY post_id', JSON.stringify(ids)),
+    ids,
+  );
   assert.deepEqual(await q('SELECT post_id FROM attendees WHERE post_id IN (SELECT value FROM json_each(?)) ORDER BY post_id', '[]'), []);
   const total = Number((await db.native('SELECT COUNT(*) AS n FROM attendees'))[0]?.n);
-  assert.equal((await q('SELECT post_id FROM attendees WHERE post_id NOT IN (SELECT value FROM json_each(?))', JSON.stringify(ids))).length, total - 3);
+  assert.equal(
+    (await q('SELECT post_id FROM attendees WHERE post_id NOT IN (SELECT value FROM json_each(?))', JSON.stringify(ids))).length,
+    total - 3,
+  );
   assert.equal((await q('SELECT post_id FROM attendees WHERE post_id NOT IN (SELECT value FROM json_each(?))', '[]')).length, total);
   const statuses = await db
     .prepare("SELECT DISTINCT status FROM posts WHERE status IN (SELECT value FROM json_each(?)) AND status <> 'x' ORDER BY status")

@@ -13,7 +13,7 @@ afterAll(() => s.close());
 
 const create = (body: Record<string, unknown>, auth = s.admin) => call(ev, { method: 'POST', auth, body });
 const base = { start_date: '2031-03-10 19:00:00', end_date: '2031-03-10 22:00:00' };
-const count = async (table: string) => (await s.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = async (table: string) => ((await s.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get()) as { n: number }).n;
 
 describe('create', () => {
   test('201 with the full event object in TEC key order', async () => {

@@ -69,7 +69,7 @@ function isEnvelope(status: number, body: unknown): boolean {
 
 describe('hostile input on the events namespace', () => {
   test('random write bodies: never a 5xx, every error in the envelope, failures leave nothing behind', async () => {
-    const countPosts = async () => (await s.db.prepare('SELECT COUNT(*) AS n FROM posts').get() as { n: number }).n;
+    const countPosts = async () => ((await s.db.prepare('SELECT COUNT(*) AS n FROM posts').get()) as { n: number }).n;
     await fc.assert(
       fc.asyncProperty(
         fc.dictionary(fc.constantFrom(...fields), junk, { maxKeys: 6 }),

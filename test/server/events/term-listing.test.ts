@@ -33,7 +33,7 @@ async function assertListingExact(when: string): Promise<number> {
   const extra = await db.prepare(`${KEPT} EXCEPT ${DERIVED}`).all();
   assert.deepEqual(missing, [], `${when}: rows missing from the listing`);
   assert.deepEqual(extra, [], `${when}: stale rows in the listing`);
-  return (await db.prepare('SELECT COUNT(*) AS n FROM event_term_listing').get() as { n: number }).n;
+  return ((await db.prepare('SELECT COUNT(*) AS n FROM event_term_listing').get()) as { n: number }).n;
 }
 
 const window = 'start_date=2032-01-01&end_date=2032-12-31';
@@ -94,7 +94,7 @@ describe('event term listing', () => {
     assert.deepEqual(await archive('jazz'), { total: 1, ids: [c] });
 
     // Another process: a date change, a status change, a term link removed and one added, a post deleted.
-    const jazz = (await db.prepare("SELECT id FROM terms WHERE slug = 'jazz'").get() as { id: number }).id;
+    const jazz = ((await db.prepare("SELECT id FROM terms WHERE slug = 'jazz'").get()) as { id: number }).id;
     await db.prepare("UPDATE events SET start_utc = '2032-05-01 19:00:00', end_utc = '2032-05-01 21:00:00' WHERE post_id = ?").run(c);
     await db.prepare("UPDATE posts SET status = 'publish' WHERE id = ?").run(a);
     await db.prepare('INSERT INTO term_relationships (post_id, term_id) VALUES (?, ?)').run(b, jazz);

@@ -80,7 +80,7 @@ describe('forms-submissions: download-all and its signed link', () => {
     const r = await call(`${NS()}/download-all`, { method: 'POST', auth: organizer, body: { form_ids: [form.id] } });
     assert.equal(r.status, 200);
     const token = decodeURIComponent(new URL(r.body.downloadUrl).searchParams.get('token')!);
-    const user = await s.db.prepare("SELECT id FROM users WHERE login = 'org-download'").get() as { id: number };
+    const user = (await s.db.prepare("SELECT id FROM users WHERE login = 'org-download'").get()) as { id: number };
     const link = (t: string) => `${s.root}forms-submissions/download?token=${encodeURIComponent(t)}`;
 
     const expired = signToken(s.app.state.secret, 'download', { f: r.body.filePath, u: user.id, exp: Math.floor(Date.now() / 1000) - 1 });

@@ -36,7 +36,12 @@ export function submitUrl(s: TestServer, formId: number): string {
 }
 
 /** Seeds a submission straight into the database (for tests that need more than the public rate limit allows). */
-export async function seedSubmission(s: TestServer, formId: number, byKey: Record<string, FieldValue>, date = '2026-11-01 10:00:00'): Promise<number> {
+export async function seedSubmission(
+  s: TestServer,
+  formId: number,
+  byKey: Record<string, FieldValue>,
+  date = '2026-11-01 10:00:00',
+): Promise<number> {
   const fields = await getFields(s.db, formId);
   const values = new Map<number, FieldValue>();
   for (const [k, v] of Object.entries(byKey)) values.set(fields.find((f) => f.key === k)!.id, v);
@@ -44,5 +49,5 @@ export async function seedSubmission(s: TestServer, formId: number, byKey: Recor
 }
 
 export async function postStatus(s: TestServer, id: number): Promise<string | undefined> {
-  return (await s.db.prepare('SELECT status FROM posts WHERE id = ?').get(id) as { status: string } | undefined)?.status;
+  return ((await s.db.prepare('SELECT status FROM posts WHERE id = ?').get(id)) as { status: string } | undefined)?.status;
 }

@@ -16,7 +16,7 @@ afterAll(() => s.close());
 /** The logged message about a submission once the mail queue is idle, and the text of its .eml file. */
 async function formMail(submission: number): Promise<{ row: Record<string, string>; eml: string }> {
   await mailIdle(s.app.state);
-  const row = await s.db.prepare("SELECT * FROM mail_log WHERE source = 'forms' AND related_id = ?").get(submission) as Record<string, string>;
+  const row = (await s.db.prepare("SELECT * FROM mail_log WHERE source = 'forms' AND related_id = ?").get(submission)) as Record<string, string>;
   return { row, eml: fs.readFileSync(path.join(s.dir, 'mail', row.eml_file), 'utf8') };
 }
 
@@ -156,7 +156,7 @@ describe('forms-submissions: email-action', () => {
       const { fileDeliver } = await import('../../../server/mail/transport.ts');
       setMailTransport(s.app.state, fileDeliver(path.join(s.dir, 'mail')));
     }
-    const count = async () => (await s.db.prepare('SELECT COUNT(*) AS n FROM mail_log').get() as { n: number }).n;
+    const count = async () => ((await s.db.prepare('SELECT COUNT(*) AS n FROM mail_log').get()) as { n: number }).n;
     const before = await count();
     const cases: [unknown, number, string][] = [
       [{ submission: 999999, action_settings: { to: 'x@example.test', email_subject: 'S' } }, 400, 'rest_invalid_param'],

@@ -11,9 +11,9 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 async function values(id: number): Promise<Record<string, unknown>> {
-  const rows = await s.db
+  const rows = (await s.db
     .prepare('SELECT f.key, v.value FROM submission_values v JOIN form_fields f ON f.id = v.field_id WHERE v.submission_id = ?')
-    .all(id) as { key: string; value: string }[];
+    .all(id)) as { key: string; value: string }[];
   return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value)]));
 }
 

@@ -113,7 +113,7 @@ describe('forms-views: public submit', () => {
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.formID, form.id);
     assert.equal(r.body.seq_num, 1);
-    const row = await s.db.prepare('SELECT ip_hash FROM submissions WHERE post_id = ?').get(r.body.id) as { ip_hash: string };
+    const row = (await s.db.prepare('SELECT ip_hash FROM submissions WHERE post_id = ?').get(r.body.id)) as { ip_hash: string };
     assert.match(row.ip_hash, /^[0-9a-f]{32}$/);
     assert.ok(!row.ip_hash.includes('127.0.0.1'), "!row.ip_hash.includes('127.0.0.1')");
     const all =
@@ -167,7 +167,7 @@ describe('forms-views: public submit', () => {
 
   test('invalid values: required, email, number, select option, unknown field; nothing stored', async () => {
     const form = await createForm(s, 'Validation');
-    const before = (await s.db.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n;
+    const before = ((await s.db.prepare('SELECT COUNT(*) AS n FROM submissions').get()) as { n: number }).n;
     const r = await call(submitUrl(s, form.id), {
       method: 'POST',
       body: { values: { email: 'not-an-email', age: 'twelve', ticket_type: 'Senior', topics: ['music', 'sport'], bogus: 'x' } },
@@ -177,7 +177,7 @@ describe('forms-views: public submit', () => {
     assert.deepEqual(Object.keys(r.body.data.errors).sort(), ['age', 'bogus', 'email', 'name', 'ticket_type', 'topics']);
     assert.equal(r.body.data.errors.name, 'Name is required.');
     assert.equal(r.body.data.errors.email, 'Email must be an e-mail address.');
-    assert.equal((await s.db.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n, before);
+    assert.equal(((await s.db.prepare('SELECT COUNT(*) AS n FROM submissions').get()) as { n: number }).n, before);
     const noValues = await call(submitUrl(s, form.id), { method: 'POST', body: {} });
     assert.equal(noValues.status, 400);
     assert.equal(noValues.body.code, 'rest_missing_callback_param');
@@ -270,7 +270,7 @@ describe('forms-views: token refresh', () => {
     const organizer = await s.userAuth('organizer', 'org-expiry');
     const t = await call(`${s.root}forms-views/token/refresh`, { method: 'POST', auth: organizer });
     const jti = t.body.publicKey as string;
-    const user = await s.db.prepare("SELECT id FROM users WHERE login = 'org-expiry'").get() as { id: number };
+    const user = (await s.db.prepare("SELECT id FROM users WHERE login = 'org-expiry'").get()) as { id: number };
     const expired = signToken(s.app.state.secret, 'views', { jti, u: user.id, exp: Math.floor(Date.now() / 1000) - 10 });
     const r = await call(`${s.root}forms-views/forms/${a.id}/fields`, { headers: { 'X-EVT-FormsViews-Auth': expired } });
     assert.equal(r.status, 403);
@@ -298,7 +298,7 @@ describe('forms-views: submit rate limit', () => {
         }
       }
       assert.deepEqual(statuses, [...Array(10).fill(201), 429]);
-      assert.equal((await own.db.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n, 10);
+      assert.equal(((await own.db.prepare('SELECT COUNT(*) AS n FROM submissions').get()) as { n: number }).n, 10);
     } finally {
       await own.close();
     }

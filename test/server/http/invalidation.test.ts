@@ -85,7 +85,7 @@ describe('response cache: precise invalidation', () => {
       body: { check_in: false, device_id: 'door-a', nonce: nonce() },
     });
     assert.equal(out.status, 201, JSON.stringify(out.body));
-    const code = (await s.db.prepare('SELECT security_code FROM attendees WHERE post_id = ?').get(c) as { security_code: string } | undefined)
+    const code = ((await s.db.prepare('SELECT security_code FROM attendees WHERE post_id = ?').get(c)) as { security_code: string } | undefined)
       ?.security_code;
     assert.ok(code, 'attendee security code');
     const qr = await call(`${tix(s)}/qr?api_key=${door.key}&ticket_id=${c}&security_code=${code}&event_id=${event}`);

@@ -55,7 +55,7 @@ function raw(
 }
 
 async function postCount(): Promise<number> {
-  return (await s.db.prepare('SELECT COUNT(*) AS n FROM posts').get() as { n: number }).n;
+  return ((await s.db.prepare('SELECT COUNT(*) AS n FROM posts').get()) as { n: number }).n;
 }
 
 /** The answer without what differs between two creates of the same thing (IDs, slugs, URLs, times). */

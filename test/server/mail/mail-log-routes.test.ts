@@ -328,7 +328,7 @@ describe('connected apps', () => {
     assert.equal(listed.body.data.connected[0].device, 'Pixel 9');
     assert.equal(listed.body.data.connected[0].server_url, 'https://push.example.test');
     assert.notEqual(listed.body.data.auth_key, key, 'each visit issues a fresh key');
-    const stored = await s.db.prepare('SELECT token_hash FROM mail_apps').get() as { token_hash: string };
+    const stored = (await s.db.prepare('SELECT token_hash FROM mail_apps').get()) as { token_hash: string };
     assert.notEqual(stored.token_hash, token, 'only a hash of the token is stored');
   });
 
@@ -351,7 +351,7 @@ describe('connected apps', () => {
     assert.equal(view.body.details.id, String(ids.e));
     const resend = await call(`${v1}resend-email`, { method: 'POST', headers: { fcm_token: token }, body: { id: ids.e } });
     assert.equal(resend.body.success, true);
-    const seen = await s.db.prepare('SELECT last_seen_utc FROM mail_apps').get() as { last_seen_utc: string | null };
+    const seen = (await s.db.prepare('SELECT last_seen_utc FROM mail_apps').get()) as { last_seen_utc: string | null };
     assert.ok(seen.last_seen_utc);
     // The dashboard routes stay administrator-only.
     assert.equal((await call(`${v1}email-count`, { headers: { fcm_token: token } })).status, 401);
@@ -373,10 +373,10 @@ describe('connected apps', () => {
       const c = await call(`${v1}connect-app`, { method: 'POST', headers: { auth_key: key, fcm_token: t, device: t.slice(0, 7) } });
       assert.equal(c.body.success, true);
     }
-    assert.equal((await s.db.prepare('SELECT COUNT(*) AS n FROM mail_apps').get() as { n: number }).n, 2);
+    assert.equal(((await s.db.prepare('SELECT COUNT(*) AS n FROM mail_apps').get()) as { n: number }).n, 2);
     const r = await call(`${v1}disconnect-site`, { method: 'PATCH', auth: s.admin });
     assert.equal(r.body.success, true);
-    assert.equal((await s.db.prepare('SELECT COUNT(*) AS n FROM mail_apps').get() as { n: number }).n, 0);
+    assert.equal(((await s.db.prepare('SELECT COUNT(*) AS n FROM mail_apps').get()) as { n: number }).n, 0);
   });
 });
 
@@ -409,7 +409,7 @@ describe('validate-license (v2)', () => {
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.data.license, 'valid');
     assert.equal(r.body.data.key, `DSMAIL-*****-*****-*****-${key.slice(-5)}`);
-    assert.equal((await s.db.prepare('SELECT license_key FROM mail_license').get() as { license_key: string }).license_key, key);
+    assert.equal(((await s.db.prepare('SELECT license_key FROM mail_license').get()) as { license_key: string }).license_key, key);
     const v = await call(`${v2}validate-license`, { auth: s.admin });
     assert.equal(v.status, 200);
     assert.equal(v.body.success, true);

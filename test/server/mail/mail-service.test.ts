@@ -10,7 +10,8 @@ import { HttpError } from '../../../server/kernel/errors.ts';
 import { leaves, parseMime } from './mime.ts';
 import { closedPort, startSmtpCatcher, type SmtpCatcher } from './smtp-catcher.ts';
 
-const rows = async (s: TestServer) => await s.db.prepare('SELECT * FROM mail_log ORDER BY id').all() as { id: number; status: string; eml_file: string | null }[];
+const rows = async (s: TestServer) =>
+  (await s.db.prepare('SELECT * FROM mail_log ORDER BY id').all()) as { id: number; status: string; eml_file: string | null }[];
 
 describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
   let s: TestServer;

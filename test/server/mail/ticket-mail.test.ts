@@ -30,7 +30,8 @@ interface LogRow {
   eml_file: string;
   status: string;
 }
-const mailFor = async (orderId: number) => await s.db.prepare("SELECT * FROM mail_log WHERE source = 'tickets' AND related_id = ?").all(orderId) as LogRow[];
+const mailFor = async (orderId: number) =>
+  (await s.db.prepare("SELECT * FROM mail_log WHERE source = 'tickets' AND related_id = ?").all(orderId)) as LogRow[];
 
 function decodeQr(png: Buffer): string | undefined {
   const img = PNG.sync.read(png);
@@ -98,7 +99,9 @@ describe('ticket e-mail when an order completes', () => {
     for (const a of det.body.details.attachments) assert.ok(a.size > 0);
     const re = await call(`${s.root}mail-log/v1/resend-email`, { method: 'POST', auth: s.admin, body: { id: row.id } });
     assert.equal(re.body.success, true);
-    const resent = leaves(parseMime(fs.readFileSync(path.join(s.dir, 'mail', (await mailFor(f.orderId))[0].eml_file)))).filter((p) => p.type === 'image/png');
+    const resent = leaves(parseMime(fs.readFileSync(path.join(s.dir, 'mail', (await mailFor(f.orderId))[0].eml_file)))).filter(
+      (p) => p.type === 'image/png',
+    );
     assert.notEqual((await mailFor(f.orderId))[0].eml_file, row.eml_file);
     assert.deepEqual(
       resent.map((p) => p.body),
@@ -152,7 +155,7 @@ describe('ticket e-mail when an order completes', () => {
     });
     assert.equal(out.status, 201, out.text);
     await mailIdle(s.app.state);
-    const [row] = await s.db.prepare("SELECT * FROM mail_log WHERE source = 'tickets' AND to_header LIKE '%kai@example.test%'").all() as LogRow[];
+    const [row] = (await s.db.prepare("SELECT * FROM mail_log WHERE source = 'tickets' AND to_header LIKE '%kai@example.test%'").all()) as LogRow[];
     assert.ok(row, 'the ticket e-mail was logged');
     assert.equal(row.status, 'sent');
     const mail = readEml(row);
@@ -162,7 +165,7 @@ describe('ticket e-mail when an order completes', () => {
     for (const c of codes) {
       assert.ok(c);
       assert.equal(c.eventId, eventId);
-      const a = await s.db.prepare('SELECT security_code, order_id FROM attendees WHERE post_id = ?').get(c.attendeeId) as {
+      const a = (await s.db.prepare('SELECT security_code, order_id FROM attendees WHERE post_id = ?').get(c.attendeeId)) as {
         security_code: string;
         order_id: number;
       };

@@ -292,7 +292,10 @@ describe('GET /oembed/1.0/proxy: allow-listed providers', () => {
     assert.equal(hits.length, 1);
     assert.equal((await proxy({ url, maxwidth: '320' })).body.title, 'Changed');
     assert.equal(hits.length, 2);
-    const row = await s.db.prepare("SELECT expires, datetime('now', '+1 day') AS day FROM oembed_cache LIMIT 1").get() as { expires: string; day: string };
+    const row = (await s.db.prepare("SELECT expires, datetime('now', '+1 day') AS day FROM oembed_cache LIMIT 1").get()) as {
+      expires: string;
+      day: string;
+    };
     assert.ok(Math.abs(Date.parse(`${row.expires}Z`) - Date.parse(`${row.day}Z`)) < 120_000);
   });
 
@@ -316,7 +319,7 @@ describe('GET /oembed/1.0/proxy: allow-listed providers', () => {
       ['slow', () => undefined],
     ];
     setProxyDeps(s.app.state, { policy: { timeoutMs: 300 } });
-    const cachedBefore = (await s.db.prepare('SELECT COUNT(*) AS n FROM oembed_cache').get() as { n: number }).n;
+    const cachedBefore = ((await s.db.prepare('SELECT COUNT(*) AS n FROM oembed_cache').get()) as { n: number }).n;
     for (const [label, h] of cases) {
       handler = h;
       const r = await proxy({ url: `http://video.test:${port}/watch/${label}` });
@@ -324,7 +327,7 @@ describe('GET /oembed/1.0/proxy: allow-listed providers', () => {
       assert.deepEqual(r.body, NOT_FOUND, label);
     }
     // Failures are not cached.
-    assert.equal((await s.db.prepare('SELECT COUNT(*) AS n FROM oembed_cache').get() as { n: number }).n, cachedBefore);
+    assert.equal(((await s.db.prepare('SELECT COUNT(*) AS n FROM oembed_cache').get()) as { n: number }).n, cachedBefore);
   });
 
   test("discover follows the page's oEmbed link on an allow-listed host; discover=false does not", async () => {

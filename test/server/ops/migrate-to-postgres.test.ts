@@ -244,7 +244,7 @@ describe('cli migrate-to-postgres', () => {
     const before = await reads(a, ids, auth);
     for (const r of before) assert.equal(r.status, 200, `${r.path}: ${JSON.stringify(r.body)}`);
     assert.equal(before[9]?.body.attendees.length, 3, 'two ordered and one box-office attendee');
-    const lastPostId = (await a.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'posts'").pluck().get() as number) ?? 0;
+    const lastPostId = ((await a.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'posts'").pluck().get()) as number) ?? 0;
     await a.close();
 
     const url = await createDatabase('site');

@@ -25,8 +25,9 @@ async function withTwo<T>(f: (t: TwoApps) => Promise<T>): Promise<T> {
   }
 }
 
-const lastSeq = async (db: Db) => (await db.prepare('SELECT MAX(seq) AS s FROM evt_change_log').get() as { s: number | null }).s ?? 0;
-const rowsAfter = async (db: Db, seq: number) => await db.prepare('SELECT tags FROM evt_change_log WHERE seq > ? ORDER BY seq').all(seq) as { tags: string }[];
+const lastSeq = async (db: Db) => ((await db.prepare('SELECT MAX(seq) AS s FROM evt_change_log').get()) as { s: number | null }).s ?? 0;
+const rowsAfter = async (db: Db, seq: number) =>
+  (await db.prepare('SELECT tags FROM evt_change_log WHERE seq > ? ORDER BY seq').all(seq)) as { tags: string }[];
 
 const checkIn = (id: number) => ({
   method: 'PATCH',
@@ -117,7 +118,7 @@ describe('change log: writes outside the dispatcher', () => {
       const fx = await seedTicketsFixture(t.a.db, { attendees: 1 });
       const { orderId } = await insertAttendees(t.a.db, fx.ticketId, 1, { orderStatus: 'pending' });
       await t.a.db.prepare('UPDATE orders SET hold_until_utc = ? WHERE post_id = ?').run('2000-01-01 00:00:00', orderId);
-      const status = async () => (await t.a.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(orderId) as { status: string }).status;
+      const status = async () => ((await t.a.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(orderId)) as { status: string }).status;
       const pg = engineOf(t.a.db) === 'postgres';
       const native = (sql: string) => (t.a.db as unknown as { native: (s: string) => Promise<unknown> }).native(sql);
       // The change log refuses rows (a crash between the write and its row, made repeatable).

@@ -86,7 +86,7 @@ describe('database-backed window limiter', () => {
       memAnswers.map((w) => w > 0),
       [...Array(10).fill(false), true, true, true],
     );
-    assert.ok(await new DbWindowLimiter(b, 'checkout', o).retryAfter(['127.0.0.1']) > 0, 'a new limiter object on the database still counts');
+    assert.ok((await new DbWindowLimiter(b, 'checkout', o).retryAfter(['127.0.0.1'])) > 0, 'a new limiter object on the database still counts');
     mem.clear('127.0.0.1');
     await onB.clear('127.0.0.1');
     assert.equal(mem.retryAfter(['127.0.0.1']), 0);
@@ -98,12 +98,12 @@ describe('database-backed window limiter', () => {
     for (let i = 0; i < 10; i++) await l.record(['one']);
     assert.equal(await rateEventCount(a, 'test'), 3);
     await l.record(['x'.repeat(10_000)]);
-    assert.ok((await a.prepare('SELECT MAX(LENGTH(key)) FROM evt_rate_events').pluck().get() as number) < 100);
+    assert.ok(((await a.prepare('SELECT MAX(LENGTH(key)) FROM evt_rate_events').pluck().get()) as number) < 100);
     now += 60_000;
     for (let i = 0; i < 100; i++) await l.record([`flood ${i}`]);
-    assert.ok(await rateEventCount(a, 'test') <= 4 * 3 + 100, 'swept');
+    assert.ok((await rateEventCount(a, 'test')) <= 4 * 3 + 100, 'swept');
     now += 60_000;
     await l.record(['last']);
-    assert.ok(await rateEventCount(a, 'test') <= 4 * 3, `at most maxKeys * max, held ${await rateEventCount(a, 'test')}`);
+    assert.ok((await rateEventCount(a, 'test')) <= 4 * 3, `at most maxKeys * max, held ${await rateEventCount(a, 'test')}`);
   });
 });

@@ -29,7 +29,8 @@ test("the kiosk's attendee pages, deltas and the check-in log read through their
     // Delta: only the changed entries of the event are read (then sorted by ID, a handful).
     for (const lines of [delta.count, delta.page])
       assert.equal(lines[0], 'SEARCH a USING COVERING INDEX attendees_change (event_id=? AND change_seq>?)');
-    const plan = async (sql: string, ...p: unknown[]) => (await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...p) as { detail: string }[]).map((r) => r.detail);
+    const plan = async (sql: string, ...p: unknown[]) =>
+      ((await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...p)) as { detail: string }[]).map((r) => r.detail);
     assert.match((await plan('SELECT * FROM checkins WHERE nonce = ?', 'x')).join(), /USING INDEX checkins_nonce/);
     assert.match(
       (await plan('SELECT * FROM checkins WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT 10', '[1]')).join(),

@@ -16,7 +16,10 @@ const ids = (r: { body: { attendees: { id: number }[] } }) => r.body.attendees.m
 beforeAll(async () => {
   s = await startTestServer();
   A = `${s.root}evt/tickets/v1/attendees`;
-  f = await seedTicketsFixture(s.db, { attendees: 7, name: (i) => ['Ann Lee', 'Bob Stone', 'Cy Young', 'Dee Ray', 'Eve Moss', 'Fay Wong', 'Gus Kent'][i] });
+  f = await seedTicketsFixture(s.db, {
+    attendees: 7,
+    name: (i) => ['Ann Lee', 'Bob Stone', 'Cy Young', 'Dee Ray', 'Eve Moss', 'Fay Wong', 'Gus Kent'][i],
+  });
   door = await s.apiKey('Door 1');
 });
 afterAll(() => s.close());
@@ -500,7 +503,7 @@ describe('create (box office and door registration)', () => {
   });
 
   test('parameter errors come first and change nothing', async () => {
-    const before = (await s.db.prepare('SELECT COUNT(*) AS n FROM attendees').get() as { n: number }).n;
+    const before = ((await s.db.prepare('SELECT COUNT(*) AS n FROM attendees').get()) as { n: number }).n;
     const missing = await create({ ticket_id: f.ticketId }, null);
     assert.equal(missing.status, 400);
     assert.equal(missing.body.code, 'rest_missing_callback_param');
@@ -513,7 +516,7 @@ describe('create (box office and door registration)', () => {
       message: 'Supported statuses for this attendee are: completed | pending | refunded | cancelled | failed',
       data: { status: 400 },
     });
-    assert.equal((await s.db.prepare('SELECT COUNT(*) AS n FROM attendees').get() as { n: number }).n, before);
+    assert.equal(((await s.db.prepare('SELECT COUNT(*) AS n FROM attendees').get()) as { n: number }).n, before);
   });
 
   test('capacity is respected; a key bound to another event is refused', async () => {

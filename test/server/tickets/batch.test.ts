@@ -13,7 +13,7 @@ let n = 0;
 const nonce = () => `batch-nonce-${String(++n).padStart(6, '0')}-${process.pid}`;
 const bearer = (k: string) => `Bearer ${k}`;
 const batch = (body: unknown, auth: string | null = bearer(door.key)) => call(B, { method: 'POST', auth: auth ?? undefined, body });
-const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
+const count = async (sql: string, ...p: unknown[]) => ((await s.db.prepare(sql).get(...p)) as { n: number }).n;
 const scan = (id: number, extra: Record<string, unknown> = {}) =>
   checkinBatchItem(id, { check_in: true, check_in_date: '2026-11-22T19:00:00+02:00', device_id: 'door-batch', nonce: nonce(), ...extra } as never);
 
@@ -130,7 +130,7 @@ describe('batch check-ins', () => {
       r.body.responses.map((x: { status: number }) => x.status),
       [201, 400, 201],
     );
-    const name = async (x: number) => (await s.db.prepare('SELECT full_name AS n FROM attendees WHERE post_id = ?').get(x) as { n: string }).n;
+    const name = async (x: number) => ((await s.db.prepare('SELECT full_name AS n FROM attendees WHERE post_id = ?').get(x)) as { n: string }).n;
     assert.equal(await name(id), 'Guest 43');
     assert.equal(await name(other), 'Kept Rename');
     assert.equal(await count('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?', id), logBefore + 1);

@@ -10,7 +10,7 @@ let free: number;
 let paid: number;
 let scarce: number;
 
-const cartCount = async () => (await s.db.prepare('SELECT COUNT(*) AS n FROM cart_items').get() as { n: number }).n;
+const cartCount = async () => ((await s.db.prepare('SELECT COUNT(*) AS n FROM cart_items').get()) as { n: number }).n;
 
 beforeAll(async () => {
   s = await startTestServer();

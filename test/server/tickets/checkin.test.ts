@@ -17,7 +17,7 @@ const bearer = (k: string) => `Bearer ${k}`;
 const patch = (id: number, body: Record<string, unknown>, auth: string | null = bearer(door1.key), method = 'PATCH') =>
   call(`${A}/${id}`, { method, auth: auth ?? undefined, body });
 const logOf = async (query: string) => (await call(`${C}?per_page=100&${query}`, { auth: s.admin })).body;
-const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
+const count = async (sql: string, ...p: unknown[]) => ((await s.db.prepare(sql).get(...p)) as { n: number }).n;
 
 beforeAll(async () => {
   s = await startTestServer({ EVT_TIMEZONE: 'Europe/Tallinn' });

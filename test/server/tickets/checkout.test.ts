@@ -12,8 +12,8 @@ let free: number;
 let paid: number;
 const completed: number[] = [];
 
-const rows = async (sql: string, ...p: unknown[]) => await s.db.prepare(sql).all(...p) as Record<string, unknown>[];
-const one = async (sql: string, ...p: unknown[]) => await s.db.prepare(sql).get(...p) as Record<string, number>;
+const rows = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).all(...p)) as Record<string, unknown>[];
+const one = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p)) as Record<string, number>;
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -22,9 +22,12 @@ beforeAll(async () => {
   s.app.state.services.checkoutLimiter = new WindowLimiter({ max: 1_000_000, windowMs: 1 });
   // A listener that sees the order inside the completing transaction, and can veto it by throwing.
   hooks(s.app.state).orderCompleted.push(async (ctx, orderId) => {
-    const row = await ctx.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(orderId) as { status: string };
+    const row = (await ctx.db.prepare('SELECT status FROM orders WHERE post_id = ?').get(orderId)) as { status: string };
     assert.equal(row.status, 'completed');
-    if ((await ctx.db.prepare('SELECT purchaser_name FROM orders WHERE post_id = ?').get(orderId) as { purchaser_name: string }).purchaser_name === 'Veto')
+    if (
+      ((await ctx.db.prepare('SELECT purchaser_name FROM orders WHERE post_id = ?').get(orderId)) as { purchaser_name: string }).purchaser_name ===
+      'Veto'
+    )
       throw new Error('mail down');
     completed.push(orderId);
   });

@@ -14,7 +14,7 @@ let Q: string;
 const qr = (q: Record<string, string | number>, headers?: Record<string, string>) =>
   call(`${Q}?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)])).toString()}`, { headers });
 const code = (id: number) => f.codes.get(id)!;
-const count = async (sql: string, ...p: unknown[]) => (await s.db.prepare(sql).get(...p) as { n: number }).n;
+const count = async (sql: string, ...p: unknown[]) => ((await s.db.prepare(sql).get(...p)) as { n: number }).n;
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -129,7 +129,7 @@ describe('failure rate limit', () => {
       assert.equal(limited.body.data.status, 429);
       const wait = Number(limited.headers.get('retry-after'));
       assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
-      assert.equal((await s2.db.prepare('SELECT checked_in AS n FROM attendees WHERE post_id = ?').get(fx.attendeeIds[1]) as { n: number }).n, 0);
+      assert.equal(((await s2.db.prepare('SELECT checked_in AS n FROM attendees WHERE post_id = ?').get(fx.attendeeIds[1])) as { n: number }).n, 0);
       // Per key at each address (CONTRACT section 3): another door's key from the same address goes on working.
       const other = await s2.apiKey('Second');
       assert.equal((await go(fx.attendeeIds[0], fx.codes.get(fx.attendeeIds[0])!, other.key)).status, 201);

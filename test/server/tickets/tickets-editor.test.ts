@@ -6,7 +6,8 @@ import { addNonce, makeEvent, makeTicket, tix } from './fixtures.ts';
 let s: TestServer;
 let event: number;
 
-const count = async () => (await s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'ticket' AND status <> 'trash'").get() as { n: number }).n;
+const count = async () =>
+  ((await s.db.prepare("SELECT COUNT(*) AS n FROM posts WHERE type = 'ticket' AND status <> 'trash'").get()) as { n: number }).n;
 const forbidden = { code: 'forbidden', message: 'Invalid nonce', data: { status: 403 } };
 
 async function editNonces(id: number, auth = s.admin) {

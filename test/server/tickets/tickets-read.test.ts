@@ -156,7 +156,7 @@ describe('GET /tickets/{id}', () => {
       assert.deepEqual(notTicket.body, { code: 'ticket-not-accessible', message: 'ticket-not-accessible', data: { status: 401 } });
     }
     // An attendee's ID: the original's code, 400 rather than its 500.
-    const attendee = (await s.db.prepare('SELECT post_id FROM attendees LIMIT 1').get() as { post_id: number }).post_id;
+    const attendee = ((await s.db.prepare('SELECT post_id FROM attendees LIMIT 1').get()) as { post_id: number }).post_id;
     const notTicket = await call(`${tix(s)}/tickets/${attendee}`);
     assert.equal(notTicket.status, 400);
     assert.equal(notTicket.body.code, 'ticket-object-not-found');
