@@ -64,7 +64,7 @@ export function table(head: string[], rows: string[][]): string[] {
 }
 
 async function withDb<T>(config: Config, f: (db: Db) => T | Promise<T>): Promise<T> {
-  const db = await openDatabase(config.dbFile);
+  const db = await openDatabase(config.dbFile, { poolSize: 2 });
   try {
     return await f(db);
   } finally {

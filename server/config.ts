@@ -59,6 +59,8 @@ const Env = z.object({
     .min(1)
     .max(7 * 24 * 60)
     .default(30),
+  /** PostgreSQL: connections this process opens at most (its statements in flight at once). */
+  EVT_PG_POOL: z.coerce.number().int().min(1).max(200).default(10),
   /** Origins allowed to send credentials (comma-separated); any other origin gets `*` without credentials (D9). */
   EVT_CORS_ORIGINS: z.string().default(''),
   /** Open connections at most; further ones are closed at once. */
@@ -120,6 +122,8 @@ export interface Config {
   cache: boolean;
   maxTicketsPerOrder: number;
   orderHoldMinutes: number;
+  /** PostgreSQL connections per process at most (EVT_PG_POOL). */
+  pgPool: number;
   /** Origins (scheme://host[:port], lower case) allowed to send credentials. */
   corsOrigins: string[];
   maxConnections: number;
@@ -176,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cache: e.EVT_CACHE === 'on',
     maxTicketsPerOrder: e.EVT_MAX_TICKETS_PER_ORDER,
     orderHoldMinutes: e.EVT_ORDER_HOLD_MINUTES,
+    pgPool: e.EVT_PG_POOL,
     corsOrigins: e.EVT_CORS_ORIGINS.split(',')
       .map((o) => o.trim().replace(/\/+$/, '').toLowerCase())
       .filter(Boolean),

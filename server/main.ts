@@ -69,7 +69,7 @@ async function main(): Promise<void> {
 
   let db: Awaited<ReturnType<typeof openDatabase>>;
   try {
-    db = await openDatabase(config.dbFile);
+    db = await openDatabase(config.dbFile, { poolSize: config.pgPool });
   } catch (e) {
     // An unreachable or refusing PostgreSQL server, a missing driver, a database in the wrong collation, a SQLite
     // file that cannot be opened: one line that names the database (never its password) and the reason.
