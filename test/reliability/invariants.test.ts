@@ -275,7 +275,8 @@ describe.skipIf(unavailable !== null && !mustRun)('invariants across 3 server pr
     const isLocked = new Promise<void>((r) => {
       locked = r;
     });
-    const holding = await holder.transaction(async () => {
+    // Not awaited here: the transaction holds the row until release() below, after both checkouts answered.
+    const holding = holder.transaction(async () => {
       await holder.native('SELECT post_id FROM tickets WHERE post_id = $1 FOR UPDATE', [String(a.ticketId)]);
       locked();
       await released;
@@ -477,7 +478,8 @@ describe.skipIf(unavailable !== null && !mustRun)('invariants across 3 server pr
     // competitor for its own place.
     for (const { orders } of made.slice(ROUNDS)) {
       const id = orders[0]!;
-      const answers = await Promise.all([await move(1, id, 'completed'), await move(2, id, 'completed')]);
+      // Both sent at once (not one after the other): the two moves race.
+      const answers = await Promise.all([move(1, id, 'completed'), move(2, id, 'completed')]);
       assert.deepEqual(
         answers.map((r) => `${r.status} ${r.body?.code ?? r.body?.status}`),
         ['200 completed', '200 completed'],
@@ -526,12 +528,12 @@ describe.skipIf(unavailable !== null && !mustRun)('invariants across 3 server pr
     assert.equal(await ordersOf(ticketId), sold, 'as many orders as sales answered');
   });
 
-  // Protection: the change counter moved at COMMIT (migrations-pg/*-attendee-cursor-at-commit.sql): a change is numbered as its transaction
-  // commits, with the counter row locked, so numbers follow commit order and no change numbered at or below a
-  // cursor a reader was handed can commit after it. Seen failing with the change numbered when it is made, out of
-  // commit order (that migration's trigger NOT DEFERRABLE, `v := nextval('evt_change_seq')` instead of the counter row, and
-  // attendeeCursor reading the sequence's last_value): about 24 checked-in attendees never reached the reader
-  // (changes numbered below a cursor it had been handed, committed after it).
+  // Protection: the change counter moved at COMMIT (migrations-pg/*-attendee-cursor-at-commit.sql): a change is
+  // numbered as its transaction commits, with the counter row locked, so numbers follow commit order and no change
+  // numbered at or below a cursor a reader was handed can commit after it. Seen failing with the change numbered
+  // when it is made, out of commit order (that migration's trigger NOT DEFERRABLE, `v := nextval('evt_change_seq')`
+  // instead of the counter row, and attendeeCursor reading the sequence's last_value): about 24 checked-in
+  // attendees never reached the reader (changes numbered below a cursor it had been handed, committed after it).
   test('the change cursor misses nothing while 3 processes take check-ins', async () => {
     const ids = site.attendeeIds.slice(10, 250);
     // Each attendee on two of the three kiosks (one per process): the batches overlap and conflict.

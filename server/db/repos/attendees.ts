@@ -135,12 +135,15 @@ export async function getAttendeeRows(db: Db, ids: readonly number[]): Promise<A
 }
 
 /**
- * PostgreSQL: the attendee's row lock (repos/locks.ts: one accepted check-in per attendee), taken and the row read
- * as it stands under it, in one round trip. SQLite (one writer at a time): null, nothing to do.
+ * PostgreSQL: the attendee's row lock (repos/locks.ts: one accepted check-in per attendee), then the row read as it
+ * stands under it. Two statements, not `SELECT ... FOR UPDATE` of the joined row: under READ COMMITTED a statement
+ * that waited for a lock re-reads the locked row only, its joins (the standing check-in) keep the snapshot taken
+ * before the wait (test/reliability/invariants.test.ts saw it). SQLite (one writer at a time): null, nothing to do.
  */
 export async function lockAttendeeRow(db: Db, id: number): Promise<AttendeeRow | undefined | null> {
   if (db.engine !== 'postgres') return null;
-  return await rowReader<AttendeeRow>(db, `${SELECT_ROW} FOR UPDATE OF a`).get(id);
+  await stmt(db, 'SELECT post_id FROM attendees WHERE post_id = ? FOR UPDATE').get(id);
+  return await rowReader<AttendeeRow>(db, SELECT_ROW).get(id);
 }
 
 export async function getAttendeeRow(db: Db, id: number): Promise<AttendeeRow | undefined> {

@@ -40,18 +40,14 @@ export async function insertCheckin(db: Db, c: CheckinInsert): Promise<number> {
 }
 
 /**
- * The nonce's lock (repos/locks.ts: one recorded scan per nonce) and the scan it was first recorded with, in one
- * round trip (PostgreSQL: the advisory lock in a materialized CTE, so it is taken before the lookup reads). On
- * SQLite, where one writer runs at a time, the lookup alone.
+ * The nonce's lock (repos/locks.ts: one recorded scan per nonce), then the scan it was first recorded with: two
+ * statements, since a statement that waited for a lock still reads from the snapshot it took before the wait (a
+ * scan recorded meanwhile would be missed). On SQLite, where one writer runs at a time, the lookup alone.
  */
 export async function findCheckinByNonceLocked(db: Db, nonce: string): Promise<CheckinRow | undefined> {
   if (db.engine !== 'postgres') return await findCheckinByNonce(db, nonce);
-  const rows = await (db as PgDb).native(
-    `WITH lock AS MATERIALIZED (SELECT pg_advisory_xact_lock(${NONCE_LOCK_SPACE}, hashtext($1)))
-     SELECT c.* FROM lock, checkins c WHERE c.nonce = $1`,
-    [nonce],
-  );
-  return rows[0] as unknown as CheckinRow | undefined;
+  await (db as PgDb).native(`SELECT pg_advisory_xact_lock(${NONCE_LOCK_SPACE}, hashtext($1))`, [nonce]);
+  return await findCheckinByNonce(db, nonce);
 }
 
 /** The scan a client nonce was first recorded with (nonces are unique across the log). */
