@@ -84,7 +84,7 @@ async function throttledTouch(key: string, fn: () => Promise<void>): Promise<voi
  */
 export interface CheckLimits {
   slow<T>(check: () => Promise<{ counts: boolean; result: T }>): Promise<T>;
-  failed(): void;
+  failed(): void | Promise<void>;
 }
 
 const unlimited: CheckLimits = { slow: async (check) => (await check()).result, failed: () => {} };
@@ -144,7 +144,7 @@ export async function verifyApiKeyAsync(db: Db, presented: string, limits: Check
   const row = await getApiKey(db, Number(m[1]));
   if (!row || isFastHash(row.hash)) {
     if (row && verifyFastHash(text, row.hash)) return await keyResult(db, row);
-    limits.failed();
+    await limits.failed();
     return { ok: false, reason: 'unknown' };
   }
   return await limits.slow(async () => {
