@@ -312,7 +312,7 @@ describe('PgDb', () => {
       // One transaction holds row a; others write row b meanwhile, on this handle's pool and on another process's.
       let locked!: () => void;
       const hasLock = new Promise<void>((r) => (locked = r));
-      const holder = await db.transaction(async () => {
+      const holder = db.transaction(async () => {
         await stmt(db, 'UPDATE users SET display_name = ? WHERE id = ?').run('held', a);
         locked();
         await held;
@@ -338,7 +338,7 @@ describe('PgDb', () => {
     const held = new Promise<void>((r) => (release = r));
     let locked!: () => void;
     const hasLock = new Promise<void>((r) => (locked = r));
-    const holder = await db.transaction(async () => {
+    const holder = db.transaction(async () => {
       await db.native('SELECT id FROM users WHERE id = $1 FOR UPDATE', [String(id)]);
       locked();
       await held;
