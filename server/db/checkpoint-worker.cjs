@@ -10,7 +10,9 @@ db.pragma('busy_timeout = 1000');
 
 // `data_version` moves whenever another connection commits: the thread sees writes without reading the WAL.
 let seen = db.pragma('data_version', { simple: true });
-let pendingSince = 0;
+// Commits made before this thread started (it starts beside the app, asynchronously) are in the WAL too and would
+// show no data_version change to it: they count as pending from the start, so the first quiet tick checkpoints them.
+let pendingSince = Date.now();
 
 function checkpoint() {
   try {
