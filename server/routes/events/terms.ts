@@ -44,7 +44,8 @@ async function checkParent(ctx: Ctx, taxonomy: string, parent: number | undefine
 }
 
 async function exists(ctx: Ctx, taxonomy: string, name: string, slug: string | undefined, self: number): Promise<void> {
-  const clash = await findTermByName(ctx.db, taxonomy, name);
+  // '' names no term (a slug-only check): not asked of the database, whose text could not hold a sentinel byte.
+  const clash = name === '' ? undefined : await findTermByName(ctx.db, taxonomy, name);
   if (clash && clash.id !== self) {
     throw new HttpError(400, 'term_exists', 'A term with the name provided already exists in this taxonomy.', { term_id: clash.id }, [
       clash.id,
@@ -74,7 +75,7 @@ async function write(
   if (input.slug !== undefined && input.slug !== '' && !slug) throw invalidParam('slug');
   if (existing) assertMayChange(ctx, existing.author);
   if (input.name !== undefined && !et) await exists(ctx, taxonomy, input.name.trim(), slug, existing?.id ?? 0);
-  else if (slug) await exists(ctx, taxonomy, '\u0000', slug, existing?.id ?? 0);
+  else if (slug) await exists(ctx, taxonomy, '', slug, existing?.id ?? 0);
   await checkParent(ctx, taxonomy, input.parent, existing?.id ?? 0);
   if (!existing) {
     const name = input.name!.trim();

@@ -123,7 +123,7 @@ describe('categories', () => {
     const parent = await call(cats, { method: 'POST', auth: s.admin, body: { name: 'Parent' } });
     const child = await call(cats, { method: 'POST', auth: s.admin, body: { name: 'Child', parent: parent.body.id } });
     const u = await call(`${cats}/${child.body.id}`, { method: 'PATCH', auth: s.admin, body: { description: 'Updated', slug: 'kid' } });
-    assert.equal(u.body.slug, 'kid');
+    assert.equal(u.body.slug, 'kid', JSON.stringify(u.body));
     assert.equal(u.body.description, 'Updated');
     const selfParent = await call(`${cats}/${parent.body.id}`, { method: 'PATCH', auth: s.admin, body: { parent: child.body.id } });
     assert.equal(selfParent.status, 400);
