@@ -1,3 +1,4 @@
+import { type TxScope, txScope } from './engine/tx-scope.ts';
 import crypto from 'node:crypto';
 import type { Db } from './connection.ts';
 import { dataVersion } from './repos/database.ts';
@@ -40,8 +41,18 @@ interface Feed {
   listeners: ((tags: readonly string[]) => void)[];
   lastRead: number;
   nextPrune: number;
-  /** While a group of writes shares one transaction (holdChanges): what they changed, appended as one row. */
-  held: Set<string> | 'all' | null;
+}
+
+/**
+ * While a group of writes shares one transaction (holdChanges): what they changed, appended as one row. Kept per
+ * transaction, not per process: on PostgreSQL several batches hold their groups open at once.
+ */
+const heldIn = new WeakMap<TxScope, Set<string> | 'all'>();
+
+/** The calling flow's open transaction on `db`, if it holds its changes. */
+function heldScope(db: Db): TxScope | undefined {
+  const s = txScope.getStore();
+  return s && s.owner === db && s.open ? s : undefined;
 }
 
 const feeds = new WeakMap<Db, Feed>();
@@ -60,7 +71,6 @@ export async function openChangeFeed(db: Db, mode: SharedState, now: () => numbe
     listeners: [],
     lastRead: t,
     nextPrune: t,
-    held: null,
   });
 }
 
@@ -81,9 +91,11 @@ export function onChangedTags(db: Db, fn: (tags: readonly string[]) => void): vo
 export async function recordChange(db: Db, changed: Changed): Promise<void> {
   const f = feeds.get(db);
   if (f?.mode !== 'database' || (changed !== 'all' && !changed.length)) return;
-  if (f.held) {
-    if (changed === 'all') f.held = 'all';
-    else if (f.held !== 'all') for (const t of changed) f.held.add(t);
+  const scope = heldScope(db);
+  const held = scope && heldIn.get(scope);
+  if (scope && held) {
+    if (changed === 'all') heldIn.set(scope, 'all');
+    else if (held !== 'all') for (const t of changed) held.add(t);
     return;
   }
   await appendChange(db, changed === 'all' ? 'all' : JSON.stringify(changed), f.origin, f.now());
@@ -98,23 +110,25 @@ export async function recordChange(db: Db, changed: Changed): Promise<void> {
  */
 export function holdChanges(db: Db): void {
   const f = feeds.get(db);
-  if (f?.mode === 'database' && db.inTransaction) f.held = new Set();
+  const scope = heldScope(db);
+  if (f?.mode === 'database' && scope) heldIn.set(scope, new Set());
 }
 
 /** Appends the one row of what was collected since `holdChanges` (inside the transaction, before its COMMIT). */
 export async function releaseChanges(db: Db): Promise<void> {
   const f = feeds.get(db);
-  const held = f?.held;
-  if (!f || !held) return;
-  f.held = null;
+  const scope = heldScope(db);
+  const held = scope && heldIn.get(scope);
+  if (!f || !scope || !held) return;
+  heldIn.delete(scope);
   if (held !== 'all' && !held.size) return;
   await appendChange(db, held === 'all' ? 'all' : JSON.stringify([...held]), f.origin, f.now());
 }
 
 /** Forgets what was collected (the transaction rolled back: nothing it recorded committed). */
 export function dropHeldChanges(db: Db): void {
-  const f = feeds.get(db);
-  if (f) f.held = null;
+  const scope = heldScope(db);
+  if (scope) heldIn.delete(scope);
 }
 
 /** Records an undescribed change whatever the mode (the CLI, which has no feed, after its writes). */
