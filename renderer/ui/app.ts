@@ -167,13 +167,17 @@ export class KioskApp {
 
   /** Every code from the camera or the wedge comes here. */
   private onCode(text: string, frameAt?: number, source: 'camera' | 'scanner' = 'scanner'): void {
-    if (!this.accept(text)) return;
+    // Every sighting counts for the door, in the scanner test too: a code still in view when the panel closes is
+    // not checked in then.
+    const fresh = this.accept(text);
     const read = readPairing(text);
     if (this.preflight.open) {
-      // The scanner test: show what was read, check nobody in. A pairing code carries a key: never shown.
-      void this.preflight.showCode(text, source, read.kind !== 'none');
+      // The scanner test: show what was read, check nobody in. A pairing code carries a key: never shown. It goes
+      // by its own window, not the door's, so a code the door read in the last 3 s is shown all the same.
+      if (this.preflight.accept(text)) void this.preflight.showCode(text, source, read.kind !== 'none');
       return;
     }
+    if (!fresh) return;
     const { current } = this.ctx.settings;
     if (read.kind !== 'none') {
       // A pairing code only pairs when pairing is what staff are doing (or the device has no working pairing);

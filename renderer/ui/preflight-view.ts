@@ -1,5 +1,6 @@
 import { decideScan } from '../../shared/checkin/decide.ts';
 import { parseTicketCode } from '../../shared/checkin/ticket-code.ts';
+import { createDeduper } from '../scanner/dedupe.ts';
 import { countAttendees, getAttendee, toSubject } from '../store/attendees.ts';
 import type { KioskContext } from './context.ts';
 import { byId, el } from './dom.ts';
@@ -15,6 +16,12 @@ export class PreflightView {
   private timer: ReturnType<typeof setInterval> | null = null;
   /** The server's attendee count from the last full download seen in this session. */
   private expected: number | null = null;
+  /**
+   * The scanner test's own "one code is one scan" window, begun anew each time the panel opens: the door's
+   * window would hide a code read at the door in the last 3 s (the ticket just scanned, or one still held in
+   * front of the camera, whose every sighting moves that window), and the test would seem to read nothing.
+   */
+  private seen = createDeduper();
 
   constructor(
     private readonly ctx: KioskContext,
@@ -35,12 +42,18 @@ export class PreflightView {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     if (show) {
+      this.seen = createDeduper();
       byId('preflight-scan').textContent = '';
       byId('preflight-scan').hidden = true;
       void this.render();
       this.timer = setInterval(() => void this.render(), 1000);
       byId('preflight-close').focus();
     }
+  }
+
+  /** Whether a code read while the panel is open is a new read for the scanner test (not one held in view). */
+  accept(text: string): boolean {
+    return this.seen(text);
   }
 
   /**
