@@ -1,7 +1,7 @@
 import { lockAttendees } from '../db/repos/locks.ts';
 import type { Db } from '../db/connection.ts';
 import { dropHeldChanges, holdChanges, releaseChanges } from '../db/change-feed.ts';
-import { execute, executeInline, type Prepared } from './dispatch.ts';
+import { execute, executeInline, executeRun, type Prepared } from './dispatch.ts';
 import { HttpError } from '../kernel/errors.ts';
 import { errorResult, type Result } from '../kernel/result.ts';
 
@@ -22,6 +22,28 @@ import { errorResult, type Result } from '../kernel/result.ts';
  * PostgreSQL) per item. An item whose handler awaits other I/O (scrypt, the network: `endpoint.async`) ends the
  * group first and runs on its own, so no transaction is held open across it.
  */
+/**
+ * Where a group's set-based runs start, and how long each is: consecutive items of one endpoint that has a
+ * set-based way to run them (Endpoint.many) and whose input fits it.
+ */
+function setRuns(group: readonly (Prepared | HttpError)[]): Map<number, number> {
+  const runs = new Map<number, number>();
+  for (let k = 0; k < group.length; ) {
+    const p = group[k] as Prepared | HttpError;
+    const fits = (q: Prepared | HttpError | undefined): q is Prepared =>
+      q !== undefined && !(q instanceof HttpError) && q.endpoint === (p as Prepared).endpoint && q.endpoint.many?.fits(q.input) === true;
+    if (!fits(p)) {
+      k++;
+      continue;
+    }
+    let end = k + 1;
+    while (fits(group[end])) end++;
+    runs.set(k, end - k);
+    k = end;
+  }
+  return runs;
+}
+
 export async function runGrouped(db: Db, items: readonly (Prepared | HttpError)[]): Promise<Result[]> {
   const results: Result[] = [];
   let i = 0;
@@ -44,16 +66,30 @@ export async function runGrouped(db: Db, items: readonly (Prepared | HttpError)[
       end++;
     }
     const group = items.slice(i, end);
+    const runs = setRuns(group);
     const attendees: number[] = [];
     for (const p of group) if (!(p instanceof HttpError)) attendees.push(...(p.endpoint.locks?.(p.input).attendees ?? []));
     const answers = await db.transaction(
       async () => {
-        // The rows every item will lock, at once and in one order (db/repos/locks.ts), before the first item runs.
-        await lockAttendees(db, attendees);
+        // The rows every item will lock, at once and in one order (db/repos/locks.ts), before the first item runs;
+        // a group that is one set-based run locks them in its own first statement, in the same order.
+        const whole = runs.size === 1 && runs.get(0) === group.length;
+        if (!whole) await lockAttendees(db, attendees);
         holdChanges(db);
         try {
           const out: Result[] = [];
-          for (const p of group) out.push(p instanceof HttpError ? errorResult(p) : await executeInline(p));
+          for (let k = 0; k < group.length; ) {
+            const p = group[k] as Prepared | HttpError;
+            const run = runs.get(k);
+            if (run !== undefined) {
+              // A run that is the whole group needs no savepoint: its failure fails the group's transaction.
+              out.push(...(await executeRun(group.slice(k, k + run) as Prepared[], { savepoint: !whole })));
+              k += run;
+              continue;
+            }
+            out.push(p instanceof HttpError ? errorResult(p) : await executeInline(p));
+            k++;
+          }
           // The group's one change-log row (what its committed items changed), in the transaction it describes.
           await releaseChanges(db);
           return out;

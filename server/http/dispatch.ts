@@ -171,6 +171,38 @@ export async function executeInline(p: Prepared): Promise<Result> {
   }
 }
 
+/**
+ * Consecutive batch items of one endpoint that `fits` its set-based run (Endpoint.many), inside the batch's
+ * transaction: each item's permission, then the run. With `savepoint` the run has a savepoint of its own, so a
+ * statement that fails (a lock not granted in time) undoes the run's writes only and answers each of its items
+ * as executeInline would; without it (the run is the whole transaction) a failure fails the transaction.
+ */
+export async function executeRun(items: readonly Prepared[], opts: { savepoint: boolean }): Promise<Result[]> {
+  const out: (Result | null)[] = items.map(denied);
+  const todo = items.filter((_, k) => out[k] === null);
+  const first = todo[0];
+  if (first) {
+    const many = first.endpoint.many as NonNullable<Endpoint['many']>;
+    const run = async () => {
+      const ran = await many.run(todo.map((p) => ({ input: p.input, ctx: p.ctx })));
+      for (let k = 0; k < todo.length; k++) if (ran[k]?.wrote) await wrote(todo[k] as Prepared);
+      return ran.map((a) => a.result);
+    };
+    let answers: Result[];
+    if (!opts.savepoint) answers = await run();
+    else {
+      try {
+        answers = await inTransaction(first.ctx.db, run);
+      } catch (e) {
+        answers = todo.map((p) => failure(p.ctx, e));
+      }
+    }
+    let k = 0;
+    for (let i = 0; i < out.length; i++) if (out[i] === null) out[i] = answers[k++] as Result;
+  }
+  return out as Result[];
+}
+
 /** Permission, then the handler; asynchronous handlers manage their own transactions. */
 export async function execute(p: Prepared): Promise<Result> {
   if (!p.endpoint.async) return await executeInline(p);

@@ -358,7 +358,10 @@ async function main(): Promise<void> {
     say(
       `SELECT 1, median of 50 on one connection: ${select.direct.toFixed(3)} ms direct, ${select.proxied.toFixed(3)} ms through the proxy (at nice ${proxy.nice})`,
     );
-    for (const n of (process.env.BENCH_PROCESSES ?? '1,2,3').split(',').map(Number)) {
+    for (const n of (process.env.BENCH_PROCESSES ?? '1,2,3')
+      .split(',')
+      .map(Number)
+      .filter((k) => k > 0)) {
       for (const rtt of RTT > 0 ? [0, RTT] : [0]) {
         // A fresh copy of the seeded database for each configuration.
         const db = createDatabase(cluster.url, 'scalebench', seeded.name);

@@ -262,6 +262,13 @@ export class PgDb implements Db {
     return { get: (...p) => s.get(...p) as Promise<T | undefined>, all: (...p) => s.all(...p) as Promise<T[]> };
   }
 
+  /** Rows a statement wrote that its command tag does not count (a SELECT over data-modifying CTEs). */
+  countWritten(rows: number): void {
+    const scope = currentTx<PgScope>(this);
+    if (scope) scope.written += rows;
+    else this.written += rows;
+  }
+
   /** A script written for PostgreSQL, run as it is (values bind `$n`). */
   async native(sql: string, values?: unknown[]): Promise<Record<string, unknown>[]> {
     const scope = currentTx<PgScope>(this);
@@ -270,6 +277,12 @@ export class PgDb implements Db {
       const r = scope ? await scope.client.query(sql, values) : await this.pool.query(sql, values);
       // A script of several statements answers an array of results: the last one's rows.
       const last = Array.isArray(r) ? (r[r.length - 1] as pg.QueryResult) : r;
+      for (const one of Array.isArray(r) ? (r as pg.QueryResult[]) : [r]) {
+        if (one.rowCount && (one.command === 'INSERT' || one.command === 'UPDATE' || one.command === 'DELETE' || one.command === 'MERGE')) {
+          if (scope) scope.written += one.rowCount;
+          else this.written += one.rowCount;
+        }
+      }
       return (last?.rows ?? []) as Record<string, unknown>[];
     } catch (e) {
       throw lockError(e);

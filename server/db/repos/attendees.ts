@@ -146,6 +146,21 @@ export async function lockAttendeeRow(db: Db, id: number): Promise<AttendeeRow |
   return await rowReader<AttendeeRow>(db, SELECT_ROW).get(id);
 }
 
+const SELECT_ROWS_FOR_UPDATE = `${SELECT_ROW.replace('WHERE a.post_id = ?', 'WHERE a.post_id IN (SELECT value FROM json_each(?))')}
+ORDER BY a.post_id FOR UPDATE OF a`;
+const SELECT_ROWS = SELECT_ROW.replace('WHERE a.post_id = ?', 'WHERE a.post_id IN (SELECT value FROM json_each(?))');
+
+/**
+ * Several attendees, each locked (repos/locks.ts: the attendee rows in ascending ID order, FOR UPDATE) and read
+ * under its lock, in one statement: a row lock waits for the holder's COMMIT and then reads the row as committed
+ * (PostgreSQL's READ COMMITTED re-reads a locked row), so what is decided on is current. SQLite: the read alone.
+ */
+export async function lockAttendeeRows(db: Db, ids: readonly number[]): Promise<AttendeeRow[]> {
+  if (!ids.length) return [];
+  const set = JSON.stringify([...new Set(ids)].sort((a, b) => a - b));
+  return await rowReader<AttendeeRow>(db, db.engine === 'postgres' ? SELECT_ROWS_FOR_UPDATE : SELECT_ROWS).all(set);
+}
+
 export async function getAttendeeRow(db: Db, id: number): Promise<AttendeeRow | undefined> {
   return await rowReader<AttendeeRow>(db, SELECT_ROW).get(id);
 }

@@ -50,6 +50,95 @@ export async function findCheckinByNonceLocked(db: Db, nonce: string): Promise<C
   return await findCheckinByNonce(db, nonce);
 }
 
+/**
+ * Several scans at once: their log rows, in order, and the standing check-in of each attendee they moved
+ * (`standing`: attendee ID -> `true` when its last accepted scan among `rows` now stands, `false` when it is
+ * checked out). Answers the log rows' IDs in the same order.
+ *
+ * PostgreSQL: one statement, one round trip however many rows: the rows inserted from arrays in their order
+ * (`INSERT … SELECT … ORDER BY` hands out identity values in that order, so the last accepted row of an attendee
+ * is its highest ID), and the attendees updated from them in a data-modifying CTE. SQLite: the one-row
+ * statements, which cost no round trip.
+ */
+export async function recordScans(db: Db, rows: readonly CheckinInsert[], standing: ReadonlyMap<number, boolean>): Promise<number[]> {
+  if (!rows.length) return [];
+  if (db.engine !== 'postgres') {
+    const ids: number[] = [];
+    for (const r of rows) ids.push(await insertCheckin(db, r));
+    for (const [attendee, isIn] of standing) {
+      let id: number | null = null;
+      if (isIn) for (let k = 0; k < rows.length; k++) if (rows[k]?.attendee_id === attendee && rows[k]?.result === 'accepted') id = ids[k] as number;
+      await stmt(db, 'UPDATE attendees SET checked_in = ?, checkin_id = ? WHERE post_id = ?').run(id === null ? 0 : 1, id, attendee);
+    }
+    return ids;
+  }
+  const col = <K extends keyof CheckinInsert>(k: K) => rows.map((r) => r[k]);
+  const moved = [...standing.keys()].sort((a, b) => a - b);
+  const out = await (db as PgDb).native(
+    `WITH ins AS (
+       INSERT INTO checkins (attendee_id, event_id, result, reason, scanned_at, received_at, device_id, nonce, source, user_id, api_key_id)
+       SELECT attendee_id, event_id, result, reason, scanned_at, received_at, device_id, nonce, source, user_id, api_key_id
+       FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::bigint[])
+         WITH ORDINALITY AS r(attendee_id, event_id, result, reason, scanned_at, received_at, device_id, nonce, source, user_id, api_key_id, ord)
+       ORDER BY ord
+       RETURNING id, attendee_id, result
+     ), now_in AS (
+       SELECT v.id, v.is_in, (SELECT max(i.id) FROM ins AS i WHERE i.attendee_id = v.id AND i.result = 'accepted') AS checkin_id
+       FROM unnest($12::bigint[], $13::boolean[]) AS v(id, is_in)
+     ), upd AS (
+       UPDATE attendees AS a SET checked_in = CASE WHEN n.is_in THEN 1 ELSE 0 END, checkin_id = CASE WHEN n.is_in THEN n.checkin_id END
+       FROM now_in AS n WHERE a.post_id = n.id
+       RETURNING a.post_id
+     )
+     SELECT id, (SELECT count(*) FROM upd) AS moved FROM ins ORDER BY id`,
+    [
+      col('attendee_id'),
+      col('event_id'),
+      col('result'),
+      col('reason'),
+      col('scanned_at'),
+      col('received_at'),
+      col('device_id'),
+      col('nonce'),
+      col('source'),
+      col('user_id'),
+      col('api_key_id'),
+      moved,
+      moved.map((id) => standing.get(id) === true),
+    ],
+  );
+  // A SELECT's answer: the rows the CTEs wrote are counted here (totalChanges()).
+  (db as PgDb).countWritten(out.length + Number(out[0]?.moved ?? 0));
+  return out.map((r) => Number(r.id));
+}
+
+/**
+ * The locks of several nonces, then the scans they were first recorded with (see findCheckinByNonceLocked): two
+ * statements for the whole set. The locks are taken in one order (by their key), so two sets never wait for each
+ * other in a cycle.
+ */
+export async function findCheckinsByNoncesLocked(db: Db, nonces: readonly string[]): Promise<CheckinRow[]> {
+  if (!nonces.length) return [];
+  const set = [...new Set(nonces)];
+  if (db.engine === 'postgres') {
+    await (db as PgDb).native(
+      `SELECT pg_advisory_xact_lock(${NONCE_LOCK_SPACE}, h) FROM (SELECT DISTINCT hashtext(n) AS h FROM unnest($1::text[]) AS n ORDER BY h) AS k`,
+      [set],
+    );
+  }
+  return (await stmt(db, 'SELECT * FROM checkins WHERE nonce IN (SELECT value FROM json_each(?))').all(JSON.stringify(set))) as CheckinRow[];
+}
+
+/** The labels of the door keys that made these check-ins (see checkinKeyLabel), in one statement. */
+export async function checkinKeyLabels(db: Db, checkinIds: readonly number[]): Promise<Map<number, string>> {
+  if (!checkinIds.length) return new Map();
+  const rows = (await stmt(
+    db,
+    'SELECT c.id, k.label FROM checkins c JOIN api_keys k ON k.id = c.api_key_id WHERE c.id IN (SELECT value FROM json_each(?))',
+  ).all(JSON.stringify([...new Set(checkinIds)]))) as { id: number; label: string }[];
+  return new Map(rows.map((r) => [Number(r.id), r.label]));
+}
+
 /** The scan a client nonce was first recorded with (nonces are unique across the log). */
 export async function findCheckinByNonce(db: Db, nonce: string): Promise<CheckinRow | undefined> {
   return (await stmt(db, 'SELECT * FROM checkins WHERE nonce = ?').get(nonce)) as CheckinRow | undefined;

@@ -15,6 +15,7 @@ import { assertMayWriteAttendeesOf, attendeeNotFound, loadManagedAttendee, refus
 import { checkAttendeeStatus } from './attendee-create.ts';
 import { presentAttendee } from './attendee-present.ts';
 import { orderCompleted } from './orders.ts';
+import { plainCheckin, runCheckins } from './checkin-run.ts';
 import { applyScan, decideScan, isFailure, type ScanDecision, type ScanOutcome, type ScanRequest } from './scan.ts';
 
 /**
@@ -28,8 +29,14 @@ export async function deviceLabelOf(ctx: Ctx, checkinId: number | null): Promise
 
 /** The error a failed check-in answers with (CONTRACT section 7; reference 4.2). `row`: the attendee as decided. */
 export async function scanError(o: ScanOutcome, ctx?: Ctx, row?: AttendeeRow): Promise<HttpError> {
+  if (o.kind === 'conflict' && o.standing && ctx && row) return scanErrorWithLabel(o, await deviceLabelOf(ctx, row.checkin_id));
+  return scanErrorWithLabel(o, null);
+}
+
+/** scanError with the standing check-in's door label already read (`null`: none). */
+export function scanErrorWithLabel(o: ScanOutcome, label: string | null): HttpError {
   if (o.kind === 'conflict') {
-    const standing = o.standing && ctx && row ? { ...o.standing, device_label: await deviceLabelOf(ctx, row.checkin_id) } : o.standing;
+    const standing = o.standing ? { ...o.standing, device_label: label } : o.standing;
     return new HttpError(400, 'tec-et-attendee-already-checked-in', 'Attendee is already checked in.', { checkin_details: standing });
   }
   if (o.kind === 'rejected' && o.reason === 'revoked') return attendeeNotFound();
@@ -79,7 +86,7 @@ async function applyFields(ctx: Ctx, row: AttendeeRow, { status, email, name }: 
 }
 
 /** What a door caller may not send on an attendee update: 403 (CONTRACT section 3). */
-const DOOR_REFUSED_FIELDS = ['attendee_status', 'full_name', 'email', 'ticket_id', 'order_status'] as const;
+export const DOOR_REFUSED_FIELDS = ['attendee_status', 'full_name', 'email', 'ticket_id', 'order_status'] as const;
 
 /**
  * `POST|PUT|PATCH /attendees/{id}`: field edits and the kiosk's check-in (201 as in the original). A failed
@@ -129,5 +136,8 @@ export async function updateAttendee(input: Input<typeof ticketsRoutes.updateAtt
 }
 
 export const checkinEndpoints: Endpoint[] = [
-  implement(ticketsRoutes.updateAttendee, updateAttendee, { locks: (input) => ({ attendees: [input.id] }) }),
+  implement(ticketsRoutes.updateAttendee, updateAttendee, {
+    locks: (input) => ({ attendees: [input.id] }),
+    many: { fits: plainCheckin, run: runCheckins },
+  }),
 ];

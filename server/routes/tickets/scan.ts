@@ -5,7 +5,7 @@ import { callerUserId } from '../../kernel/context.ts';
 import { invalidParam } from '../../kernel/errors.ts';
 import type { AttendeeRow } from '../../db/repos/attendees.ts';
 import { effectiveOrderStatus, lockAttendeeRow, setCheckedIn } from '../../db/repos/attendees.ts';
-import { findCheckinByNonceLocked, insertCheckin, type CheckinInsert, type CheckinResult } from '../../db/repos/checkins.ts';
+import { findCheckinByNonceLocked, insertCheckin, type CheckinInsert, type CheckinResult, type CheckinRow } from '../../db/repos/checkins.ts';
 import { checkinDetails } from './attendee-present.ts';
 
 /**
@@ -51,7 +51,7 @@ function scanSubject(row: AttendeeRow, standing: CheckinDetails | false): ScanSu
   };
 }
 
-function logRow(
+export function logRow(
   ctx: Ctx,
   row: Pick<AttendeeRow, 'id' | 'event_id'> | null,
   req: ScanRequest,
@@ -85,14 +85,24 @@ function logRow(
 export async function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): Promise<ScanDecision> {
   const fresh = await lockAttendeeRow(ctx.db, row.id);
   if (fresh) Object.assign(row, fresh);
-  if (req.nonce !== null) {
-    const seen = await findCheckinByNonceLocked(ctx.db, req.nonce);
-    if (seen) {
-      if (seen.attendee_id !== row.id) throw invalidParam('nonce', 'nonce was already used for a scan of another attendee.');
-      if (seen.result === 'conflict') return { outcome: { kind: 'conflict', standing: checkinDetails(ctx, row) }, log: null };
-      if (seen.result === 'rejected') return { outcome: { kind: 'rejected', reason: seen.reason ?? 'refused' }, log: null };
-      return { outcome: { kind: seen.result }, log: null };
-    }
+  const seen = req.nonce === null ? undefined : await findCheckinByNonceLocked(ctx.db, req.nonce);
+  return decideOnState(ctx, row, seen, req);
+}
+
+/** What a nonce was first recorded with, as far as a decision needs it. */
+export type SeenScan = Pick<CheckinRow, 'attendee_id' | 'result' | 'reason'>;
+
+/**
+ * The decision itself, from what was read under the locks: the attendee as it stands and the scan its nonce was
+ * first recorded with (if any). Writes nothing; throws 400 for a nonce used for another attendee. Shared by the
+ * one-scan path above and the set-based batch path (server/domain/checkin-run.ts).
+ */
+export function decideOnState(ctx: Ctx, row: AttendeeRow, seen: SeenScan | undefined, req: ScanRequest): ScanDecision {
+  if (seen) {
+    if (seen.attendee_id !== row.id) throw invalidParam('nonce', 'nonce was already used for a scan of another attendee.');
+    if (seen.result === 'conflict') return { outcome: { kind: 'conflict', standing: checkinDetails(ctx, row) }, log: null };
+    if (seen.result === 'rejected') return { outcome: { kind: 'rejected', reason: seen.reason ?? 'refused' }, log: null };
+    return { outcome: { kind: seen.result }, log: null };
   }
   if (!req.checkIn) {
     return { outcome: { kind: 'checked_out' }, log: logRow(ctx, row, req, 'checked_out', row.checked_in ? null : 'not_checked_in') };
@@ -111,17 +121,11 @@ export async function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): 
   }
 }
 
-/**
- * Writes a decision: the log row, and for an accepted check-in or a check-out, the attendee's state. Returns
- * the row as it now stands (what a re-read would give for every presented field), saving a query per scan.
- */
-export async function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): Promise<AttendeeRow> {
-  if (!d.log) return row;
+/** The row after a decision's log row `id` was written: the state `applyScan` writes, applied in memory. */
+export function scannedRow(row: AttendeeRow, d: ScanDecision, id: number | null): AttendeeRow {
   const log = d.log;
-  const id = await insertCheckin(ctx.db, log);
-  // Rows are read fresh for each request, so updating this one in place is safe (and spares a copy per scan).
+  if (!log) return row;
   if (d.outcome.kind === 'accepted') {
-    await setCheckedIn(ctx.db, row.id, id);
     return Object.assign(row, {
       checked_in: 1,
       checkin_id: id,
@@ -132,10 +136,24 @@ export async function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): Pr
     });
   }
   if (d.outcome.kind === 'checked_out' && row.checked_in) {
-    await setCheckedIn(ctx.db, row.id, null);
     return Object.assign(row, { checked_in: 0, checkin_id: null, ci_scanned_at: null, ci_source: null, ci_user_id: null, ci_device_id: null });
   }
   return row;
+}
+
+/**
+ * Writes a decision: the log row, and for an accepted check-in or a check-out, the attendee's state. Returns
+ * the row as it now stands (what a re-read would give for every presented field), saving a query per scan.
+ */
+export async function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): Promise<AttendeeRow> {
+  if (!d.log) return row;
+  const id = await insertCheckin(ctx.db, d.log);
+  // Rows are read fresh for each request, so updating this one in place is safe (and spares a copy per scan).
+  const wasIn = row.checked_in;
+  const after = scannedRow(row, d, id);
+  if (d.outcome.kind === 'accepted') await setCheckedIn(ctx.db, row.id, id);
+  else if (d.outcome.kind === 'checked_out' && wasIn) await setCheckedIn(ctx.db, row.id, null);
+  return after;
 }
 
 /** Logs a scan that never reached an attendee (unknown ID, wrong security code). */
