@@ -305,9 +305,11 @@ describe.skipIf(unavailable !== null && !mustRun)('invariants across 3 server pr
     assert.equal(await ordersOf(b.ticketId), 1);
   });
 
-  // Protection: lockAttendeeRow in decideScan (routes/tickets/scan.ts), the attendee row FOR UPDATE and read
-  // again under it before the scan is decided. Seen failing without it (lockAttendeeRow returning null at once
-  // in attendees.ts): 20 of the 30 single scans accepted ("one single scan accepted: 20 !== 1").
+  // Protection: lockScanState (db/repos/attendees.ts), used by decideScan (one scan) and the batch's set-based
+  // run: the attendee rows FOR UPDATE, then read in a statement of their own before the scan is decided. Seen
+  // failing without it (the attendee rows read without the lock): 20 of the 30 single scans accepted ("one
+  // single scan accepted: 20 !== 1"); seen failing again once lockScanState served both paths, with FOR UPDATE
+  // dropped from its lock statement ("one single scan accepted").
   test('one accepted check-in per attendee: 30 scans at once, single and in batches', async () => {
     const single = site.attendeeIds[0]!;
     const batched = site.attendeeIds[1]!;
@@ -375,13 +377,14 @@ describe.skipIf(unavailable !== null && !mustRun)('invariants across 3 server pr
     });
   });
 
-  // Protection: findCheckinByNonceLocked (db/repos/checkins.ts, an advisory lock keyed by the nonce, taken with
-  // the lookup) and the unique index on checkins.nonce. For one attendee the attendee row lock alone already
+  // Protection: the nonce's advisory lock in lockScanState (db/repos/attendees.ts, taken after the attendees'
+  // and before the lookup; findCheckinByNonceLocked on the refusal route) and the unique index on checkins.nonce.
+  // Seen failing again once lockScanState took the nonce locks, without them ("no 5xx"). For one attendee the attendee row lock alone already
   // makes retries of a nonce take turns, so the second half sends one nonce for two attendees, where only the
   // nonce lock orders them. Seen failing: without the nonce lock (findCheckinByNonceLocked reading without
   // pg_advisory_xact_lock), one answer of the second half was 500 rest_internal_error (the unique index refused
   // the second row); without the lock and the unique index too (DROP INDEX checkins_nonce), two rows held the
-  // shared nonce ("exactly one row for the shared nonce: 2 !== 1"). Without lockAttendeeRow, the retries of the
+  // shared nonce ("exactly one row for the shared nonce: 2 !== 1"). Without lockScanState, the retries of the
   // first half answered from the row as read before the lock: checkin_details false while checked in.
   test('one recorded scan per nonce: 20 retries at once, the same check-in each time', async () => {
     const id = site.attendeeIds[2]!;

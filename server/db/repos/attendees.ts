@@ -1,6 +1,9 @@
 import crypto from 'node:crypto';
 import type { Db } from '../connection.ts';
 import { rowReader, stmt } from '../connection.ts';
+import type { PgDb } from '../engine/postgres.ts';
+import type { CheckinRow } from './checkins.ts';
+import { NONCE_LOCK_SPACE } from './locks.ts';
 
 /**
  * Attendees (table `attendees`, each also a post of type `attendee`). Reads join everything an attendee
@@ -134,31 +137,53 @@ export async function getAttendeeRows(db: Db, ids: readonly number[]): Promise<A
   return ids.map((id) => byId.get(id)).filter((r): r is AttendeeRow => r !== undefined);
 }
 
-/**
- * PostgreSQL: the attendee's row lock (repos/locks.ts: one accepted check-in per attendee), then the row read as it
- * stands under it. Two statements, not `SELECT ... FOR UPDATE` of the joined row: under READ COMMITTED a statement
- * that waited for a lock re-reads the locked row only, its joins (the standing check-in) keep the snapshot taken
- * before the wait (test/reliability/invariants.test.ts saw it). SQLite (one writer at a time): null, nothing to do.
- */
-export async function lockAttendeeRow(db: Db, id: number): Promise<AttendeeRow | undefined | null> {
-  if (db.engine !== 'postgres') return null;
-  await stmt(db, 'SELECT post_id FROM attendees WHERE post_id = ? FOR UPDATE').get(id);
-  return await rowReader<AttendeeRow>(db, SELECT_ROW).get(id);
-}
-
-const SELECT_ROWS_FOR_UPDATE = `${SELECT_ROW.replace('WHERE a.post_id = ?', 'WHERE a.post_id IN (SELECT value FROM json_each(?))')}
-ORDER BY a.post_id FOR UPDATE OF a`;
 const SELECT_ROWS = SELECT_ROW.replace('WHERE a.post_id = ?', 'WHERE a.post_id IN (SELECT value FROM json_each(?))');
 
+/** What a scan decides on: the attendees, and the scans their nonces were first recorded with. */
+export interface ScanState {
+  rows: AttendeeRow[];
+  seen: Pick<CheckinRow, 'nonce' | 'attendee_id' | 'result' | 'reason'>[];
+}
+
+// PostgreSQL, written for it: the attendees' row locks, then the nonces' advisory locks (repos/locks.ts order; a
+// target list is evaluated left to right), in one statement; then, in a second statement (a snapshot taken after
+// both locks were granted, so it sees what their holders committed), the rows and the nonces' scans.
+const PG_LOCK_SCANS = `SELECT
+  (SELECT count(*) FROM (SELECT post_id FROM attendees WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR UPDATE) AS l) AS attendees,
+  (SELECT count(pg_advisory_xact_lock(${NONCE_LOCK_SPACE}, h)) FROM (SELECT DISTINCT hashtext(n) AS h FROM unnest($2::text[]) AS n ORDER BY h) AS k) AS nonces`;
+const PG_READ_SCANS = SELECT_ROW.replace(
+  'e.password AS event_password',
+  `e.password AS event_password, (SELECT json_agg(json_build_object('nonce', k.nonce, 'attendee_id', k.attendee_id, 'result', k.result, 'reason', k.reason))::text
+     FROM checkins AS k WHERE k.nonce = ANY($2::text[])) AS seen_nonces`,
+).replace('WHERE a.post_id = ?', 'WHERE a.post_id = ANY($1::bigint[])');
+
 /**
- * Several attendees, each locked (repos/locks.ts: the attendee rows in ascending ID order, FOR UPDATE) and read
- * under its lock, in one statement: a row lock waits for the holder's COMMIT and then reads the row as committed
- * (PostgreSQL's READ COMMITTED re-reads a locked row), so what is decided on is current. SQLite: the read alone.
+ * The state scans of these attendees with these nonces decide on, under the locks that keep it (repos/locks.ts:
+ * one accepted check-in per attendee, one recorded scan per nonce), for the rest of the transaction.
+ * PostgreSQL: two statements for any number of scans. A lock and the read must be separate statements: under READ
+ * COMMITTED a statement that waited for a row lock re-reads the locked row but keeps the snapshot taken before the
+ * wait for everything else (the standing check-in it joins, a nonce recorded meanwhile). SQLite (one writer at a
+ * time): the reads alone.
  */
-export async function lockAttendeeRows(db: Db, ids: readonly number[]): Promise<AttendeeRow[]> {
-  if (!ids.length) return [];
-  const set = JSON.stringify([...new Set(ids)].sort((a, b) => a - b));
-  return await rowReader<AttendeeRow>(db, db.engine === 'postgres' ? SELECT_ROWS_FOR_UPDATE : SELECT_ROWS).all(set);
+export async function lockScanState(db: Db, ids: readonly number[], nonces: readonly string[]): Promise<ScanState> {
+  const idSet = [...new Set(ids)].sort((a, b) => a - b);
+  const nonceSet = [...new Set(nonces)];
+  if (db.engine !== 'postgres') {
+    const rows = idSet.length ? await rowReader<AttendeeRow>(db, SELECT_ROWS).all(JSON.stringify(idSet)) : [];
+    const seen = nonceSet.length
+      ? ((await stmt(db, 'SELECT nonce, attendee_id, result, reason FROM checkins WHERE nonce IN (SELECT value FROM json_each(?))').all(
+          JSON.stringify(nonceSet),
+        )) as ScanState['seen'])
+      : [];
+    return { rows, seen };
+  }
+  const pgDb = db as PgDb;
+  await pgDb.native(PG_LOCK_SCANS, [idSet, nonceSet]);
+  const rows = (await pgDb.native(PG_READ_SCANS, [idSet, nonceSet])) as unknown as (AttendeeRow & { seen_nonces?: string | null })[];
+  // Every row carries the nonces' scans (one subquery, run once); a scan of no attendee found decides nothing.
+  const seenJson = rows[0]?.seen_nonces ?? null;
+  for (const r of rows) delete r.seen_nonces;
+  return { rows, seen: seenJson ? (JSON.parse(seenJson) as ScanState['seen']) : [] };
 }
 
 export async function getAttendeeRow(db: Db, id: number): Promise<AttendeeRow | undefined> {

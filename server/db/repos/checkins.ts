@@ -112,23 +112,6 @@ export async function recordScans(db: Db, rows: readonly CheckinInsert[], standi
   return out.map((r) => Number(r.id));
 }
 
-/**
- * The locks of several nonces, then the scans they were first recorded with (see findCheckinByNonceLocked): two
- * statements for the whole set. The locks are taken in one order (by their key), so two sets never wait for each
- * other in a cycle.
- */
-export async function findCheckinsByNoncesLocked(db: Db, nonces: readonly string[]): Promise<CheckinRow[]> {
-  if (!nonces.length) return [];
-  const set = [...new Set(nonces)];
-  if (db.engine === 'postgres') {
-    await (db as PgDb).native(
-      `SELECT pg_advisory_xact_lock(${NONCE_LOCK_SPACE}, h) FROM (SELECT DISTINCT hashtext(n) AS h FROM unnest($1::text[]) AS n ORDER BY h) AS k`,
-      [set],
-    );
-  }
-  return (await stmt(db, 'SELECT * FROM checkins WHERE nonce IN (SELECT value FROM json_each(?))').all(JSON.stringify(set))) as CheckinRow[];
-}
-
 /** The labels of the door keys that made these check-ins (see checkinKeyLabel), in one statement. */
 export async function checkinKeyLabels(db: Db, checkinIds: readonly number[]): Promise<Map<number, string>> {
   if (!checkinIds.length) return new Map();

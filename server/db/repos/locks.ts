@@ -18,11 +18,12 @@ import type { PgDb } from '../engine/postgres.ts';
  * | invariant                                   | protection                                                      |
  * |---------------------------------------------|-----------------------------------------------------------------|
  * | ticket capacity, places held by orders      | `lockTickets`: the ticket rows, FOR UPDATE, before counting     |
- * | one accepted check-in per attendee          | the attendee row, FOR UPDATE, read under it before deciding     |
- * |                                             | the scan (attendees.ts `lockAttendeeRow`)                       |
- * | one recorded scan per client nonce          | an advisory lock keyed by the nonce, taken with the lookup      |
- * |                                             | (checkins.ts `findCheckinByNonceLocked`), and the unique index  |
- * |                                             | on checkins.nonce                                               |
+ * | one accepted check-in per attendee          | the attendee rows, FOR UPDATE, then read in a statement of      |
+ * |                                             | their own before deciding (attendees.ts `lockScanState`)        |
+ * | one recorded scan per client nonce          | an advisory lock keyed by the nonce, after the attendees' locks |
+ * |                                             | and before the lookup (`lockScanState`; checkins.ts             |
+ * |                                             | `findCheckinByNonceLocked` for a refusal the door recorded),    |
+ * |                                             | and the unique index on checkins.nonce                          |
  * | order status moves (pay, cancel, hold lapse)| `lockOrder`: the order row, before reading its status           |
  * | cart lines                                  | `lockCart`: the cart row, before reading its lines              |
  * | per-address / per-login limits (database)   | `lockLimitKey` (advisory, keyed by limiter and key) when a      |

@@ -4,8 +4,8 @@ import type { Ctx } from '../../kernel/context.ts';
 import { HttpError } from '../../kernel/errors.ts';
 import { created, errorResult } from '../../kernel/result.ts';
 import type { RunItem, RunAnswer } from '../../http/registry.ts';
-import { lockAttendeeRows, type AttendeeRow } from '../../db/repos/attendees.ts';
-import { checkinKeyLabels, findCheckinsByNoncesLocked, recordScans, type CheckinInsert } from '../../db/repos/checkins.ts';
+import { lockScanState, type AttendeeRow } from '../../db/repos/attendees.ts';
+import { checkinKeyLabels, recordScans, type CheckinInsert } from '../../db/repos/checkins.ts';
 import { assertMayWriteAttendeesOf, attendeeNotFound, inKeyScope, refuseDoorFields, scanTime } from './attendee-access.ts';
 import { presentAttendee } from './attendee-present.ts';
 import { decideOnState, isFailure, scannedRow, type ScanDecision, type ScanRequest, type SeenScan } from './scan.ts';
@@ -41,8 +41,8 @@ type Standing = { id: number } | { logIndex: number };
 
 /**
  * A run of plain check-ins (consecutive batch items, in one transaction), with the answers the handler would
- * give item by item, in a constant number of statements: the attendees locked and read in one (ascending ID
- * order, as every batch locks them), the nonces locked and looked up in two, every decision made in memory in
+ * give item by item, in a constant number of statements: the attendees and the nonces locked in one (ascending ID
+ * order, as every batch locks them) and read in another, every decision made in memory in
  * item order (a later item sees what an earlier one did: the same attendee twice is one admission and one
  * conflict, a nonce sent twice is one scan), the log rows in one INSERT, the attendees' standing check-ins in one
  * UPDATE, and the door labels a conflict names in one read. On PostgreSQL that is a batch of 25 check-ins in 8
@@ -59,9 +59,13 @@ export async function runCheckins(items: readonly RunItem[]): Promise<RunAnswer[
   const pending: Pending[] = items.map(({ ctx }) => ({ ctx }));
   const inputs = items.map(({ input }) => input as UpdateInput);
   const ids = inputs.map((i) => i.id);
-  const rows = new Map((await lockAttendeeRows(db, ids)).map((r) => [r.id, r]));
-  const nonces = inputs.flatMap((i) => (i.nonce ? [i.nonce] : []));
-  const seen = new Map<string, SeenScan>((await findCheckinsByNoncesLocked(db, nonces)).map((c) => [c.nonce as string, c]));
+  const state = await lockScanState(
+    db,
+    ids,
+    inputs.flatMap((i) => (i.nonce ? [i.nonce] : [])),
+  );
+  const rows = new Map(state.rows.map((r) => [r.id, r]));
+  const seen = new Map<string, SeenScan>(state.seen.map((c) => [c.nonce as string, c]));
 
   // Decide in item order, on rows that carry the effects of the items before. `standing`: each attendee's
   // standing check-in as the run goes, an ID already stored or a log row of this run.

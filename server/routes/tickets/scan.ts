@@ -4,8 +4,8 @@ import type { Ctx } from '../../kernel/context.ts';
 import { callerUserId } from '../../kernel/context.ts';
 import { invalidParam } from '../../kernel/errors.ts';
 import type { AttendeeRow } from '../../db/repos/attendees.ts';
-import { effectiveOrderStatus, lockAttendeeRow, setCheckedIn } from '../../db/repos/attendees.ts';
-import { findCheckinByNonceLocked, insertCheckin, type CheckinInsert, type CheckinResult, type CheckinRow } from '../../db/repos/checkins.ts';
+import { effectiveOrderStatus, lockScanState, setCheckedIn } from '../../db/repos/attendees.ts';
+import { findCheckinByNonce, insertCheckin, type CheckinInsert, type CheckinResult, type CheckinRow } from '../../db/repos/checkins.ts';
 import { checkinDetails } from './attendee-present.ts';
 
 /**
@@ -83,10 +83,14 @@ export function logRow(
  * caller writes and answers from what was decided on.
  */
 export async function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): Promise<ScanDecision> {
-  const fresh = await lockAttendeeRow(ctx.db, row.id);
+  if (ctx.db.engine !== 'postgres') {
+    // One writer at a time: the row as read is current; the nonce's first scan, if any.
+    return decideOnState(ctx, row, req.nonce === null ? undefined : await findCheckinByNonce(ctx.db, req.nonce), req);
+  }
+  const state = await lockScanState(ctx.db, [row.id], req.nonce === null ? [] : [req.nonce]);
+  const fresh = state.rows[0];
   if (fresh) Object.assign(row, fresh);
-  const seen = req.nonce === null ? undefined : await findCheckinByNonceLocked(ctx.db, req.nonce);
-  return decideOnState(ctx, row, seen, req);
+  return decideOnState(ctx, row, state.seen[0], req);
 }
 
 /** What a nonce was first recorded with, as far as a decision needs it. */
