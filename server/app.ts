@@ -2,7 +2,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import crypto from 'node:crypto';
 import type { Method } from '../shared/http/route.ts';
 import type { Config } from './config.ts';
-import { startCheckpointer } from './db/checkpointer.ts';
+import { startCheckpointer } from './ops/checkpointer.ts';
 import { openDatabase, type Db } from './db/connection.ts';
 import { siteSecretOf } from './db/repos/site-options.ts';
 import { engineOf } from './db/engine/types.ts';
