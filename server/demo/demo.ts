@@ -10,7 +10,7 @@ import { CATEGORIES, ORGANIZERS, TAGS, TITLES, VENUES } from './content.ts';
 import { updateTerm } from '../db/repos/terms.ts';
 import { countCalendarPosts, updatePost } from '../db/repos/posts.ts';
 import { resolveTermRefs } from '../routes/events/refs.ts';
-import { TAXONOMY } from '../routes/events/present.ts';
+import { TAXONOMY } from '../routes/events/present-term.ts';
 import { demoTickets } from './tickets.ts';
 import { rng } from '../../shared/random.ts';
 

@@ -5,7 +5,7 @@ import { systemContext } from '../../server/system-context.ts';
 import { createEvent } from '../../server/routes/events/event-write.ts';
 import { createLinked } from '../../server/routes/events/linked-write.ts';
 import { resolveTermRefs } from '../../server/routes/events/refs.ts';
-import { TAXONOMY } from '../../server/routes/events/present.ts';
+import { TAXONOMY } from '../../server/routes/events/present-term.ts';
 import { formatInZone } from '../../shared/dates.ts';
 import { rng } from '../../shared/random.ts';
 

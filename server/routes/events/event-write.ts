@@ -16,7 +16,7 @@ import { setPostTerms } from '../../db/repos/terms.ts';
 import { utcString } from '../../content/site-time.ts';
 import { isHttpUrl } from '../../content/text.ts';
 import { postWriteFields, resolveLinkedInput } from './linked-write.ts';
-import { TAXONOMY } from './present.ts';
+import { TAXONOMY } from './present-term.ts';
 import { assertMayAssignAuthor } from './access.ts';
 import { assertMayChangeEvent } from '../../security/ownership.ts';
 import { resolveTermRefs } from './refs.ts';

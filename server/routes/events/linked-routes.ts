@@ -9,7 +9,7 @@ import { nowDates, utcString } from '../../content/site-time.ts';
 import { assertMayChange, statusFilter, visibleStatus } from './access.ts';
 import { archiveLinks, knownQuery, totalHeaders } from './archive.ts';
 import { createLinked, updateLinked } from './linked-write.ts';
-import { presentLinked } from './present.ts';
+import { presentLinked } from './present-linked.ts';
 import { pathSlug } from './events.ts';
 
 const MAX_PER_PAGE = 50;

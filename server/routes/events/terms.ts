@@ -19,7 +19,7 @@ import { callerUserId } from '../../kernel/context.ts';
 import { assertMayChange } from './access.ts';
 import { mayChangeAuthored } from '../../security/ownership.ts';
 import { archiveLinks, totalHeaders } from './archive.ts';
-import { presentTerm, TAXONOMY } from './present.ts';
+import { presentTerm, TAXONOMY } from './present-term.ts';
 
 type Plural = 'categories' | 'tags';
 
