@@ -46,7 +46,7 @@ export interface AttendeeQuery {
   offset: number;
 }
 
-/** Every post status but trash (events/access.ts WRITABLE_STATUSES). */
+/** Every post status but trash (domain/events/access.ts WRITABLE_STATUSES). */
 const NON_TRASH = ['publish', 'future', 'draft', 'pending', 'private'];
 
 function build(q: AttendeeQuery): { from: string; where: string; params: unknown[]; orderBy: string } {

@@ -11,7 +11,8 @@ import { hooks, type EventDecorator, type PresentOpts } from '../../kernel/hooks
 import { restCost } from './cost.ts';
 import { presentOrganizer, presentVenue } from './present-linked.ts';
 import { contentOf, excerptText, globalId, imageObject, ldDescription, NS, permalink, titleOf } from './present-post.ts';
-import { embeddedTerm, TAXONOMY } from './present-term.ts';
+import { TAXONOMY } from '../../domain/events/taxonomy.ts';
+import { embeddedTerm } from './present-term.ts';
 
 /** A linked post's own JSON-LD (presented for single reads), to embed in an event's. */
 function embeddedLd(presented: Record<string, unknown> | undefined): Record<string, unknown> | undefined {

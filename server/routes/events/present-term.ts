@@ -1,10 +1,8 @@
 import type { TermRow } from '../../db/repos/terms.ts';
 import { pick } from '../../content/text.ts';
 import type { Ctx } from '../../kernel/context.ts';
+import { TAXONOMY } from '../../domain/events/taxonomy.ts';
 import { NS } from './present-post.ts';
-
-/** The taxonomies of event terms, by what the routes call them. */
-export const TAXONOMY = { categories: 'tribe_events_cat', tags: 'post_tag' } as const;
 
 function termUrls(ctx: Ctx, t: TermRow): { self: string; collection: string; up?: string } {
   const coll = t.taxonomy === TAXONOMY.categories ? 'categories' : 'tags';
