@@ -49,7 +49,7 @@ const result = await build({
 });
 
 // The checkpoint thread's script and the migrations must be where the bundle will look for them.
-for (const file of ['server/db/checkpoint-worker.cjs', 'server/db/migrations']) {
+for (const file of ['server/ops/checkpoint-worker.cjs', 'server/db/migrations']) {
   if (!fs.existsSync(path.join(root, file))) throw new Error(`build-server: ${file} is missing`);
 }
 const outputs = Object.entries(result.metafile.outputs).filter(([f]) => f.endsWith('.js'));

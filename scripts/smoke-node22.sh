@@ -58,9 +58,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-mkdir -p "$work/dist" "$work/server/db" "$work/node_modules" "$work/renderer"
+mkdir -p "$work/dist" "$work/server/db" "$work/server/ops" "$work/node_modules" "$work/renderer"
 cp -R dist/server "$work/dist/server"
-cp server/db/checkpoint-worker.cjs "$work/server/db/"
+cp server/ops/checkpoint-worker.cjs "$work/server/ops/"
 cp -R server/db/migrations "$work/server/db/migrations"
 [ -d renderer/dist ] && ln -s "$root/renderer/dist" "$work/renderer/dist"
 for entry in node_modules/* node_modules/.bin; do

@@ -2,18 +2,19 @@ import express, { type Express, type Request, type Response } from 'express';
 import crypto from 'node:crypto';
 import type { Method } from '../shared/http/route.ts';
 import type { Config } from './config.ts';
-import { startCheckpointer } from './db/checkpointer.ts';
+import { startCheckpointer } from './ops/checkpointer.ts';
 import { openDatabase, type Db } from './db/connection.ts';
 import { siteSecretOf } from './db/repos/site-options.ts';
 import { engineOf } from './db/engine/types.ts';
 import { openChangeFeed, type SharedState } from './db/change-feed.ts';
 import { authenticate, type KeyChecks } from './auth/authenticate.ts';
 import { errorHeaders } from './auth/sign-in-limits.ts';
-import type { AppState, Caller, Lang, Urls } from './kernel/context.ts';
+import type { AppState, Caller, Lang } from './kernel/context.ts';
 import { DEFAULT_LANG, callerTag, makeUrls } from './kernel/context.ts';
 import { allowHeader, execute, prepare, type RestRequest } from './http/dispatch.ts';
 import { HttpError, internalError, noRoute } from './kernel/errors.ts';
-import { filterFields, readGlobals, validJsonpCallback, type Globals } from './http/globals.ts';
+import { readGlobals, validJsonpCallback } from './http/globals.ts';
+import { commonHeaders, refuseJsonpCallback, sendJson, setAllow, writeResult } from './http/outgoing.ts';
 import {
   closeAfterResponse,
   isRequestTimeout,
@@ -33,15 +34,11 @@ import { mountSite } from './site.ts';
 import { filterRestResponse, hooks } from './kernel/hooks.ts';
 import { ResponseCache, cacheKey } from './http/response-cache.ts';
 import { readTags } from './http/cache-tags.ts';
-import { presetJson } from './http/preset-json.ts';
-import { COMPRESS_MIN_BYTES, compressBody, pickEncoding } from './http/compress.ts';
 import { createLogger, logFunction } from './log.ts';
 import { health } from './http/health.ts';
 import { compileTrust } from './http/client-address.ts';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
-// `Date`: a door kiosk on its own origin checks its clock against the server's.
-const EXPOSE = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, Retry-After, Date';
 
 async function siteSecret(db: Db, configured?: string): Promise<string> {
   return configured || (await siteSecretOf(db, crypto.randomBytes(32).toString('base64url')));
@@ -111,54 +108,11 @@ export async function createApp(opts: { config: Config; db?: Db; log?: AppState[
   };
 }
 
-function sendJson(res: Response, status: number, body: unknown, pretty: boolean): void {
-  res.status(status).setHeader('Content-Type', 'application/json; charset=UTF-8');
-  res.end(pretty ? JSON.stringify(body, null, 4) : JSON.stringify(body));
-}
-
-/** True when `origin` (as the browser sent it) is one of the configured credentialed origins (lower case, no trailing slash). */
-export function corsOriginAllowed(origin: string, allowed: readonly string[]): boolean {
-  if (!allowed.length) return false;
-  return allowed.includes(origin.trim().replace(/\/+$/, '').toLowerCase());
-}
-
 /** A request that carries a body (a length above 0, or a chunked one). */
 function hasBody(req: Request): boolean {
   if (req.headers['transfer-encoding'] !== undefined) return true;
   const length = req.headers['content-length'];
   return length !== undefined && length !== '0';
-}
-
-function commonHeaders(res: Response, req: Request, urls: Urls, caller: Caller, corsOrigins: readonly string[]): void {
-  res.setHeader('X-Robots-Tag', 'noindex');
-  res.setHeader('Link', `<${urls.root}>; rel="https://api.w.org/"`);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Access-Control-Expose-Headers', EXPOSE);
-  res.setHeader(
-    'Access-Control-Allow-Headers',
-    'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override, X-EVT-FormsViews-Auth',
-  );
-  const origin = req.headers.origin;
-  if (origin) {
-    // D9: credentials only for the configured origins; any other origin may read public answers, without them.
-    if (corsOriginAllowed(origin, corsOrigins)) {
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Access-Control-Allow-Credentials', 'true');
-    } else {
-      res.setHeader('Access-Control-Allow-Origin', '*');
-    }
-    res.setHeader('Access-Control-Allow-Methods', 'OPTIONS, GET, POST, PUT, PATCH, DELETE');
-    res.setHeader('Vary', 'Origin');
-  }
-  if (caller.kind !== 'anonymous') {
-    res.setHeader('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private');
-    res.setHeader('Expires', 'Wed, 11 Jan 1984 05:00:00 GMT');
-  }
-}
-
-/** `Allow`, unless the caller may use none of the route's methods (WordPress then sends no `Allow`). */
-function setAllow(res: Response, allow: string): void {
-  if (allow) res.setHeader('Allow', allow);
 }
 
 async function serveRest(state: AppState, registry: Registry, req: Request, res: Response, target: RestTarget): Promise<void> {
@@ -189,8 +143,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       // callback is checked, and before the caller is known.
       status = 400;
       commonHeaders(res, req, urls, caller, state.config.corsOrigins);
-      res.status(400).setHeader('Content-Type', 'application/javascript; charset=UTF-8');
-      res.end(JSON.stringify({ code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' }));
+      refuseJsonpCallback(res);
       return;
     }
     const apiKeyParam =
@@ -202,19 +155,19 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       commonHeaders(res, req, urls, caller, state.config.corsOrigins);
       if (!(e instanceof HttpError)) throw e;
       status = e.status;
-      return write(res, { ...errorResult(e), headers: errorHeaders(e) }, globals, req.method === 'HEAD');
+      return writeResult(res, { ...errorResult(e), headers: errorHeaders(e) }, globals, req.method === 'HEAD');
     }
     commonHeaders(res, req, urls, caller, state.config.corsOrigins);
     if (!METHODS.has(method)) {
       status = 404;
-      return write(res, errorResult(noRoute()), globals, false);
+      return writeResult(res, errorResult(noRoute()), globals, false);
     }
     if (method === 'OPTIONS') {
       const m = registry.match(target.route, 'GET');
       const entry = m.kind === 'none' ? undefined : m.entry;
       status = 200;
       if (entry) setAllow(res, allowHeader(entry, caller));
-      return write(res, { status: 200, body: entry ? routeData(entry, urls) : [] }, globals, false, undefined, {
+      return writeResult(res, { status: 200, body: entry ? routeData(entry, urls) : [] }, globals, false, undefined, {
         accept: req.headers['accept-encoding'],
       });
     }
@@ -275,7 +228,7 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
     if (typeof override === 'string' && filtered.status >= 400)
       res.setHeader('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private');
     status = globals.envelope ? 200 : filtered.status;
-    write(res, filtered, globals, method === 'HEAD', filtered === result ? json : undefined, {
+    writeResult(res, filtered, globals, method === 'HEAD', filtered === result ? json : undefined, {
       accept: req.headers['accept-encoding'],
       cache,
       key: key ?? undefined,
@@ -297,84 +250,4 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       ms: Number(process.hrtime.bigint() - started) / 1e6,
     });
   }
-}
-
-/** Paging totals WordPress routes set as integers (`$response->header('X-WP-Total', (int) $total)`). */
-const INTEGER_HEADER = /^x-(wp|tec|et)-?total/i;
-
-/**
- * `WP_REST_Server::envelope_response`: the handler's headers and the route's `Allow` go inside the envelope (the
- * paging totals as numbers), none of them on the HTTP answer; no headers at all is PHP's empty array, `[]`.
- */
-function envelopeHeaders(res: Response, result: Result): Record<string, string | number> | [] {
-  const out: Record<string, string | number> = {};
-  for (const [k, v] of Object.entries(result.headers ?? {})) out[k] = INTEGER_HEADER.test(k) && /^\d{1,15}$/.test(v) ? Number(v) : v;
-  const allow = res.getHeader('Allow');
-  if (allow !== undefined) {
-    res.removeHeader('Allow');
-    out.Allow = String(allow);
-  }
-  return Object.keys(out).length ? out : [];
-}
-
-/** How a JSON answer may be compressed: the request's Accept-Encoding, and the cache entry holding its body. */
-interface Encoding {
-  accept: string | string[] | undefined;
-  cache?: ResponseCache;
-  key?: string;
-}
-
-/**
- * Writes a result with the global parameters applied; `json` is the body already serialised (cache hits). A JSON
- * body of at least COMPRESS_MIN_BYTES goes compressed when the request accepts brotli or gzip (`enc`), the
- * compressed form kept with the cache entry when the body is the entry's.
- */
-function write(res: Response, result: Result, g: Globals, head: boolean, json?: Buffer, enc?: Encoding): void {
-  if (!g.envelope) for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
-  if (result.raw && !g.envelope) {
-    res.status(result.status).setHeader('Content-Type', result.raw.contentType);
-    res.end(head ? undefined : result.raw.payload);
-    return;
-  }
-  const plain = !g.fields && !g.envelope && !g.pretty;
-  // A cached answer's body is parsed from its JSON only when something must read it: sent as it is, it is not.
-  let body = plain && json !== undefined ? undefined : result.body;
-  if (g.fields && !result.isError) body = filterFields(body, g.fields);
-  let status = result.status;
-  if (g.envelope) {
-    body = { body, status: result.status, headers: envelopeHeaders(res, result) };
-    status = 200;
-  }
-  const text =
-    plain && json !== undefined
-      ? json
-      : plain
-        ? (presetJson(body) ?? JSON.stringify(body))
-        : g.pretty
-          ? JSON.stringify(body, null, 4)
-          : JSON.stringify(body);
-  res.status(status);
-  if (g.jsonp) {
-    res.setHeader('Content-Type', 'application/javascript; charset=UTF-8');
-    res.end(head ? undefined : `/**/${g.jsonp}(${text.toString()})`);
-    return;
-  }
-  res.setHeader('Content-Type', 'application/json; charset=UTF-8');
-  if (enc && !head) {
-    const bytes = typeof text === 'string' ? Buffer.from(text) : text;
-    if (bytes.length >= COMPRESS_MIN_BYTES) {
-      res.vary('Accept-Encoding');
-      const coding = pickEncoding(enc.accept);
-      if (coding) {
-        const kept =
-          plain && json !== undefined && enc.cache && enc.key ? enc.cache.compressed(enc.key, coding, (b) => compressBody(coding, b)) : undefined;
-        res.setHeader('Content-Encoding', coding);
-        res.end(kept ?? compressBody(coding, bytes));
-        return;
-      }
-    }
-    res.end(bytes);
-    return;
-  }
-  res.end(head ? undefined : text);
 }

@@ -7,8 +7,8 @@ import { certificateFingerprint, loadConfig, type Config } from './config.ts';
 import { openDatabase, type Db } from './db/connection.ts';
 import { recordAnyChange } from './db/change-feed.ts';
 import { describeDb, isPostgresSpec } from './db/engine/types.ts';
-import { backupDatabase } from './db/backup.ts';
-import { migrateToPostgres, MigrationRefused } from './db/copy-to-postgres.ts';
+import { backupDatabase } from './ops/backup.ts';
+import { migrateToPostgres, MigrationRefused } from './ops/copy-to-postgres.ts';
 import { createApiKey, createAppPassword } from './auth/credentials.ts';
 import { findUserByLogin, insertUser, listUsers, type UserRow } from './db/repos/users.ts';
 import { listApiKeys, revokeApiKey } from './db/repos/api-keys.ts';
@@ -399,7 +399,7 @@ async function backup(config: Config, file: string, force: boolean, out: Out): P
   }
 }
 
-/** `migrate-to-postgres`: the copy (server/db/copy-to-postgres.ts), its verification table, what to do next. */
+/** `migrate-to-postgres`: the copy (server/ops/copy-to-postgres.ts), its verification table, what to do next. */
 async function migrateCommand(
   config: Config,
   env: Record<string, string | undefined>,

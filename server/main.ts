@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/connection.ts';
 import { describeDb } from './db/engine/types.ts';
-import { acquireServerLock, LockedError, type ServerLock } from './db/server-lock.ts';
+import { acquireServerLock, LockedError, type ServerLock } from './ops/server-lock.ts';
 import { ensureAdmin } from './auth/credentials.ts';
 import { createApp, type App } from './app.ts';
 import { hardenServer } from './http/harden.ts';

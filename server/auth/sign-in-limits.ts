@@ -54,7 +54,7 @@ export class TooManyFailures extends HttpError {
   }
 }
 
-/** The response headers an error carries (the 429's `Retry-After`), for the writer in app.ts. */
+/** The response headers an error carries (the 429's `Retry-After`), for the writer in http/outgoing.ts. */
 export function errorHeaders(e: unknown): Record<string, string> | undefined {
   return e instanceof TooManyFailures ? e.headers : undefined;
 }

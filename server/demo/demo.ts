@@ -3,14 +3,14 @@ import type { Db } from '../db/connection.ts';
 import { insertUser, findUserByLogin } from '../db/repos/users.ts';
 import { createAppPassword } from '../auth/credentials.ts';
 import { systemContext } from '../system-context.ts';
-import { createEvent } from '../routes/events/event-write.ts';
-import { createLinked } from '../routes/events/linked-write.ts';
+import { createEvent } from '../domain/events/event-write.ts';
+import { createLinked } from '../domain/events/linked-write.ts';
 import { formatInZone } from '../../shared/dates.ts';
 import { CATEGORIES, ORGANIZERS, TAGS, TITLES, VENUES } from './content.ts';
 import { updateTerm } from '../db/repos/terms.ts';
 import { countCalendarPosts, updatePost } from '../db/repos/posts.ts';
-import { resolveTermRefs } from '../routes/events/refs.ts';
-import { TAXONOMY } from '../routes/events/present.ts';
+import { resolveTermRefs } from '../domain/events/refs.ts';
+import { TAXONOMY } from '../domain/events/taxonomy.ts';
 import { demoTickets } from './tickets.ts';
 import { rng } from '../../shared/random.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The one error type of the server. Thrown anywhere below a handler, it becomes the WordPress envelope
- * `{code, message, data: {status, ...}}` through `errorResult` and the one writer, `write` in `app.ts`.
+ * `{code, message, data: {status, ...}}` through `errorResult` and the one writer, `writeResult` in `http/outgoing.ts`.
  */
 export class HttpError extends Error {
   readonly status: number;

@@ -1,4 +1,3 @@
-import type { Checkpointer } from '../db/checkpointer.ts';
 import type { Hooks } from './hooks.ts';
 
 /**
@@ -22,6 +21,4 @@ export interface Services {
   clock?: () => number;
   /** Set when the server is shutting down: `/health` answers 503 so a balancer stops sending. */
   draining?: boolean;
-  /** The WAL checkpointer of a file database (null for an in-memory one). */
-  checkpointer?: Checkpointer | null;
 }

@@ -135,7 +135,7 @@ export interface PgSide {
 export async function pgSide(sqliteFile: string, prefix: string, say: (line: string) => void): Promise<PgSide | null> {
   if (process.env.BENCH_ENGINES === 'sqlite') return null;
   const { createDatabase, pgCluster, pgUnavailable } = await import('../reliability/pg-site.ts');
-  const { migrateToPostgres } = await import('../../server/db/copy-to-postgres.ts');
+  const { migrateToPostgres } = await import('../../server/ops/copy-to-postgres.ts');
   const given = /^postgres(?:ql)?:\/\//.test(process.env.EVT_DB ?? '') ? (process.env.EVT_DB as string) : null;
   if (!given) {
     const missing = pgUnavailable();

@@ -2,10 +2,10 @@ import { loadConfig } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/connection.ts';
 import { insertUser } from '../../server/db/repos/users.ts';
 import { systemContext } from '../../server/system-context.ts';
-import { createEvent } from '../../server/routes/events/event-write.ts';
-import { createLinked } from '../../server/routes/events/linked-write.ts';
-import { resolveTermRefs } from '../../server/routes/events/refs.ts';
-import { TAXONOMY } from '../../server/routes/events/present.ts';
+import { createEvent } from '../../server/domain/events/event-write.ts';
+import { createLinked } from '../../server/domain/events/linked-write.ts';
+import { resolveTermRefs } from '../../server/domain/events/refs.ts';
+import { TAXONOMY } from '../../server/domain/events/taxonomy.ts';
 import { formatInZone } from '../../shared/dates.ts';
 import { rng } from '../../shared/random.ts';
 

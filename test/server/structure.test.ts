@@ -6,7 +6,8 @@ import path from 'node:path';
 /**
  * The server's layers, read from its import graph: `server/kernel/` (context, services, errors, results, hook
  * types) is a leaf; `server/http/` is the HTTP machinery and sits on the kernel; `server/routes/` are the
- * namespaces, on both; `server/app.ts` composes them. Type-only imports count: a type import is still a
+ * namespaces, on both; `server/domain/` holds what a write means (checks beyond the schemas, defaults, relations)
+ * for the routes to call, and knows no route; `server/app.ts` composes them. Type-only imports count: a type import is still a
  * dependency a reader follows, and it is how the old circle through `http/hooks.ts` and the events routes ran.
  */
 const SERVER = path.resolve(import.meta.dirname, '../../server');
@@ -39,12 +40,12 @@ function importGraph(files: readonly string[]): Map<string, string[]> {
   return graph;
 }
 
-type Layer = 'kernel' | 'http' | 'routes' | 'app';
+type Layer = 'kernel' | 'http' | 'domain' | 'routes' | 'app';
 
 /** The layer a server path belongs to, or null for the folders outside this check (db, auth, mail, ...). */
 function layerOf(p: string): Layer | null {
   const rel = path.relative(SERVER, p).split(path.sep);
-  if (rel[0] === 'kernel' || rel[0] === 'http' || rel[0] === 'routes') return rel[0];
+  if (rel[0] === 'kernel' || rel[0] === 'http' || rel[0] === 'domain' || rel[0] === 'routes') return rel[0];
   if (rel.length === 1 && rel[0] === 'app.ts') return 'app';
   return null;
 }
@@ -89,8 +90,8 @@ describe('server structure', () => {
     assert.ok(graph.size > 100, `only ${graph.size} server files read`);
   });
 
-  test('the kernel is a leaf: it imports nothing from http/, routes/ or the composition root', () => {
-    assert.deepEqual(crossings('kernel', ['http', 'routes', 'app']), []);
+  test('the kernel is a leaf: it imports nothing from http/, domain/, routes/ or the composition root', () => {
+    assert.deepEqual(crossings('kernel', ['http', 'domain', 'routes', 'app']), []);
   });
 
   test('the kernel reaches outside itself only to shared/, and to server/config.ts and server/db/ for types', () => {
@@ -111,8 +112,12 @@ describe('server structure', () => {
     assert.deepEqual(outside, []);
   });
 
-  test('the HTTP machinery imports no namespace and not the composition root', () => {
-    assert.deepEqual(crossings('http', ['routes', 'app']), []);
+  test('the HTTP machinery imports no domain, no namespace and not the composition root', () => {
+    assert.deepEqual(crossings('http', ['domain', 'routes', 'app']), []);
+  });
+
+  test('the domain imports no namespace and not the composition root', () => {
+    assert.deepEqual(crossings('domain', ['routes', 'app']), []);
   });
 
   test('routes/ do not import the composition root', () => {
@@ -133,7 +138,7 @@ describe('server structure', () => {
     assert.deepEqual(found, []);
   });
 
-  test('no import cycle among kernel/, http/, routes/ and app.ts', () => {
+  test('no import cycle among kernel/, http/, domain/, routes/ and app.ts', () => {
     const edges = new Map<Layer, Set<Layer>>();
     for (const [f, deps] of graph) {
       const from = layerOf(f);

@@ -46,7 +46,7 @@ export interface AttendeeQuery {
   offset: number;
 }
 
-/** Every post status but trash (events/access.ts WRITABLE_STATUSES). */
+/** Every post status but trash (domain/events/access.ts WRITABLE_STATUSES). */
 const NON_TRASH = ['publish', 'future', 'draft', 'pending', 'private'];
 
 function build(q: AttendeeQuery): { from: string; where: string; params: unknown[]; orderBy: string } {
@@ -169,7 +169,7 @@ function build(q: AttendeeQuery): { from: string; where: string; params: unknown
 // change counter plus SQLite's data version: any write (this connection or another) makes every entry miss.
 // With shared state in the database (PostgreSQL) another process's change is seen through the change log, which a
 // change made outside Doorstep (psql) does not write: the key then also moves every ATTENDEE_MEMO_REVALIDATE_MS
-// (as server/routes/events/present.ts's PRESENT_REVALIDATE_MS), so such a change shows within a minute.
+// (as server/routes/events/present-cache.ts's PRESENT_REVALIDATE_MS), so such a change shows within a minute.
 // On a quiet list, page N+1 of an ID-ordered query then starts after the last ID of page N (keyset) instead
 // of stepping over N pages of index entries, which keeps a 100,000-attendee download linear.
 interface QueryMemo {

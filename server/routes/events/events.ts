@@ -7,18 +7,19 @@ import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok } from '../../kernel/result.ts';
 import { queryEvents, type EventQuery } from '../../db/repos/event-query.ts';
 import type { EventRow } from '../../db/repos/events.ts';
-import { findPostIdBySlug, getPost, updatePost } from '../../db/repos/posts.ts';
-import { localToUtcString, nowDates } from '../../content/site-time.ts';
-import { readsPrivate, statusFilter, visibleStatus } from './access.ts';
+import { findPostIdBySlug, getPost } from '../../db/repos/posts.ts';
+import { localToUtcString } from '../../content/site-time.ts';
+import { readsPrivate, statusFilter, visibleStatus } from '../../domain/events/access.ts';
 import { archiveLinks, knownQuery, totalHeaders } from './archive.ts';
-import { createEvent, eventRow, updateEvent } from './event-write.ts';
-import { blankProtected, eventJson, eventRowsOf, presentEvents, pushEventJson, TAXONOMY } from './present.ts';
+import { createEvent, eventRow, trashEvent, updateEvent } from '../../domain/events/event-write.ts';
+import { eventJson, eventRowsOf, presentEvents, pushEventJson } from './present-cache.ts';
+import { blankProtected } from './present-event.ts';
+import { TAXONOMY } from '../../domain/events/taxonomy.ts';
 import { withJson } from '../../http/preset-json.ts';
-import { resolveTermRefs } from './refs.ts';
+import { resolveTermRefs } from '../../domain/events/refs.ts';
 import { getLinkedRows } from '../../db/repos/linked.ts';
 import { withDescendants } from '../../db/repos/terms.ts';
 import { hooks } from '../../kernel/hooks.ts';
-import { assertMayChangeEvent } from '../../security/ownership.ts';
 
 const MAX_PER_PAGE = 50;
 /** Radius of the `geoloc_lat`/`geoloc_lng` filter: events whose venue is within 50 km, nearest first. */
@@ -56,7 +57,7 @@ const notFound = (id: number) => new HttpError(404, 'rest-event-not-found', `Eve
 
 /** Resolves `/events/{id}` for any method: 404 when nothing has that ID, 400 when it is not an event. */
 async function loadEvent(ctx: Ctx, id: number): Promise<EventRow> {
-  // The common case, an event, is one query (none for a read of a row kept since the last write, present.ts); the
+  // The common case, an event, is one query (none for a read of a row kept since the last write, present-cache.ts); the
   // post is read on its own only to tell 404 from 400.
   const row = id > 0 ? (await eventRowsOf(ctx, [id]))[0] : undefined;
   if (row?.type === 'event') return row;
@@ -96,13 +97,10 @@ async function readOne(ctx: Ctx, id: number, password: string | undefined, conte
   return ok(withJson(event, eventJson(event)));
 }
 
-/** Trashes an event: 404/400 for what is not an event, then the permission (its author or an administrator), then 410. */
+/** Trashes an event: 404/400 for what is not an event, then the domain's checks and write (trashEvent). */
 async function trash(ctx: Ctx, id: number) {
   const row = await loadEvent(ctx, id);
-  await assertMayChangeEvent(ctx, row.id);
-  if (row.status === 'trash') throw new HttpError(410, 'event-is-in-trash', 'The event is already trashed');
-  const now = nowDates(ctx.app.config.timezone);
-  await updatePost(ctx.db, id, { status: 'trash', trashed_from: row.status, modified: now.date, modified_gmt: now.date_gmt });
+  await trashEvent(ctx, row);
   return ok((await presentEvents(ctx, [(await eventRow(ctx, id))!]))[0]);
 }
 
@@ -213,7 +211,7 @@ const list = implement(eventsRoutes.list, async (input, ctx) => {
   const totalPages = Math.ceil(total / perPage);
   const links = archiveLinks(ctx.urls.rest('/evt/events/v1/events/'), knownQuery(ctx.req.params, SUPPORTED), input.page, totalPages);
   const body = { events, ...links, total, total_pages: totalPages };
-  // The UTF-8 JSON assembled from the events' kept JSON (present.ts), the rest serialised as JSON.stringify(body)
+  // The UTF-8 JSON assembled from the events' kept JSON (present-cache.ts), the rest serialised as JSON.stringify(body)
   // would: no event is serialised again, and the page is not re-encoded.
   const parts: Buffer[] = [EVENTS_OPEN];
   events.forEach((e, i) => {

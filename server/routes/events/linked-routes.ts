@@ -3,13 +3,13 @@ import type { Ctx } from '../../kernel/context.ts';
 import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok } from '../../kernel/result.ts';
-import { findPostIdBySlug, getPost, updatePost, type PostRow } from '../../db/repos/posts.ts';
+import { findPostIdBySlug, getPost, type PostRow } from '../../db/repos/posts.ts';
 import { linkedArchive, type LinkedKind } from '../../db/repos/linked.ts';
-import { nowDates, utcString } from '../../content/site-time.ts';
-import { assertMayChange, statusFilter, visibleStatus } from './access.ts';
+import { utcString } from '../../content/site-time.ts';
+import { statusFilter, visibleStatus } from '../../domain/events/access.ts';
 import { archiveLinks, knownQuery, totalHeaders } from './archive.ts';
-import { createLinked, updateLinked } from './linked-write.ts';
-import { presentLinked } from './present.ts';
+import { createLinked, trashLinked, updateLinked } from '../../domain/events/linked-write.ts';
+import { presentLinked } from './present-linked.ts';
 import { pathSlug } from './events.ts';
 
 const MAX_PER_PAGE = 50;
@@ -46,12 +46,8 @@ async function read(ctx: Ctx, kind: LinkedKind, p: PostRow) {
   return ok((await presentLinked(ctx, kind, [p.id], { single: true }))[0]);
 }
 
-/** Trashes a venue or organizer: only its author or an administrator (checked before the 410 for a trashed one). */
 async function trash(ctx: Ctx, kind: LinkedKind, p: PostRow) {
-  assertMayChange(ctx, p.author);
-  if (p.status === 'trash') throw new HttpError(410, `${kind}-is-in-trash`, `The ${kind} is already trashed`);
-  const now = nowDates(ctx.app.config.timezone);
-  await updatePost(ctx.db, p.id, { status: 'trash', trashed_from: p.status, modified: now.date, modified_gmt: now.date_gmt });
+  await trashLinked(ctx, kind, p);
   return ok((await presentLinked(ctx, kind, [p.id]))[0]);
 }
 

@@ -16,10 +16,11 @@ import {
   type TermRow,
 } from '../../db/repos/terms.ts';
 import { callerUserId } from '../../kernel/context.ts';
-import { assertMayChange } from './access.ts';
+import { assertMayChange } from '../../domain/events/access.ts';
 import { mayChangeAuthored } from '../../security/ownership.ts';
 import { archiveLinks, totalHeaders } from './archive.ts';
-import { presentTerm, TAXONOMY } from './present.ts';
+import { presentTerm } from './present-term.ts';
+import { TAXONOMY } from '../../domain/events/taxonomy.ts';
 
 type Plural = 'categories' | 'tags';
 

@@ -7,7 +7,7 @@ import type { AttendeeRow } from '../../db/repos/attendees.ts';
 import { effectiveOrderStatus } from '../../db/repos/attendees.ts';
 import { BOX_OFFICE_REF } from '../../db/repos/orders.ts';
 import { pick } from '../../content/text.ts';
-import { globalId } from '../events/present.ts';
+import { globalId } from '../events/present-post.ts';
 
 /** Event Tickets "manage access": door devices (API keys), door staff, organizers and administrators. */
 export const managesAttendees = (ctx: Ctx) => can(ctx, 'manage_attendees');

@@ -10,7 +10,7 @@ import { attendeeCursor, getAttendeeRows } from '../../db/repos/attendees.ts';
 import { sweepIfLapsed } from './order-hold.ts';
 import { inTransaction } from '../../db/in-transaction.ts';
 import { getPostType } from '../../db/repos/posts.ts';
-import { ALL_STATUSES, WRITABLE_STATUSES } from '../events/access.ts';
+import { ALL_STATUSES, WRITABLE_STATUSES } from '../../domain/events/access.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
 import { keyEventScope, loadReadableAttendee, organizerScope, PUBLIC_ORDER_STATUSES, readsAttendeesOf, utcFilter } from './attendee-access.ts';
 import { managesAttendees, presentAttendee, presentAttendees } from './attendee-present.ts';

@@ -8,7 +8,7 @@ import { getAttachments } from '../../db/repos/attachments.ts';
 import type { PostRow } from '../../db/repos/posts.ts';
 import { availableOf, EMPTY_STATS, parentPosts, ticketStats, type TicketRow, type TicketStats } from '../../db/repos/tickets.ts';
 import { pick } from '../../content/text.ts';
-import { globalId, imageObject } from '../events/present.ts';
+import { globalId, imageObject } from '../events/present-post.ts';
 import { attendeesOfTickets } from './ticket-attendees.ts';
 import { managesAttendees } from './attendee-present.ts';
 import { readsAttendeesOf } from './attendee-access.ts';

@@ -10,7 +10,7 @@ import { getPost, getPostType } from '../../db/repos/posts.ts';
 import { queryTickets, type TicketQuery } from '../../db/repos/ticket-query.ts';
 import { createTicket, EMPTY_STATS, getTicketRow, getTicketRows, ticketStats, updateTicketCols, type TicketRow } from '../../db/repos/tickets.ts';
 import { removeTicketFromCarts } from '../../db/repos/carts.ts';
-import { readsPrivate } from '../events/access.ts';
+import { readsPrivate } from '../../domain/events/access.ts';
 import { knownQuery } from '../events/archive.ts';
 import { presentTickets } from './ticket-present.ts';
 import { managesAttendees } from './attendee-present.ts';

@@ -4,10 +4,10 @@ import { call, startTestServer, type TestServer } from '../../helpers/server.ts'
 import { writeAsAnotherProcess } from '../../helpers/other-process.ts';
 import { openDatabase } from '../../../server/db/connection.ts';
 import { isPostgresSpec } from '../../../server/db/engine/types.ts';
-import { PRESENT_REVALIDATE_MS } from '../../../server/routes/events/present.ts';
+import { PRESENT_REVALIDATE_MS } from '../../../server/routes/events/present-cache.ts';
 
 /**
- * Event rows and presentations kept between reads (server/routes/events/present.ts, issue 14): with the response
+ * Event rows and presentations kept between reads (server/routes/events/present-cache.ts, issue 14): with the response
  * cache off, every read runs the route, and what it shows must follow every write, ours or another process's.
  */
 let s: TestServer;

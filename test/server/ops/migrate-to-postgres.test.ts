@@ -10,7 +10,7 @@ import path from 'node:path';
 import { CliError, runCli } from '../../../server/cli.ts';
 import { loadConfig } from '../../../server/config.ts';
 import { openDatabase, type Db } from '../../../server/db/connection.ts';
-import { acquireServerLock } from '../../../server/db/server-lock.ts';
+import { acquireServerLock } from '../../../server/ops/server-lock.ts';
 import { PgDb } from '../../../server/db/engine/postgres.ts';
 import { createApp } from '../../../server/app.ts';
 import { createAppPassword } from '../../../server/auth/credentials.ts';

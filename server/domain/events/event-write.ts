@@ -1,6 +1,6 @@
 import { beginningOfDay, endOfDay, formatInZone, isValidTimezone, parseDateInput, zonedToInstant } from '../../../shared/dates.ts';
 import type { Ctx } from '../../kernel/context.ts';
-import { invalidParam } from '../../kernel/errors.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import {
   EVENT_COL_DEFAULTS,
   getEventRows,
@@ -13,10 +13,10 @@ import {
 } from '../../db/repos/events.ts';
 import { insertPost, updatePost, type PostWrite } from '../../db/repos/posts.ts';
 import { setPostTerms } from '../../db/repos/terms.ts';
-import { utcString } from '../../content/site-time.ts';
+import { nowDates, utcString } from '../../content/site-time.ts';
 import { isHttpUrl } from '../../content/text.ts';
 import { postWriteFields, resolveLinkedInput } from './linked-write.ts';
-import { TAXONOMY } from './present.ts';
+import { TAXONOMY } from './taxonomy.ts';
 import { assertMayAssignAuthor } from './access.ts';
 import { assertMayChangeEvent } from '../../security/ownership.ts';
 import { resolveTermRefs } from './refs.ts';
@@ -150,6 +150,17 @@ export async function updateEvent(ctx: Ctx, existing: EventRow, f: EventFields):
   await updatePost(ctx.db, existing.id, post);
   await updateEventCols(ctx.db, existing.id, cols);
   await setLinks(ctx, existing.id, links);
+}
+
+/**
+ * Trashes an event: the permission first (its author or an administrator), then 410 for one already in the
+ * trash; the status it leaves is kept as `trashed_from`.
+ */
+export async function trashEvent(ctx: Ctx, row: EventRow): Promise<void> {
+  await assertMayChangeEvent(ctx, row.id);
+  if (row.status === 'trash') throw new HttpError(410, 'event-is-in-trash', 'The event is already trashed');
+  const now = nowDates(ctx.app.config.timezone);
+  await updatePost(ctx.db, row.id, { status: 'trash', trashed_from: row.status, modified: now.date, modified_gmt: now.date_gmt });
 }
 
 export async function eventRow(ctx: Ctx, id: number): Promise<EventRow | undefined> {

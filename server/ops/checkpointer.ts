@@ -1,5 +1,12 @@
 import { Worker } from 'node:worker_threads';
-import { engineOf, type Db } from './engine/types.ts';
+import { engineOf, type Db } from '../db/engine/types.ts';
+
+declare module '../kernel/services.ts' {
+  interface Services {
+    /** The WAL checkpointer of a file database (null for an in-memory one). */
+    checkpointer?: Checkpointer | null;
+  }
+}
 
 /**
  * WAL checkpoints that make commits durable soon after they are made.

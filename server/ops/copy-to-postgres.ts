@@ -2,11 +2,11 @@ import Database from 'better-sqlite3';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from './connection.ts';
-import { describeDb, isPostgresSpec } from './engine/types.ts';
-import { listMigrations } from './migrate.ts';
-import { PgDb, toParam } from './engine/postgres.ts';
-import type { SqliteDb } from './engine/sqlite.ts';
+import { openDatabase } from '../db/connection.ts';
+import { describeDb, isPostgresSpec } from '../db/engine/types.ts';
+import { listMigrations } from '../db/migrate.ts';
+import { PgDb, toParam } from '../db/engine/postgres.ts';
+import type { SqliteDb } from '../db/engine/sqlite.ts';
 import { acquireServerLock, LockedError } from './server-lock.ts';
 
 /**

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { privateDir, privateFile } from '../auth/private-files.ts';
-import { isPostgresSpec } from './engine/types.ts';
+import { isPostgresSpec } from '../db/engine/types.ts';
 
 /**
  * One server per SQLite database: `npm start` takes `<db>.lock` before it opens the database, and a second

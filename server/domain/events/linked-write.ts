@@ -133,6 +133,14 @@ export async function updateLinked(ctx: Ctx, kind: LinkedKind, existing: PostRow
   await updateLinkedCols(ctx.db, kind, existing.id, cols);
 }
 
+/** Trashes a venue or organizer: only its author or an administrator (checked before the 410 for a trashed one). */
+export async function trashLinked(ctx: Ctx, kind: LinkedKind, p: PostRow): Promise<void> {
+  assertMayChange(ctx, p.author);
+  if (p.status === 'trash') throw new HttpError(410, `${kind}-is-in-trash`, `The ${kind} is already trashed`);
+  const now = nowDates(ctx.app.config.timezone);
+  await updatePost(ctx.db, p.id, { status: 'trash', trashed_from: p.status, modified: now.date, modified_gmt: now.date_gmt });
+}
+
 /**
  * The `venue`/`organizer` of an event write: an ID, `{id}`, an object of create fields (an existing live one
  * with the same name is reused, as TEC avoids duplicates) or a list of those. Empty clears.
