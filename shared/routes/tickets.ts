@@ -563,6 +563,7 @@ export const ticketsRoutes = {
         '201': { description: 'The scan as recorded (the same nonce again: the first record, nothing recorded twice)', schema: 'Checkin' },
         '400': { description: 'Invalid parameter.' },
         '401': { description: 'The caller may not record scans.' },
+        '429': { description: 'The caller recorded its share of refused scans for the hour; Retry-After says when to send again.' },
       },
     },
   }),

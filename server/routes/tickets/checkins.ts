@@ -2,7 +2,8 @@ import { dateDetails, parseDateInput } from '../../../shared/dates.ts';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
 import { apiKeyLabel } from '../../db/repos/api-keys.ts';
-import { invalidParam } from '../../kernel/errors.ts';
+import { HttpError, invalidParam } from '../../kernel/errors.ts';
+import { appLimiter } from './clock.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok } from '../../kernel/result.ts';
 import { callerUserId } from '../../kernel/context.ts';
@@ -98,6 +99,12 @@ const list = implement(ticketsRoutes.listCheckins, async (input, ctx) => {
  * kiosk's batch like its check-ins. No attendee changes. The nonce makes it safe to send again: a nonce seen
  * before answers with its first record. A key bound to an event records for that event.
  */
+/**
+ * Refused scans one caller (a door key, a signed-in user) may record in a sliding hour: far above what a door
+ * refuses (the kiosk counts a code held in view once) and what an offline door brings back, far below a flood.
+ */
+export const MAX_REFUSALS_PER_HOUR = 2_000;
+
 const record = implement(ticketsRoutes.recordScan, async (input, ctx) => {
   // Under the nonce's lock (db/repos/locks.ts): the same refusal sent twice at once is recorded once.
   const seen = await findCheckinByNonceLocked(ctx.db, input.nonce);
@@ -108,6 +115,16 @@ const record = implement(ticketsRoutes.recordScan, async (input, ctx) => {
   if (eventId === undefined) throw invalidParam('post_id', 'post_id is required.');
   if ((await getPostType(ctx.db, eventId)) !== 'event') throw invalidParam('post_id');
   await assertMayWriteAttendeesOf(ctx, eventId);
+  // Past its share, a caller's refusals wait (429, Retry-After; a kiosk keeps them queued and sends them later):
+  // a door key cannot grow the log without bound.
+  const limiter = appLimiter(ctx.app, 'refusalLimiter', { max: MAX_REFUSALS_PER_HOUR, windowMs: 3_600_000 });
+  const limitKeys = [ctx.caller.kind === 'api_key' ? `key:${ctx.caller.keyId}` : `user:${callerUserId(ctx)}`];
+  const wait = await limiter.retryAfter(limitKeys);
+  if (wait > 0) {
+    const e = new HttpError(429, 'rest_too_many_requests', `Too many refused scans recorded. Try again in ${wait} seconds.`);
+    e.answerHeaders = { 'Retry-After': String(wait) };
+    throw e;
+  }
   // The attendee is kept only when the code names one of this event's: another event's ID stays out of the log.
   const attendee = input.attendee_id === undefined ? undefined : await getAttendeeRow(ctx.db, input.attendee_id);
   const now = new Date().toISOString();
@@ -125,6 +142,7 @@ const record = implement(ticketsRoutes.recordScan, async (input, ctx) => {
     api_key_id: ctx.caller.kind === 'api_key' ? ctx.caller.keyId : null,
   };
   const id = await insertCheckin(ctx.db, row);
+  await limiter.record(limitKeys);
   return created(await presentCheckin(ctx, { id, ...row }));
 });
 

@@ -5,7 +5,7 @@ import type { RateLimiter, WindowLimiterOptions } from '../../security/window-li
 import { limiterFor } from '../../security/db-window-limiter.ts';
 
 /** The app's sliding-window limiters made by `appLimiter` (tests put their own in place). */
-export type AppLimiterName = 'checkoutLimiter' | 'newCartLimiter' | 'ticketMailLimiter';
+export type AppLimiterName = 'checkoutLimiter' | 'newCartLimiter' | 'ticketMailLimiter' | 'refusalLimiter';
 
 declare module '../../kernel/services.ts' {
   interface Services {
@@ -15,6 +15,8 @@ declare module '../../kernel/services.ts' {
     newCartLimiter?: RateLimiter;
     /** Ticket mails sent again per order and per client. */
     ticketMailLimiter?: RateLimiter;
+    /** Refused scans a door records (`POST /checkins`) per caller. */
+    refusalLimiter?: RateLimiter;
     /** Places one client may hold in pending orders (default `maxTicketsPerOrder`; tests that buy a lot raise it). */
     maxHeldPlaces?: number;
   }

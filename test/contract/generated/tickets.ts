@@ -3916,7 +3916,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Too many failed sign-ins from this address or for this login (`rest_too_many_requests`; see `Retry-After`). */
+      /** @description The caller recorded its share of refused scans for the hour; Retry-After says when to send again. */
       429: {
         content: {
           "application/json": components["schemas"]["Error"];

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { seedTicketsFixture, type TicketsFixture } from '../../helpers/tickets-fixture.ts';
 import { BatchResponse, refusalBatchItem, type RefusalBody } from '../../../shared/checkin/wire.ts';
+import { WindowLimiter } from '../../../server/security/window-limiter.ts';
 
 /**
  * `POST /checkins` (CONTRACT section 7, every scan recorded): the kiosk sends the scans it refused on its own
@@ -98,5 +99,36 @@ describe('refused scans in the check-in log', () => {
     assert.equal(ok.status, 201, ok.text);
     assert.equal((ok.body as { post_id: number }).post_id, other.eventId);
     assert.equal((await call(`${s.root}evt/tickets/v1/checkins`, { method: 'POST', body: refusal() })).status, 401);
+  });
+});
+
+describe('refused scans have a share per caller', () => {
+  test('past its share a key is answered 429 with Retry-After and nothing is recorded; another key and a replayed nonce are not held up', async () => {
+    // A small share for this test (the app's is MAX_REFUSALS_PER_HOUR): 3 in an hour.
+    const saved = s.app.state.services.refusalLimiter;
+    s.app.state.services.refusalLimiter = new WindowLimiter({ max: 3, windowMs: 3_600_000 });
+    try {
+      const flood = await s.apiKey('Flooding door', f.eventId);
+      const calm = await s.apiKey('Calm door', f.eventId);
+      const first = refusal();
+      const items = [first, refusal(), refusal(), refusal(), refusal()].map(refusalBatchItem);
+      const r = await call(`${s.root}batch/v1`, { method: 'POST', auth: bearer(flood.key), body: { requests: items } });
+      assert.equal(r.status, 207);
+      const statuses = BatchResponse.parse(r.body).responses.map((x) => x?.status);
+      assert.deepEqual(statuses, [201, 201, 201, 429, 429]);
+      const refused = r.body.responses[3];
+      assert.equal(refused.body.code, 'rest_too_many_requests');
+      assert.ok(Number(refused.headers['Retry-After']) > 0, JSON.stringify(refused.headers));
+      const mine = (await log('device_id=door-refusing')).checkins.filter((c) => c.device_label === 'Flooding door');
+      assert.equal(mine.length, 3, 'only the share was recorded');
+      // A nonce already recorded answers with its record, whatever the share.
+      const again = await call(`${s.root}batch/v1`, { method: 'POST', auth: bearer(flood.key), body: { requests: [refusalBatchItem(first)] } });
+      assert.equal(again.body.responses[0].status, 201);
+      // Another door's share is its own.
+      const other = await call(`${s.root}batch/v1`, { method: 'POST', auth: bearer(calm.key), body: { requests: [refusalBatchItem(refusal())] } });
+      assert.equal(other.body.responses[0].status, 201);
+    } finally {
+      s.app.state.services.refusalLimiter = saved;
+    }
   });
 });
