@@ -15,6 +15,7 @@ import { archiveLinks, knownQuery } from '../events/archive.ts';
 import { keyEventScope, loadReadableAttendee, organizerScope, PUBLIC_ORDER_STATUSES, readsAttendeesOf, utcFilter } from './attendee-access.ts';
 import { managesAttendees, presentAttendee, presentAttendees } from './attendee-present.ts';
 import { createAttendee } from './attendee-create.ts';
+import { keyListTicketIds } from '../../domain/checkin-lists.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
 
 const SUPPORTED = Object.keys(attendeeListArgs).filter((k) => k !== 'translation_language');
@@ -107,6 +108,12 @@ async function buildQuery(ctx: Ctx, input: ListInput, perPage: number): Promise<
   if (tickets) {
     if (tickets.length === 0) q.empty = true;
     else q.ticketIds = tickets;
+  }
+  // A key bound to a check-in list downloads the attendees whose ticket the list admits (CONTRACT section 8).
+  const admitted = await keyListTicketIds(ctx);
+  if (admitted) {
+    q.ticketIds = q.ticketIds ? q.ticketIds.filter((t) => admitted.includes(t)) : admitted;
+    if (q.ticketIds.length === 0) q.empty = true;
   }
   if (input.exclude_ticket) q.excludeTicketIds = input.exclude_ticket;
   if (input.include) q.include = input.include;

@@ -9,6 +9,7 @@ import { inTransaction } from '../../db/in-transaction.ts';
 import { getAttendeeRow, updateAttendeeFields, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { updatePost } from '../../db/repos/posts.ts';
 import { checkinKeyLabel } from '../../db/repos/checkins.ts';
+import { isListRefusal, listRefusalError } from '../../domain/checkin-lists.ts';
 import { setOrderStatusOnly } from '../../db/repos/orders.ts';
 import { nowDates } from '../../content/site-time.ts';
 import { assertMayWriteAttendeesOf, attendeeNotFound, loadManagedAttendee, refuseDoorFields, scanTime } from './attendee-access.ts';
@@ -33,6 +34,7 @@ export async function scanError(o: ScanOutcome, ctx?: Ctx, row?: AttendeeRow): P
     return new HttpError(400, 'tec-et-attendee-already-checked-in', 'Attendee is already checked in.', { checkin_details: standing });
   }
   if (o.kind === 'rejected' && o.reason === 'revoked') return attendeeNotFound();
+  if (o.kind === 'rejected' && ctx && isListRefusal(o.reason)) return await listRefusalError(ctx, o.reason, o.listId);
   return new HttpError(400, 'tec-et-attendee-invalid-check-in', 'Attendee Order status is not authorized for check-in.');
 }
 
@@ -102,6 +104,7 @@ export async function updateAttendee(input: Input<typeof ticketsRoutes.updateAtt
           deviceId: input.device_id ?? null,
           nonce: input.nonce ?? null,
           source: 'site',
+          ...(input.list_id !== undefined ? { listId: input.list_id } : {}),
         };
   const edits = input.attendee_status !== undefined || input.full_name !== undefined || input.email !== undefined;
   if (req && !edits) {

@@ -7,6 +7,7 @@ import type { AttendeeRow } from '../../db/repos/attendees.ts';
 import { effectiveOrderStatus, lockAttendeeRow, setCheckedIn } from '../../db/repos/attendees.ts';
 import { findCheckinByNonceLocked, insertCheckin, type CheckinInsert, type CheckinResult } from '../../db/repos/checkins.ts';
 import { checkinDetails } from './attendee-present.ts';
+import { decideThroughList } from '../../domain/checkin-lists.ts';
 
 /**
  * One scan against one attendee, whichever route carried it (attendee update, QR, batch): the shared
@@ -24,12 +25,14 @@ export interface ScanRequest {
   nonce: string | null;
   /** `site` (attendee route, as Event Tickets records it) or `app` (QR check-in). */
   source: string;
+  /** The check-in list a manager named (a list-bound key's list applies without it): domain/checkin-lists.ts. */
+  listId?: number;
 }
 
 export type ScanOutcome =
   | { kind: 'accepted' | 'checked_out' }
   | { kind: 'conflict'; standing: CheckinDetails | false }
-  | { kind: 'rejected'; reason: string };
+  | { kind: 'rejected'; reason: string; listId?: number | null };
 
 export interface ScanDecision {
   outcome: ScanOutcome;
@@ -90,10 +93,12 @@ export async function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): 
     if (seen) {
       if (seen.attendee_id !== row.id) throw invalidParam('nonce', 'nonce was already used for a scan of another attendee.');
       if (seen.result === 'conflict') return { outcome: { kind: 'conflict', standing: checkinDetails(ctx, row) }, log: null };
-      if (seen.result === 'rejected') return { outcome: { kind: 'rejected', reason: seen.reason ?? 'refused' }, log: null };
+      if (seen.result === 'rejected') return { outcome: { kind: 'rejected', reason: seen.reason ?? 'refused', listId: seen.list_id }, log: null };
       return { outcome: { kind: seen.result }, log: null };
     }
   }
+  const listed = await decideThroughList(ctx, row, req, (result, reason) => logRow(ctx, row, req, result, reason));
+  if (listed) return listed;
   if (!req.checkIn) {
     return { outcome: { kind: 'checked_out' }, log: logRow(ctx, row, req, 'checked_out', row.checked_in ? null : 'not_checked_in') };
   }
