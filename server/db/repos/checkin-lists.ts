@@ -87,12 +87,21 @@ export interface ListPassRow {
  * other scan of the attendee can add a pass between this read and the decision's write.
  */
 export async function listPassesOf(db: Db, listId: number, attendeeId: number): Promise<ListPassRow[]> {
-  return (await stmt(
-    db,
-    `SELECT result, scanned_at FROM checkins
-     WHERE list_id = ? AND attendee_id = ? AND (result = 'accepted' OR (result = 'checked_out' AND reason IS NULL))
-     ORDER BY id`,
-  ).all(listId, attendeeId)) as ListPassRow[];
+  return (await stmt(db, PASSES_SQL).all(listId, attendeeId)) as ListPassRow[];
+}
+
+const PASSES_SQL = `SELECT result, scanned_at FROM checkins
+  WHERE list_id = ? AND attendee_id = ? AND (result = 'accepted' OR (result = 'checked_out' AND reason IS NULL))
+  ORDER BY id`;
+
+/** SQLite's plans of the per-scan history read and of the lists of an event (test/server/tickets/checkin-lists-plans.test.ts). */
+export async function explainListQueries(db: Db): Promise<Record<'passes' | 'lists', string[]>> {
+  const plan = async (sql: string, ...params: unknown[]) =>
+    ((await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params)) as { detail: string }[]).map((r) => r.detail);
+  return {
+    passes: await plan(PASSES_SQL, 1, 1),
+    lists: await plan('SELECT * FROM checkin_lists WHERE event_id = ? ORDER BY id LIMIT ? OFFSET ?', 1, 10, 0),
+  };
 }
 
 /** Revokes the keys bound to a list (the list is being deleted); returns their IDs. */
