@@ -75,6 +75,8 @@ export interface CheckinQuery {
   /** Only scans of events this user authored (an organizer's reach). */
   eventAuthor?: number;
   attendeeId?: number;
+  /** Only scans through this check-in list (a key bound to a list). */
+  listId?: number;
   deviceId?: string;
   results?: string[];
   /** ISO 8601 UTC bounds on the scan time, inclusive. */
@@ -99,6 +101,10 @@ export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: Ch
   if (q.attendeeId !== undefined) {
     where.push('attendee_id = ?');
     params.push(q.attendeeId);
+  }
+  if (q.listId !== undefined) {
+    where.push('list_id = ?');
+    params.push(q.listId);
   }
   if (q.deviceId !== undefined) {
     where.push('device_id = ?');

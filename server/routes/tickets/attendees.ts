@@ -12,7 +12,15 @@ import { inTransaction } from '../../db/in-transaction.ts';
 import { getPostType } from '../../db/repos/posts.ts';
 import { ALL_STATUSES, WRITABLE_STATUSES } from '../events/access.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
-import { keyEventScope, loadReadableAttendee, organizerScope, PUBLIC_ORDER_STATUSES, readsAttendeesOf, utcFilter } from './attendee-access.ts';
+import {
+  attendeeNotFound,
+  keyEventScope,
+  loadReadableAttendee,
+  organizerScope,
+  PUBLIC_ORDER_STATUSES,
+  readsAttendeesOf,
+  utcFilter,
+} from './attendee-access.ts';
 import { managesAttendees, presentAttendee, presentAttendees } from './attendee-present.ts';
 import { createAttendee } from './attendee-create.ts';
 import { keyListTicketIds } from '../../domain/checkin-lists.ts';
@@ -163,6 +171,9 @@ const list = implement(ticketsRoutes.listAttendees, async (input, ctx) => {
 const read = implement(ticketsRoutes.readAttendee, async (input, ctx) => {
   await sweepIfLapsed(ctx);
   const row = await loadReadableAttendee(ctx, input.id);
+  // A key bound to a check-in list reads the attendees its list admits, as it downloads them (CONTRACT section 8).
+  const admitted = await keyListTicketIds(ctx);
+  if (admitted && !admitted.includes(row.ticket_id)) throw attendeeNotFound();
   return ok(presentAttendee(ctx, row, managesAttendees(ctx) && (await readsAttendeesOf(ctx, row.event_id))));
 });
 

@@ -69,6 +69,8 @@ const list = implement(ticketsRoutes.listCheckins, async (input, ctx) => {
     // An organizer reads the check-ins of its own events only (CONTRACT section 3).
     eventAuthor: organizerScope(ctx) ?? undefined,
     attendeeId: input.attendee_id,
+    // A key bound to a check-in list reads the scans through its list only (CONTRACT section 8).
+    listId: keyListScope(ctx) ?? undefined,
     deviceId: input.device_id,
     results,
     after: input.after ? isoBound(input.after, 'after') : undefined,

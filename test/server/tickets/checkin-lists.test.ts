@@ -257,6 +257,12 @@ describe('access', () => {
       delta.body.attendees.map((a: { id: number }) => a.id),
       vip.attendeeIds,
     );
+    const one = await call(`${A}/${vip.attendeeIds[0]}`, { auth: key.key });
+    assert.equal(one.status, 200);
+    assert.equal(typeof one.body.security_code, 'string');
+    const notAdmitted = await call(`${A}/${f.attendeeIds[0]}`, { auth: key.key });
+    assert.equal(notAdmitted.status, 404);
+    assert.equal(notAdmitted.body.code, 'attendee-not-found');
     const allTickets = (await createList({ event_id: f.eventId, name: 'Everyone' })).body;
     const everyone = await listKey(allTickets.id, f.eventId);
     assert.equal((await call(`${A}?per_page=100`, { auth: everyone.key })).body.total, f.attendeeIds.length + vip.attendeeIds.length);
@@ -276,6 +282,23 @@ describe('access', () => {
     assert.equal(Number(none.n), 0);
     const g0 = await scan(g.attendeeIds[0], { check_in: true }, key.key);
     assert.equal(g0.status, 404);
+  });
+
+  test("a list key reads the check-in log of its own list only, never another list's scans", async () => {
+    const mine = (await createList({ event_id: f.eventId, name: 'Log A' })).body;
+    const theirs = (await createList({ event_id: f.eventId, name: 'Log B' })).body;
+    const a = await listKey(mine.id, f.eventId);
+    const b = await listKey(theirs.id, f.eventId);
+    assert.equal((await scan(f.attendeeIds[8], { check_in: true, device_id: 'log-a' }, a.key)).status, 201);
+    assert.equal((await scan(f.attendeeIds[9], { check_in: true, device_id: 'log-b' }, b.key)).status, 201);
+    const log = await call(`${s.root}evt/tickets/v1/checkins?per_page=100`, { auth: a.key });
+    assert.equal(log.status, 200);
+    assert.deepEqual(
+      log.body.checkins.map((c: { device_id: string }) => c.device_id),
+      ['log-a'],
+    );
+    const all = await call(`${s.root}evt/tickets/v1/checkins?per_page=100&device_id=log-b`, { auth: s.admin });
+    assert.equal(all.body.total, 1);
   });
 });
 
