@@ -26,4 +26,7 @@ const Presence = z.object({ checked_in: z.number().int(), inside: z.number().int
 /** `GET /checkin-lists/{id}/status`: the list's counts, and the event's under `event`. */
 export const CheckinListStatus = Presence.extend({ event: Presence });
 
-export const checkinListDocSchemas = { CheckinList, CheckinListArchive, CheckinListStatus };
+/** `DELETE /checkin-lists/{id}`: deleted for good, as WordPress answers a permanent delete. */
+export const CheckinListDeleted = z.object({ deleted: z.literal(true), previous: CheckinList });
+
+export const checkinListDocSchemas = { CheckinList, CheckinListArchive, CheckinListStatus, CheckinListDeleted };

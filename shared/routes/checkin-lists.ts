@@ -48,9 +48,9 @@ const fields = (create: boolean) => ({
   entries_per_day: entriesPerDay,
 });
 
-const listDoc = (description: string, status = '200') => ({
+const listDoc = (description: string, status = '200', schema = 'CheckinList') => ({
   responses: {
-    [status]: { description, schema: 'CheckinList' },
+    [status]: { description, schema },
     '400': { description: 'Invalid parameter.' },
     '401': { description: 'The caller may not manage check-in lists of this event.' },
     '404': { description: 'No such list (or not one the caller may see).' },
@@ -119,7 +119,7 @@ export const checkinListRoutes = {
     batch: true,
     args: { id, ...tl },
     summary: 'Deletes a check-in list for good and revokes the door keys bound to it (its scans stay in the log)',
-    doc: listDoc('Returns the deleted list, with `deleted: true`'),
+    doc: listDoc('Returns `{deleted: true, previous}` with the deleted list', '200', 'CheckinListDeleted'),
   }),
   checkinListStatus: defineRoute({
     id: 'checkin-lists.status',
