@@ -263,6 +263,14 @@ describe('access', () => {
     const notAdmitted = await call(`${A}/${f.attendeeIds[0]}`, { auth: key.key });
     assert.equal(notAdmitted.status, 404);
     assert.equal(notAdmitted.body.code, 'attendee-not-found');
+    // Nor through the attendees a ticket or an order embeds.
+    const gaTicket = await call(`${s.root}evt/tickets/v1/tickets/${f.ticketId}`, { auth: key.key });
+    assert.equal(gaTicket.status, 200);
+    assert.deepEqual(gaTicket.body.attendees, []);
+    const vipTicket = await call(`${s.root}evt/tickets/v1/tickets/${vip.ticketId}`, { auth: key.key });
+    assert.deepEqual(vipTicket.body.attendees.map((a: { id: number }) => a.id).sort(), [...vip.attendeeIds].sort());
+    const adminView = await call(`${s.root}evt/tickets/v1/tickets/${f.ticketId}`, { auth: s.admin });
+    assert.equal(adminView.body.attendees.length, f.attendeeIds.length);
     const allTickets = (await createList({ event_id: f.eventId, name: 'Everyone' })).body;
     const everyone = await listKey(allTickets.id, f.eventId);
     assert.equal((await call(`${A}?per_page=100`, { auth: everyone.key })).body.total, f.attendeeIds.length + vip.attendeeIds.length);
