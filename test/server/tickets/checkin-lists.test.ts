@@ -276,6 +276,27 @@ describe('access', () => {
     assert.equal((await call(`${A}?per_page=100`, { auth: everyone.key })).body.total, f.attendeeIds.length + vip.attendeeIds.length);
   });
 
+  test('a list key registers attendees at the door on the tickets its list admits only', async () => {
+    const key = await listKey(list.id, f.eventId);
+    const count = async () => Number(((await s.db.prepare('SELECT COUNT(*) AS n FROM attendees').get()) as { n: number }).n);
+    const before = await count();
+    const refused = await call(A, {
+      method: 'POST',
+      auth: key.key,
+      body: { ticket_id: f.ticketId, full_name: 'Walk In', email: 'walk@example.test' },
+    });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'rest_forbidden');
+    assert.equal(await count(), before);
+    const made = await call(A, {
+      method: 'POST',
+      auth: key.key,
+      body: { ticket_id: vip.ticketId, full_name: 'VIP Walk In', email: 'vip@example.test' },
+    });
+    assert.equal(made.status, 201);
+    await s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(made.body.id);
+  });
+
   test("a list key cannot scan through another list; a manager cannot name another event's list", async () => {
     const key = await listKey(list.id, f.eventId);
     const other = (await createList({ event_id: f.eventId, name: 'Other gate' })).body;
