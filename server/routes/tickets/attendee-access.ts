@@ -117,11 +117,15 @@ export function utcFilter(value: string, param: string): string {
   return utcString(d);
 }
 
-/** `check_in_date`: ISO 8601 with an offset (or Z); anything else is an invalid parameter. */
+/**
+ * `check_in_date`: ISO 8601 with an offset (or Z), in the years 1 to 9999 UTC that site-local dates can show;
+ * anything else is an invalid parameter.
+ */
 export function scanTime(value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
   const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(value.trim());
   const d = ok ? new Date(value.trim()) : null;
-  if (!d || Number.isNaN(d.getTime())) throw invalidParam('check_in_date', 'check_in_date must be an ISO 8601 date-time with an offset.');
+  if (!d || Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1 || d.getUTCFullYear() > 9999)
+    throw invalidParam('check_in_date', 'check_in_date must be an ISO 8601 date-time with an offset.');
   return d;
 }

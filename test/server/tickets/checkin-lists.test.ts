@@ -405,6 +405,19 @@ describe('scans through a list: each refusal', () => {
     assert.equal((await scan(id2, { check_in: true }, okey.key)).status, 201);
   });
 
+  test('a scan time outside the years a site-local day can show is an invalid parameter, not a fault', async () => {
+    const list = (await createList({ event_id: f.eventId, name: 'Daily', entries_per_day: 1 })).body;
+    const key = await listKey(list.id, f.eventId);
+    for (const date of ['0000-06-01T00:00:00Z', '0001-01-01T00:00:00+05:00']) {
+      const r = await scan(f.attendeeIds[10], { check_in: true, check_in_date: date }, key.key);
+      assert.equal(r.status, 400, date);
+      assert.equal(r.body.code, 'rest_invalid_param');
+      assert.ok('check_in_date' in r.body.data.params);
+    }
+    const none = (await s.db.prepare('SELECT COUNT(*) AS n FROM checkins WHERE attendee_id = ?').get(f.attendeeIds[10])) as { n: number };
+    assert.equal(Number(none.n), 0);
+  });
+
   test('checkin-list-entries-exhausted: entries_per_day counted per site-local day', async () => {
     const list = (await createList({ event_id: f.eventId, name: 'Twice a day', entries_per_day: 2 })).body;
     const key = await listKey(list.id, f.eventId);
