@@ -13,6 +13,7 @@ import { createApiKey, createAppPassword } from './auth/credentials.ts';
 import { findUserByLogin, insertUser, listUsers, type UserRow } from './db/repos/users.ts';
 import { listApiKeys, revokeApiKey } from './db/repos/api-keys.ts';
 import { getPost } from './db/repos/posts.ts';
+import { getCheckinList } from './db/repos/checkin-lists.ts';
 import { Role } from '../shared/auth.ts';
 import { runDemo } from './demo/demo.ts';
 import { pairingLink, removePairingQr, writePairingQr } from './pairing.ts';
@@ -162,22 +163,33 @@ const COMMANDS: Command[] = [
   },
   {
     words: ['api-key', 'create'],
-    usage: 'api-key create --label "Door 1" [--event N]',
-    summary: 'a door key; with --event also the pairing link and QR (PNG, SVG); the key is the last line',
-    help: "With HTTPS configured (EVT_TLS_CERT), the pairing link carries the certificate's fingerprint for the kiosk to pin.",
-    options: { label: { type: 'string' }, event: { type: 'string' } },
+    usage: 'api-key create --label "Door 1" [--event N | --list ID]',
+    summary: 'a door key; with --event or --list also the pairing link and QR (PNG, SVG); the key is the last line',
+    help: "With --list, the key is bound to that check-in list (its event is the list's): it reads that list only, and scans through it. With HTTPS configured (EVT_TLS_CERT), the pairing link carries the certificate's fingerprint for the kiosk to pin.",
+    options: { label: { type: 'string' }, event: { type: 'string' }, list: { type: 'string' } },
     args: { required: [] },
     run: ({ config, flags, out }) =>
       withDb(config, async (db) => {
         const label = flags.label as string | undefined;
         if (!label) throw new CliError('api-key create needs --label');
+        if (flags.event !== undefined && flags.list !== undefined)
+          throw new CliError("--event and --list go alone: a list's key is for the list's event");
         let eventId: number | null = null;
+        let listId: number | null = null;
         if (flags.event !== undefined) {
           eventId = positiveInt(flags.event as string, '--event', 0);
           if ((await getPost(db, eventId))?.type !== 'event') throw new CliError(`${eventId} is not an event ID`);
         }
-        const { key, row } = await createApiKey(db, label, eventId, null);
-        out(`Created API key ${row.id} "${label}"${eventId ? ` for event ${eventId}` : ''}.`);
+        if (flags.list !== undefined) {
+          listId = positiveInt(flags.list as string, '--list', 0);
+          const list = await getCheckinList(db, listId);
+          if (!list) throw new CliError(`${listId} is not a check-in list ID`);
+          eventId = list.event_id;
+        }
+        const { key, row } = await createApiKey(db, label, eventId, null, listId);
+        out(
+          `Created API key ${row.id} "${label}"${listId ? ` for check-in list ${listId} of event ${eventId}` : eventId ? ` for event ${eventId}` : ''}.`,
+        );
         if (eventId) {
           const link = pairingLink(config, key, eventId);
           const files = await writePairingQr(config, row.id, link);
@@ -200,7 +212,7 @@ const COMMANDS: Command[] = [
         const rows = keys.map((k) => [
           String(k.id),
           k.label,
-          k.event_id ? String(k.event_id) : 'all',
+          k.event_id ? `${k.event_id}${k.list_id ? ` list ${k.list_id}` : ''}` : 'all',
           k.created,
           k.last_used ?? 'never',
           k.revoked_at ? `REVOKED ${k.revoked_at}` : 'active',

@@ -14,9 +14,9 @@ export interface Presented {
   keyChecks?: KeyChecks;
 }
 
-/** The caller an API key makes: a door device, limited to the key's event when it names one. */
+/** The caller an API key makes: a door device, limited to the key's event when it names one (and to its list, when bound to one). */
 export function apiKeyCaller(key: ApiKeyRow): Caller {
-  return { kind: 'api_key', keyId: key.id, label: key.label, eventId: key.event_id, role: 'door' };
+  return { kind: 'api_key', keyId: key.id, label: key.label, eventId: key.event_id, listId: key.list_id ?? null, role: 'door' };
 }
 
 /** D5: one answer for an unknown login and a wrong password, so the answer tells nobody who exists. */

@@ -23,16 +23,20 @@ export async function createAppPassword(db: Db, userId: number, name: string): P
   return { row, password: plain.match(/.{4}/g)!.join(' ') };
 }
 
-/** API keys look like `dsk_<id>_<secret>`: the id finds the row, the key is checked against its fast hash. */
+/**
+ * API keys look like `dsk_<id>_<secret>`: the id finds the row, the key is checked against its fast hash. A key
+ * bound to a check-in list (`listId`) carries the list's event as its `eventId`.
+ */
 export async function createApiKey(
   db: Db,
   label: string,
   eventId: number | null,
   createdBy: number | null,
+  listId: number | null = null,
 ): Promise<{ row: ApiKeyRow; key: string }> {
   const secret = randomAlnum(32);
   const row = await db.transaction(async () => {
-    const r = await insertApiKey(db, { label, hash: 'pending', eventId, createdBy });
+    const r = await insertApiKey(db, { label, hash: 'pending', eventId, listId, createdBy });
     await setApiKeyHash(db, r.id, fastHash(`dsk_${r.id}_${secret}`));
     return r;
   });

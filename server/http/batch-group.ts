@@ -31,7 +31,7 @@ function setRuns(group: readonly (Prepared | HttpError)[]): Map<number, number> 
   for (let k = 0; k < group.length; ) {
     const p = group[k] as Prepared | HttpError;
     const fits = (q: Prepared | HttpError | undefined): q is Prepared =>
-      q !== undefined && !(q instanceof HttpError) && q.endpoint === (p as Prepared).endpoint && q.endpoint.many?.fits(q.input) === true;
+      q !== undefined && !(q instanceof HttpError) && q.endpoint === (p as Prepared).endpoint && q.endpoint.many?.fits(q.input, q.ctx) === true;
     if (!fits(p)) {
       k++;
       continue;

@@ -44,7 +44,7 @@ export interface RunAnswer {
 }
 
 export interface RunMany {
-  fits: (input: Record<string, unknown>) => boolean;
+  fits: (input: Record<string, unknown>, ctx: Ctx) => boolean;
   run: (items: readonly RunItem[]) => Promise<RunAnswer[]>;
 }
 

@@ -13,7 +13,7 @@ export const DEFAULT_LANG: Lang = 'en';
 export type Caller =
   | { kind: 'anonymous' }
   | { kind: 'user'; userId: number; login: string; displayName: string; role: Role; appPasswordId: number }
-  | { kind: 'api_key'; keyId: number; label: string; eventId: number | null; role: 'door' };
+  | { kind: 'api_key'; keyId: number; label: string; eventId: number | null; listId: number | null; role: 'door' };
 
 /** Process-wide state shared by every request: the database, configuration and services. */
 export interface AppState {

@@ -1,3 +1,4 @@
+import { formatInZone } from '../dates.ts';
 import { orderAllowsCheckin } from './order-status.ts';
 import { securityCodeMatches } from './security-code.ts';
 import type { TicketCode } from './ticket-code.ts';
@@ -140,4 +141,79 @@ export function decideScan(code: TicketCode | null, subject: ScanSubject | undef
     return { kind: 'invalid', reason: 'other_event', attendeeId: subject.id, name: null };
   }
   return decideCheckin(subject, ctx);
+}
+
+/** Why a check-in list refuses a scan: the error code the server answers with (CONTRACT section 8). */
+export type ListRefusalCode =
+  | 'checkin-list-ticket-not-admitted'
+  | 'checkin-list-closed'
+  | 'tec-et-attendee-already-checked-in'
+  | 'checkin-list-no-reentry'
+  | 'checkin-list-entries-exhausted';
+
+export const LIST_REFUSAL_CODES: readonly ListRefusalCode[] = [
+  'checkin-list-ticket-not-admitted',
+  'checkin-list-closed',
+  'tec-et-attendee-already-checked-in',
+  'checkin-list-no-reentry',
+  'checkin-list-entries-exhausted',
+];
+
+/** A check-in list's rules as a scan is decided by them; the server and the kiosk map a list to this. */
+export interface ListRules {
+  /** Tickets the list admits; empty admits every ticket of the event. */
+  ticketIds: readonly number[];
+  /** After an exit, may the attendee enter again. */
+  allowReentry: boolean;
+  /** May the attendee enter again without an exit in between. */
+  allowMultipleEntries: boolean;
+  /** The window's ends as instants (ms), resolved by the caller from the list's site-local times; null: open. */
+  windowStart: number | null;
+  windowEnd: number | null;
+  /** Entries allowed per site-local day; null: no limit. */
+  entriesPerDay: number | null;
+  /** The site's time zone (IANA): the days `entriesPerDay` counts in. */
+  timezone: string;
+}
+
+/** One pass through a list: an entry (check-in) or an exit (check-out), at a moment (ms). */
+export interface ListPass {
+  kind: 'entry' | 'exit';
+  at: number;
+}
+
+export type ListVerdict =
+  /** `counts`: whether the pass enters the attendee's history (an exit of someone not inside changes nothing). */
+  { kind: 'admit'; counts: boolean } | { kind: 'refuse'; code: ListRefusalCode };
+
+/**
+ * Decides a scan through a check-in list (CONTRACT section 8), from the list's rules, the attendee's ticket, the
+ * scan and the attendee's history on that list: its earlier passes that counted, in the order they were made.
+ * Pure: the server reads the history from its log, the kiosk from what it admitted, and both get the same answer.
+ *
+ * In order: a ticket the list does not admit is refused, exits included; an exit is then always let through (no one
+ * is kept in), and counts when the attendee is inside (its last pass an entry). An entry is refused outside the
+ * window, when inside and multiple entries are not allowed, after an exit when re-entry is not allowed, and when
+ * the entries of the scan's site-local day are used up.
+ */
+export function decideListScan(rules: ListRules, ticketId: number, scan: ListPass, history: readonly ListPass[]): ListVerdict {
+  if (rules.ticketIds.length > 0 && !rules.ticketIds.includes(ticketId)) return { kind: 'refuse', code: 'checkin-list-ticket-not-admitted' };
+  const inside = history.length > 0 && history[history.length - 1]!.kind === 'entry';
+  if (scan.kind === 'exit') return { kind: 'admit', counts: inside };
+  if ((rules.windowStart !== null && scan.at < rules.windowStart) || (rules.windowEnd !== null && scan.at > rules.windowEnd)) {
+    return { kind: 'refuse', code: 'checkin-list-closed' };
+  }
+  if (inside && !rules.allowMultipleEntries) return { kind: 'refuse', code: 'tec-et-attendee-already-checked-in' };
+  if (!rules.allowReentry && history.some((p) => p.kind === 'exit')) return { kind: 'refuse', code: 'checkin-list-no-reentry' };
+  if (rules.entriesPerDay !== null) {
+    const day = localDay(scan.at, rules.timezone);
+    const used = history.filter((p) => p.kind === 'entry' && localDay(p.at, rules.timezone) === day).length;
+    if (used >= rules.entriesPerDay) return { kind: 'refuse', code: 'checkin-list-entries-exhausted' };
+  }
+  return { kind: 'admit', counts: true };
+}
+
+/** The site-local day (`YYYY-MM-DD`) of an instant. */
+function localDay(ms: number, timezone: string): string {
+  return formatInZone(new Date(ms), timezone).slice(0, 10);
 }

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { any, array, boolean, custom, enumString, idList, integer, MAX_SEARCH_CHARS, object, string, stringList } from '../http/params.ts';
 import { defineRoute, translationLanguage, type NamespaceDef, type RouteDef } from '../http/route.ts';
 import { QREcho, ticketsDocSchemas } from '../models/tickets.ts';
+import { checkinListDocSchemas } from '../models/checkin-lists.ts';
+import { checkinListRoutes } from './checkin-lists.ts';
 
 /**
  * The `evt/tickets/v1` route table: Event Tickets' routes (tickets, attendees, cart, QR) plus the kiosk's
@@ -330,6 +332,7 @@ export const ticketsRoutes = {
       full_name: string({ description: 'The attendee full name' }),
       email: string({ description: 'The attendee e-mail address', extra: { format: 'email' } }),
       ...checkinFields,
+      list_id: integer({ description: 'The check-in list the scan goes through (a key bound to a list uses its own)', minimum: 1 }),
       ...tl,
     },
     summary: 'Updates an attendee; checks it in or out (answers 201)',
@@ -572,11 +575,11 @@ export const ticketsRoutes = {
 /** Registration order (ET registers doc, tickets, attendees, cart, qr). */
 export const ticketsNamespace: NamespaceDef = {
   name: ns,
-  routes: Object.values(ticketsRoutes) as RouteDef[],
+  routes: [...Object.values(ticketsRoutes), ...Object.values(checkinListRoutes)] as RouteDef[],
   doc: {
     title: 'Event Tickets REST API',
     description: 'Event Tickets REST API allows accessing ticket information easily and conveniently.',
     version: '1.0.0',
-    schemas: ticketsDocSchemas,
+    schemas: { ...ticketsDocSchemas, ...checkinListDocSchemas },
   },
 };

@@ -49,6 +49,7 @@ interface Ids {
   file: number;
   issue: number;
   mailLog: number;
+  checkinList: number;
   eventSlug: string;
   venueSlug: string;
   organizerSlug: string;
@@ -91,6 +92,10 @@ function successRequests(
     'cart.update.put': { body: { provider: 'tribe-commerce', tickets: [{ ticket_id: ids.ticket, quantity: 1 }] } },
     'cart.update.patch': { body: { provider: 'tribe-commerce', tickets: [{ ticket_id: ids.ticket, quantity: 1 }] } },
     'cart.checkout.post': { body: { purchaser_name: 'Buyer', purchaser_email: 'buyer@example.test' } },
+    'checkin-lists.create.post': { body: { event_id: ids.event, name: 'Contract gate' } },
+    'checkin-lists.update.post': { body: { name: 'Contract gate (renamed)' } },
+    'checkin-lists.update.put': { body: { entries_per_day: 2 } },
+    'checkin-lists.update.patch': { body: { allow_reentry: false } },
     'orders.update.post': { body: { status: 'completed' } },
     'orders.update.put': { body: { status: 'completed' } },
     'orders.update.patch': { body: { status: 'completed' } },
@@ -163,6 +168,7 @@ function pathValue(ids: Ids, ns: string, path: string, name: string): string | n
   if (ns === 'evt/tickets/v1') {
     if (path.startsWith('/tickets')) return ids.ticket;
     if (path.startsWith('/orders')) return ids.order;
+    if (path.startsWith('/checkin-lists')) return ids.checkinList;
     return ids.attendee;
   }
   if (ns.startsWith('forms')) return ids.form;
@@ -257,6 +263,7 @@ async function run(s: TestServer): Promise<void> {
     file: file.file.id,
     issue: issues?.issues?.[0]?.id ?? 1,
     mailLog: mailRow?.id ?? 1,
+    checkinList: (await made('evt/tickets/v1/checkin-lists', { event_id: paid.eventId, name: 'Main gate' })).id,
     eventSlug: await slugOf(paid.eventId),
     venueSlug: await slugOf(venue.id),
     organizerSlug: await slugOf(org.id),

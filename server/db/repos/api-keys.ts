@@ -7,17 +7,23 @@ export interface ApiKeyRow {
   label: string;
   hash: string;
   event_id: number | null;
+  /** The check-in list the key is bound to (its event_id is the list's), or null. */
+  list_id: number | null;
   created: string;
   created_by: number | null;
   last_used: string | null;
   revoked_at: string | null;
 }
 
-export async function insertApiKey(db: Db, k: { label: string; hash: string; eventId: number | null; createdBy: number | null }): Promise<ApiKeyRow> {
-  const info = await stmt(db, 'INSERT INTO api_keys (label, hash, event_id, created, created_by) VALUES (?, ?, ?, ?, ?)').run(
+export async function insertApiKey(
+  db: Db,
+  k: { label: string; hash: string; eventId: number | null; listId?: number | null; createdBy: number | null },
+): Promise<ApiKeyRow> {
+  const info = await stmt(db, 'INSERT INTO api_keys (label, hash, event_id, list_id, created, created_by) VALUES (?, ?, ?, ?, ?, ?)').run(
     k.label,
     k.hash,
     k.eventId,
+    k.listId ?? null,
     nowUtc(),
     k.createdBy,
   );

@@ -142,7 +142,7 @@ const SELECT_ROWS = SELECT_ROW.replace('WHERE a.post_id = ?', 'WHERE a.post_id I
 /** What a scan decides on: the attendees, and the scans their nonces were first recorded with. */
 export interface ScanState {
   rows: AttendeeRow[];
-  seen: Pick<CheckinRow, 'nonce' | 'attendee_id' | 'result' | 'reason'>[];
+  seen: Pick<CheckinRow, 'nonce' | 'attendee_id' | 'result' | 'reason' | 'list_id'>[];
 }
 
 // PostgreSQL, written for it: the attendees' row locks, then the nonces' advisory locks (repos/locks.ts order; a
@@ -153,7 +153,7 @@ const PG_LOCK_SCANS = `SELECT
   (SELECT count(pg_advisory_xact_lock(${NONCE_LOCK_SPACE}, h)) FROM (SELECT DISTINCT hashtext(n) AS h FROM unnest($2::text[]) AS n ORDER BY h) AS k) AS nonces`;
 const PG_READ_SCANS = SELECT_ROW.replace(
   'e.password AS event_password',
-  `e.password AS event_password, (SELECT json_agg(json_build_object('nonce', k.nonce, 'attendee_id', k.attendee_id, 'result', k.result, 'reason', k.reason))::text
+  `e.password AS event_password, (SELECT json_agg(json_build_object('nonce', k.nonce, 'attendee_id', k.attendee_id, 'result', k.result, 'reason', k.reason, 'list_id', k.list_id))::text
      FROM checkins AS k WHERE k.nonce = ANY($2::text[])) AS seen_nonces`,
 ).replace('WHERE a.post_id = ?', 'WHERE a.post_id = ANY($1::bigint[])');
 
@@ -171,7 +171,7 @@ export async function lockScanState(db: Db, ids: readonly number[], nonces: read
   if (db.engine !== 'postgres') {
     const rows = idSet.length ? await rowReader<AttendeeRow>(db, SELECT_ROWS).all(JSON.stringify(idSet)) : [];
     const seen = nonceSet.length
-      ? ((await stmt(db, 'SELECT nonce, attendee_id, result, reason FROM checkins WHERE nonce IN (SELECT value FROM json_each(?))').all(
+      ? ((await stmt(db, 'SELECT nonce, attendee_id, result, reason, list_id FROM checkins WHERE nonce IN (SELECT value FROM json_each(?))').all(
           JSON.stringify(nonceSet),
         )) as ScanState['seen'])
       : [];

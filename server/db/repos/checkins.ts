@@ -23,18 +23,33 @@ export interface CheckinRow {
   source: string;
   user_id: number;
   api_key_id: number | null;
+  /** The check-in list the scan went through; null for the event's implicit list (and scans before lists). */
+  list_id: number | null;
 }
 
-export type CheckinInsert = Omit<CheckinRow, 'id'>;
+export type CheckinInsert = Omit<CheckinRow, 'id' | 'list_id'> & { list_id?: number | null };
 
 export async function insertCheckin(db: Db, c: CheckinInsert): Promise<number> {
   return Number(
     (
       await stmt(
         db,
-        `INSERT INTO checkins (attendee_id, event_id, result, reason, scanned_at, received_at, device_id, nonce, source, user_id, api_key_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(c.attendee_id, c.event_id, c.result, c.reason, c.scanned_at, c.received_at, c.device_id, c.nonce, c.source, c.user_id, c.api_key_id)
+        `INSERT INTO checkins (attendee_id, event_id, result, reason, scanned_at, received_at, device_id, nonce, source, user_id, api_key_id, list_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        c.attendee_id,
+        c.event_id,
+        c.result,
+        c.reason,
+        c.scanned_at,
+        c.received_at,
+        c.device_id,
+        c.nonce,
+        c.source,
+        c.user_id,
+        c.api_key_id,
+        c.list_id ?? null,
+      )
     ).lastInsertRowid,
   );
 }
@@ -132,6 +147,8 @@ export interface CheckinQuery {
   /** Only scans of events this user authored (an organizer's reach). */
   eventAuthor?: number;
   attendeeId?: number;
+  /** Only scans through this check-in list (a key bound to a list). */
+  listId?: number;
   deviceId?: string;
   results?: string[];
   /** ISO 8601 UTC bounds on the scan time, inclusive. */
@@ -156,6 +173,10 @@ export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: Ch
   if (q.attendeeId !== undefined) {
     where.push('attendee_id = ?');
     params.push(q.attendeeId);
+  }
+  if (q.listId !== undefined) {
+    where.push('list_id = ?');
+    params.push(q.listId);
   }
   if (q.deviceId !== undefined) {
     where.push('device_id = ?');

@@ -7,6 +7,7 @@ import { getAttendeeRow, effectiveOrderStatus, type AttendeeRow } from '../../db
 import { getPostType } from '../../db/repos/posts.ts';
 import { utcString } from '../../content/site-time.ts';
 import { managesAttendees } from './attendee-present.ts';
+import { keyListTicketIds } from '../../domain/checkin-lists.ts';
 
 /** Order statuses Event Tickets calls "public": the attendee is really coming. */
 export const PUBLIC_ORDER_STATUSES: readonly string[] = ['completed'];
@@ -38,11 +39,15 @@ export async function readsAttendeesOf(ctx: Ctx, eventId: number): Promise<boole
   return inKeyScope(ctx, eventId) && (organizerScope(ctx) === null || (await mayChangeEvent(ctx, eventId)));
 }
 
-/** The rows of events whose attendees the caller may read (readsAttendeesOf), each event asked once. */
-export async function readableRows<T extends { event_id: number }>(ctx: Ctx, rows: readonly T[]): Promise<T[]> {
+/**
+ * The rows of events whose attendees the caller may read (readsAttendeesOf), each event asked once; for a key bound
+ * to a check-in list, of the tickets its list admits only (CONTRACT section 8).
+ */
+export async function readableRows<T extends { event_id: number; ticket_id: number }>(ctx: Ctx, rows: readonly T[]): Promise<T[]> {
   const verdicts = new Map<number, boolean>();
   for (const r of rows) if (!verdicts.has(r.event_id)) verdicts.set(r.event_id, await readsAttendeesOf(ctx, r.event_id));
-  return rows.filter((r) => verdicts.get(r.event_id) === true);
+  const admitted = rows.length ? await keyListTicketIds(ctx) : null;
+  return rows.filter((r) => verdicts.get(r.event_id) === true && (!admitted || admitted.includes(r.ticket_id)));
 }
 
 /** A door user or any API key: changes check-in state and creates attendees at the door, nothing else. */
@@ -112,11 +117,15 @@ export function utcFilter(value: string, param: string): string {
   return utcString(d);
 }
 
-/** `check_in_date`: ISO 8601 with an offset (or Z); anything else is an invalid parameter. */
+/**
+ * `check_in_date`: ISO 8601 with an offset (or Z), in the years 1 to 9999 UTC that site-local dates can show;
+ * anything else is an invalid parameter.
+ */
 export function scanTime(value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
   const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(value.trim());
   const d = ok ? new Date(value.trim()) : null;
-  if (!d || Number.isNaN(d.getTime())) throw invalidParam('check_in_date', 'check_in_date must be an ISO 8601 date-time with an offset.');
+  if (!d || Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1 || d.getUTCFullYear() > 9999)
+    throw invalidParam('check_in_date', 'check_in_date must be an ISO 8601 date-time with an offset.');
   return d;
 }

@@ -14,6 +14,7 @@ import { assertMayWriteAttendeesOf, isDoorCaller, keyEventScope, scanTime } from
 import { presentAttendee } from './attendee-present.ts';
 import { applyScan, decideScan } from './scan.ts';
 import { orderCompleted } from './orders.ts';
+import { keyListTicketIds } from '../../domain/checkin-lists.ts';
 
 /** The statuses an attendee of a provider may have: RSVP going status, or the order status of a sale. */
 export function providerStatuses(provider: string): readonly string[] {
@@ -44,6 +45,9 @@ export async function createAttendee(input: Input<typeof ticketsRoutes.createAtt
   // Parameters first, then permission: the key's event, the organizer's events, the door's limits.
   const scope = keyEventScope(ctx);
   if (scope !== null && ticket.event_id !== scope) throw forbidden(false);
+  // A key bound to a check-in list registers attendees on the tickets its list admits only (CONTRACT section 8).
+  const admitted = await keyListTicketIds(ctx);
+  if (admitted && !admitted.includes(ticket.id)) throw forbidden(false);
   await assertMayWriteAttendeesOf(ctx, ticket.event_id);
   if (isDoorCaller(ctx) && status !== standard) throw forbidden(false);
   const orderStatus = ticket.provider === 'rsvp' ? 'completed' : status;

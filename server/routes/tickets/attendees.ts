@@ -12,9 +12,18 @@ import { inTransaction } from '../../db/in-transaction.ts';
 import { getPostType } from '../../db/repos/posts.ts';
 import { ALL_STATUSES, WRITABLE_STATUSES } from '../../domain/events/access.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
-import { keyEventScope, loadReadableAttendee, organizerScope, PUBLIC_ORDER_STATUSES, readsAttendeesOf, utcFilter } from './attendee-access.ts';
+import {
+  attendeeNotFound,
+  keyEventScope,
+  loadReadableAttendee,
+  organizerScope,
+  PUBLIC_ORDER_STATUSES,
+  readsAttendeesOf,
+  utcFilter,
+} from './attendee-access.ts';
 import { managesAttendees, presentAttendee, presentAttendees } from './attendee-present.ts';
 import { createAttendee } from './attendee-create.ts';
+import { keyListTicketIds } from '../../domain/checkin-lists.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
 
 const SUPPORTED = Object.keys(attendeeListArgs).filter((k) => k !== 'translation_language');
@@ -108,6 +117,12 @@ async function buildQuery(ctx: Ctx, input: ListInput, perPage: number): Promise<
     if (tickets.length === 0) q.empty = true;
     else q.ticketIds = tickets;
   }
+  // A key bound to a check-in list downloads the attendees whose ticket the list admits (CONTRACT section 8).
+  const admitted = await keyListTicketIds(ctx);
+  if (admitted) {
+    q.ticketIds = q.ticketIds ? q.ticketIds.filter((t) => admitted.includes(t)) : admitted;
+    if (q.ticketIds.length === 0) q.empty = true;
+  }
   if (input.exclude_ticket) q.excludeTicketIds = input.exclude_ticket;
   if (input.include) q.include = input.include;
   if (input.exclude) q.exclude = input.exclude;
@@ -156,6 +171,9 @@ const list = implement(ticketsRoutes.listAttendees, async (input, ctx) => {
 const read = implement(ticketsRoutes.readAttendee, async (input, ctx) => {
   await sweepIfLapsed(ctx);
   const row = await loadReadableAttendee(ctx, input.id);
+  // A key bound to a check-in list reads the attendees its list admits, as it downloads them (CONTRACT section 8).
+  const admitted = await keyListTicketIds(ctx);
+  if (admitted && !admitted.includes(row.ticket_id)) throw attendeeNotFound();
   return ok(presentAttendee(ctx, row, managesAttendees(ctx) && (await readsAttendeesOf(ctx, row.event_id))));
 });
 

@@ -8,17 +8,22 @@ import { lockScanState, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { checkinKeyLabels, recordScans, type CheckinInsert } from '../../db/repos/checkins.ts';
 import { assertMayWriteAttendeesOf, attendeeNotFound, inKeyScope, refuseDoorFields, scanTime } from './attendee-access.ts';
 import { presentAttendee } from './attendee-present.ts';
+import { keyListScope } from '../../domain/checkin-lists.ts';
 import { decideOnState, isFailure, scannedRow, type ScanDecision, type ScanRequest, type SeenScan } from './scan.ts';
 import { DOOR_REFUSED_FIELDS, scanErrorWithLabel } from './checkin.ts';
 
 type UpdateInput = Input<typeof ticketsRoutes.updateAttendee.args>;
 
 /**
- * A batch item of the attendee route that carries a check-in and no field edits: the kiosk's upload. A run of
- * them is decided and written as a set (runCheckins); any other item goes through the handler.
+ * A batch item of the attendee route that carries a check-in and no field edits, through no check-in list: the
+ * kiosk's upload. A run of them is decided and written as a set (runCheckins); any other item goes through the
+ * handler.
  */
-export function plainCheckin(input: Record<string, unknown>): boolean {
+export function plainCheckin(input: Record<string, unknown>, ctx: Ctx): boolean {
   const i = input as UpdateInput;
+  // A scan through a check-in list (a list-bound key's, or one a manager names) is decided by the list's rules
+  // over the attendee's history on the list: the handler's path (domain/checkin-lists.ts).
+  if (i.list_id !== undefined || keyListScope(ctx) !== null) return false;
   return i.check_in !== undefined && i.attendee_status === undefined && i.full_name === undefined && i.email === undefined;
 }
 
@@ -107,7 +112,7 @@ export async function runCheckins(items: readonly RunItem[]): Promise<RunAnswer[
       if (decision.outcome.kind === 'conflict') p.standing = standing.get(row.id) ?? undefined;
       if (decision.log) {
         p.logIndex = logs.push(decision.log) - 1;
-        if (req.nonce !== null) seen.set(req.nonce, decision.log);
+        if (req.nonce !== null) seen.set(req.nonce, { ...decision.log, list_id: decision.log.list_id ?? null });
         const wasIn = row.checked_in === 1;
         scannedRow(row, decision, null);
         if (decision.outcome.kind === 'accepted') {

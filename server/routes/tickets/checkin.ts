@@ -9,6 +9,7 @@ import { inTransaction } from '../../db/in-transaction.ts';
 import { getAttendeeRow, updateAttendeeFields, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { updatePost } from '../../db/repos/posts.ts';
 import { checkinKeyLabel } from '../../db/repos/checkins.ts';
+import { isListRefusal, listRefusalError } from '../../domain/checkin-lists.ts';
 import { setOrderStatusOnly } from '../../db/repos/orders.ts';
 import { nowDates } from '../../content/site-time.ts';
 import { assertMayWriteAttendeesOf, attendeeNotFound, loadManagedAttendee, refuseDoorFields, scanTime } from './attendee-access.ts';
@@ -30,10 +31,12 @@ export async function deviceLabelOf(ctx: Ctx, checkinId: number | null): Promise
 /** The error a failed check-in answers with (CONTRACT section 7; reference 4.2). `row`: the attendee as decided. */
 export async function scanError(o: ScanOutcome, ctx?: Ctx, row?: AttendeeRow): Promise<HttpError> {
   if (o.kind === 'conflict' && o.standing && ctx && row) return scanErrorWithLabel(o, await deviceLabelOf(ctx, row.checkin_id));
+  // A check-in list's refusal answers with its own code (`checkin-list-closed` with the list's window).
+  if (o.kind === 'rejected' && ctx && isListRefusal(o.reason)) return await listRefusalError(ctx, o.reason, o.listId);
   return scanErrorWithLabel(o, null);
 }
 
-/** scanError with the standing check-in's door label already read (`null`: none). */
+/** scanError with the standing check-in's door label already read (`null`: none), for a scan through no list. */
 export function scanErrorWithLabel(o: ScanOutcome, label: string | null): HttpError {
   if (o.kind === 'conflict') {
     const standing = o.standing ? { ...o.standing, device_label: label } : o.standing;
@@ -109,6 +112,7 @@ export async function updateAttendee(input: Input<typeof ticketsRoutes.updateAtt
           deviceId: input.device_id ?? null,
           nonce: input.nonce ?? null,
           source: 'site',
+          ...(input.list_id !== undefined ? { listId: input.list_id } : {}),
         };
   const edits = input.attendee_status !== undefined || input.full_name !== undefined || input.email !== undefined;
   if (req && !edits) {

@@ -9,15 +9,9 @@ import { created, ok } from '../../kernel/result.ts';
 import { callerUserId } from '../../kernel/context.ts';
 import { getAttendeeRow } from '../../db/repos/attendees.ts';
 import { getPostType } from '../../db/repos/posts.ts';
-import {
-  CHECKIN_RESULTS,
-  findCheckinByNonceLocked,
-  insertCheckin,
-  queryCheckins,
-  type CheckinInsert,
-  type CheckinRow,
-} from '../../db/repos/checkins.ts';
+import { CHECKIN_RESULTS, findCheckinByNonceLocked, insertCheckin, queryCheckins, type CheckinRow } from '../../db/repos/checkins.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
+import { keyListScope } from '../../domain/checkin-lists.ts';
 import { assertMayWriteAttendeesOf, keyEventScope, organizerScope, scanTime } from './attendee-access.ts';
 import { utcToLocal } from './attendee-present.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
@@ -76,6 +70,8 @@ const list = implement(ticketsRoutes.listCheckins, async (input, ctx) => {
     // An organizer reads the check-ins of its own events only (CONTRACT section 3).
     eventAuthor: organizerScope(ctx) ?? undefined,
     attendeeId: input.attendee_id,
+    // A key bound to a check-in list reads the scans through its list only (CONTRACT section 8).
+    listId: keyListScope(ctx) ?? undefined,
     deviceId: input.device_id,
     results,
     after: input.after ? isoBound(input.after, 'after') : undefined,
@@ -128,7 +124,7 @@ const record = implement(ticketsRoutes.recordScan, async (input, ctx) => {
   // The attendee is kept only when the code names one of this event's: another event's ID stays out of the log.
   const attendee = input.attendee_id === undefined ? undefined : await getAttendeeRow(ctx.db, input.attendee_id);
   const now = new Date().toISOString();
-  const row: CheckinInsert = {
+  const row: Omit<CheckinRow, 'id'> = {
     attendee_id: attendee && attendee.event_id === eventId ? attendee.id : null,
     event_id: eventId,
     result: input.result,
@@ -140,6 +136,7 @@ const record = implement(ticketsRoutes.recordScan, async (input, ctx) => {
     source: 'site',
     user_id: callerUserId(ctx),
     api_key_id: ctx.caller.kind === 'api_key' ? ctx.caller.keyId : null,
+    list_id: keyListScope(ctx),
   };
   const id = await insertCheckin(ctx.db, row);
   await limiter.record(limitKeys);

@@ -6,6 +6,7 @@ import { attendeeEndpoints } from './attendees.ts';
 import { checkinEndpoints } from './checkin.ts';
 import { checkinLogEndpoints } from './checkins.ts';
 import { qrEndpoints } from './qr.ts';
+import { checkinListEndpoints } from './checkin-lists.ts';
 
 /**
  * Handlers of `evt/tickets/v1`. Each file adds its own endpoints here: tickets, cart, checkout and orders
@@ -19,4 +20,5 @@ export const ticketsEndpoints: Endpoint[] = [
   ...checkinEndpoints,
   ...qrEndpoints,
   ...checkinLogEndpoints,
+  ...checkinListEndpoints,
 ];

@@ -7,6 +7,7 @@ import type { AttendeeRow } from '../../db/repos/attendees.ts';
 import { effectiveOrderStatus, lockScanState, setCheckedIn } from '../../db/repos/attendees.ts';
 import { findCheckinByNonce, insertCheckin, type CheckinInsert, type CheckinResult, type CheckinRow } from '../../db/repos/checkins.ts';
 import { checkinDetails } from './attendee-present.ts';
+import { decideThroughList } from '../../domain/checkin-lists.ts';
 
 /**
  * One scan against one attendee, whichever route carried it (attendee update, QR, batch): the shared
@@ -24,12 +25,14 @@ export interface ScanRequest {
   nonce: string | null;
   /** `site` (attendee route, as Event Tickets records it) or `app` (QR check-in). */
   source: string;
+  /** The check-in list a manager named (a list-bound key's list applies without it): domain/checkin-lists.ts. */
+  listId?: number;
 }
 
 export type ScanOutcome =
   | { kind: 'accepted' | 'checked_out' }
   | { kind: 'conflict'; standing: CheckinDetails | false }
-  | { kind: 'rejected'; reason: string };
+  | { kind: 'rejected'; reason: string; listId?: number | null };
 
 export interface ScanDecision {
   outcome: ScanOutcome;
@@ -85,29 +88,43 @@ export function logRow(
 export async function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): Promise<ScanDecision> {
   if (ctx.db.engine !== 'postgres') {
     // One writer at a time: the row as read is current; the nonce's first scan, if any.
-    return decideOnState(ctx, row, req.nonce === null ? undefined : await findCheckinByNonce(ctx.db, req.nonce), req);
+    return await decideWithSeen(ctx, row, req.nonce === null ? undefined : await findCheckinByNonce(ctx.db, req.nonce), req);
   }
   const state = await lockScanState(ctx.db, [row.id], req.nonce === null ? [] : [req.nonce]);
   const fresh = state.rows[0];
   if (fresh) Object.assign(row, fresh);
-  return decideOnState(ctx, row, state.seen[0], req);
+  return await decideWithSeen(ctx, row, state.seen[0], req);
 }
 
 /** What a nonce was first recorded with, as far as a decision needs it. */
-export type SeenScan = Pick<CheckinRow, 'attendee_id' | 'result' | 'reason'>;
+export type SeenScan = Pick<CheckinRow, 'attendee_id' | 'result' | 'reason' | 'list_id'>;
+
+/** A scan through a check-in list is decided by the list's rules (domain/checkin-lists.ts), after the replay check. */
+async function decideWithSeen(ctx: Ctx, row: AttendeeRow, seen: SeenScan | undefined, req: ScanRequest): Promise<ScanDecision> {
+  const replayed = replayOf(ctx, row, seen);
+  if (replayed) return replayed;
+  const listed = await decideThroughList(ctx, row, req, (result, reason) => logRow(ctx, row, req, result, reason));
+  return listed ?? decideOnState(ctx, row, undefined, req);
+}
+
+/** A nonce seen before answers as it did then and logs nothing; one used for another attendee is 400. */
+function replayOf(ctx: Ctx, row: AttendeeRow, seen: SeenScan | undefined): ScanDecision | null {
+  if (!seen) return null;
+  if (seen.attendee_id !== row.id) throw invalidParam('nonce', 'nonce was already used for a scan of another attendee.');
+  if (seen.result === 'conflict') return { outcome: { kind: 'conflict', standing: checkinDetails(ctx, row) }, log: null };
+  if (seen.result === 'rejected') return { outcome: { kind: 'rejected', reason: seen.reason ?? 'refused', listId: seen.list_id }, log: null };
+  return { outcome: { kind: seen.result }, log: null };
+}
 
 /**
- * The decision itself, from what was read under the locks: the attendee as it stands and the scan its nonce was
- * first recorded with (if any). Writes nothing; throws 400 for a nonce used for another attendee. Shared by the
- * one-scan path above and the set-based batch path (server/domain/checkin-run.ts).
+ * The decision of a scan through no check-in list, from what was read under the locks: the attendee as it stands
+ * and the scan its nonce was first recorded with (if any). Writes nothing; throws 400 for a nonce used for another
+ * attendee. Shared by the one-scan path above and the set-based batch path (checkin-run.ts), which takes scans
+ * through no list only.
  */
 export function decideOnState(ctx: Ctx, row: AttendeeRow, seen: SeenScan | undefined, req: ScanRequest): ScanDecision {
-  if (seen) {
-    if (seen.attendee_id !== row.id) throw invalidParam('nonce', 'nonce was already used for a scan of another attendee.');
-    if (seen.result === 'conflict') return { outcome: { kind: 'conflict', standing: checkinDetails(ctx, row) }, log: null };
-    if (seen.result === 'rejected') return { outcome: { kind: 'rejected', reason: seen.reason ?? 'refused' }, log: null };
-    return { outcome: { kind: seen.result }, log: null };
-  }
+  const replayed = replayOf(ctx, row, seen);
+  if (replayed) return replayed;
   if (!req.checkIn) {
     return { outcome: { kind: 'checked_out' }, log: logRow(ctx, row, req, 'checked_out', row.checked_in ? null : 'not_checked_in') };
   }

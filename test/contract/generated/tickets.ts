@@ -91,6 +91,28 @@ export interface paths {
     /** Records a scan the door refused on its own (offline, or a code that is no ticket of this event); changes no attendee */
     post: operations["checkins.record.post"];
   };
+  "/checkin-lists": {
+    /** An event's check-in lists (gates); a key bound to a list sees that list only */
+    get: operations["checkin-lists.list.get"];
+    /** Creates a check-in list (answers 201) */
+    post: operations["checkin-lists.create.post"];
+  };
+  "/checkin-lists/{id}": {
+    /** A check-in list */
+    get: operations["checkin-lists.read.get"];
+    /** Updates a check-in list; fields not sent are kept */
+    put: operations["checkin-lists.update.put"];
+    /** Updates a check-in list; fields not sent are kept */
+    post: operations["checkin-lists.update.post"];
+    /** Deletes a check-in list for good and revokes the door keys bound to it (its scans stay in the log) */
+    delete: operations["checkin-lists.delete.delete"];
+    /** Updates a check-in list; fields not sent are kept */
+    patch: operations["checkin-lists.update.patch"];
+  };
+  "/checkin-lists/{id}/status": {
+    /** Who came through the list: {checked_in, inside, expected}, and the same for the event under `event` */
+    get: operations["checkin-lists.status.get"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -1131,6 +1153,58 @@ export interface components {
       ticket_id: string;
       event_id: string | null;
       security_code: string;
+    };
+    CheckinList: {
+      id: number;
+      event_id: number;
+      name: string;
+      ticket_ids: number[];
+      allow_reentry: boolean;
+      allow_multiple_entries: boolean;
+      window_start: string | null;
+      window_end: string | null;
+      entries_per_day: number | null;
+    };
+    CheckinListArchive: {
+      rest_url: string;
+      total: number;
+      total_pages: number;
+      checkin_lists: ({
+          id: number;
+          event_id: number;
+          name: string;
+          ticket_ids: number[];
+          allow_reentry: boolean;
+          allow_multiple_entries: boolean;
+          window_start: string | null;
+          window_end: string | null;
+          entries_per_day: number | null;
+        })[];
+    };
+    CheckinListStatus: {
+      checked_in: number;
+      inside: number;
+      expected: number;
+      event: {
+        checked_in: number;
+        inside: number;
+        expected: number;
+      };
+    };
+    CheckinListDeleted: {
+      /** @enum {boolean} */
+      deleted: true;
+      previous: {
+        id: number;
+        event_id: number;
+        name: string;
+        ticket_ids: number[];
+        allow_reentry: boolean;
+        allow_multiple_entries: boolean;
+        window_start: string | null;
+        window_end: string | null;
+        entries_per_day: number | null;
+      };
     };
     Error: {
       code: string;
@@ -2543,6 +2617,8 @@ export interface operations {
           device_id?: string;
           /** @description A client-made unique string per scan (at least 16 characters): a retry with the same nonce records nothing twice */
           nonce?: string;
+          /** @description The check-in list the scan goes through (a key bound to a list uses its own) */
+          list_id?: number;
           /**
            * @description The language of the content to read or write.
            * @enum {string}
@@ -2570,6 +2646,8 @@ export interface operations {
           device_id?: string;
           /** @description A client-made unique string per scan (at least 16 characters): a retry with the same nonce records nothing twice */
           nonce?: string;
+          /** @description The check-in list the scan goes through (a key bound to a list uses its own) */
+          list_id?: number;
           /**
            * @description The language of the content to read or write.
            * @enum {string}
@@ -2663,6 +2741,8 @@ export interface operations {
           device_id?: string;
           /** @description A client-made unique string per scan (at least 16 characters): a retry with the same nonce records nothing twice */
           nonce?: string;
+          /** @description The check-in list the scan goes through (a key bound to a list uses its own) */
+          list_id?: number;
           /**
            * @description The language of the content to read or write.
            * @enum {string}
@@ -2690,6 +2770,8 @@ export interface operations {
           device_id?: string;
           /** @description A client-made unique string per scan (at least 16 characters): a retry with the same nonce records nothing twice */
           nonce?: string;
+          /** @description The check-in list the scan goes through (a key bound to a list uses its own) */
+          list_id?: number;
           /**
            * @description The language of the content to read or write.
            * @enum {string}
@@ -2783,6 +2865,8 @@ export interface operations {
           device_id?: string;
           /** @description A client-made unique string per scan (at least 16 characters): a retry with the same nonce records nothing twice */
           nonce?: string;
+          /** @description The check-in list the scan goes through (a key bound to a list uses its own) */
+          list_id?: number;
           /**
            * @description The language of the content to read or write.
            * @enum {string}
@@ -2810,6 +2894,8 @@ export interface operations {
           device_id?: string;
           /** @description A client-made unique string per scan (at least 16 characters): a retry with the same nonce records nothing twice */
           nonce?: string;
+          /** @description The check-in list the scan goes through (a key bound to a list uses its own) */
+          list_id?: number;
           /**
            * @description The language of the content to read or write.
            * @enum {string}
@@ -3917,6 +4003,702 @@ export interface operations {
         };
       };
       /** @description The caller recorded its share of refused scans for the hour; Retry-After says when to send again. */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** An event's check-in lists (gates); a key bound to a list sees that list only */
+  "checkin-lists.list.get": {
+    parameters: {
+      query?: {
+        /** @description Lists of this event */
+        event_id?: number;
+        /** @description The page of results to return; defaults to 1 */
+        page?: number;
+        /** @description The number of results to return on each page; defaults to 10 (at most 100) */
+        per_page?: number;
+        /** @description The language of the content to read or write. */
+        translation_language?: "en" | "et";
+      };
+    };
+    responses: {
+      /** @description Returns the lists */
+      200: {
+        content: {
+          "application/json": components["schemas"]["CheckinListArchive"];
+        };
+      };
+      /** @description A required parameter is missing or a parameter is invalid (`rest_missing_callback_param`, `rest_invalid_param`, `rest_invalid_json`). */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not signed in where the route needs it, or the credentials presented are invalid or revoked (`rest_forbidden`, `incorrect_password`). */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller is signed in but may not do this (`rest_forbidden`). */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many failed sign-ins from this address or for this login (`rest_too_many_requests`; see `Retry-After`). */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Creates a check-in list (answers 201) */
+  "checkin-lists.create.post": {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The event the list admits to */
+          event_id: number;
+          /** @description The list name (the gate, e.g. "Main door") */
+          name: string;
+          /** @description Tickets the list admits; empty admits every ticket of the event */
+          ticket_ids?: number[];
+          /** @description After an exit scan, may the attendee enter again (default true) */
+          allow_reentry?: boolean;
+          /** @description May the attendee enter again without an exit scan (default false) */
+          allow_multiple_entries?: boolean;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries from this site-local time (null: no start)
+           */
+          window_start?: string;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries until this site-local time (null: no end)
+           */
+          window_end?: string;
+          /** @description Entries allowed per site-local day (null: no limit) */
+          entries_per_day?: unknown;
+          /**
+           * @description The language of the content to read or write.
+           * @enum {string}
+           */
+          translation_language?: "en" | "et";
+        };
+        "application/x-www-form-urlencoded": {
+          /** @description The event the list admits to */
+          event_id: number;
+          /** @description The list name (the gate, e.g. "Main door") */
+          name: string;
+          /** @description Tickets the list admits; empty admits every ticket of the event */
+          ticket_ids?: number[];
+          /** @description After an exit scan, may the attendee enter again (default true) */
+          allow_reentry?: boolean;
+          /** @description May the attendee enter again without an exit scan (default false) */
+          allow_multiple_entries?: boolean;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries from this site-local time (null: no start)
+           */
+          window_start?: string;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries until this site-local time (null: no end)
+           */
+          window_end?: string;
+          /** @description Entries allowed per site-local day (null: no limit) */
+          entries_per_day?: unknown;
+          /**
+           * @description The language of the content to read or write.
+           * @enum {string}
+           */
+          translation_language?: "en" | "et";
+        };
+      };
+    };
+    responses: {
+      /** @description Returns the created list */
+      201: {
+        content: {
+          "application/json": components["schemas"]["CheckinList"];
+        };
+      };
+      /** @description Invalid parameter. */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller may not manage check-in lists of this event. */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller is signed in but may not do this (`rest_forbidden`). */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No such list (or not one the caller may see). */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body did not arrive in time (`rest_request_timeout`). */
+      408: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body is over 1 MiB (`rest_payload_too_large`). */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many failed sign-ins from this address or for this login (`rest_too_many_requests`; see `Retry-After`). */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** A check-in list */
+  "checkin-lists.read.get": {
+    parameters: {
+      query?: {
+        /** @description The language of the content to read or write. */
+        translation_language?: "en" | "et";
+      };
+      path: {
+        /**
+         * @description The check-in list ID
+         * @example 42
+         */
+        id: number;
+      };
+    };
+    responses: {
+      /** @description Returns the list */
+      200: {
+        content: {
+          "application/json": components["schemas"]["CheckinList"];
+        };
+      };
+      /** @description Invalid parameter. */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller may not manage check-in lists of this event. */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller is signed in but may not do this (`rest_forbidden`). */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No such list (or not one the caller may see). */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many failed sign-ins from this address or for this login (`rest_too_many_requests`; see `Retry-After`). */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Updates a check-in list; fields not sent are kept */
+  "checkin-lists.update.put": {
+    parameters: {
+      path: {
+        /**
+         * @description The check-in list ID
+         * @example 42
+         */
+        id: number;
+      };
+    };
+    requestBody?: {
+      content: {
+        "application/json": {
+          /** @description The list name (the gate, e.g. "Main door") */
+          name?: string;
+          /** @description Tickets the list admits; empty admits every ticket of the event */
+          ticket_ids?: number[];
+          /** @description After an exit scan, may the attendee enter again (default true) */
+          allow_reentry?: boolean;
+          /** @description May the attendee enter again without an exit scan (default false) */
+          allow_multiple_entries?: boolean;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries from this site-local time (null: no start)
+           */
+          window_start?: string;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries until this site-local time (null: no end)
+           */
+          window_end?: string;
+          /** @description Entries allowed per site-local day (null: no limit) */
+          entries_per_day?: unknown;
+          /**
+           * @description The language of the content to read or write.
+           * @enum {string}
+           */
+          translation_language?: "en" | "et";
+        };
+        "application/x-www-form-urlencoded": {
+          /** @description The list name (the gate, e.g. "Main door") */
+          name?: string;
+          /** @description Tickets the list admits; empty admits every ticket of the event */
+          ticket_ids?: number[];
+          /** @description After an exit scan, may the attendee enter again (default true) */
+          allow_reentry?: boolean;
+          /** @description May the attendee enter again without an exit scan (default false) */
+          allow_multiple_entries?: boolean;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries from this site-local time (null: no start)
+           */
+          window_start?: string;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries until this site-local time (null: no end)
+           */
+          window_end?: string;
+          /** @description Entries allowed per site-local day (null: no limit) */
+          entries_per_day?: unknown;
+          /**
+           * @description The language of the content to read or write.
+           * @enum {string}
+           */
+          translation_language?: "en" | "et";
+        };
+      };
+    };
+    responses: {
+      /** @description Returns the updated list */
+      200: {
+        content: {
+          "application/json": components["schemas"]["CheckinList"];
+        };
+      };
+      /** @description Invalid parameter. */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller may not manage check-in lists of this event. */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller is signed in but may not do this (`rest_forbidden`). */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No such list (or not one the caller may see). */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body did not arrive in time (`rest_request_timeout`). */
+      408: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body is over 1 MiB (`rest_payload_too_large`). */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many failed sign-ins from this address or for this login (`rest_too_many_requests`; see `Retry-After`). */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Updates a check-in list; fields not sent are kept */
+  "checkin-lists.update.post": {
+    parameters: {
+      path: {
+        /**
+         * @description The check-in list ID
+         * @example 42
+         */
+        id: number;
+      };
+    };
+    requestBody?: {
+      content: {
+        "application/json": {
+          /** @description The list name (the gate, e.g. "Main door") */
+          name?: string;
+          /** @description Tickets the list admits; empty admits every ticket of the event */
+          ticket_ids?: number[];
+          /** @description After an exit scan, may the attendee enter again (default true) */
+          allow_reentry?: boolean;
+          /** @description May the attendee enter again without an exit scan (default false) */
+          allow_multiple_entries?: boolean;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries from this site-local time (null: no start)
+           */
+          window_start?: string;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries until this site-local time (null: no end)
+           */
+          window_end?: string;
+          /** @description Entries allowed per site-local day (null: no limit) */
+          entries_per_day?: unknown;
+          /**
+           * @description The language of the content to read or write.
+           * @enum {string}
+           */
+          translation_language?: "en" | "et";
+        };
+        "application/x-www-form-urlencoded": {
+          /** @description The list name (the gate, e.g. "Main door") */
+          name?: string;
+          /** @description Tickets the list admits; empty admits every ticket of the event */
+          ticket_ids?: number[];
+          /** @description After an exit scan, may the attendee enter again (default true) */
+          allow_reentry?: boolean;
+          /** @description May the attendee enter again without an exit scan (default false) */
+          allow_multiple_entries?: boolean;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries from this site-local time (null: no start)
+           */
+          window_start?: string;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries until this site-local time (null: no end)
+           */
+          window_end?: string;
+          /** @description Entries allowed per site-local day (null: no limit) */
+          entries_per_day?: unknown;
+          /**
+           * @description The language of the content to read or write.
+           * @enum {string}
+           */
+          translation_language?: "en" | "et";
+        };
+      };
+    };
+    responses: {
+      /** @description Returns the updated list */
+      200: {
+        content: {
+          "application/json": components["schemas"]["CheckinList"];
+        };
+      };
+      /** @description Invalid parameter. */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller may not manage check-in lists of this event. */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller is signed in but may not do this (`rest_forbidden`). */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No such list (or not one the caller may see). */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body did not arrive in time (`rest_request_timeout`). */
+      408: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body is over 1 MiB (`rest_payload_too_large`). */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many failed sign-ins from this address or for this login (`rest_too_many_requests`; see `Retry-After`). */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Deletes a check-in list for good and revokes the door keys bound to it (its scans stay in the log) */
+  "checkin-lists.delete.delete": {
+    parameters: {
+      query?: {
+        /** @description The language of the content to read or write. */
+        translation_language?: "en" | "et";
+      };
+      path: {
+        /**
+         * @description The check-in list ID
+         * @example 42
+         */
+        id: number;
+      };
+    };
+    responses: {
+      /** @description Returns `{deleted: true, previous}` with the deleted list */
+      200: {
+        content: {
+          "application/json": components["schemas"]["CheckinListDeleted"];
+        };
+      };
+      /** @description Invalid parameter. */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller may not manage check-in lists of this event. */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller is signed in but may not do this (`rest_forbidden`). */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No such list (or not one the caller may see). */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body did not arrive in time (`rest_request_timeout`). */
+      408: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body is over 1 MiB (`rest_payload_too_large`). */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many failed sign-ins from this address or for this login (`rest_too_many_requests`; see `Retry-After`). */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Updates a check-in list; fields not sent are kept */
+  "checkin-lists.update.patch": {
+    parameters: {
+      path: {
+        /**
+         * @description The check-in list ID
+         * @example 42
+         */
+        id: number;
+      };
+    };
+    requestBody?: {
+      content: {
+        "application/json": {
+          /** @description The list name (the gate, e.g. "Main door") */
+          name?: string;
+          /** @description Tickets the list admits; empty admits every ticket of the event */
+          ticket_ids?: number[];
+          /** @description After an exit scan, may the attendee enter again (default true) */
+          allow_reentry?: boolean;
+          /** @description May the attendee enter again without an exit scan (default false) */
+          allow_multiple_entries?: boolean;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries from this site-local time (null: no start)
+           */
+          window_start?: string;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries until this site-local time (null: no end)
+           */
+          window_end?: string;
+          /** @description Entries allowed per site-local day (null: no limit) */
+          entries_per_day?: unknown;
+          /**
+           * @description The language of the content to read or write.
+           * @enum {string}
+           */
+          translation_language?: "en" | "et";
+        };
+        "application/x-www-form-urlencoded": {
+          /** @description The list name (the gate, e.g. "Main door") */
+          name?: string;
+          /** @description Tickets the list admits; empty admits every ticket of the event */
+          ticket_ids?: number[];
+          /** @description After an exit scan, may the attendee enter again (default true) */
+          allow_reentry?: boolean;
+          /** @description May the attendee enter again without an exit scan (default false) */
+          allow_multiple_entries?: boolean;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries from this site-local time (null: no start)
+           */
+          window_start?: string;
+          /**
+           * Format: YYYY-MM-DD HH:MM:SS
+           * @description Entries until this site-local time (null: no end)
+           */
+          window_end?: string;
+          /** @description Entries allowed per site-local day (null: no limit) */
+          entries_per_day?: unknown;
+          /**
+           * @description The language of the content to read or write.
+           * @enum {string}
+           */
+          translation_language?: "en" | "et";
+        };
+      };
+    };
+    responses: {
+      /** @description Returns the updated list */
+      200: {
+        content: {
+          "application/json": components["schemas"]["CheckinList"];
+        };
+      };
+      /** @description Invalid parameter. */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller may not manage check-in lists of this event. */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller is signed in but may not do this (`rest_forbidden`). */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No such list (or not one the caller may see). */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body did not arrive in time (`rest_request_timeout`). */
+      408: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body is over 1 MiB (`rest_payload_too_large`). */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many failed sign-ins from this address or for this login (`rest_too_many_requests`; see `Retry-After`). */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Who came through the list: {checked_in, inside, expected}, and the same for the event under `event` */
+  "checkin-lists.status.get": {
+    parameters: {
+      query?: {
+        /** @description The language of the content to read or write. */
+        translation_language?: "en" | "et";
+      };
+      path: {
+        /**
+         * @description The check-in list ID
+         * @example 42
+         */
+        id: number;
+      };
+    };
+    responses: {
+      /** @description The counts */
+      200: {
+        content: {
+          "application/json": components["schemas"]["CheckinListStatus"];
+        };
+      };
+      /** @description A required parameter is missing or a parameter is invalid (`rest_missing_callback_param`, `rest_invalid_param`, `rest_invalid_json`). */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller may not read this list. */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller is signed in but may not do this (`rest_forbidden`). */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No such list (or not one the caller may see). */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many failed sign-ins from this address or for this login (`rest_too_many_requests`; see `Retry-After`). */
       429: {
         content: {
           "application/json": components["schemas"]["Error"];
