@@ -294,3 +294,38 @@ export async function publishedTicketCapacities(db: Db, eventId: number): Promis
   WHERE t.event_id = ? AND p.status = 'publish' ORDER BY t.post_id`,
   ).all(eventId)) as { post_id: number; capacity: number }[];
 }
+
+/**
+ * PostgreSQL: an event's published tickets with their capacity and the places sold and held on each, in ticket ID
+ * order, in one statement (publishedTicketCapacities and ticketStats in one round trip; STATS_SQL's counts).
+ */
+const STOCK_SQL = `SELECT t.post_id, t.capacity, s.sold, s.pending FROM tickets t JOIN posts p ON p.id = t.post_id
+  LEFT JOIN (SELECT a.ticket_id AS id,
+       SUM(COALESCE(o.status, 'completed') = 'completed' AND COALESCE(a.rsvp_status, 'yes') <> 'no') AS sold,
+       SUM(o.status = 'pending' AND COALESCE(a.rsvp_status, 'yes') <> 'no') AS pending
+     ${COUNTED} AND a.event_id = ? GROUP BY a.ticket_id) s ON s.id = t.post_id
+  WHERE t.event_id = ? AND p.status = 'publish' ORDER BY t.post_id`;
+
+/** The published tickets of an event with their capacity and counts (`sold`, `pending`), in ticket ID order. */
+export async function publishedTicketStock(
+  db: Db,
+  eventId: number,
+): Promise<{ post_id: number; capacity: number; stats: Pick<TicketStats, 'sold' | 'pending'> }[]> {
+  if (db.engine === 'postgres') {
+    const rows = (await stmt(db, STOCK_SQL).all(eventId, eventId)) as {
+      post_id: number;
+      capacity: number;
+      sold: number | null;
+      pending: number | null;
+    }[];
+    return rows.map((r) => ({ post_id: r.post_id, capacity: r.capacity, stats: { sold: r.sold ?? 0, pending: r.pending ?? 0 } }));
+  }
+  // SQLite: two statements on their indexes (no round trips to save in-process).
+  const tickets = await publishedTicketCapacities(db, eventId);
+  if (!tickets.length) return [];
+  const stats = await ticketStats(
+    db,
+    tickets.map((t) => t.post_id),
+  );
+  return tickets.map((t) => ({ ...t, stats: stats.get(t.post_id) ?? EMPTY_STATS }));
+}
