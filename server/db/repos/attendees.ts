@@ -150,6 +150,23 @@ export async function getAttendeeRows(db: Db, ids: readonly number[]): Promise<A
   return ids.map((id) => byId.get(id)).filter((r): r is AttendeeRow => r !== undefined);
 }
 
+const SELECT_OF_ORDERS = SELECT_ROW.replace('WHERE a.post_id = ?', 'WHERE a.order_id IN (SELECT value FROM json_each(?)) ORDER BY a.post_id');
+
+/**
+ * The rows of the attendees of these orders, in ID order: one statement on PostgreSQL; on SQLite their IDs, then
+ * getAttendeeRows' statements.
+ */
+export async function attendeeRowsOfOrders(db: Db, orderIds: readonly number[]): Promise<AttendeeRow[]> {
+  if (!orderIds.length) return [];
+  if (db.engine === 'postgres') return await rowReader<AttendeeRow>(db, SELECT_OF_ORDERS).all(JSON.stringify(orderIds));
+  const ids = (
+    (await stmt(db, 'SELECT post_id FROM attendees WHERE order_id IN (SELECT value FROM json_each(?)) ORDER BY post_id').all(
+      JSON.stringify(orderIds),
+    )) as { post_id: number }[]
+  ).map((r) => r.post_id);
+  return await getAttendeeRows(db, ids);
+}
+
 /**
  * PostgreSQL: the attendee's row lock (repos/locks.ts: one accepted check-in per attendee), then the row read as it
  * stands under it. Two statements, not `SELECT ... FOR UPDATE` of the joined row: under READ COMMITTED a statement
@@ -178,6 +195,25 @@ export async function newSecurityCode(db: Db): Promise<string> {
     const code = crypto.randomBytes(8).toString('hex');
     if (!(await taken.get(code))) return code;
   }
+}
+
+/** `n` random security codes, distinct and unique among attendees: one lookup for all (again for the rare taken one). */
+export async function newSecurityCodes(db: Db, n: number): Promise<string[]> {
+  const codes = new Set<string>();
+  while (codes.size < n) {
+    const fresh: string[] = [];
+    while (codes.size + fresh.length < n) {
+      const code = crypto.randomBytes(8).toString('hex');
+      if (!codes.has(code) && !fresh.includes(code)) fresh.push(code);
+    }
+    const taken = new Set(
+      (await stmt(db, 'SELECT security_code FROM attendees WHERE security_code IN (SELECT value FROM json_each(?))')
+        .pluck()
+        .all(JSON.stringify(fresh))) as string[],
+    );
+    for (const c of fresh) if (!taken.has(c)) codes.add(c);
+  }
+  return [...codes];
 }
 
 export interface AttendeeInsert {
@@ -212,6 +248,30 @@ export async function insertAttendeeRow(db: Db, a: AttendeeInsert): Promise<void
     a.priceMinor,
     a.optout ? 1 : 0,
     a.rsvpStatus ?? null,
+  );
+}
+
+/** The attendee rows of attendee posts already inserted, in one statement. */
+export async function insertAttendeeRows(db: Db, rows: readonly AttendeeInsert[]): Promise<void> {
+  if (!rows.length) return;
+  await stmt(
+    db,
+    `INSERT INTO attendees (post_id, ticket_id, event_id, order_id, provider, full_name, email, security_code, price_minor, optout, rsvp_status)
+     VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+  ).run(
+    ...rows.flatMap((a) => [
+      a.postId,
+      a.ticketId,
+      a.eventId,
+      a.orderId,
+      a.provider,
+      a.fullName,
+      a.email,
+      a.securityCode,
+      a.priceMinor,
+      a.optout ? 1 : 0,
+      a.rsvpStatus ?? null,
+    ]),
   );
 }
 

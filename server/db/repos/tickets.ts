@@ -178,10 +178,8 @@ export async function ticketStats(db: Db, ids: readonly number[]): Promise<Map<n
   return out;
 }
 
-/** Places left: -1 when unlimited, never below 0. */
-export function availableOf(capacity: number, s: Pick<TicketStats, 'sold' | 'pending'>): number {
-  return capacity < 0 ? -1 : Math.max(0, capacity - s.sold - s.pending);
-}
+/** Places left (domain/capacity.ts). */
+export { availableOf } from '../../domain/capacity.ts';
 
 const PROVIDERS_SQL = `SELECT t.event_id AS event_id, t.provider AS provider, MIN(t.post_id) AS first FROM tickets t JOIN posts p ON p.id = t.post_id
      WHERE t.event_id IN (SELECT value FROM json_each(?)) AND p.status = 'publish' GROUP BY t.event_id, t.provider ORDER BY t.event_id, first`;
