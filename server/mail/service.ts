@@ -8,8 +8,7 @@ import { nowUtc } from '../db/clock.ts';
 import { recordChange } from '../db/change-feed.ts';
 import { HttpError } from '../kernel/errors.ts';
 import {
-  claimMailLog,
-  deferredAttachments,
+  claimQueuedMail,
   fillAttachment,
   getAttachments,
   getMailLog,
@@ -19,6 +18,7 @@ import {
   recordDelivery,
   requeueMailLog,
   countResend,
+  type AttachmentRow,
   type MailLogRow,
 } from '../db/repos/mail-log.ts';
 import { cleanHeaders, cleanSubject, normalizeAddress, normalizeAddressList, prepareAttachments, type MailMessage } from './message.ts';
@@ -131,7 +131,7 @@ export async function sendMail(state: AppState, message: MailMessage): Promise<n
 }
 
 /** Composes a logged message for nodemailer, exactly as it was first logged. */
-export async function composeFromLog(state: AppState, row: MailLogRow): Promise<Mail.Options> {
+export async function composeFromLog(state: AppState, row: MailLogRow, rows?: AttachmentRow[]): Promise<Mail.Options> {
   const split = (s: string) => (s ? s.split(', ') : undefined);
   return {
     from: row.from_header,
@@ -144,7 +144,7 @@ export async function composeFromLog(state: AppState, row: MailLogRow): Promise<
     html: row.html_body ?? undefined,
     headers: { ...(JSON.parse(row.headers) as Record<string, string>), 'X-Doorstep-Mail-Id': String(row.id) },
     date: new Date(`${row.created_utc.replace(' ', 'T')}Z`),
-    attachments: (await getAttachments(state.db, row.id)).map((a) => ({
+    attachments: (rows ?? (await getAttachments(state.db, row.id))).map((a) => ({
       filename: a.filename,
       content: a.content,
       contentType: a.content_type,
@@ -158,21 +158,25 @@ const CLAIM_STALE_MS = 10 * 60_000;
 
 async function deliverNow(state: AppState, id: number): Promise<DeliveryResult | null> {
   if (!state.db.open) return null;
-  const row = await getMailLog(state.db, id);
-  if (row?.status !== 'queued') return null;
-  if (!(await claimMailLog(state.db, id, nowUtc(new Date(Date.now() - CLAIM_STALE_MS))))) return null;
+  // Only a queued message is claimed, by one caller (in one statement, which answers the row).
+  const row = await claimQueuedMail(state.db, id, nowUtc(new Date(Date.now() - CLAIM_STALE_MS)));
+  if (!row) return null;
+  const attachments = await getAttachments(state.db, id);
   // Images deferred at logging time are drawn now, outside any transaction, and kept for resends.
-  for (const a of await deferredAttachments(state.db, id)) {
+  for (const a of attachments) {
+    if (a.qr_text === null || a.size !== 0) continue;
     // One image per turn of the event loop, so requests keep flowing while a large order is drawn.
     await new Promise((r) => setImmediate(r));
     const png = qrPng(a.qr_text);
     if (!state.db.open) return null;
-    await fillAttachment(state.db, a.id, png, sha256(png));
+    const digest = sha256(png);
+    await fillAttachment(state.db, a.id, png, digest);
+    Object.assign(a, { content: png, size: png.length, sha256: digest });
   }
   const svc = service(state);
   let result: DeliveryResult;
   try {
-    result = await svc.deliver(await composeFromLog(state, row), { id, attempt: row.attempts + 1 });
+    result = await svc.deliver(await composeFromLog(state, row, attachments), { id, attempt: row.attempts + 1 });
   } catch (e) {
     result = { ok: false, transport: '', messageId: null, emlFile: null, transcript: '', error: (e as Error).message || 'Delivery failed' };
   }

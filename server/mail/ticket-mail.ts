@@ -2,7 +2,7 @@ import type { AppState, Ctx, Lang } from '../kernel/context.ts';
 import { pick } from '../content/text.ts';
 import { esc } from '../site/html.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
-import { attendeesForMail, orderForMail, ticketMailLogged, type AttendeeForMail, type OrderForMail } from '../db/repos/order-mail.ts';
+import { attendeesForMail, orderForMail, type AttendeeForMail, type OrderForMail } from '../db/repos/order-mail.ts';
 import type { RateLimiter } from '../security/window-limiter.ts';
 import { appLimiter } from '../routes/tickets/clock.ts';
 import type { MailMessage } from './message.ts';
@@ -141,9 +141,9 @@ export function ticketMailLimiter(app: AppState): RateLimiter {
  */
 export async function ticketMailOnOrderCompleted(ctx: Ctx, orderId: number): Promise<void> {
   try {
-    const order = await orderForMail(ctx.db, orderId);
-    if (!order) return;
-    if (await ticketMailLogged(ctx.db, orderId)) return;
+    const found = await orderForMail(ctx.db, orderId);
+    if (!found || found.logged) return;
+    const { logged: _, ...order } = found;
     let attendees = await attendeesForMail(ctx.db, orderId);
     if (attendees.length === 0) return;
     const max = ctx.app.config.maxTicketsPerOrder;

@@ -47,13 +47,17 @@ export class DbWindowLimiter implements RateLimiter {
 
   async record(keys: readonly string[]): Promise<void> {
     const now = this.now();
-    await inTransaction(this.db, async () => {
+    const write = async () => {
       for (const key of keys) await insertRateEvent(this.db, this.name, held(key), now, now - this.windowMs, this.max);
       if (now >= this.nextSweep) {
         this.nextSweep = now + Math.min(this.windowMs, 60_000);
         await sweepRateEvents(this.db, this.name, now - this.windowMs, this.maxRows);
       }
-    });
+    };
+    // In the caller's transaction (a checkout counting its own), its writes commit or roll back with it: no
+    // savepoint of their own (on PostgreSQL a round trip).
+    if (this.db.inTransaction) await write();
+    else await inTransaction(this.db, write);
   }
 
   async clear(key: string): Promise<void> {

@@ -15,8 +15,28 @@ export interface HitRow {
   views?: number;
 }
 
+/**
+ * The one day's salt each database handle read last: a day's salt never changes once stored (INSERT OR IGNORE,
+ * and only earlier days are deleted), so a view need not read it again (on PostgreSQL a round trip each view).
+ * One day only: yesterday's salt leaves memory when today's is read.
+ */
+const saltOfDay = new WeakMap<Db, { day: string; salt: Buffer }>();
+
+/** Forgets the salt held in memory (a test that removes the stored one, as a new day or a new process would find it). */
+export function forgetDaySalt(db: Db): void {
+  saltOfDay.delete(db);
+}
+
 /** Today's salt, created on first use; salts of earlier days are deleted, so old hashes cannot be recomputed. */
 export async function daySalt(db: Db, day: string): Promise<Buffer> {
+  const known = saltOfDay.get(db);
+  if (known?.day === day) return known.salt;
+  const salt = await storedSalt(db, day);
+  saltOfDay.set(db, { day, salt });
+  return salt;
+}
+
+async function storedSalt(db: Db, day: string): Promise<Buffer> {
   const row = (await stmt(db, 'SELECT salt FROM analytics_salts WHERE day = ?').get(day)) as { salt: Buffer } | undefined;
   if (row) return row.salt;
   const salt = crypto.randomBytes(32);

@@ -1,7 +1,7 @@
 import type { Db } from '../connection.ts';
-import { dbNow, likeContains as like, stmt } from '../connection.ts';
+import { dbNow, likeContains as like, rowReader, stmt } from '../connection.ts';
 import { changeStamp, sharedStateOf } from '../change-feed.ts';
-import { EFFECTIVE_ORDER_STATUS } from './attendees.ts';
+import { EFFECTIVE_ORDER_STATUS, ROW_COLS, type AttendeeRow } from './attendees.ts';
 
 /** What an attendee list asks for, already resolved against the caller's rights. */
 export interface AttendeeQuery {
@@ -198,8 +198,8 @@ async function memoFor(db: Db, key: string): Promise<{ memo: QueryMemo | undefin
   };
 }
 
-/** IDs of one page and the total before paging (offset already taken off, as Event Tickets reports it). */
-export async function queryAttendees(db: Db, q: AttendeeQuery): Promise<{ ids: number[]; total: number }> {
+/** The statement of one page's IDs (keyset after the memo's boundary when it has one) and what it learns. */
+async function pageStatement(db: Db, q: AttendeeQuery) {
   const { from, where, params, orderBy } = build(q);
   const { memo: found, store } = await memoFor(db, `${from} ${where} ${orderBy} ${JSON.stringify(params)}`);
   const memo = found ?? {
@@ -209,28 +209,92 @@ export async function queryAttendees(db: Db, q: AttendeeQuery): Promise<{ ids: n
   if (!found) store(memo);
   const byId = q.orderby === 'id' || (q.orderby === 'include' && !q.include?.length);
   const after = byId ? memo.boundaries.get(q.offset) : undefined;
-  let ids: number[];
+  let sql: string;
+  let args: unknown[];
   if (after !== undefined) {
     const cmp = q.order === 'DESC' ? '<' : '>';
     const clause = where ? `${where} AND a.post_id ${cmp} ?` : `WHERE a.post_id ${cmp} ?`;
-    ids = (
-      (await stmt(db, `SELECT a.post_id AS id FROM ${from} ${clause} ORDER BY ${orderBy} LIMIT ?`)
-        .raw()
-        .all(...params, after, q.limit)) as [number][]
-    ).map((r) => r[0]);
+    sql = `SELECT a.post_id AS id FROM ${from} ${clause} ORDER BY ${orderBy} LIMIT ?`;
+    args = [...params, after, q.limit];
   } else {
     const orderParams = q.orderby === 'include' && q.include?.length ? [JSON.stringify(q.include)] : [];
-    ids = (
-      (await stmt(db, `SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
-        .raw()
-        .all(...params, ...orderParams, q.limit, q.offset)) as [number][]
-    ).map((r) => r[0]);
+    sql = `SELECT a.post_id AS id FROM ${from} ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`;
+    args = [...params, ...orderParams, q.limit, q.offset];
   }
-  if (byId && ids.length === q.limit) {
-    if (memo.boundaries.size >= 5_000) memo.boundaries.clear();
-    memo.boundaries.set(q.offset + q.limit, ids[ids.length - 1]);
+  /** Keeps where an ID-ordered page ended, so the next one starts after it. */
+  const seen = (ids: readonly number[]) => {
+    if (byId && ids.length === q.limit) {
+      if (memo.boundaries.size >= 5_000) memo.boundaries.clear();
+      memo.boundaries.set(q.offset + q.limit, ids[ids.length - 1]!);
+    }
+  };
+  return { sql, args, total: memo.total, seen };
+}
+
+/** IDs of one page and the total before paging (offset already taken off, as Event Tickets reports it). */
+export async function queryAttendees(db: Db, q: AttendeeQuery): Promise<{ ids: number[]; total: number }> {
+  const page = await pageStatement(db, q);
+  const ids = (
+    (await stmt(db, page.sql)
+      .raw()
+      .all(...page.args)) as [number][]
+  ).map((r) => r[0]);
+  page.seen(ids);
+  return { ids, total: page.total };
+}
+
+/** What `readAttendeePage` answers: the page's rows, the total, the change cursor, and whether a hold had lapsed. */
+export interface AttendeePage {
+  rows: AttendeeRow[];
+  total: number;
+  cursor: number;
+  /** An unpaid order's hold had run out (order-hold.ts): the caller sweeps and reads again. */
+  lapsed: boolean;
+}
+
+/**
+ * PostgreSQL: a page's rows, the change cursor and whether a hold has lapsed, in ONE statement (one round trip,
+ * one snapshot: a change committed after the cursor cannot be in the page without also being after it). Its IDs
+ * come from the page statement numbered in its order (a subquery's ORDER BY ... LIMIT feeds ROW_NUMBER() OVER ()
+ * in that order); every join is a LEFT JOIN from the one `sequences` row, so an empty page still carries the
+ * cursor, and an ID whose post, ticket or event is gone still moves the keyset boundary but shows no row (as
+ * getAttendeeRows drops it). On SQLite the route reads cursor, IDs and rows in one read transaction instead.
+ */
+export async function readAttendeePage(db: Db, q: AttendeeQuery, nowUtc: string): Promise<AttendeePage> {
+  const page = await pageStatement(db, q);
+  const sql = `SELECT s.value AS evt_cursor,
+  EXISTS (SELECT 1 FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ?) AS evt_lapsed,
+  pg.id AS evt_id, p.id AS evt_post, t.post_id AS evt_ticket, e.id AS evt_event, ${ROW_COLS}
+FROM sequences s
+LEFT JOIN (SELECT id, ROW_NUMBER() OVER () AS pos FROM (${page.sql}) ids) pg ON 1 = 1
+LEFT JOIN attendees a ON a.post_id = pg.id
+LEFT JOIN posts p ON p.id = a.post_id
+LEFT JOIN orders o ON o.post_id = a.order_id
+LEFT JOIN checkins c ON c.id = a.checkin_id
+LEFT JOIN tickets t ON t.post_id = a.ticket_id
+LEFT JOIN posts tp ON tp.id = a.ticket_id
+LEFT JOIN posts e ON e.id = a.event_id
+WHERE s.name = 'attendee_change'
+ORDER BY pg.pos`;
+  type Joined = AttendeeRow & {
+    evt_cursor: number;
+    evt_lapsed: number;
+    evt_id: number | null;
+    evt_post: number | null;
+    evt_ticket: number | null;
+    evt_event: number | null;
+  };
+  const found = await rowReader<Joined>(db, sql).all(nowUtc, ...page.args);
+  const ids: number[] = [];
+  const rows: AttendeeRow[] = [];
+  for (const { evt_cursor: _c, evt_lapsed: _l, evt_id, evt_post, evt_ticket, evt_event, ...row } of found) {
+    if (evt_id === null) continue;
+    ids.push(evt_id);
+    if (evt_post !== null && evt_ticket !== null && evt_event !== null) rows.push(row);
   }
-  return { ids, total: memo.total };
+  page.seen(ids);
+  const first = found[0];
+  return { rows, total: page.total, cursor: Number(first?.evt_cursor ?? 0), lapsed: first?.evt_lapsed === 1 };
 }
 
 /** `EXPLAIN QUERY PLAN` of a list query's count and page statements (a test holds them to their indexes). */

@@ -81,8 +81,11 @@ const CORE_JOINS = `JOIN posts p ON p.id = a.post_id
 LEFT JOIN orders o ON o.post_id = a.order_id
 LEFT JOIN checkins c ON c.id = a.checkin_id`;
 
+/** A whole row's columns (CORE_JOINS and the ticket's and event's joins under their aliases), for attendee-query.ts. */
+export const ROW_COLS = `${CORE_COLS}, ${TICKET_COLS}, e.status AS event_status, e.password AS event_password`;
+
 const SELECT_ROW = `
-SELECT ${CORE_COLS}, ${TICKET_COLS}, e.status AS event_status, e.password AS event_password
+SELECT ${ROW_COLS}
 FROM attendees a
 ${CORE_JOINS}
 JOIN tickets t ON t.post_id = a.ticket_id
@@ -117,9 +120,22 @@ type TicketPart = Pick<
 type EventPart = Pick<AttendeeRow, 'event_id' | 'event_status' | 'event_password'>;
 type CorePart = Omit<AttendeeRow, keyof TicketPart | keyof EventPart> & { ticket_id: number; event_id: number };
 
-/** Rows in the order of `ids` (missing ones skipped): three statements for a whole page. */
+/**
+ * PostgreSQL: the whole rows of a set in one statement (each statement there is a round trip to the server; the
+ * same join SQLite makes row by row is cheap for PostgreSQL's planner, which hashes the few tickets and events).
+ */
+const SELECT_SET = SELECT_ROW.replace('WHERE a.post_id = ?', 'WHERE a.post_id IN (SELECT value FROM json_each(?))');
+
+/**
+ * Rows in the order of `ids` (missing ones skipped): three statements for a whole page on SQLite, where a page's
+ * few tickets and events read once each beat a join per row; one statement on PostgreSQL.
+ */
 export async function getAttendeeRows(db: Db, ids: readonly number[]): Promise<AttendeeRow[]> {
   if (!ids.length) return [];
+  if (db.engine === 'postgres') {
+    const byId = new Map((await rowReader<AttendeeRow>(db, SELECT_SET).all(JSON.stringify(ids))).map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id)).filter((r): r is AttendeeRow => r !== undefined);
+  }
   const core = await rowReader<CorePart>(db, SELECT_PAGE).all(JSON.stringify(ids));
   const tickets = new Map(
     ((await stmt(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))]))) as TicketPart[]).map((t) => [t.ticket_id, t]),
@@ -156,6 +172,23 @@ const PG_READ_SCANS = SELECT_ROW.replace(
   `e.password AS event_password, (SELECT json_agg(json_build_object('nonce', k.nonce, 'attendee_id', k.attendee_id, 'result', k.result, 'reason', k.reason, 'list_id', k.list_id))::text
      FROM checkins AS k WHERE k.nonce = ANY($2::text[])) AS seen_nonces`,
 ).replace('WHERE a.post_id = ?', 'WHERE a.post_id = ANY($1::bigint[])');
+
+const SELECT_OF_ORDERS = SELECT_ROW.replace('WHERE a.post_id = ?', 'WHERE a.order_id IN (SELECT value FROM json_each(?)) ORDER BY a.post_id');
+
+/**
+ * The rows of the attendees of these orders, in ID order: one statement on PostgreSQL; on SQLite their IDs, then
+ * getAttendeeRows' statements.
+ */
+export async function attendeeRowsOfOrders(db: Db, orderIds: readonly number[]): Promise<AttendeeRow[]> {
+  if (!orderIds.length) return [];
+  if (db.engine === 'postgres') return await rowReader<AttendeeRow>(db, SELECT_OF_ORDERS).all(JSON.stringify(orderIds));
+  const ids = (
+    (await stmt(db, 'SELECT post_id FROM attendees WHERE order_id IN (SELECT value FROM json_each(?)) ORDER BY post_id').all(
+      JSON.stringify(orderIds),
+    )) as { post_id: number }[]
+  ).map((r) => r.post_id);
+  return await getAttendeeRows(db, ids);
+}
 
 /**
  * The state scans of these attendees with these nonces decide on, under the locks that keep it (repos/locks.ts:
@@ -204,6 +237,25 @@ export async function newSecurityCode(db: Db): Promise<string> {
   }
 }
 
+/** `n` random security codes, distinct and unique among attendees: one lookup for all (again for the rare taken one). */
+export async function newSecurityCodes(db: Db, n: number): Promise<string[]> {
+  const codes = new Set<string>();
+  while (codes.size < n) {
+    const fresh: string[] = [];
+    while (codes.size + fresh.length < n) {
+      const code = crypto.randomBytes(8).toString('hex');
+      if (!codes.has(code) && !fresh.includes(code)) fresh.push(code);
+    }
+    const taken = new Set(
+      (await stmt(db, 'SELECT security_code FROM attendees WHERE security_code IN (SELECT value FROM json_each(?))')
+        .pluck()
+        .all(JSON.stringify(fresh))) as string[],
+    );
+    for (const c of fresh) if (!taken.has(c)) codes.add(c);
+  }
+  return [...codes];
+}
+
 export interface AttendeeInsert {
   postId: number;
   ticketId: number;
@@ -236,6 +288,30 @@ export async function insertAttendeeRow(db: Db, a: AttendeeInsert): Promise<void
     a.priceMinor,
     a.optout ? 1 : 0,
     a.rsvpStatus ?? null,
+  );
+}
+
+/** The attendee rows of attendee posts already inserted, in one statement. */
+export async function insertAttendeeRows(db: Db, rows: readonly AttendeeInsert[]): Promise<void> {
+  if (!rows.length) return;
+  await stmt(
+    db,
+    `INSERT INTO attendees (post_id, ticket_id, event_id, order_id, provider, full_name, email, security_code, price_minor, optout, rsvp_status)
+     VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+  ).run(
+    ...rows.flatMap((a) => [
+      a.postId,
+      a.ticketId,
+      a.eventId,
+      a.orderId,
+      a.provider,
+      a.fullName,
+      a.email,
+      a.securityCode,
+      a.priceMinor,
+      a.optout ? 1 : 0,
+      a.rsvpStatus ?? null,
+    ]),
   );
 }
 

@@ -19,6 +19,7 @@ export interface CartItemRow {
   /** Joined from the ticket. */
   provider: string;
   event_id: number;
+  price_minor: number;
 }
 
 export async function findCart(db: Db, owner: string): Promise<CartRow | undefined> {
@@ -29,7 +30,7 @@ export async function findCart(db: Db, owner: string): Promise<CartRow | undefin
 export async function cartItems(db: Db, cartId: number): Promise<CartItemRow[]> {
   return (await stmt(
     db,
-    `SELECT ci.ticket_id, ci.quantity, ci.optout, ci.iac, t.provider, t.event_id
+    `SELECT ci.ticket_id, ci.quantity, ci.optout, ci.iac, t.provider, t.event_id, t.price_minor
      FROM cart_items ci JOIN tickets t ON t.post_id = ci.ticket_id WHERE ci.cart_id = ? ORDER BY ci.ticket_id`,
   ).all(cartId)) as CartItemRow[];
 }
@@ -95,9 +96,10 @@ export async function dropStaleCarts(db: Db, beforeUtc: string): Promise<number>
   return (await stmt(db, 'DELETE FROM carts WHERE updated_utc < ?').run(beforeUtc)).changes;
 }
 
-export async function emptyCart(db: Db, cartId: number): Promise<void> {
-  await stmt(db, 'DELETE FROM cart_items WHERE cart_id = ?').run(cartId);
-  await stmt(db, "UPDATE carts SET meta = '[]' WHERE id = ?").run(cartId);
+/** Empties the cart: its lines, and its meta unless it is empty already (`cart` as read under its lock). */
+export async function emptyCart(db: Db, cart: Pick<CartRow, 'id' | 'meta'>): Promise<void> {
+  await stmt(db, 'DELETE FROM cart_items WHERE cart_id = ?').run(cart.id);
+  if (cart.meta !== '[]') await stmt(db, "UPDATE carts SET meta = '[]' WHERE id = ?").run(cart.id);
 }
 
 /** A deleted ticket leaves every cart. */

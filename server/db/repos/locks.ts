@@ -1,5 +1,8 @@
 import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
 import type { PgDb } from '../engine/postgres.ts';
+import { findCart, type CartRow } from './carts.ts';
+import { getTicketRows, type TicketRow } from './tickets.ts';
 
 /**
  * What keeps each invariant exact when several writers run at once (PostgreSQL: many connections in each of
@@ -17,7 +20,8 @@ import type { PgDb } from '../engine/postgres.ts';
  *
  * | invariant                                   | protection                                                      |
  * |---------------------------------------------|-----------------------------------------------------------------|
- * | ticket capacity, places held by orders      | `lockTickets`: the ticket rows, FOR UPDATE, before counting     |
+ * | ticket capacity, places held by orders      | `lockTickets` / `lockTicketRows`: the ticket rows, FOR UPDATE,  |
+ * |                                             | before counting                                                 |
  * | one accepted check-in per attendee          | the attendee rows, FOR UPDATE, then read in a statement of      |
  * |                                             | their own before deciding (attendees.ts `lockScanState`)        |
  * | one recorded scan per client nonce          | an advisory lock keyed by the nonce, after the attendees' locks |
@@ -25,7 +29,8 @@ import type { PgDb } from '../engine/postgres.ts';
  * |                                             | `findCheckinByNonceLocked` for a refusal the door recorded),    |
  * |                                             | and the unique index on checkins.nonce                          |
  * | order status moves (pay, cancel, hold lapse)| `lockOrder`: the order row, before reading its status           |
- * | cart lines                                  | `lockCart`: the cart row, before reading its lines              |
+ * | cart lines                                  | `lockCartOf`: the cart row, read as it is locked, before its    |
+ * |                                             | lines are read                                                  |
  * | per-address / per-login limits (database)   | `lockLimitKey` (advisory, keyed by limiter and key) when a      |
  * |                                             | count and its record share a transaction (checkout)             |
  * | mail claims                                 | the claim is one UPDATE whose WHERE is re-checked under the row |
@@ -50,6 +55,23 @@ export async function lockTickets(db: Db, ids: readonly number[]): Promise<void>
   await p.native('SELECT post_id FROM tickets WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR UPDATE', [`{${[...new Set(ids)].join(',')}}`]);
 }
 
+/**
+ * The tickets' rows read under their locks, in one statement (PostgreSQL: `FOR UPDATE OF` the tickets rows, in
+ * ascending ID order, as lockTickets); SQLite: read. A statement that waited for a lock re-reads the locked
+ * tickets row (capacity, price, sale window) but joins the ticket's post as it stood before the wait: its title
+ * and status, which no invariant counts on (the places are counted by a statement of their own after the locks).
+ * In the order of `ids`, missing ones skipped, as getTicketRows.
+ */
+export async function lockTicketRows(db: Db, ids: readonly number[]): Promise<TicketRow[]> {
+  if (!pg(db) || !ids.length) return await getTicketRows(db, ids);
+  const rows = (await stmt(
+    db,
+    'SELECT p.*, d.* FROM posts p JOIN tickets d ON d.post_id = p.id WHERE d.post_id IN (SELECT value FROM json_each(?)) ORDER BY d.post_id FOR UPDATE OF d',
+  ).all(JSON.stringify([...new Set(ids)]))) as TicketRow[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id)).filter((r): r is TicketRow => r !== undefined);
+}
+
 /** The attendees' rows, in ascending ID order (a batch takes its items' attendees at once: http/batch-group.ts). */
 export async function lockAttendees(db: Db, ids: readonly number[]): Promise<void> {
   const p = pg(db);
@@ -66,12 +88,13 @@ export async function lockOrder(db: Db, id: number): Promise<boolean> {
   return true;
 }
 
-/** True when it locked (PostgreSQL): the cart as read before it may be stale. */
-export async function lockCart(db: Db, id: number): Promise<boolean> {
-  const p = pg(db);
-  if (!p) return false;
-  await p.native('SELECT id FROM carts WHERE id = $1 FOR UPDATE', [String(id)]);
-  return true;
+/**
+ * The cart of `owner`, locked and read in one statement (PostgreSQL: the carts row alone, so a statement that
+ * waited re-reads all it returns); SQLite: read. Its lines are read after it, under the lock.
+ */
+export async function lockCartOf(db: Db, owner: string): Promise<CartRow | undefined> {
+  if (!pg(db)) return await findCart(db, owner);
+  return (await stmt(db, 'SELECT * FROM carts WHERE owner = ? FOR UPDATE').get(owner)) as CartRow | undefined;
 }
 
 export async function lockLimitKey(db: Db, limiter: string, key: string): Promise<void> {

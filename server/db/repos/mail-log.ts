@@ -112,14 +112,6 @@ export async function insertAttachment(
   ).run(a.log_id, a.position, a.filename, a.content_type, a.cid, a.content.length, a.sha256, a.content, a.qr_text);
 }
 
-/** Attachments whose image is still to be drawn. */
-export async function deferredAttachments(db: Db, logId: number): Promise<{ id: number; qr_text: string }[]> {
-  return (await stmt(db, 'SELECT id, qr_text FROM mail_attachments WHERE log_id = ? AND qr_text IS NOT NULL AND size = 0').all(logId)) as {
-    id: number;
-    qr_text: string;
-  }[];
-}
-
 export async function fillAttachment(db: Db, id: number, content: Buffer, sha256: string): Promise<void> {
   await stmt(db, 'UPDATE mail_attachments SET content = ?, size = ?, sha256 = ? WHERE id = ? AND size = 0').run(content, content.length, sha256, id);
 }
@@ -206,15 +198,18 @@ export interface DeliveryRecord {
  * than `staleBeforeUtc` (a process that died mid-delivery) can be taken over.
  */
 export async function claimMailLog(db: Db, id: number, staleBeforeUtc: string): Promise<boolean> {
-  return (
-    (
-      await stmt(db, "UPDATE mail_log SET claimed_utc = ? WHERE id = ? AND status = 'queued' AND (claimed_utc IS NULL OR claimed_utc < ?)").run(
-        nowUtc(),
-        id,
-        staleBeforeUtc,
-      )
-    ).changes === 1
-  );
+  return (await claimQueuedMail(db, id, staleBeforeUtc)) !== undefined;
+}
+
+/**
+ * claimMailLog that answers the claimed row (as it stands after the claim), or undefined when this caller did not
+ * get it (not queued, claimed by another, or gone): the check, the claim and the read in one statement.
+ */
+export async function claimQueuedMail(db: Db, id: number, staleBeforeUtc: string): Promise<MailLogRow | undefined> {
+  return (await stmt(
+    db,
+    "UPDATE mail_log SET claimed_utc = ? WHERE id = ? AND status = 'queued' AND (claimed_utc IS NULL OR claimed_utc < ?) RETURNING *",
+  ).get(nowUtc(), id, staleBeforeUtc)) as MailLogRow | undefined;
 }
 
 /** Records one delivery attempt; only a message still queued is updated (a deleted row stays deleted). */

@@ -31,10 +31,17 @@ export interface AttendeeForMail {
   timezone: string | null;
 }
 
-export async function orderForMail(db: Db, orderId: number): Promise<OrderForMail | undefined> {
-  return (await stmt(db, 'SELECT post_id AS id, status, purchaser_name, purchaser_email, total_minor, currency FROM orders WHERE post_id = ?').get(
-    orderId,
-  )) as OrderForMail | undefined;
+/** The order, and whether its ticket e-mail was already logged (an order mails its tickets once; staff resend). */
+export async function orderForMail(db: Db, orderId: number): Promise<(OrderForMail & { logged: boolean }) | undefined> {
+  const row = (await stmt(
+    db,
+    `SELECT post_id AS id, status, purchaser_name, purchaser_email, total_minor, currency,
+            EXISTS (SELECT 1 FROM mail_log WHERE source = 'tickets' AND related_id = orders.post_id) AS logged
+     FROM orders WHERE post_id = ?`,
+  ).get(orderId)) as (OrderForMail & { logged: number }) | undefined;
+  if (!row) return undefined;
+  const { logged, ...order } = row;
+  return { ...order, logged: logged === 1 };
 }
 
 /** The order's admitted attendees (RSVP "not going" and trashed ones have no ticket to show), in ID order. */
@@ -52,9 +59,4 @@ export async function attendeesForMail(db: Db, orderId: number): Promise<Attende
      WHERE a.order_id = ? AND ap.status != 'trash' AND (a.rsvp_status IS NULL OR a.rsvp_status = 'yes')
      ORDER BY a.post_id`,
   ).all(orderId)) as AttendeeForMail[];
-}
-
-/** Whether the order's ticket e-mail was already logged (an order mails its tickets once; staff resend). */
-export async function ticketMailLogged(db: Db, orderId: number): Promise<boolean> {
-  return (await stmt(db, "SELECT 1 FROM mail_log WHERE source = 'tickets' AND related_id = ? LIMIT 1").get(orderId)) !== undefined;
 }

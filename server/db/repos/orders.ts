@@ -1,10 +1,13 @@
-import { lockTickets } from './locks.ts';
+import { lockTicketRows } from './locks.ts';
 import type { OrderStatus } from '../../../shared/models/tickets.ts';
 import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
-import { insertPost } from './posts.ts';
-import { insertAttendeeRow, newSecurityCode } from './attendees.ts';
-import { availableOf, EMPTY_STATS, getTicketRows, ticketStats, type Provider, type TicketRow } from './tickets.ts';
+import { insertPost, insertPosts } from './posts.ts';
+import { insertAttendeeRows, newSecurityCodes } from './attendees.ts';
+import { ticketStats, type Provider, type TicketRow } from './tickets.ts';
+import { checkPlaces, orderLines, planOrder } from '../../domain/capacity.ts';
+
+export { OrderError, OrderTooLargeError } from '../../domain/capacity.ts';
 
 /** The gateway reference of the one-line orders `POST /attendees` makes (the original makes no order for them). */
 export const BOX_OFFICE_REF = 'box-office';
@@ -46,28 +49,6 @@ export interface OrderItemRow {
 /** Order statuses whose attendees hold a place (sold or reserved). */
 export const HOLDING: readonly OrderStatus[] = ['completed', 'pending'];
 
-/** An order (or a cart) of more tickets than one order may hold: refused before anything is written. */
-export class OrderTooLargeError extends Error {
-  constructor(
-    readonly max: number,
-    readonly requested: number,
-  ) {
-    super(`order of ${requested} tickets, at most ${max}`);
-  }
-}
-
-/** Why an order cannot be made; the routes turn these into Event Tickets' errors. */
-export class OrderError extends Error {
-  constructor(
-    readonly kind: 'capacity' | 'unavailable' | 'not_on_sale' | 'currency' | 'empty',
-    readonly ticketId: number,
-    readonly ticketTitle: string,
-    readonly available = 0,
-  ) {
-    super(`${kind}: ticket ${ticketId}`);
-  }
-}
-
 const SELECT = 'SELECT o.post_id AS id, o.*, p.author, p.date, p.date_gmt FROM orders o JOIN posts p ON p.id = o.post_id';
 
 export async function getOrderRows(db: Db, ids: readonly number[]): Promise<OrderRow[]> {
@@ -89,17 +70,6 @@ export async function orderItems(db: Db, orderIds: readonly number[]): Promise<O
      FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id JOIN posts p ON p.id = oi.ticket_id
      WHERE oi.order_id IN (SELECT value FROM json_each(?)) ORDER BY oi.order_id, oi.ticket_id`,
   ).all(JSON.stringify(orderIds))) as OrderItemRow[];
-}
-
-export async function attendeeIdsOfOrders(db: Db, orderIds: readonly number[]): Promise<number[]> {
-  if (!orderIds.length) return [];
-  return (
-    (await stmt(db, 'SELECT post_id FROM attendees WHERE order_id IN (SELECT value FROM json_each(?)) ORDER BY post_id').all(
-      JSON.stringify(orderIds),
-    )) as {
-      post_id: number;
-    }[]
-  ).map((r) => r.post_id);
 }
 
 export interface OrderQuery {
@@ -166,64 +136,40 @@ export interface CreatedOrder {
   orderId: number;
   status: OrderStatus;
   attendeeIds: number[];
+  /** The order as getOrderRow reads it right after (its row as inserted, with its post's author and dates). */
+  row: OrderRow;
 }
 
+/** The tickets' counts, then the sale window and places of each line (domain/capacity.ts). */
 async function checkAvailability(db: Db, tickets: Map<number, TicketRow>, items: NewOrder['items'], o: NewOrder): Promise<void> {
-  const stats = await ticketStats(db, [...tickets.keys()]);
-  for (const it of items) {
-    const t = tickets.get(it.ticketId)!;
-    if (
-      o.checkSaleWindow &&
-      ((t.available_from_utc && o.dateGmt < t.available_from_utc) || (t.available_until_utc && o.dateGmt > t.available_until_utc))
-    ) {
-      throw new OrderError('not_on_sale', t.id, t.title);
-    }
-    const available = availableOf(t.capacity, stats.get(t.id) ?? EMPTY_STATS);
-    if (available >= 0 && it.quantity > available) throw new OrderError('capacity', t.id, t.title, available);
-  }
+  checkPlaces(items, tickets, await ticketStats(db, [...tickets.keys()]), o);
 }
+
+/** Rows of one multi-row INSERT at most (SQLite binds at most 32,766 parameters a statement). */
+const ROWS_PER_INSERT = 500;
 
 /**
- * Makes an order with one attendee per ticket bought, each with its own random security code, in one
- * transaction (a savepoint inside a route's). Availability is counted inside that transaction, so
- * concurrent sales can never overbook a ticket.
+ * Makes an order with one attendee per ticket bought, each with its own random security code. Availability is
+ * counted after the tickets' locks (repos/locks.ts), so concurrent sales can never overbook a ticket. Every
+ * check comes before the first write, so a refused order writes nothing; the writes are set-based (one statement
+ * for the order's lines, one for its attendees' posts, one for their rows, whatever their number). Inside the
+ * caller's transaction (a route's), or in one of its own.
  */
 export async function createOrder(db: Db, o: NewOrder): Promise<CreatedOrder> {
-  return await db.transaction(async (): Promise<CreatedOrder> => {
-    const merged = new Map<number, NewOrder['items'][number]>();
-    for (const it of o.items) {
-      const prev = merged.get(it.ticketId);
-      merged.set(it.ticketId, prev ? { ...prev, quantity: prev.quantity + it.quantity } : { ...it });
-    }
-    const items = [...merged.values()].filter((it) => it.quantity > 0);
-    if (!items.length) throw new OrderError('empty', 0, '');
-    if (o.maxTickets !== undefined) {
-      const count = items.reduce((n, it) => n + it.quantity, 0);
-      if (count > o.maxTickets) throw new OrderTooLargeError(o.maxTickets, count);
-    }
+  const make = async (): Promise<CreatedOrder> => {
+    const items = orderLines(o.items, o.maxTickets);
     // The tickets' locks before their places are counted (repos/locks.ts): concurrent sales never overbook.
-    await lockTickets(
-      db,
-      items.map((i) => i.ticketId),
-    );
     const tickets = new Map(
       (
-        await getTicketRows(
+        await lockTicketRows(
           db,
           items.map((i) => i.ticketId),
         )
       ).map((t) => [t.id, t]),
     );
-    for (const it of items) {
-      const t = tickets.get(it.ticketId);
-      if (t?.status !== 'publish') throw new OrderError('unavailable', it.ticketId, t?.title ?? '');
-    }
-    const paid = items.filter((it) => tickets.get(it.ticketId)!.provider === 'tc');
-    const currencies = new Set(paid.map((it) => tickets.get(it.ticketId)!.currency));
-    if (currencies.size > 1) throw new OrderError('currency', paid[0].ticketId, tickets.get(paid[0].ticketId)!.title);
+    const plan = planOrder(items, tickets, o.status);
     await checkAvailability(db, tickets, items, o);
-    const total = items.reduce((sum, it) => sum + tickets.get(it.ticketId)!.price_minor * it.quantity, 0);
-    const status: OrderStatus = o.status ?? (total === 0 ? 'completed' : 'pending');
+    const { status } = plan;
     const orderId = await insertPost(db, 'order', {
       status: 'publish',
       author: o.userId ?? 0,
@@ -231,56 +177,70 @@ export async function createOrder(db: Db, o: NewOrder): Promise<CreatedOrder> {
       date: o.date,
       date_gmt: o.dateGmt,
     });
-    await stmt(
+    const inserted = (await stmt(
       db,
       `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc, hold_until_utc, hold_client)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    ).get(
       orderId,
-      paid.length ? 'tc' : 'rsvp',
+      plan.provider,
       status,
       o.purchaserName,
       o.purchaserEmail,
       o.userId ?? 0,
-      total,
-      [...currencies][0] ?? 'USD',
+      plan.total,
+      plan.currency,
       o.dateGmt,
       status === 'completed' ? o.dateGmt : null,
       status === 'pending' ? (o.holdUntilUtc ?? null) : null,
       o.holdClient ?? null,
+    )) as Omit<OrderRow, 'id' | 'author' | 'date' | 'date_gmt'> & { post_id: number };
+    const { post_id, ...cols } = inserted;
+    const row: OrderRow = { id: post_id, ...cols, author: o.userId ?? 0, date: o.date, date_gmt: o.dateGmt };
+    await stmt(db, `INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES ${items.map(() => '(?, ?, ?, ?)').join(', ')}`).run(
+      ...items.flatMap((it) => [orderId, it.ticketId, it.quantity, tickets.get(it.ticketId)!.price_minor]),
     );
-    const putItem = stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)');
+    const places = items.flatMap((it) => Array.from({ length: it.quantity }, () => it));
     const attendeeIds: number[] = [];
-    for (const it of items) {
-      const t = tickets.get(it.ticketId)!;
-      await putItem.run(orderId, t.id, it.quantity, t.price_minor);
-      for (let n = 0; n < it.quantity; n++) {
-        const id = await insertPost(db, 'attendee', {
+    for (let at = 0; at < places.length; at += ROWS_PER_INSERT) {
+      const chunk = places.slice(at, at + ROWS_PER_INSERT);
+      const ids = await insertPosts(
+        db,
+        'attendee',
+        chunk.map((it) => ({
           status: 'publish',
           author: o.userId ?? 0,
           title: o.purchaserName,
-          parent: t.id,
+          parent: it.ticketId,
           date: o.date,
           date_gmt: o.dateGmt,
-        });
-        await insertAttendeeRow(db, {
-          postId: id,
-          ticketId: t.id,
-          eventId: t.event_id,
-          orderId,
-          provider: t.provider,
-          fullName: o.purchaserName,
-          email: o.purchaserEmail,
-          securityCode: await newSecurityCode(db),
-          priceMinor: t.price_minor,
-          optout: it.optout ?? false,
-          rsvpStatus: t.provider === 'rsvp' ? 'yes' : null,
-        });
-        attendeeIds.push(id);
-      }
+        })),
+      );
+      const codes = await newSecurityCodes(db, chunk.length);
+      await insertAttendeeRows(
+        db,
+        chunk.map((it, n) => {
+          const t = tickets.get(it.ticketId)!;
+          return {
+            postId: ids[n]!,
+            ticketId: t.id,
+            eventId: t.event_id,
+            orderId,
+            provider: t.provider,
+            fullName: o.purchaserName,
+            email: o.purchaserEmail,
+            securityCode: codes[n]!,
+            priceMinor: t.price_minor,
+            optout: it.optout ?? false,
+            rsvpStatus: t.provider === 'rsvp' ? 'yes' : null,
+          };
+        }),
+      );
+      attendeeIds.push(...ids);
     }
-    return { orderId, status, attendeeIds };
-  });
+    return { orderId, status, attendeeIds, row };
+  };
+  return db.inTransaction ? await make() : await db.transaction(make);
 }
 
 const utcMs = (utc: string) => Date.parse(`${utc.replace(' ', 'T')}Z`);
@@ -307,13 +267,9 @@ export async function setOrderStatus(db: Db, order: OrderRow, status: OrderStatu
     const heldBefore = HOLDING.includes(order.status) && !holdExpired(order, nowUtc);
     if (!heldBefore && HOLDING.includes(status)) {
       const items = await orderItems(db, [order.id]);
-      await lockTickets(
-        db,
-        items.map((i) => i.ticket_id),
-      );
       const tickets = new Map(
         (
-          await getTicketRows(
+          await lockTicketRows(
             db,
             items.map((i) => i.ticket_id),
           )

@@ -109,6 +109,23 @@ export async function insertPost(db: Db, type: string, fields: PostWrite & { dat
   return Number((await stmt(db, sql).run(type, ...cols.map((c) => row[c] as unknown))).lastInsertRowid);
 }
 
+/**
+ * Posts of one type in one statement (`INSERT ... VALUES (...), (...) RETURNING id`), each written as insertPost
+ * writes one; every row sets the same fields (the first row's). Their IDs in the order of `rows` (IDs are handed
+ * out in the order the rows are inserted).
+ */
+export async function insertPosts(db: Db, type: string, rows: readonly (PostWrite & { date: string; date_gmt: string })[]): Promise<number[]> {
+  if (!rows.length) return [];
+  const full = rows.map((f): PostWrite => ({ modified: f.date, modified_gmt: f.date_gmt, ...f }));
+  const cols = COLUMNS.filter((c) => full[0]![c] !== undefined);
+  const one = `(?, ${cols.map(() => '?').join(', ')})`;
+  const sql = `INSERT INTO posts (type, ${cols.join(', ')}) VALUES ${full.map(() => one).join(', ')} RETURNING id`;
+  const ids = (await stmt(db, sql)
+    .pluck()
+    .all(...full.flatMap((row) => [type, ...cols.map((c) => row[c] as unknown)]))) as number[];
+  return ids.map(Number).sort((a, b) => a - b);
+}
+
 export async function updatePost(db: Db, id: number, fields: PostWrite): Promise<void> {
   const cols = COLUMNS.filter((c) => fields[c] !== undefined);
   if (!cols.length) return;

@@ -178,10 +178,8 @@ export async function ticketStats(db: Db, ids: readonly number[]): Promise<Map<n
   return out;
 }
 
-/** Places left: -1 when unlimited, never below 0. */
-export function availableOf(capacity: number, s: Pick<TicketStats, 'sold' | 'pending'>): number {
-  return capacity < 0 ? -1 : Math.max(0, capacity - s.sold - s.pending);
-}
+/** Places left (domain/capacity.ts). */
+export { availableOf } from '../../domain/capacity.ts';
 
 const PROVIDERS_SQL = `SELECT t.event_id AS event_id, t.provider AS provider, MIN(t.post_id) AS first FROM tickets t JOIN posts p ON p.id = t.post_id
      WHERE t.event_id IN (SELECT value FROM json_each(?)) AND p.status = 'publish' GROUP BY t.event_id, t.provider ORDER BY t.event_id, first`;
@@ -293,4 +291,39 @@ export async function publishedTicketCapacities(db: Db, eventId: number): Promis
     `SELECT t.post_id, t.capacity FROM tickets t JOIN posts p ON p.id = t.post_id
   WHERE t.event_id = ? AND p.status = 'publish' ORDER BY t.post_id`,
   ).all(eventId)) as { post_id: number; capacity: number }[];
+}
+
+/**
+ * PostgreSQL: an event's published tickets with their capacity and the places sold and held on each, in ticket ID
+ * order, in one statement (publishedTicketCapacities and ticketStats in one round trip; STATS_SQL's counts).
+ */
+const STOCK_SQL = `SELECT t.post_id, t.capacity, s.sold, s.pending FROM tickets t JOIN posts p ON p.id = t.post_id
+  LEFT JOIN (SELECT a.ticket_id AS id,
+       SUM(COALESCE(o.status, 'completed') = 'completed' AND COALESCE(a.rsvp_status, 'yes') <> 'no') AS sold,
+       SUM(o.status = 'pending' AND COALESCE(a.rsvp_status, 'yes') <> 'no') AS pending
+     ${COUNTED} AND a.event_id = ? GROUP BY a.ticket_id) s ON s.id = t.post_id
+  WHERE t.event_id = ? AND p.status = 'publish' ORDER BY t.post_id`;
+
+/** The published tickets of an event with their capacity and counts (`sold`, `pending`), in ticket ID order. */
+export async function publishedTicketStock(
+  db: Db,
+  eventId: number,
+): Promise<{ post_id: number; capacity: number; stats: Pick<TicketStats, 'sold' | 'pending'> }[]> {
+  if (db.engine === 'postgres') {
+    const rows = (await stmt(db, STOCK_SQL).all(eventId, eventId)) as {
+      post_id: number;
+      capacity: number;
+      sold: number | null;
+      pending: number | null;
+    }[];
+    return rows.map((r) => ({ post_id: r.post_id, capacity: r.capacity, stats: { sold: r.sold ?? 0, pending: r.pending ?? 0 } }));
+  }
+  // SQLite: two statements on their indexes (no round trips to save in-process).
+  const tickets = await publishedTicketCapacities(db, eventId);
+  if (!tickets.length) return [];
+  const stats = await ticketStats(
+    db,
+    tickets.map((t) => t.post_id),
+  );
+  return tickets.map((t) => ({ ...t, stats: stats.get(t.post_id) ?? EMPTY_STATS }));
 }

@@ -5,9 +5,11 @@ import { invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../kernel/result.ts';
 import type { Input } from '../../../shared/http/route.ts';
-import { queryAttendees, type AttendeeQuery } from '../../db/repos/attendee-query.ts';
-import { attendeeCursor, getAttendeeRows } from '../../db/repos/attendees.ts';
-import { sweepIfLapsed } from './order-hold.ts';
+import { queryAttendees, readAttendeePage, type AttendeeQuery } from '../../db/repos/attendee-query.ts';
+import { attendeeCursor, getAttendeeRows, type AttendeeRow } from '../../db/repos/attendees.ts';
+import { nowUtc } from '../../db/clock.ts';
+import { nowMs } from './clock.ts';
+import { sweepHolds, sweepIfLapsed } from './order-hold.ts';
 import { inTransaction } from '../../db/in-transaction.ts';
 import { getPostType } from '../../db/repos/posts.ts';
 import { ALL_STATUSES, WRITABLE_STATUSES } from '../../domain/events/access.ts';
@@ -149,17 +151,32 @@ async function buildQuery(ctx: Ctx, input: ListInput, perPage: number): Promise<
   return q;
 }
 
-const list = implement(ticketsRoutes.listAttendees, async (input, ctx) => {
-  await sweepIfLapsed(ctx);
-  const perPage = input.per_page;
-  const q = await buildQuery(ctx, input, perPage);
-  // The cursor and the page come from one read transaction: a change committed after the cursor was read
-  // cannot be in this page without also being after the cursor.
-  const { rows, total, cursor } = await inTransaction(ctx.db, async () => {
+/**
+ * The page, its total and the change cursor, from one snapshot: a change committed after the cursor was read
+ * cannot be in this page without also being after the cursor. SQLite: one read transaction, after the lapsed-hold
+ * sweep. PostgreSQL: one statement that also tells whether a hold has lapsed (then the sweep, and the page again),
+ * so a page is one round trip besides the memo's change-log read.
+ */
+async function readPage(ctx: Ctx, q: AttendeeQuery): Promise<{ rows: AttendeeRow[]; total: number; cursor: number }> {
+  if (ctx.db.engine === 'postgres') {
+    const now = () => nowUtc(new Date(nowMs(ctx)));
+    const page = await readAttendeePage(ctx.db, q, now());
+    if (!page.lapsed) return page;
+    await sweepHolds(ctx.app);
+    return await readAttendeePage(ctx.db, q, now());
+  }
+  return await inTransaction(ctx.db, async () => {
     const cursor = await attendeeCursor(ctx.db);
     const { ids, total } = await queryAttendees(ctx.db, q);
     return { rows: await getAttendeeRows(ctx.db, ids), total, cursor };
   });
+}
+
+const list = implement(ticketsRoutes.listAttendees, async (input, ctx) => {
+  if (ctx.db.engine !== 'postgres') await sweepIfLapsed(ctx);
+  const perPage = input.per_page;
+  const q = await buildQuery(ctx, input, perPage);
+  const { rows, total, cursor } = await readPage(ctx, q);
   const shown = Math.max(0, total - (input.offset ?? 0));
   const totalPages = Math.ceil(shown / perPage);
   if (input.page > 1 && input.page > totalPages) throw invalidPage();

@@ -1,4 +1,5 @@
-import { lockCart, lockLimitKey } from '../../db/repos/locks.ts';
+import { lockCartOf, lockLimitKey } from '../../db/repos/locks.ts';
+import { heldPlacesRefusal, holdsPlaces } from '../../domain/capacity.ts';
 import crypto from 'node:crypto';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
 import { callerRole, callerTag, type Ctx } from '../../kernel/context.ts';
@@ -16,7 +17,7 @@ import {
   type CartItemRow,
   type CartLine,
 } from '../../db/repos/carts.ts';
-import { addMinutesUtc, createOrder, getOrderRow, OrderError, OrderTooLargeError, placesHeldBy } from '../../db/repos/orders.ts';
+import { addMinutesUtc, createOrder, OrderError, OrderTooLargeError, placesHeldBy } from '../../db/repos/orders.ts';
 import { clientKey } from '../../security/window-limiter.ts';
 import type { AppState } from '../../kernel/context.ts';
 import { getPost } from '../../db/repos/posts.ts';
@@ -180,9 +181,9 @@ const update = implement(ticketsRoutes.updateCart, async (input, ctx): Promise<R
   }
   // The cart becomes one order: the lines this write keeps plus the new ones stay within one order's bound.
   const owner = ownerOf(ctx);
-  let cart = owner ? await findCart(ctx.db, owner) : undefined;
-  // The lines are read and replaced under the cart's lock (db/repos/locks.ts): two writes to one cart take turns.
-  if (cart && (await lockCart(ctx.db, cart.id))) cart = await findCart(ctx.db, owner as string);
+  // The lines are read and replaced under the cart's lock (db/repos/locks.ts), taken as the cart is read: two
+  // writes to one cart take turns.
+  const cart = owner ? await lockCartOf(ctx.db, owner) : undefined;
   const kept = cart
     ? (await cartItems(ctx.db, cart.id)).filter((l) => !(l.provider === provider && (input.post_id === undefined || l.event_id === input.post_id)))
     : [];
@@ -235,24 +236,19 @@ function holdClient(ctx: Ctx): string | undefined {
 
 /**
  * One client address holds at most `maxTicketsPerOrder` places in pending orders at a time (CONTRACT section 3):
- * 429 when this checkout's order would be pending and take it past that. Free orders complete at once and hold
- * nothing; signed-in buyers answer for their own.
+ * 429 when this checkout's order would be pending and take it past that (domain/capacity.ts). Free orders
+ * complete at once and hold nothing; signed-in buyers answer for their own.
  */
 async function holdRefusal(ctx: Ctx, client: string | undefined, lines: readonly CartItemRow[]): Promise<Result | null> {
-  if (!client || !lines.length) return null;
-  const tickets = await getTicketRows(
-    ctx.db,
-    lines.map((l) => l.ticket_id),
-  );
-  if (!tickets.some((t) => t.price_minor > 0)) return null;
+  if (!holdsPlaces(client, lines)) return null;
   const wanted = lines.reduce((n, l) => n + l.quantity, 0);
   const max = ctx.app.services.maxHeldPlaces ?? ctx.app.config.maxTicketsPerOrder;
-  const held = await placesHeldBy(ctx.db, client, nowUtcString(ctx));
-  if (held + wanted <= max) return null;
+  const refused = heldPlacesRefusal(await placesHeldBy(ctx.db, client, nowUtcString(ctx)), wanted, max);
+  if (!refused) return null;
   const e = new HttpError(
     429,
     'rest_too_many_requests',
-    `This address already holds ${held} places in unpaid orders, and at most ${max} at a time. Pay or wait until a hold runs out.`,
+    `This address already holds ${refused.held} places in unpaid orders, and at most ${refused.max} at a time. Pay or wait until a hold runs out.`,
   );
   return { status: 429, body: e.body(), isError: true, headers: { 'Retry-After': String(60) } };
 }
@@ -266,9 +262,8 @@ const checkout = implement(ticketsRoutes.checkout, async (input, ctx): Promise<R
   const wait = await checkoutLimiter(ctx.app).retryAfter(limitKeys);
   if (wait > 0) return tooMany(wait, 'checkouts');
   const owner = ownerOf(ctx);
-  let cart = owner ? await findCart(ctx.db, owner) : undefined;
-  // Its lines are read and emptied under the cart's lock: a cart is checked out once.
-  if (cart && (await lockCart(ctx.db, cart.id))) cart = await findCart(ctx.db, owner as string);
+  // Its lines are read and emptied under the cart's lock (taken as the cart is read): a cart is checked out once.
+  const cart = owner ? await lockCartOf(ctx.db, owner) : undefined;
   const lines = cart ? await cartItems(ctx.db, cart.id) : [];
   const client = holdClient(ctx);
   const refused = await holdRefusal(ctx, client, lines);
@@ -294,9 +289,10 @@ const checkout = implement(ticketsRoutes.checkout, async (input, ctx): Promise<R
     throw e instanceof OrderError ? orderErrorToHttp(e) : e;
   }
   await checkoutLimiter(ctx.app).record(limitKeys);
-  await emptyCart(ctx.db, cart!.id);
+  await emptyCart(ctx.db, cart!);
   if (made.status === 'completed') await orderCompleted(ctx, made.orderId);
-  return created((await presentOrders(ctx, [(await getOrderRow(ctx.db, made.orderId))!]))[0]);
+  // The order as inserted (the mail listeners only read it).
+  return created((await presentOrders(ctx, [made.row]))[0]);
 });
 
 export const cartEndpoints: Endpoint[] = [read, update, checkout];

@@ -2,15 +2,7 @@ import type { AppState, Ctx } from '../../kernel/context.ts';
 import { can } from '../../kernel/context.ts';
 import { hooks } from '../../kernel/hooks.ts';
 import { createNonce } from '../../auth/nonces.ts';
-import {
-  attendanceByPost,
-  availableOf,
-  EMPTY_STATS,
-  providersByPost,
-  publishedTicketCapacities,
-  ticketedCondition,
-  ticketStats,
-} from '../../db/repos/tickets.ts';
+import { attendanceByPost, availableOf, providersByPost, publishedTicketStock, ticketedCondition } from '../../db/repos/tickets.ts';
 import type { EventRow } from '../../db/repos/events.ts';
 import type { PresentOpts } from '../../kernel/hooks.ts';
 import { nowMs } from './clock.ts';
@@ -46,14 +38,10 @@ export async function decorateEvents(ctx: Ctx, events: Record<string, unknown>[]
 async function offerAvailability(ctx: Ctx, e: Record<string, unknown>, eventId: number): Promise<void> {
   const ld = e.json_ld as Record<string, unknown> | undefined;
   if (!ld || !Array.isArray(ld.offers) || !ld.offers.length) return;
-  const tickets = await publishedTicketCapacities(ctx.db, eventId);
+  const tickets = await publishedTicketStock(ctx.db, eventId);
   if (tickets.length !== ld.offers.length) return;
-  const stats = await ticketStats(
-    ctx.db,
-    tickets.map((t) => t.post_id),
-  );
   const offers = (ld.offers as Record<string, unknown>[]).map((o, i) => {
-    const stock = availableOf(tickets[i].capacity, stats.get(tickets[i].post_id) ?? EMPTY_STATS);
+    const stock = availableOf(tickets[i].capacity, tickets[i].stats);
     return { ...o, availability: stock === 0 ? 'SoldOut' : stock >= 1 && stock <= 5 ? 'LimitedAvailability' : 'InStock' };
   });
   e.json_ld = { ...ld, offers };

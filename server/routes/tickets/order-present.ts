@@ -1,8 +1,8 @@
 import { rawPrice } from '../../../shared/money.ts';
 import { TICKETS_NS } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
-import { getAttendeeRows } from '../../db/repos/attendees.ts';
-import { attendeeIdsOfOrders, orderItems, type OrderRow } from '../../db/repos/orders.ts';
+import { attendeeRowsOfOrders } from '../../db/repos/attendees.ts';
+import { orderItems, type OrderRow } from '../../db/repos/orders.ts';
 import { pick } from '../../content/text.ts';
 import { presentAttendees } from './attendee-present.ts';
 import { readableRows } from './attendee-access.ts';
@@ -15,7 +15,7 @@ export async function presentOrders(ctx: Ctx, orders: OrderRow[]): Promise<Recor
   const ids = orders.map((o) => o.id);
   const items = await orderItems(ctx.db, ids);
   // An order holding tickets of several events shows an organizer only the attendees of its own.
-  const attendeeRows = await readableRows(ctx, await getAttendeeRows(ctx.db, await attendeeIdsOfOrders(ctx.db, ids)));
+  const attendeeRows = await readableRows(ctx, await attendeeRowsOfOrders(ctx.db, ids));
   const attendees = presentAttendees(ctx, attendeeRows, true);
   return orders.map((o) => ({
     id: o.id,
