@@ -55,14 +55,25 @@ export function readSignatureParams(sig: string | null | undefined, kid: string 
 
 const imported = new Map<string, Promise<CryptoKey | null>>();
 
-/** The WebCrypto key of a base64url public key, imported once per key; `null` when it is no Ed25519 key. */
+/**
+ * WebCrypto's `subtle`, or `null` where the page has none: browsers offer it in secure contexts only, and a kiosk
+ * opened over plain http from a LAN address is not one (the Electron shell and https are).
+ */
+function subtle(): SubtleCrypto | null {
+  return globalThis.crypto?.subtle ?? null;
+}
+
+/**
+ * The WebCrypto key of a base64url public key, imported once per key; `null` when it is no Ed25519 key or this
+ * runtime cannot verify Ed25519 at all.
+ */
 function importKey(key: string): Promise<CryptoKey | null> {
   let p = imported.get(key);
   if (!p) {
     const raw = SIGNING_PUBLIC_KEY.test(key) ? base64UrlToBytes(key) : null;
-    p = raw
-      ? globalThis.crypto.subtle.importKey('raw', raw as Uint8Array<ArrayBuffer>, { name: 'Ed25519' }, false, ['verify']).catch(() => null)
-      : Promise.resolve(null);
+    const s = subtle();
+    p =
+      raw && s ? s.importKey('raw', raw as Uint8Array<ArrayBuffer>, { name: 'Ed25519' }, false, ['verify']).catch(() => null) : Promise.resolve(null);
     // A handful of keys per device: bounded anyway, so a stream of keys cannot grow it.
     if (imported.size >= 64) imported.clear();
     imported.set(key, p);
@@ -70,27 +81,33 @@ function importKey(key: string): Promise<CryptoKey | null> {
   return p;
 }
 
+/** Whether `sig` (base64url) is `k`'s Ed25519 signature of `text`; `null` when the runtime could not tell. */
+async function verifyWith(k: CryptoKey, text: string, sig: string): Promise<boolean | null> {
+  const s = SIGNATURE.test(sig) ? base64UrlToBytes(sig) : null;
+  if (!s) return false;
+  try {
+    return await (subtle() as SubtleCrypto).verify({ name: 'Ed25519' }, k, s as Uint8Array<ArrayBuffer>, new TextEncoder().encode(text));
+  } catch {
+    return null;
+  }
+}
+
 /** Whether `sig` (base64url) is `key`'s Ed25519 signature of `text`. Malformed input is simply not valid. */
 export async function verifySignature(key: string, text: string, sig: string): Promise<boolean> {
   const k = await importKey(key);
-  const s = SIGNATURE.test(sig) ? base64UrlToBytes(sig) : null;
-  if (!k || !s) return false;
-  try {
-    return await globalThis.crypto.subtle.verify({ name: 'Ed25519' }, k, s as Uint8Array<ArrayBuffer>, new TextEncoder().encode(text));
-  } catch {
-    return false;
-  }
+  return k !== null && (await verifyWith(k, text, sig)) === true;
 }
 
 /**
  * What a signed code proves, checked against the keys a device trusts for its event:
  * - `valid`: signed by a trusted key for one of `ticketIds` (the QR URL names the attendee, not its ticket, so
  *   each ticket of the event the device knows is tried; there are few).
- * - `forged`: signed under a trusted key ID, but the signature fits none of them.
- * - `unknown_key`: the key ID is not one the device trusts (a key made after its last download, or revoked):
- *   the signature proves nothing either way, the code is treated as unsigned.
+ * - `forged`: signed under a trusted key ID, but the signature fits none of the tickets.
+ * - `unproven`: the key ID is not one the device trusts (a key made after its last download, or revoked), the
+ *   device knows no ticket of the event yet, or it cannot verify Ed25519 (no WebCrypto outside a secure context):
+ *   the signature proves nothing either way, and the code counts as unsigned.
  */
-export type SignatureCheck = { kind: 'valid'; ticketId: number; kid: string } | { kind: 'forged' } | { kind: 'unknown_key' };
+export type SignatureCheck = { kind: 'valid'; ticketId: number; kid: string } | { kind: 'forged' } | { kind: 'unproven' };
 
 export async function checkTicketSignature(
   code: { eventId: number; attendeeId: number; securityCode: string; sig: string; kid: string },
@@ -98,14 +115,17 @@ export async function checkTicketSignature(
   ticketIds: readonly number[],
 ): Promise<SignatureCheck> {
   const key = keys.find((k) => k.kid === code.kid);
-  if (!key) return { kind: 'unknown_key' };
+  const k = key && ticketIds.length > 0 ? await importKey(key.key) : null;
+  if (!key || !k) return { kind: 'unproven' };
   // Keyboard-wedge scanners may change case: the code as scanned, then lower case (how the server makes codes).
   const scanned = code.securityCode.trim();
   const variants = scanned === scanned.toLowerCase() ? [scanned] : [scanned, scanned.toLowerCase()];
   for (const ticketId of ticketIds) {
     for (const securityCode of variants) {
       const text = signedText({ eventId: code.eventId, attendeeId: code.attendeeId, ticketId, securityCode });
-      if (await verifySignature(key.key, text, code.sig)) return { kind: 'valid', ticketId, kid: key.kid };
+      const verdict = await verifyWith(k, text, code.sig);
+      if (verdict === null) return { kind: 'unproven' };
+      if (verdict) return { kind: 'valid', ticketId, kid: key.kid };
     }
   }
   return { kind: 'forged' };

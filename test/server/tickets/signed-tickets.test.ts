@@ -158,7 +158,7 @@ describe('signed tickets (CONTRACT section 8)', () => {
     assert.match(revoked[0], /^Revoked signing key /);
     const later = await event(f.eventId, bearer(door.key));
     assert.deepEqual(later.body.signing_keys, [{ signing_key_id: newKid, signing_key: after.body.signing_key }]);
-    assert.equal(await check(oldUrl, later), 'unknown_key');
+    assert.equal(await check(oldUrl, later), 'unproven');
     assert.equal(await check(newUrl, later), 'valid');
     const list = await cli('signing-key', 'list', '--event', String(f.eventId));
     assert.match(list.join('\n'), new RegExp(`${before.body.signing_key_id}.*revoked`));

@@ -1,4 +1,4 @@
-import { describe, test } from 'vitest';
+import { describe, test, vi } from 'vitest';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import {
@@ -91,9 +91,22 @@ describe('checkTicketSignature', () => {
     // A ticket the device does not know of cannot be matched: not proven.
     assert.deepEqual(await checkTicketSignature(code(k2.sign(signedText(ticket)), 'kid-two'), keys, [11]), { kind: 'forged' });
   });
-  test('unknown_key: a key ID the device does not trust proves nothing either way', async () => {
-    assert.deepEqual(await checkTicketSignature(code(k1.sign(signedText(ticket)), 'kid-three'), keys, [13]), { kind: 'unknown_key' });
-    assert.deepEqual(await checkTicketSignature(code(k1.sign(signedText(ticket)), 'kid-one'), [], [13]), { kind: 'unknown_key' });
+  test('unproven: a key ID the device does not trust, or no known ticket, proves nothing either way', async () => {
+    assert.deepEqual(await checkTicketSignature(code(k1.sign(signedText(ticket)), 'kid-three'), keys, [13]), { kind: 'unproven' });
+    assert.deepEqual(await checkTicketSignature(code(k1.sign(signedText(ticket)), 'kid-one'), [], [13]), { kind: 'unproven' });
+    // No ticket of the event known yet (paired, nothing downloaded): not a forgery, just not proven.
+    assert.deepEqual(await checkTicketSignature(code('garbage', 'kid-one'), keys, []), { kind: 'unproven' });
+  });
+  test('where WebCrypto is missing (a page outside a secure context) a signature is unproven, never forged', async () => {
+    const k3 = keyPair('kid-web');
+    const sig = k3.sign(signedText(ticket));
+    vi.stubGlobal('crypto', {});
+    try {
+      assert.deepEqual(await checkTicketSignature(code(sig, 'kid-web'), [{ kid: k3.kid, key: k3.key }], [13]), { kind: 'unproven' });
+      assert.deepEqual(await checkTicketSignature(code('garbage', 'kid-web'), [{ kid: k3.kid, key: k3.key }], [13]), { kind: 'unproven' });
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
   test('a security code whose case a keyboard wedge changed still verifies', async () => {
     const sig = k1.sign(signedText(ticket));
