@@ -3,6 +3,7 @@ import { kioskPaths } from '../../shared/checkin/paths.ts';
 import { LANGS, type Lang } from '../../shared/lang.ts';
 import { applyAttendees, applySnapshotPage } from '../store/attendees.ts';
 import type { KioskDb } from '../store/db.ts';
+import { storeEventSigningKeys } from '../store/signing-keys.ts';
 import { getSyncState, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
 import { ApiError, type ApiClient, type ApiResponse } from './api-client.ts';
 
@@ -46,7 +47,8 @@ export async function downloadEventInfo({ api, db, eventId, signal }: DownloadOp
       if (t.title) titles.set(t.id, { ...titles.get(t.id), [LANGS[i]]: t.title });
     }
   });
-  await db.transaction('rw', db.event, db.tickets, async () => {
+  await db.transaction('rw', [db.event, db.tickets, db.meta], async () => {
+    await storeEventSigningKeys(db, eventRes.body);
     await db.event.clear();
     await db.event.put({ id: event.id, title: event.title ?? '', startDate: event.start_date ?? null, endDate: event.end_date ?? null });
     await db.tickets.clear();

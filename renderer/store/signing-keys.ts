@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import type { PairingPayload } from '../../shared/checkin/pairing.ts';
+import { SIGNING_KEY_ID, SIGNING_PUBLIC_KEY, type PublicSigningKey } from '../../shared/checkin/signature.ts';
+import type { KioskDb } from './db.ts';
+
+/**
+ * The ticket-signing keys this kiosk trusts (CONTRACT section 8). Pairing pins the event's key (`signing_key` in
+ * the pairing code, kept with the settings). Each read of the event over the paired connection then brings the
+ * event's keys not revoked (`signing_keys`): from then on that list is trusted instead, so a key made by a
+ * rotation is learnt and a revoked one is dropped at the next download. A new pairing forgets the list.
+ */
+const META_KEY = 'signing_keys';
+
+const Stored = z.object({ eventId: z.number().int().positive(), keys: z.array(z.object({ kid: z.string(), key: z.string() })).max(64) });
+
+/** The signing keys of an event answer, as far as they are well-formed; `null` when it carries none (an older server). */
+const EventKeys = z.object({
+  id: z.number().int(),
+  signing_keys: z.array(z.object({ signing_key_id: z.string().regex(SIGNING_KEY_ID), signing_key: z.string().regex(SIGNING_PUBLIC_KEY) })).max(64),
+});
+
+export function signingKeysOfEvent(body: unknown): { eventId: number; keys: PublicSigningKey[] } | null {
+  const parsed = EventKeys.safeParse(body);
+  if (!parsed.success) return null;
+  return { eventId: parsed.data.id, keys: parsed.data.signing_keys.map((k) => ({ kid: k.signing_key_id, key: k.signing_key })) };
+}
+
+/** Keeps the keys an event answer carried (nothing when it carried none). Include `db.meta` in a caller's transaction. */
+export async function storeEventSigningKeys(db: KioskDb, body: unknown): Promise<void> {
+  const found = signingKeysOfEvent(body);
+  if (found) await db.meta.put({ key: META_KEY, value: found });
+}
+
+/** Forgets the downloaded keys (a new pairing: its pinned key holds until the event is read again). */
+export async function forgetSigningKeys(db: KioskDb): Promise<void> {
+  await db.meta.delete(META_KEY);
+}
+
+/** The keys trusted for the paired event: the last downloaded list for it, else the key pinned at pairing. */
+export async function trustedSigningKeys(db: KioskDb, settings: PairingPayload): Promise<PublicSigningKey[]> {
+  const row = await db.meta.get(META_KEY);
+  const stored = row ? Stored.safeParse(row.value) : null;
+  if (stored?.success && stored.data.eventId === settings.event_id) return stored.data.keys;
+  return settings.signing_key && settings.signing_key_id ? [{ kid: settings.signing_key_id, key: settings.signing_key }] : [];
+}
