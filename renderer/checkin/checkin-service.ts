@@ -6,7 +6,7 @@ import { CHECKIN_ERRORS, type CheckinFate } from '../../shared/checkin/wire.ts';
 import { decideSigned } from '../../shared/checkin/signed-scan.ts';
 import { hashSecurityCode } from '../../shared/checkin/security-code.ts';
 import { getAttendee, toSubject } from '../store/attendees.ts';
-import { trustedSigningKeys } from '../store/signing-keys.ts';
+import { knownTickets, trustedSigningKeys } from '../store/signing-keys.ts';
 import type { AttendeeRow, KioskDb } from '../store/db.ts';
 import { hasPending, logScan, recordLocalScan, updateScanLog } from '../store/outbox.ts';
 import type { SyncEngine } from '../sync/engine.ts';
@@ -137,7 +137,7 @@ export class CheckinService {
     // server could not say; refused when forged or revoked.
     let unknown: AttendeeRow | undefined;
     if (code.signature && (verdict.kind === 'not_in_list' || verdict.kind === 'invalid')) {
-      const signedCtx = { eventId: settings.event_id, keys: await trustedSigningKeys(db, settings), tickets: await db.tickets.toArray() };
+      const signedCtx = { eventId: settings.event_id, keys: await trustedSigningKeys(db, settings), tickets: await knownTickets(db) };
       const signed = await decideSigned(code, verdict, signedCtx);
       verdict = signed.verdict;
       if (signed.signedTicketId !== null && verdict.kind === 'admitted') {

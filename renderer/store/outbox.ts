@@ -1,5 +1,6 @@
 import type { DoorAttendee } from '../../shared/checkin/wire.ts';
 import { getAttendee, keepCodeHash, overlayPending, toAttendeeRow } from './attendees.ts';
+import { forgetEventSigning } from './signing-keys.ts';
 import { snapshotChanged } from './snapshot.ts';
 import type { AttendeeRow, KioskDb, OutboxRow, RefusalRow, ScanRow } from './db.ts';
 
@@ -109,7 +110,7 @@ export async function clearEventData(db: KioskDb, now: number): Promise<number> 
         db.event.clear(),
         db.tickets.clear(),
         db.meta.delete('sync'),
-        db.meta.delete('signing_keys'),
+        forgetEventSigning(db),
       ]);
       return rows.length;
     },

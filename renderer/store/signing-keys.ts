@@ -10,6 +10,8 @@ import type { KioskDb } from './db.ts';
  * rotation is learnt and a revoked one is dropped at the next download. A new pairing forgets the list.
  */
 const META_KEY = 'signing_keys';
+/** The ticket IDs the downloaded attendees hold (a signature covers the ticket's ID; the QR URL does not name it). */
+const TICKET_IDS_KEY = 'ticket_ids';
 
 const Stored = z.object({ eventId: z.number().int().positive(), keys: z.array(z.object({ kid: z.string(), key: z.string() })).max(64) });
 
@@ -36,10 +38,41 @@ export async function forgetSigningKeys(db: KioskDb): Promise<void> {
   await db.meta.delete(META_KEY);
 }
 
+/** Forgets everything this module kept of an event (its cache is cleared). Include `db.meta` in the caller's transaction. */
+export async function forgetEventSigning(db: KioskDb): Promise<void> {
+  await Promise.all([db.meta.delete(META_KEY), db.meta.delete(TICKET_IDS_KEY)]);
+}
+
 /** The keys trusted for the paired event: the last downloaded list for it, else the key pinned at pairing. */
 export async function trustedSigningKeys(db: KioskDb, settings: PairingPayload): Promise<PublicSigningKey[]> {
   const row = await db.meta.get(META_KEY);
   const stored = row ? Stored.safeParse(row.value) : null;
   if (stored?.success && stored.data.eventId === settings.event_id) return stored.data.keys;
   return settings.signing_key && settings.signing_key_id ? [{ kid: settings.signing_key_id, key: settings.signing_key }] : [];
+}
+
+/**
+ * Notes the ticket IDs of downloaded attendees, so a signed code can be checked against every ticket of the event
+ * the device has seen, whether or not the ticket list download named it. At most a few hundred IDs.
+ */
+export async function rememberTicketIds(db: KioskDb, attendees: readonly { ticket_id: number }[]): Promise<void> {
+  if (attendees.length === 0) return;
+  await db.transaction('rw', db.meta, async () => {
+    const row = await db.meta.get(TICKET_IDS_KEY);
+    const known = new Set(Array.isArray(row?.value) ? (row.value as unknown[]).filter((v): v is number => Number.isSafeInteger(v)) : []);
+    const before = known.size;
+    for (const a of attendees) if (known.size < 1000) known.add(a.ticket_id);
+    if (known.size !== before) await db.meta.put({ key: TICKET_IDS_KEY, value: [...known] });
+  });
+}
+
+/** The event's tickets a signed code may be for: the downloaded ticket list, then the tickets of downloaded attendees. */
+export async function knownTickets(db: KioskDb): Promise<{ id: number; title: string | null }[]> {
+  const [tickets, row] = await Promise.all([db.tickets.toArray(), db.meta.get(TICKET_IDS_KEY)]);
+  const out: { id: number; title: string | null }[] = tickets.map((t) => ({ id: t.id, title: t.title || null }));
+  const listed = new Set(out.map((t) => t.id));
+  if (Array.isArray(row?.value)) {
+    for (const id of row.value as unknown[]) if (Number.isSafeInteger(id) && !listed.has(id as number)) out.push({ id: id as number, title: null });
+  }
+  return out;
 }

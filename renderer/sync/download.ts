@@ -3,7 +3,7 @@ import { kioskPaths } from '../../shared/checkin/paths.ts';
 import { LANGS, type Lang } from '../../shared/lang.ts';
 import { applyAttendees, applySnapshotPage } from '../store/attendees.ts';
 import type { KioskDb } from '../store/db.ts';
-import { storeEventSigningKeys } from '../store/signing-keys.ts';
+import { rememberTicketIds, storeEventSigningKeys } from '../store/signing-keys.ts';
 import { getSyncState, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
 import { ApiError, type ApiClient, type ApiResponse } from './api-client.ts';
 
@@ -172,14 +172,20 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
       opts,
       '0',
       resume ? { page: resume.nextPage, cursor: resume.cursor, loaded: resume.loaded } : { page: 1, cursor: null, loaded: 0 },
-      (batch, full) => applySnapshotPage(opts.db, batch, () => putSyncState(opts.db, { ...state, full })),
+      async (batch, full) => {
+        await applySnapshotPage(opts.db, batch, () => putSyncState(opts.db, { ...state, full }));
+        await rememberTicketIds(opts.db, batch);
+      },
     );
     const done: SyncState = { complete: true, full: null, cursor: result.cursor, lastSyncAt: opts.now() };
     await putSyncState(opts.db, done);
     return result.loaded - (resume?.loaded ?? 0);
   }
   // Deltas update single rows.
-  const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, (batch) => applyAttendees(opts.db, batch));
+  const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, async (batch) => {
+    await applyAttendees(opts.db, batch);
+    await rememberTicketIds(opts.db, batch);
+  });
   await putSyncState(opts.db, { ...state, cursor: result.cursor ?? state.cursor, lastSyncAt: opts.now() });
   return result.loaded;
 }

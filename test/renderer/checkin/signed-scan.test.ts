@@ -60,6 +60,20 @@ describe('signed tickets at the kiosk', () => {
     await d.close();
   });
 
+  test('the ticket a signature covers is found among the tickets of downloaded attendees when the ticket list named none', async () => {
+    const server = new FakeDoorServer();
+    server.addSigningKey('key-one');
+    server.seed(1);
+    const d = await pairedOffline(server);
+    // As the real server answers the kiosk's trimmed ticket list (`_fields=tickets.id` keeps nothing of a list).
+    await d.db.tickets.clear();
+    const [late] = server.seed(1, 500);
+    const r = await d.service.scan(server.signedTicketUrl(late));
+    assert.deepEqual(r.verdict, { kind: 'admitted', attendeeId: late.id, name: '', ticketTitle: null });
+    assert.equal((await getAttendee(d.db, late.id))?.ticketId, server.ticketId);
+    await d.close();
+  });
+
   test('forged: a signature that does not verify under the pinned key is refused, nothing queued, the refusal logged', async () => {
     const server = new FakeDoorServer();
     server.addSigningKey('key-one');
