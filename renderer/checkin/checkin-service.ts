@@ -137,7 +137,13 @@ export class CheckinService {
     // server could not say; refused when forged or revoked.
     let unknown: AttendeeRow | undefined;
     if (code.signature && (verdict.kind === 'not_in_list' || verdict.kind === 'invalid')) {
-      const signedCtx = { eventId: settings.event_id, keys: await trustedSigningKeys(db, settings), tickets: await knownTickets(db) };
+      const known = await knownTickets(db);
+      const signedCtx = {
+        eventId: settings.event_id,
+        keys: await trustedSigningKeys(db, settings),
+        tickets: known.tickets,
+        ticketsComplete: known.complete,
+      };
       const signed = await decideSigned(code, verdict, signedCtx);
       verdict = signed.verdict;
       if (signed.signedTicketId !== null && verdict.kind === 'admitted') {

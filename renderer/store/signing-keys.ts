@@ -12,6 +12,8 @@ import type { KioskDb } from './db.ts';
 const META_KEY = 'signing_keys';
 /** The ticket IDs the downloaded attendees hold (a signature covers the ticket's ID; the QR URL does not name it). */
 const TICKET_IDS_KEY = 'ticket_ids';
+/** How many tickets the event has, as the server's ticket list last said (its `total`). */
+const TICKET_TOTAL_KEY = 'ticket_total';
 
 const Stored = z.object({ eventId: z.number().int().positive(), keys: z.array(z.object({ kid: z.string(), key: z.string() })).max(64) });
 
@@ -40,7 +42,7 @@ export async function forgetSigningKeys(db: KioskDb): Promise<void> {
 
 /** Forgets everything this module kept of an event (its cache is cleared). Include `db.meta` in the caller's transaction. */
 export async function forgetEventSigning(db: KioskDb): Promise<void> {
-  await Promise.all([db.meta.delete(META_KEY), db.meta.delete(TICKET_IDS_KEY)]);
+  await Promise.all([db.meta.delete(META_KEY), db.meta.delete(TICKET_IDS_KEY), db.meta.delete(TICKET_TOTAL_KEY)]);
 }
 
 /** The keys trusted for the paired event: the last downloaded list for it, else the key pinned at pairing. */
@@ -66,13 +68,28 @@ export async function rememberTicketIds(db: KioskDb, attendees: readonly { ticke
   });
 }
 
-/** The event's tickets a signed code may be for: the downloaded ticket list, then the tickets of downloaded attendees. */
-export async function knownTickets(db: KioskDb): Promise<{ id: number; title: string | null }[]> {
-  const [tickets, row] = await Promise.all([db.tickets.toArray(), db.meta.get(TICKET_IDS_KEY)]);
-  const out: { id: number; title: string | null }[] = tickets.map((t) => ({ id: t.id, title: t.title || null }));
-  const listed = new Set(out.map((t) => t.id));
-  if (Array.isArray(row?.value)) {
-    for (const id of row.value as unknown[]) if (Number.isSafeInteger(id) && !listed.has(id as number)) out.push({ id: id as number, title: null });
+/** Keeps the event's ticket count from a ticket list answer. Include `db.meta` in a caller's transaction. */
+export async function storeTicketTotal(db: KioskDb, total: number | undefined): Promise<void> {
+  if (total !== undefined && Number.isSafeInteger(total) && total >= 0) await db.meta.put({ key: TICKET_TOTAL_KEY, value: total });
+}
+
+/**
+ * The event's tickets a signed code may be for: the downloaded ticket list, then the tickets of downloaded
+ * attendees. `complete` when they are as many as the event has (the server's last count): only then can a
+ * signature that fits none of them be called forged, rather than one for a ticket this device has not seen.
+ */
+export async function knownTickets(db: KioskDb): Promise<{ tickets: { id: number; title: string | null }[]; complete: boolean }> {
+  const [listed, ids, total] = await Promise.all([db.tickets.toArray(), db.meta.get(TICKET_IDS_KEY), db.meta.get(TICKET_TOTAL_KEY)]);
+  const tickets: { id: number; title: string | null }[] = listed.map((t) => ({ id: t.id, title: t.title || null }));
+  const seen = new Set(tickets.map((t) => t.id));
+  if (Array.isArray(ids?.value)) {
+    for (const id of ids.value as unknown[]) {
+      if (Number.isSafeInteger(id) && !seen.has(id as number)) {
+        seen.add(id as number);
+        tickets.push({ id: id as number, title: null });
+      }
+    }
   }
-  return out;
+  const count = typeof total?.value === 'number' ? total.value : null;
+  return { tickets, complete: count !== null && tickets.length >= count };
 }

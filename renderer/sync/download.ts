@@ -3,7 +3,7 @@ import { kioskPaths } from '../../shared/checkin/paths.ts';
 import { LANGS, type Lang } from '../../shared/lang.ts';
 import { applyAttendees, applySnapshotPage } from '../store/attendees.ts';
 import type { KioskDb } from '../store/db.ts';
-import { rememberTicketIds, storeEventSigningKeys } from '../store/signing-keys.ts';
+import { rememberTicketIds, storeEventSigningKeys, storeTicketTotal } from '../store/signing-keys.ts';
 import { getSyncState, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
 import { ApiError, type ApiClient, type ApiResponse } from './api-client.ts';
 
@@ -40,7 +40,8 @@ export async function downloadEventInfo({ api, db, eventId, signal }: DownloadOp
     ...LANGS.map((lang) => api.get(kioskPaths.tickets(), { ...ticketQuery, translation_language: lang }, { signal })),
   ]);
   const event = DoorEvent.parse(eventRes.body);
-  const tickets = TicketArchive.parse(ticketsRes.body).tickets;
+  const archive = TicketArchive.parse(ticketsRes.body);
+  const tickets = archive.tickets;
   const titles = new Map<number, Partial<Record<Lang, string>>>();
   translated.forEach((res, i) => {
     for (const t of TicketArchive.parse(res.body).tickets) {
@@ -49,6 +50,7 @@ export async function downloadEventInfo({ api, db, eventId, signal }: DownloadOp
   });
   await db.transaction('rw', [db.event, db.tickets, db.meta], async () => {
     await storeEventSigningKeys(db, eventRes.body);
+    await storeTicketTotal(db, archive.total);
     await db.event.clear();
     await db.event.put({ id: event.id, title: event.title ?? '', startDate: event.start_date ?? null, endDate: event.end_date ?? null });
     await db.tickets.clear();

@@ -12,14 +12,20 @@ export interface SignedScanContext {
   keys: readonly PublicSigningKey[];
   /** The event's tickets the device knows, with their titles (the signature covers the ticket's ID). */
   tickets: readonly { id: number; title: string | null }[];
+  /**
+   * Whether `tickets` holds every ticket of the event (as many as the server last counted): a signature under a
+   * trusted key that fits none of them is forged only then; else it may be for a ticket the device has not seen.
+   */
+  ticketsComplete: boolean;
 }
 
 /**
  * What a signed code changes in a verdict the rules (decide.ts) reached without the signature (CONTRACT section 8):
  * - a code not in the cached list (`not_in_list`: sold after the last download, the server not reachable in
  *   time) is `admitted` when its signature verifies under a trusted key for one of the event's tickets, and
- *   refused as `forged` when its key ID is trusted but the signature fits none; under a key ID the device does
- *   not trust it proves nothing, and the verdict stands;
+ *   refused as `forged` when its key ID is trusted but the signature fits none of them and the device knows
+ *   them all; under a key ID the device does not trust, or for a ticket it may not know, it proves nothing and
+ *   the verdict stands;
  * - a cached attendee whose order was refunded or cancelled is `revoked` (the delta download told the device).
  * An unsigned code's verdict is never changed. `signedTicketId` is the ticket the signature proved, on an admission.
  */
@@ -44,6 +50,7 @@ export async function decideSigned(
     ctx.keys,
     ctx.tickets.map((t) => t.id),
   );
+  if (check.kind === 'forged' && !ctx.ticketsComplete) return stands;
   if (check.kind === 'forged')
     return { verdict: { kind: 'invalid', reason: 'forged', attendeeId: code.attendeeId, name: null }, signedTicketId: null };
   if (check.kind === 'unproven') return stands;

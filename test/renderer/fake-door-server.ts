@@ -76,6 +76,8 @@ export class FakeDoorServer {
    * Empty: a server that signs nothing (the event answer carries no keys).
    */
   signingKeys: { kid: string; key: string; privateKey: crypto.KeyObject; revoked: boolean }[] = [];
+  /** Tickets the event has beyond the one listed (counted in the ticket list's `total`, not in its items). */
+  unlistedTickets = 0;
 
   constructor(
     readonly eventId = 10,
@@ -208,7 +210,12 @@ export class FakeDoorServer {
       return {
         status: 200,
         headers: {},
-        body: { rest_url: '', total: 1, total_pages: 1, tickets: [{ id: this.ticketId, post_id: this.eventId, title: 'General admission' }] },
+        body: {
+          rest_url: '',
+          total: 1 + this.unlistedTickets,
+          total_pages: 1,
+          tickets: [{ id: this.ticketId, post_id: this.eventId, title: 'General admission' }],
+        },
       };
     }
     if (req.method === 'GET' && path === '/evt/tickets/v1/attendees') {

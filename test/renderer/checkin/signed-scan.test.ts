@@ -74,6 +74,30 @@ describe('signed tickets at the kiosk', () => {
     await d.close();
   });
 
+  test('a signature for a ticket the kiosk has not seen (the event has more than it knows) proves nothing: not in the list, not forged', async () => {
+    const server = new FakeDoorServer();
+    server.addSigningKey('key-one');
+    server.seed(1);
+    server.unlistedTickets = 1;
+    const d = await pairedOffline(server);
+    const [late] = server.seed(1, 500, { ticketId: 12 });
+    const unseen = await d.service.scan(server.signedTicketUrl(late));
+    assert.equal(unseen.verdict.kind, 'not_in_list');
+    const garbage = await d.service.scan(`${server.ticketUrl(late)}&sig=${'A'.repeat(86)}&kid=key-one`);
+    assert.equal(garbage.verdict.kind, 'not_in_list');
+    assert.equal(await d.db.outbox.count(), 0);
+    // Once the kiosk knows every ticket of the event (here: the count drops back), the same forgery is named.
+    server.unlistedTickets = 0;
+    d.online = true;
+    await d.engine.syncNow();
+    d.online = false;
+    d.engine.noteNetworkFailure('cut');
+    const [later] = server.seed(1, 600);
+    const forged = await d.service.scan(`${server.ticketUrl(later)}&sig=${'A'.repeat(86)}&kid=key-one`);
+    assert.equal(reasonOf(forged.verdict), 'forged');
+    await d.close();
+  });
+
   test('forged: a signature that does not verify under the pinned key is refused, nothing queued, the refusal logged', async () => {
     const server = new FakeDoorServer();
     server.addSigningKey('key-one');
