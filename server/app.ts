@@ -1,10 +1,9 @@
 import express, { type Express, type Request, type Response } from 'express';
-import crypto from 'node:crypto';
 import type { Method } from '../shared/http/route.ts';
 import type { Config } from './config.ts';
 import { startCheckpointer } from './ops/checkpointer.ts';
 import { openDatabase, type Db } from './db/connection.ts';
-import { siteSecretOf } from './db/repos/site-options.ts';
+import { resolveSiteSecret } from './db/repos/site-options.ts';
 import { engineOf } from './db/engine/types.ts';
 import { openChangeFeed, type SharedState } from './db/change-feed.ts';
 import { authenticate, type KeyChecks } from './auth/authenticate.ts';
@@ -40,10 +39,6 @@ import { compileTrust } from './http/client-address.ts';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
-async function siteSecret(db: Db, configured?: string): Promise<string> {
-  return configured || (await siteSecretOf(db, crypto.randomBytes(32).toString('base64url')));
-}
-
 /** The shared-state mode: asked for, configured, else 'database' on PostgreSQL and 'process' on SQLite. */
 function sharedStateFor(db: Db, config: Config, asked?: SharedState): SharedState {
   return asked ?? config.sharedState ?? (engineOf(db) === 'postgres' ? 'database' : 'process');
@@ -66,7 +61,7 @@ export async function createApp(opts: { config: Config; db?: Db; log?: AppState[
   const state: AppState = {
     db,
     config: opts.config,
-    secret: await siteSecret(db, opts.config.secret),
+    secret: await resolveSiteSecret(db, opts.config.secret),
     sharedState,
     contentVersion: 0,
     services: { registry, responseCache: new ResponseCache(opts.config.cache) },

@@ -19,6 +19,10 @@ import { runDemo } from './demo/demo.ts';
 import { pairingLink, removePairingQr, writePairingQr } from './pairing.ts';
 import { appPasswordsOf, deleteAppPassword } from './db/repos/app-passwords.ts';
 import { privateDir, privateFile, writePrivateFile } from './auth/private-files.ts';
+import { resolveSiteSecret } from './db/repos/site-options.ts';
+import { signingKeysOf } from './db/repos/signing-keys.ts';
+import { ensureSigningKey, revokeEventSigningKey, rotateSigningKey } from './security/ticket-signing.ts';
+import { SIGNING_KEY_ID } from '../shared/checkin/signature.ts';
 
 /**
  * The operators' command line: `npm run cli -- <command>` (the built dist/server/cli.js; `npm run dev:cli` runs
@@ -76,6 +80,14 @@ async function withDb<T>(config: Config, f: (db: Db) => T | Promise<T>): Promise
       await db.close();
     }
   }
+}
+
+/** `--event N` of the signing-key commands: an event's ID. */
+async function signingEvent(db: Db, flag: unknown): Promise<number> {
+  if (typeof flag !== 'string') throw new CliError('--event N is required');
+  const eventId = positiveInt(flag, '--event', 0);
+  if ((await getPost(db, eventId))?.type !== 'event') throw new CliError(`${eventId} is not an event ID`);
+  return eventId;
 }
 
 async function userOf(db: Db, login: string): Promise<UserRow> {
@@ -191,12 +203,71 @@ const COMMANDS: Command[] = [
           `Created API key ${row.id} "${label}"${listId ? ` for check-in list ${listId} of event ${eventId}` : eventId ? ` for event ${eventId}` : ''}.`,
         );
         if (eventId) {
-          const link = pairingLink(config, key, eventId);
+          // The event's signing key goes into the pairing code, for the kiosk to pin (CONTRACT section 8).
+          const signing = await ensureSigningKey(db, await resolveSiteSecret(db, config.secret), eventId);
+          const link = pairingLink(config, key, eventId, { kid: signing.kid, key: signing.public_key });
           const files = await writePairingQr(config, row.id, link);
           out(`Pairing link: ${link}`);
           out(`Pairing QR: ${files.png} and ${files.svg}`);
         }
         out(key);
+      }),
+  },
+  {
+    words: ['signing-key', 'rotate'],
+    usage: 'signing-key rotate --event N',
+    summary: "makes a new signing key for the event's tickets; the old one stays valid for tickets it signed",
+    help:
+      'Tickets (QR codes, e-mails) are signed with the new key from now on. The old key keeps verifying the tickets it ' +
+      'signed until revoked (signing-key revoke); kiosks learn of the new key at their next download.',
+    options: { event: { type: 'string' } },
+    args: { required: [] },
+    run: ({ config, flags, out }) =>
+      withDb(config, async (db) => {
+        const eventId = await signingEvent(db, flags.event);
+        const { retired, current } = await rotateSigningKey(db, await resolveSiteSecret(db, config.secret), eventId);
+        if (retired) out(`Retired signing key ${retired.kid} of event ${eventId} (valid for the tickets it signed until revoked).`);
+        out(`Signing key of event ${eventId}: ${current.public_key}`);
+        out(current.kid);
+      }),
+  },
+  {
+    words: ['signing-key', 'revoke'],
+    usage: 'signing-key revoke --event N --kid K',
+    summary: 'revokes a signing key: kiosks stop admitting tickets signed with it offline after their next download',
+    options: { event: { type: 'string' }, kid: { type: 'string' } },
+    args: { required: [] },
+    run: ({ config, flags, out }) =>
+      withDb(config, async (db) => {
+        const eventId = await signingEvent(db, flags.event);
+        const kid = flags.kid;
+        if (typeof kid !== 'string' || !SIGNING_KEY_ID.test(kid))
+          throw new CliError('signing-key revoke needs --kid (a key ID from signing-key list)');
+        if (!(await revokeEventSigningKey(db, eventId, kid))) throw new CliError(`event ${eventId} has no signing key ${kid} that is not revoked`);
+        out(`Revoked signing key ${kid} of event ${eventId}.`);
+      }),
+  },
+  {
+    words: ['signing-key', 'list'],
+    usage: 'signing-key list --event N',
+    summary: "the event's signing keys: ID, public key, created, state",
+    options: { event: { type: 'string' } },
+    args: { required: [] },
+    run: ({ config, flags, out }) =>
+      withDb(config, async (db) => {
+        const eventId = await signingEvent(db, flags.event);
+        const keys = await signingKeysOf(db, eventId);
+        if (!keys.length) return out(`Event ${eventId} has no signing key yet (one is made when first needed).`);
+        for (const line of table(
+          ['KID', 'PUBLIC KEY', 'CREATED', 'STATE'],
+          keys.map((k) => [
+            k.kid,
+            k.public_key,
+            new Date(k.created_ms).toISOString(),
+            k.revoked_ms !== null ? 'revoked' : k.retired_ms !== null ? 'retired (valid)' : 'current',
+          ]),
+        ))
+          out(line);
       }),
   },
   {

@@ -3,19 +3,22 @@ import path from 'node:path';
 import QRCode from 'qrcode';
 import type { Config } from './config.ts';
 import { pairingLink as link } from '../shared/checkin/pairing.ts';
+import type { PublicSigningKey } from '../shared/checkin/signature.ts';
 import { privateDir, writePrivateFile } from './auth/private-files.ts';
 
 /**
  * The kiosk pairing link for a door key: `{base}/kiosk/#pair=<base64url of {"url","api_key","event_id"}>`, plus
- * `"fingerprint"` (SHA-256 of the certificate, for the device to pin) when the server serves HTTPS itself.
+ * `"fingerprint"` (SHA-256 of the certificate, for the device to pin) when the server serves HTTPS itself, and
+ * the event's signing key (`signing_key`, `signing_key_id`: CONTRACT section 8) for the device to pin.
  */
-export function pairingLink(config: Pick<Config, 'publicUrl' | 'tls'>, apiKey: string, eventId: number): string {
+export function pairingLink(config: Pick<Config, 'publicUrl' | 'tls'>, apiKey: string, eventId: number, signing?: PublicSigningKey): string {
   const fingerprint = config.tls?.fingerprint;
   return link(config.publicUrl, {
     url: `${config.publicUrl}/en/wp-json/`,
     api_key: apiKey,
     event_id: eventId,
     ...(fingerprint ? { fingerprint } : {}),
+    ...(signing ? { signing_key: signing.key, signing_key_id: signing.kid } : {}),
   });
 }
 

@@ -3,7 +3,10 @@ import { isoWithOffset, makeNonce } from '../../shared/checkin/ids.ts';
 import type { PairingPayload } from '../../shared/checkin/pairing.ts';
 import { parseTicketCode, type TicketCode } from '../../shared/checkin/ticket-code.ts';
 import { CHECKIN_ERRORS, type CheckinFate } from '../../shared/checkin/wire.ts';
+import { decideSigned } from '../../shared/checkin/signed-scan.ts';
+import { hashSecurityCode } from '../../shared/checkin/security-code.ts';
 import { getAttendee, toSubject } from '../store/attendees.ts';
+import { knownTickets, trustedSigningKeys } from '../store/signing-keys.ts';
 import type { AttendeeRow, KioskDb } from '../store/db.ts';
 import { hasPending, logScan, recordLocalScan, updateScanLog } from '../store/outbox.ts';
 import type { SyncEngine } from '../sync/engine.ts';
@@ -130,6 +133,23 @@ export class CheckinService {
           : { kind: 'invalid', reason: 'unknown_ticket', attendeeId: code.attendeeId, name: null };
       }
     }
+    // A signed code (CONTRACT section 8): admitted by its signature when the list does not hold it yet and the
+    // server could not say; refused when forged or revoked.
+    let unknown: AttendeeRow | undefined;
+    if (code.signature && (verdict.kind === 'not_in_list' || verdict.kind === 'invalid')) {
+      const known = await knownTickets(db);
+      const signedCtx = {
+        eventId: settings.event_id,
+        keys: await trustedSigningKeys(db, settings),
+        tickets: known.tickets,
+        ticketsComplete: known.complete,
+      };
+      const signed = await decideSigned(code, verdict, signedCtx);
+      verdict = signed.verdict;
+      if (signed.signedTicketId !== null && verdict.kind === 'admitted') {
+        unknown = signedAttendeeRow(code, settings.event_id, signed.signedTicketId, verdict.ticketTitle);
+      }
+    }
     if (verdict.kind !== 'admitted') return finish(verdict, mode);
 
     const logId = await recordLocalScan(
@@ -143,6 +163,7 @@ export class CheckinService {
         deviceId,
       },
       checkIn ? verdict.kind : 'checked_out',
+      unknown,
     );
     const fate = await engine.flush(nonce, Math.max(0, deadlineAt - this.now()));
     const answered = fate && verdictFromFate(fate, verdict, local);
@@ -156,6 +177,29 @@ export class CheckinService {
     }
     return result(answered, 'online', true);
   }
+}
+
+/**
+ * The cache row of an attendee admitted by a signed code the list did not hold: what the code proves (its event,
+ * ticket and security code, kept as the hash only), no name yet. The next download replaces it.
+ */
+function signedAttendeeRow(code: TicketCode, eventId: number, ticketId: number, ticketTitle: string | null): AttendeeRow {
+  return {
+    id: code.attendeeId,
+    eventId,
+    ticketId,
+    status: 'publish',
+    orderStatus: 'completed',
+    codeHash: hashSecurityCode(code.attendeeId, code.securityCode),
+    checkedIn: 0,
+    checkinDate: null,
+    checkinAt: null,
+    checkinDevice: null,
+    name: '',
+    email: '',
+    ticketTitle,
+    words: [],
+  };
 }
 
 /**

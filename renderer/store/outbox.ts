@@ -1,7 +1,8 @@
 import type { DoorAttendee } from '../../shared/checkin/wire.ts';
 import { getAttendee, keepCodeHash, overlayPending, toAttendeeRow } from './attendees.ts';
+import { forgetEventSigning } from './signing-keys.ts';
 import { snapshotChanged } from './snapshot.ts';
-import type { KioskDb, OutboxRow, RefusalRow, ScanRow } from './db.ts';
+import type { AttendeeRow, KioskDb, OutboxRow, RefusalRow, ScanRow } from './db.ts';
 
 /** A scan as the check-in flow hands it over: an outbox row before it is queued. */
 export type LocalScan = Omit<OutboxRow, 'seq' | 'attempts'>;
@@ -11,13 +12,15 @@ export type LocalScan = Omit<OutboxRow, 'seq' | 'attempts'>;
  * attendee mark and the log line commit together or not at all, so a crash can neither lose the scan nor
  * let this device admit the same person twice.
  */
-export async function recordLocalScan(db: KioskDb, scan: LocalScan, verdict: string): Promise<number | undefined> {
+export async function recordLocalScan(db: KioskDb, scan: LocalScan, verdict: string, unknown?: AttendeeRow): Promise<number | undefined> {
   return db.transaction('rw', [db.outbox, db.attendees, db.snapshot, db.scans], async () => {
     // The same nonce never queues twice.
     if (await db.outbox.where('nonce').equals(scan.nonce).count()) return undefined;
     const row: OutboxRow = { ...scan, attempts: 0 };
     await db.outbox.add(row);
-    const attendee = await getAttendee(db, scan.attendeeId);
+    // An attendee the cache did not hold (a signed ticket admitted offline) is cached now, marked, so a second
+    // scan of the same ticket reads as a re-scan here, never as a second admission.
+    const attendee = (await getAttendee(db, scan.attendeeId)) ?? unknown;
     if (attendee) await db.attendees.put(overlayPending(attendee, row));
     return db.scans.add({
       nonce: scan.nonce,
@@ -107,6 +110,7 @@ export async function clearEventData(db: KioskDb, now: number): Promise<number> 
         db.event.clear(),
         db.tickets.clear(),
         db.meta.delete('sync'),
+        forgetEventSigning(db),
       ]);
       return rows.length;
     },

@@ -3,6 +3,7 @@ import { kioskPaths } from '../../shared/checkin/paths.ts';
 import { LANGS, type Lang } from '../../shared/lang.ts';
 import { applyAttendees, applySnapshotPage } from '../store/attendees.ts';
 import type { KioskDb } from '../store/db.ts';
+import { rememberTicketIds, storeEventSigningKeys, storeTicketTotal } from '../store/signing-keys.ts';
 import { getSyncState, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
 import { ApiError, type ApiClient, type ApiResponse } from './api-client.ts';
 
@@ -39,14 +40,17 @@ export async function downloadEventInfo({ api, db, eventId, signal }: DownloadOp
     ...LANGS.map((lang) => api.get(kioskPaths.tickets(), { ...ticketQuery, translation_language: lang }, { signal })),
   ]);
   const event = DoorEvent.parse(eventRes.body);
-  const tickets = TicketArchive.parse(ticketsRes.body).tickets;
+  const archive = TicketArchive.parse(ticketsRes.body);
+  const tickets = archive.tickets;
   const titles = new Map<number, Partial<Record<Lang, string>>>();
   translated.forEach((res, i) => {
     for (const t of TicketArchive.parse(res.body).tickets) {
       if (t.title) titles.set(t.id, { ...titles.get(t.id), [LANGS[i]]: t.title });
     }
   });
-  await db.transaction('rw', db.event, db.tickets, async () => {
+  await db.transaction('rw', [db.event, db.tickets, db.meta], async () => {
+    await storeEventSigningKeys(db, eventRes.body);
+    await storeTicketTotal(db, archive.total);
     await db.event.clear();
     await db.event.put({ id: event.id, title: event.title ?? '', startDate: event.start_date ?? null, endDate: event.end_date ?? null });
     await db.tickets.clear();
@@ -170,14 +174,20 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
       opts,
       '0',
       resume ? { page: resume.nextPage, cursor: resume.cursor, loaded: resume.loaded } : { page: 1, cursor: null, loaded: 0 },
-      (batch, full) => applySnapshotPage(opts.db, batch, () => putSyncState(opts.db, { ...state, full })),
+      async (batch, full) => {
+        await applySnapshotPage(opts.db, batch, () => putSyncState(opts.db, { ...state, full }));
+        await rememberTicketIds(opts.db, batch);
+      },
     );
     const done: SyncState = { complete: true, full: null, cursor: result.cursor, lastSyncAt: opts.now() };
     await putSyncState(opts.db, done);
     return result.loaded - (resume?.loaded ?? 0);
   }
   // Deltas update single rows.
-  const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, (batch) => applyAttendees(opts.db, batch));
+  const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, async (batch) => {
+    await applyAttendees(opts.db, batch);
+    await rememberTicketIds(opts.db, batch);
+  });
   await putSyncState(opts.db, { ...state, cursor: result.cursor ?? state.cursor, lastSyncAt: opts.now() });
   return result.loaded;
 }

@@ -4,6 +4,7 @@ import { DoorAttendee, type CheckinFate } from '../../shared/checkin/wire.ts';
 import { countAttendees } from '../store/attendees.ts';
 import type { KioskDb } from '../store/db.ts';
 import { getSyncState } from '../store/meta.ts';
+import { storeEventSigningKeys } from '../store/signing-keys.ts';
 import { pendingCount, storeServerAttendee } from '../store/outbox.ts';
 import { ApiError, createApiClient, type ApiClient, type ApiFailure, type FetchLike } from './api-client.ts';
 import { downloadAttendees } from './download.ts';
@@ -345,6 +346,8 @@ export class SyncEngine {
       return false;
     }
     this.clear('wrong_event');
+    // The event's signing keys as of now: a rotated key is learnt, a revoked one dropped (CONTRACT section 8).
+    await storeEventSigningKeys(this.opts.db, body);
     return true;
   }
 

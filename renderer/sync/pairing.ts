@@ -3,6 +3,7 @@ import { PairingPayload, readPairing } from '../../shared/checkin/pairing.ts';
 import type { KioskDb } from '../store/db.ts';
 import { getSettings, putSettings, resetSyncState } from '../store/meta.ts';
 import { clearEventData } from '../store/outbox.ts';
+import { forgetSigningKeys } from '../store/signing-keys.ts';
 import { kioskPaths } from '../../shared/checkin/paths.ts';
 import type { FetchLike } from './api-client.ts';
 
@@ -292,6 +293,8 @@ export async function applyPairing(db: KioskDb, next: PairingPayload, now: numbe
       await resetSyncState(db);
     }
     await putSettings(db, checked);
+    // The pairing's own key is pinned until the event is read again over it.
+    await forgetSigningKeys(db);
   });
 }
 

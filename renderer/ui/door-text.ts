@@ -81,5 +81,6 @@ const REASON_KEYS: Record<string, true> = {
   'reason.other_event': true,
   'reason.wrong_security_code': true,
   'reason.revoked': true,
+  'reason.forged': true,
   'reason.not_in_list': true,
 };

@@ -13,7 +13,8 @@ import { setPostTitle } from '../db/repos/posts.ts';
 import { createApiKey } from '../auth/credentials.ts';
 import { pairingLink, writePairingQr } from '../pairing.ts';
 import { privateDir, writePrivateFile } from '../auth/private-files.ts';
-import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
+import { ensureSigningKey, signedTicketUrl } from '../security/ticket-signing.ts';
+import { resolveSiteSecret } from '../db/repos/site-options.ts';
 
 const FIRST = [
   'Mari',
@@ -150,7 +151,9 @@ export async function demoTickets(
   const busiest = await busiestEventFrom(db, utcString(now));
   if (!busiest) return;
   const { key, row } = await createApiKey(db, 'Demo door', busiest.id, null);
-  const link = pairingLink(config, key, busiest.id);
+  const secret = await resolveSiteSecret(db, config.secret);
+  const signing = await ensureSigningKey(db, secret, busiest.id);
+  const link = pairingLink(config, key, busiest.id, { kid: signing.kid, key: signing.public_key });
   const files = await writePairingQr(config, row.id, link);
   out(`Door key "Demo door" for event ${busiest.id} (${busiest.n} attendees): ${key}`);
   out(`Pair a kiosk by opening ${link}`);
@@ -161,7 +164,14 @@ export async function demoTickets(
   privateDir(dir, { existing: true });
   const sample = await uncheckedAttendeeCodes(db, busiest.id, 'completed');
   for (const a of sample) {
-    const url = ticketCodeUrl(config.publicUrl, { attendeeId: a.post_id, eventId: busiest.id, securityCode: a.security_code });
+    const url = await signedTicketUrl(db, secret, config.publicUrl, {
+      id: a.post_id,
+      event_id: busiest.id,
+      ticket_id: a.ticket_id,
+      security_code: a.security_code,
+      status: 'publish',
+      order_status: 'completed',
+    });
     writePrivateFile(path.join(dir, `attendee-${a.post_id}.png`), await QRCode.toBuffer(url, { type: 'png', width: 400, margin: 4 }));
   }
   out(`Ticket QR codes of ${sample.length} attendees to scan: ${dir}/attendee-*.png`);

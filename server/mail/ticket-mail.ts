@@ -2,9 +2,10 @@ import type { AppState, Ctx, Lang } from '../kernel/context.ts';
 import { pick } from '../content/text.ts';
 import { esc } from '../site/html.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
+import { signAttendee } from '../security/ticket-signing.ts';
 import { attendeesForMail, orderForMail, type AttendeeForMail, type OrderForMail } from '../db/repos/order-mail.ts';
 import type { RateLimiter } from '../security/window-limiter.ts';
-import { appLimiter } from '../routes/tickets/clock.ts';
+import { appLimiter, nowMs } from '../routes/tickets/clock.ts';
 import type { MailMessage } from './message.ts';
 import { sendMail } from './service.ts';
 
@@ -69,6 +70,8 @@ export interface TicketMailInput {
   siteTimezone: string;
   /** Base of the check-in URLs (the public site URL with the language segment). */
   siteBase: string;
+  /** Each attendee's ticket signature (CONTRACT section 8), by attendee ID; an attendee without one gets an unsigned URL. */
+  signatures?: ReadonlyMap<number, { sig: string; kid: string }>;
 }
 
 /** Builds the message (pure). */
@@ -85,7 +88,13 @@ export function composeTicketMail(i: TicketMailInput): MailMessage {
   ];
   const attachments: NonNullable<MailMessage['attachments']> = [];
   i.attendees.forEach((a, n) => {
-    const url = ticketCodeUrl(i.siteBase, { attendeeId: a.id, eventId: a.event_id, securityCode: a.security_code });
+    const signature = i.signatures?.get(a.id);
+    const url = ticketCodeUrl(i.siteBase, {
+      attendeeId: a.id,
+      eventId: a.event_id,
+      securityCode: a.security_code,
+      ...(signature ? { signature } : {}),
+    });
     const cid = `ticket-${a.id}@doorstep`;
     attachments.push({ filename: `ticket-${a.id}.png`, qrText: url, cid });
     const rows: [string, string][] = [
@@ -159,7 +168,21 @@ export async function ticketMailOnOrderCompleted(ctx: Ctx, orderId: number): Pro
     }
     await limiter.record(keys);
     const { siteName, timezone } = ctx.app.config;
-    const message = composeTicketMail({ order, attendees, lang: ctx.lang, siteName, siteTimezone: timezone, siteBase: ctx.urls.site('') });
+    // The order completes in this transaction: its attendees are admissible as of now.
+    const signatures = new Map<number, { sig: string; kid: string }>();
+    for (const a of attendees) {
+      const s = await signAttendee(ctx.db, ctx.app.secret, { ...a, status: 'publish', order_status: order.status }, nowMs(ctx));
+      if (s) signatures.set(a.id, s);
+    }
+    const message = composeTicketMail({
+      order,
+      attendees,
+      lang: ctx.lang,
+      siteName,
+      siteTimezone: timezone,
+      siteBase: ctx.urls.site(''),
+      signatures,
+    });
     await sendMail(ctx.app, message);
   } catch (e) {
     ctx.app.log({ level: 'error', msg: 'ticket e-mail not composed', order_id: orderId, error: String((e as Error)?.stack ?? e) });

@@ -27,6 +27,8 @@ export type InvalidReason =
   | 'wrong_security_code'
   | 'order_not_complete'
   | 'revoked'
+  /** A signed code whose signature does not verify under the event's key (CONTRACT section 8). */
+  | 'forged'
   /** The server refused for a reason the rules do not name; `message` says which. */
   | 'refused';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SIGNING_KEY_ID, SIGNING_PUBLIC_KEY } from './signature.ts';
 
 /** Bounds on what a pairing code may carry: a QR code or a link from anyone must stay small and plain. */
 export const PAIRING_LIMITS = { url: 2048, apiKey: 256, raw: 8192 } as const;
@@ -73,6 +74,10 @@ export const PairingPayload = z.object({
     .transform((f) => f.replace(/:/g, '').toLowerCase())
     .pipe(z.string().regex(/^[0-9a-f]{64}$/, 'fingerprint must be a SHA-256 as 64 hex digits'))
     .optional(),
+  /** The event's Ed25519 public key for signed tickets (CONTRACT section 8): base64url of its 32 raw bytes. */
+  signing_key: z.string().trim().regex(SIGNING_PUBLIC_KEY, 'signing_key must be base64url of 32 bytes').optional(),
+  /** That key's ID, as signed tickets name it in `kid`. */
+  signing_key_id: z.string().trim().regex(SIGNING_KEY_ID, 'signing_key_id must be a short base64url word').optional(),
 });
 export type PairingPayload = z.infer<typeof PairingPayload>;
 
@@ -100,6 +105,7 @@ export function pairingLink(base: string, payload: PairingPayload): string {
     api_key: payload.api_key,
     event_id: payload.event_id,
     ...(payload.fingerprint ? { fingerprint: payload.fingerprint } : {}),
+    ...(payload.signing_key && payload.signing_key_id ? { signing_key: payload.signing_key, signing_key_id: payload.signing_key_id } : {}),
   });
   return `${base.replace(/\/+$/, '')}/kiosk/#pair=${toBase64Url(json)}`;
 }

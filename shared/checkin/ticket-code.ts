@@ -1,9 +1,16 @@
+import { readSignatureParams } from './signature.ts';
+
 /** What a ticket's QR code says, once parsed. */
 export interface TicketCode {
   attendeeId: number;
   /** `null` when the code carried no event (older or hand-typed codes). */
   eventId: number | null;
   securityCode: string;
+  /**
+   * A signed ticket's `sig` and `kid` (CONTRACT section 8) as scanned, checked only when verified; absent on
+   * unsigned codes.
+   */
+  signature?: { sig: string; kid: string };
 }
 
 const POSITIVE_INT = /^[1-9]\d{0,15}$/;
@@ -31,16 +38,19 @@ export function parseTicketCode(raw: string): TicketCode | null {
   if (eventId !== '' && !POSITIVE_INT.test(eventId)) return null;
   // Without the flag, insist on both ids being present so an unrelated URL with a ticket_id is not taken.
   if (flag === null && eventId === '') return null;
+  const signature = readSignatureParams(params.get('sig'), params.get('kid'));
   return {
     attendeeId: Number(ticketId),
     eventId: eventId === '' ? null : Number(eventId),
     securityCode,
+    ...(signature ? { signature } : {}),
   };
 }
 
 /**
  * Builds the original check-in URL for an attendee (the server's QR image and the tests use it).
- * `base` is the public base URL without trailing slash; `apiPath` is the check-in route path.
+ * `base` is the public base URL without trailing slash; `apiPath` is the check-in route path. A signed ticket's
+ * `sig` and `kid` go last, after the original's parameters, so the original's clients read it as before.
  */
 export function ticketCodeUrl(base: string, code: TicketCode & { eventId: number }, apiPath = `/evt/tickets/v1/qr`): string {
   const params = new URLSearchParams({
@@ -50,5 +60,9 @@ export function ticketCodeUrl(base: string, code: TicketCode & { eventId: number
     security_code: code.securityCode,
     path: apiPath,
   });
+  if (code.signature) {
+    params.set('sig', code.signature.sig);
+    params.set('kid', code.signature.kid);
+  }
   return `${base.replace(/\/+$/, '')}/?${params.toString()}`;
 }

@@ -139,6 +139,12 @@ export const Event = z.object({
   attendance: Attendance.optional(),
   /** For a caller who may edit the event (CONTRACT section 2, ticket editing): the nonce to add a ticket. */
   nonces: z.object({ add_ticket_nonce: z.string() }).optional(),
+  /** Door and manager callers (CONTRACT section 8): the event's current ticket-signing key, base64url of 32 bytes. */
+  signing_key: z.string().optional(),
+  /** Its ID, as a signed ticket's `kid` names it. */
+  signing_key_id: z.string().optional(),
+  /** Every signing key not revoked (a rotated key still verifies the tickets it signed), oldest first. */
+  signing_keys: z.array(z.object({ signing_key_id: z.string(), signing_key: z.string() })).optional(),
 });
 export type Event = z.infer<typeof Event>;
 

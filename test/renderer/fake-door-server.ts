@@ -1,4 +1,6 @@
+import crypto from 'node:crypto';
 import { hashSecurityCode } from '../../shared/checkin/security-code.ts';
+import { signedText } from '../../shared/checkin/signature.ts';
 
 /**
  * An in-memory model of the server's door-facing contract (CONTRACT §6–§7): attendee archive with
@@ -69,6 +71,13 @@ export class FakeDoorServer {
   now: (() => number) | null = null;
   /** What the root answers: a Doorstep index, or (`html`) a page from something else at that address. */
   rootKind: 'doorstep' | 'html' = 'doorstep';
+  /**
+   * The event's ticket-signing keys (CONTRACT section 8), oldest first; the last one not revoked is current.
+   * Empty: a server that signs nothing (the event answer carries no keys).
+   */
+  signingKeys: { kid: string; key: string; privateKey: crypto.KeyObject; revoked: boolean }[] = [];
+  /** Tickets the event has beyond the one listed (counted in the ticket list's `total`, not in its items). */
+  unlistedTickets = 0;
 
   constructor(
     readonly eventId = 10,
@@ -107,6 +116,40 @@ export class FakeDoorServer {
 
   ticketUrl(a: FakeAttendee, eventId = a.eventId, code = a.securityCode): string {
     return `${this.baseUrl}/?event_qr_code=1&ticket_id=${a.id}&event_id=${eventId}&security_code=${code}&path=%2Fevt%2Ftickets%2Fv1%2Fqr`;
+  }
+
+  /** A new current signing key (a rotation when there is one already); returns its public half. */
+  addSigningKey(kid: string): { kid: string; key: string } {
+    const { publicKey, privateKey } = crypto.generateKeyPairSync('ed25519');
+    const key = publicKey.export({ type: 'spki', format: 'der' }).subarray(12).toString('base64url');
+    this.signingKeys.push({ kid, key, privateKey, revoked: false });
+    return { kid, key };
+  }
+
+  /** `signing_key`, `signing_key_id` and `signing_keys` of the event answer. */
+  eventSigningKeys(): Record<string, unknown> {
+    const valid = this.signingKeys.filter((k) => !k.revoked);
+    const current = valid[valid.length - 1];
+    return {
+      signing_key: current.key,
+      signing_key_id: current.kid,
+      signing_keys: valid.map((k) => ({ signing_key_id: k.kid, signing_key: k.key })),
+    };
+  }
+
+  /**
+   * The attendee's signed QR URL, as the server draws it: signed by key `kid` (default: the current key) over
+   * what `over` says (default: the attendee itself), so tests can forge one part.
+   */
+  signedTicketUrl(
+    a: FakeAttendee,
+    opts: { kid?: string; over?: Partial<{ attendeeId: number; ticketId: number; securityCode: string }> } = {},
+  ): string {
+    const k = opts.kid ? this.signingKeys.find((x) => x.kid === opts.kid) : this.signingKeys.filter((x) => !x.revoked).at(-1);
+    if (!k) throw new Error('no signing key');
+    const text = signedText({ eventId: a.eventId, attendeeId: a.id, ticketId: a.ticketId, securityCode: a.securityCode, ...opts.over });
+    const sig = crypto.sign(null, Buffer.from(text, 'utf8'), k.privateKey).toString('base64url');
+    return `${this.ticketUrl(a)}&sig=${sig}&kid=${k.kid}`;
   }
 
   view(a: FakeAttendee): Record<string, unknown> {
@@ -155,10 +198,11 @@ export class FakeDoorServer {
           title: this.eventTitle,
           start_date: '2026-11-22 18:00:00',
           end_date: '2026-11-22 23:00:00',
-          // As the server: attendance only for callers who manage this event's attendees.
+          // As the server: attendance and signing keys only for callers who manage this event's attendees.
           ...(inScope(this.eventId)
             ? { attendance: { total_attendees: attendees.length, checked_in: checkedIn, not_checked_in: attendees.length - checkedIn } }
             : {}),
+          ...(inScope(this.eventId) && this.signingKeys.some((k) => !k.revoked) ? this.eventSigningKeys() : {}),
         },
       };
     }
@@ -166,7 +210,12 @@ export class FakeDoorServer {
       return {
         status: 200,
         headers: {},
-        body: { rest_url: '', total: 1, total_pages: 1, tickets: [{ id: this.ticketId, post_id: this.eventId, title: 'General admission' }] },
+        body: {
+          rest_url: '',
+          total: 1 + this.unlistedTickets,
+          total_pages: 1,
+          tickets: [{ id: this.ticketId, post_id: this.eventId, title: 'General admission' }],
+        },
       };
     }
     if (req.method === 'GET' && path === '/evt/tickets/v1/attendees') {

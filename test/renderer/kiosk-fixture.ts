@@ -31,10 +31,10 @@ export interface Device {
 /** A paired door device over fake-indexeddb, talking to `server` through its fetch double. */
 export async function makeDevice(
   server: FakeDoorServer,
-  opts: { deviceId?: string; intercept?: (req: FakeRequest) => InterceptMode; now?: number } = {},
+  opts: { deviceId?: string; intercept?: (req: FakeRequest) => InterceptMode; now?: number; pairing?: Partial<PairingPayload> } = {},
 ): Promise<Device> {
   const db = openKioskDb(`kiosk-test-${process.pid}-${++dbCounter}`);
-  const settings: PairingPayload = { url: 'http://127.0.0.1:8080/en/wp-json/', api_key: 'door-key', event_id: server.eventId };
+  const settings: PairingPayload = { url: 'http://127.0.0.1:8080/en/wp-json/', api_key: 'door-key', event_id: server.eventId, ...opts.pairing };
   await putSettings(db, settings);
   const clock = { now: opts.now ?? Date.parse('2026-11-22T18:00:00Z') };
   const device = {} as Device;

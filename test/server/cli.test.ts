@@ -55,7 +55,22 @@ describe('operator CLI', () => {
     const paired = await run('api-key', 'create', '--label', 'Door 2', '--event', String(eventId));
     const link = paired.find((l) => l.startsWith('Pairing link: '))!.slice('Pairing link: '.length);
     const payload = JSON.parse(Buffer.from(link.split('#pair=')[1], 'base64url').toString());
-    assert.deepEqual(payload, { url: 'http://door.example:8080/en/wp-json/', api_key: paired[paired.length - 1], event_id: eventId });
+    // With the event's signing key (CONTRACT section 8) for the kiosk to pin.
+    assert.deepEqual(Object.keys(payload), ['url', 'api_key', 'event_id', 'signing_key', 'signing_key_id']);
+    assert.deepEqual(
+      { ...payload, signing_key: undefined, signing_key_id: undefined },
+      {
+        url: 'http://door.example:8080/en/wp-json/',
+        api_key: paired[paired.length - 1],
+        event_id: eventId,
+        signing_key: undefined,
+        signing_key_id: undefined,
+      },
+    );
+    const keyDb = await openDatabase(cli.env.EVT_DB);
+    const stored = await keyDb.prepare('SELECT kid, public_key FROM evt_signing_keys WHERE event_id = ? AND retired_ms IS NULL').get(eventId);
+    await keyDb.close();
+    assert.deepEqual({ ...(stored as object) }, { kid: payload.signing_key_id, public_key: payload.signing_key });
     const files = /Pairing QR: (\S+) and (\S+)/.exec(paired.join('\n'))!;
     assert.ok(fs.readFileSync(files[1]).subarray(1, 4).toString() === 'PNG');
     assert.match(fs.readFileSync(files[2], 'utf8'), /<svg/);

@@ -372,9 +372,13 @@ export async function busiestEventFrom(db: Db, fromUtc: string): Promise<{ id: n
 }
 
 /** Up to five attendees of an event not checked in whose order has `orderStatus`, by ID (the demo's sample tickets). */
-export async function uncheckedAttendeeCodes(db: Db, eventId: number, orderStatus: string): Promise<{ post_id: number; security_code: string }[]> {
+export async function uncheckedAttendeeCodes(
+  db: Db,
+  eventId: number,
+  orderStatus: string,
+): Promise<{ post_id: number; ticket_id: number; security_code: string }[]> {
   return (await stmt(
     db,
-    'SELECT a.post_id, a.security_code FROM attendees a JOIN orders o ON o.post_id = a.order_id WHERE a.event_id = ? AND a.checked_in = 0 AND o.status = ? ORDER BY a.post_id LIMIT 5',
-  ).all(eventId, orderStatus)) as { post_id: number; security_code: string }[];
+    'SELECT a.post_id, a.ticket_id, a.security_code FROM attendees a JOIN orders o ON o.post_id = a.order_id WHERE a.event_id = ? AND a.checked_in = 0 AND o.status = ? ORDER BY a.post_id LIMIT 5',
+  ).all(eventId, orderStatus)) as { post_id: number; ticket_id: number; security_code: string }[];
 }

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
 
@@ -38,4 +39,9 @@ export async function getSiteSecret(db: Db): Promise<string | undefined> {
 export async function siteSecretOf(db: Db, fresh: string): Promise<string> {
   await stmt(db, "INSERT INTO options (name, value) VALUES ('secret', ?) ON CONFLICT(name) DO NOTHING").run(fresh);
   return (await getSiteSecret(db)) as string;
+}
+
+/** The site secret a process uses: the configured one (`EVT_SECRET`), else the one stored (made now when none is). */
+export async function resolveSiteSecret(db: Db, configured?: string): Promise<string> {
+  return configured || (await siteSecretOf(db, crypto.randomBytes(32).toString('base64url')));
 }

@@ -8,10 +8,12 @@ import type { PresentOpts } from '../../kernel/hooks.ts';
 import { nowMs } from './clock.ts';
 import { readsAttendeesOf } from './attendee-access.ts';
 import { installOrderHolds } from './order-hold.ts';
+import { currentSigningKey } from '../../db/repos/signing-keys.ts';
+import { ensureSigningKey, validPublicKeys } from '../../security/ticket-signing.ts';
 
 /**
  * Event Tickets' marks on events (reference 4.8): `ticketed` on every event, `attendance` for callers with
- * manage access (a key bound to an event: that event's only, CONTRACT section 3), and (CONTRACT section 5) `nonces.add_ticket_nonce` on single reads for ticket editors.
+ * manage access (a key bound to an event: that event's only, CONTRACT section 3), (CONTRACT section 5) `nonces.add_ticket_nonce` on single reads for ticket editors, and the event's signing keys for the same callers as `attendance` (section 8).
  */
 export async function decorateEvents(ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[], opts: PresentOpts): Promise<void> {
   const ids = rows.map((r) => r.id);
@@ -21,12 +23,28 @@ export async function decorateEvents(ctx: Ctx, events: Record<string, unknown>[]
   for (const [i, r] of rows.entries()) {
     const e = events[i] as Record<string, unknown>;
     // The original's order: `attendance` before `ticketed`.
-    if (attendance && (await readsAttendeesOf(ctx, r.id)))
-      e.attendance = attendance.get(r.id) ?? { total_attendees: 0, checked_in: 0, not_checked_in: 0 };
+    const reaches = attendance !== null && (await readsAttendeesOf(ctx, r.id));
+    if (reaches) e.attendance = attendance.get(r.id) ?? { total_attendees: 0, checked_in: 0, not_checked_in: 0 };
     e.ticketed = providers.get(r.id) ?? false;
     if (editor) e.nonces = { add_ticket_nonce: createNonce(ctx, 'add_ticket_nonce', r.id, nowMs(ctx)) };
+    if (reaches) await signingKeys(ctx, e, r.id, opts.single === true);
     if (opts.single === true) await offerAvailability(ctx, e, r.id);
   }
+}
+
+/**
+ * CONTRACT section 8, for door and manager callers whose reach holds the event: `signing_key` and
+ * `signing_key_id` (the current key, which signs new tickets) and `signing_keys` (every key not revoked, as
+ * `{signing_key_id, signing_key}`, oldest first: tickets signed before a rotation stay valid, as pretix's
+ * `valid_keys`). A single read makes the key when the event has none (a kiosk reads its event at every
+ * download); an archive shows the keys made already.
+ */
+async function signingKeys(ctx: Ctx, e: Record<string, unknown>, eventId: number, single: boolean): Promise<void> {
+  const current = single ? await ensureSigningKey(ctx.db, ctx.app.secret, eventId, nowMs(ctx)) : await currentSigningKey(ctx.db, eventId);
+  if (!current) return;
+  e.signing_key = current.public_key;
+  e.signing_key_id = current.kid;
+  e.signing_keys = (await validPublicKeys(ctx.db, eventId)).map((k) => ({ signing_key_id: k.kid, signing_key: k.key }));
 }
 
 /**

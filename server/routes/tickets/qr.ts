@@ -1,6 +1,5 @@
 import QRCode from 'qrcode';
 import { touch } from '../../http/cache-tags.ts';
-import { ticketCodeUrl } from '../../../shared/checkin/ticket-code.ts';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
 import { apiKeyCaller, checkApiKey } from '../../auth/authenticate.ts';
@@ -8,7 +7,9 @@ import { can } from '../../kernel/context.ts';
 import { HttpError, forbidden, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok, type Result } from '../../kernel/result.ts';
-import { getAttendeeRow, type AttendeeRow } from '../../db/repos/attendees.ts';
+import { effectiveOrderStatus, getAttendeeRow, type AttendeeRow } from '../../db/repos/attendees.ts';
+import { signedTicketUrl } from '../../security/ticket-signing.ts';
+import { nowMs } from './clock.ts';
 import { readsAttendeesOf } from './attendee-access.ts';
 import { managesAttendees, presentAttendee } from './attendee-present.ts';
 import { applyScan, decideScan, logFailedScan } from './scan.ts';
@@ -17,9 +18,18 @@ import { clientKey } from '../../security/window-limiter.ts';
 import { errorHeaders } from '../../auth/sign-in-limits.ts';
 import { inTransaction } from '../../db/in-transaction.ts';
 
-/** The check-in URL a ticket's QR code carries (CONTRACT section 7), on the request's language base. */
-export function attendeeQrUrl(ctx: Ctx, row: Pick<AttendeeRow, 'id' | 'event_id' | 'security_code'>): string {
-  return ticketCodeUrl(ctx.urls.site('').replace(/\/+$/, ''), { attendeeId: row.id, eventId: row.event_id, securityCode: row.security_code });
+/**
+ * The check-in URL a ticket's QR code carries (CONTRACT section 7), on the request's language base, signed by the
+ * event's key when the attendee may be admitted (section 8).
+ */
+export async function attendeeQrUrl(ctx: Ctx, row: AttendeeRow): Promise<string> {
+  return await signedTicketUrl(
+    ctx.db,
+    ctx.app.secret,
+    ctx.urls.site('').replace(/\/+$/, ''),
+    { ...row, order_status: effectiveOrderStatus(row) },
+    nowMs(ctx),
+  );
 }
 
 /** `GET /qr/{id}`: the original's `{id, checked_in}`, or the QR image for door and manager callers. */
@@ -36,7 +46,7 @@ const qrImage = implement(
     }
     // The image carries the security code: only for managers whose reach holds the event (a key's, an organizer's).
     if (!managesAttendees(ctx) || !(await readsAttendeesOf(ctx, row.event_id))) throw forbidden(ctx.caller.kind === 'anonymous');
-    const url = attendeeQrUrl(ctx, row);
+    const url = await attendeeQrUrl(ctx, row);
     if (input.format === 'svg') {
       const svg = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
       return { status: 200, body: null, raw: { contentType: 'image/svg+xml', payload: svg } };

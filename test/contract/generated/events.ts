@@ -473,6 +473,12 @@ export interface components {
       nonces?: {
         add_ticket_nonce: string;
       };
+      signing_key?: string;
+      signing_key_id?: string;
+      signing_keys?: {
+          signing_key_id: string;
+          signing_key: string;
+        }[];
     };
     Venue: {
       id: number;
@@ -832,6 +838,12 @@ export interface components {
           nonces?: {
             add_ticket_nonce: string;
           };
+          signing_key?: string;
+          signing_key_id?: string;
+          signing_keys?: {
+              signing_key_id: string;
+              signing_key: string;
+            }[];
         })[];
       rest_url: string;
       next_rest_url?: string;

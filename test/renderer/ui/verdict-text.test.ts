@@ -14,6 +14,7 @@ const verdicts: ScanVerdict[] = [
   ),
   { kind: 'invalid', reason: 'order_not_complete', attendeeId: 1, name: 'Mari', orderStatus: 'refunded' },
   { kind: 'invalid', reason: 'refused', attendeeId: 1, name: null, message: 'key revoked' },
+  { kind: 'invalid', reason: 'forged', attendeeId: 1, name: null },
 ];
 
 describe('verdict texts', () => {
@@ -51,6 +52,18 @@ describe('verdict texts', () => {
       [5_000, 125_000, 7_300_000, 200_000_000].map((ms) => formatAge(t, ms)),
       ['5 s', '2 min', '2 h', '2 d'],
     );
+  });
+});
+
+describe('signed tickets (CONTRACT section 8)', () => {
+  test('a forged ticket and a revoked one are refused in plain words, in both languages', () => {
+    const forged: ScanVerdict = { kind: 'invalid', reason: 'forged', attendeeId: 1, name: null };
+    const revoked: ScanVerdict = { kind: 'invalid', reason: 'revoked', attendeeId: 1, name: 'Mari' };
+    assert.equal(verdictText(forged, translator('en'), 'en').detail, 'Forged ticket: the signature does not match');
+    assert.equal(verdictText(forged, translator('et'), 'et').detail, 'Võltsitud pilet: allkiri ei klapi');
+    assert.equal(verdictText(revoked, translator('en'), 'en').detail, 'Ticket revoked');
+    assert.equal(verdictText(revoked, translator('et'), 'et').detail, 'Pilet on tühistatud');
+    for (const v of [forged, revoked]) assert.equal(verdictText(v, translator('en'), 'en').tone, 'bad');
   });
 });
 

@@ -8,6 +8,7 @@ import { call, startTestServer, type TestServer } from '../../helpers/server.ts'
 import { seedTicketsFixture, insertTicket, insertEvent } from '../../helpers/tickets-fixture.ts';
 import { mailIdle } from '../../../server/mail/index.ts';
 import { parseTicketCode, ticketCodeUrl } from '../../../shared/checkin/ticket-code.ts';
+import { signedText, verifySignature } from '../../../shared/checkin/signature.ts';
 import { leaves, parseMime, type MimePart } from './mime.ts';
 
 /**
@@ -79,15 +80,22 @@ describe('ticket e-mail when an order completes', () => {
 
     const images = parts.filter((p) => p.type === 'image/png');
     assert.equal(images.length, 2);
+    const signing = await call(`${s.root}evt/events/v1/events/${f.eventId}`, { auth: s.admin });
     for (const attendeeId of f.attendeeIds) {
       const img = images.find((p) => p.headers['content-id'] === `<ticket-${attendeeId}@doorstep>`);
       assert.ok(img, `inline image of attendee ${attendeeId}`);
       assert.match(img.headers['content-disposition'], /^inline/);
       assert.ok(html.includes(`src="cid:ticket-${attendeeId}@doorstep"`));
       const decoded = decodeQr(img.body);
-      const expected = ticketCodeUrl(`${s.base}/en/`, { attendeeId, eventId: f.eventId, securityCode: f.codes.get(attendeeId)! });
+      // Signed by the event's key (CONTRACT section 8): the original's URL with `sig` and `kid` after it.
+      const signature = parseTicketCode(decoded!)?.signature;
+      assert.ok(signature, 'the e-mailed ticket is signed');
+      assert.equal(signature.kid, signing.body.signing_key_id);
+      const signed = signedText({ eventId: f.eventId, attendeeId, ticketId: f.ticketId, securityCode: f.codes.get(attendeeId)! });
+      assert.equal(await verifySignature(signing.body.signing_key, signed, signature.sig), true);
+      const expected = ticketCodeUrl(`${s.base}/en/`, { attendeeId, eventId: f.eventId, securityCode: f.codes.get(attendeeId)!, signature });
       assert.equal(decoded, expected);
-      assert.deepEqual(parseTicketCode(decoded!), { attendeeId, eventId: f.eventId, securityCode: f.codes.get(attendeeId)! });
+      assert.deepEqual(parseTicketCode(decoded!), { attendeeId, eventId: f.eventId, securityCode: f.codes.get(attendeeId)!, signature });
       assert.ok(text.includes(`Check-in link: ${expected}`));
     }
     // The log shows the images (drawn after commit) and a resend carries the same bytes.
@@ -128,7 +136,10 @@ describe('ticket e-mail when an order completes', () => {
     assert.match(text, /Üritus: Džässiõhtu/);
     const img = leaves(mail).find((p) => p.type === 'image/png')!;
     const id = f.attendeeIds[0];
-    assert.equal(decodeQr(img.body), ticketCodeUrl(`${s.base}/et/`, { attendeeId: id, eventId: f.eventId, securityCode: f.codes.get(id)! }));
+    const decoded = decodeQr(img.body)!;
+    const signature = parseTicketCode(decoded)?.signature;
+    assert.ok(signature);
+    assert.equal(decoded, ticketCodeUrl(`${s.base}/et/`, { attendeeId: id, eventId: f.eventId, securityCode: f.codes.get(id)!, signature }));
   });
 
   test('a cancelled order sends nothing', async () => {

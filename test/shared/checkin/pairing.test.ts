@@ -37,4 +37,19 @@ describe('pairing payload', () => {
       assert.equal(parsePairing(raw), null, raw);
     }
   });
+  test("carries the event's signing key and its ID (CONTRACT section 8), checked for shape", () => {
+    const signed = { ...payload, signing_key: `${'A'.repeat(42)}Q`, signing_key_id: 'L6PcsSjG8CXG' };
+    const link = pairingLink('http://127.0.0.1:8080/', signed);
+    assert.deepEqual(parsePairing(link), signed);
+    // A pairing without one is as before.
+    assert.equal('signing_key' in parsePairing(pairingLink('http://127.0.0.1:8080/', payload))!, false);
+    for (const bad of [
+      { ...signed, signing_key: 'A'.repeat(42) },
+      { ...signed, signing_key: `${'A'.repeat(42)}+` },
+      { ...signed, signing_key_id: 'a b' },
+      { ...signed, signing_key_id: 'x'.repeat(65) },
+    ]) {
+      assert.equal(parsePairing(JSON.stringify(bad)), null, JSON.stringify(bad));
+    }
+  });
 });
