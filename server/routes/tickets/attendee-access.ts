@@ -7,7 +7,7 @@ import { getAttendeeRow, effectiveOrderStatus, type AttendeeRow } from '../../db
 import { getPostType } from '../../db/repos/posts.ts';
 import { utcString } from '../../content/site-time.ts';
 import { managesAttendees } from './attendee-present.ts';
-import { keyListTicketIds } from '../../domain/checkin-lists.ts';
+import { keyListTicketIds } from '../../domain/checkin/lists.ts';
 
 /** Order statuses Event Tickets calls "public": the attendee is really coming. */
 export const PUBLIC_ORDER_STATUSES: readonly string[] = ['completed'];

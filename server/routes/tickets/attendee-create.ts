@@ -12,9 +12,9 @@ import { markBoxOfficeOrder } from '../../db/repos/orders.ts';
 import { nowDates } from '../../content/site-time.ts';
 import { assertMayWriteAttendeesOf, isDoorCaller, keyEventScope, scanTime } from './attendee-access.ts';
 import { presentAttendee } from './attendee-present.ts';
-import { applyScan, decideScan } from './scan.ts';
+import { applyScan, decideScan } from '../../domain/checkin/scan.ts';
 import { orderCompleted } from './orders.ts';
-import { keyListTicketIds } from '../../domain/checkin-lists.ts';
+import { keyListTicketIds } from '../../domain/checkin/lists.ts';
 
 /** The statuses an attendee of a provider may have: RSVP going status, or the order status of a sale. */
 export function providerStatuses(provider: string): readonly string[] {

@@ -1,6 +1,5 @@
-import { dateDetails, formatInZone } from '../../../shared/dates.ts';
+import { dateDetails } from '../../../shared/dates.ts';
 import { currencyFormat, formatMoney, rawPrice } from '../../../shared/money.ts';
-import type { CheckinDetails } from '../../../shared/models/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
 import { can } from '../../kernel/context.ts';
 import type { AttendeeRow } from '../../db/repos/attendees.ts';
@@ -8,37 +7,17 @@ import { effectiveOrderStatus } from '../../db/repos/attendees.ts';
 import { BOX_OFFICE_REF } from '../../db/repos/orders.ts';
 import { pick } from '../../content/text.ts';
 import { globalId } from '../events/present-post.ts';
+import { checkinDetails, utcToLocal } from '../../domain/checkin/standing.ts';
+
+export { checkinDetails, utcToLocal };
 
 /** Event Tickets "manage access": door devices (API keys), door staff, organizers and administrators. */
 export const managesAttendees = (ctx: Ctx) => can(ctx, 'manage_attendees');
-
-// Stored times repeat a lot on a page (an order's date on each of its attendees): converted once each.
-const localTimes = new Map<string, string>();
-
-/** A stored UTC time (`YYYY-MM-DD HH:MM:SS` or ISO 8601) as site-local `Y-m-d H:i:s`. */
-export function utcToLocal(ctx: Ctx, utc: string): string {
-  const key = `${ctx.app.config.timezone}|${utc}`;
-  let local = localTimes.get(key);
-  if (local === undefined) {
-    const iso = utc.includes('T') ? utc : `${utc.replace(' ', 'T')}Z`;
-    local = formatInZone(new Date(iso), ctx.app.config.timezone);
-    if (localTimes.size >= 20_000) localTimes.clear();
-    localTimes.set(key, local);
-  }
-  return local;
-}
 
 function saleDate(date: string, time: string): string {
   if (!date) return '';
   const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time.trim());
   return `${date} ${m ? `${m[1].padStart(2, '0')}:${m[2]}:${m[3] ?? '00'}` : '00:00:00'}`;
-}
-
-/** The standing check-in of a row, or `false`. */
-export function checkinDetails(ctx: Ctx, row: AttendeeRow): CheckinDetails | false {
-  if (!row.checked_in || !row.ci_scanned_at) return false;
-  const date = utcToLocal(ctx, row.ci_scanned_at);
-  return { date, date_details: dateDetails(date), source: row.ci_source ?? 'site', author: row.ci_user_id ?? 0, device_id: row.ci_device_id };
 }
 
 function ticketOf(ctx: Ctx, row: AttendeeRow, embedded: boolean): Record<string, unknown> {

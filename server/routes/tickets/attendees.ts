@@ -25,7 +25,7 @@ import {
 } from './attendee-access.ts';
 import { managesAttendees, presentAttendee, presentAttendees } from './attendee-present.ts';
 import { createAttendee } from './attendee-create.ts';
-import { keyListTicketIds } from '../../domain/checkin-lists.ts';
+import { keyListTicketIds } from '../../domain/checkin/lists.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
 
 const SUPPORTED = Object.keys(attendeeListArgs).filter((k) => k !== 'translation_language');

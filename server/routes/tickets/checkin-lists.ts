@@ -20,7 +20,7 @@ import {
   type CheckinListRow,
 } from '../../db/repos/checkin-lists.ts';
 import { removePairingQr } from '../../pairing.ts';
-import { keyListScope, listTicketIds, presentList } from '../../domain/checkin-lists.ts';
+import { keyListScope, listTicketIds, presentList } from '../../domain/checkin/lists.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
 import { keyEventScope, organizerScope, readsAttendeesOf } from './attendee-access.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';

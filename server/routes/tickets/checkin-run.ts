@@ -8,8 +8,8 @@ import { lockScanState, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { checkinKeyLabels, recordScans, type CheckinInsert } from '../../db/repos/checkins.ts';
 import { assertMayWriteAttendeesOf, attendeeNotFound, inKeyScope, refuseDoorFields, scanTime } from './attendee-access.ts';
 import { presentAttendee } from './attendee-present.ts';
-import { keyListScope } from '../../domain/checkin-lists.ts';
-import { decideOnState, isFailure, scannedRow, type ScanDecision, type ScanRequest, type SeenScan } from './scan.ts';
+import { keyListScope } from '../../domain/checkin/lists.ts';
+import { decideOnState, isFailure, scannedRow, type ScanDecision, type ScanRequest, type SeenScan } from '../../domain/checkin/scan.ts';
 import { DOOR_REFUSED_FIELDS, scanErrorWithLabel } from './checkin.ts';
 
 type UpdateInput = Input<typeof ticketsRoutes.updateAttendee.args>;
@@ -22,7 +22,7 @@ type UpdateInput = Input<typeof ticketsRoutes.updateAttendee.args>;
 export function plainCheckin(input: Record<string, unknown>, ctx: Ctx): boolean {
   const i = input as UpdateInput;
   // A scan through a check-in list (a list-bound key's, or one a manager names) is decided by the list's rules
-  // over the attendee's history on the list: the handler's path (domain/checkin-lists.ts).
+  // over the attendee's history on the list: the handler's path (domain/checkin/lists.ts).
   if (i.list_id !== undefined || keyListScope(ctx) !== null) return false;
   return i.check_in !== undefined && i.attendee_status === undefined && i.full_name === undefined && i.email === undefined;
 }

@@ -9,7 +9,7 @@ import { inTransaction } from '../../db/in-transaction.ts';
 import { getAttendeeRow, updateAttendeeFields, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { updatePost } from '../../db/repos/posts.ts';
 import { checkinKeyLabel } from '../../db/repos/checkins.ts';
-import { isListRefusal, listRefusalError } from '../../domain/checkin-lists.ts';
+import { isListRefusal, listRefusalError } from '../../domain/checkin/lists.ts';
 import { setOrderStatusOnly } from '../../db/repos/orders.ts';
 import { nowDates } from '../../content/site-time.ts';
 import { assertMayWriteAttendeesOf, attendeeNotFound, loadManagedAttendee, refuseDoorFields, scanTime } from './attendee-access.ts';
@@ -17,7 +17,7 @@ import { checkAttendeeStatus } from './attendee-create.ts';
 import { presentAttendee } from './attendee-present.ts';
 import { orderCompleted } from './orders.ts';
 import { plainCheckin, runCheckins } from './checkin-run.ts';
-import { applyScan, decideScan, isFailure, type ScanDecision, type ScanOutcome, type ScanRequest } from './scan.ts';
+import { applyScan, decideScan, isFailure, type ScanDecision, type ScanOutcome, type ScanRequest } from '../../domain/checkin/scan.ts';
 
 /**
  * The label of the door key that made a check-in (`Door 2`): an additive `device_label` beside `device_id`,

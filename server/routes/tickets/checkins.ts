@@ -11,7 +11,7 @@ import { getAttendeeRow } from '../../db/repos/attendees.ts';
 import { getPostType } from '../../db/repos/posts.ts';
 import { CHECKIN_RESULTS, findCheckinByNonceLocked, insertCheckin, queryCheckins, type CheckinRow } from '../../db/repos/checkins.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
-import { keyListScope } from '../../domain/checkin-lists.ts';
+import { keyListScope } from '../../domain/checkin/lists.ts';
 import { assertMayWriteAttendeesOf, keyEventScope, organizerScope, scanTime } from './attendee-access.ts';
 import { utcToLocal } from './attendee-present.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';

@@ -12,7 +12,7 @@ import { signedTicketUrl } from '../../security/ticket-signing.ts';
 import { nowMs } from './clock.ts';
 import { readsAttendeesOf } from './attendee-access.ts';
 import { managesAttendees, presentAttendee } from './attendee-present.ts';
-import { applyScan, decideScan, logFailedScan } from './scan.ts';
+import { applyScan, decideScan, logFailedScan } from '../../domain/checkin/scan.ts';
 import { qrLimiter } from './qr-limit.ts';
 import { clientKey } from '../../security/window-limiter.ts';
 import { errorHeaders } from '../../auth/sign-in-limits.ts';

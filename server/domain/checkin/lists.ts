@@ -5,16 +5,16 @@ import {
   type ListPass,
   type ListRefusalCode,
   type ListRules,
-} from '../../shared/checkin/decide.ts';
-import { zonedToInstant } from '../../shared/dates.ts';
-import type { CheckinList } from '../../shared/models/checkin-lists.ts';
-import type { Ctx } from '../kernel/context.ts';
-import { forbidden, HttpError, invalidParam } from '../kernel/errors.ts';
-import { effectiveOrderStatus, type AttendeeRow } from '../db/repos/attendees.ts';
-import type { CheckinInsert, CheckinResult } from '../db/repos/checkins.ts';
-import { getCheckinList, listPassesOf, type CheckinListRow } from '../db/repos/checkin-lists.ts';
-import { checkinDetails } from '../routes/tickets/attendee-present.ts';
-import type { ScanDecision, ScanRequest } from '../routes/tickets/scan.ts';
+} from '../../../shared/checkin/decide.ts';
+import { zonedToInstant } from '../../../shared/dates.ts';
+import type { CheckinList } from '../../../shared/models/checkin-lists.ts';
+import type { Ctx } from '../../kernel/context.ts';
+import { forbidden, HttpError, invalidParam } from '../../kernel/errors.ts';
+import { effectiveOrderStatus, type AttendeeRow } from '../../db/repos/attendees.ts';
+import type { CheckinInsert, CheckinResult } from '../../db/repos/checkins.ts';
+import { getCheckinList, listPassesOf, type CheckinListRow } from '../../db/repos/checkin-lists.ts';
+import { checkinDetails } from './standing.ts';
+import type { ScanDecision, ScanRequest } from './scan.ts';
 
 /**
  * Check-ins through a check-in list (CONTRACT section 8): which list a scan goes through, the list's rules as

@@ -6,8 +6,8 @@ import { invalidParam } from '../../kernel/errors.ts';
 import type { AttendeeRow } from '../../db/repos/attendees.ts';
 import { effectiveOrderStatus, lockScanState, setCheckedIn } from '../../db/repos/attendees.ts';
 import { findCheckinByNonce, insertCheckin, type CheckinInsert, type CheckinResult, type CheckinRow } from '../../db/repos/checkins.ts';
-import { checkinDetails } from './attendee-present.ts';
-import { decideThroughList } from '../../domain/checkin-lists.ts';
+import { checkinDetails } from './standing.ts';
+import { decideThroughList } from './lists.ts';
 
 /**
  * One scan against one attendee, whichever route carried it (attendee update, QR, batch): the shared
@@ -25,7 +25,7 @@ export interface ScanRequest {
   nonce: string | null;
   /** `site` (attendee route, as Event Tickets records it) or `app` (QR check-in). */
   source: string;
-  /** The check-in list a manager named (a list-bound key's list applies without it): domain/checkin-lists.ts. */
+  /** The check-in list a manager named (a list-bound key's list applies without it): domain/checkin/lists.ts. */
   listId?: number;
 }
 
@@ -99,7 +99,7 @@ export async function decideScan(ctx: Ctx, row: AttendeeRow, req: ScanRequest): 
 /** What a nonce was first recorded with, as far as a decision needs it. */
 export type SeenScan = Pick<CheckinRow, 'attendee_id' | 'result' | 'reason' | 'list_id'>;
 
-/** A scan through a check-in list is decided by the list's rules (domain/checkin-lists.ts), after the replay check. */
+/** A scan through a check-in list is decided by the list's rules (domain/checkin/lists.ts), after the replay check. */
 async function decideWithSeen(ctx: Ctx, row: AttendeeRow, seen: SeenScan | undefined, req: ScanRequest): Promise<ScanDecision> {
   const replayed = replayOf(ctx, row, seen);
   if (replayed) return replayed;
