@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { hashSecurityCode } from '../../shared/checkin/security-code.ts';
 import { signedText } from '../../shared/checkin/signature.ts';
+import { CHECKIN_ERRORS } from '../../shared/checkin/wire.ts';
 
 /**
  * An in-memory model of the server's door-facing contract (CONTRACT §6–§7): attendee archive with
@@ -181,7 +182,7 @@ export class FakeDoorServer {
     }
     if (this.rootKind === 'html') return { status: 200, headers: { 'Content-Type': 'text/html' }, body: '<html>Welcome to the venue Wi-Fi</html>' };
     const key = /^Bearer (.+)$/.exec(req.authorization ?? '')?.[1];
-    if (!key || !this.keys.has(key)) return err(401, 'rest_forbidden', 'Sorry, you are not allowed to do that.');
+    if (!key || !this.keys.has(key)) return err(401, CHECKIN_ERRORS.forbidden, 'Sorry, you are not allowed to do that.');
     const scope = this.keyScopes.get(key) ?? null;
     const inScope = (eventId: number) => scope === null || scope === eventId;
     const q = url.searchParams;
@@ -226,7 +227,7 @@ export class FakeDoorServer {
       const a = this.attendees.get(Number(m[1]));
       return a && inScope(a.eventId)
         ? { status: 200, headers: {}, body: this.view(a) }
-        : err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee');
+        : err(404, CHECKIN_ERRORS.attendeeNotFound, 'The requested post ID does not exist or is not an attendee');
     }
     if (req.method === 'POST' && path === '/batch/v1') return this.batch(req.body, inScope);
     return err(404, 'rest_no_route', 'No route was found matching the URL and request method.');
@@ -273,7 +274,7 @@ export class FakeDoorServer {
         !m || !['POST', 'PUT', 'PATCH'].includes(method)
           ? err(404, 'rest_no_route', 'No route')
           : a && !inScope(a.eventId)
-            ? err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee')
+            ? err(404, CHECKIN_ERRORS.attendeeNotFound, 'The requested post ID does not exist or is not an attendee')
             : this.checkin(Number(m[1]), b);
       return { body: out.body, status: out.status, headers: {} };
     });
@@ -294,15 +295,15 @@ export class FakeDoorServer {
       return answer;
     };
     if (!a || a.status === 'trash')
-      return record('rejected', 'not_found', err(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee'));
+      return record('rejected', 'not_found', err(404, CHECKIN_ERRORS.attendeeNotFound, 'The requested post ID does not exist or is not an attendee'));
     if (checkIn && a.orderStatus !== 'completed') {
-      return record('rejected', 'order', err(400, 'tec-et-attendee-invalid-check-in', 'Attendee Order status is not authorized for check-in.'));
+      return record('rejected', 'order', err(400, CHECKIN_ERRORS.orderNotComplete, 'Attendee Order status is not authorized for check-in.'));
     }
     if (checkIn && a.checkin) {
       return record(
         'conflict',
         null,
-        err(400, 'tec-et-attendee-already-checked-in', 'Attendee is already checked in.', {
+        err(400, CHECKIN_ERRORS.alreadyCheckedIn, 'Attendee is already checked in.', {
           checkin_details: { date: a.checkin.date, date_details: {}, source: 'kiosk', author: '7', device_id: a.checkin.deviceId },
         }),
       );

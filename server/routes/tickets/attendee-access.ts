@@ -1,4 +1,5 @@
 import { parseDateInput } from '../../../shared/dates.ts';
+import { CHECKIN_ERRORS } from '../../../shared/checkin/wire.ts';
 import type { Ctx } from '../../kernel/context.ts';
 import { callerRole } from '../../kernel/context.ts';
 import { HttpError, forbidden, invalidParam } from '../../kernel/errors.ts';
@@ -12,7 +13,8 @@ import { keyListTicketIds } from '../../domain/checkin/lists.ts';
 /** Order statuses Event Tickets calls "public": the attendee is really coming. */
 export const PUBLIC_ORDER_STATUSES: readonly string[] = ['completed'];
 
-export const attendeeNotFound = () => new HttpError(404, 'attendee-not-found', 'The requested post ID does not exist or is not an attendee');
+export const attendeeNotFound = () =>
+  new HttpError(404, CHECKIN_ERRORS.attendeeNotFound, 'The requested post ID does not exist or is not an attendee');
 export const attendeeNotAccessible = () => new HttpError(401, 'attendee-not-accessible', 'The requested attendee is not accessible');
 
 /** The event an API key is bound to, if any: such a key sees and scans that event's attendees only. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
+import { CHECKIN_ERRORS } from '../../../shared/checkin/wire.ts';
 import type { Input } from '../../../shared/http/route.ts';
 import type { Ctx } from '../../kernel/context.ts';
 import { HttpError, invalidParam } from '../../kernel/errors.ts';
@@ -40,10 +41,10 @@ export async function scanError(o: ScanOutcome, ctx?: Ctx, row?: AttendeeRow): P
 export function scanErrorWithLabel(o: ScanOutcome, label: string | null): HttpError {
   if (o.kind === 'conflict') {
     const standing = o.standing ? { ...o.standing, device_label: label } : o.standing;
-    return new HttpError(400, 'tec-et-attendee-already-checked-in', 'Attendee is already checked in.', { checkin_details: standing });
+    return new HttpError(400, CHECKIN_ERRORS.alreadyCheckedIn, 'Attendee is already checked in.', { checkin_details: standing });
   }
   if (o.kind === 'rejected' && o.reason === 'revoked') return attendeeNotFound();
-  return new HttpError(400, 'tec-et-attendee-invalid-check-in', 'Attendee Order status is not authorized for check-in.');
+  return new HttpError(400, CHECKIN_ERRORS.orderNotComplete, 'Attendee Order status is not authorized for check-in.');
 }
 
 /** Thrown inside the savepoint to undo the request's field changes when its scan fails. */
