@@ -10,7 +10,7 @@ import { ok, type Result } from '../../kernel/result.ts';
 import { effectiveOrderStatus, getAttendeeRow, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { signedTicketUrl } from '../../security/ticket-signing.ts';
 import { nowMs } from './clock.ts';
-import { readsAttendeesOf } from './attendee-access.ts';
+import { readableRows } from './attendee-access.ts';
 import { managesAttendees, presentAttendee } from './attendee-present.ts';
 import { applyScan, decideScan, logFailedScan } from '../../domain/checkin/scan.ts';
 import { qrLimiter } from './qr-limit.ts';
@@ -44,8 +44,9 @@ const qrImage = implement(
         throw new HttpError(403, 'ticket-not-accessible', 'The requested ticket is not accessible');
       return ok({ id: row.id, checked_in: row.checked_in ? '1' : '' });
     }
-    // The image carries the security code: only for managers whose reach holds the event (a key's, an organizer's).
-    if (!managesAttendees(ctx) || !(await readsAttendeesOf(ctx, row.event_id))) throw forbidden(ctx.caller.kind === 'anonymous');
+    // The image carries the security code: only for managers whose reach holds the attendee (a key's event, or its
+    // list's tickets; an organizer's events).
+    if (!managesAttendees(ctx) || (await readableRows(ctx, [row])).length === 0) throw forbidden(ctx.caller.kind === 'anonymous');
     const url = await attendeeQrUrl(ctx, row);
     if (input.format === 'svg') {
       const svg = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });

@@ -271,6 +271,11 @@ describe('access', () => {
     assert.deepEqual(vipTicket.body.attendees.map((a: { id: number }) => a.id).sort(), [...vip.attendeeIds].sort());
     const adminView = await call(`${s.root}evt/tickets/v1/tickets/${f.ticketId}`, { auth: s.admin });
     assert.equal(adminView.body.attendees.length, f.attendeeIds.length);
+    // Nor as a QR image, which carries the security code.
+    const qrOther = await call(`${s.root}evt/tickets/v1/qr/${f.attendeeIds[0]}?format=svg`, { auth: key.key });
+    assert.equal(qrOther.status, 403);
+    const qrOwn = await call(`${s.root}evt/tickets/v1/qr/${vip.attendeeIds[0]}?format=svg`, { auth: key.key });
+    assert.equal(qrOwn.status, 200);
     const allTickets = (await createList({ event_id: f.eventId, name: 'Everyone' })).body;
     const everyone = await listKey(allTickets.id, f.eventId);
     assert.equal((await call(`${A}?per_page=100`, { auth: everyone.key })).body.total, f.attendeeIds.length + vip.attendeeIds.length);
