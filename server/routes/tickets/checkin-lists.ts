@@ -20,6 +20,10 @@ import {
   type CheckinListRow,
 } from '../../db/repos/checkin-lists.ts';
 import { removePairingQr } from '../../pairing.ts';
+import { currentSigningKey } from '../../db/repos/signing-keys.ts';
+import { ensureSigningKey } from '../../security/ticket-signing.ts';
+import { nowMs } from './clock.ts';
+import type { CheckinList } from '../../../shared/models/checkin-lists.ts';
 import { keyListScope, listTicketIds, presentList } from '../../domain/checkin/lists.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
 import { keyEventScope, organizerScope, readsAttendeesOf } from './attendee-access.ts';
@@ -108,6 +112,17 @@ const DEFAULTS: Omit<CheckinListFields, 'event_id'> = {
 
 const SUPPORTED = ['event_id', 'per_page'];
 
+/**
+ * A list as answered to its callers (managers and door keys of its event): with the event's current signing key
+ * (CONTRACT section 8), so a kiosk paired with a list can verify signed tickets. A single list's answer makes the
+ * key when the event has none yet; a page shows the keys made already.
+ */
+async function answerList(ctx: Ctx, row: CheckinListRow, single: boolean): Promise<CheckinList> {
+  const out = presentList(row);
+  const key = single ? await ensureSigningKey(ctx.db, ctx.app.secret, row.event_id, nowMs(ctx)) : await currentSigningKey(ctx.db, row.event_id);
+  return key ? { ...out, signing_key: key.public_key, signing_key_id: key.kid } : out;
+}
+
 const list = implement(checkinListRoutes.listCheckinLists, async (input, ctx) => {
   if (input.event_id !== undefined && (await getPostType(ctx.db, input.event_id)) !== 'event') throw invalidParam('event_id');
   const boundEvent = keyEventScope(ctx);
@@ -127,7 +142,10 @@ const list = implement(checkinListRoutes.listCheckinLists, async (input, ctx) =>
   const totalPages = Math.ceil(total / perPage);
   if (input.page > 1 && input.page > totalPages) throw invalidPage();
   const { rest_url } = archiveLinks(ctx.urls.rest('/evt/tickets/v1/checkin-lists/'), knownQuery(ctx.req.params, SUPPORTED), 1, 1);
-  return ok({ rest_url, total, total_pages: totalPages, checkin_lists: rows.map(presentList) }, etTotalHeaders(total, totalPages));
+  return ok(
+    { rest_url, total, total_pages: totalPages, checkin_lists: await Promise.all(rows.map((r) => answerList(ctx, r, false))) },
+    etTotalHeaders(total, totalPages),
+  );
 });
 
 const create = implement(checkinListRoutes.createCheckinList, async (input, ctx) => {
@@ -135,17 +153,19 @@ const create = implement(checkinListRoutes.createCheckinList, async (input, ctx)
   const fields = await mergeFields(ctx, input.event_id, { ...DEFAULTS, event_id: input.event_id }, input);
   await assertMayChangeEvent(ctx, input.event_id);
   const id = await insertCheckinList(ctx.db, fields);
-  return created(presentList((await getCheckinList(ctx.db, id))!));
+  return created(await answerList(ctx, (await getCheckinList(ctx.db, id))!, true));
 });
 
-const read = implement(checkinListRoutes.readCheckinList, async (input, ctx) => ok(presentList(await loadReadableList(ctx, input.id))));
+const read = implement(checkinListRoutes.readCheckinList, async (input, ctx) =>
+  ok(await answerList(ctx, await loadReadableList(ctx, input.id), true)),
+);
 
 const update = implement(checkinListRoutes.updateCheckinList, async (input, ctx) => {
   const before = await loadReadableList(ctx, input.id);
   const fields = await mergeFields(ctx, before.event_id, before, input);
   await loadWritableList(ctx, input.id);
   await updateCheckinList(ctx.db, before.id, fields);
-  return ok(presentList((await getCheckinList(ctx.db, before.id))!));
+  return ok(await answerList(ctx, (await getCheckinList(ctx.db, before.id))!, true));
 });
 
 /** Deleted for good: its scans stay in the log (with its ID), and the keys bound to it are revoked with it. */
@@ -155,7 +175,7 @@ const remove = implement(checkinListRoutes.deleteCheckinList, async (input, ctx)
   await deleteCheckinList(ctx.db, before.id);
   // The pairing images hold the keys (CONTRACT section 3: revoking a key deletes them).
   for (const k of keys) removePairingQr(ctx.app.config, k);
-  return ok({ deleted: true, previous: presentList(before) });
+  return ok({ deleted: true, previous: await answerList(ctx, before, false) });
 });
 
 const status = implement(checkinListRoutes.checkinListStatus, async (input, ctx) => {

@@ -1164,6 +1164,8 @@ export interface components {
       window_start: string | null;
       window_end: string | null;
       entries_per_day: number | null;
+      signing_key?: string;
+      signing_key_id?: string;
     };
     CheckinListArchive: {
       rest_url: string;
@@ -1179,6 +1181,8 @@ export interface components {
           window_start: string | null;
           window_end: string | null;
           entries_per_day: number | null;
+          signing_key?: string;
+          signing_key_id?: string;
         })[];
     };
     CheckinListStatus: {
@@ -1204,6 +1208,8 @@ export interface components {
         window_start: string | null;
         window_end: string | null;
         entries_per_day: number | null;
+        signing_key?: string;
+        signing_key_id?: string;
       };
     };
     Error: {

@@ -52,7 +52,12 @@ describe('list routes', () => {
   test('create with defaults: 201, the list as the contract names its fields', async () => {
     const r = await createList({ event_id: f.eventId, name: 'Main door' }, organizer.auth);
     assert.equal(r.status, 201);
-    assert.deepEqual(r.body, {
+    // The event's current signing key comes with the list (CONTRACT section 8), as the event answer gives it.
+    const { signing_key, signing_key_id, ...fields } = r.body;
+    const event = await call(`${s.root}evt/events/v1/events/${f.eventId}`, { auth: organizer.auth });
+    assert.deepEqual([signing_key, signing_key_id], [event.body.signing_key, event.body.signing_key_id]);
+    assert.match(signing_key, /^[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual(fields, {
       id: r.body.id,
       event_id: f.eventId,
       name: 'Main door',
@@ -82,9 +87,11 @@ describe('list routes', () => {
     });
     assert.equal(r.status, 201);
     assert.deepEqual(
-      { ...r.body, id: 0 },
+      { ...r.body, id: 0, signing_key: undefined, signing_key_id: undefined },
       {
         id: 0,
+        signing_key: undefined,
+        signing_key_id: undefined,
         event_id: f.eventId,
         name: 'VIP lounge',
         ticket_ids: [vip.ticketId],
