@@ -41,7 +41,8 @@ import { compileTrust } from './http/client-address.ts';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 // `Date`: a door kiosk on its own origin checks its clock against the server's.
-const EXPOSE = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, Retry-After, Date';
+const EXPOSE =
+  'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, X-EVT-Key-List, Retry-After, Date';
 
 async function siteSecret(db: Db, configured?: string): Promise<string> {
   return configured || (await siteSecretOf(db, crypto.randomBytes(32).toString('base64url')));
