@@ -107,6 +107,8 @@ export async function clearEventData(db: KioskDb, now: number): Promise<number> 
         db.event.clear(),
         db.tickets.clear(),
         db.meta.delete('sync'),
+        // The check-in list belongs to the old key (renderer/checkin/gate.ts); its passes go at the next sync.
+        db.meta.delete('gate'),
       ]);
       return rows.length;
     },

@@ -1,5 +1,5 @@
 import type { ConflictRow, ScanRow } from '../store/db.ts';
-import { formatAge, formatClock, type Lang, type MessageKey, type Translate } from './i18n.ts';
+import { formatAge, formatClock, refusalText, type Lang, type MessageKey, type Translate } from './i18n.ts';
 import type { VerdictTone } from './verdict-text.ts';
 
 /**
@@ -64,8 +64,9 @@ export function recentScan(scan: ScanRow, name: string | undefined, t: Translate
 
 /** "Not valid: Ticket for another event": the last scans keep the reason the verdict gave. */
 function notValidLabel(reason: string | null, t: Translate): string {
-  const why =
-    reason === 'order_not_complete'
+  const why = reason?.startsWith('checkin-list-')
+    ? refusalText(t, reason)
+    : reason === 'order_not_complete'
       ? t('reason.order_not_complete_short')
       : reason === 'refused'
         ? t('reason.refused_short')
