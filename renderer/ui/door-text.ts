@@ -32,7 +32,8 @@ export interface RecentScan {
 /** Verdicts whose screen named the guest (a wrong security code or another event's ticket never does). */
 function namesGuest(scan: ScanRow): boolean {
   if (scan.verdict !== 'invalid') return scan.verdict !== 'not_in_list';
-  return scan.reason === 'order_not_complete' || scan.reason === 'revoked' || scan.reason === 'refused';
+  // A check-in list's refusal made here named the guest too (the security code matched).
+  return scan.reason === 'order_not_complete' || scan.reason === 'revoked' || scan.reason === 'refused' || !!scan.reason?.startsWith('checkin-list-');
 }
 
 export function recentScan(scan: ScanRow, name: string | undefined, t: Translate, lang: Lang): RecentScan {

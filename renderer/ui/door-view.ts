@@ -150,6 +150,7 @@ export class DoorView {
     setCount('c-to-come', Math.max(0, counts.list.expected - counts.list.checkedIn));
     byId('c-checked-in-note').textContent = pending > 0 ? t('gate.countsPending', { list, n: pending }) : t('gate.countsNote', { list });
     byId('c-expected-note').textContent = t('gate.countsNote', { list });
+    byId('c-to-come-note').textContent = t('gate.countsNote', { list });
     byId('c-checked-in').parentElement!.title = t('gate.countsWhy');
   }
 
