@@ -19,8 +19,8 @@ export function gateVerdictText(v: ScanVerdict, t: Translate, lang: Lang, gate: 
     return {
       tone: 'stale',
       name: '',
-      headline: t('verdict.notInList'),
-      detail: v.syncedAgoMs === null ? t('gate.notInListNever', { list }) : t('gate.notInList', { list, age: formatAge(t, v.syncedAgoMs) }),
+      headline: t('gate.notInListHeadline', { list }),
+      detail: v.syncedAgoMs === null ? t('gate.notInListNever') : t('gate.notInList', { age: formatAge(t, v.syncedAgoMs) }),
     };
   }
   if (v.kind !== 'invalid' || v.reason !== 'refused') return null;

@@ -154,6 +154,21 @@ describe('offline decisions through the kiosk’s check-in list', () => {
     await d.close();
   });
 
+  test('a code the kiosk does not know, on a list admitting some tickets: maybe another gate’s, maybe sold since the sync', async () => {
+    const { server, d, gate } = await gateDevice();
+    const [walkIn] = server.seed(1, 300, { ticketId: GENERAL });
+    const r = await d.service.scan(server.ticketUrl(walkIn));
+    assert.equal(r.verdict.kind, 'not_in_list');
+    const age = r.verdict.kind === 'not_in_list' ? r.verdict.syncedAgoMs : null;
+    assert.equal(age, 0);
+    assert.equal(words(r.verdict, gate, 'en'), 'Not on the VIP list | A ticket for another gate, or sold after the last sync (0 s ago)');
+    assert.equal(words(r.verdict, gate, 'et'), 'Pole nimekirjas VIP | Pilet teise värava jaoks või müüdud pärast viimast sünkroonimist (0 s tagasi)');
+    // A list admitting every ticket says what a kiosk without a list says.
+    const open = { ...gate, list: list({ ticket_ids: [] }) };
+    assert.equal(verdictText(r.verdict, translator('en'), 'en', { gate: open, now: T0 }).headline, "Not in this kiosk's list yet");
+    await d.close();
+  });
+
   test('passes from the server’s log (another kiosk of the list) decide too', async () => {
     const { server, vip, d } = await gateDevice();
     await replaceServerPasses(d.db, [{ nonce: 'other-kiosk-nonce-1', listId: 7, attendeeId: vip[1].id, kind: 'entry', at: T0 - 600_000 }]);
