@@ -132,6 +132,11 @@ test('a kiosk on the VIP list: its name, refusals in the list’s words online a
   await pair(page, vipKeys[0]);
   await waitFor('the list on the main screen', async () => (await page.locator('[data-testid="gate-name"]').innerText()) === 'VIP');
   assert.equal(await page.locator('[data-testid="gate"]').isVisible(), true);
+  // Ready for doors? names the list too.
+  await page.locator('#preflight-toggle').click();
+  await waitFor('the gate line in preflight', async () => (await page.locator('#preflight-list [data-check="gate"]').count()) === 1);
+  assert.equal(await page.locator('#preflight-list [data-check="gate"] .pf-value').innerText(), 'VIP');
+  await page.locator('#preflight-close').click();
   await page.context().close();
 
   // 2. Online, through the camera: a general ticket is for another gate, a VIP ticket is welcome.
