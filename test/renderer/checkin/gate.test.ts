@@ -1,7 +1,9 @@
 import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import type { ScanVerdict } from '../../../shared/checkin/decide.ts';
+import { CheckinDetails } from '../../../shared/checkin/wire.ts';
 import type { CheckinList } from '../../../shared/models/checkin-lists.ts';
+import { verdictFromFate } from '../../../renderer/checkin/checkin-service.ts';
 import { gateCounts, loadGate, replaceServerPasses, saveGate, type GateState } from '../../../renderer/checkin/gate.ts';
 import { formatTime, translator } from '../../../renderer/ui/i18n.ts';
 import { verdictText } from '../../../renderer/ui/verdict-text.ts';
@@ -191,6 +193,32 @@ describe('offline decisions through the kiosk’s check-in list', () => {
     assert.equal(r.gate, null);
     assert.equal((await d.service.scan(server.ticketUrl(a))).verdict.kind, 'already_here');
     await d.close();
+  });
+});
+
+describe('the server’s refusals read as the kiosk’s own', () => {
+  test('each list code the server answers a queued scan with is worded as the kiosk words its own decision', () => {
+    const gate: GateState = { list: list({ window_start: '2026-11-22 21:00:00' }), timezone: TZ, status, statusAt: T0 };
+    const local = { kind: 'admitted' as const, attendeeId: 200, name: 'Guest 200', ticketTitle: 'VIP' };
+    const refused = (code: string) => verdictFromFate({ kind: 'rejected', code, message: 'server English', status: 400 }, local, undefined)!;
+    const cases: Array<[string, string, string]> = [
+      [
+        'checkin-list-ticket-not-admitted',
+        'This ticket is for another gate: not on the VIP list',
+        'See pilet on teise värava jaoks: pole nimekirjas VIP',
+      ],
+      ['checkin-list-closed', 'Doors open at 21:00', 'Uksed avatakse kell 21:00'],
+      ['checkin-list-no-reentry', 'No re-entry on this list', 'Selle nimekirjaga uuesti sisse ei saa'],
+      ['checkin-list-entries-exhausted', 'Entries for today used', 'Tänased sissepääsud on kasutatud'],
+    ];
+    for (const [code, en, et] of cases) {
+      assert.equal(words(refused(code), gate, 'en'), `Not valid | ${en}`, code);
+      assert.equal(words(refused(code), gate, 'et'), `Ei kehti | ${et}`, code);
+    }
+    const standing = { date: '2026-11-22T17:50:00+00:00', date_details: {}, source: 'kiosk', author: '7', device_id: 'vip-2' };
+    const conflict = verdictFromFate({ kind: 'conflict', standing: CheckinDetails.parse(standing), message: '' }, local, undefined)!;
+    const since = formatTime('en', standing.date, T0);
+    assert.equal(words(conflict, gate, 'en'), `Already inside | Already inside since ${since} \u2014 scan at the exit first`);
   });
 });
 
