@@ -1,4 +1,4 @@
-import { decideCheckin, decideScan, type ScanContext, type ScanVerdict } from '../../shared/checkin/decide.ts';
+import { decideCheckin, decideScan, LIST_REFUSAL_CODES, type ScanContext, type ScanVerdict } from '../../shared/checkin/decide.ts';
 import { isoWithOffset, makeNonce } from '../../shared/checkin/ids.ts';
 import type { PairingPayload } from '../../shared/checkin/pairing.ts';
 import { parseTicketCode, type TicketCode } from '../../shared/checkin/ticket-code.ts';
@@ -11,6 +11,7 @@ import type { AttendeeRow, KioskDb } from '../store/db.ts';
 import { hasPending, logScan, recordLocalScan, updateScanLog } from '../store/outbox.ts';
 import type { SyncEngine } from '../sync/engine.ts';
 import type { DeviceProblem } from '../sync/events.ts';
+import { decideThroughGate, exitCounts, forgetGatePass, gateHistory, loadGate, recordGatePass, type GateState } from './gate.ts';
 
 /** How long a verdict waits for the server before it stands on the local decision (same nonce either way). */
 export const ONLINE_DEADLINE_MS = 1500;
@@ -25,6 +26,8 @@ export interface ScanResult {
   device: DeviceProblem | null;
   /** Whether the scan was queued for the server (an admission or a check-out). */
   queued: boolean;
+  /** The check-in list the scan went through (gate.ts), when the kiosk's key is bound to one. */
+  gate?: GateState | null;
 }
 
 export interface CheckinServiceOptions {
@@ -89,6 +92,8 @@ export class CheckinService {
     const deadlineAt = at + (this.opts.deadlineMs ?? ONLINE_DEADLINE_MS);
     const nonce = makeNonce();
     const settings = this.opts.settings();
+    // A kiosk on a check-in list decides through the list's rules, from the passes it knows of (gate.ts).
+    const gate = settings ? await loadGate(db) : null;
     const result = (verdict: ScanVerdict, mode: 'online' | 'offline', queued = false): ScanResult => ({
       verdict,
       nonce,
@@ -96,6 +101,7 @@ export class CheckinService {
       at,
       device: engine.status.device,
       queued,
+      gate,
     });
     const finish = async (verdict: ScanVerdict, mode: 'online' | 'offline'): Promise<ScanResult> => {
       const attendeeId = code?.attendeeId ?? null;
@@ -104,7 +110,7 @@ export class CheckinService {
       const logged = settings ? refusalOf(verdict) : null;
       await logScan(
         db,
-        { nonce, at, attendeeId, verdict: verdict.kind, reason: verdict.kind === 'invalid' ? verdict.reason : null, mode },
+        { nonce, at, attendeeId, verdict: verdict.kind, reason: reasonOf(verdict), mode },
         logged ? { nonce, attendeeId, ...logged, scanIso: isoWithOffset(at), deviceId } : undefined,
       );
       if (logged) engine.requestSync();
@@ -115,7 +121,9 @@ export class CheckinService {
     // The engine keeps the last download time in memory; no storage read on the scan path.
     const ctx = (): ScanContext => ({ eventId: settings.event_id, now: this.now(), lastSyncAt: engine.status.lastSyncAt, deviceId });
     let local = await getAttendee(db, code.attendeeId);
-    let verdict = rules(local, ctx());
+    const history = gate ? await gateHistory(db, gate.list.id, code.attendeeId) : [];
+    const through = (v: ScanVerdict): ScanVerdict => (gate ? decideThroughGate(gate, v, local, checkIn, at, history) : v);
+    let verdict = through(rules(local, ctx()));
     if (isFinalLocally(verdict)) return finish(verdict, 'offline');
 
     let mode: 'online' | 'offline' = 'offline';
@@ -124,13 +132,16 @@ export class CheckinService {
       const found = await engine.lookupAttendee(code.attendeeId, Math.max(1, deadlineAt - this.now()));
       if (found === 'found') {
         local = await getAttendee(db, code.attendeeId);
-        verdict = rules(local, ctx());
+        verdict = through(rules(local, ctx()));
         mode = 'online';
       } else if (found === 'not_found') {
         mode = 'online';
-        verdict = local
-          ? { kind: 'invalid', reason: 'revoked', attendeeId: code.attendeeId, name: local.name }
-          : { kind: 'invalid', reason: 'unknown_ticket', attendeeId: code.attendeeId, name: null };
+        // A list's key reads only the attendees its list admits: to it, any other ticket is missing.
+        verdict = gate?.list.ticket_ids.length
+          ? { kind: 'invalid', reason: 'refused', attendeeId: code.attendeeId, name: null, code: 'checkin-list-ticket-not-admitted' }
+          : local
+            ? { kind: 'invalid', reason: 'revoked', attendeeId: code.attendeeId, name: local.name }
+            : { kind: 'invalid', reason: 'unknown_ticket', attendeeId: code.attendeeId, name: null };
       }
     }
     // A signed code (CONTRACT section 8): admitted by its signature when the list does not hold it yet and the
@@ -165,6 +176,9 @@ export class CheckinService {
       checkIn ? verdict.kind : 'checked_out',
       unknown,
     );
+    if (gate && logId !== undefined && (checkIn || exitCounts(history))) {
+      await recordGatePass(db, { nonce, listId: gate.list.id, attendeeId: code.attendeeId, kind: checkIn ? 'entry' : 'exit', at });
+    }
     const fate = await engine.flush(nonce, Math.max(0, deadlineAt - this.now()));
     const answered = fate && verdictFromFate(fate, verdict, local);
     if (!answered) {
@@ -172,11 +186,23 @@ export class CheckinService {
       void engine.refreshStatus();
       return result(verdict, 'offline', true);
     }
+    // The server refused what this kiosk let through: the pass did not happen.
+    if (gate && answered.kind !== 'admitted') await forgetGatePass(db, nonce);
     if (logId !== undefined && answered.kind !== verdict.kind) {
-      await updateScanLog(db, logId, { verdict: answered.kind, reason: answered.kind === 'invalid' ? answered.reason : null, mode: 'online' });
+      await updateScanLog(db, logId, { verdict: answered.kind, reason: reasonOf(answered), mode: 'online' });
     }
     return result(answered, 'online', true);
   }
+}
+
+function isListCode(code: string | undefined): code is string {
+  return code !== undefined && (LIST_REFUSAL_CODES as readonly string[]).includes(code);
+}
+
+/** The reason a scan's log line keeps: a check-in list's refusal keeps its code, so the door's log can word it. */
+function reasonOf(v: ScanVerdict): string | null {
+  if (v.kind !== 'invalid') return null;
+  return v.reason === 'refused' && isListCode(v.code) ? v.code : v.reason;
 }
 
 /**
@@ -210,7 +236,9 @@ function signedAttendeeRow(code: TicketCode, eventId: number, ticketId: number, 
 export function refusalOf(v: ScanVerdict): { result: 'rejected' | 'conflict'; reason: string } | null {
   switch (v.kind) {
     case 'invalid':
-      return v.reason === 'refused' ? null : { result: 'rejected', reason: v.reason };
+      // A check-in list's refusal made here (gate.ts) goes to the log under the list's code.
+      if (v.reason === 'refused') return isListCode(v.code) ? { result: 'rejected', reason: v.code } : null;
+      return { result: 'rejected', reason: v.reason };
     case 'already':
       return { result: 'conflict', reason: 'already_checked_in' };
     case 'already_here':

@@ -136,6 +136,21 @@ export interface TicketRow {
   titles?: Partial<Record<Lang, string>>;
 }
 
+/**
+ * One pass of an attendee through this kiosk's check-in list (CONTRACT section 8): this kiosk's own (kept from
+ * the scan on) and every list's pass the server's log holds (refreshed at each sync), one row per scan nonce.
+ */
+export interface ListPassRow {
+  nonce: string;
+  listId: number;
+  attendeeId: number;
+  kind: 'entry' | 'exit';
+  /** Scan time, ms. */
+  at: number;
+  /** `local`: made here, maybe not uploaded yet; `server`: read from the server's log. */
+  source: 'local' | 'server';
+}
+
 export interface MetaRow {
   key: string;
   value: unknown;
@@ -149,6 +164,7 @@ export type KioskDb = Dexie & {
   rejected: EntityTable<RejectedRow, 'id'>;
   scans: EntityTable<ScanRow, 'id'>;
   refusals: EntityTable<RefusalRow, 'seq'>;
+  listPasses: EntityTable<ListPassRow, 'nonce'>;
   snapshot: EntityTable<SnapshotChunk, 'first'>;
   event: EntityTable<EventRow, 'id'>;
   tickets: EntityTable<TicketRow, 'id'>;
@@ -184,5 +200,13 @@ export function openKioskDb(name = 'doorstep-kiosk'): KioskDb {
   db.version(3).stores({ attendees: 'id, checkinAt, checkinDevice, trashed, *words', snapshot: 'first', ...tables });
   // Version 4: refused scans wait in `refusals` for the server's check-in log.
   db.version(4).stores({ attendees: 'id, checkinAt, checkinDevice, trashed, *words', snapshot: 'first', refusals: '++seq, &nonce', ...tables });
+  // Version 5: passes through the kiosk's check-in list, for its offline decisions.
+  db.version(5).stores({
+    attendees: 'id, checkinAt, checkinDevice, trashed, *words',
+    snapshot: 'first',
+    refusals: '++seq, &nonce',
+    listPasses: 'nonce, attendeeId',
+    ...tables,
+  });
   return db;
 }

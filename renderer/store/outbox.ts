@@ -111,6 +111,8 @@ export async function clearEventData(db: KioskDb, now: number): Promise<number> 
         db.tickets.clear(),
         db.meta.delete('sync'),
         forgetEventSigning(db),
+        // The check-in list belongs to the old key (renderer/checkin/gate.ts); its passes go at the next sync.
+        db.meta.delete('gate'),
       ]);
       return rows.length;
     },

@@ -8,6 +8,7 @@ import { storeEventSigningKeys } from '../store/signing-keys.ts';
 import { pendingCount, storeServerAttendee } from '../store/outbox.ts';
 import { ApiError, createApiClient, type ApiClient, type ApiFailure, type FetchLike } from './api-client.ts';
 import { downloadAttendees } from './download.ts';
+import { syncGate } from './gate-sync.ts';
 import { DEVICE_PROBLEM_ORDER, SyncEvents, type DeviceProblem, type DeviceProblemKind, type SyncStatus } from './events.ts';
 import { uploadOutbox, uploadRefusals, type UploadStop } from './upload.ts';
 
@@ -436,6 +437,8 @@ export class SyncEngine {
         refreshEvent,
         onProgress: (p) => this.events.emit({ type: 'progress', ...p }),
       });
+      // The kiosk's check-in list, its counts and passes, when its key is bound to one.
+      await syncGate(api, db, settings.event_id);
     } catch (err) {
       if (err instanceof ApiError) return this.onFailure(err.failure);
       return this.onFailure({ kind: 'bad_answer', status: 200, message: err instanceof Error ? err.message : String(err) });

@@ -85,7 +85,7 @@ export class KioskApp {
             return;
           await this.enqueue(async () => {
             const result = await ctx.service.manual(id, checkIn);
-            this.verdict.show(result, ctx.t, ctx.lang, { ...this.verdictOptions(), checkOut: !checkIn });
+            this.verdict.show(result, ctx.t, ctx.lang, { ...this.verdictOptions(), gate: result.gate, checkOut: !checkIn });
             void this.door.refresh();
           });
         },
@@ -196,7 +196,7 @@ export class KioskApp {
     void this.enqueue(async () => {
       const result = await this.ctx.service.scan(text);
       if (result.verdict.kind === 'already') this.names.learnLabel(result.verdict.deviceId, result.verdict.deviceLabel);
-      this.verdict.show(result, this.ctx.t, this.ctx.lang, { ...this.verdictOptions(), frameAt });
+      this.verdict.show(result, this.ctx.t, this.ctx.lang, { ...this.verdictOptions(), gate: result.gate, frameAt });
       void this.door.refresh();
     });
   }

@@ -1,5 +1,5 @@
 import type { ConflictRow, ScanRow } from '../store/db.ts';
-import { formatAge, formatClock, type Lang, type MessageKey, type Translate } from './i18n.ts';
+import { formatAge, formatClock, refusalText, type Lang, type MessageKey, type Translate } from './i18n.ts';
 import type { VerdictTone } from './verdict-text.ts';
 
 /**
@@ -32,7 +32,8 @@ export interface RecentScan {
 /** Verdicts whose screen named the guest (a wrong security code or another event's ticket never does). */
 function namesGuest(scan: ScanRow): boolean {
   if (scan.verdict !== 'invalid') return scan.verdict !== 'not_in_list';
-  return scan.reason === 'order_not_complete' || scan.reason === 'revoked' || scan.reason === 'refused';
+  // A check-in list's refusal made here named the guest too (the security code matched).
+  return scan.reason === 'order_not_complete' || scan.reason === 'revoked' || scan.reason === 'refused' || !!scan.reason?.startsWith('checkin-list-');
 }
 
 export function recentScan(scan: ScanRow, name: string | undefined, t: Translate, lang: Lang): RecentScan {
@@ -64,8 +65,9 @@ export function recentScan(scan: ScanRow, name: string | undefined, t: Translate
 
 /** "Not valid: Ticket for another event": the last scans keep the reason the verdict gave. */
 function notValidLabel(reason: string | null, t: Translate): string {
-  const why =
-    reason === 'order_not_complete'
+  const why = reason?.startsWith('checkin-list-')
+    ? refusalText(t, reason)
+    : reason === 'order_not_complete'
       ? t('reason.order_not_complete_short')
       : reason === 'refused'
         ? t('reason.refused_short')

@@ -1,3 +1,4 @@
+import { gateCounts, loadGate } from '../checkin/gate.ts';
 import { countAttendees, getAttendee } from '../store/attendees.ts';
 import type { ConflictRow } from '../store/db.ts';
 import type { KioskContext } from './context.ts';
@@ -75,6 +76,7 @@ export class DoorView {
     byId('c-checked-in').parentElement!.title = t('door.checkedInWhy');
     byId('c-expected-note').textContent = t('door.expectedNote');
     byId('c-to-come-note').textContent = t('door.toComeNote');
+    await this.renderGate(pending);
     byId('scan-hint').textContent = paired ? t('scan.hint') : t('pair.scanHint');
 
     const names = await Promise.all(recent.map((s) => (s.attendeeId === null ? undefined : getAttendee(db, s.attendeeId))));
@@ -118,6 +120,38 @@ export class DoorView {
       );
       line.dataset.first = newest.first ?? '';
     }
+  }
+
+  /**
+   * A kiosk on a check-in list: the list's name, and its counts and the event's (the server's as of the last
+   * sync, plus this kiosk's scans since); the big counters show the list's.
+   */
+  private async renderGate(pending: number): Promise<void> {
+    const { db, t } = this.ctx;
+    const gate = this.ctx.settings.current ? await loadGate(db) : null;
+    const counts = gate ? await gateCounts(db, gate) : null;
+    const box = byId('gate');
+    box.hidden = gate === null;
+    if (!gate) return;
+    const list = gate.list.name;
+    byId('gate-name').textContent = list;
+    byId('gate-row-name').textContent = list;
+    const cell = (id: string, n: number | undefined) => (n === undefined ? (byId(id).textContent = '–') : setCount(id, n));
+    cell('g-list-checked-in', counts?.list.checkedIn);
+    cell('g-list-inside', counts?.list.inside);
+    cell('g-list-expected', counts?.list.expected);
+    cell('g-event-checked-in', counts?.event.checkedIn);
+    cell('g-event-inside', counts?.event.inside);
+    cell('g-event-expected', counts?.event.expected);
+    box.title = t('gate.countsWhy');
+    if (!counts) return;
+    setCount('c-checked-in', counts.list.checkedIn);
+    setCount('c-expected', counts.list.expected);
+    setCount('c-to-come', Math.max(0, counts.list.expected - counts.list.checkedIn));
+    byId('c-checked-in-note').textContent = pending > 0 ? t('gate.countsPending', { list, n: pending }) : t('gate.countsNote', { list });
+    byId('c-expected-note').textContent = t('gate.countsNote', { list });
+    byId('c-to-come-note').textContent = t('gate.countsNote', { list });
+    byId('c-checked-in').parentElement!.title = t('gate.countsWhy');
   }
 
   /** Staff saw the conflict line: it stays in the staff tools' list and the badge. */

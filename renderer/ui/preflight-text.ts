@@ -5,7 +5,7 @@ import { formatAge, formatClock, formatTime, type Lang, type Translate } from '.
 
 /** One line of the preflight panel: what it checks, what it found, and whether that is fine. */
 export interface PreflightItem {
-  id: 'connection' | 'key' | 'event' | 'sync' | 'cached' | 'pending' | 'skew' | 'camera';
+  id: 'connection' | 'key' | 'event' | 'gate' | 'sync' | 'cached' | 'pending' | 'skew' | 'camera';
   label: string;
   value: string;
   ok: boolean;

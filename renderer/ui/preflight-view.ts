@@ -1,3 +1,5 @@
+import { loadGate } from '../checkin/gate.ts';
+import { gatePreflightItem } from './gate-text.ts';
 import { decideScan } from '../../shared/checkin/decide.ts';
 import { parseTicketCode } from '../../shared/checkin/ticket-code.ts';
 import { createDeduper } from '../scanner/dedupe.ts';
@@ -119,6 +121,8 @@ export class PreflightView {
       t,
       lang,
     );
+    const gate = this.ctx.settings.current ? await loadGate(db) : null;
+    if (gate) items.splice(items.findIndex((i) => i.id === 'event') + 1, 0, gatePreflightItem(gate, t));
     byId('preflight-list').replaceChildren(
       ...items.map((item) => {
         const row = el('div', '', `pf-row ${item.ok ? 'ok' : 'warn'}`);

@@ -1,6 +1,8 @@
 import type { ScanVerdict } from '../../shared/checkin/decide.ts';
 import { orderAllowsCheckin } from '../../shared/checkin/order-status.ts';
 import { CHECKIN_ERRORS } from '../../shared/checkin/wire.ts';
+import type { GateState } from '../checkin/gate.ts';
+import { gateVerdictText } from './gate-text.ts';
 import { formatAge, formatTime, orderStatusText, refusalText, type Lang, type Translate } from './i18n.ts';
 
 /** `out`: a check-out, in its own colour (never WELCOME green). */
@@ -33,6 +35,8 @@ export interface VerdictTextOptions {
   ticketTitle?: (title: string) => string;
   /** A device's name (its door key's label) instead of its ID; `null` when unknown. */
   deviceName?: (deviceId: string) => string | null;
+  /** The kiosk's check-in list, when its key is bound to one: its refusals are worded with its name and window. */
+  gate?: GateState | null;
 }
 
 /** Another door's name as the door reads it: its key's label, else "another door", never a hex ID. */
@@ -50,6 +54,8 @@ export function doorName(
 /** What the door shows for a verdict: colour and shape, a big headline, and one line saying why or who. */
 export function verdictText(v: ScanVerdict, t: Translate, lang: Lang, opts: VerdictTextOptions = {}): VerdictText {
   const title = (s: string | null) => (s ? (opts.ticketTitle?.(s) ?? s) : '');
+  const gated = opts.gate ? gateVerdictText(v, t, lang, opts.gate, opts.now) : null;
+  if (gated) return gated;
   switch (v.kind) {
     case 'admitted':
       return opts.checkOut

@@ -142,9 +142,11 @@ const list = implement(checkinListRoutes.listCheckinLists, async (input, ctx) =>
   const totalPages = Math.ceil(total / perPage);
   if (input.page > 1 && input.page > totalPages) throw invalidPage();
   const { rest_url } = archiveLinks(ctx.urls.rest('/evt/tickets/v1/checkin-lists/'), knownQuery(ctx.req.params, SUPPORTED), 1, 1);
+  // A door key bound to a list is told so: a kiosk scans through that list (an event's key may read one list too).
+  const bound: Record<string, string> = boundList === null ? {} : { 'X-EVT-Key-List': String(boundList) };
   return ok(
     { rest_url, total, total_pages: totalPages, checkin_lists: await Promise.all(rows.map((r) => answerList(ctx, r, false))) },
-    etTotalHeaders(total, totalPages),
+    { ...etTotalHeaders(total, totalPages), ...bound },
   );
 });
 

@@ -192,8 +192,9 @@ describe('upload', () => {
     assert.equal(p2, p3);
     await p1;
     // Two runs: the key checked against the event (1 GET), the first full download (3 GETs, and the ticket titles
-    // in each kiosk language: 2 more) and one delta (1 GET).
-    assert.equal(server.requests, 7);
+    // in each kiosk language: 2 more), whether the key is bound to a check-in list (1 GET, asked once per pairing)
+    // and one delta (1 GET).
+    assert.equal(server.requests, 8);
     await d.close();
   });
 });

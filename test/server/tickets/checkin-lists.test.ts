@@ -244,6 +244,9 @@ describe('access', () => {
       own.body.checkin_lists.map((l: { id: number }) => l.id),
       [list.id],
     );
+    // The list key is told which list it is bound to (a kiosk scans through it); an event's key is bound to none.
+    assert.equal(own.headers.get('x-evt-key-list'), String(list.id));
+    assert.equal(all.headers.get('x-evt-key-list'), null);
     const sibling = (await createList({ event_id: f.eventId, name: 'Sibling' })).body;
     assert.equal((await call(`${L}/${sibling.id}`, { auth: key.key })).status, 404);
     assert.equal((await call(`${L}/${sibling.id}/status`, { auth: key.key })).status, 404);

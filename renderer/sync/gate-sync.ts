@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { CheckinListArchive, CheckinListStatus } from '../../shared/models/checkin-lists.ts';
+import { checkinListRoutes } from '../../shared/routes/checkin-lists.ts';
+import { ticketsRoutes } from '../../shared/routes/tickets.ts';
+import { knownUnbound, LogPass, loadGate, passesFromLog, replaceServerPasses, saveGate, type GateState } from '../checkin/gate.ts';
+import type { KioskDb } from '../store/db.ts';
+import { ApiError, type ApiClient } from './api-client.ts';
+
+/**
+ * Refreshes the kiosk's check-in list at each sync (renderer/checkin/gate.ts): which list its key is bound to
+ * (the server names it in `X-EVT-Key-List` on the list of lists), the list's rules, its status, and the passes
+ * the server's log holds on it (other kiosks of the same list included). A key bound to an event has no list:
+ * asked once after pairing, as a key's binding never changes.
+ */
+
+const base = (r: { namespace: string; route: string }) => `${r.namespace}${r.route}`.replace(/^\/+/, '');
+export const gatePaths = {
+  lists: () => base(checkinListRoutes.listCheckinLists),
+  status: (id: number) => base(checkinListRoutes.checkinListStatus).replace(/\(\?P<id>[^)]*\)/, String(id)),
+  checkins: () => base(ticketsRoutes.listCheckins),
+};
+
+const PASSES_PER_PAGE = 100;
+const SiteIndex = z.object({ timezone_string: z.string().optional() });
+const LogPage = z.object({ total_pages: z.number().int(), checkins: z.array(LogPass) });
+
+/** Returns the gate as stored after the refresh (`null`: the key is bound to no list). Throws ApiError when offline. */
+export async function syncGate(api: ApiClient, db: KioskDb, eventId: number, signal?: AbortSignal): Promise<GateState | null> {
+  if (await knownUnbound(db)) return null;
+  let res: Awaited<ReturnType<ApiClient['get']>>;
+  try {
+    res = await api.get(gatePaths.lists(), { event_id: eventId, per_page: 100 }, { signal });
+  } catch (err) {
+    // A server from before check-in lists has no such route: the kiosk has no list there.
+    if (!(err instanceof ApiError && err.failure.kind === 'http' && err.failure.status === 404)) throw err;
+    await saveGate(db, null);
+    return null;
+  }
+  const bound = Number(res.headers.get('X-EVT-Key-List') ?? Number.NaN);
+  const list = Number.isInteger(bound) ? CheckinListArchive.parse(res.body).checkin_lists.find((l) => l.id === bound) : undefined;
+  const before = await loadGate(db);
+  if (!list) {
+    await saveGate(db, null);
+    await db.listPasses.clear();
+    return null;
+  }
+  let timezone = before?.timezone;
+  if (!timezone) {
+    const index = SiteIndex.parse((await api.get('', { _fields: 'timezone_string' }, { signal })).body);
+    timezone = index.timezone_string || 'UTC';
+  }
+  const [statusRes, passes] = await Promise.all([api.get(gatePaths.status(list.id), {}, { signal }), readPasses(api, list.id, signal)]);
+  const status = CheckinListStatus.parse(statusRes.body);
+  // The passes and the status are read after this sync's upload: what this kiosk scanned before is in both.
+  await replaceServerPasses(db, passes);
+  const gate: GateState = { list, timezone, status, statusAt: Date.now() };
+  await saveGate(db, gate);
+  return gate;
+}
+
+/** Every pass on the list in the server's log (a list-bound key reads its list's scans only). */
+async function readPasses(api: ApiClient, listId: number, signal?: AbortSignal) {
+  const out = [];
+  for (let page = 1; ; page++) {
+    const res = await api.get(gatePaths.checkins(), { result: 'accepted,checked_out', order: 'ASC', per_page: PASSES_PER_PAGE, page }, { signal });
+    const body = LogPage.parse(res.body);
+    out.push(...passesFromLog(listId, body.checkins));
+    if (page >= body.total_pages) break;
+  }
+  return out;
+}
