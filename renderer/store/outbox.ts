@@ -13,20 +13,25 @@ export type LocalScan = Omit<OutboxRow, 'seq' | 'attempts'>;
  */
 export async function recordLocalScan(db: KioskDb, scan: LocalScan, verdict: string): Promise<number | undefined> {
   return db.transaction('rw', [db.outbox, db.attendees, db.snapshot, db.scans], async () => {
+    // The reads go out together, then the writes together (in this order): the verdict waits on the database
+    // twice, not once per request.
+    const [queued, attendee] = await Promise.all([db.outbox.where('nonce').equals(scan.nonce).count(), getAttendee(db, scan.attendeeId)]);
     // The same nonce never queues twice.
-    if (await db.outbox.where('nonce').equals(scan.nonce).count()) return undefined;
+    if (queued) return undefined;
     const row: OutboxRow = { ...scan, attempts: 0 };
-    await db.outbox.add(row);
-    const attendee = await getAttendee(db, scan.attendeeId);
-    if (attendee) await db.attendees.put(overlayPending(attendee, row));
-    return db.scans.add({
-      nonce: scan.nonce,
-      at: scan.scanAt,
-      attendeeId: scan.attendeeId,
-      verdict,
-      reason: null,
-      mode: 'offline',
-    });
+    const [, , logId] = await Promise.all([
+      db.outbox.add(row),
+      attendee ? db.attendees.put(overlayPending(attendee, row)) : undefined,
+      db.scans.add({
+        nonce: scan.nonce,
+        at: scan.scanAt,
+        attendeeId: scan.attendeeId,
+        verdict,
+        reason: null,
+        mode: 'offline',
+      }),
+    ]);
+    return logId;
   });
 }
 
