@@ -123,7 +123,10 @@ export function toSubject(row: AttendeeRow): ScanSubject {
  * transaction must include both `attendees` and `snapshot` in its scope.
  */
 export async function getAttendee(db: KioskDb, id: number): Promise<AttendeeRow | undefined> {
-  return (await db.attendees.get(id)) ?? snapshotGet(db, id);
+  // Both reads go out at once: a scan waits on the database once, not twice (most scanned attendees are only in
+  // the snapshot, so its chunk is read either way).
+  const [newer, first] = await Promise.all([db.attendees.get(id), snapshotGet(db, id)]);
+  return newer ?? first;
 }
 
 /**

@@ -14,22 +14,28 @@ export type LocalScan = Omit<OutboxRow, 'seq' | 'attempts'>;
  */
 export async function recordLocalScan(db: KioskDb, scan: LocalScan, verdict: string, unknown?: AttendeeRow): Promise<number | undefined> {
   return db.transaction('rw', [db.outbox, db.attendees, db.snapshot, db.scans], async () => {
+    // The reads go out together, then the writes together (in this order): the verdict waits on the database
+    // twice, not once per request.
+    const [queued, attendee] = await Promise.all([db.outbox.where('nonce').equals(scan.nonce).count(), getAttendee(db, scan.attendeeId)]);
     // The same nonce never queues twice.
-    if (await db.outbox.where('nonce').equals(scan.nonce).count()) return undefined;
+    if (queued) return undefined;
     const row: OutboxRow = { ...scan, attempts: 0 };
-    await db.outbox.add(row);
     // An attendee the cache did not hold (a signed ticket admitted offline) is cached now, marked, so a second
     // scan of the same ticket reads as a re-scan here, never as a second admission.
-    const attendee = (await getAttendee(db, scan.attendeeId)) ?? unknown;
-    if (attendee) await db.attendees.put(overlayPending(attendee, row));
-    return db.scans.add({
-      nonce: scan.nonce,
-      at: scan.scanAt,
-      attendeeId: scan.attendeeId,
-      verdict,
-      reason: null,
-      mode: 'offline',
-    });
+    const known = attendee ?? unknown;
+    const [, , logId] = await Promise.all([
+      db.outbox.add(row),
+      known ? db.attendees.put(overlayPending(known, row)) : undefined,
+      db.scans.add({
+        nonce: scan.nonce,
+        at: scan.scanAt,
+        attendeeId: scan.attendeeId,
+        verdict,
+        reason: null,
+        mode: 'offline',
+      }),
+    ]);
+    return logId;
   });
 }
 

@@ -66,7 +66,9 @@ interface Page {
 }
 
 async function fetchPage(opts: DownloadOptions, page: number, changedSince: string): Promise<Page | null> {
-  const query = { post_id: opts.eventId, per_page: ATTENDEES_PER_PAGE, page, changed_since: changedSince };
+  // `door`: only the fields the cache keeps (a quarter of the bytes to build, send and parse); a server that
+  // does not know it sends the full object, which reads the same.
+  const query = { post_id: opts.eventId, per_page: ATTENDEES_PER_PAGE, page, changed_since: changedSince, door: 1 };
   let res: ApiResponse;
   try {
     res = await opts.api.get(kioskPaths.attendees(), query, { signal: opts.signal, timeoutMs: 30_000 });

@@ -48,7 +48,7 @@ export class PairingView {
 
   private progress(loaded: number, total: number): void {
     byId('progress').hidden = false;
-    byId('progress-bar').style.width = `${total ? Math.min(100, (100 * loaded) / total) : 100}%`;
+    byId('progress-bar').style.transform = `scaleX(${total ? Math.min(1, loaded / total) : 1})`;
     byId('progress-text').textContent = this.ctx.t('pair.downloading', { loaded, total });
   }
 }

@@ -142,6 +142,10 @@ export const attendeeListArgs = {
     description: 'Only attendees changed after this cursor (from X-EVT-Cursor), in ID order, trashed ones as status "trash"',
     minimum: 0,
   }),
+  door: boolean({
+    description:
+      'Door devices (attendee managers only): each attendee with only what a door keeps (id, post_id, ticket_id, status, title, email, ticket id and title, checked_in, checkin_details, security_code, order_status), the same values as in the full object',
+  }),
   ...tl,
 };
 

@@ -14,7 +14,7 @@ import { build } from 'vite';
 import { buildKioskTo } from '../e2e/kiosk-build.ts';
 import { serveKiosk } from '../e2e/fake-http-server.ts';
 import { writeY4m, type Shot } from '../e2e/y4m.ts';
-import { startTarget } from './bench-util.ts';
+import { startTarget, targetLine } from './bench-util.ts';
 import { confirmPairing, openStaff } from '../e2e/kiosk-page.ts';
 
 /**
@@ -22,8 +22,8 @@ import { confirmPairing, openStaff } from '../e2e/kiosk-page.ts';
  * served by that server at `{base}/kiosk/` (renderer/dist is rebuilt first), as at a venue:
  * caching 10,000 and 100,000 attendees from pairing to a complete cache; cached lookups by attendee ID;
  * scan-to-verdict from the camera frame that first shows a code (fake camera, online and offline); and
- * uploading 1,000 queued check-ins. Targets: 100,000 cached < 30 s, scan-to-verdict p95 < 150 ms,
- * 1,000 synced < 5 s.
+ * uploading 1,000 queued check-ins. Targets (issue 22): 100,000 cached < 3 s, scan-to-verdict p95 < 35 ms online
+ * and offline; 1,000 synced < 5 s. Each is printed as a MET or MISSED line, with the machine's load beside them.
  */
 const SMALL = Number(process.env.BENCH_SMALL ?? 10_000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
@@ -155,6 +155,7 @@ async function main(): Promise<void> {
   const root = `${base}/wp-json/`;
   kioskUrl = `${base}/kiosk/`;
   const rows: string[] = [];
+  const targets: string[] = [];
   try {
     const x = await cacheRun(kiosk.base, root, key, small.eventId, SMALL, 'cross-origin');
     rows.push(
@@ -166,7 +167,16 @@ async function main(): Promise<void> {
     await closeAll();
     const l = await cacheRun(base, root, key, large.eventId, LARGE, 'large');
     rows.push(
-      `cache ${LARGE.toLocaleString('en-US')} attendees: ${l.seconds.toFixed(2)} s (${Math.round(LARGE / l.seconds)} /s) — target < 30 s: ${(l.seconds / 30).toFixed(2)}x of budget`,
+      `cache ${LARGE.toLocaleString('en-US')} attendees: ${l.seconds.toFixed(2)} s (${Math.round(LARGE / l.seconds)} /s) — target < 3 s: ${(l.seconds / 3).toFixed(2)}x of budget`,
+    );
+    // The target is for 100,000; a smaller BENCH_LARGE is held to the same rate.
+    const cacheBudget = (3 * LARGE) / 100_000;
+    targets.push(
+      targetLine(
+        `${LARGE.toLocaleString('en-US')} attendees cached < ${cacheBudget.toFixed(1)} s`,
+        `${l.seconds.toFixed(2)} s`,
+        l.seconds < cacheBudget,
+      ),
     );
     const ids = Array.from({ length: 500 }, (_, i) => large.attendeeIds[(i * 7919) % large.attendeeIds.length]);
     const look = await lookups(l.page, ids);
@@ -184,8 +194,9 @@ async function main(): Promise<void> {
       Array.from({ length: SCANS }, (_, i) => code(i)),
     );
     rows.push(
-      `scan-to-verdict online (${online.length} scans): p50 ${ms(pct(online, 50))}, p95 ${ms(pct(online, 95))} — target p95 < 150 ms: ${(pct(online, 95) / 150).toFixed(2)}x`,
+      `scan-to-verdict online (${online.length} scans): p50 ${ms(pct(online, 50))}, p95 ${ms(pct(online, 95))} — target p95 < 35 ms: ${(pct(online, 95) / 35).toFixed(2)}x`,
     );
+    targets.push(targetLine('scan-to-verdict online, p95 < 35 ms', ms(pct(online, 95)), pct(online, 95) < 35));
     if (process.env.BENCH_VERBOSE) rows.push(`  online samples: ${online.map((x) => x.toFixed(0)).join(' ')}`);
     const offline = await scanRun(
       'small',
@@ -193,8 +204,9 @@ async function main(): Promise<void> {
       root,
     );
     rows.push(
-      `scan-to-verdict offline (${offline.length} scans): p50 ${ms(pct(offline, 50))}, p95 ${ms(pct(offline, 95))} — target p95 < 150 ms: ${(pct(offline, 95) / 150).toFixed(2)}x`,
+      `scan-to-verdict offline (${offline.length} scans): p50 ${ms(pct(offline, 50))}, p95 ${ms(pct(offline, 95))} — target p95 < 35 ms: ${(pct(offline, 95) / 35).toFixed(2)}x`,
     );
+    targets.push(targetLine('scan-to-verdict offline, p95 < 35 ms', ms(pct(offline, 95)), pct(offline, 95) < 35));
     if (process.env.BENCH_VERBOSE) rows.push(`  offline samples: ${offline.map((x) => x.toFixed(0)).join(' ')}`);
 
     // 1,000 admissions waiting in the outbox (written straight into IndexedDB as offline scans leave them).
@@ -242,6 +254,8 @@ async function main(): Promise<void> {
     const accepted = acceptedNow() - before;
     await page.waitForFunction(() => document.getElementById('pending')?.dataset.count === '0', null, { timeout: 60_000, polling: 50 });
     check.close();
+    const perThousand = (uploadSeconds * 1000) / queuedTotal;
+    targets.push(targetLine('1,000 queued check-ins synced < 5 s', `${perThousand.toFixed(2)} s`, perThousand < 5));
     rows.push(
       `sync ${queuedTotal.toLocaleString('en-US')} queued check-ins (${QUEUED} + ${queuedTotal - QUEUED} from the offline scans): ${uploadSeconds.toFixed(2)} s (${accepted} of ${queuedTotal} accepted on the server) — target 1,000 < 5 s: ${((uploadSeconds * 1000) / queuedTotal / 5).toFixed(2)}x of budget`,
     );
@@ -255,6 +269,13 @@ async function main(): Promise<void> {
   }
   console.log(`\nkiosk bench (headless Chromium ${CHROMIUM}, real server on 127.0.0.1)`);
   for (const r of rows) console.log(`  ${r}`);
+  console.log('');
+  for (const t of targets) console.log(`  ${t}`);
+  const [one, five] = os.loadavg();
+  const cores = os.cpus().length;
+  console.log(
+    `  load average ${one!.toFixed(1)} (5 min: ${five!.toFixed(1)}) on ${cores} cores${five! > cores ? ': other work holds the cores, every figure above is slowed by it; compare on a quieter machine' : ''}`,
+  );
 }
 
 await main();

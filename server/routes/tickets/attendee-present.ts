@@ -115,6 +115,34 @@ class PageMemo {
   }
 }
 
+/**
+ * The attendee as a door device keeps it (`door=1` on the list, managers only): the fields the kiosk's cache
+ * reads, with the same values as `presentAttendee` gives them, in its key order. A quarter of the full object's
+ * bytes: at 100,000 attendees that is what the first download spends its time on, on both ends (issue 22).
+ */
+function presentDoorAttendee(ctx: Ctx, row: AttendeeRow, memo: PageMemo): Record<string, unknown> {
+  const ticket = memo.ticket(row);
+  return {
+    id: row.id,
+    post_id: row.event_id,
+    ticket_id: row.ticket_id,
+    status: row.status,
+    ticket: { id: ticket.id, title: ticket.title },
+    title: row.full_name || row.title,
+    email: row.email,
+    checked_in: row.checked_in === 1,
+    checkin_details: checkinDetails(ctx, row),
+    security_code: row.security_code,
+    order_status: effectiveOrderStatus(row),
+  };
+}
+
+/** A page of attendees as door devices keep them (see presentDoorAttendee). */
+export function presentDoorAttendees(ctx: Ctx, rows: readonly AttendeeRow[]): Record<string, unknown>[] {
+  const memo = new PageMemo(ctx);
+  return rows.map((r) => presentDoorAttendee(ctx, r, memo));
+}
+
 /** `embedded`: the attendee list inside a ticket object. */
 export function presentAttendees(
   ctx: Ctx,

@@ -23,7 +23,7 @@ import {
   readsAttendeesOf,
   utcFilter,
 } from './attendee-access.ts';
-import { managesAttendees, presentAttendee, presentAttendees } from './attendee-present.ts';
+import { managesAttendees, presentAttendee, presentAttendees, presentDoorAttendees } from './attendee-present.ts';
 import { createAttendee } from './attendee-create.ts';
 import { keyListTicketIds } from '../../domain/checkin/lists.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
@@ -180,7 +180,8 @@ const list = implement(ticketsRoutes.listAttendees, async (input, ctx) => {
   const shown = Math.max(0, total - (input.offset ?? 0));
   const totalPages = Math.ceil(shown / perPage);
   if (input.page > 1 && input.page > totalPages) throw invalidPage();
-  const attendees = presentAttendees(ctx, rows);
+  // A door device's download asks for the door's fields only; anyone else gets the full object.
+  const attendees = input.door && managesAttendees(ctx) ? presentDoorAttendees(ctx, rows) : presentAttendees(ctx, rows);
   const { rest_url } = archiveLinks(ctx.urls.rest('/evt/tickets/v1/attendees/'), knownQuery(ctx.req.params, SUPPORTED), 1, 1);
   return ok({ rest_url, total: shown, total_pages: totalPages, attendees }, { ...etTotalHeaders(shown, totalPages), 'X-EVT-Cursor': String(cursor) });
 });

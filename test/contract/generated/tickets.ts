@@ -2401,6 +2401,8 @@ export interface operations {
         email?: string;
         /** @description Only attendees changed after this cursor (from X-EVT-Cursor), in ID order, trashed ones as status "trash" */
         changed_since?: number;
+        /** @description Door devices (attendee managers only): each attendee with only what a door keeps (id, post_id, ticket_id, status, title, email, ticket id and title, checked_in, checkin_details, security_code, order_status), the same values as in the full object */
+        door?: boolean;
         /** @description The language of the content to read or write. */
         translation_language?: "en" | "et";
       };

@@ -4,6 +4,7 @@ import { call, startTestServer, type TestServer } from '../../helpers/server.ts'
 import { insertAttendees, insertTicket, seedTicketsFixture, type TicketsFixture } from '../../helpers/tickets-fixture.ts';
 import { Attendee } from '../../../shared/models/tickets.ts';
 import { DoorAttendee } from '../../../shared/checkin/wire.ts';
+import { toAttendeeRow } from '../../../renderer/store/attendees.ts';
 
 let s: TestServer;
 let f: TicketsFixture;
@@ -419,6 +420,49 @@ describe('changed_since deltas', () => {
     const delta = await list(`post_id=${fx.eventId}&changed_since=${p1.headers.get('x-evt-cursor')}`, auth);
     assert.deepEqual(ids(delta), [fx.attendeeIds[0]]);
     assert.equal(delta.body.attendees[0].status, 'trash');
+  });
+
+  test('door=1: a manager gets the door fields only, each as in the full object (a check-in, a trash); the public gets the public object', async () => {
+    const fx = await seedTicketsFixture(s.db, { attendees: 4 });
+    const [a0, a1] = fx.attendeeIds;
+    const ci = await call(`${A}/${a0}`, { method: 'PATCH', auth: bearer(door.key), body: { check_in: true, nonce: 'door-view-nonce-00001' } });
+    assert.equal(ci.status, 201);
+    await s.db.prepare("UPDATE posts SET status = 'trash' WHERE id = ?").run(a1);
+    const DOOR_KEYS = [
+      'id',
+      'post_id',
+      'ticket_id',
+      'status',
+      'ticket',
+      'title',
+      'email',
+      'checked_in',
+      'checkin_details',
+      'security_code',
+      'order_status',
+    ];
+    for (const auth of [bearer(door.key), s.admin]) {
+      const full = await list(`post_id=${fx.eventId}&changed_since=0&per_page=100`, auth);
+      const lean = await list(`post_id=${fx.eventId}&changed_since=0&per_page=100&door=1`, auth);
+      assert.equal(lean.status, 200);
+      assert.equal(lean.headers.get('x-evt-cursor'), full.headers.get('x-evt-cursor'));
+      assert.equal(lean.headers.get('x-et-total'), full.headers.get('x-et-total'));
+      assert.deepEqual(ids(lean), ids(full));
+      assert.deepEqual(ids(lean), fx.attendeeIds);
+      lean.body.attendees.forEach((a: Record<string, unknown>, i: number) => {
+        const f = full.body.attendees[i] as Record<string, unknown> & { ticket: Record<string, unknown> };
+        assert.deepEqual(Object.keys(a), DOOR_KEYS);
+        assert.deepEqual(a, { ...Object.fromEntries(DOOR_KEYS.map((k) => [k, f[k]])), ticket: { id: f.ticket.id, title: f.ticket.title } });
+        // What the kiosk caches of it is the same either way.
+        assert.deepEqual(toAttendeeRow(DoorAttendee.parse(a)), toAttendeeRow(DoorAttendee.parse(f)));
+      });
+      assert.equal(lean.body.attendees[0].checked_in, true);
+      assert.ok(lean.body.attendees[0].checkin_details);
+      assert.equal(lean.body.attendees[1].status, 'trash');
+    }
+    const pub = await list(`post_id=${fx.eventId}&door=1`);
+    assert.equal(pub.status, 200);
+    for (const a of pub.body.attendees) assert.deepEqual(Object.keys(a), PUBLIC_KEYS);
   });
 
   test('new attendees appear in the delta; a negative cursor is a parameter error', async () => {
