@@ -184,29 +184,48 @@ export interface CheckoutOutcome {
   code: string | null;
   /** Cart write to checkout answer, ms. */
   ms: number;
+  /** 503 evt_database_busy answers sent again (buyOne's `busyRetries`). */
+  busy?: number;
 }
 
 /**
  * An anonymous buyer from its own address: writes a cart of one place of `ticketId` on `cartBase`, then checks
  * out on `checkoutBase` (another process may answer: the cart lives in the database, not in a process).
  */
-export async function buyOne(cartBase: string, checkoutBase: string, ticketId: number, n: number): Promise<CheckoutOutcome> {
+export async function buyOne(
+  cartBase: string,
+  checkoutBase: string,
+  ticketId: number,
+  n: number,
+  opts: { busyRetries?: number } = {},
+): Promise<CheckoutOutcome> {
   const localAddress = clientAddress(n);
   const t0 = performance.now();
   const ms = () => performance.now() - t0;
-  const cart = await requestFrom(cartBase, '/wp-json/evt/tickets/v1/cart', {
+  let busy = 0;
+  // A 503 evt_database_busy (a lock not granted in 3 s; nothing written) is sent again after its Retry-After, as a
+  // shop's page would, up to `busyRetries` times; the outcome counts them.
+  const send = async (base: string, path: string, o: Parameters<typeof requestFrom>[2]) => {
+    for (;;) {
+      const r = await requestFrom(base, path, o);
+      if (r.status !== 503 || r.body?.code !== 'evt_database_busy' || busy >= (opts.busyRetries ?? 0)) return r;
+      busy++;
+      await new Promise((resolve) => setTimeout(resolve, 1000)); // the server's Retry-After: 1
+    }
+  };
+  const cart = await send(cartBase, '/wp-json/evt/tickets/v1/cart', {
     method: 'POST',
     localAddress,
     body: { provider: 'rsvp', tickets: [{ ticket_id: ticketId, quantity: 1 }] },
   });
-  if (cart.status !== 200) return { status: cart.status, code: `cart: ${cart.body?.code ?? cart.status}`, ms: ms() };
+  if (cart.status !== 200) return { status: cart.status, code: `cart: ${cart.body?.code ?? cart.status}`, ms: ms(), busy };
   const cookie = cart.cookies.find((c) => c.startsWith('evt_cart='));
-  if (!cookie) return { status: 0, code: 'cart: no evt_cart cookie', ms: ms() };
-  const r = await requestFrom(checkoutBase, '/wp-json/evt/tickets/v1/cart/checkout', {
+  if (!cookie) return { status: 0, code: 'cart: no evt_cart cookie', ms: ms(), busy };
+  const r = await send(checkoutBase, '/wp-json/evt/tickets/v1/cart/checkout', {
     method: 'POST',
     localAddress,
     cookie,
     body: { purchaser_name: `Buyer ${n}`, purchaser_email: `buyer${n}@example.test` },
   });
-  return { status: r.status, code: r.body?.code ?? null, ms: ms() };
+  return { status: r.status, code: r.body?.code ?? null, ms: ms(), busy };
 }
