@@ -272,23 +272,7 @@ export interface AttendeeInsert {
 
 /** The attendee row of an attendee post created with `insertPost(db, 'attendee', ...)`. */
 export async function insertAttendeeRow(db: Db, a: AttendeeInsert): Promise<void> {
-  await stmt(
-    db,
-    `INSERT INTO attendees (post_id, ticket_id, event_id, order_id, provider, full_name, email, security_code, price_minor, optout, rsvp_status)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    a.postId,
-    a.ticketId,
-    a.eventId,
-    a.orderId,
-    a.provider,
-    a.fullName,
-    a.email,
-    a.securityCode,
-    a.priceMinor,
-    a.optout ? 1 : 0,
-    a.rsvpStatus ?? null,
-  );
+  await insertAttendeeRows(db, [a]);
 }
 
 /** The attendee rows of attendee posts already inserted, in one statement. */

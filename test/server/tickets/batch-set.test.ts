@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { seedTicketsFixture, type TicketsFixture } from '../../helpers/tickets-fixture.ts';
 import { checkinBatchItem } from '../../../shared/checkin/wire.ts';
+import { rng } from '../../../shared/random.ts';
 
 /**
  * The set-based batch path (server/routes/tickets/checkin-run.ts) against the handler: the same random scans,
@@ -42,18 +43,6 @@ afterAll(async () => {
   await A?.s.close();
   await B?.s.close();
 });
-
-/** A small seeded generator (mulberry32): the same scans on both servers, and a failing seed can be replayed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Item = { method: string; path: string; body: Record<string, unknown> };
 

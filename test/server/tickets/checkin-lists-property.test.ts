@@ -6,6 +6,7 @@ import { createApiKey } from '../../../server/auth/credentials.ts';
 import { decideListScan, type ListPass, type ListRules } from '../../../shared/checkin/decide.ts';
 import { formatInZone, zonedToInstant } from '../../../shared/dates.ts';
 import type { CheckinList } from '../../../shared/models/checkin-lists.ts';
+import { rng } from '../../../shared/random.ts';
 
 /**
  * Seeded property test of the check-in list rules (CONTRACT section 8; STYLE.md 12): random lists with random
@@ -30,18 +31,6 @@ const TZ = 'Europe/Tallinn';
 /** 2026-03-26 00:00 UTC: summer time starts in Tallinn on the 29th at 03:00 local. */
 const BASE = Date.UTC(2026, 2, 26);
 const HOUR = 3_600_000;
-
-/** mulberry32: a small seeded generator, so a failing run can be repeated with its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface Scan {
   kind: 'entry' | 'exit';
@@ -101,7 +90,7 @@ function disagreements(rulesFor: (list: CheckinList) => ListRules): number[] {
 
 beforeAll(async () => {
   s = await startTestServer({ EVT_TIMEZONE: TZ });
-  const rnd = prng(SEED);
+  const rnd = rng(SEED);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const f = await seedTicketsFixture(s.db, { attendees: HISTORIES / 2 });
   const t2 = await insertTicket(s.db, f.eventId, { title: 'VIP' });
