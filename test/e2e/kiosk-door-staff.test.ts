@@ -195,7 +195,13 @@ describe('what door staff trip over (issue 24)', () => {
       assert.doesNotMatch(await page.locator('#rejected').innerText(), /Nothing refused/);
       await page.locator('#staff-lock').click();
       await page.locator('#preflight-toggle').click();
-      await waitFor('the key row', async () => (await preflightRow(page, 'key').getAttribute('data-ok')) === 'false');
+      // The row is not ok while the key is unchecked too ("not checked yet: no answer..."): wait for the verdict.
+      await waitFor(
+        'the key row refused',
+        async () =>
+          (await preflightRow(page, 'key').getAttribute('data-ok')) === 'false' &&
+          !(await preflightRow(page, 'key').locator('.pf-value').innerText()).startsWith('not checked yet'),
+      );
       assert.equal(await preflightRow(page, 'key').locator('.pf-value').innerText(), 'refused by the server: pair again with a new key');
       assert.equal(await page.locator('#preflight').getAttribute('data-ready'), 'false');
       await page.context().close();
