@@ -2,6 +2,7 @@ import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
 import type { PgDb } from '../engine/postgres.ts';
 import { NONCE_LOCK_SPACE } from './locks.ts';
+import { setCheckedIn } from './attendees.ts';
 
 /** The check-in log (table `checkins`): every scan, accepted or not, by every path (attendee route, QR, batch). */
 
@@ -83,7 +84,7 @@ export async function recordScans(db: Db, rows: readonly CheckinInsert[], standi
     for (const [attendee, isIn] of standing) {
       let id: number | null = null;
       if (isIn) for (let k = 0; k < rows.length; k++) if (rows[k]?.attendee_id === attendee && rows[k]?.result === 'accepted') id = ids[k] as number;
-      await stmt(db, 'UPDATE attendees SET checked_in = ?, checkin_id = ? WHERE post_id = ?').run(id === null ? 0 : 1, id, attendee);
+      await setCheckedIn(db, attendee, id);
     }
     return ids;
   }
@@ -206,9 +207,5 @@ export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: Ch
 
 /** The label of the door key that made check-in `checkinId`, or undefined when no key made it. */
 export async function checkinKeyLabel(db: Db, checkinId: number): Promise<string | undefined> {
-  return (
-    (await stmt(db, 'SELECT k.label FROM checkins c JOIN api_keys k ON k.id = c.api_key_id WHERE c.id = ?').get(checkinId)) as
-      | { label: string }
-      | undefined
-  )?.label;
+  return (await checkinKeyLabels(db, [checkinId])).get(checkinId);
 }

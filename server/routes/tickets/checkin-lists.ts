@@ -20,7 +20,7 @@ import {
   type CheckinListRow,
 } from '../../db/repos/checkin-lists.ts';
 import { removePairingQr } from '../../pairing.ts';
-import { currentSigningKey } from '../../db/repos/signing-keys.ts';
+import { currentSigningKey, type SigningKeyRow } from '../../db/repos/signing-keys.ts';
 import { ensureSigningKey } from '../../security/ticket-signing.ts';
 import { nowMs } from './clock.ts';
 import type { CheckinList } from '../../../shared/models/checkin-lists.ts';
@@ -117,10 +117,28 @@ const SUPPORTED = ['event_id', 'per_page'];
  * (CONTRACT section 8), so a kiosk paired with a list can verify signed tickets. A single list's answer makes the
  * key when the event has none yet; a page shows the keys made already.
  */
-async function answerList(ctx: Ctx, row: CheckinListRow, single: boolean): Promise<CheckinList> {
+async function answerList(
+  ctx: Ctx,
+  row: CheckinListRow,
+  single: boolean,
+  keys?: Map<number, Promise<SigningKeyRow | undefined>>,
+): Promise<CheckinList> {
   const out = presentList(row);
-  const key = single ? await ensureSigningKey(ctx.db, ctx.app.secret, row.event_id, nowMs(ctx)) : await currentSigningKey(ctx.db, row.event_id);
-  return key ? { ...out, signing_key: key.public_key, signing_key_id: key.kid } : out;
+  let key: Promise<SigningKeyRow | undefined> | undefined = keys?.get(row.event_id);
+  if (!key) {
+    key = single ? ensureSigningKey(ctx.db, ctx.app.secret, row.event_id, nowMs(ctx)) : currentSigningKey(ctx.db, row.event_id);
+    keys?.set(row.event_id, key);
+  }
+  const k = await key;
+  return k ? { ...out, signing_key: k.public_key, signing_key_id: k.kid } : out;
+}
+
+/** A page of lists, the signing key of each event read once (a page's lists are mostly one event's). */
+async function answerLists(ctx: Ctx, rows: readonly CheckinListRow[]): Promise<CheckinList[]> {
+  const keys = new Map<number, Promise<SigningKeyRow | undefined>>();
+  const out: CheckinList[] = [];
+  for (const r of rows) out.push(await answerList(ctx, r, false, keys));
+  return out;
 }
 
 const list = implement(checkinListRoutes.listCheckinLists, async (input, ctx) => {
@@ -145,7 +163,7 @@ const list = implement(checkinListRoutes.listCheckinLists, async (input, ctx) =>
   // A door key bound to a list is told so: a kiosk scans through that list (an event's key may read one list too).
   const bound: Record<string, string> = boundList === null ? {} : { 'X-EVT-Key-List': String(boundList) };
   return ok(
-    { rest_url, total, total_pages: totalPages, checkin_lists: await Promise.all(rows.map((r) => answerList(ctx, r, false))) },
+    { rest_url, total, total_pages: totalPages, checkin_lists: await answerLists(ctx, rows) },
     { ...etTotalHeaders(total, totalPages), ...bound },
   );
 });

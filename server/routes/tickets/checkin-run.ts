@@ -49,9 +49,9 @@ type Standing = { id: number } | { logIndex: number };
  * give item by item, in a constant number of statements: the attendees and the nonces locked in one (ascending ID
  * order, as every batch locks them) and read in another, every decision made in memory in
  * item order (a later item sees what an earlier one did: the same attendee twice is one admission and one
- * conflict, a nonce sent twice is one scan), the log rows in one INSERT, the attendees' standing check-ins in one
- * UPDATE, and the door labels a conflict names in one read. On PostgreSQL that is a batch of 25 check-ins in 8
- * round trips instead of about 150; on SQLite the same statements, one row at a time, with no savepoint per item.
+ * conflict, a nonce sent twice is one scan), the log rows and the attendees' standing check-ins in one statement
+ * (recordScans), and the door labels a conflict names in one read. On PostgreSQL a batch of 25 check-ins is 7
+ * round trips in all instead of about 150; on SQLite the same work, one row at a time, with no savepoint per item.
  *
  * What protects the invariants is what protects the one-scan path (db/repos/locks.ts): the attendee rows' locks
  * (one accepted check-in per attendee) and the nonces' advisory locks taken after them (one recorded scan per

@@ -4,6 +4,7 @@ import type { Ctx } from '../../kernel/context.ts';
 import { apiKeyLabel } from '../../db/repos/api-keys.ts';
 import { HttpError, invalidParam } from '../../kernel/errors.ts';
 import { appLimiter } from './clock.ts';
+import { lockLimitKey } from '../../db/repos/locks.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok } from '../../kernel/result.ts';
 import { callerUserId } from '../../kernel/context.ts';
@@ -115,6 +116,9 @@ const record = implement(ticketsRoutes.recordScan, async (input, ctx) => {
   // a door key cannot grow the log without bound.
   const limiter = appLimiter(ctx.app, 'refusalLimiter', { max: MAX_REFUSALS_PER_HOUR, windowMs: 3_600_000 });
   const limitKeys = [ctx.caller.kind === 'api_key' ? `key:${ctx.caller.keyId}` : `user:${callerUserId(ctx)}`];
+  // The count and its record share this transaction; the key's lock (db/repos/locks.ts) keeps two processes from
+  // both taking the last place of the share.
+  await lockLimitKey(ctx.db, 'refusals', limitKeys[0] as string);
   const wait = await limiter.retryAfter(limitKeys);
   if (wait > 0) {
     const e = new HttpError(429, 'rest_too_many_requests', `Too many refused scans recorded. Try again in ${wait} seconds.`);
