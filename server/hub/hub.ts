@@ -122,7 +122,7 @@ export class Hub {
   /** Runs a round now (a kiosk just checked someone in), or once more after the running one. */
   poke(): void {
     if (this.stopped) return;
-    if (this.running) {
+    if (this.running !== null) {
       this.again = true;
       return;
     }
@@ -147,7 +147,7 @@ export class Hub {
 
   /** Waits for the round in flight (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running !== null) await this.running;
   }
 
   async stop(): Promise<void> {

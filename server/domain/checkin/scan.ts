@@ -160,7 +160,15 @@ export function scannedRow(row: AttendeeRow, d: ScanDecision, id: number | null)
     });
   }
   if (d.outcome.kind === 'checked_out' && row.checked_in) {
-    return Object.assign(row, { checked_in: 0, checkin_id: null, ci_scanned_at: null, ci_source: null, ci_user_id: null, ci_device_id: null, ci_replaced_nonce: null });
+    return Object.assign(row, {
+      checked_in: 0,
+      checkin_id: null,
+      ci_scanned_at: null,
+      ci_source: null,
+      ci_user_id: null,
+      ci_device_id: null,
+      ci_replaced_nonce: null,
+    });
   }
   return row;
 }

@@ -25,7 +25,13 @@ export function utcToLocal(ctx: Ctx, utc: string): string {
 export function checkinDetails(ctx: Ctx, row: AttendeeRow): CheckinDetails | false {
   if (!row.checked_in || !row.ci_scanned_at) return false;
   const date = utcToLocal(ctx, row.ci_scanned_at);
-  const out: CheckinDetails = { date, date_details: dateDetails(date), source: row.ci_source ?? 'site', author: row.ci_user_id ?? 0, device_id: row.ci_device_id };
+  const out: CheckinDetails = {
+    date,
+    date_details: dateDetails(date),
+    source: row.ci_source ?? 'site',
+    author: row.ci_user_id ?? 0,
+    device_id: row.ci_device_id,
+  };
   // A venue hub's check-in that overruled one of its kiosks' scans names that scan (server/hub/push.ts).
   if (row.ci_replaced_nonce && row.ci_replaced_scanned_at)
     out.replaced = { device_id: row.ci_replaced_device_id ?? null, date: utcToLocal(ctx, row.ci_replaced_scanned_at), nonce: row.ci_replaced_nonce };
