@@ -266,3 +266,24 @@ export async function insertMirrorCheckin(db: Db, c: MirrorCheckin): Promise<num
   ).run(c.attendeeId, c.eventId, c.result, c.scannedAt, c.receivedAt, c.deviceId, c.source, c.userId, c.deviceLabel, c.replacesId);
   return Number(r.lastInsertRowid);
 }
+
+export interface RefusedPush {
+  id: number;
+  attendee_id: number;
+  full_name: string;
+  upstream: 'conflict' | 'rejected';
+  reason: string | null;
+  scanned_at: string;
+  device_id: string | null;
+  label: string | null;
+}
+
+/** The hub's scans the site refused, newest first (what `cli hub status` lists for the organizer). */
+export async function upstreamRefusals(db: Db, limit: number): Promise<RefusedPush[]> {
+  return (await stmt(
+    db,
+    `SELECT c.id, c.attendee_id, COALESCE(a.full_name, '') AS full_name, c.upstream, c.reason, c.scanned_at, c.device_id, k.label
+     FROM checkins c LEFT JOIN attendees a ON a.post_id = c.attendee_id LEFT JOIN api_keys k ON k.id = c.api_key_id
+     WHERE c.upstream IN ('conflict', 'rejected') ORDER BY c.id DESC LIMIT ?`,
+  ).all(limit)) as RefusedPush[];
+}

@@ -4,6 +4,7 @@ import { call, startTestServer, type TestServer } from '../../helpers/server.ts'
 import { seedTicketsFixture, type TicketsFixture } from '../../helpers/tickets-fixture.ts';
 import { startCutProxy, type CutProxy } from '../../helpers/cut-proxy.ts';
 import type { Hub } from '../../../server/hub/hub.ts';
+import { runCli } from '../../../server/cli.ts';
 
 /**
  * The venue hub (CONTRACT section 9) against a real site over HTTP, with the network between them cut and restored
@@ -205,6 +206,43 @@ describe('venue hub', () => {
       const res = await call(`${hub.root}evt/tickets/v1/attendees/${f}`, { auth: `Bearer ${door1}` });
       return res.status === 404 || res.body?.status === 'trash';
     });
+  });
+
+  it('cli hub status names what waits for the site and what the site refused', async () => {
+    const cli = async () => {
+      const lines: string[] = [];
+      const before = process.exitCode;
+      await runCli(['hub', 'status'], { EVT_DB: hub.dbSpec, EVT_LOG: 'off' }, (l) => lines.push(l));
+      const code = process.exitCode;
+      process.exitCode = before;
+      return { text: lines.join('\n'), code };
+    };
+    proxy.cut();
+    await until('the outage', async () => {
+      hubOf(hub).poke();
+      await hubOf(hub).idle();
+      return (await hubOf(hub).status()).reachable === false;
+    });
+    expect((await scan(hub, door1, fx.attendeeIds[6]!)).status).toBe(201);
+    hubOf(hub).poke();
+    await hubOf(hub).idle();
+    const down = await cli();
+    expect(down.text).toMatch(/Site: +NOT REACHABLE since/);
+    expect(down.text).toMatch(/Pending uploads: +1 check-in not yet on the site/);
+    expect(down.text).toMatch(/Conflicts: +1 /);
+    expect(down.text).toMatch(/attendee \d+ .*at Door 1: conflict/);
+    expect(down.text).toMatch(/Do not stop the hub/);
+    expect(down.code).toBe(1);
+    proxy.restore();
+    await until('the catch-up', async () => {
+      hubOf(hub).poke();
+      await hubOf(hub).idle();
+      return (await hubOf(hub).status()).pending === 0;
+    });
+    const up = await cli();
+    expect(up.text).toMatch(/Site: +reachable/);
+    expect(up.text).toMatch(/safe to stop the hub/);
+    expect(up.code).not.toBe(1);
   });
 
   it('refuses to run as a hub on a database that holds a site', async () => {
