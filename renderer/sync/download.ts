@@ -26,6 +26,8 @@ export interface DownloadOptions {
   signal?: AbortSignal;
   /** Also fetch the event and its tickets (a first download that starts afresh always does). */
   refreshEvent?: boolean;
+  /** Sees each delta batch once it is stored. */
+  onDelta?: (batch: DoorAttendee[]) => Promise<void>;
 }
 
 /** The event and its tickets; small, so refreshed whole on every full pass and on demand. */
@@ -189,6 +191,7 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
   const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, async (batch) => {
     await applyAttendees(opts.db, batch);
     await rememberTicketIds(opts.db, batch);
+    await opts.onDelta?.(batch);
   });
   await putSyncState(opts.db, { ...state, cursor: result.cursor ?? state.cursor, lastSyncAt: opts.now() });
   return result.loaded;
