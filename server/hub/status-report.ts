@@ -8,7 +8,8 @@ import { countPendingPushes, countUpstreamRefusals, readHubState, upstreamRefusa
  */
 export async function hubStatusReport(db: Db, now: Date = new Date()): Promise<{ lines: string[]; pending: number; isHub: boolean }> {
   const st = await readHubState(db);
-  if (st.upstream === undefined) return { lines: ['This database is not a venue hub (start one with EVT_UPSTREAM and EVT_UPSTREAM_KEY).'], pending: 0, isHub: false };
+  if (st.upstream === undefined)
+    return { lines: ['This database is not a venue hub (start one with EVT_UPSTREAM and EVT_UPSTREAM_KEY).'], pending: 0, isHub: false };
   const [pending, refused, recent] = await Promise.all([countPendingPushes(db), countUpstreamRefusals(db), upstreamRefusals(db, 20)]);
   const ago = (iso: unknown): string => {
     if (typeof iso !== 'string') return 'never';
