@@ -4,7 +4,7 @@ import { LANGS, type Lang } from '../../shared/lang.ts';
 import { applyAttendees, applySnapshotPage } from '../store/attendees.ts';
 import type { KioskDb } from '../store/db.ts';
 import { rememberTicketIds, storeEventSigningKeys, storeTicketTotal } from '../store/signing-keys.ts';
-import { getSyncState, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
+import { getSyncState, learnDoorLabels, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
 import { ApiError, type ApiClient, type ApiResponse } from './api-client.ts';
 
 const ATTENDEES_PER_PAGE = 100;
@@ -181,6 +181,7 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
       async (batch, full) => {
         await applySnapshotPage(opts.db, batch, () => putSyncState(opts.db, { ...state, full }));
         await rememberTicketIds(opts.db, batch);
+        await learnDoorLabels(opts.db, batch);
       },
     );
     const done: SyncState = { complete: true, full: null, cursor: result.cursor, lastSyncAt: opts.now() };
@@ -191,6 +192,7 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
   const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, async (batch) => {
     await applyAttendees(opts.db, batch);
     await rememberTicketIds(opts.db, batch);
+    await learnDoorLabels(opts.db, batch);
     await opts.onDelta?.(batch);
   });
   await putSyncState(opts.db, { ...state, cursor: result.cursor ?? state.cursor, lastSyncAt: opts.now() });

@@ -467,7 +467,7 @@ export class SyncEngine {
       return this.onFailure({ kind: 'bad_answer', status: 200, message: err instanceof Error ? err.message : String(err) });
     }
     this.onSuccess();
-    await this.readHub(api);
+    await this.readHub(settings);
     await this.refreshStatus({ online: true, lastError: null });
     if (!wasReady && this.status.ready) await this.announceReady();
   }
@@ -476,10 +476,12 @@ export class SyncEngine {
    * Whether the server is a venue hub, and how it stands with the site (`/health`'s `upstream`). A hub syncs its
    * kiosks every `hubIntervalMs`; an old server without `/health` or an answer without `upstream` is no hub.
    */
-  private async readHub(api: ApiClient): Promise<void> {
+  private async readHub(settings: PairingPayload): Promise<void> {
     let hub: HubInfo | null = null;
     try {
-      const body = (await api.get('../health', {}, { timeoutMs: 5000 })).body as { upstream?: Record<string, unknown> } | null;
+      // A plain GET (no key, no custom header): no CORS preflight, and /health needs no key.
+      const res = await (this.opts.fetch ?? fetch)(new URL('../health', settings.url).toString(), { signal: AbortSignal.timeout(5000) });
+      const body = (res.ok ? await res.json() : null) as { upstream?: Record<string, unknown> } | null;
       const up = body?.upstream;
       if (up && typeof up === 'object') {
         const since = typeof up.offline_since === 'string' ? Date.parse(up.offline_since) : NaN;

@@ -39,6 +39,8 @@ export function health(state: AppState) {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Content-Type', 'application/json; charset=UTF-8');
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    // Readable by a kiosk page of another origin (it shows a venue hub's link to the site); no credentials.
+    res.setHeader('Access-Control-Allow-Origin', '*');
     // A venue hub adds how it stands with the site (CONTRACT section 9); it stays 200 while the site is away.
     const hub = state.services.hub;
     const upstream = hub && ok ? await upstreamOf(hub) : undefined;

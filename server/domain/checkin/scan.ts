@@ -157,6 +157,7 @@ export function scannedRow(row: AttendeeRow, d: ScanDecision, id: number | null)
       ci_replaced_device_id: null,
       ci_replaced_scanned_at: null,
       ci_replaced_nonce: null,
+      ci_device_label: null,
     });
   }
   if (d.outcome.kind === 'checked_out' && row.checked_in) {
