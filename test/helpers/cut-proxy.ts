@@ -15,7 +15,12 @@ export interface CutProxy {
   close(): Promise<void>;
 }
 
-export async function startCutProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<CutProxy> {
+export async function startCutProxy(
+  targetPort: number,
+  targetHost = '127.0.0.1',
+  /** Sees every chunk the client sends (a test kills a process the moment a request is on its way). */
+  watch?: (chunk: Buffer) => void,
+): Promise<CutProxy> {
   let down = false;
   const open = new Set<net.Socket>();
   const server = net.createServer((client) => {
@@ -31,6 +36,7 @@ export async function startCutProxy(targetPort: number, targetHost = '127.0.0.1'
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
+    if (watch) client.on('data', watch);
     client.pipe(upstream);
     upstream.pipe(client);
   });
