@@ -10,6 +10,8 @@ export interface CutProxy {
   /** `http://127.0.0.1:PORT` */
   url: string;
   cut(): void;
+  /** Every request from now on is answered `503` with `Retry-After: 1` by the proxy (a site that is down behind its balancer). */
+  fail(): void;
   restore(): void;
   readonly isCut: boolean;
   close(): Promise<void>;
@@ -22,9 +24,17 @@ export async function startCutProxy(
   watch?: (chunk: Buffer) => void,
 ): Promise<CutProxy> {
   let down = false;
+  let failing = false;
+  const body = JSON.stringify({ code: 'proxy_unavailable', message: 'The site is down.', data: { status: 503 } });
+  const unavailable = `HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
   const open = new Set<net.Socket>();
   const server = net.createServer((client) => {
     if (down) return client.resetAndDestroy();
+    if (failing) {
+      client.once('data', () => client.end(unavailable));
+      client.on('error', () => undefined);
+      return;
+    }
     const upstream = net.connect(targetPort, targetHost);
     open.add(client);
     open.add(upstream);
@@ -49,8 +59,14 @@ export async function startCutProxy(
       for (const s of open) s.resetAndDestroy();
       open.clear();
     },
+    fail() {
+      failing = true;
+      for (const s of open) s.resetAndDestroy();
+      open.clear();
+    },
     restore() {
       down = false;
+      failing = false;
     },
     get isCut() {
       return down;

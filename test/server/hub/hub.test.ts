@@ -245,6 +245,47 @@ describe('venue hub', () => {
     expect(up.code).not.toBe(1);
   });
 
+  it('a site answering 503: scans stay queued, nothing is marked sent, and they go when it recovers', async () => {
+    const g = fx.attendeeIds[7]!;
+    proxy.fail();
+    expect((await scan(hub, door1, g)).status).toBe(201);
+    await until('the 503 seen', async () => {
+      hubOf(hub).poke();
+      await hubOf(hub).idle();
+      const st = await hubOf(hub).status();
+      return st.reachable === false && /503/.test(st.last_error ?? '');
+    });
+    expect((await hubOf(hub).status()).pending).toBe(1);
+    expect(await siteLog(g)).toEqual([]);
+    proxy.restore();
+    await until('the push after recovery', async () => {
+      hubOf(hub).poke();
+      await hubOf(hub).idle();
+      return (await hubOf(hub).status()).pending === 0;
+    });
+    expect((await siteLog(g)).map((r) => r.result)).toEqual(['accepted']);
+  });
+
+  it('the upstream key revoked on the site: pushing stops, scans stay queued, and /health says so', async () => {
+    const { revokeApiKey } = await import('../../../server/db/repos/api-keys.ts');
+    const { listApiKeys } = await import('../../../server/db/repos/api-keys.ts');
+    const hubKey = (await listApiKeys(site.db)).find((k) => k.label === 'Venue hub')!;
+    await revokeApiKey(site.db, hubKey.id);
+    const k = fx.attendeeIds[8]!;
+    expect((await scan(hub, door1, k)).status).toBe(201);
+    await until('the refusal seen', async () => {
+      hubOf(hub).poke();
+      await hubOf(hub).idle();
+      return (await hubOf(hub).status()).key_refused;
+    });
+    const health = await call(`${hub.base}/health`);
+    expect(health.status).toBe(200);
+    expect(health.body.upstream).toMatchObject({ reachable: true, key_refused: true, pending: 1 });
+    expect(await siteLog(k)).toEqual([]);
+    // The doors go on agreeing at the hub.
+    expect((await scan(hub, door2, k)).status).toBe(400);
+  });
+
   it('refuses to run as a hub on a database that holds a site', async () => {
     const { loadConfig } = await import('../../../server/config.ts');
     const { createApp } = await import('../../../server/app.ts');
