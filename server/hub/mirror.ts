@@ -8,6 +8,7 @@ import { recordChange } from '../db/change-feed.ts';
 import { setCheckedIn } from '../db/repos/attendees.ts';
 import {
   insertMirrorCheckin,
+  mirrorSigningKeys,
   standingOf,
   upsertAttendeeCols,
   upsertEventCols,
@@ -62,6 +63,8 @@ const SiteEvent = z.looseObject({
   utc_end_date: z.string(),
   timezone: z.string().nullish(),
   all_day: z.boolean().nullish(),
+  signing_key_id: z.string().nullish(),
+  signing_keys: z.array(z.looseObject({ signing_key_id: z.string(), signing_key: z.string() })).nullish(),
 });
 
 /** Pages asked for at once while earlier ones are written (the site answers them in parallel). */
@@ -100,6 +103,15 @@ export async function pullEvent(p: PullContext): Promise<void> {
       timezone: e.timezone ?? '',
       allDay: e.all_day === true,
     });
+    // The site's ticket-signing keys: a kiosk paired with the hub pins the site's, which signed the tickets.
+    if (e.signing_key_id && e.signing_keys?.length)
+      await mirrorSigningKeys(
+        p.db,
+        e.id,
+        e.signing_keys.map((k) => ({ kid: k.signing_key_id, key: k.signing_key })),
+        e.signing_key_id,
+        p.now().getTime(),
+      );
   });
   await recordChange(p.db, 'all');
 }

@@ -287,3 +287,40 @@ export async function upstreamRefusals(db: Db, limit: number): Promise<RefusedPu
      WHERE c.upstream IN ('conflict', 'rejected') ORDER BY c.id DESC LIMIT ?`,
   ).all(limit)) as RefusedPush[];
 }
+
+/**
+ * The site's public signing keys of the event (CONTRACT section 8), so kiosks paired with the hub pin the site's key
+ * and verify the site's signed tickets offline. Kept without a private key (`private_box` empty: the hub signs
+ * nothing); `current` is the key that signs new tickets at the site, the others stay valid, a key the site no longer
+ * lists is revoked.
+ */
+export async function mirrorSigningKeys(
+  db: Db,
+  eventId: number,
+  keys: readonly { kid: string; key: string }[],
+  current: string,
+  nowMs: number,
+): Promise<void> {
+  const have = (await stmt(db, 'SELECT kid, public_key, retired_ms, revoked_ms FROM evt_signing_keys WHERE event_id = ?').all(eventId)) as {
+    kid: string;
+    public_key: string;
+    retired_ms: number | null;
+    revoked_ms: number | null;
+  }[];
+  const listed = new Set(keys.map((k) => k.kid));
+  for (const h of have) {
+    if (!listed.has(h.kid) && h.revoked_ms === null)
+      await stmt(db, 'UPDATE evt_signing_keys SET revoked_ms = ?, retired_ms = COALESCE(retired_ms, ?) WHERE kid = ?').run(nowMs, nowMs, h.kid);
+    else if (listed.has(h.kid) && h.kid !== current && h.retired_ms === null)
+      await stmt(db, 'UPDATE evt_signing_keys SET retired_ms = ? WHERE kid = ?').run(nowMs, h.kid);
+  }
+  const known = new Set(have.map((h) => h.kid));
+  // The current one last, once every other key of the event is retired (one current key an event).
+  for (const k of [...keys].sort((a, b) => Number(a.kid === current) - Number(b.kid === current))) {
+    if (known.has(k.kid)) continue;
+    await stmt(
+      db,
+      "INSERT INTO evt_signing_keys (event_id, kid, public_key, private_box, created_ms, retired_ms, revoked_ms) VALUES (?, ?, ?, '', ?, ?, NULL)",
+    ).run(eventId, k.kid, k.key, nowMs, k.kid === current ? null : nowMs);
+  }
+}

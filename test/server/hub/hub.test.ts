@@ -94,6 +94,14 @@ describe('venue hub', () => {
     const event = await call(`${hub.root}evt/events/v1/events/${fx.eventId}`, { auth: `Bearer ${door1}` });
     expect(event.status).toBe(200);
     expect(event.body.id).toBe(fx.eventId);
+    // The site's signing key, not one of the hub's own: a kiosk paired with the hub verifies the site's tickets.
+    const atSite = await call(`${site.root}evt/events/v1/events/${fx.eventId}`, { auth: site.admin });
+    expect(atSite.body.signing_key_id).toEqual(expect.any(String));
+    expect(event.body.signing_key_id).toBe(atSite.body.signing_key_id);
+    expect(event.body.signing_key).toBe(atSite.body.signing_key);
+    // And a QR image at the hub still draws (the hub cannot sign: the code is the site's plain form).
+    const qr = await call(`${hub.root}evt/tickets/v1/qr/${fx.attendeeIds[0]}?format=svg`, { auth: `Bearer ${door1}` });
+    expect(qr.status).toBe(200);
   });
 
   it('pushes a check-in to the site once, with the kiosk nonce, device and scan time', async () => {
