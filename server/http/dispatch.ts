@@ -1,4 +1,5 @@
 import type { Method } from '../../shared/http/route.ts';
+import { hubWriteRefusal } from '../hub/read-only.ts';
 import { WRITE_METHODS } from '../../shared/http/route.ts';
 import { roleCan } from '../../shared/auth.ts';
 import type { AppState, Caller, Ctx, Lang, RequestInfo, Urls } from '../kernel/context.ts';
@@ -89,6 +90,11 @@ export function prepare(registry: Registry, app: AppState, req: RestRequest, env
   } catch (e) {
     if (e instanceof HttpError) return { ok: false, error: e, entry };
     throw e;
+  }
+  // A venue hub takes check-ins only (server/hub/read-only.ts).
+  if (app.services.hub) {
+    const refused = hubWriteRefusal(endpoint.def, req.method, input);
+    if (refused) return { ok: false, error: refused, entry };
   }
   const tl = input.translation_language;
   const lang: Lang = tl === 'en' || tl === 'et' ? tl : env.lang;

@@ -294,6 +294,35 @@ describe('venue hub', () => {
     expect((await scan(hub, door2, k)).status).toBe(400);
   });
 
+  it('takes check-ins only: other writes are refused with where to make them', async () => {
+    const event = await call(`${hub.root}evt/events/v1/events`, {
+      method: 'POST',
+      auth: hub.admin,
+      body: { title: 'Made at the hub', start_date: '2030-01-01 18:00:00', end_date: '2030-01-01 20:00:00' },
+    });
+    expect(event.status).toBe(403);
+    expect(event.body.code).toBe('evt_hub_read_only');
+    const rename = await call(`${hub.root}evt/tickets/v1/attendees/${fx.attendeeIds[9]}`, {
+      method: 'PATCH',
+      auth: hub.admin,
+      body: { full_name: 'Someone Else' },
+    });
+    expect(rename.status).toBe(403);
+    expect(rename.body.code).toBe('evt_hub_read_only');
+    // In a batch too, item by item; and a manager's check-in at the hub is taken.
+    const res = await call(`${hub.root}batch/v1`, {
+      method: 'POST',
+      auth: hub.admin,
+      body: {
+        requests: [
+          { method: 'PATCH', path: `/evt/tickets/v1/attendees/${fx.attendeeIds[9]}`, body: { full_name: 'Someone Else' } },
+          { method: 'PATCH', path: `/evt/tickets/v1/attendees/${fx.attendeeIds[9]}`, body: { check_in: true } },
+        ],
+      },
+    });
+    expect(res.body.responses.map((r: { status: number }) => r.status)).toEqual([403, 201]);
+  });
+
   it('refuses to run as a hub on a database that holds a site', async () => {
     const { loadConfig } = await import('../../../server/config.ts');
     const { createApp } = await import('../../../server/app.ts');
