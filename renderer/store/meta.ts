@@ -79,8 +79,8 @@ export async function getDoorLabels(db: KioskDb): Promise<Record<string, string>
 export async function learnDoorLabels(db: KioskDb, batch: ReadonlyArray<{ checkin_details?: unknown }>): Promise<void> {
   const seen = new Map<string, string>();
   for (const a of batch) {
-    const d = a.checkin_details as { device_id?: string | null; device_label?: string | null } | false | null | undefined;
-    if (d && d.device_id && d.device_label) seen.set(d.device_id, d.device_label);
+    const d = (a.checkin_details || null) as { device_id?: string | null; device_label?: string | null } | null;
+    if (d?.device_id && d.device_label) seen.set(d.device_id, d.device_label);
   }
   if (!seen.size) return;
   const known = await getDoorLabels(db);
