@@ -76,6 +76,10 @@ export const ticketListArgs = {
     description:
       'Limit results to tickets that provide attendees the possibility to fill in additional information or not; requires the extended ticketing add-on',
   }),
+  door: boolean({
+    description:
+      'Door devices (attendee managers only): each ticket without its embedded attendee list (`attendees: []`; the door downloads attendees from the attendee list), the other fields as in the full object',
+  }),
   ...tl,
 };
 

@@ -2115,6 +2115,8 @@ export interface operations {
         currency?: string[];
         /** @description Limit results to tickets that provide attendees the possibility to fill in additional information or not; requires the extended ticketing add-on */
         attendee_information_available?: boolean;
+        /** @description Door devices (attendee managers only): each ticket without its embedded attendee list (`attendees: []`; the door downloads attendees from the attendee list), the other fields as in the full object */
+        door?: boolean;
         /** @description The language of the content to read or write. */
         translation_language?: "en" | "et";
       };
