@@ -1,0 +1,94 @@
+import { afterAll, afterEach, beforeAll, describe, test } from 'vitest';
+import assert from 'node:assert/strict';
+import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { insertAttendees, insertTicket, seedTicketsFixture, type TicketsFixture } from '../../helpers/tickets-fixture.ts';
+import { createApiKey } from '../../../server/auth/credentials.ts';
+
+/**
+ * Check-in lists, the gaps closed after issue 22 (CONTRACT section 8): QR check-in through a list-bound key answers
+ * the attendee route's refusals; an exit through a list is that list's exit; the device's scan time is bounded by
+ * the arrival time where the list rules decide; editing a list's tickets moves the attendee cursor for the attendees
+ * it admits or no longer admits; the list's pass log can be read from a cursor in arrival order.
+ */
+
+let s: TestServer;
+let f: TicketsFixture;
+let vip: { ticketId: number; attendeeIds: number[]; codes: Map<number, string> };
+let L: string;
+let A: string;
+let n = 0;
+const nonce = () => `gaps-nonce-${String(++n).padStart(8, '0')}-${Date.now()}`;
+const bearer = (k: string) => `Bearer ${k}`;
+
+const createList = async (body: Record<string, unknown>) => {
+  const r = await call(L, { method: 'POST', auth: s.admin, body: { event_id: f.eventId, ...body } });
+  assert.equal(r.status, 201, r.text);
+  return r.body as { id: number };
+};
+const listKey = async (listId: number, label = 'Gate') => {
+  const { key, row } = await createApiKey(s.db, label, f.eventId, null, listId);
+  return { key, auth: bearer(key), id: row.id };
+};
+const scan = (id: number, body: Record<string, unknown>, auth: string) => call(`${A}/${id}`, { method: 'PATCH', auth, body: { nonce: nonce(), ...body } });
+
+beforeAll(async () => {
+  s = await startTestServer({ EVT_TIMEZONE: 'Europe/Tallinn' });
+  L = `${s.root}evt/tickets/v1/checkin-lists`;
+  A = `${s.root}evt/tickets/v1/attendees`;
+  f = await seedTicketsFixture(s.db, { attendees: 12 });
+  const vipTicket = await insertTicket(s.db, f.eventId, { title: 'VIP' });
+  const v = await insertAttendees(s.db, vipTicket, 6);
+  vip = { ticketId: vipTicket, attendeeIds: v.attendeeIds, codes: v.codes };
+});
+afterAll(() => s.close());
+afterEach(() => {
+  s.app.state.services.clock = undefined;
+});
+
+describe('QR check-in through a list-bound key', () => {
+  const qr = (key: string, id: number, code: string) =>
+    call(`${s.root}evt/tickets/v1/qr?api_key=${key}&ticket_id=${id}&event_id=${f.eventId}&security_code=${code}`);
+
+  test('refusals answer as the attendee route does: 400 with the list codes and the standing check-in', async () => {
+    const list = await createList({ name: 'VIP by QR', ticket_ids: [vip.ticketId] });
+    const key = await listKey(list.id);
+    const general = f.attendeeIds[0]!;
+    const other = await qr(key.key, general, f.codes.get(general)!);
+    assert.equal(other.status, 400, other.text);
+    assert.equal(other.body.code, 'checkin-list-ticket-not-admitted');
+    assert.deepEqual(other.body.data, { status: 400 });
+    const guest = vip.attendeeIds[0]!;
+    const first = await qr(key.key, guest, vip.codes.get(guest)!);
+    assert.equal(first.status, 201, first.text);
+    assert.equal(first.body.msg, 'Checked In!');
+    const again = await qr(key.key, guest, vip.codes.get(guest)!);
+    assert.equal(again.status, 400, again.text);
+    assert.equal(again.body.code, 'tec-et-attendee-already-checked-in');
+    assert.equal(again.body.data.checkin_details.source, 'app');
+    // The same refusal through the attendee route, for comparison: the same code and envelope.
+    const viaRoute = await scan(guest, { check_in: true }, key.auth);
+    assert.equal(viaRoute.status, 400);
+    assert.deepEqual(Object.keys(viaRoute.body), Object.keys(again.body));
+    assert.equal(viaRoute.body.code, again.body.code);
+    // A wrong security code stays the original's 403 (no check-in was decided; IDs cannot be probed).
+    const wrong = await qr(key.key, guest, 'deadbeefdeadbeef');
+    assert.equal(wrong.status, 403);
+    assert.equal(wrong.body.error, 'security_code_not_valid');
+  });
+
+  test('a window refusal carries the window; a key bound to no list keeps the original 403 shape', async () => {
+    const list = await createList({ name: 'Closed by QR', window_start: '2001-01-01 10:00:00', window_end: '2001-01-01 12:00:00' });
+    const key = await listKey(list.id);
+    const guest = vip.attendeeIds[1]!;
+    const closed = await qr(key.key, guest, vip.codes.get(guest)!);
+    assert.equal(closed.status, 400, closed.text);
+    assert.equal(closed.body.code, 'checkin-list-closed');
+    assert.deepEqual(closed.body.data, { status: 400, window_start: '2001-01-01 10:00:00', window_end: '2001-01-01 12:00:00' });
+    const eventKey = (await createApiKey(s.db, 'Event door', f.eventId, null)).key;
+    const id = f.attendeeIds[1]!;
+    assert.equal((await qr(eventKey, id, f.codes.get(id)!)).status, 201);
+    const twice = await qr(eventKey, id, f.codes.get(id)!);
+    assert.equal(twice.status, 403);
+    assert.equal(twice.body.error, 'attendee_already_checked_in');
+  });
+});
