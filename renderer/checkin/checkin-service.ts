@@ -159,6 +159,11 @@ export class CheckinService {
       verdict = signed.verdict;
       if (signed.signedTicketId !== null && verdict.kind === 'admitted') {
         unknown = signedAttendeeRow(code, settings.event_id, signed.signedTicketId, verdict.ticketTitle);
+        // The signature names the ticket, so the list's rules decide it as the server would: a list key downloads
+        // only the attendees its list admits, and a signed ticket of another gate is refused in the same words as
+        // online (`checkin-list-ticket-not-admitted`), not left as "not on the list, or sold since".
+        if (gate) verdict = decideThroughGate(gate, verdict, unknown, checkIn, at, history);
+        if (verdict.kind !== 'admitted') unknown = undefined;
       }
     }
     if (verdict.kind !== 'admitted') return finish(verdict, mode);
