@@ -3,6 +3,7 @@ import { stmt } from '../connection.ts';
 import { nowUtc } from '../clock.ts';
 import { CHECKIN_ORDER_STATUSES } from '../../../shared/checkin/order-status.ts';
 import { EFFECTIVE_ORDER_STATUS } from './attendees.ts';
+import type { LastPass } from '../../../shared/checkin/decide.ts';
 
 /** Check-in lists (table `checkin_lists`, CONTRACT section 8) and what is read of the check-in log per list. */
 
@@ -93,6 +94,25 @@ export async function listPassesOf(db: Db, listId: number, attendeeId: number): 
 const PASSES_SQL = `SELECT result, scanned_at FROM checkins
   WHERE list_id = ? AND attendee_id = ? AND (result = 'accepted' OR (result = 'checked_out' AND reason IS NULL))
   ORDER BY id`;
+
+/**
+ * The attendee's last pass on each list it passed through (`list_id` null: through no list), for the event's
+ * standing check-in after a list exit (shared `standingAfterListExit`). Read under the attendee's lock (scan.ts).
+ */
+export async function lastPassesOf(db: Db, attendeeId: number): Promise<LastPass[]> {
+  const rows = (await stmt(
+    db,
+    `SELECT id, list_id, result FROM (
+       SELECT id, list_id, result, ROW_NUMBER() OVER (PARTITION BY list_id ORDER BY id DESC) AS rn
+       FROM checkins WHERE attendee_id = ? AND (result = 'accepted' OR (result = 'checked_out' AND reason IS NULL))
+     ) last_pass WHERE rn = 1`,
+  ).all(attendeeId)) as { id: number; list_id: number | null; result: string }[];
+  return rows.map((r) => ({
+    id: Number(r.id),
+    listId: r.list_id === null ? null : Number(r.list_id),
+    kind: r.result === 'accepted' ? ('entry' as const) : ('exit' as const),
+  }));
+}
 
 /** SQLite's plans of the per-scan history read and of the lists of an event (test/server/tickets/checkin-lists-plans.test.ts). */
 export async function explainListQueries(db: Db): Promise<Record<'passes' | 'lists', string[]>> {

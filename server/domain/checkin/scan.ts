@@ -1,10 +1,11 @@
-import { decideCheckin, type ScanSubject } from '../../../shared/checkin/decide.ts';
+import { decideCheckin, standingAfterListExit, type ScanSubject } from '../../../shared/checkin/decide.ts';
 import type { CheckinDetails } from '../../../shared/models/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
 import { callerUserId } from '../../kernel/context.ts';
 import { invalidParam } from '../../kernel/errors.ts';
 import type { AttendeeRow } from '../../db/repos/attendees.ts';
-import { effectiveOrderStatus, lockScanState, setCheckedIn } from '../../db/repos/attendees.ts';
+import { effectiveOrderStatus, getAttendeeRow, lockScanState, setCheckedIn } from '../../db/repos/attendees.ts';
+import { lastPassesOf } from '../../db/repos/checkin-lists.ts';
 import { findCheckinByNonce, insertCheckin, type CheckinInsert, type CheckinResult, type CheckinRow } from '../../db/repos/checkins.ts';
 import { checkinDetails } from './standing.ts';
 import { decideThroughList } from './lists.ts';
@@ -169,6 +170,17 @@ export function scannedRow(row: AttendeeRow, d: ScanDecision, id: number | null)
 export async function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): Promise<AttendeeRow> {
   if (!d.log) return row;
   const id = await insertCheckin(ctx.db, d.log);
+  const listId = d.log.list_id ?? null;
+  if (d.outcome.kind === 'checked_out' && listId !== null) {
+    // An exit through a list is that list's exit (shared standingAfterListExit): the event's standing check-in
+    // moves to an entry on a list the attendee is still inside, and is cleared only when inside none. An exit
+    // of someone not inside the list (logged with a reason) changes nothing.
+    if (d.log.reason !== null || !row.checked_in) return row;
+    const standing = standingAfterListExit(listId, await lastPassesOf(ctx.db, row.id));
+    await setCheckedIn(ctx.db, row.id, standing);
+    if (standing === null) return scannedRow(row, d, id);
+    return Object.assign(row, (await getAttendeeRow(ctx.db, row.id)) ?? {});
+  }
   // Rows are read fresh for each request, so updating this one in place is safe (and spares a copy per scan).
   const wasIn = row.checked_in;
   const after = scannedRow(row, d, id);

@@ -92,3 +92,51 @@ describe('QR check-in through a list-bound key', () => {
     assert.equal(twice.body.error, 'attendee_already_checked_in');
   });
 });
+
+describe('an exit through a list is that list’s exit', () => {
+  const status = async (listId: number) => (await call(`${L}/${listId}/status`, { auth: s.admin })).body;
+  const inside = async (id: number) => (await call(`${A}/${id}`, { auth: s.admin })).body.checked_in as boolean;
+
+  test('leaving the lounge keeps the guest inside the festival; leaving the festival too checks out of the event', async () => {
+    const main = await createList({ name: 'Festival gate', ticket_ids: [vip.ticketId] });
+    const lounge = await createList({ name: 'Lounge', ticket_ids: [vip.ticketId] });
+    const gate = await listKey(main.id, 'Festival gate');
+    const door = await listKey(lounge.id, 'Lounge door');
+    const guest = vip.attendeeIds[2]!;
+    const others = (await status(main.id)).event.inside as number;
+    assert.equal((await scan(guest, { check_in: true, device_id: 'gate-1' }, gate.auth)).status, 201);
+    assert.equal((await scan(guest, { check_in: true, device_id: 'lounge-1' }, door.auth)).status, 201);
+    const out = await scan(guest, { check_in: false }, door.auth);
+    assert.equal(out.status, 201, out.text);
+    assert.equal(out.body.checked_in, true, 'still inside through the festival gate');
+    assert.equal(out.body.checkin_details.device_id, 'gate-1', 'the standing check-in is the festival gate’s entry');
+    assert.equal((await status(lounge.id)).inside, 0);
+    assert.equal((await status(main.id)).inside, 1);
+    assert.equal((await status(main.id)).event.inside, others + 1);
+    // Back into the lounge: its own re-entry rule decides, the festival entry is untouched.
+    assert.equal((await scan(guest, { check_in: true, device_id: 'lounge-1' }, door.auth)).status, 201);
+    // Out of the festival: still in the lounge (the lists are independent), so still checked in.
+    assert.equal((await scan(guest, { check_in: false }, gate.auth)).body.checked_in, true);
+    assert.equal((await scan(guest, { check_in: false }, door.auth)).body.checked_in, false, 'inside no list: checked out');
+    assert.equal(await inside(guest), false);
+    assert.equal((await status(main.id)).event.inside, others);
+  });
+
+  test('an exit through a list the guest is not inside changes nothing; an exit through no list still leaves the event', async () => {
+    const main = await createList({ name: 'Gate B', ticket_ids: [vip.ticketId] });
+    const lounge = await createList({ name: 'Lounge B', ticket_ids: [vip.ticketId] });
+    const gate = await listKey(main.id);
+    const door = await listKey(lounge.id);
+    const guest = vip.attendeeIds[3]!;
+    assert.equal((await scan(guest, { check_in: true }, gate.auth)).status, 201);
+    const stray = await scan(guest, { check_in: false }, door.auth);
+    assert.equal(stray.status, 201);
+    assert.equal(stray.body.checked_in, true, 'not inside the lounge: its exit lets nobody out');
+    assert.equal((await status(main.id)).inside, 1);
+    // A manager's exit through no list is an exit from the event, as before lists.
+    assert.equal((await scan(guest, { check_in: false }, s.admin)).body.checked_in, false);
+    // The lounge's later exit cannot bring back the entry the event exit ended.
+    assert.equal((await scan(guest, { check_in: true }, door.auth)).status, 201);
+    assert.equal((await scan(guest, { check_in: false }, door.auth)).body.checked_in, false);
+  });
+});
