@@ -8,6 +8,7 @@ import { effectiveOrderStatus, getAttendeeRow, lockScanState, setCheckedIn } fro
 import { lastPassesOf } from '../../db/repos/checkin-lists.ts';
 import { findCheckinByNonce, insertCheckin, type CheckinInsert, type CheckinResult, type CheckinRow } from '../../db/repos/checkins.ts';
 import { checkinDetails } from './standing.ts';
+import { nowMs } from '../../routes/tickets/clock.ts';
 import { decideThroughList } from './lists.ts';
 
 /**
@@ -62,7 +63,8 @@ export function logRow(
   result: CheckinResult,
   reason: string | null,
 ): CheckinInsert {
-  const now = new Date().toISOString();
+  // The arrival, on the tickets namespace's clock (tests move it): list scans are bounded by it (lists.ts).
+  const now = new Date(nowMs(ctx)).toISOString();
   return {
     attendee_id: row?.id ?? null,
     event_id: row?.event_id ?? null,

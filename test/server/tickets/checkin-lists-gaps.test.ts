@@ -140,3 +140,54 @@ describe('an exit through a list is that list’s exit', () => {
     assert.equal((await scan(guest, { check_in: false }, door.auth)).body.checked_in, false);
   });
 });
+
+describe('the device’s scan time is bounded by the arrival where a list decides', () => {
+  // 2026-12-05 20:00 in Tallinn (18:00 UTC): the scans arrive then.
+  const ARRIVAL = Date.parse('2026-12-05T18:00:00Z');
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const HOUR = 3_600_000;
+
+  test('a key cannot backdate a scan into a window that closed more than a day ago; an offline upload within a day is decided at its time', async () => {
+    s.app.state.services.clock = () => ARRIVAL;
+    // Open on the 3rd only (site time): closed when the scans arrive.
+    const list = await createList({ name: 'Opening night', window_start: '2026-12-03 18:00:00', window_end: '2026-12-03 23:00:00' });
+    const key = await listKey(list.id);
+    const [a, b] = [vip.attendeeIds[4]!, vip.attendeeIds[5]!];
+    // Claimed 2026-12-03 19:00 Tallinn: inside the window, but two days before arrival: not believed.
+    const backdated = await scan(a, { check_in: true, check_in_date: '2026-12-03T17:00:00Z' }, key.auth);
+    assert.equal(backdated.status, 400, backdated.text);
+    assert.equal(backdated.body.code, 'checkin-list-closed');
+    const logged = (await s.db.prepare('SELECT scanned_at FROM checkins WHERE attendee_id = ? ORDER BY id DESC').get(a)) as { scanned_at: string };
+    assert.equal(Date.parse(logged.scanned_at), ARRIVAL, 'the refused pass is logged at the time it was decided at');
+    // A window that closed 2 hours before arrival: an offline kiosk's scan made inside it is believed.
+    const recent = await createList({ name: 'Matinee', window_start: '2026-12-05 15:00:00', window_end: '2026-12-05 18:00:00' });
+    const rkey = await listKey(recent.id);
+    const offline = await scan(b, { check_in: true, check_in_date: iso(ARRIVAL - 3 * HOUR) }, rkey.auth);
+    assert.equal(offline.status, 201, offline.text);
+    assert.equal(offline.body.checkin_details.date, '2026-12-05 17:00:00');
+  });
+
+  test('a scan time after its arrival is decided at the arrival (no entry into a window that has not opened)', async () => {
+    s.app.state.services.clock = () => ARRIVAL;
+    const guest = f.attendeeIds[8]!;
+    const list = await createList({ name: 'Late show', window_start: '2026-12-05 22:00:00' });
+    const key = await listKey(list.id);
+    // Claimed 22:30 Tallinn (two and a half hours ahead): decided at arrival, 20:00 there, before the window.
+    const ahead = await scan(guest, { check_in: true, check_in_date: '2026-12-05T20:30:00Z' }, key.auth);
+    assert.equal(ahead.status, 400, ahead.text);
+    assert.equal(ahead.body.code, 'checkin-list-closed');
+  });
+
+  test('the daily limit counts the believed day: a backdated claim onto yesterday takes no second entry today', async () => {
+    s.app.state.services.clock = () => ARRIVAL;
+    const list = await createList({ name: 'Once a day', entries_per_day: 1 });
+    const key = await listKey(list.id);
+    const guest = f.attendeeIds[9]!;
+    assert.equal((await scan(guest, { check_in: true }, key.auth)).status, 201);
+    assert.equal((await scan(guest, { check_in: false }, key.auth)).status, 201);
+    // Claimed three days ago (another site-local day with an entry left): decided today, where none is left.
+    const again = await scan(guest, { check_in: true, check_in_date: iso(ARRIVAL - 72 * HOUR) }, key.auth);
+    assert.equal(again.status, 400, again.text);
+    assert.equal(again.body.code, 'checkin-list-entries-exhausted');
+  });
+});
