@@ -4,6 +4,7 @@ import { checkinListRoutes } from '../../shared/routes/checkin-lists.ts';
 import { ticketsRoutes } from '../../shared/routes/tickets.ts';
 import { knownUnbound, LogPass, loadGate, passesFromLog, replaceServerPasses, saveGate, type GateState } from '../checkin/gate.ts';
 import type { KioskDb } from '../store/db.ts';
+import { snapshotRows } from '../store/snapshot.ts';
 import { ApiError, type ApiClient } from './api-client.ts';
 
 /**
@@ -44,6 +45,7 @@ export async function syncGate(api: ApiClient, db: KioskDb, eventId: number, sig
     await db.listPasses.clear();
     return null;
   }
+  if (list.ticket_ids.length > 0 && !sameTickets(before?.list.ticket_ids, list.ticket_ids)) await dropNotAdmitted(db, list.ticket_ids);
   let timezone = before?.timezone;
   if (!timezone) {
     const index = SiteIndex.parse((await api.get('', { _fields: 'timezone_string' }, { signal })).body);
@@ -68,4 +70,24 @@ async function readPasses(api: ApiClient, listId: number, signal?: AbortSignal) 
     if (page >= body.total_pages) break;
   }
   return out;
+}
+
+function sameTickets(a: readonly number[] | undefined, b: readonly number[]): boolean {
+  return a !== undefined && a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
+/**
+ * The list no longer admits some tickets (an organizer edited it): their attendees leave the cache, kept as
+ * trashed rows (searches and counts skip them; the list's rules refuse them anyway). The server moves the attendee
+ * cursor past the attendees of every ticket added or removed, so those newly admitted come with the next delta,
+ * and one admitted again later comes back the same way.
+ */
+async function dropNotAdmitted(db: KioskDb, ticketIds: readonly number[]): Promise<void> {
+  const admitted = new Set(ticketIds);
+  await db.transaction('rw', [db.attendees, db.snapshot], async () => {
+    const rows = new Map((await snapshotRows(db)).map((r) => [r.id, r]));
+    for (const r of await db.attendees.toArray()) rows.set(r.id, r);
+    const dropped = [...rows.values()].filter((r) => !admitted.has(r.ticketId) && r.status !== 'trash');
+    if (dropped.length) await db.attendees.bulkPut(dropped.map((r) => ({ ...r, status: 'trash', trashed: 1 })));
+  });
 }

@@ -124,6 +124,19 @@ export async function explainListQueries(db: Db): Promise<Record<'passes' | 'lis
   };
 }
 
+/**
+ * Moves the attendee change cursor (CONTRACT section 7) past the attendees of these tickets of the event, so the
+ * delta download of a key bound to a list whose tickets changed brings them: setting a column to itself fires the
+ * change triggers on both engines (SQLite's `AFTER UPDATE OF`, PostgreSQL's at commit, migrations-pg/018).
+ */
+export async function touchAttendeesOfTickets(db: Db, eventId: number, ticketIds: readonly number[]): Promise<void> {
+  if (ticketIds.length === 0) return;
+  await stmt(db, 'UPDATE attendees SET ticket_id = ticket_id WHERE event_id = ? AND ticket_id IN (SELECT value FROM json_each(?))').run(
+    eventId,
+    JSON.stringify(ticketIds),
+  );
+}
+
 /** Revokes the keys bound to a list (the list is being deleted); returns their IDs. */
 export async function revokeKeysOfList(db: Db, listId: number): Promise<number[]> {
   const ids = (await stmt(db, 'SELECT id FROM api_keys WHERE list_id = ? AND revoked_at IS NULL ORDER BY id').all(listId)) as { id: number }[];

@@ -15,6 +15,7 @@ import {
   listPresence,
   queryCheckinLists,
   revokeKeysOfList,
+  touchAttendeesOfTickets,
   updateCheckinList,
   type CheckinListFields,
   type CheckinListRow,
@@ -185,8 +186,25 @@ const update = implement(checkinListRoutes.updateCheckinList, async (input, ctx)
   const fields = await mergeFields(ctx, before.event_id, before, input);
   await loadWritableList(ctx, input.id);
   await updateCheckinList(ctx.db, before.id, fields);
+  await touchNewlyAdmitted(ctx, before, fields);
   return ok(await answerList(ctx, (await getCheckinList(ctx.db, before.id))!, true));
 });
+
+/**
+ * A change of the tickets a list admits moves the attendee cursor past the attendees of every ticket admitted
+ * before or after but not both (`[]` admits every ticket of the event): a kiosk on the list downloads the newly
+ * admitted ones at its next delta, and one that cached those no longer admitted sees them changed (it drops them
+ * as its list's rules say, renderer/sync/gate-sync.ts). Other attendees keep their place.
+ */
+async function touchNewlyAdmitted(ctx: Ctx, before: CheckinListRow, after: CheckinListFields): Promise<void> {
+  if (before.ticket_ids === after.ticket_ids) return;
+  const all = await eventTicketIds(ctx.db, before.event_id);
+  const admitted = (ids: number[]) => new Set(ids.length ? ids : all);
+  const was = admitted(listTicketIds(before));
+  const is = admitted(JSON.parse(after.ticket_ids) as number[]);
+  const moved = all.filter((t) => was.has(t) !== is.has(t));
+  await touchAttendeesOfTickets(ctx.db, before.event_id, moved);
+}
 
 /** Deleted for good: its scans stay in the log (with its ID), and the keys bound to it are revoked with it. */
 const remove = implement(checkinListRoutes.deleteCheckinList, async (input, ctx) => {

@@ -1,7 +1,9 @@
 import 'fake-indexeddb/auto';
 import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { gateHistory, loadGate, recordGatePass } from '../../../renderer/checkin/gate.ts';
+import { gateHistory, loadGate, recordGatePass, saveGate } from '../../../renderer/checkin/gate.ts';
+import { countAttendees, getAttendee } from '../../../renderer/store/attendees.ts';
+import type { AttendeeRow } from '../../../renderer/store/db.ts';
 import { openKioskDb } from '../../../renderer/store/db.ts';
 import { ApiError, type ApiClient, type ApiResponse } from '../../../renderer/sync/api-client.ts';
 import { gatePaths, syncGate } from '../../../renderer/sync/gate-sync.ts';
@@ -100,6 +102,34 @@ describe('syncGate', () => {
     assert.equal(await syncGate(older, db2, 10), null);
     db.close();
     db2.close();
+  });
+
+  test('the list no longer admits a ticket: its cached attendees leave the cache (trashed); the others stay', async () => {
+    const db = openKioskDb(`gate-sync-${process.pid}-${++dbs}`);
+    const row = (id: number, ticketId: number): AttendeeRow => ({
+      id,
+      eventId: 10,
+      ticketId,
+      status: 'publish',
+      orderStatus: 'completed',
+      codeHash: null,
+      checkedIn: 0,
+      checkinDate: null,
+      checkinAt: null,
+      checkinDevice: null,
+      name: `Guest ${id}`,
+      email: '',
+      ticketTitle: null,
+      words: [],
+    });
+    // Synced while the list admitted tickets 11 and 12: attendees of both cached.
+    await saveGate(db, { list: { ...LIST, ticket_ids: [11, 12] }, timezone: 'Europe/Tallinn', status: null, statusAt: null });
+    await db.attendees.bulkPut([row(300, 11), row(301, 12)]);
+    await syncGate(boundServer([[]]), db, 10);
+    assert.equal((await getAttendee(db, 300))?.status, 'trash', 'ticket 11 is no longer admitted');
+    assert.equal((await getAttendee(db, 301))?.status, 'publish');
+    assert.equal((await countAttendees(db, 'vip-1', Date.now())).total, 1);
+    db.close();
   });
 
   test('offline: the stored list stays, and the error reaches the engine', async () => {

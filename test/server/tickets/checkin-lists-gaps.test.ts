@@ -191,3 +191,33 @@ describe('the device’s scan time is bounded by the arrival where a list decide
     assert.equal(again.body.code, 'checkin-list-entries-exhausted');
   });
 });
+
+describe('editing the tickets a list admits moves the attendee cursor', () => {
+  const download = async (auth: string, since: number | string) => {
+    const r = await call(`${A}?post_id=${f.eventId}&changed_since=${since}&per_page=100&door=1`, { auth });
+    assert.equal(r.status, 200, r.text);
+    return { ids: (r.body.attendees as Array<{ id: number }>).map((a) => a.id).sort((a, b) => a - b), cursor: r.headers.get('x-evt-cursor')! };
+  };
+
+  test('a kiosk on the list downloads the newly admitted attendees at its next delta; others keep their place', async () => {
+    const list = await createList({ name: 'Widening', ticket_ids: [vip.ticketId] });
+    const key = await listKey(list.id);
+    const full = await download(key.auth, 0);
+    assert.deepEqual(full.ids, [...vip.attendeeIds].sort((a, b) => a - b));
+    const quiet = await download(key.auth, full.cursor);
+    assert.deepEqual(quiet.ids, []);
+    const widened = await call(`${L}/${list.id}`, { method: 'PATCH', auth: s.admin, body: { ticket_ids: [vip.ticketId, f.ticketId] } });
+    assert.equal(widened.status, 200, widened.text);
+    const delta = await download(key.auth, full.cursor);
+    assert.deepEqual(delta.ids, [...f.attendeeIds].sort((a, b) => a - b), 'the general attendees, now admitted');
+    // Narrowed to the general ticket only: the VIP attendees move (no longer admitted), the general ones do not.
+    const manager = await download(s.admin, delta.cursor);
+    assert.deepEqual(manager.ids, []);
+    await call(`${L}/${list.id}`, { method: 'PATCH', auth: s.admin, body: { ticket_ids: [f.ticketId] } });
+    const moved = await download(s.admin, delta.cursor);
+    assert.deepEqual(moved.ids, [...vip.attendeeIds].sort((a, b) => a - b));
+    // A change of anything else moves nobody.
+    await call(`${L}/${list.id}`, { method: 'PATCH', auth: s.admin, body: { name: 'Renamed', ticket_ids: [f.ticketId] } });
+    assert.deepEqual((await download(s.admin, moved.cursor)).ids, []);
+  });
+});
