@@ -3876,6 +3876,8 @@ export interface operations {
         after?: string;
         /** @description Scans at or before this UTC date */
         before?: string;
+        /** @description Only scans recorded after this log ID (the order scans arrived in, whatever their scan time), oldest first; the answer carries X-EVT-Cursor, the ID to ask from next */
+        after_id?: number;
         /** @description Sort results in ASC or DESC order; defaults to ASC */
         order?: "ASC" | "DESC";
         /** @description The language of the content to read or write. */

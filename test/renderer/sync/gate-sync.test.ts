@@ -132,6 +132,38 @@ describe('syncGate', () => {
     db.close();
   });
 
+  test('the list’s passes are read from the log’s cursor: each sync asks only for what arrived since, and keeps the rest', async () => {
+    const db = openKioskDb(`gate-sync-${process.pid}-${++dbs}`);
+    const pass = (id: number, attendee: number, at: string) => ({
+      id,
+      attendee_id: attendee,
+      result: 'accepted',
+      reason: null,
+      scanned_at: at,
+      nonce: `nonce-${id}-0123456789`,
+    });
+    const log = [pass(1, 200, '2026-11-22T18:00:00.000Z'), pass(2, 201, '2026-11-22T18:01:00.000Z')];
+    const asked: unknown[] = [];
+    const server = api({
+      [gatePaths.lists()]: () => ok({ rest_url: '', total: 1, total_pages: 1, checkin_lists: [LIST] }, { 'X-EVT-Key-List': '7' }),
+      '': () => ok({ timezone_string: 'Europe/Tallinn' }),
+      [gatePaths.status(7)]: () => ok(STATUS),
+      [gatePaths.checkins()]: (q) => {
+        asked.push(q.after_id);
+        const rows = log.filter((r) => r.id > Number(q.after_id ?? 0));
+        return ok({ total_pages: 1, checkins: rows }, { 'X-EVT-Cursor': String(Math.max(0, ...log.map((r) => r.id))) });
+      },
+    });
+    await syncGate(server, db, 10);
+    // A pass uploaded late by another kiosk: an old scan time, a new place in the log.
+    log.push(pass(3, 202, '2026-11-22T17:00:00.000Z'));
+    await syncGate(server, db, 10);
+    assert.deepEqual(asked, [0, 2], 'the second sync asks from the cursor the first one got');
+    assert.equal((await loadGate(db))?.passCursor, 3);
+    for (const id of [200, 201, 202]) assert.equal((await gateHistory(db, 7, id)).length, 1, `attendee ${id}'s pass is kept`);
+    db.close();
+  });
+
   test('offline: the stored list stays, and the error reaches the engine', async () => {
     const db = openKioskDb(`gate-sync-${process.pid}-${++dbs}`);
     await syncGate(boundServer([[]]), db, 10);

@@ -221,3 +221,36 @@ describe('editing the tickets a list admits moves the attendee cursor', () => {
     assert.deepEqual((await download(s.admin, moved.cursor)).ids, []);
   });
 });
+
+describe('the check-in log read from a cursor (a kiosk on a list syncs its passes)', () => {
+  test('after_id answers only what arrived after the cursor, oldest first, with the next cursor; an old scan time uploaded late still comes after it', async () => {
+    const list = await createList({ name: 'Cursor gate', ticket_ids: [vip.ticketId] });
+    const key = await listKey(list.id);
+    const log = async (after: number | string) => {
+      const r = await call(`${s.root}evt/tickets/v1/checkins?result=accepted,checked_out&per_page=100&after_id=${after}`, { auth: key.auth });
+      assert.equal(r.status, 200, r.text);
+      return { ids: (r.body.checkins as Array<{ id: number; attendee_id: number }>).map((c) => c.attendee_id), cursor: r.headers.get('x-evt-cursor') };
+    };
+    const [a, b] = [vip.attendeeIds[0]!, vip.attendeeIds[1]!];
+    // The server's clock moves on by minutes between the scans and the reads: on PostgreSQL the cursor stops at the
+    // rows that arrived a minute ago (checkinLogCursor), which each read here is past.
+    let ahead = 0;
+    s.app.state.services.clock = () => Date.now() + ahead;
+    assert.equal((await scan(a, { check_in: true }, key.auth)).status, 201);
+    ahead = 2 * 60_000;
+    const first = await log(0);
+    assert.deepEqual(first.ids, [a]);
+    assert.match(first.cursor ?? '', /^\d+$/);
+    assert.deepEqual((await log(first.cursor!)).ids, [], 'nothing new');
+    // An offline kiosk uploads a scan made an hour ago: its scan time is older than the first one's, its arrival later.
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    assert.equal((await scan(b, { check_in: true, check_in_date: hourAgo }, key.auth)).status, 201);
+    ahead = 4 * 60_000;
+    const next = await log(first.cursor!);
+    assert.deepEqual(next.ids, [b]);
+    assert.ok(Number(next.cursor) > Number(first.cursor));
+    // Without after_id the log answers as before, with no cursor.
+    const plain = await call(`${s.root}evt/tickets/v1/checkins?result=accepted`, { auth: key.auth });
+    assert.equal(plain.headers.get('x-evt-cursor'), null);
+  });
+});
