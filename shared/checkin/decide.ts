@@ -226,6 +226,8 @@ export interface LastPass {
   kind: 'entry' | 'exit';
   /** The log row that made the pass: log rows are numbered in the order they were accepted. */
   id: number;
+  /** The list is an exit list (direction `exit`): its exit is an exit from the whole event. */
+  exitList?: boolean;
 }
 
 /**
@@ -234,10 +236,11 @@ export interface LastPass {
  * an entry), or `null` when inside none, and only then checked out of the event. Each list keeps its own
  * inside/outside, as pretix's check-in lists do: leaving the VIP lounge is no exit from the festival. An exit
  * through no list (the implicit list) is an exit from the whole event, as before lists: entries before it stand no
- * more. `last` holds the attendee's last pass on each list, the exit's own list included or not.
+ * more, and so is an exit through an exit list. `last` holds the attendee's last pass on each list, the exit's own list included or not.
  */
 export function standingAfterListExit(exitListId: number, last: readonly LastPass[]): number | null {
-  const eventExit = last.find((p) => p.listId === null && p.kind === 'exit')?.id ?? 0;
+  let eventExit = 0;
+  for (const p of last) if (p.kind === 'exit' && (p.listId === null || p.exitList) && p.id > eventExit) eventExit = p.id;
   let standing: number | null = null;
   for (const p of last) {
     if (p.listId === exitListId || p.kind !== 'entry' || p.id < eventExit) continue;

@@ -192,8 +192,11 @@ export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: Ch
     params.push(q.attendeeId);
   }
   if (q.listId !== undefined) {
-    where.push('list_id = ?');
-    params.push(q.listId);
+    // The list's scans, and the exits through its event's exit lists: those end an entry on every list, so a
+    // kiosk on the list reads them as its own list's exits (renderer/checkin/gate.ts passesFromLog).
+    where.push(`(list_id = ? OR (result = 'checked_out' AND list_id IN (SELECT x.id FROM checkin_lists x JOIN checkin_lists o
+      ON o.event_id = x.event_id WHERE o.id = ? AND x.direction = 'exit')))`);
+    params.push(q.listId, q.listId);
   }
   if (q.deviceId !== undefined) {
     where.push('device_id = ?');

@@ -45,6 +45,7 @@ export function presentList(list: CheckinListRow): CheckinList {
     window_start: list.window_start,
     window_end: list.window_end,
     entries_per_day: list.entries_per_day,
+    direction: list.direction,
   };
 }
 
@@ -105,6 +106,11 @@ export async function decideThroughList(ctx: Ctx, row: AttendeeRow, req: ScanReq
   if (listId === undefined) return null;
   const list = await getCheckinList(ctx.db, listId);
   if (!list || list.event_id !== row.event_id) throw invalidParam('list_id', 'list_id is not a check-in list of the attendee’s event.');
+  // Through an exit list every scan is an exit, whatever check_in says (a door at the way out; the original's QR
+  // app knows only check-in); the kiosk on such a list scans exits (renderer/checkin/checkin-service.ts).
+  // Its exits are exits from the whole event: every list's history reads them (listPassesOf), and the standing
+  // check-in is cleared (scan.ts applyScan). A door at the way out need not know which gate the guest came in by.
+  if (list.direction === 'exit') req = { ...req, checkIn: false };
   const logged = (result: CheckinResult, reason: string | null): CheckinInsert => ({ ...log(result, reason), list_id: list.id });
   if (req.checkIn) {
     // What holds on every list: a trashed ticket or an order that does not allow check-in.
@@ -121,7 +127,7 @@ export async function decideThroughList(ctx: Ctx, row: AttendeeRow, req: ScanReq
     });
     if (base.kind === 'invalid') return { outcome: { kind: 'rejected', reason: base.reason }, log: logged('rejected', base.reason) };
   }
-  const history: ListPass[] = (await listPassesOf(ctx.db, list.id, row.id)).map((p) => ({
+  const history: ListPass[] = (await listPassesOf(ctx.db, list.id, row.id, row.event_id)).map((p) => ({
     kind: p.result === 'accepted' ? 'entry' : 'exit',
     at: Date.parse(p.scanned_at),
   }));
@@ -135,7 +141,9 @@ export async function decideThroughList(ctx: Ctx, row: AttendeeRow, req: ScanReq
   const verdict = decideListScan(listRules(ctx, list), row.ticket_id, { kind: req.checkIn ? 'entry' : 'exit', at }, history);
   if (verdict.kind === 'admit') {
     if (req.checkIn) return { outcome: { kind: 'accepted' }, log: listed('accepted', null) };
-    return { outcome: { kind: 'checked_out' }, log: listed('checked_out', verdict.counts ? null : 'not_checked_in') };
+    // An exit list is the venue's way out: its exit leaves the event, and counts when the attendee is inside it.
+    const counts = list.direction === 'exit' ? row.checked_in === 1 : verdict.counts;
+    return { outcome: { kind: 'checked_out' }, log: listed('checked_out', counts ? null : 'not_checked_in'), eventExit: list.direction === 'exit' };
   }
   if (verdict.code === 'tec-et-attendee-already-checked-in') {
     return { outcome: { kind: 'conflict', standing: checkinDetails(ctx, row) }, log: listed('conflict', 'already_checked_in') };

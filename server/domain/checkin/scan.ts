@@ -40,6 +40,8 @@ export interface ScanDecision {
   outcome: ScanOutcome;
   /** The log row to write; `null` for a replayed nonce (already logged). */
   log: CheckinInsert | null;
+  /** An exit through an exit list: an exit from the whole event (domain/checkin/lists.ts). */
+  eventExit?: boolean;
 }
 
 function scanSubject(row: AttendeeRow, standing: CheckinDetails | false): ScanSubject {
@@ -178,7 +180,7 @@ export async function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): Pr
     // moves to an entry on a list the attendee is still inside, and is cleared only when inside none. An exit
     // of someone not inside the list (logged with a reason) changes nothing.
     if (d.log.reason !== null || !row.checked_in) return row;
-    const standing = standingAfterListExit(listId, await lastPassesOf(ctx.db, row.id));
+    const standing = d.eventExit ? null : standingAfterListExit(listId, await lastPassesOf(ctx.db, row.id));
     await setCheckedIn(ctx.db, row.id, standing);
     if (standing === null) return scannedRow(row, d, id);
     return Object.assign(row, (await getAttendeeRow(ctx.db, row.id)) ?? {});

@@ -63,6 +63,7 @@ interface FieldInput {
   window_start?: string | null;
   window_end?: string | null;
   entries_per_day?: number | null;
+  direction?: 'entry' | 'exit';
 }
 
 /**
@@ -83,6 +84,7 @@ async function mergeFields(ctx: Ctx, eventId: number, base: CheckinListFields, i
     window_start: pick('window_start'),
     window_end: pick('window_end'),
     entries_per_day: pick('entries_per_day'),
+    direction: input.direction ?? base.direction,
   };
   const invalid: Record<string, string> = {};
   if (out.name === '') invalid.name = 'name must not be empty.';
@@ -109,6 +111,7 @@ const DEFAULTS: Omit<CheckinListFields, 'event_id'> = {
   window_start: null,
   window_end: null,
   entries_per_day: null,
+  direction: 'entry',
 };
 
 const SUPPORTED = ['event_id', 'per_page'];

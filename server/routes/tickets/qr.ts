@@ -131,6 +131,8 @@ const qrCheckin = implement(
       if (keyListScope(door) !== null && isFailure(o)) return errorResult(await scanError(o, door, after));
       // As the original, the check-in answer carries the attendee as it was read before the check-in (not yet
       // checked in); a read after it shows the standing check-in.
+      // Through an exit list the scan was an exit (domain/checkin/lists.ts): the original has no such answer.
+      if (o.kind === 'checked_out') return { status: 201, body: { msg: 'Checked Out!', attendee: attendee() } };
       if (o.kind === 'accepted') return { status: 201, body: { msg: 'Checked In!', attendee: presentAttendee(door, before, true) } };
       if (o.kind === 'conflict') return qr403({ msg: 'Already checked in!', error: 'attendee_already_checked_in', attendee: attendee() });
       if (o.kind === 'rejected' && o.reason === 'revoked')

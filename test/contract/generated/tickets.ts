@@ -1164,6 +1164,11 @@ export interface components {
       window_start: string | null;
       window_end: string | null;
       entries_per_day: number | null;
+      /**
+       * @default entry
+       * @enum {string}
+       */
+      direction: "entry" | "exit";
       signing_key?: string;
       signing_key_id?: string;
     };
@@ -1181,6 +1186,11 @@ export interface components {
           window_start: string | null;
           window_end: string | null;
           entries_per_day: number | null;
+          /**
+           * @default entry
+           * @enum {string}
+           */
+          direction: "entry" | "exit";
           signing_key?: string;
           signing_key_id?: string;
         })[];
@@ -1208,6 +1218,11 @@ export interface components {
         window_start: string | null;
         window_end: string | null;
         entries_per_day: number | null;
+        /**
+         * @default entry
+         * @enum {string}
+         */
+        direction: "entry" | "exit";
         signing_key?: string;
         signing_key_id?: string;
       };
@@ -4097,6 +4112,11 @@ export interface operations {
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
           /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
+          /**
            * @description The language of the content to read or write.
            * @enum {string}
            */
@@ -4125,6 +4145,11 @@ export interface operations {
           window_end?: string;
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
+          /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
           /**
            * @description The language of the content to read or write.
            * @enum {string}
@@ -4273,6 +4298,11 @@ export interface operations {
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
           /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
+          /**
            * @description The language of the content to read or write.
            * @enum {string}
            */
@@ -4299,6 +4329,11 @@ export interface operations {
           window_end?: string;
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
+          /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
           /**
            * @description The language of the content to read or write.
            * @enum {string}
@@ -4393,6 +4428,11 @@ export interface operations {
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
           /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
+          /**
            * @description The language of the content to read or write.
            * @enum {string}
            */
@@ -4419,6 +4459,11 @@ export interface operations {
           window_end?: string;
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
+          /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
           /**
            * @description The language of the content to read or write.
            * @enum {string}
@@ -4579,6 +4624,11 @@ export interface operations {
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
           /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
+          /**
            * @description The language of the content to read or write.
            * @enum {string}
            */
@@ -4605,6 +4655,11 @@ export interface operations {
           window_end?: string;
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
+          /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
           /**
            * @description The language of the content to read or write.
            * @enum {string}

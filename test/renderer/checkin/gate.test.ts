@@ -33,6 +33,7 @@ function list(over: Partial<CheckinList> = {}): CheckinList {
     window_start: null,
     window_end: null,
     entries_per_day: null,
+    direction: 'entry',
     ...over,
   };
 }
@@ -139,6 +140,27 @@ describe('offline decisions through the kiosk’s check-in list', () => {
     assert.equal(words(back.verdict, strict.gate, 'en'), 'Not valid | No re-entry on this list');
     assert.equal(words(back.verdict, strict.gate, 'et'), 'Ei kehti | Selle nimekirjaga uuesti sisse ei saa');
     await strict.d.close();
+  });
+
+  test('a kiosk on an exit list is an exit: its scans are queued as exits and its screen says goodbye; other gates’ tickets still refused', async () => {
+    const { server, vip, general, d, gate } = await gateDevice({ direction: 'exit' });
+    const out = await d.service.scan(server.ticketUrl(vip[0]));
+    assert.equal(out.verdict.kind, 'admitted');
+    assert.equal(words(out.verdict, gate, 'en'), 'Goodbye | Exit through VIP recorded');
+    assert.equal(words(out.verdict, gate, 'et'), 'Head aega | Väljumine läbi VIP on kirja pandud');
+    // Staff asking for a check-in by hand on an exit kiosk make an exit too.
+    d.clock.now += 60_000;
+    await d.service.manual(vip[1].id, true);
+    assert.deepEqual(
+      (await d.db.outbox.toArray()).map((r) => [r.attendeeId, r.checkIn]),
+      [
+        [vip[0].id, false],
+        [vip[1].id, false],
+      ],
+    );
+    const other = await d.service.scan(server.ticketUrl(general[0]));
+    assert.equal(other.verdict.kind === 'invalid' && other.verdict.code, 'checkin-list-ticket-not-admitted');
+    await d.close();
   });
 
   test('entries per day are counted in the site’s day', async () => {

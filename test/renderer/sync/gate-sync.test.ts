@@ -23,6 +23,7 @@ const LIST = {
   window_start: null,
   window_end: null,
   entries_per_day: null,
+  direction: 'entry' as const,
 };
 const STATUS = { checked_in: 1, inside: 1, expected: 3, event: { checked_in: 2, inside: 2, expected: 6 } };
 

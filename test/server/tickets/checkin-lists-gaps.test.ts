@@ -254,3 +254,42 @@ describe('the check-in log read from a cursor (a kiosk on a list syncs its passe
     assert.equal(plain.headers.get('x-evt-cursor'), null);
   });
 });
+
+describe('an exit list', () => {
+  test('every scan through it is an exit from the event, whatever check_in says, on the attendee route and by QR; every list reads it', async () => {
+    const entry = await createList({ name: 'Way in', ticket_ids: [vip.ticketId] });
+    const lounge = await createList({ name: 'Lounge C', ticket_ids: [vip.ticketId] });
+    const exit = await createList({ name: 'Way out', ticket_ids: [vip.ticketId], direction: 'exit' });
+    assert.equal((await call(`${L}/${exit.id}`, { auth: s.admin })).body.direction, 'exit');
+    const inKey = await listKey(entry.id);
+    const loungeKey = await listKey(lounge.id);
+    const outKey = await listKey(exit.id);
+    const guest = vip.attendeeIds[4]!;
+    const rows = async () =>
+      ((await s.db.prepare('SELECT result, reason FROM checkins WHERE attendee_id = ? AND list_id = ? ORDER BY id').all(guest, exit.id)) as Array<{
+        result: string;
+        reason: string | null;
+      }>).map((r) => `${r.result}/${r.reason}`);
+    // Not inside the event: the exit (check_in: true sent) lets nobody out and enters nobody.
+    const first = await scan(guest, { check_in: true }, outKey.auth);
+    assert.equal(first.status, 201, first.text);
+    assert.equal(first.body.checked_in, false);
+    assert.deepEqual(await rows(), ['checked_out/not_checked_in']);
+    // In through the way in and the lounge; the way out (by QR, which only knows check-in) lets the guest out of all.
+    assert.equal((await scan(guest, { check_in: true }, inKey.auth)).status, 201);
+    assert.equal((await scan(guest, { check_in: true }, loungeKey.auth)).status, 201);
+    const byQr = await call(`${s.root}evt/tickets/v1/qr?api_key=${outKey.key}&ticket_id=${guest}&security_code=${vip.codes.get(guest)}`);
+    assert.equal(byQr.status, 201, byQr.text);
+    assert.equal(byQr.body.msg, 'Checked Out!');
+    assert.deepEqual(await rows(), ['checked_out/not_checked_in', 'checked_out/null']);
+    assert.equal((await call(`${A}/${guest}`, { auth: s.admin })).body.checked_in, false);
+    for (const l of [entry, lounge]) assert.equal((await call(`${L}/${l.id}/status`, { auth: s.admin })).body.inside, 0, 'out of every list');
+    // Each list's rules read the exit: back in through the way in (re-entry after an exit), not "already inside".
+    assert.equal((await scan(guest, { check_in: true }, inKey.auth)).status, 201);
+    // The entry list's kiosk reads the exit in its log.
+    const log = await call(`${s.root}evt/tickets/v1/checkins?attendee_id=${guest}&result=checked_out`, { auth: inKey.auth });
+    assert.equal((log.body.checkins as unknown[]).length, 2);
+    // A lounge exit now: the standing entry is the way in's, not the lounge's entry the event exit ended.
+    assert.equal((await scan(guest, { check_in: false }, loungeKey.auth)).body.checked_in, true);
+  });
+});

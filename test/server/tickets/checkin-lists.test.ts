@@ -67,6 +67,7 @@ describe('list routes', () => {
       window_start: null,
       window_end: null,
       entries_per_day: null,
+      direction: 'entry',
     });
     assert.ok(Number.isInteger(r.body.id));
     const read = await call(`${L}/${r.body.id}`, { auth: organizer.auth });
@@ -84,6 +85,7 @@ describe('list routes', () => {
       window_start: '2026-12-01 18:00:00',
       window_end: '2026-12-01 23:30:00',
       entries_per_day: 3,
+      direction: 'exit',
     });
     assert.equal(r.status, 201);
     assert.deepEqual(
@@ -100,6 +102,7 @@ describe('list routes', () => {
         window_start: '2026-12-01 18:00:00',
         window_end: '2026-12-01 23:30:00',
         entries_per_day: 3,
+        direction: 'exit',
       },
     );
     const form = await call(L, {
