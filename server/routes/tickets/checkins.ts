@@ -10,7 +10,14 @@ import { created, ok } from '../../kernel/result.ts';
 import { callerUserId } from '../../kernel/context.ts';
 import { getAttendeeRow } from '../../db/repos/attendees.ts';
 import { getPostType } from '../../db/repos/posts.ts';
-import { CHECKIN_RESULTS, checkinLogCursor, findCheckinByNonceLocked, insertCheckin, queryCheckins, type CheckinRow } from '../../db/repos/checkins.ts';
+import {
+  CHECKIN_RESULTS,
+  checkinLogCursor,
+  findCheckinByNonceLocked,
+  insertCheckin,
+  queryCheckins,
+  type CheckinRow,
+} from '../../db/repos/checkins.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
 import { keyListScope } from '../../domain/checkin/lists.ts';
 import { assertMayWriteAttendeesOf, keyEventScope, organizerScope, scanTime } from './attendee-access.ts';

@@ -29,7 +29,8 @@ const listKey = async (listId: number, label = 'Gate') => {
   const { key, row } = await createApiKey(s.db, label, f.eventId, null, listId);
   return { key, auth: bearer(key), id: row.id };
 };
-const scan = (id: number, body: Record<string, unknown>, auth: string) => call(`${A}/${id}`, { method: 'PATCH', auth, body: { nonce: nonce(), ...body } });
+const scan = (id: number, body: Record<string, unknown>, auth: string) =>
+  call(`${A}/${id}`, { method: 'PATCH', auth, body: { nonce: nonce(), ...body } });
 
 beforeAll(async () => {
   s = await startTestServer({ EVT_TIMEZONE: 'Europe/Tallinn' });
@@ -203,19 +204,29 @@ describe('editing the tickets a list admits moves the attendee cursor', () => {
     const list = await createList({ name: 'Widening', ticket_ids: [vip.ticketId] });
     const key = await listKey(list.id);
     const full = await download(key.auth, 0);
-    assert.deepEqual(full.ids, [...vip.attendeeIds].sort((a, b) => a - b));
+    assert.deepEqual(
+      full.ids,
+      [...vip.attendeeIds].sort((a, b) => a - b),
+    );
     const quiet = await download(key.auth, full.cursor);
     assert.deepEqual(quiet.ids, []);
     const widened = await call(`${L}/${list.id}`, { method: 'PATCH', auth: s.admin, body: { ticket_ids: [vip.ticketId, f.ticketId] } });
     assert.equal(widened.status, 200, widened.text);
     const delta = await download(key.auth, full.cursor);
-    assert.deepEqual(delta.ids, [...f.attendeeIds].sort((a, b) => a - b), 'the general attendees, now admitted');
+    assert.deepEqual(
+      delta.ids,
+      [...f.attendeeIds].sort((a, b) => a - b),
+      'the general attendees, now admitted',
+    );
     // Narrowed to the general ticket only: the VIP attendees move (no longer admitted), the general ones do not.
     const manager = await download(s.admin, delta.cursor);
     assert.deepEqual(manager.ids, []);
     await call(`${L}/${list.id}`, { method: 'PATCH', auth: s.admin, body: { ticket_ids: [f.ticketId] } });
     const moved = await download(s.admin, delta.cursor);
-    assert.deepEqual(moved.ids, [...vip.attendeeIds].sort((a, b) => a - b));
+    assert.deepEqual(
+      moved.ids,
+      [...vip.attendeeIds].sort((a, b) => a - b),
+    );
     // A change of anything else moves nobody.
     await call(`${L}/${list.id}`, { method: 'PATCH', auth: s.admin, body: { name: 'Renamed', ticket_ids: [f.ticketId] } });
     assert.deepEqual((await download(s.admin, moved.cursor)).ids, []);
@@ -229,7 +240,10 @@ describe('the check-in log read from a cursor (a kiosk on a list syncs its passe
     const log = async (after: number | string) => {
       const r = await call(`${s.root}evt/tickets/v1/checkins?result=accepted,checked_out&per_page=100&after_id=${after}`, { auth: key.auth });
       assert.equal(r.status, 200, r.text);
-      return { ids: (r.body.checkins as Array<{ id: number; attendee_id: number }>).map((c) => c.attendee_id), cursor: r.headers.get('x-evt-cursor') };
+      return {
+        ids: (r.body.checkins as Array<{ id: number; attendee_id: number }>).map((c) => c.attendee_id),
+        cursor: r.headers.get('x-evt-cursor'),
+      };
     };
     const [a, b] = [vip.attendeeIds[0]!, vip.attendeeIds[1]!];
     // The server's clock moves on by minutes between the scans and the reads: on PostgreSQL the cursor stops at the
@@ -266,10 +280,12 @@ describe('an exit list', () => {
     const outKey = await listKey(exit.id);
     const guest = vip.attendeeIds[4]!;
     const rows = async () =>
-      ((await s.db.prepare('SELECT result, reason FROM checkins WHERE attendee_id = ? AND list_id = ? ORDER BY id').all(guest, exit.id)) as Array<{
-        result: string;
-        reason: string | null;
-      }>).map((r) => `${r.result}/${r.reason}`);
+      (
+        (await s.db.prepare('SELECT result, reason FROM checkins WHERE attendee_id = ? AND list_id = ? ORDER BY id').all(guest, exit.id)) as Array<{
+          result: string;
+          reason: string | null;
+        }>
+      ).map((r) => `${r.result}/${r.reason}`);
     // Not inside the event: the exit (check_in: true sent) lets nobody out and enters nobody.
     const first = await scan(guest, { check_in: true }, outKey.auth);
     assert.equal(first.status, 201, first.text);
