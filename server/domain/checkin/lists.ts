@@ -13,8 +13,7 @@ import { forbidden, HttpError, invalidParam } from '../../kernel/errors.ts';
 import { effectiveOrderStatus, type AttendeeRow } from '../../db/repos/attendees.ts';
 import type { CheckinInsert, CheckinResult } from '../../db/repos/checkins.ts';
 import { getCheckinList, listPassesOf, type CheckinListRow } from '../../db/repos/checkin-lists.ts';
-import { checkinDetails } from './standing.ts';
-import { nowMs } from '../../routes/tickets/clock.ts';
+import { checkinDetails, scanNowMs } from './standing.ts';
 import type { ScanDecision, ScanRequest } from './scan.ts';
 
 /**
@@ -131,7 +130,7 @@ export async function decideThroughList(ctx: Ctx, row: AttendeeRow, req: ScanReq
     kind: p.result === 'accepted' ? 'entry' : 'exit',
     at: Date.parse(p.scanned_at),
   }));
-  const at = believedScanTime(req.scannedAt?.getTime(), nowMs(ctx), ctx.app.config.scanMaxAgeHours);
+  const at = believedScanTime(req.scannedAt?.getTime(), scanNowMs(ctx), ctx.app.config.scanMaxAgeHours);
   // The pass is logged at the time it was decided at, so the attendee's later scans count it on that day.
   const listed = (result: CheckinResult, reason: string | null): CheckinInsert => ({
     ...log(result, reason),

@@ -7,8 +7,7 @@ import type { AttendeeRow } from '../../db/repos/attendees.ts';
 import { effectiveOrderStatus, getAttendeeRow, lockScanState, setCheckedIn } from '../../db/repos/attendees.ts';
 import { lastPassesOf } from '../../db/repos/checkin-lists.ts';
 import { findCheckinByNonce, insertCheckin, type CheckinInsert, type CheckinResult, type CheckinRow } from '../../db/repos/checkins.ts';
-import { checkinDetails } from './standing.ts';
-import { nowMs } from '../../routes/tickets/clock.ts';
+import { checkinDetails, scanNowMs } from './standing.ts';
 import { decideThroughList } from './lists.ts';
 
 /**
@@ -66,7 +65,7 @@ export function logRow(
   reason: string | null,
 ): CheckinInsert {
   // The arrival, on the tickets namespace's clock (tests move it): list scans are bounded by it (lists.ts).
-  const now = new Date(nowMs(ctx)).toISOString();
+  const now = new Date(scanNowMs(ctx)).toISOString();
   return {
     attendee_id: row?.id ?? null,
     event_id: row?.event_id ?? null,

@@ -27,3 +27,9 @@ export function checkinDetails(ctx: Ctx, row: AttendeeRow): CheckinDetails | fal
   const date = utcToLocal(ctx, row.ci_scanned_at);
   return { date, date_details: dateDetails(date), source: row.ci_source ?? 'site', author: row.ci_user_id ?? 0, device_id: row.ci_device_id };
 }
+
+/** Now (ms) on the app's clock, which tests move (`app.services.clock`, as routes/tickets/clock.ts reads it). */
+export function scanNowMs(ctx: Pick<Ctx, 'app'>): number {
+  const clock = ctx.app.services.clock;
+  return clock ? Number(clock()) : Date.now();
+}
