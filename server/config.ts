@@ -59,6 +59,11 @@ const Env = z.object({
     .min(1)
     .max(7 * 24 * 60)
     .default(30),
+  /**
+   * Hours a scan's device time (`check_in_date`) may lie before its arrival and still decide a check-in list's
+   * window and daily limit (server/domain/checkin/lists.ts `believedScanTime`).
+   */
+  EVT_SCAN_MAX_AGE_HOURS: z.coerce.number().int().min(0).max(100_000).default(24),
   /** PostgreSQL: connections this process opens at most (its statements in flight at once). */
   EVT_PG_POOL: z.coerce.number().int().min(1).max(200).default(10),
   /** Origins allowed to send credentials (comma-separated); any other origin gets `*` without credentials (D9). */
@@ -130,6 +135,8 @@ export interface Config {
   cache: boolean;
   maxTicketsPerOrder: number;
   orderHoldMinutes: number;
+  /** EVT_SCAN_MAX_AGE_HOURS. */
+  scanMaxAgeHours: number;
   /** PostgreSQL connections per process at most (EVT_PG_POOL). */
   pgPool: number;
   /** Origins (scheme://host[:port], lower case) allowed to send credentials. */
@@ -200,6 +207,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cache: e.EVT_CACHE === 'on',
     maxTicketsPerOrder: e.EVT_MAX_TICKETS_PER_ORDER,
     orderHoldMinutes: e.EVT_ORDER_HOLD_MINUTES,
+    scanMaxAgeHours: e.EVT_SCAN_MAX_AGE_HOURS,
     pgPool: e.EVT_PG_POOL,
     corsOrigins: e.EVT_CORS_ORIGINS.split(',')
       .map((o) => o.trim().replace(/\/+$/, '').toLowerCase())

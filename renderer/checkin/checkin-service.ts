@@ -85,7 +85,7 @@ export class CheckinService {
   private async decide(
     code: TicketCode | null,
     rules: (local: AttendeeRow | undefined, ctx: ScanContext) => ScanVerdict,
-    checkIn: boolean,
+    asked: boolean,
   ): Promise<ScanResult> {
     const { db, engine, deviceId } = this.opts;
     const at = this.now();
@@ -94,6 +94,9 @@ export class CheckinService {
     const settings = this.opts.settings();
     // A kiosk on a check-in list decides through the list's rules, from the passes it knows of (gate.ts).
     const gate = settings ? await loadGate(db) : null;
+    // A kiosk on an exit list is an exit: every scan, and staff's by hand, lets the attendee out (the server
+    // decides a scan through an exit list as an exit whatever it is sent, domain/checkin/lists.ts).
+    const checkIn = gate?.list.direction === 'exit' ? false : asked;
     const result = (verdict: ScanVerdict, mode: 'online' | 'offline', queued = false): ScanResult => ({
       verdict,
       nonce,
@@ -159,6 +162,11 @@ export class CheckinService {
       verdict = signed.verdict;
       if (signed.signedTicketId !== null && verdict.kind === 'admitted') {
         unknown = signedAttendeeRow(code, settings.event_id, signed.signedTicketId, verdict.ticketTitle);
+        // The signature names the ticket, so the list's rules decide it as the server would: a list key downloads
+        // only the attendees its list admits, and a signed ticket of another gate is refused in the same words as
+        // online (`checkin-list-ticket-not-admitted`), not left as "not on the list, or sold since".
+        if (gate) verdict = decideThroughGate(gate, verdict, unknown, checkIn, at, history);
+        if (verdict.kind !== 'admitted') unknown = undefined;
       }
     }
     if (verdict.kind !== 'admitted') return finish(verdict, mode);

@@ -20,6 +20,11 @@ export const GateState = z.object({
   /** The list's status as of `statusAt` (the last sync), `null` before the first. */
   status: CheckinListStatus.nullable(),
   statusAt: z.number().nullable(),
+  /**
+   * The server's log cursor (`X-EVT-Cursor` of `GET /checkins?after_id`) as of the last read of the list's passes:
+   * the next sync reads only what arrived after it. Absent: read the whole log (a server that sends no cursor).
+   */
+  passCursor: z.number().int().nonnegative().optional(),
 });
 export type GateState = z.infer<typeof GateState>;
 
@@ -91,9 +96,19 @@ export async function forgetGatePass(db: KioskDb, nonce: string): Promise<void> 
  * uploaded one is in the log under the same nonce, or was refused and leaves the history.
  */
 export async function replaceServerPasses(db: KioskDb, passes: Omit<ListPassRow, 'source'>[]): Promise<void> {
+  await mergeServerPasses(db, passes, true);
+}
+
+/**
+ * Adds the passes the server's log took in since the last read (`full`: the whole log, replacing what was kept).
+ * Either way this kiosk's passes no longer waiting in the outbox leave: an uploaded scan the server took arrived
+ * in its log after the last read, so its pass is among `passes` under the same nonce and replaces the local one;
+ * one that is not was refused.
+ */
+export async function mergeServerPasses(db: KioskDb, passes: Omit<ListPassRow, 'source'>[], full: boolean): Promise<void> {
   await db.transaction('rw', db.listPasses, db.outbox, async () => {
     const waiting = new Set((await db.outbox.toArray()).map((r) => r.nonce));
-    await db.listPasses.filter((r) => r.source === 'server' || !waiting.has(r.nonce)).delete();
+    await db.listPasses.filter((r) => (full && r.source === 'server') || (r.source === 'local' && !waiting.has(r.nonce))).delete();
     await db.listPasses.bulkPut(passes.map((p) => ({ ...p, source: 'server' as const })));
   });
 }

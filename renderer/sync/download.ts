@@ -32,9 +32,11 @@ export interface DownloadOptions {
 
 /** The event and its tickets; small, so refreshed whole on every full pass and on demand. */
 export async function downloadEventInfo({ api, db, eventId, signal }: DownloadOptions): Promise<void> {
-  // A door key reads tickets as a manager, whose ticket objects embed every attendee: ask only for what the
-  // door keeps, so the server skips building those lists (megabytes at a large event).
-  const ticketQuery = { include_post: eventId, per_page: 100, _fields: 'total,total_pages,tickets.id,tickets.post_id,tickets.title' };
+  // A door key reads tickets as a manager, whose ticket objects embed every attendee: `door` asks the server to
+  // leave those lists out (megabytes at a large event). `_fields` names whole tickets: WordPress's field filter
+  // does not descend into a list, so `tickets.id` would answer `tickets: []` (reference 1.4), and the kiosk would
+  // know no ticket of its event (a signed code could never be matched to its ticket).
+  const ticketQuery = { include_post: eventId, per_page: 100, door: 1, _fields: 'total,total_pages,tickets' };
   const [eventRes, ticketsRes, ...translated] = await Promise.all([
     api.get(kioskPaths.event(eventId), {}, { signal }),
     api.get(kioskPaths.tickets(), ticketQuery, { signal }),

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { CheckinListArchive, CheckinListStatus } from '../../shared/models/checkin-lists.ts';
 import { checkinListRoutes } from '../../shared/routes/checkin-lists.ts';
 import { ticketsRoutes } from '../../shared/routes/tickets.ts';
-import { knownUnbound, LogPass, loadGate, passesFromLog, replaceServerPasses, saveGate, type GateState } from '../checkin/gate.ts';
+import { knownUnbound, LogPass, loadGate, mergeServerPasses, passesFromLog, saveGate, type GateState } from '../checkin/gate.ts';
 import type { KioskDb } from '../store/db.ts';
+import { snapshotRows } from '../store/snapshot.ts';
 import { ApiError, type ApiClient } from './api-client.ts';
 
 /**
@@ -44,28 +45,61 @@ export async function syncGate(api: ApiClient, db: KioskDb, eventId: number, sig
     await db.listPasses.clear();
     return null;
   }
+  if (list.ticket_ids.length > 0 && !sameTickets(before?.list.ticket_ids, list.ticket_ids)) await dropNotAdmitted(db, list.ticket_ids);
   let timezone = before?.timezone;
   if (!timezone) {
     const index = SiteIndex.parse((await api.get('', { _fields: 'timezone_string' }, { signal })).body);
     timezone = index.timezone_string || 'UTC';
   }
-  const [statusRes, passes] = await Promise.all([api.get(gatePaths.status(list.id), {}, { signal }), readPasses(api, list.id, signal)]);
+  const since = before?.list.id === list.id ? (before.passCursor ?? 0) : 0;
+  const [statusRes, log] = await Promise.all([api.get(gatePaths.status(list.id), {}, { signal }), readPasses(api, list.id, since, signal)]);
   const status = CheckinListStatus.parse(statusRes.body);
   // The passes and the status are read after this sync's upload: what this kiosk scanned before is in both.
-  await replaceServerPasses(db, passes);
-  const gate: GateState = { list, timezone, status, statusAt: Date.now() };
+  await mergeServerPasses(db, log.passes, since === 0 || log.cursor === null);
+  const gate: GateState = { list, timezone, status, statusAt: Date.now(), ...(log.cursor === null ? {} : { passCursor: log.cursor }) };
   await saveGate(db, gate);
   return gate;
 }
 
-/** Every pass on the list in the server's log (a list-bound key reads its list's scans only). */
-async function readPasses(api: ApiClient, listId: number, signal?: AbortSignal) {
-  const out = [];
+/**
+ * The passes on the list the server's log took in after `since` (a list-bound key reads its list's scans only),
+ * and the log's cursor to read from next time, taken from the first page (`null`: a server that sends none
+ * answered the whole log). The cursor follows the order scans arrived in, not their scan time: an offline kiosk
+ * uploads old scan times late, and they still come after the cursor.
+ */
+async function readPasses(api: ApiClient, listId: number, since: number, signal?: AbortSignal) {
+  const passes = [];
+  let cursor: number | null = null;
   for (let page = 1; ; page++) {
-    const res = await api.get(gatePaths.checkins(), { result: 'accepted,checked_out', order: 'ASC', per_page: PASSES_PER_PAGE, page }, { signal });
+    const query = { result: 'accepted,checked_out', order: 'ASC', per_page: PASSES_PER_PAGE, page, after_id: since };
+    const res = await api.get(gatePaths.checkins(), query, { signal });
+    if (page === 1) {
+      const header = Number(res.headers.get('X-EVT-Cursor') ?? Number.NaN);
+      cursor = Number.isSafeInteger(header) && header >= 0 ? header : null;
+    }
     const body = LogPage.parse(res.body);
-    out.push(...passesFromLog(listId, body.checkins));
+    passes.push(...passesFromLog(listId, body.checkins));
     if (page >= body.total_pages) break;
   }
-  return out;
+  return { passes, cursor };
+}
+
+function sameTickets(a: readonly number[] | undefined, b: readonly number[]): boolean {
+  return a !== undefined && a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
+/**
+ * The list no longer admits some tickets (an organizer edited it): their attendees leave the cache, kept as
+ * trashed rows (searches and counts skip them; the list's rules refuse them anyway). The server moves the attendee
+ * cursor past the attendees of every ticket added or removed, so those newly admitted come with the next delta,
+ * and one admitted again later comes back the same way.
+ */
+async function dropNotAdmitted(db: KioskDb, ticketIds: readonly number[]): Promise<void> {
+  const admitted = new Set(ticketIds);
+  await db.transaction('rw', [db.attendees, db.snapshot], async () => {
+    const rows = new Map((await snapshotRows(db)).map((r) => [r.id, r]));
+    for (const r of await db.attendees.toArray()) rows.set(r.id, r);
+    const dropped = [...rows.values()].filter((r) => !admitted.has(r.ticketId) && r.status !== 'trash');
+    if (dropped.length) await db.attendees.bulkPut(dropped.map((r) => ({ ...r, status: 'trash', trashed: 1 })));
+  });
 }

@@ -134,7 +134,8 @@ export class DoorView {
     box.hidden = gate === null;
     if (!gate) return;
     const list = gate.list.name;
-    byId('gate-name').textContent = list;
+    // An exit list's kiosk says so on its main screen: its scans are exits.
+    byId('gate-name').textContent = gate.list.direction === 'exit' ? t('gate.exitName', { list }) : list;
     byId('gate-row-name').textContent = list;
     const cell = (id: string, n: number | undefined) => (n === undefined ? (byId(id).textContent = '–') : setCount(id, n));
     cell('g-list-checked-in', counts?.list.checkedIn);

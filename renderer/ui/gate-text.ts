@@ -11,6 +11,9 @@ import type { VerdictText } from './verdict-text.ts';
  */
 export function gateVerdictText(v: ScanVerdict, t: Translate, lang: Lang, gate: GateState, now = Date.now()): VerdictText | null {
   const list = gate.list.name;
+  if (v.kind === 'admitted' && gate.list.direction === 'exit') {
+    return { tone: 'ok', name: v.name, headline: t('gate.exitHeadline'), detail: t('gate.exitDetail', { list }) };
+  }
   if (v.kind === 'already') {
     const time = formatTime(lang, v.checkedInAt, now);
     return { tone: 'warn', name: v.name, headline: t('gate.alreadyInsideHeadline'), detail: t('gate.alreadyInside', { time }) };

@@ -219,3 +219,32 @@ export function decideListScan(rules: ListRules, ticketId: number, scan: ListPas
 function localDay(ms: number, timezone: string): string {
   return formatInZone(new Date(ms), timezone).slice(0, 10);
 }
+
+/** The last pass of an attendee through one list (`listId` null: the event's implicit list), and its log row's ID. */
+export interface LastPass {
+  listId: number | null;
+  kind: 'entry' | 'exit';
+  /** The log row that made the pass: log rows are numbered in the order they were accepted. */
+  id: number;
+  /** The list is an exit list (direction `exit`): its exit is an exit from the whole event. */
+  exitList?: boolean;
+}
+
+/**
+ * The attendee's standing check-in on the event (CONTRACT section 7's `checked_in`) after an exit through list
+ * `exitListId` let the attendee out of it: the latest entry on a list the attendee is still inside (its last pass
+ * an entry), or `null` when inside none, and only then checked out of the event. Each list keeps its own
+ * inside/outside, as pretix's check-in lists do: leaving the VIP lounge is no exit from the festival. An exit
+ * through no list (the implicit list) is an exit from the whole event, as before lists: entries before it stand no
+ * more, and so is an exit through an exit list. `last` holds the attendee's last pass on each list, the exit's own list included or not.
+ */
+export function standingAfterListExit(exitListId: number, last: readonly LastPass[]): number | null {
+  let eventExit = 0;
+  for (const p of last) if (p.kind === 'exit' && (p.listId === null || p.exitList) && p.id > eventExit) eventExit = p.id;
+  let standing: number | null = null;
+  for (const p of last) {
+    if (p.listId === exitListId || p.kind !== 'entry' || p.id < eventExit) continue;
+    if (standing === null || p.id > standing) standing = p.id;
+  }
+  return standing;
+}

@@ -11,6 +11,8 @@ export const CheckinList = z.object({
   window_start: z.string().nullable(),
   window_end: z.string().nullable(),
   entries_per_day: z.number().int().nullable(),
+  /** `exit`: every scan through the list is an exit (a door at the way out); a server from before says nothing. */
+  direction: z.enum(['entry', 'exit']).default('entry'),
   /** The event's current signing key (base64url, 32 bytes) and its ID (CONTRACT section 8), once it has one. */
   signing_key: z.string().optional(),
   signing_key_id: z.string().optional(),

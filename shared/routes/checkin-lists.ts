@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isLocalDateTime } from '../dates.ts';
-import { boolean, custom, idList, integer, string, wpIssue } from '../http/params.ts';
+import { boolean, custom, enumString, idList, integer, string, wpIssue } from '../http/params.ts';
 import { defineRoute, translationLanguage } from '../http/route.ts';
 
 /**
@@ -46,6 +46,9 @@ const fields = (create: boolean) => ({
   window_start: localTime('Entries from this site-local time (null: no start)'),
   window_end: localTime('Entries until this site-local time (null: no end)'),
   entries_per_day: entriesPerDay,
+  direction: enumString(['entry', 'exit'], {
+    description: 'entry (default), or exit: every scan through an exit list is an exit, whatever check_in says',
+  }),
 });
 
 const listDoc = (description: string, status = '200', schema = 'CheckinList') => ({

@@ -76,6 +76,10 @@ export const ticketListArgs = {
     description:
       'Limit results to tickets that provide attendees the possibility to fill in additional information or not; requires the extended ticketing add-on',
   }),
+  door: boolean({
+    description:
+      'Door devices (attendee managers only): each ticket without its embedded attendee list (`attendees: []`; the door downloads attendees from the attendee list), the other fields as in the full object',
+  }),
   ...tl,
 };
 
@@ -529,6 +533,11 @@ export const ticketsRoutes = {
       result: stringList({ description: 'accepted, checked_out, conflict, rejected' }),
       after: dateArg('Scans at or after this UTC date'),
       before: dateArg('Scans at or before this UTC date'),
+      after_id: integer({
+        description:
+          'Only scans recorded after this log ID (the order scans arrived in, whatever their scan time), oldest first; the answer carries X-EVT-Cursor, the ID to ask from next',
+        minimum: 0,
+      }),
       order,
       ...tl,
     },

@@ -7,6 +7,7 @@ import { pairingLink } from '../../shared/checkin/pairing.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
 import { formatInZone } from '../../shared/dates.ts';
 import { createApiKey } from '../../server/auth/credentials.ts';
+import { signedTicketUrl } from '../../server/security/ticket-signing.ts';
 import { call, startTestServer, type TestServer } from '../helpers/server.ts';
 import { insertAttendees, insertTicket, seedTicketsFixture } from '../helpers/tickets-fixture.ts';
 import { launchKiosk } from './browser.ts';
@@ -31,6 +32,8 @@ let srv: TestServer;
 let eventId: number;
 let vipList: number;
 let general: string[];
+/** The third general ticket's code as the server signs it (CONTRACT section 8). */
+let generalSigned: string;
 let vip: Array<{ id: number; name: string; url: string }>;
 let vipKeys: string[];
 
@@ -42,6 +45,15 @@ beforeAll(async () => {
   const v = await insertAttendees(srv.db, vipTicket, 3);
   const url = (id: number, code: string) => ticketCodeUrl(srv.base, { attendeeId: id, eventId, securityCode: code });
   general = f.attendeeIds.map((id) => url(id, f.codes.get(id)!));
+  const third = f.attendeeIds[2]!;
+  generalSigned = await signedTicketUrl(srv.db, srv.app.state.secret, srv.base, {
+    id: third,
+    event_id: eventId,
+    ticket_id: f.ticketId,
+    security_code: f.codes.get(third)!,
+    status: 'publish',
+    order_status: 'completed',
+  });
   const names = new Map<number, string>();
   for (const id of v.attendeeIds) {
     const a = await call(`${srv.root}evt/tickets/v1/attendees/${id}`, { auth: srv.admin });
@@ -194,6 +206,8 @@ test('a kiosk on the VIP list: its name, refusals in the list’s words online a
   await cutNetwork(page.context(), srv.base);
   const offlineGeneral = await scan(page, general[1]);
   assert.match(offlineGeneral, /^Not on the VIP list \| A ticket for another gate, or sold after the last sync \(\d+ \w+ ago\)$/);
+  //    A SIGNED general ticket names its ticket: offline too it is for another gate, in the words said online.
+  assert.equal(await scan(page, generalSigned), 'Not valid | This ticket is for another gate: not on the VIP list');
   assert.equal(await scan(page, vip[1].url), 'Welcome | VIP');
   await page.context().unrouteAll();
 

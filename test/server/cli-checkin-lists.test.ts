@@ -23,7 +23,14 @@ describe('operator CLI: api-key create --list', () => {
     const f = await seedTicketsFixture(db, { attendees: 2 });
     const vip = await insertTicket(db, f.eventId, { title: 'VIP' });
     const vipIds = (await insertAttendees(db, vip, 2)).attendeeIds;
-    const base = { allow_reentry: 1, allow_multiple_entries: 0, window_start: null, window_end: null, entries_per_day: null };
+    const base = {
+      allow_reentry: 1,
+      allow_multiple_entries: 0,
+      window_start: null,
+      window_end: null,
+      entries_per_day: null,
+      direction: 'entry' as const,
+    };
     const listId = await insertCheckinList(db, { ...base, event_id: f.eventId, name: 'VIP gate', ticket_ids: JSON.stringify([vip]) });
     const otherId = await insertCheckinList(db, { ...base, event_id: f.eventId, name: 'Main gate', ticket_ids: '[]' });
     await db.close();

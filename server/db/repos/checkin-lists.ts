@@ -3,6 +3,7 @@ import { stmt } from '../connection.ts';
 import { nowUtc } from '../clock.ts';
 import { CHECKIN_ORDER_STATUSES } from '../../../shared/checkin/order-status.ts';
 import { EFFECTIVE_ORDER_STATUS } from './attendees.ts';
+import type { LastPass } from '../../../shared/checkin/decide.ts';
 
 /** Check-in lists (table `checkin_lists`, CONTRACT section 8) and what is read of the check-in log per list. */
 
@@ -18,6 +19,7 @@ export interface CheckinListRow {
   window_start: string | null;
   window_end: string | null;
   entries_per_day: number | null;
+  direction: 'entry' | 'exit';
   created_utc: string;
 }
 
@@ -27,9 +29,21 @@ export type CheckinListFields = Omit<CheckinListRow, 'id' | 'created_utc'>;
 export async function insertCheckinList(db: Db, f: CheckinListFields): Promise<number> {
   const info = await stmt(
     db,
-    `INSERT INTO checkin_lists (event_id, name, ticket_ids, allow_reentry, allow_multiple_entries, window_start, window_end, entries_per_day, created_utc)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(f.event_id, f.name, f.ticket_ids, f.allow_reentry, f.allow_multiple_entries, f.window_start, f.window_end, f.entries_per_day, nowUtc());
+    `INSERT INTO checkin_lists (event_id, name, ticket_ids, allow_reentry, allow_multiple_entries, window_start, window_end, entries_per_day,
+       direction, created_utc)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    f.event_id,
+    f.name,
+    f.ticket_ids,
+    f.allow_reentry,
+    f.allow_multiple_entries,
+    f.window_start,
+    f.window_end,
+    f.entries_per_day,
+    f.direction,
+    nowUtc(),
+  );
   return Number(info.lastInsertRowid);
 }
 
@@ -37,8 +51,8 @@ export async function updateCheckinList(db: Db, id: number, f: CheckinListFields
   await stmt(
     db,
     `UPDATE checkin_lists SET name = ?, ticket_ids = ?, allow_reentry = ?, allow_multiple_entries = ?, window_start = ?, window_end = ?,
-       entries_per_day = ? WHERE id = ?`,
-  ).run(f.name, f.ticket_ids, f.allow_reentry, f.allow_multiple_entries, f.window_start, f.window_end, f.entries_per_day, id);
+       entries_per_day = ?, direction = ? WHERE id = ?`,
+  ).run(f.name, f.ticket_ids, f.allow_reentry, f.allow_multiple_entries, f.window_start, f.window_end, f.entries_per_day, f.direction, id);
 }
 
 export async function deleteCheckinList(db: Db, id: number): Promise<void> {
@@ -86,22 +100,62 @@ export interface ListPassRow {
  * is logged with a reason (`not_checked_in`) and does not count. Read under the attendee's lock (scan.ts), so no
  * other scan of the attendee can add a pass between this read and the decision's write.
  */
-export async function listPassesOf(db: Db, listId: number, attendeeId: number): Promise<ListPassRow[]> {
-  return (await stmt(db, PASSES_SQL).all(listId, attendeeId)) as ListPassRow[];
+export async function listPassesOf(db: Db, listId: number, attendeeId: number, eventId: number): Promise<ListPassRow[]> {
+  return (await stmt(db, PASSES_SQL).all(listId, attendeeId, eventId, listId, attendeeId)) as ListPassRow[];
 }
 
-const PASSES_SQL = `SELECT result, scanned_at FROM checkins
+/**
+ * The list's own passes, and the exits through the event's exit lists (direction `exit`): those are exits from the
+ * whole event, so they end an entry on every list (domain/checkin/lists.ts).
+ */
+const PASSES_SQL = `SELECT id, result, scanned_at FROM checkins
   WHERE list_id = ? AND attendee_id = ? AND (result = 'accepted' OR (result = 'checked_out' AND reason IS NULL))
+  UNION ALL
+  SELECT c.id, c.result, c.scanned_at FROM checkin_lists l JOIN checkins c ON c.list_id = l.id
+  WHERE l.event_id = ? AND l.direction = 'exit' AND l.id <> ? AND c.attendee_id = ? AND c.result = 'checked_out' AND c.reason IS NULL
   ORDER BY id`;
+
+/**
+ * The attendee's last pass on each list it passed through (`list_id` null: through no list), for the event's
+ * standing check-in after a list exit (shared `standingAfterListExit`). Read under the attendee's lock (scan.ts).
+ */
+export async function lastPassesOf(db: Db, attendeeId: number): Promise<LastPass[]> {
+  const rows = (await stmt(
+    db,
+    `SELECT last_pass.id, last_pass.list_id, last_pass.result, l.direction FROM (
+       SELECT id, list_id, result, ROW_NUMBER() OVER (PARTITION BY list_id ORDER BY id DESC) AS rn
+       FROM checkins WHERE attendee_id = ? AND (result = 'accepted' OR (result = 'checked_out' AND reason IS NULL))
+     ) last_pass LEFT JOIN checkin_lists l ON l.id = last_pass.list_id WHERE last_pass.rn = 1`,
+  ).all(attendeeId)) as { id: number; list_id: number | null; result: string; direction: string | null }[];
+  return rows.map((r) => ({
+    id: Number(r.id),
+    listId: r.list_id === null ? null : Number(r.list_id),
+    kind: r.result === 'accepted' ? ('entry' as const) : ('exit' as const),
+    exitList: r.direction === 'exit',
+  }));
+}
 
 /** SQLite's plans of the per-scan history read and of the lists of an event (test/server/tickets/checkin-lists-plans.test.ts). */
 export async function explainListQueries(db: Db): Promise<Record<'passes' | 'lists', string[]>> {
   const plan = async (sql: string, ...params: unknown[]) =>
     ((await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params)) as { detail: string }[]).map((r) => r.detail);
   return {
-    passes: await plan(PASSES_SQL, 1, 1),
+    passes: await plan(PASSES_SQL, 1, 1, 1, 1, 1),
     lists: await plan('SELECT * FROM checkin_lists WHERE event_id = ? ORDER BY id LIMIT ? OFFSET ?', 1, 10, 0),
   };
+}
+
+/**
+ * Moves the attendee change cursor (CONTRACT section 7) past the attendees of these tickets of the event, so the
+ * delta download of a key bound to a list whose tickets changed brings them: setting a column to itself fires the
+ * change triggers on both engines (SQLite's `AFTER UPDATE OF`, PostgreSQL's at commit, migrations-pg/018).
+ */
+export async function touchAttendeesOfTickets(db: Db, eventId: number, ticketIds: readonly number[]): Promise<void> {
+  if (ticketIds.length === 0) return;
+  await stmt(db, 'UPDATE attendees SET ticket_id = ticket_id WHERE event_id = ? AND ticket_id IN (SELECT value FROM json_each(?))').run(
+    eventId,
+    JSON.stringify(ticketIds),
+  );
 }
 
 /** Revokes the keys bound to a list (the list is being deleted); returns their IDs. */
@@ -128,7 +182,8 @@ export async function listPresence(db: Db, listId: number, admittedIds: readonly
     `WITH passes AS (
        SELECT attendee_id, result, ROW_NUMBER() OVER (PARTITION BY attendee_id ORDER BY id DESC) AS rn
        FROM checkins
-       WHERE list_id = ? AND attendee_id IN (SELECT value FROM json_each(?))
+       WHERE (list_id = ? OR list_id IN (SELECT id FROM checkin_lists WHERE direction = 'exit'))
+         AND attendee_id IN (SELECT value FROM json_each(?))
          AND (result = 'accepted' OR (result = 'checked_out' AND reason IS NULL))
      )
      SELECT COUNT(DISTINCT attendee_id) AS checked_in, COALESCE(SUM(CASE WHEN rn = 1 AND result = 'accepted' THEN 1 ELSE 0 END), 0) AS inside

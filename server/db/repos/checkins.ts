@@ -159,9 +159,25 @@ export interface CheckinQuery {
   /** ISO 8601 UTC bounds on the scan time, inclusive. */
   after?: string;
   before?: string;
+  /** Only log rows with a greater ID (arrival order). */
+  afterId?: number;
   order: 'ASC' | 'DESC';
   limit: number;
   offset: number;
+}
+
+/**
+ * The check-in log's cursor for `after_id` (CONTRACT section 7's delta idea, on the log): the greatest log ID below
+ * which no row can still appear. Read BEFORE the page, so a row committed meanwhile is after the cursor and read
+ * again next time (a reader merges by nonce). SQLite has one writer at a time and numbers rows as they commit: the
+ * greatest ID. PostgreSQL numbers rows at insert, and concurrent transactions commit in another order, so a row
+ * numbered below the greatest may still commit: the cursor stops at the rows that arrived `graceMs` ago, longer than
+ * a scan's transaction runs (the rows after it are answered now and read again next time).
+ */
+export async function checkinLogCursor(db: Db, nowMs: number, graceMs = 60_000): Promise<number> {
+  if (db.engine !== 'postgres') return Number(((await stmt(db, 'SELECT COALESCE(MAX(id), 0) AS n FROM checkins').get()) as { n: number }).n);
+  const settled = new Date(nowMs - graceMs).toISOString();
+  return Number(((await stmt(db, 'SELECT COALESCE(MAX(id), 0) AS n FROM checkins WHERE received_at <= ?').get(settled)) as { n: number }).n);
 }
 
 export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: CheckinRow[]; total: number }> {
@@ -180,8 +196,11 @@ export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: Ch
     params.push(q.attendeeId);
   }
   if (q.listId !== undefined) {
-    where.push('list_id = ?');
-    params.push(q.listId);
+    // The list's scans, and the exits through its event's exit lists: those end an entry on every list, so a
+    // kiosk on the list reads them as its own list's exits (renderer/checkin/gate.ts passesFromLog).
+    where.push(`(list_id = ? OR (result = 'checked_out' AND list_id IN (SELECT x.id FROM checkin_lists x JOIN checkin_lists o
+      ON o.event_id = x.event_id WHERE o.id = ? AND x.direction = 'exit')))`);
+    params.push(q.listId, q.listId);
   }
   if (q.deviceId !== undefined) {
     where.push('device_id = ?');
@@ -198,6 +217,10 @@ export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: Ch
   if (q.before) {
     where.push('scanned_at <= ?');
     params.push(q.before);
+  }
+  if (q.afterId !== undefined) {
+    where.push('id > ?');
+    params.push(q.afterId);
   }
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const total = ((await stmt(db, `SELECT COUNT(*) AS n FROM checkins ${w}`).get(...params)) as { n: number }).n;

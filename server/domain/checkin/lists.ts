@@ -13,7 +13,7 @@ import { forbidden, HttpError, invalidParam } from '../../kernel/errors.ts';
 import { effectiveOrderStatus, type AttendeeRow } from '../../db/repos/attendees.ts';
 import type { CheckinInsert, CheckinResult } from '../../db/repos/checkins.ts';
 import { getCheckinList, listPassesOf, type CheckinListRow } from '../../db/repos/checkin-lists.ts';
-import { checkinDetails } from './standing.ts';
+import { checkinDetails, scanNowMs } from './standing.ts';
 import type { ScanDecision, ScanRequest } from './scan.ts';
 
 /**
@@ -44,6 +44,7 @@ export function presentList(list: CheckinListRow): CheckinList {
     window_start: list.window_start,
     window_end: list.window_end,
     entries_per_day: list.entries_per_day,
+    direction: list.direction,
   };
 }
 
@@ -74,6 +75,21 @@ export async function keyListTicketIds(ctx: Ctx): Promise<number[] | null> {
   return ids.length ? ids : null;
 }
 
+/**
+ * The moment a scan through a list is decided at (its window, its site-local day): the device's scan time when it
+ * is believable, else the arrival. A door key could otherwise backdate a scan into an open window or onto a day
+ * with entries left. The rule: a scan time may not be later than its arrival (a device clock running ahead, or a
+ * claim about the future, is decided at arrival), and may be at most `maxAgeHours` (EVT_SCAN_MAX_AGE_HOURS,
+ * default 24) earlier, so an offline kiosk's scans uploaded within a day are decided at the moment they were made,
+ * as it decided them; older claims are decided at arrival (a late upload past the closed window is refused and
+ * logged, which is what staff must see). pretixSCAN trusts offline scan times the same way, within its upload
+ * window. Scans through no list decide nothing by time and keep their device time as before (CONTRACT section 7).
+ */
+export function believedScanTime(claimed: number | undefined, arrival: number, maxAgeHours: number): number {
+  if (claimed === undefined || claimed > arrival || claimed < arrival - maxAgeHours * 3_600_000) return arrival;
+  return claimed;
+}
+
 type LogBuilder = (result: CheckinResult, reason: string | null) => CheckinInsert;
 
 /**
@@ -89,7 +105,12 @@ export async function decideThroughList(ctx: Ctx, row: AttendeeRow, req: ScanReq
   if (listId === undefined) return null;
   const list = await getCheckinList(ctx.db, listId);
   if (!list || list.event_id !== row.event_id) throw invalidParam('list_id', 'list_id is not a check-in list of the attendee’s event.');
-  const listed = (result: CheckinResult, reason: string | null): CheckinInsert => ({ ...log(result, reason), list_id: list.id });
+  // Through an exit list every scan is an exit, whatever check_in says (a door at the way out; the original's QR
+  // app knows only check-in); the kiosk on such a list scans exits (renderer/checkin/checkin-service.ts).
+  // Its exits are exits from the whole event: every list's history reads them (listPassesOf), and the standing
+  // check-in is cleared (scan.ts applyScan). A door at the way out need not know which gate the guest came in by.
+  if (list.direction === 'exit') req = { ...req, checkIn: false };
+  const logged = (result: CheckinResult, reason: string | null): CheckinInsert => ({ ...log(result, reason), list_id: list.id });
   if (req.checkIn) {
     // What holds on every list: a trashed ticket or an order that does not allow check-in.
     const base = decideCheckin({
@@ -103,17 +124,25 @@ export async function decideThroughList(ctx: Ctx, row: AttendeeRow, req: ScanReq
       name: row.full_name,
       ticketTitle: row.ticket_title,
     });
-    if (base.kind === 'invalid') return { outcome: { kind: 'rejected', reason: base.reason }, log: listed('rejected', base.reason) };
+    if (base.kind === 'invalid') return { outcome: { kind: 'rejected', reason: base.reason }, log: logged('rejected', base.reason) };
   }
-  const history: ListPass[] = (await listPassesOf(ctx.db, list.id, row.id)).map((p) => ({
+  const history: ListPass[] = (await listPassesOf(ctx.db, list.id, row.id, row.event_id)).map((p) => ({
     kind: p.result === 'accepted' ? 'entry' : 'exit',
     at: Date.parse(p.scanned_at),
   }));
-  const at = (req.scannedAt ?? new Date()).getTime();
+  const at = believedScanTime(req.scannedAt?.getTime(), scanNowMs(ctx), ctx.app.config.scanMaxAgeHours);
+  // The pass is logged at the time it was decided at, so the attendee's later scans count it on that day.
+  const listed = (result: CheckinResult, reason: string | null): CheckinInsert => ({
+    ...log(result, reason),
+    scanned_at: new Date(at).toISOString(),
+    list_id: list.id,
+  });
   const verdict = decideListScan(listRules(ctx, list), row.ticket_id, { kind: req.checkIn ? 'entry' : 'exit', at }, history);
   if (verdict.kind === 'admit') {
     if (req.checkIn) return { outcome: { kind: 'accepted' }, log: listed('accepted', null) };
-    return { outcome: { kind: 'checked_out' }, log: listed('checked_out', verdict.counts ? null : 'not_checked_in') };
+    // An exit list is the venue's way out: its exit leaves the event, and counts when the attendee is inside it.
+    const counts = list.direction === 'exit' ? row.checked_in === 1 : verdict.counts;
+    return { outcome: { kind: 'checked_out' }, log: listed('checked_out', counts ? null : 'not_checked_in'), eventExit: list.direction === 'exit' };
   }
   if (verdict.code === 'tec-et-attendee-already-checked-in') {
     return { outcome: { kind: 'conflict', standing: checkinDetails(ctx, row) }, log: listed('conflict', 'already_checked_in') };

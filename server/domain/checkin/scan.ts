@@ -1,12 +1,13 @@
-import { decideCheckin, type ScanSubject } from '../../../shared/checkin/decide.ts';
+import { decideCheckin, standingAfterListExit, type ScanSubject } from '../../../shared/checkin/decide.ts';
 import type { CheckinDetails } from '../../../shared/models/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
 import { callerUserId } from '../../kernel/context.ts';
 import { invalidParam } from '../../kernel/errors.ts';
 import type { AttendeeRow } from '../../db/repos/attendees.ts';
-import { effectiveOrderStatus, lockScanState, setCheckedIn } from '../../db/repos/attendees.ts';
+import { effectiveOrderStatus, getAttendeeRow, lockScanState, setCheckedIn } from '../../db/repos/attendees.ts';
+import { lastPassesOf } from '../../db/repos/checkin-lists.ts';
 import { findCheckinByNonce, insertCheckin, type CheckinInsert, type CheckinResult, type CheckinRow } from '../../db/repos/checkins.ts';
-import { checkinDetails } from './standing.ts';
+import { checkinDetails, scanNowMs } from './standing.ts';
 import { decideThroughList } from './lists.ts';
 
 /**
@@ -38,6 +39,8 @@ export interface ScanDecision {
   outcome: ScanOutcome;
   /** The log row to write; `null` for a replayed nonce (already logged). */
   log: CheckinInsert | null;
+  /** An exit through an exit list: an exit from the whole event (domain/checkin/lists.ts). */
+  eventExit?: boolean;
 }
 
 function scanSubject(row: AttendeeRow, standing: CheckinDetails | false): ScanSubject {
@@ -61,7 +64,8 @@ export function logRow(
   result: CheckinResult,
   reason: string | null,
 ): CheckinInsert {
-  const now = new Date().toISOString();
+  // The arrival, on the tickets namespace's clock (tests move it): list scans are bounded by it (lists.ts).
+  const now = new Date(scanNowMs(ctx)).toISOString();
   return {
     attendee_id: row?.id ?? null,
     event_id: row?.event_id ?? null,
@@ -181,6 +185,17 @@ export function scannedRow(row: AttendeeRow, d: ScanDecision, id: number | null)
 export async function applyScan(ctx: Ctx, row: AttendeeRow, d: ScanDecision): Promise<AttendeeRow> {
   if (!d.log) return row;
   const id = await insertCheckin(ctx.db, d.log);
+  const listId = d.log.list_id ?? null;
+  if (d.outcome.kind === 'checked_out' && listId !== null) {
+    // An exit through a list is that list's exit (shared standingAfterListExit): the event's standing check-in
+    // moves to an entry on a list the attendee is still inside, and is cleared only when inside none. An exit
+    // of someone not inside the list (logged with a reason) changes nothing.
+    if (d.log.reason !== null || !row.checked_in) return row;
+    const standing = d.eventExit ? null : standingAfterListExit(listId, await lastPassesOf(ctx.db, row.id));
+    await setCheckedIn(ctx.db, row.id, standing);
+    if (standing === null) return scannedRow(row, d, id);
+    return Object.assign(row, (await getAttendeeRow(ctx.db, row.id)) ?? {});
+  }
   // Rows are read fresh for each request, so updating this one in place is safe (and spares a copy per scan).
   const wasIn = row.checked_in;
   const after = scannedRow(row, d, id);

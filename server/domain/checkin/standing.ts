@@ -41,3 +41,9 @@ export function checkinDetails(ctx: Ctx, row: AttendeeRow, doorLabel = false): C
     out.replaced = { device_id: row.ci_replaced_device_id ?? null, date: utcToLocal(ctx, row.ci_replaced_scanned_at), nonce: row.ci_replaced_nonce };
   return out;
 }
+
+/** Now (ms) on the app's clock, which tests move (`app.services.clock`, as routes/tickets/clock.ts reads it). */
+export function scanNowMs(ctx: Pick<Ctx, 'app'>): number {
+  const clock = ctx.app.services.clock;
+  return clock ? Number(clock()) : Date.now();
+}

@@ -15,6 +15,7 @@ import {
   listPresence,
   queryCheckinLists,
   revokeKeysOfList,
+  touchAttendeesOfTickets,
   updateCheckinList,
   type CheckinListFields,
   type CheckinListRow,
@@ -62,6 +63,7 @@ interface FieldInput {
   window_start?: string | null;
   window_end?: string | null;
   entries_per_day?: number | null;
+  direction?: 'entry' | 'exit';
 }
 
 /**
@@ -82,6 +84,7 @@ async function mergeFields(ctx: Ctx, eventId: number, base: CheckinListFields, i
     window_start: pick('window_start'),
     window_end: pick('window_end'),
     entries_per_day: pick('entries_per_day'),
+    direction: input.direction ?? base.direction,
   };
   const invalid: Record<string, string> = {};
   if (out.name === '') invalid.name = 'name must not be empty.';
@@ -108,6 +111,7 @@ const DEFAULTS: Omit<CheckinListFields, 'event_id'> = {
   window_start: null,
   window_end: null,
   entries_per_day: null,
+  direction: 'entry',
 };
 
 const SUPPORTED = ['event_id', 'per_page'];
@@ -189,8 +193,25 @@ const update = implement(checkinListRoutes.updateCheckinList, async (input, ctx)
   const fields = await mergeFields(ctx, before.event_id, before, input);
   await loadWritableList(ctx, input.id);
   await updateCheckinList(ctx.db, before.id, fields);
+  await touchNewlyAdmitted(ctx, before, fields);
   return ok(await answerList(ctx, (await getCheckinList(ctx.db, before.id))!, true));
 });
+
+/**
+ * A change of the tickets a list admits moves the attendee cursor past the attendees of every ticket admitted
+ * before or after but not both (`[]` admits every ticket of the event): a kiosk on the list downloads the newly
+ * admitted ones at its next delta, and one that cached those no longer admitted sees them changed (it drops them
+ * as its list's rules say, renderer/sync/gate-sync.ts). Other attendees keep their place.
+ */
+async function touchNewlyAdmitted(ctx: Ctx, before: CheckinListRow, after: CheckinListFields): Promise<void> {
+  if (before.ticket_ids === after.ticket_ids) return;
+  const all = await eventTicketIds(ctx.db, before.event_id);
+  const admitted = (ids: number[]) => new Set(ids.length ? ids : all);
+  const was = admitted(listTicketIds(before));
+  const is = admitted(JSON.parse(after.ticket_ids) as number[]);
+  const moved = all.filter((t) => was.has(t) !== is.has(t));
+  await touchAttendeesOfTickets(ctx.db, before.event_id, moved);
+}
 
 /** Deleted for good: its scans stay in the log (with its ID), and the keys bound to it are revoked with it. */
 const remove = implement(checkinListRoutes.deleteCheckinList, async (input, ctx) => {

@@ -3,14 +3,21 @@ import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
 import { apiKeyLabel } from '../../db/repos/api-keys.ts';
 import { HttpError, invalidParam } from '../../kernel/errors.ts';
-import { appLimiter } from './clock.ts';
+import { appLimiter, nowMs } from './clock.ts';
 import { lockLimitKey } from '../../db/repos/locks.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok } from '../../kernel/result.ts';
 import { callerUserId } from '../../kernel/context.ts';
 import { getAttendeeRow } from '../../db/repos/attendees.ts';
 import { getPostType } from '../../db/repos/posts.ts';
-import { CHECKIN_RESULTS, findCheckinByNonceLocked, insertCheckin, queryCheckins, type CheckinRow } from '../../db/repos/checkins.ts';
+import {
+  CHECKIN_RESULTS,
+  checkinLogCursor,
+  findCheckinByNonceLocked,
+  insertCheckin,
+  queryCheckins,
+  type CheckinRow,
+} from '../../db/repos/checkins.ts';
 import { archiveLinks, knownQuery } from '../events/archive.ts';
 import { keyListScope } from '../../domain/checkin/lists.ts';
 import { assertMayWriteAttendeesOf, keyEventScope, organizerScope, scanTime } from './attendee-access.ts';
@@ -66,6 +73,9 @@ const list = implement(ticketsRoutes.listCheckins, async (input, ctx) => {
   let eventIds = input.post_id !== undefined ? [input.post_id] : undefined;
   if (scope !== null) eventIds = eventIds ? eventIds.filter((e) => e === scope) : [scope];
   const perPage = input.per_page;
+  // `after_id`: a reader of the log (a kiosk on a list) asks only for what arrived since its last read, oldest
+  // first; the cursor is read before the page (checkinLogCursor).
+  const cursor = input.after_id === undefined ? null : await checkinLogCursor(ctx.db, nowMs(ctx));
   const { rows, total } = await queryCheckins(ctx.db, {
     eventIds,
     // An organizer reads the check-ins of its own events only (CONTRACT section 3).
@@ -77,7 +87,8 @@ const list = implement(ticketsRoutes.listCheckins, async (input, ctx) => {
     results,
     after: input.after ? isoBound(input.after, 'after') : undefined,
     before: input.before ? isoBound(input.before, 'before') : undefined,
-    order: input.order,
+    afterId: input.after_id,
+    order: input.after_id === undefined ? input.order : 'ASC',
     limit: perPage,
     offset: (input.page - 1) * perPage,
   });
@@ -87,7 +98,8 @@ const list = implement(ticketsRoutes.listCheckins, async (input, ctx) => {
   const labels: KeyLabels = new Map();
   const checkins = [];
   for (const c of rows) checkins.push(await presentCheckin(ctx, c, labels));
-  return ok({ rest_url, total, total_pages: totalPages, checkins }, etTotalHeaders(total, totalPages));
+  const headers = cursor === null ? etTotalHeaders(total, totalPages) : { ...etTotalHeaders(total, totalPages), 'X-EVT-Cursor': String(cursor) };
+  return ok({ rest_url, total, total_pages: totalPages, checkins }, headers);
 });
 
 /**

@@ -6,13 +6,15 @@ import { apiKeyCaller, checkApiKey } from '../../auth/authenticate.ts';
 import { can } from '../../kernel/context.ts';
 import { HttpError, forbidden, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
-import { ok, type Result } from '../../kernel/result.ts';
+import { errorResult, ok, type Result } from '../../kernel/result.ts';
 import { effectiveOrderStatus, getAttendeeRow, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { signedTicketUrl } from '../../security/ticket-signing.ts';
 import { nowMs } from './clock.ts';
 import { readableRows } from './attendee-access.ts';
 import { managesAttendees, presentAttendee } from './attendee-present.ts';
-import { applyScan, decideScan, logFailedScan } from '../../domain/checkin/scan.ts';
+import { applyScan, decideScan, isFailure, logFailedScan } from '../../domain/checkin/scan.ts';
+import { keyListScope } from '../../domain/checkin/lists.ts';
+import { scanError } from './checkin.ts';
 import { qrLimiter } from './qr-limit.ts';
 import { clientKey } from '../../security/window-limiter.ts';
 import { errorHeaders } from '../../auth/sign-in-limits.ts';
@@ -121,8 +123,16 @@ const qrCheckin = implement(
       const after = await applyScan(door, row, decision);
       const attendee = () => presentAttendee(door, after, true);
       const o = decision.outcome;
+      // A scan through a check-in list (a list-bound key) is refused as the attendee route refuses it: 400 with the
+      // contract's codes (CONTRACT section 8: `checkin-list-*`, `tec-et-attendee-already-checked-in` with the
+      // standing check-in), so a gate reads one set of refusals whichever route carried the scan. The original's
+      // 403 shapes stay for keys bound to no list (its clients know them), and for a wrong code or unknown
+      // attendee on any key: those are no check-in decision, and answer alike so IDs cannot be probed.
+      if (keyListScope(door) !== null && isFailure(o)) return errorResult(await scanError(o, door, after));
       // As the original, the check-in answer carries the attendee as it was read before the check-in (not yet
       // checked in); a read after it shows the standing check-in.
+      // Through an exit list the scan was an exit (domain/checkin/lists.ts): the original has no such answer.
+      if (o.kind === 'checked_out') return { status: 201, body: { msg: 'Checked Out!', attendee: attendee() } };
       if (o.kind === 'accepted') return { status: 201, body: { msg: 'Checked In!', attendee: presentAttendee(door, before, true) } };
       if (o.kind === 'conflict') return qr403({ msg: 'Already checked in!', error: 'attendee_already_checked_in', attendee: attendee() });
       if (o.kind === 'rejected' && o.reason === 'revoked')

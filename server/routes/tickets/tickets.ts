@@ -151,7 +151,10 @@ const list = implement(ticketsRoutes.listTickets, async (input, ctx) => {
   const total = Math.max(0, matches - skip);
   const totalPages = Math.ceil(total / perPage);
   if (input.page > 1 && input.page > totalPages) throw invalidPage();
-  const tickets = await presentTickets(ctx, await getTicketRows(ctx.db, ids), { skipAttendees: !wantsAttendees(ctx, 'tickets') });
+  // `door`: a door device keeps ticket IDs and titles; it asks for whole ticket objects (`_fields=tickets`, as a
+  // nested `tickets.id` keeps nothing of a list, as in the original) without the costly embedded attendee lists.
+  const skipAttendees = input.door === true || !wantsAttendees(ctx, 'tickets');
+  const tickets = await presentTickets(ctx, await getTicketRows(ctx.db, ids), { skipAttendees });
   const pairs = knownQuery(ctx.req.params, Object.keys(ticketListArgs));
   const base = ctx.urls.rest(`/${TICKETS_NS}/tickets/`);
   const restUrl = pairs.length ? `${base}?${new URLSearchParams(pairs).toString().replace(/%2C/gi, ',')}` : base;

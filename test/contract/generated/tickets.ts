@@ -1209,6 +1209,11 @@ export interface components {
       window_start: string | null;
       window_end: string | null;
       entries_per_day: number | null;
+      /**
+       * @default entry
+       * @enum {string}
+       */
+      direction: "entry" | "exit";
       signing_key?: string;
       signing_key_id?: string;
     };
@@ -1226,6 +1231,11 @@ export interface components {
           window_start: string | null;
           window_end: string | null;
           entries_per_day: number | null;
+          /**
+           * @default entry
+           * @enum {string}
+           */
+          direction: "entry" | "exit";
           signing_key?: string;
           signing_key_id?: string;
         })[];
@@ -1253,6 +1263,11 @@ export interface components {
         window_start: string | null;
         window_end: string | null;
         entries_per_day: number | null;
+        /**
+         * @default entry
+         * @enum {string}
+         */
+        direction: "entry" | "exit";
         signing_key?: string;
         signing_key_id?: string;
       };
@@ -2160,6 +2175,8 @@ export interface operations {
         currency?: string[];
         /** @description Limit results to tickets that provide attendees the possibility to fill in additional information or not; requires the extended ticketing add-on */
         attendee_information_available?: boolean;
+        /** @description Door devices (attendee managers only): each ticket without its embedded attendee list (`attendees: []`; the door downloads attendees from the attendee list), the other fields as in the full object */
+        door?: boolean;
         /** @description The language of the content to read or write. */
         translation_language?: "en" | "et";
       };
@@ -3919,6 +3936,8 @@ export interface operations {
         after?: string;
         /** @description Scans at or before this UTC date */
         before?: string;
+        /** @description Only scans recorded after this log ID (the order scans arrived in, whatever their scan time), oldest first; the answer carries X-EVT-Cursor, the ID to ask from next */
+        after_id?: number;
         /** @description Sort results in ASC or DESC order; defaults to ASC */
         order?: "ASC" | "DESC";
         /** @description The language of the content to read or write. */
@@ -4138,6 +4157,11 @@ export interface operations {
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
           /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
+          /**
            * @description The language of the content to read or write.
            * @enum {string}
            */
@@ -4166,6 +4190,11 @@ export interface operations {
           window_end?: string;
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
+          /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
           /**
            * @description The language of the content to read or write.
            * @enum {string}
@@ -4314,6 +4343,11 @@ export interface operations {
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
           /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
+          /**
            * @description The language of the content to read or write.
            * @enum {string}
            */
@@ -4340,6 +4374,11 @@ export interface operations {
           window_end?: string;
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
+          /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
           /**
            * @description The language of the content to read or write.
            * @enum {string}
@@ -4434,6 +4473,11 @@ export interface operations {
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
           /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
+          /**
            * @description The language of the content to read or write.
            * @enum {string}
            */
@@ -4460,6 +4504,11 @@ export interface operations {
           window_end?: string;
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
+          /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
           /**
            * @description The language of the content to read or write.
            * @enum {string}
@@ -4620,6 +4669,11 @@ export interface operations {
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
           /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
+          /**
            * @description The language of the content to read or write.
            * @enum {string}
            */
@@ -4646,6 +4700,11 @@ export interface operations {
           window_end?: string;
           /** @description Entries allowed per site-local day (null: no limit) */
           entries_per_day?: unknown;
+          /**
+           * @description entry (default), or exit: every scan through an exit list is an exit, whatever check_in says
+           * @enum {string}
+           */
+          direction?: "entry" | "exit";
           /**
            * @description The language of the content to read or write.
            * @enum {string}

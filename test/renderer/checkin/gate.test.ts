@@ -33,17 +33,19 @@ function list(over: Partial<CheckinList> = {}): CheckinList {
     window_start: null,
     window_end: null,
     entries_per_day: null,
+    direction: 'entry',
     ...over,
   };
 }
 
 const status = { checked_in: 3, inside: 2, expected: 10, event: { checked_in: 5, inside: 4, expected: 20 } };
 
-async function gateDevice(over: Partial<CheckinList> = {}) {
+async function gateDevice(over: Partial<CheckinList> = {}, opts: { signed?: boolean } = {}) {
   const server = new FakeDoorServer();
+  const key = opts.signed ? server.addSigningKey('key-one') : null;
   const general = server.seed(2, 100);
   const vip = server.seed(3, 200, { ticketId: VIP });
-  const d = await makeDevice(server, { deviceId: 'vip-1' });
+  const d = await makeDevice(server, { deviceId: 'vip-1', pairing: key ? { signing_key: key.key, signing_key_id: key.kid } : {} });
   await d.engine.syncNow();
   const gate: GateState = { list: list(over), timezone: TZ, status, statusAt: T0 };
   await saveGate(d.db, gate);
@@ -140,6 +142,27 @@ describe('offline decisions through the kiosk’s check-in list', () => {
     await strict.d.close();
   });
 
+  test('a kiosk on an exit list is an exit: its scans are queued as exits and its screen says goodbye; other gates’ tickets still refused', async () => {
+    const { server, vip, general, d, gate } = await gateDevice({ direction: 'exit' });
+    const out = await d.service.scan(server.ticketUrl(vip[0]));
+    assert.equal(out.verdict.kind, 'admitted');
+    assert.equal(words(out.verdict, gate, 'en'), 'Goodbye | Exit through VIP recorded');
+    assert.equal(words(out.verdict, gate, 'et'), 'Head aega | Väljumine läbi VIP on kirja pandud');
+    // Staff asking for a check-in by hand on an exit kiosk make an exit too.
+    d.clock.now += 60_000;
+    await d.service.manual(vip[1].id, true);
+    assert.deepEqual(
+      (await d.db.outbox.toArray()).map((r) => [r.attendeeId, r.checkIn]),
+      [
+        [vip[0].id, false],
+        [vip[1].id, false],
+      ],
+    );
+    const other = await d.service.scan(server.ticketUrl(general[0]));
+    assert.equal(other.verdict.kind === 'invalid' && other.verdict.code, 'checkin-list-ticket-not-admitted');
+    await d.close();
+  });
+
   test('entries per day are counted in the site’s day', async () => {
     const { server, vip, d, gate } = await gateDevice({ entries_per_day: 1 });
     await d.service.scan(server.ticketUrl(vip[0]));
@@ -168,6 +191,24 @@ describe('offline decisions through the kiosk’s check-in list', () => {
     // A list admitting every ticket says what a kiosk without a list says.
     const open = { ...gate, list: list({ ticket_ids: [] }) };
     assert.equal(verdictText(r.verdict, translator('en'), 'en', { gate: open, now: T0 }).headline, "Not in this kiosk's list yet");
+    await d.close();
+  });
+
+  test('a SIGNED ticket of another gate the kiosk never downloaded: refused offline in the online words, not "maybe sold since"', async () => {
+    const { server, d, gate } = await gateDevice({}, { signed: true });
+    // Sold after the sync, for the general ticket: its signature names the ticket, which the VIP list does not admit.
+    const [walkIn] = server.seed(1, 300, { ticketId: GENERAL });
+    const r = await d.service.scan(server.signedTicketUrl(walkIn));
+    assert.equal(r.mode, 'offline');
+    assert.deepEqual(r.verdict, { kind: 'invalid', reason: 'refused', attendeeId: walkIn.id, name: '', code: 'checkin-list-ticket-not-admitted' });
+    assert.equal(words(r.verdict, gate, 'en'), 'Not valid | This ticket is for another gate: not on the VIP list');
+    assert.equal(r.queued, false, 'nothing to upload');
+    assert.equal(await d.db.outbox.count(), 0);
+    // A signed VIP ticket sold since is still admitted by its signature.
+    const [lateVip] = server.seed(1, 400, { ticketId: VIP });
+    const ok = await d.service.scan(server.signedTicketUrl(lateVip));
+    assert.equal(ok.verdict.kind, 'admitted');
+    assert.equal(ok.queued, true);
     await d.close();
   });
 

@@ -89,7 +89,10 @@ function disagreements(rulesFor: (list: CheckinList) => ListRules): number[] {
 }
 
 beforeAll(async () => {
-  s = await startTestServer({ EVT_TIMEZONE: TZ });
+  s = await startTestServer({ EVT_TIMEZONE: TZ, EVT_SCAN_MAX_AGE_HOURS: String(21 * 24) });
+  // Every scan arrives 20 days after BASE, after the last scan time and within the 21 days a device time is
+  // believed before its arrival (lists.ts believedScanTime): each scan is decided at its own time.
+  s.app.state.services.clock = () => BASE + 20 * 24 * HOUR;
   const rnd = rng(SEED);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const f = await seedTicketsFixture(s.db, { attendees: HISTORIES / 2 });

@@ -67,6 +67,7 @@ describe('list routes', () => {
       window_start: null,
       window_end: null,
       entries_per_day: null,
+      direction: 'entry',
     });
     assert.ok(Number.isInteger(r.body.id));
     const read = await call(`${L}/${r.body.id}`, { auth: organizer.auth });
@@ -84,6 +85,7 @@ describe('list routes', () => {
       window_start: '2026-12-01 18:00:00',
       window_end: '2026-12-01 23:30:00',
       entries_per_day: 3,
+      direction: 'exit',
     });
     assert.equal(r.status, 201);
     assert.deepEqual(
@@ -100,6 +102,7 @@ describe('list routes', () => {
         window_start: '2026-12-01 18:00:00',
         window_end: '2026-12-01 23:30:00',
         entries_per_day: 3,
+        direction: 'exit',
       },
     );
     const form = await call(L, {
@@ -370,6 +373,8 @@ describe('scans through a list: each refusal', () => {
       .body;
     const key = await listKey(list.id, f.eventId);
     const id = f.attendeeIds[1];
+    // The scans arrive that evening: a device time is believed up to a day before its arrival, never after it.
+    s.app.state.services.clock = () => Date.parse('2026-12-01T21:00:00Z');
     // 17:59 in Tallinn is 15:59 UTC: before the window, though 18:00 UTC would be inside it.
     const early = await scan(id, { check_in: true, check_in_date: '2026-12-01T15:59:00Z' }, key.key);
     assert.equal(early.status, 400);
@@ -382,6 +387,7 @@ describe('scans through a list: each refusal', () => {
     const again = await scan(id, retry, key.key);
     assert.deepEqual(again.body, first.body);
     const inside = await scan(id, { check_in: true, check_in_date: '2026-12-01T16:00:00Z' }, key.key);
+    s.app.state.services.clock = undefined;
     assert.equal(inside.status, 201);
   });
 
@@ -437,7 +443,11 @@ describe('scans through a list: each refusal', () => {
     const list = (await createList({ event_id: f.eventId, name: 'Twice a day', entries_per_day: 2 })).body;
     const key = await listKey(list.id, f.eventId);
     const id = f.attendeeIds[5];
-    const at = (iso: string, check_in: boolean) => scan(id, { check_in, check_in_date: iso }, key.key);
+    // Each scan arrives half a minute after it was made (a device time is never believed past its arrival).
+    const at = (iso: string, check_in: boolean) => {
+      s.app.state.services.clock = () => Date.parse(iso) + 30_000;
+      return scan(id, { check_in, check_in_date: iso }, key.key);
+    };
     assert.equal((await at('2026-12-01T08:00:00Z', true)).status, 201);
     assert.equal((await at('2026-12-01T09:00:00Z', false)).status, 201);
     assert.equal((await at('2026-12-01T10:00:00Z', true)).status, 201);
@@ -447,6 +457,7 @@ describe('scans through a list: each refusal', () => {
     assert.equal(third.body.code, 'checkin-list-entries-exhausted');
     // 22:30 UTC on the 1st is 00:30 on the 2nd in Tallinn: a new day there.
     assert.equal((await at('2026-12-01T22:30:00Z', true)).status, 201);
+    s.app.state.services.clock = undefined;
   });
 
   test('a manager names list_id on the attendee route; without it the implicit list applies', async () => {
