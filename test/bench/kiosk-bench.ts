@@ -77,7 +77,8 @@ async function cacheRun(kioskBase: string, root: string, key: string, eventId: n
           const keys = tx.objectStore('attendees').getAllKeys();
           tx.oncomplete = () => {
             const ids = new Set<unknown>(keys.result);
-            for (const c of chunks.result as Array<{ rows: Array<{ id: number }> }>) for (const r of c.rows) ids.add(r.id);
+            // Chunks hold their rows packed: one JSON string of tuples, the ID first (store/snapshot.ts).
+            for (const c of chunks.result as Array<{ data: string }>) for (const r of JSON.parse(c.data) as Array<[number]>) ids.add(r[0]);
             resolve(ids.size);
           };
         };
@@ -89,7 +90,7 @@ async function cacheRun(kioskBase: string, root: string, key: string, eventId: n
 
 /**
  * Times lookups by attendee ID in the kiosk's own database, the way a scan decision makes them (store/
- * attendees.ts getAttendee): the single-row table first, then the snapshot chunk that holds the ID.
+ * attendees.ts getAttendee): the single-row table first, then the snapshot chunk that holds the ID, parsed.
  */
 function lookups(page: Page, ids: number[]): Promise<number[]> {
   return page.evaluate(
@@ -107,8 +108,11 @@ function lookups(page: Page, ids: number[]): Promise<number[]> {
               row.onsuccess = () => {
                 if (row.result) return done(true);
                 const cur = tx.objectStore('snapshot').openCursor(IDBKeyRange.upperBound(id), 'prev');
-                cur.onsuccess = () =>
-                  done(Boolean((cur.result?.value as { rows: Array<{ id: number }> } | undefined)?.rows.some((r) => r.id === id)));
+                // The chunk's packed rows are parsed to find the ID, as a scan's lookup does.
+                cur.onsuccess = () => {
+                  const chunk = cur.result?.value as { data: string } | undefined;
+                  done(Boolean(chunk && (JSON.parse(chunk.data) as Array<[number]>).some((r) => r[0] === id)));
+                };
               };
             });
             times.push(performance.now() - t);
