@@ -191,23 +191,33 @@ async function pagePass(
  */
 export async function downloadAttendees(opts: DownloadOptions): Promise<number> {
   const state = await getSyncState(opts.db);
-  if (opts.refreshEvent || (!state.complete && !state.full)) await downloadEventInfo(opts);
+  const eventInfo = opts.refreshEvent || (!state.complete && !state.full);
   if (!state.complete) {
     const resume = state.full;
-    // The first download goes to snapshot chunks (fast), each with the progress that resumes after it.
-    const result = await pagePass(
-      opts,
-      '0',
-      resume ? { page: resume.nextPage, cursor: resume.cursor, loaded: resume.loaded } : { page: 1, cursor: null, loaded: 0 },
-      async (batch, full) => {
-        await applySnapshotPage(opts.db, batch, () => putSyncState(opts.db, { ...state, full }));
-        await rememberTicketIds(opts.db, batch);
-      },
-    );
+    // The first download goes to snapshot chunks (fast), each with the progress that resumes after it and the
+    // tickets its attendees hold, in one transaction. The event and its tickets come meanwhile: both are over
+    // before the cache counts as complete, and neither is left running when the other fails.
+    const [pass, info] = await Promise.allSettled([
+      pagePass(
+        opts,
+        '0',
+        resume ? { page: resume.nextPage, cursor: resume.cursor, loaded: resume.loaded } : { page: 1, cursor: null, loaded: 0 },
+        (batch, full) =>
+          applySnapshotPage(opts.db, batch, async () => {
+            await putSyncState(opts.db, { ...state, full });
+            await rememberTicketIds(opts.db, batch);
+          }),
+      ),
+      eventInfo ? downloadEventInfo(opts) : null,
+    ]);
+    if (pass.status === 'rejected') throw pass.reason;
+    if (info.status === 'rejected') throw info.reason;
+    const result = pass.value;
     const done: SyncState = { complete: true, full: null, cursor: result.cursor, lastSyncAt: opts.now() };
     await putSyncState(opts.db, done);
     return result.loaded - (resume?.loaded ?? 0);
   }
+  if (eventInfo) await downloadEventInfo(opts);
   // Deltas update single rows.
   const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, async (batch) => {
     await applyAttendees(opts.db, batch);
