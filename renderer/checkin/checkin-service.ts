@@ -94,11 +94,11 @@ export class CheckinService {
     const settings = this.opts.settings();
     // What the decision reads goes out at once, so the scan waits on the database once: a kiosk on a check-in
     // list decides through the list's rules, from the passes it knows of (gate.ts), and the cached attendee.
-    const known = settings && code;
+    const decidable = settings && code;
     const [gate, cached, passes] = await Promise.all([
       settings ? loadGate(db) : null,
-      known ? getAttendee(db, code.attendeeId) : undefined,
-      known ? attendeePasses(db, code.attendeeId) : [],
+      decidable ? getAttendee(db, code.attendeeId) : undefined,
+      decidable ? attendeePasses(db, code.attendeeId) : [],
     ]);
     const result = (verdict: ScanVerdict, mode: 'online' | 'offline', queued = false): ScanResult => ({
       verdict,

@@ -116,12 +116,13 @@ async function pagePass(
   const requested = new Map<number, Promise<Page | null>>();
   const arrived = new Map<number, Page | null>();
   let inFlight = 0;
-  let failed = false;
+  /** Set when a request failed or the pass is over: no further requests go out. */
+  let stopped = false;
   let nextToFetch = start.page + 1;
   /** The last page taken for writing. */
   let page = start.page;
   const fill = () => {
-    while (!failed && inFlight < PAGES_IN_FLIGHT && nextToFetch <= totalPages && nextToFetch <= page + PAGES_AHEAD) {
+    while (!stopped && inFlight < PAGES_IN_FLIGHT && nextToFetch <= totalPages && nextToFetch <= page + PAGES_AHEAD) {
       const n = nextToFetch++;
       const p = fetchPage(opts, n, changedSince);
       inFlight++;
@@ -135,7 +136,7 @@ async function pagePass(
         },
         () => {
           inFlight--;
-          failed = true;
+          stopped = true;
         },
       );
     }
@@ -180,6 +181,7 @@ async function pagePass(
     }
   } finally {
     // Do not leave requests running past a failure; their answers are not needed any more.
+    stopped = true;
     await Promise.allSettled(requested.values());
   }
   return { cursor, loaded };
