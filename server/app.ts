@@ -2,6 +2,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { Method } from '../shared/http/route.ts';
 import type { Config } from './config.ts';
 import { startCheckpointer } from './ops/checkpointer.ts';
+import { startHub } from './hub/hub.ts';
 import { openDatabase, type Db } from './db/connection.ts';
 import { resolveSiteSecret } from './db/repos/site-options.ts';
 import { engineOf } from './db/engine/types.ts';
@@ -70,6 +71,8 @@ export async function createApp(opts: { config: Config; db?: Db; log?: AppState[
   const checkpointer = db.memory ? null : startCheckpointer(db, { onError: (error) => log({ level: 'error', msg: 'WAL checkpoint failed', error }) });
   state.services.checkpointer = checkpointer;
   await installModules(state);
+  // Venue hub mode (EVT_UPSTREAM): mirrors the site's event and pushes check-ins there (server/hub/).
+  await startHub(state);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -23,6 +23,7 @@ import { resolveSiteSecret } from './db/repos/site-options.ts';
 import { signingKeysOf } from './db/repos/signing-keys.ts';
 import { ensureSigningKey, revokeEventSigningKey, rotateSigningKey } from './security/ticket-signing.ts';
 import { SIGNING_KEY_ID } from '../shared/checkin/signature.ts';
+import { hubStatusReport } from './hub/status-report.ts';
 
 /**
  * The operators' command line: `npm run cli -- <command>` (the built dist/server/cli.js; `npm run dev:cli` runs
@@ -268,6 +269,21 @@ const COMMANDS: Command[] = [
           ]),
         ))
           out(line);
+      }),
+  },
+  {
+    words: ['hub', 'status'],
+    usage: 'hub status',
+    summary: 'a venue hub: the site reachable or not, pending uploads, last contact, conflicts (exit 1 while uploads wait)',
+    options: {},
+    args: { required: [] },
+    run: ({ config, out }) =>
+      withDb(config, async (db) => {
+        const report = await hubStatusReport(db);
+        for (const line of report.lines) out(line);
+        if (!report.isHub) throw new CliError('not a venue hub');
+        // Scripts that end the night (`cli hub status && systemctl stop doorstep`) stop only once all is up.
+        if (report.pending > 0) process.exitCode = 1;
       }),
   },
   {

@@ -76,6 +76,14 @@ const Env = z.object({
    * The load balancers and reverse proxies whose `X-Forwarded-For` names the client (comma-separated addresses,
    * CIDR ranges, `loopback`, `linklocal`, `uniquelocal`). Unset: nobody's; the client is the address that connects.
    */
+  /**
+   * Venue hub (CONTRACT section 9): the site's base URL and a door key made there for one event (or one list);
+   * with both set this server mirrors that event from the site and pushes its check-ins there.
+   */
+  EVT_UPSTREAM: httpUrl.optional(),
+  EVT_UPSTREAM_KEY: z.string().min(8, 'must be a door key made on the site (cli api-key create --event ID)').optional(),
+  /** Seconds between two pulls from the site while it answers (pushes go as soon as a check-in is made). */
+  EVT_UPSTREAM_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
   EVT_TRUST_PROXY: z
     .string()
     .transform((v) =>
@@ -132,6 +140,8 @@ export interface Config {
   sharedState?: 'process' | 'database';
   /** EVT_TRUST_PROXY: the proxies (addresses, CIDR ranges, proxy-addr names) trusted for X-Forwarded-For; empty: none. */
   trustProxy: string[];
+  /** Venue hub mode: the site this server mirrors one event of (EVT_UPSTREAM, EVT_UPSTREAM_KEY). */
+  upstream?: { url: string; key: string; intervalMs: number };
 }
 
 /** Reads the configuration from the environment, once, at start-up. */
@@ -153,6 +163,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : []),
     ...(given.EVT_ADMIN_PASSWORD !== undefined && given.EVT_ADMIN_USER === undefined
       ? ['  EVT_ADMIN_USER: must be set together with EVT_ADMIN_PASSWORD']
+      : []),
+    ...(given.EVT_UPSTREAM !== undefined && given.EVT_UPSTREAM_KEY === undefined
+      ? ['  EVT_UPSTREAM_KEY: must be set together with EVT_UPSTREAM']
+      : []),
+    ...(given.EVT_UPSTREAM_KEY !== undefined && given.EVT_UPSTREAM === undefined
+      ? ['  EVT_UPSTREAM: must be set together with EVT_UPSTREAM_KEY']
+      : []),
+    // A hub runs on a laptop at the venue: its mirror is a SQLite file (one writer, no server to reach).
+    ...(given.EVT_UPSTREAM !== undefined && isPostgresSpec(given.EVT_DB ?? '')
+      ? ['  EVT_DB: a venue hub (EVT_UPSTREAM) keeps its mirror in a SQLite file, not in PostgreSQL']
       : []),
   ];
   if (!parsed.success || issues.length) throw new Error(`Invalid configuration:\n${issues.join('\n')}`);
@@ -188,6 +208,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyTimeoutMs: e.EVT_BODY_TIMEOUT_SECONDS * 1000,
     sharedState: e.EVT_SHARED_STATE,
     trustProxy: e.EVT_TRUST_PROXY ?? [],
+    upstream:
+      e.EVT_UPSTREAM && e.EVT_UPSTREAM_KEY
+        ? { url: e.EVT_UPSTREAM.replace(/\/+$/, ''), key: e.EVT_UPSTREAM_KEY, intervalMs: e.EVT_UPSTREAM_INTERVAL_SECONDS * 1000 }
+        : undefined,
   };
 }
 

@@ -82,7 +82,16 @@ async function main(): Promise<void> {
     notice(config, `${created ? 'Created' : 'Updated'} administrator "${config.adminUser}".`);
     log({ level: 'info', msg: `${created ? 'created' : 'updated'} administrator`, login: config.adminUser });
   }
-  const app: App = await createApp({ config, db, log });
+  let app: App;
+  try {
+    app = await createApp({ config, db, log });
+  } catch (e) {
+    // A venue hub on a database that is not its own, and the like: one line, and the database left as it was.
+    lock?.release();
+    await db.close().catch(() => undefined);
+    say(`Doorstep is not starting: ${(e as Error).message.trim()}`);
+    process.exit(EXIT.config);
+  }
   // The access log names the client as Express's req.ip does: the trust test app.ts compiled, not a second one.
   const handler = withRequestLog(app.express, logger, app.express.get('trust proxy fn'));
   const server: http.Server = config.tls

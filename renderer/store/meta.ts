@@ -70,6 +70,27 @@ export async function getDeviceId(db: KioskDb): Promise<string> {
   });
 }
 
+/** Other doors' names by device ID ("Door 1"), as the server's door view gives them with standing check-ins. */
+export async function getDoorLabels(db: KioskDb): Promise<Record<string, string>> {
+  return (await read(db, 'doorLabels', z.record(z.string(), z.string()))) ?? {};
+}
+
+/** Adds the door labels a downloaded batch names; writes only when one is new or changed. */
+export async function learnDoorLabels(db: KioskDb, batch: ReadonlyArray<{ checkin_details?: unknown }>): Promise<void> {
+  const seen = new Map<string, string>();
+  for (const a of batch) {
+    const d = a.checkin_details as { device_id?: string | null; device_label?: string | null } | false | null | undefined;
+    if (d && d.device_id && d.device_label) seen.set(d.device_id, d.device_label);
+  }
+  if (!seen.size) return;
+  const known = await getDoorLabels(db);
+  if ([...seen].every(([id, label]) => known[id] === label)) return;
+  // Bounded: a venue has tens of doors; a cache that somehow fills up starts again.
+  const next = Object.keys(known).length > 500 ? {} : { ...known };
+  for (const [id, label] of seen) next[id] = label;
+  await db.meta.put({ key: 'doorLabels', value: next });
+}
+
 export async function getLanguage(db: KioskDb): Promise<Language | null> {
   return read(db, 'language', Language);
 }

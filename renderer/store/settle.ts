@@ -1,4 +1,4 @@
-import type { CheckinFate } from '../../shared/checkin/wire.ts';
+import type { CheckinFate, DoorAttendee } from '../../shared/checkin/wire.ts';
 import { keepCodeHash, notCheckedIn, overlayPending, parseCheckinDate, toAttendeeRow } from './attendees.ts';
 import type { AttendeeRow, ConflictRow, KioskDb, OutboxRow, RejectedRow } from './db.ts';
 import { snapshotBulkGet } from './snapshot.ts';
@@ -128,6 +128,32 @@ export async function settleBatch(
       out.rejected.length ? db.rejected.bulkAdd(out.rejected) : undefined,
       ...[...out.attempts].map(([seq, attempts]) => db.outbox.update(seq, { attempts })),
     ]);
+    return out;
+  });
+}
+
+/**
+ * A venue hub admitted this kiosk's scan, then found at the site that someone else's check-in stood there first:
+ * the attendee's standing check-in (the site's) names the overruled scan (`checkin_details.replaced`). Each one of
+ * this device becomes a conflict, once (by its nonce), as a conflict found at the hub is. Returns the new ones.
+ */
+export async function recordOverruledScans(db: KioskDb, batch: readonly DoorAttendee[], deviceId: string, now: number): Promise<ConflictRow[]> {
+  const lost = batch.filter((a) => a.checkin_details && a.checkin_details.replaced?.device_id === deviceId && deviceId !== '');
+  if (!lost.length) return [];
+  return db.transaction('rw', [db.conflicts], async () => {
+    const nonces = lost.map((a) => (a.checkin_details ? a.checkin_details.replaced?.nonce : undefined) ?? '');
+    const known = new Set((await db.conflicts.where('nonce').anyOf(nonces).toArray()).map((c) => c.nonce));
+    const out: ConflictRow[] = [];
+    for (const a of lost) {
+      const details = a.checkin_details;
+      const ours = details ? details.replaced : undefined;
+      if (!details || !ours || known.has(ours.nonce)) continue;
+      known.add(ours.nonce);
+      const ourAt = parseCheckinDate(ours.date) ?? now;
+      const row = { nonce: ours.nonce, attendeeId: a.id, scanIso: new Date(ourAt).toISOString(), scanAt: ourAt, deviceId } as OutboxRow;
+      out.push(conflictRow(row, a.title ?? '', details, now));
+    }
+    if (out.length) await db.conflicts.bulkAdd(out);
     return out;
   });
 }

@@ -4,7 +4,7 @@ import { LANGS, type Lang } from '../../shared/lang.ts';
 import { applyAttendees, applySnapshotPage } from '../store/attendees.ts';
 import type { KioskDb } from '../store/db.ts';
 import { rememberTicketIds, storeEventSigningKeys, storeTicketTotal } from '../store/signing-keys.ts';
-import { getSyncState, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
+import { getSyncState, learnDoorLabels, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
 import { ApiError, type ApiClient, type ApiResponse } from './api-client.ts';
 
 /** The server's most per page (CONTRACT: 100 on the tickets namespace). */
@@ -31,6 +31,8 @@ export interface DownloadOptions {
   signal?: AbortSignal;
   /** Also fetch the event and its tickets (a first download that starts afresh always does). */
   refreshEvent?: boolean;
+  /** Sees each delta batch once it is stored. */
+  onDelta?: (batch: DoorAttendee[]) => Promise<void>;
 }
 
 /** The event and its tickets; small, so refreshed whole on every full pass and on demand. */
@@ -197,7 +199,7 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
   if (!state.complete) {
     const resume = state.full;
     // The first download goes to snapshot chunks (fast), each with the progress that resumes after it and the
-    // tickets its attendees hold, in one transaction. The event and its tickets come meanwhile: both are over
+    // tickets and door labels its attendees hold, in one transaction. The event and its tickets come meanwhile: both are over
     // before the cache counts as complete, and neither is left running when the other fails.
     const [pass, info] = await Promise.allSettled([
       pagePass(
@@ -208,6 +210,7 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
           applySnapshotPage(opts.db, batch, async () => {
             await putSyncState(opts.db, { ...state, full });
             await rememberTicketIds(opts.db, batch);
+            await learnDoorLabels(opts.db, batch);
           }),
       ),
       eventInfo ? downloadEventInfo(opts) : null,
@@ -224,6 +227,8 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
   const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, async (batch) => {
     await applyAttendees(opts.db, batch);
     await rememberTicketIds(opts.db, batch);
+    await learnDoorLabels(opts.db, batch);
+    await opts.onDelta?.(batch);
   });
   await putSyncState(opts.db, { ...state, cursor: result.cursor ?? state.cursor, lastSyncAt: opts.now() });
   return result.loaded;

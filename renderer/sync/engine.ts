@@ -9,7 +9,8 @@ import { pendingCount, storeServerAttendee } from '../store/outbox.ts';
 import { ApiError, createApiClient, type ApiClient, type ApiFailure, type FetchLike } from './api-client.ts';
 import { downloadAttendees } from './download.ts';
 import { syncGate } from './gate-sync.ts';
-import { DEVICE_PROBLEM_ORDER, SyncEvents, type DeviceProblem, type DeviceProblemKind, type SyncStatus } from './events.ts';
+import { DEVICE_PROBLEM_ORDER, SyncEvents, type DeviceProblem, type DeviceProblemKind, type HubInfo, type SyncStatus } from './events.ts';
+import { recordOverruledScans } from '../store/settle.ts';
 import { uploadOutbox, uploadRefusals, type UploadStop } from './upload.ts';
 
 export interface EngineOptions {
@@ -21,6 +22,12 @@ export interface EngineOptions {
   random?: () => number;
   /** Delta sync period while online. */
   intervalMs?: number;
+  /**
+   * Delta sync period when the server is a venue hub (CONTRACT section 9): the doors of a venue agree through it,
+   * so another door's check-in reaches this kiosk's cache within about this (the hub is on the LAN, and a delta
+   * with nothing new is one small request).
+   */
+  hubIntervalMs?: number;
   /** Scans arriving in a burst are uploaded together. */
   debounceMs?: number;
   /** Run by timers: retries after failures and debounced requests (off in tests that drive every run). */
@@ -75,6 +82,7 @@ export class SyncEngine {
     device: null,
     clockSkewMs: null,
     readyInfo: null,
+    hub: null,
   };
   private running: Promise<void> | null = null;
   private again = false;
@@ -98,8 +106,18 @@ export class SyncEngine {
   async start(): Promise<void> {
     await this.refreshStatus();
     if (this.status.ready) void this.announceReady();
-    this.interval ??= setInterval(() => void this.syncNow(), this.opts.intervalMs ?? 30_000);
+    this.setPeriod(this.opts.intervalMs ?? 30_000);
     void this.syncNow();
+  }
+
+  private periodMs = 0;
+
+  /** (Re)starts the periodic sync at `ms` (a hub found or gone changes it). */
+  private setPeriod(ms: number): void {
+    if (this.opts.timers === false || (this.interval && ms === this.periodMs)) return;
+    if (this.interval) clearInterval(this.interval);
+    this.periodMs = ms;
+    this.interval = setInterval(() => void this.syncNow(), ms);
   }
 
   stop(): void {
@@ -224,7 +242,7 @@ export class SyncEngine {
   resetAuth(): void {
     this.failures = 0;
     this.lastHealthAt = -Infinity;
-    this.setStatus({ unauthorized: false, lastError: null, online: true, problems: [], device: null, readyInfo: null });
+    this.setStatus({ unauthorized: false, lastError: null, online: true, problems: [], device: null, readyInfo: null, hub: null });
   }
 
   async refreshStatus(extra: Partial<SyncStatus> = {}): Promise<void> {
@@ -436,6 +454,11 @@ export class SyncEngine {
         now: this.now,
         refreshEvent,
         onProgress: (p) => this.events.emit({ type: 'progress', ...p }),
+        // A venue hub names the scan of this kiosk the site overruled: shown as a conflict, as one at the hub is.
+        onDelta: async (batch) => {
+          for (const item of await recordOverruledScans(db, batch, this.opts.deviceId ?? '', this.now()))
+            this.events.emit({ type: 'failure', failure: { kind: 'conflict', item } });
+        },
       });
       // The kiosk's check-in list, its counts and passes, when its key is bound to one.
       await syncGate(api, db, settings.event_id);
@@ -444,8 +467,36 @@ export class SyncEngine {
       return this.onFailure({ kind: 'bad_answer', status: 200, message: err instanceof Error ? err.message : String(err) });
     }
     this.onSuccess();
+    await this.readHub(settings);
     await this.refreshStatus({ online: true, lastError: null });
     if (!wasReady && this.status.ready) await this.announceReady();
+  }
+
+  /**
+   * Whether the server is a venue hub, and how it stands with the site (`/health`'s `upstream`). A hub syncs its
+   * kiosks every `hubIntervalMs`; an old server without `/health` or an answer without `upstream` is no hub.
+   */
+  private async readHub(settings: PairingPayload): Promise<void> {
+    let hub: HubInfo | null = null;
+    try {
+      // A plain GET (no key, no custom header): no CORS preflight, and /health needs no key.
+      const res = await (this.opts.fetch ?? fetch)(new URL('../health', settings.url).toString(), { signal: AbortSignal.timeout(5000) });
+      const body = (res.ok ? await res.json() : null) as { upstream?: Record<string, unknown> } | null;
+      const up = body?.upstream;
+      if (up && typeof up === 'object') {
+        const since = typeof up.offline_since === 'string' ? Date.parse(up.offline_since) : NaN;
+        hub = {
+          reachable: up.reachable === true,
+          offlineSince: Number.isFinite(since) ? since : null,
+          pending: typeof up.pending === 'number' ? up.pending : 0,
+          keyRefused: up.key_refused === true,
+        };
+      }
+    } catch {
+      hub = this.status.hub;
+    }
+    if (JSON.stringify(hub) !== JSON.stringify(this.status.hub)) this.setStatus({ hub });
+    this.setPeriod(hub ? (this.opts.hubIntervalMs ?? 1000) : (this.opts.intervalMs ?? 30_000));
   }
 
   /** "Paired with {event}: N attendees ready", once the list is complete (and once after a restart). */

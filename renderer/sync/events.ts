@@ -67,6 +67,20 @@ export interface SyncStatus {
   clockSkewMs: number | null;
   /** Set once the first full download is complete (and after each restart once counted). */
   readyInfo: ReadyInfo | null;
+  /** Paired with a venue hub (its `/health` names its site): how the hub stands with the site; null otherwise. */
+  hub: HubInfo | null;
+}
+
+/** A venue hub's link to the site (CONTRACT section 9), as its `/health` says. */
+export interface HubInfo {
+  /** The site answers the hub. */
+  reachable: boolean;
+  /** Since when it does not (ms), or null. */
+  offlineSince: number | null;
+  /** Check-ins made at the venue the site does not have yet. */
+  pending: number;
+  /** The site refused the hub's key: check-ins stay at the venue until an organizer fixes it. */
+  keyRefused: boolean;
 }
 
 type Listener = (event: SyncEvent) => void;

@@ -1,5 +1,6 @@
 import type { Lang } from '../../shared/lang.ts';
 import type { KioskDb } from '../store/db.ts';
+import { getDoorLabels } from '../store/meta.ts';
 
 /**
  * Names the door shows instead of IDs, kept in memory so the verdict path reads nothing from storage:
@@ -17,13 +18,14 @@ export class DoorNames {
 
   /** Reloads both from the cache (after a download, a conflict, a pairing). */
   async load(): Promise<void> {
-    const [tickets, conflicts] = await Promise.all([this.db.tickets.toArray(), this.db.conflicts.toArray()]);
+    const [tickets, conflicts, doors] = await Promise.all([this.db.tickets.toArray(), this.db.conflicts.toArray(), getDoorLabels(this.db)]);
     const titles = new Map<string, Partial<Record<Lang, string>>>();
     for (const ticket of tickets) {
       const all = { ...(ticket.titles ?? {}) };
       for (const known of [ticket.title, ...Object.values(all)]) if (known && !titles.has(known)) titles.set(known, all);
     }
     this.titles = titles;
+    for (const [id, label] of Object.entries(doors)) this.labels.set(id, label);
     for (const c of conflicts) if (c.theirDevice && c.theirDeviceLabel) this.labels.set(c.theirDevice, c.theirDeviceLabel);
   }
 

@@ -1,6 +1,6 @@
 import type { KioskContext } from './context.ts';
 import { byId } from './dom.ts';
-import { formatAge } from './i18n.ts';
+import { formatAge, formatClock } from './i18n.ts';
 
 /** How long "Paired with ...: N attendees ready" stays up. */
 const READY_SHOWN_MS = 20_000;
@@ -60,6 +60,21 @@ export class StatusBar {
             what: t(`device.${problem.kind}`, { skew: formatAge(t, Math.abs(problem.skewMs ?? 0)) }),
             todo: t(`device.${problem.kind}.todo`),
           });
+    // Paired with a venue hub: whether the venue's check-ins reach the site (the doors agree through the hub either way).
+    const hubLine = byId('hub-line');
+    const hub = paired ? s.hub : null;
+    const hubDown = hub !== null && (hub.keyRefused || !hub.reachable);
+    hubLine.hidden = !hubDown;
+    hubLine.dataset.pending = String(hub?.pending ?? '');
+    hubLine.textContent =
+      !hub || !hubDown
+        ? ''
+        : hub.keyRefused
+          ? t('hub.keyRefused', { n: hub.pending })
+          : t(hub.pending === 1 ? 'hub.offlineOne' : 'hub.offline', {
+              time: hub.offlineSince === null ? '?' : formatClock(this.ctx.lang, hub.offlineSince),
+              n: hub.pending,
+            });
     const ready = byId('ready-info');
     // "Paired with ...: N attendees ready" is news: shown for a while after the list is complete, then gone.
     if (s.readyInfo !== this.readyInfo) {

@@ -40,6 +40,11 @@ export const CheckinDetails = z.object({
   device_id: z.string().nullable(),
   /** The label of the door key that made the check-in, where the answer names it. */
   device_label: z.string().nullable().optional(),
+  /**
+   * At a venue hub only: the hub's own scan this check-in overruled (the site had this one first), so the kiosk
+   * that made it shows the conflict. `date` site-local as above.
+   */
+  replaced: z.object({ device_id: z.string().nullable(), date: z.string(), nonce: z.string() }).optional(),
 });
 export type CheckinDetails = z.infer<typeof CheckinDetails>;
 

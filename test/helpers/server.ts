@@ -36,9 +36,10 @@ export interface TestServer {
  * `EVT_TEST_DB=postgres`, on a fresh PostgreSQL database of its own instead (test/helpers/pg-cluster.ts),
  * dropped on close.
  */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, opts: { sqlite?: boolean } = {}): Promise<TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-test-'));
-  const pg = testDbWanted() ? await freshTestDatabase() : null;
+  // `sqlite`: a server that only runs on SQLite whatever the suite's engine (a venue hub).
+  const pg = testDbWanted() && !opts.sqlite ? await freshTestDatabase() : null;
   const dbFile = pg ? pg.url : path.join(dir, 'evt.sqlite');
   const db = await openDatabase(dbFile);
   // The public URL must carry the real port, so listen first on an app-less server, then attach the app.

@@ -24,6 +24,9 @@ export interface Profile {
   /** Soak duration and connections. */
   soakSeconds: number;
   soakConnections: number;
+  /** Venue hub kills in the middle of a push to the site, and site kills in the middle of the hub's batch. */
+  hubKills: number;
+  siteKills: number;
 }
 
 const PROFILES: Record<ProfileName, Profile> = {
@@ -37,6 +40,8 @@ const PROFILES: Record<ProfileName, Profile> = {
     fuzzRequests: 10_000,
     soakSeconds: 300,
     soakConnections: 50,
+    hubKills: 10,
+    siteKills: 10,
   },
   short: {
     name: 'short',
@@ -48,6 +53,8 @@ const PROFILES: Record<ProfileName, Profile> = {
     fuzzRequests: 1_500,
     soakSeconds: 30,
     soakConnections: 50,
+    hubKills: 2,
+    siteKills: 2,
   },
 };
 

@@ -8,6 +8,12 @@ const ROWS = [
     (f) =>
       `${f.kills} (${f.kills_mid_batch} mid-batch), ${f.scans} scans from ${f.kiosks} kiosks, lost ${f.lost_checkins}, half-applied ${f.half_applied}, integrity ${f.integrity}`,
   ],
+  [
+    'hub-kills',
+    'venue hub and site SIGKILLs',
+    (f) =>
+      `hub ${f.hub_kills}x mid-push, site ${f.site_kills}x mid-batch, ${f.accepted_at_hub} check-ins accepted at the hub, lost ${f.lost}, doubled ${f.doubled}, phantom ${f.phantom}`,
+  ],
   ['crash-kiosk', 'kiosk browser SIGKILLs', (f) => `${f.kills_during_sync} during a sync, ${f.queued_scans} queued scans, lost ${f.lost_checkins}`],
   [
     'concurrency',

@@ -56,6 +56,15 @@ export interface AttendeeRow {
   ci_source: string | null;
   ci_user_id: number | null;
   ci_device_id: string | null;
+  /**
+   * A venue hub's scan the standing check-in overruled (the site had another first; server/hub/push.ts): its
+   * device, scan time and nonce, so the kiosk that made it is told. Null everywhere else.
+   */
+  ci_replaced_device_id?: string | null;
+  ci_replaced_scanned_at?: string | null;
+  ci_replaced_nonce?: string | null;
+  /** The label of the door key that made the standing check-in ("Door 1"), for the door view. */
+  ci_device_label?: string | null;
 }
 
 /**
@@ -73,7 +82,11 @@ const CORE_COLS = `a.post_id AS id, a.ticket_id, a.event_id, a.order_id, a.provi
   a.price_minor, a.optout, a.rsvp_status, a.checked_in, a.checkin_id, a.change_seq, a.status,
   p.author, p.slug, p.title, p.date, p.date_gmt, p.modified, p.modified_gmt,
   o.status AS order_status, o.currency AS order_currency, o.created_utc AS order_created_utc, o.completed_utc AS order_completed_utc, o.gateway_ref AS order_gateway_ref,
-  c.scanned_at AS ci_scanned_at, c.source AS ci_source, c.user_id AS ci_user_id, c.device_id AS ci_device_id`;
+  c.scanned_at AS ci_scanned_at, c.source AS ci_source, c.user_id AS ci_user_id, c.device_id AS ci_device_id,
+  (SELECT r.device_id FROM checkins r WHERE r.id = c.replaces_id) AS ci_replaced_device_id,
+  (SELECT r.scanned_at FROM checkins r WHERE r.id = c.replaces_id) AS ci_replaced_scanned_at,
+  (SELECT r.nonce FROM checkins r WHERE r.id = c.replaces_id) AS ci_replaced_nonce,
+  COALESCE(c.device_label, (SELECT k.label FROM api_keys k WHERE k.id = c.api_key_id)) AS ci_device_label`;
 const TICKET_COLS = `tp.title AS ticket_title, tp.title_et AS ticket_title_et, tp.content AS ticket_content, tp.content_et AS ticket_content_et,
   t.price_minor AS ticket_price_minor, t.currency AS ticket_currency, t.sku AS ticket_sku,
   t.start_date AS ticket_start_date, t.start_time AS ticket_start_time, t.end_date AS ticket_end_date, t.end_time AS ticket_end_time`;

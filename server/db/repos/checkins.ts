@@ -26,6 +26,8 @@ export interface CheckinRow {
   api_key_id: number | null;
   /** The check-in list the scan went through; null for the event's implicit list (and scans before lists). */
   list_id: number | null;
+  /** Venue hub (migration 024): what became of the scan at the site; null on a site. */
+  upstream?: string | null;
 }
 
 export type CheckinInsert = Omit<CheckinRow, 'id' | 'list_id'> & { list_id?: number | null };
@@ -133,7 +135,9 @@ export async function checkinKeyLabels(db: Db, checkinIds: readonly number[]): P
   if (!checkinIds.length) return new Map();
   const rows = (await stmt(
     db,
-    'SELECT c.id, k.label FROM checkins c JOIN api_keys k ON k.id = c.api_key_id WHERE c.id IN (SELECT value FROM json_each(?))',
+    // A venue hub's mirrored check-in names the site's door itself (there is no key of it here).
+    `SELECT c.id, COALESCE(c.device_label, k.label) AS label FROM checkins c LEFT JOIN api_keys k ON k.id = c.api_key_id
+     WHERE c.id IN (SELECT value FROM json_each(?)) AND COALESCE(c.device_label, k.label) IS NOT NULL`,
   ).all(JSON.stringify([...new Set(checkinIds)]))) as { id: number; label: string }[];
   return new Map(rows.map((r) => [Number(r.id), r.label]));
 }

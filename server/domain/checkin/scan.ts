@@ -154,10 +154,22 @@ export function scannedRow(row: AttendeeRow, d: ScanDecision, id: number | null)
       ci_source: log.source,
       ci_user_id: log.user_id,
       ci_device_id: log.device_id,
+      ci_replaced_device_id: null,
+      ci_replaced_scanned_at: null,
+      ci_replaced_nonce: null,
+      ci_device_label: null,
     });
   }
   if (d.outcome.kind === 'checked_out' && row.checked_in) {
-    return Object.assign(row, { checked_in: 0, checkin_id: null, ci_scanned_at: null, ci_source: null, ci_user_id: null, ci_device_id: null });
+    return Object.assign(row, {
+      checked_in: 0,
+      checkin_id: null,
+      ci_scanned_at: null,
+      ci_source: null,
+      ci_user_id: null,
+      ci_device_id: null,
+      ci_replaced_nonce: null,
+    });
   }
   return row;
 }

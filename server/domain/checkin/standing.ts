@@ -21,9 +21,23 @@ export function utcToLocal(ctx: Ctx, utc: string): string {
   return local;
 }
 
-/** The standing check-in of a row, or `false`. */
-export function checkinDetails(ctx: Ctx, row: AttendeeRow): CheckinDetails | false {
+/**
+ * The standing check-in of a row, or `false`. `doorLabel` (the door view): adds `device_label`, the door key's
+ * label, so a kiosk deciding from its cache names the other door as the server's conflict answer does.
+ */
+export function checkinDetails(ctx: Ctx, row: AttendeeRow, doorLabel = false): CheckinDetails | false {
   if (!row.checked_in || !row.ci_scanned_at) return false;
   const date = utcToLocal(ctx, row.ci_scanned_at);
-  return { date, date_details: dateDetails(date), source: row.ci_source ?? 'site', author: row.ci_user_id ?? 0, device_id: row.ci_device_id };
+  const out: CheckinDetails = {
+    date,
+    date_details: dateDetails(date),
+    source: row.ci_source ?? 'site',
+    author: row.ci_user_id ?? 0,
+    device_id: row.ci_device_id,
+  };
+  if (doorLabel) out.device_label = row.ci_device_label ?? null;
+  // A venue hub's check-in that overruled one of its kiosks' scans names that scan (server/hub/push.ts).
+  if (row.ci_replaced_nonce && row.ci_replaced_scanned_at)
+    out.replaced = { device_id: row.ci_replaced_device_id ?? null, date: utcToLocal(ctx, row.ci_replaced_scanned_at), nonce: row.ci_replaced_nonce };
+  return out;
 }

@@ -131,7 +131,7 @@ function presentDoorAttendee(ctx: Ctx, row: AttendeeRow, memo: PageMemo): Record
     title: row.full_name || row.title,
     email: row.email,
     checked_in: row.checked_in === 1,
-    checkin_details: checkinDetails(ctx, row),
+    checkin_details: checkinDetails(ctx, row, true),
     security_code: row.security_code,
     order_status: effectiveOrderStatus(row),
   };

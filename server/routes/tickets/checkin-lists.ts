@@ -161,7 +161,11 @@ const list = implement(checkinListRoutes.listCheckinLists, async (input, ctx) =>
   if (input.page > 1 && input.page > totalPages) throw invalidPage();
   const { rest_url } = archiveLinks(ctx.urls.rest('/evt/tickets/v1/checkin-lists/'), knownQuery(ctx.req.params, SUPPORTED), 1, 1);
   // A door key bound to a list is told so: a kiosk scans through that list (an event's key may read one list too).
-  const bound: Record<string, string> = boundList === null ? {} : { 'X-EVT-Key-List': String(boundList) };
+  // A key bound to an event is told which (a venue hub started with only the site's key learns its event here).
+  const bound: Record<string, string> = {
+    ...(boundList === null ? {} : { 'X-EVT-Key-List': String(boundList) }),
+    ...(boundEvent === null ? {} : { 'X-EVT-Key-Event': String(boundEvent) }),
+  };
   return ok(
     { rest_url, total, total_pages: totalPages, checkin_lists: await answerLists(ctx, rows) },
     { ...etTotalHeaders(total, totalPages), ...bound },

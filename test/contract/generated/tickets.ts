@@ -181,6 +181,11 @@ export interface components {
       author: number;
       device_id: string | null;
       device_label?: string | null;
+      replaced?: {
+        device_id: string | null;
+        date: string;
+        nonce: string;
+      };
     };
     PaymentDetails: {
       provider: string;
@@ -337,6 +342,11 @@ export interface components {
             author: number;
             device_id: string | null;
             device_label?: string | null;
+            replaced?: {
+              device_id: string | null;
+              date: string;
+              nonce: string;
+            };
           });
           is_subscribed?: boolean;
           is_purchaser?: boolean;
@@ -440,6 +450,11 @@ export interface components {
         author: number;
         device_id: string | null;
         device_label?: string | null;
+        replaced?: {
+          device_id: string | null;
+          date: string;
+          nonce: string;
+        };
       });
       is_subscribed?: boolean;
       is_purchaser?: boolean;
@@ -549,6 +564,11 @@ export interface components {
             author: number;
             device_id: string | null;
             device_label?: string | null;
+            replaced?: {
+              device_id: string | null;
+              date: string;
+              nonce: string;
+            };
           });
           is_subscribed?: boolean;
           is_purchaser?: boolean;
@@ -707,6 +727,11 @@ export interface components {
                 author: number;
                 device_id: string | null;
                 device_label?: string | null;
+                replaced?: {
+                  device_id: string | null;
+                  date: string;
+                  nonce: string;
+                };
               });
               is_subscribed?: boolean;
               is_purchaser?: boolean;
@@ -815,6 +840,11 @@ export interface components {
             author: number;
             device_id: string | null;
             device_label?: string | null;
+            replaced?: {
+              device_id: string | null;
+              date: string;
+              nonce: string;
+            };
           });
           is_subscribed?: boolean;
           is_purchaser?: boolean;
@@ -913,6 +943,11 @@ export interface components {
                 author: number;
                 device_id: string | null;
                 device_label?: string | null;
+                replaced?: {
+                  device_id: string | null;
+                  date: string;
+                  nonce: string;
+                };
               });
               is_subscribed?: boolean;
               is_purchaser?: boolean;
@@ -1045,6 +1080,11 @@ export interface components {
           author: number;
           device_id: string | null;
           device_label?: string | null;
+          replaced?: {
+            device_id: string | null;
+            date: string;
+            nonce: string;
+          };
         });
         is_subscribed?: boolean;
         is_purchaser?: boolean;
@@ -1121,6 +1161,11 @@ export interface components {
           author: number;
           device_id: string | null;
           device_label?: string | null;
+          replaced?: {
+            device_id: string | null;
+            date: string;
+            nonce: string;
+          };
         });
         is_subscribed?: boolean;
         is_purchaser?: boolean;

@@ -1,0 +1,289 @@
+import type { Db } from '../connection.ts';
+import { stmt } from '../connection.ts';
+import type { CheckinRow } from './checkins.ts';
+
+/**
+ * The venue hub's mirror of one event of the site (server/hub/, CONTRACT section 9). The hub keeps the site's IDs
+ * for the event, its tickets, orders and attendees, so a QR code made by the site scans at the hub as it is, and a
+ * check-in pushed back names the attendee the site knows. A hub's database is a SQLite file (config.ts refuses a
+ * PostgreSQL one), so these statements are SQLite's.
+ */
+
+export type HubState = Record<string, unknown>;
+
+export async function readHubState(db: Db): Promise<HubState> {
+  const rows = (await stmt(db, 'SELECT name, value FROM hub_state').all()) as { name: string; value: string }[];
+  return Object.fromEntries(rows.map((r) => [r.name, JSON.parse(r.value) as unknown]));
+}
+
+export async function writeHubState(db: Db, values: HubState): Promise<void> {
+  const s = stmt(db, 'INSERT INTO hub_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
+  for (const [name, value] of Object.entries(values)) await s.run(name, JSON.stringify(value ?? null));
+}
+
+/** Posts of any kind other than those the mirror wrote: a database that is a site's, not this hub's. */
+export async function countPosts(db: Db): Promise<number> {
+  return Number(((await stmt(db, 'SELECT COUNT(*) AS n FROM posts').get()) as { n: number }).n);
+}
+
+export interface MirrorPost {
+  id: number;
+  type: 'event' | 'ticket' | 'order' | 'attendee';
+  status: string;
+  title: string;
+  parent?: number;
+  /** Site-local and UTC `YYYY-MM-DD HH:MM:SS` of the mirror's write (the site's own dates are not sent to doors). */
+  date: string;
+  dateGmt: string;
+}
+
+/** Inserts or updates posts with the site's IDs; a row whose status and title are unchanged is not written. */
+export async function upsertPosts(db: Db, posts: readonly MirrorPost[]): Promise<void> {
+  if (!posts.length) return;
+  const existing = new Map(
+    (
+      (await stmt(db, 'SELECT id, type, status, title FROM posts WHERE id IN (SELECT value FROM json_each(?))').all(
+        JSON.stringify(posts.map((p) => p.id)),
+      )) as { id: number; type: string; status: string; title: string }[]
+    ).map((r) => [r.id, r]),
+  );
+  const insert = stmt(
+    db,
+    'INSERT INTO posts (id, type, status, title, parent, date, date_gmt, modified, modified_gmt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const update = stmt(db, 'UPDATE posts SET status = ?, title = ?, modified = ?, modified_gmt = ? WHERE id = ?');
+  for (const p of posts) {
+    const old = existing.get(p.id);
+    if (!old) await insert.run(p.id, p.type, p.status, p.title, p.parent ?? 0, p.date, p.dateGmt, p.date, p.dateGmt);
+    else if (old.type !== p.type) throw new Error(`the site's ${p.type} ${p.id} is a ${old.type} in this hub's database`);
+    else if (old.status !== p.status || old.title !== p.title) await update.run(p.status, p.title, p.date, p.dateGmt, p.id);
+  }
+}
+
+export interface MirrorEvent {
+  id: number;
+  startLocal: string;
+  endLocal: string;
+  startUtc: string;
+  endUtc: string;
+  timezone: string;
+  allDay: boolean;
+}
+
+export async function upsertEventCols(db: Db, e: MirrorEvent): Promise<void> {
+  await stmt(
+    db,
+    `INSERT INTO events (post_id, start_local, end_local, start_utc, end_utc, timezone, all_day) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (post_id) DO UPDATE SET start_local = excluded.start_local, end_local = excluded.end_local, start_utc = excluded.start_utc,
+       end_utc = excluded.end_utc, timezone = excluded.timezone, all_day = excluded.all_day`,
+  ).run(e.id, e.startLocal, e.endLocal, e.startUtc, e.endUtc, e.timezone, e.allDay ? 1 : 0);
+}
+
+export interface MirrorTicket {
+  id: number;
+  eventId: number;
+  provider: 'rsvp' | 'tc';
+}
+
+export async function upsertTicketCols(db: Db, tickets: readonly MirrorTicket[]): Promise<void> {
+  const s = stmt(
+    db,
+    `INSERT INTO tickets (post_id, event_id, provider) VALUES (?, ?, ?)
+     ON CONFLICT (post_id) DO UPDATE SET event_id = excluded.event_id, provider = excluded.provider
+     WHERE tickets.event_id <> excluded.event_id OR tickets.provider <> excluded.provider`,
+  );
+  for (const t of tickets) await s.run(t.id, t.eventId, t.provider);
+}
+
+export interface MirrorOrder {
+  id: number;
+  provider: 'rsvp' | 'tc';
+  status: string;
+  name: string;
+  email: string;
+  createdUtc: string;
+}
+
+/** Orders as far as the door needs them: their status (whether their attendees may enter). */
+export async function upsertOrderCols(db: Db, orders: readonly MirrorOrder[]): Promise<void> {
+  const s = stmt(
+    db,
+    `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, created_utc) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (post_id) DO UPDATE SET status = excluded.status WHERE orders.status <> excluded.status`,
+  );
+  for (const o of orders) await s.run(o.id, o.provider, o.status, o.name, o.email, o.createdUtc);
+}
+
+export interface MirrorAttendee {
+  id: number;
+  ticketId: number;
+  eventId: number;
+  orderId: number | null;
+  provider: 'rsvp' | 'tc';
+  fullName: string;
+  email: string;
+  securityCode: string;
+  rsvpStatus: 'yes' | 'no' | null;
+}
+
+/**
+ * Inserts or updates the attendees' rows; an unchanged row is not written (each write moves the attendee past the
+ * kiosks' cursors, and a pull sees every attendee of the event once).
+ */
+export async function upsertAttendeeCols(db: Db, rows: readonly MirrorAttendee[]): Promise<void> {
+  if (!rows.length) return;
+  type Old = {
+    post_id: number;
+    ticket_id: number;
+    order_id: number | null;
+    full_name: string;
+    email: string;
+    security_code: string;
+    rsvp_status: string | null;
+  };
+  const existing = new Map(
+    (
+      (await stmt(
+        db,
+        'SELECT post_id, ticket_id, order_id, full_name, email, security_code, rsvp_status FROM attendees WHERE post_id IN (SELECT value FROM json_each(?))',
+      ).all(JSON.stringify(rows.map((r) => r.id)))) as Old[]
+    ).map((r) => [r.post_id, r]),
+  );
+  const insert = stmt(
+    db,
+    `INSERT INTO attendees (post_id, ticket_id, event_id, order_id, provider, full_name, email, security_code, rsvp_status)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const update = stmt(
+    db,
+    'UPDATE attendees SET ticket_id = ?, order_id = ?, full_name = ?, email = ?, security_code = ?, rsvp_status = ? WHERE post_id = ?',
+  );
+  for (const a of rows) {
+    const old = existing.get(a.id);
+    if (!old) {
+      await insert.run(a.id, a.ticketId, a.eventId, a.orderId, a.provider, a.fullName, a.email, a.securityCode, a.rsvpStatus);
+      continue;
+    }
+    const same =
+      old.ticket_id === a.ticketId &&
+      old.order_id === a.orderId &&
+      old.full_name === a.fullName &&
+      old.email === a.email &&
+      old.security_code === a.securityCode &&
+      old.rsvp_status === a.rsvpStatus;
+    if (!same) await update.run(a.ticketId, a.orderId, a.fullName, a.email, a.securityCode, a.rsvpStatus, a.id);
+  }
+}
+
+/** An attendee's standing check-in as the hub holds it: the row and what became of it at the site. */
+export interface HubStanding {
+  attendeeId: number;
+  checkedIn: boolean;
+  checkin: (CheckinRow & { upstream: string | null }) | null;
+  /** This hub's scans of the attendee the site has not answered yet. */
+  pending: number;
+}
+
+export async function standingOf(db: Db, attendeeIds: readonly number[]): Promise<Map<number, HubStanding>> {
+  if (!attendeeIds.length) return new Map();
+  const rows = (await stmt(
+    db,
+    `SELECT a.post_id AS hub_attendee, a.checked_in AS hub_checked_in, c.*,
+       (SELECT COUNT(*) FROM checkins p WHERE p.attendee_id = a.post_id AND p.upstream IS NULL AND p.result IN ('accepted', 'checked_out')) AS hub_pending
+     FROM attendees a LEFT JOIN checkins c ON c.id = a.checkin_id
+     WHERE a.post_id IN (SELECT value FROM json_each(?))`,
+  ).all(JSON.stringify(attendeeIds))) as (CheckinRow & {
+    hub_attendee: number;
+    hub_checked_in: number;
+    hub_pending: number;
+    upstream: string | null;
+  })[];
+  return new Map(
+    rows.map(({ hub_attendee, hub_checked_in, hub_pending, ...c }) => [
+      hub_attendee,
+      { attendeeId: hub_attendee, checkedIn: hub_checked_in === 1, checkin: c.id === null ? null : c, pending: Number(hub_pending) },
+    ]),
+  );
+}
+
+/** This hub's check-ins and check-outs the site has not answered yet, oldest first. */
+export async function pendingPushes(db: Db, limit: number): Promise<CheckinRow[]> {
+  return (await stmt(
+    db,
+    `SELECT * FROM checkins WHERE upstream IS NULL AND result IN ('accepted', 'checked_out') AND attendee_id IS NOT NULL ORDER BY id LIMIT ?`,
+  ).all(limit)) as CheckinRow[];
+}
+
+export async function countPendingPushes(db: Db): Promise<number> {
+  return Number(
+    (
+      (await stmt(
+        db,
+        `SELECT COUNT(*) AS n FROM checkins WHERE upstream IS NULL AND result IN ('accepted', 'checked_out') AND attendee_id IS NOT NULL`,
+      ).get()) as { n: number }
+    ).n,
+  );
+}
+
+/** The hub's scans the site refused: a check-in stood there first ('conflict'), or the ticket was not valid there. */
+export async function countUpstreamRefusals(db: Db): Promise<{ conflict: number; rejected: number }> {
+  const rows = (await stmt(
+    db,
+    `SELECT upstream, COUNT(*) AS n FROM checkins WHERE upstream IN ('conflict', 'rejected') GROUP BY upstream`,
+  ).all()) as {
+    upstream: string;
+    n: number;
+  }[];
+  const n = (k: string) => Number(rows.find((r) => r.upstream === k)?.n ?? 0);
+  return { conflict: n('conflict'), rejected: n('rejected') };
+}
+
+/** What the site answered to a pushed scan; a refused one stops counting as this hub's accepted scan. */
+export async function markPushed(db: Db, id: number, upstream: 'sent' | 'conflict' | 'rejected', reason?: string): Promise<void> {
+  if (upstream === 'sent') await stmt(db, 'UPDATE checkins SET upstream = ? WHERE id = ?').run(upstream, id);
+  else await stmt(db, 'UPDATE checkins SET upstream = ?, result = ?, reason = ? WHERE id = ?').run(upstream, upstream, reason ?? null, id);
+}
+
+export interface MirrorCheckin {
+  attendeeId: number;
+  eventId: number;
+  result: 'accepted' | 'checked_out';
+  scannedAt: string;
+  receivedAt: string;
+  deviceId: string | null;
+  deviceLabel: string | null;
+  source: string;
+  userId: number;
+  replacesId: number | null;
+}
+
+/** A check-in or check-out the site made, copied into the log ('mirror': never pushed back). */
+export async function insertMirrorCheckin(db: Db, c: MirrorCheckin): Promise<number> {
+  const r = await stmt(
+    db,
+    `INSERT INTO checkins (attendee_id, event_id, result, reason, scanned_at, received_at, device_id, nonce, source, user_id, api_key_id, upstream, device_label, replaces_id)
+     VALUES (?, ?, ?, NULL, ?, ?, ?, NULL, ?, ?, NULL, 'mirror', ?, ?)`,
+  ).run(c.attendeeId, c.eventId, c.result, c.scannedAt, c.receivedAt, c.deviceId, c.source, c.userId, c.deviceLabel, c.replacesId);
+  return Number(r.lastInsertRowid);
+}
+
+export interface RefusedPush {
+  id: number;
+  attendee_id: number;
+  full_name: string;
+  upstream: 'conflict' | 'rejected';
+  reason: string | null;
+  scanned_at: string;
+  device_id: string | null;
+  label: string | null;
+}
+
+/** The hub's scans the site refused, newest first (what `cli hub status` lists for the organizer). */
+export async function upstreamRefusals(db: Db, limit: number): Promise<RefusedPush[]> {
+  return (await stmt(
+    db,
+    `SELECT c.id, c.attendee_id, COALESCE(a.full_name, '') AS full_name, c.upstream, c.reason, c.scanned_at, c.device_id, k.label
+     FROM checkins c LEFT JOIN attendees a ON a.post_id = c.attendee_id LEFT JOIN api_keys k ON k.id = c.api_key_id
+     WHERE c.upstream IN ('conflict', 'rejected') ORDER BY c.id DESC LIMIT ?`,
+  ).all(limit)) as RefusedPush[];
+}
