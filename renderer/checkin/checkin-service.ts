@@ -11,7 +11,7 @@ import type { AttendeeRow, KioskDb } from '../store/db.ts';
 import { hasPending, logScan, recordLocalScan, updateScanLog } from '../store/outbox.ts';
 import type { SyncEngine } from '../sync/engine.ts';
 import type { DeviceProblem } from '../sync/events.ts';
-import { decideThroughGate, exitCounts, forgetGatePass, gateHistory, loadGate, recordGatePass, type GateState } from './gate.ts';
+import { attendeePasses, decideThroughGate, exitCounts, forgetGatePass, historyOf, loadGate, type GateState } from './gate.ts';
 
 /** How long a verdict waits for the server before it stands on the local decision (same nonce either way). */
 export const ONLINE_DEADLINE_MS = 1500;
@@ -92,8 +92,14 @@ export class CheckinService {
     const deadlineAt = at + (this.opts.deadlineMs ?? ONLINE_DEADLINE_MS);
     const nonce = makeNonce();
     const settings = this.opts.settings();
-    // A kiosk on a check-in list decides through the list's rules, from the passes it knows of (gate.ts).
-    const gate = settings ? await loadGate(db) : null;
+    // What the decision reads goes out at once, so the scan waits on the database once: a kiosk on a check-in
+    // list decides through the list's rules, from the passes it knows of (gate.ts), and the cached attendee.
+    const decidable = settings && code;
+    const [gate, cached, passes] = await Promise.all([
+      settings ? loadGate(db) : null,
+      decidable ? getAttendee(db, code.attendeeId) : undefined,
+      decidable ? attendeePasses(db, code.attendeeId) : [],
+    ]);
     // A kiosk on an exit list is an exit: every scan, and staff's by hand, lets the attendee out (the server
     // decides a scan through an exit list as an exit whatever it is sent, domain/checkin/lists.ts).
     const checkIn = gate?.list.direction === 'exit' ? false : asked;
@@ -123,8 +129,8 @@ export class CheckinService {
     if (!settings) return finish({ kind: 'not_in_list', attendeeId: code.attendeeId, syncedAgoMs: null }, 'offline');
     // The engine keeps the last download time in memory; no storage read on the scan path.
     const ctx = (): ScanContext => ({ eventId: settings.event_id, now: this.now(), lastSyncAt: engine.status.lastSyncAt, deviceId });
-    let local = await getAttendee(db, code.attendeeId);
-    const history = gate ? await gateHistory(db, gate.list.id, code.attendeeId) : [];
+    let local = cached;
+    const history = gate ? historyOf(passes, gate.list.id) : [];
     const through = (v: ScanVerdict): ScanVerdict => (gate ? decideThroughGate(gate, v, local, checkIn, at, history) : v);
     let verdict = through(rules(local, ctx()));
     if (isFinalLocally(verdict)) return finish(verdict, 'offline');
@@ -171,6 +177,11 @@ export class CheckinService {
     }
     if (verdict.kind !== 'admitted') return finish(verdict, mode);
 
+    // The pass through the list (an entry, or an exit of someone inside) is written with the scan, in its transaction.
+    const pass =
+      gate && (checkIn || exitCounts(history))
+        ? { nonce, listId: gate.list.id, attendeeId: code.attendeeId, kind: checkIn ? ('entry' as const) : ('exit' as const), at }
+        : undefined;
     const logId = await recordLocalScan(
       db,
       {
@@ -183,10 +194,8 @@ export class CheckinService {
       },
       checkIn ? verdict.kind : 'checked_out',
       unknown,
+      pass,
     );
-    if (gate && logId !== undefined && (checkIn || exitCounts(history))) {
-      await recordGatePass(db, { nonce, listId: gate.list.id, attendeeId: code.attendeeId, kind: checkIn ? 'entry' : 'exit', at });
-    }
     const fate = await engine.flush(nonce, Math.max(0, deadlineAt - this.now()));
     const answered = fate && verdictFromFate(fate, verdict, local);
     if (!answered) {

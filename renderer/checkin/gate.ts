@@ -69,7 +69,16 @@ export function gateRules(gate: GateState): ListRules {
 
 /** The attendee's passes through the list known to this kiosk (its own and the server's log), in scan order. */
 export async function gateHistory(db: KioskDb, listId: number, attendeeId: number): Promise<ListPass[]> {
-  const rows = await db.listPasses.where('attendeeId').equals(attendeeId).toArray();
+  return historyOf(await attendeePasses(db, attendeeId), listId);
+}
+
+/** Every pass of the attendee this kiosk knows of, on any list (read alongside the attendee on a scan). */
+export function attendeePasses(db: KioskDb, attendeeId: number): Promise<ListPassRow[]> {
+  return db.listPasses.where('attendeeId').equals(attendeeId).toArray();
+}
+
+/** The passes through one list, in scan order. */
+export function historyOf(rows: readonly ListPassRow[], listId: number): ListPass[] {
   return rows
     .filter((r) => r.listId === listId)
     .sort((a, b) => a.at - b.at || a.nonce.localeCompare(b.nonce))

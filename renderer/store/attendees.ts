@@ -2,7 +2,7 @@ import type { DoorAttendee } from '../../shared/checkin/wire.ts';
 import { checkinDateMs, type ScanSubject } from '../../shared/checkin/decide.ts';
 import { hashSecurityCode } from '../../shared/checkin/security-code.ts';
 import type { AttendeeRow, KioskDb, OutboxRow } from './db.ts';
-import { putSnapshotChunk, snapshotGet, snapshotRows } from './snapshot.ts';
+import { type PackedRow, putSnapshotChunk, snapshotGet, snapshotPacked, snapshotRows, unpackRow } from './snapshot.ts';
 
 /**
  * Parses a check-in date as ms. ISO strings carry their offset; the original's `Y-m-d H:i:s` has none and is
@@ -11,40 +11,31 @@ import { putSnapshotChunk, snapshotGet, snapshotRows } from './snapshot.ts';
 export const parseCheckinDate = checkinDateMs;
 
 /**
- * Search keys: each word of the name, and the whole email (a prefix of which is its local part). Domain
- * parts are left out: they match half the list, and each index entry costs time when 100,000 are cached.
+ * A downloaded attendee as the snapshot stores it (snapshot.ts PackedRow); the security code becomes a hash here
+ * and goes no further.
  */
-function wordsOf(name: string, email: string): string[] {
-  const words = new Set<string>();
-  for (const w of name.toLowerCase().split(/[\s,]+/)) if (w) words.add(w);
-  const mail = email.toLowerCase().trim();
-  if (mail) words.add(mail);
-  return [...words];
+export function packAttendee(a: DoorAttendee): PackedRow {
+  const details = a.checkin_details || null;
+  return [
+    a.id,
+    a.post_id,
+    a.ticket_id,
+    a.status,
+    a.order_status ?? null,
+    a.security_code ? hashSecurityCode(a.id, a.security_code) : null,
+    a.checked_in ? 1 : 0,
+    a.checked_in && details ? details.date : null,
+    a.checked_in ? (parseCheckinDate(details ? details.date : null) ?? 0) : null,
+    a.checked_in && details ? (details.device_id ?? null) : null,
+    a.title ?? '',
+    a.email ?? '',
+    a.ticket?.title ?? null,
+  ];
 }
 
 /** Maps a downloaded attendee to its cache row; the security code becomes a hash here and goes no further. */
 export function toAttendeeRow(a: DoorAttendee): AttendeeRow {
-  const details = a.checkin_details || null;
-  const name = a.title ?? '';
-  const email = a.email ?? '';
-  const row: AttendeeRow = {
-    id: a.id,
-    eventId: a.post_id,
-    ticketId: a.ticket_id,
-    status: a.status,
-    orderStatus: a.order_status ?? null,
-    codeHash: a.security_code ? hashSecurityCode(a.id, a.security_code) : null,
-    checkedIn: a.checked_in ? 1 : 0,
-    checkinDate: a.checked_in && details ? details.date : null,
-    checkinAt: a.checked_in ? (parseCheckinDate(details ? details.date : null) ?? 0) : null,
-    checkinDevice: a.checked_in && details ? (details.device_id ?? null) : null,
-    name,
-    email,
-    ticketTitle: a.ticket?.title ?? null,
-    words: wordsOf(name, email),
-  };
-  if (a.status === 'trash') row.trashed = 1;
-  return row;
+  return unpackRow(packAttendee(a));
 }
 
 /** The server's row; a single-attendee or check-in answer may omit the security code, so the hash we have stays. */
@@ -65,13 +56,10 @@ export function notCheckedIn(row: AttendeeRow): AttendeeRow {
 }
 
 /** The newest queued scan of each of these attendees that has one (read inside the caller's transaction). */
-async function latestPending(db: KioskDb, rows: readonly AttendeeRow[]): Promise<Map<number, OutboxRow>> {
+async function latestPending(db: KioskDb, ids: readonly number[]): Promise<Map<number, OutboxRow>> {
   const latest = new Map<number, OutboxRow>();
-  if (rows.length === 0) return latest;
-  const pending = await db.outbox
-    .where('attendeeId')
-    .anyOf(rows.map((r) => r.id))
-    .sortBy('seq');
+  if (ids.length === 0) return latest;
+  const pending = await db.outbox.where('attendeeId').anyOf(ids).sortBy('seq');
   for (const p of pending) latest.set(p.attendeeId, p);
   return latest;
 }
@@ -83,7 +71,10 @@ async function latestPending(db: KioskDb, rows: readonly AttendeeRow[]): Promise
 export async function applyAttendees(db: KioskDb, attendees: readonly DoorAttendee[]): Promise<void> {
   const rows = attendees.map(toAttendeeRow);
   await db.transaction('rw', db.attendees, db.outbox, async () => {
-    const latest = await latestPending(db, rows);
+    const latest = await latestPending(
+      db,
+      rows.map((r) => r.id),
+    );
     await db.attendees.bulkPut(latest.size ? rows.map((r) => (latest.has(r.id) ? overlayPending(r, latest.get(r.id)!) : r)) : rows);
   });
 }
@@ -94,11 +85,14 @@ export async function applyAttendees(db: KioskDb, attendees: readonly DoorAttend
  * that scan, since `attendees` takes precedence over the snapshot.
  */
 export async function applySnapshotPage(db: KioskDb, attendees: readonly DoorAttendee[], after?: () => Promise<unknown>): Promise<void> {
-  const rows = attendees.map(toAttendeeRow);
+  const packed = attendees.map(packAttendee);
   await db.transaction('rw', [db.snapshot, db.attendees, db.outbox, db.meta], async () => {
-    const latest = await latestPending(db, rows);
-    await putSnapshotChunk(db, rows);
-    if (latest.size) await db.attendees.bulkPut(rows.filter((r) => latest.has(r.id)).map((r) => overlayPending(r, latest.get(r.id)!)));
+    const latest = await latestPending(
+      db,
+      packed.map((p) => p[0]),
+    );
+    await putSnapshotChunk(db, packed);
+    if (latest.size) await db.attendees.bulkPut(packed.filter((p) => latest.has(p[0])).map((p) => overlayPending(unpackRow(p), latest.get(p[0])!)));
     await after?.();
   });
 }
@@ -169,7 +163,7 @@ export interface DoorCounts {
 
 /** Door figures from the cache (which includes this device's not-yet-uploaded scans). */
 export async function countAttendees(db: KioskDb, deviceId: string, now: number): Promise<DoorCounts> {
-  const snapshot = await snapshotRows(db);
+  const snapshot = await snapshotPacked(db);
   const hourAgo = now - 3_600_000;
   return db.transaction('r', db.attendees, async () => {
     const [keys, checkedIn, trashed, thisDevice, lastHour] = await Promise.all([
@@ -193,13 +187,13 @@ export async function countAttendees(db: KioskDb, deviceId: string, now: number)
     ]);
     const counts = { checkedIn, total: keys.length - trashed, thisDevice, lastHour };
     const newer = new Set(keys);
-    for (const r of snapshot) {
-      if (newer.has(r.id) || r.status === 'trash') continue;
+    for (const [id, , , status, , , checked, , checkinAt, checkinDevice] of snapshot) {
+      if (newer.has(id) || status === 'trash') continue;
       counts.total++;
-      if (r.checkedIn !== 1) continue;
+      if (checked !== 1) continue;
       counts.checkedIn++;
-      if (r.checkinDevice === deviceId) counts.thisDevice++;
-      if ((r.checkinAt ?? -1) >= hourAgo) counts.lastHour++;
+      if (checkinDevice === deviceId) counts.thisDevice++;
+      if ((checkinAt ?? -1) >= hourAgo) counts.lastHour++;
     }
     return counts;
   });

@@ -2,7 +2,7 @@ import type { DoorAttendee } from '../../shared/checkin/wire.ts';
 import { getAttendee, keepCodeHash, overlayPending, toAttendeeRow } from './attendees.ts';
 import { forgetEventSigning } from './signing-keys.ts';
 import { snapshotChanged } from './snapshot.ts';
-import type { AttendeeRow, KioskDb, OutboxRow, RefusalRow, ScanRow } from './db.ts';
+import type { AttendeeRow, KioskDb, ListPassRow, OutboxRow, RefusalRow, ScanRow } from './db.ts';
 
 /** A scan as the check-in flow hands it over: an outbox row before it is queued. */
 export type LocalScan = Omit<OutboxRow, 'seq' | 'attempts'>;
@@ -12,8 +12,15 @@ export type LocalScan = Omit<OutboxRow, 'seq' | 'attempts'>;
  * attendee mark and the log line commit together or not at all, so a crash can neither lose the scan nor
  * let this device admit the same person twice.
  */
-export async function recordLocalScan(db: KioskDb, scan: LocalScan, verdict: string, unknown?: AttendeeRow): Promise<number | undefined> {
-  return db.transaction('rw', [db.outbox, db.attendees, db.snapshot, db.scans], async () => {
+export async function recordLocalScan(
+  db: KioskDb,
+  scan: LocalScan,
+  verdict: string,
+  unknown?: AttendeeRow,
+  /** The pass through the kiosk's check-in list this scan makes (checkin/gate.ts), kept with it in one transaction. */
+  pass?: Omit<ListPassRow, 'source'>,
+): Promise<number | undefined> {
+  return db.transaction('rw', [db.outbox, db.attendees, db.snapshot, db.scans, db.listPasses], async () => {
     // The reads go out together, then the writes together (in this order): the verdict waits on the database
     // twice, not once per request.
     const [queued, attendee] = await Promise.all([db.outbox.where('nonce').equals(scan.nonce).count(), getAttendee(db, scan.attendeeId)]);
@@ -23,9 +30,10 @@ export async function recordLocalScan(db: KioskDb, scan: LocalScan, verdict: str
     // An attendee the cache did not hold (a signed ticket admitted offline) is cached now, marked, so a second
     // scan of the same ticket reads as a re-scan here, never as a second admission.
     const known = attendee ?? unknown;
-    const [, , logId] = await Promise.all([
+    const [, , , logId] = await Promise.all([
       db.outbox.add(row),
       known ? db.attendees.put(overlayPending(known, row)) : undefined,
+      pass ? db.listPasses.put({ ...pass, source: 'local' }) : undefined,
       db.scans.add({
         nonce: scan.nonce,
         at: scan.scanAt,

@@ -7,9 +7,14 @@ import { rememberTicketIds, storeEventSigningKeys, storeTicketTotal } from '../s
 import { getSyncState, learnDoorLabels, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
 import { ApiError, type ApiClient, type ApiResponse } from './api-client.ts';
 
+/** The server's most per page (CONTRACT: 100 on the tickets namespace). */
 const ATTENDEES_PER_PAGE = 100;
-/** Pages requested ahead while earlier ones are parsed and written, so server and kiosk work at once. */
-const PAGES_IN_FLIGHT = 4;
+/** Requests out at once while earlier pages are parsed and written, so server and kiosk work at once (a browser opens 6 connections to a host). */
+const PAGES_IN_FLIGHT = 6;
+/** Pages fetched beyond the last one written: what arrives while a batch is written waits in memory. */
+const PAGES_AHEAD = 50;
+/** Attendees written in one transaction at most: few transactions, yet progress moves often enough. */
+const BATCH_ROWS = 5000;
 
 export interface DownloadProgress {
   phase: 'full' | 'delta';
@@ -94,7 +99,10 @@ async function fetchPage(opts: DownloadOptions, page: number, changedSince: stri
  * One paging pass over `changed_since`. The first download uses cursor 0: that list is in ID order and keeps
  * trashed attendees, so pages do not shift when attendees are added or removed meanwhile, and an interrupted
  * pass resumes by page number. The cursor for the next delta is taken from the first page. Pages are
- * fetched several at a time but written strictly in order by `store`, each with the progress it completes.
+ * fetched several at a time, a new request going out as each answer arrives (not only between writes), up to
+ * PAGES_AHEAD pages beyond the last one written; they are written strictly in order by `store`, the pages that
+ * have arrived together (up to BATCH_ROWS attendees in one transaction), each batch with the progress it
+ * completes.
  */
 async function pagePass(
   opts: DownloadOptions,
@@ -108,23 +116,41 @@ async function pagePass(
   if (first === null) return { cursor, loaded };
   if (cursor === null) cursor = first.cursor;
   const totalPages = first.totalPages;
-  const inFlight = new Map<number, Promise<Page | null>>();
-  /** Pages that have arrived; consecutive ones are written together in one transaction. */
+  /** Pages requested and not yet taken for writing, and those of them that have arrived. */
+  const requested = new Map<number, Promise<Page | null>>();
   const arrived = new Map<number, Page | null>();
+  let inFlight = 0;
+  /** Set when a request failed or the pass is over: no further requests go out. */
+  let stopped = false;
   let nextToFetch = start.page + 1;
+  /** The last page taken for writing. */
+  let page = start.page;
   const fill = () => {
-    while (inFlight.size < PAGES_IN_FLIGHT && nextToFetch <= totalPages) {
+    while (!stopped && inFlight < PAGES_IN_FLIGHT && nextToFetch <= totalPages && nextToFetch <= page + PAGES_AHEAD) {
       const n = nextToFetch++;
       const p = fetchPage(opts, n, changedSince);
-      // Keep a failed prefetch from surfacing as unhandled while earlier pages are written.
+      inFlight++;
+      requested.set(n, p);
+      // A failed request stops further ones; it surfaces when its page's turn comes (not as unhandled meanwhile).
       p.then(
-        (v) => arrived.set(n, v),
-        () => undefined,
+        (v) => {
+          inFlight--;
+          arrived.set(n, v);
+          fill();
+        },
+        () => {
+          inFlight--;
+          stopped = true;
+        },
       );
-      inFlight.set(n, p);
     }
   };
-  let page = start.page;
+  const take = (n: number): Promise<Page | null> => {
+    const p = requested.get(n) ?? fetchPage(opts, n, changedSince);
+    requested.delete(n);
+    arrived.delete(n);
+    return p;
+  };
   let current: Page | null = first;
   try {
     while (current) {
@@ -137,10 +163,9 @@ async function pagePass(
           end = true;
           break;
         }
-        if (!arrived.has(page + 1) || batch.length >= 1000) break;
+        if (!arrived.has(page + 1) || batch.length >= BATCH_ROWS) break;
         const more = arrived.get(page + 1)!;
-        inFlight.delete(page + 1);
-        arrived.delete(page + 1);
+        void take(page + 1);
         page += 1;
         if (more === null) {
           end = true;
@@ -154,14 +179,14 @@ async function pagePass(
       opts.onProgress?.({ phase: changedSince === '0' ? 'full' : 'delta', loaded, total: last.total });
       if (end) break;
       page += 1;
-      const next = inFlight.get(page)!;
-      inFlight.delete(page);
-      arrived.delete(page);
+      const next = take(page);
+      fill();
       current = await next;
     }
   } finally {
     // Do not leave requests running past a failure; their answers are not needed any more.
-    await Promise.allSettled(inFlight.values());
+    stopped = true;
+    await Promise.allSettled(requested.values());
   }
   return { cursor, loaded };
 }
@@ -172,24 +197,34 @@ async function pagePass(
  */
 export async function downloadAttendees(opts: DownloadOptions): Promise<number> {
   const state = await getSyncState(opts.db);
-  if (opts.refreshEvent || (!state.complete && !state.full)) await downloadEventInfo(opts);
+  const eventInfo = opts.refreshEvent || (!state.complete && !state.full);
   if (!state.complete) {
     const resume = state.full;
-    // The first download goes to snapshot chunks (fast), each with the progress that resumes after it.
-    const result = await pagePass(
-      opts,
-      '0',
-      resume ? { page: resume.nextPage, cursor: resume.cursor, loaded: resume.loaded } : { page: 1, cursor: null, loaded: 0 },
-      async (batch, full) => {
-        await applySnapshotPage(opts.db, batch, () => putSyncState(opts.db, { ...state, full }));
-        await rememberTicketIds(opts.db, batch);
-        await learnDoorLabels(opts.db, batch);
-      },
-    );
+    // The first download goes to snapshot chunks (fast), each with the progress that resumes after it and the
+    // tickets and door labels its attendees hold, in one transaction. The event and its tickets come meanwhile: both are over
+    // before the cache counts as complete, and neither is left running when the other fails.
+    const [pass, info] = await Promise.allSettled([
+      pagePass(
+        opts,
+        '0',
+        resume ? { page: resume.nextPage, cursor: resume.cursor, loaded: resume.loaded } : { page: 1, cursor: null, loaded: 0 },
+        (batch, full) =>
+          applySnapshotPage(opts.db, batch, async () => {
+            await putSyncState(opts.db, { ...state, full });
+            await rememberTicketIds(opts.db, batch);
+            await learnDoorLabels(opts.db, batch);
+          }),
+      ),
+      eventInfo ? downloadEventInfo(opts) : null,
+    ]);
+    if (pass.status === 'rejected') throw pass.reason;
+    if (info.status === 'rejected') throw info.reason;
+    const result = pass.value;
     const done: SyncState = { complete: true, full: null, cursor: result.cursor, lastSyncAt: opts.now() };
     await putSyncState(opts.db, done);
     return result.loaded - (resume?.loaded ?? 0);
   }
+  if (eventInfo) await downloadEventInfo(opts);
   // Deltas update single rows.
   const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, async (batch) => {
     await applyAttendees(opts.db, batch);

@@ -33,3 +33,44 @@ test('a version 1 cache is upgraded in place to the sparse indexes, and counts s
   db.close();
   await Dexie.delete(name);
 });
+
+test('a version 5 cache keeps its first download: snapshot chunks of row objects are packed in place', async () => {
+  const name = 'db-upgrade-snapshot-test';
+  const old = new Dexie(name);
+  old.version(5).stores({ attendees: 'id, checkinAt, checkinDevice, trashed, *words', snapshot: 'first', meta: 'key' });
+  const row = (id: number, over: Record<string, unknown> = {}) => ({
+    id,
+    eventId: 1,
+    ticketId: 2,
+    status: 'publish',
+    orderStatus: 'completed',
+    codeHash: `h${id}`,
+    checkedIn: 0,
+    checkinDate: null,
+    checkinAt: null,
+    checkinDevice: null,
+    name: `Guest Number${id}`,
+    email: `g${id}@x.ee`,
+    ticketTitle: 'General',
+    words: ['guest', `number${id}`, `g${id}@x.ee`],
+    ...over,
+  });
+  await old.table('snapshot').bulkPut([
+    { first: 1, last: 3, rows: [row(1), row(3, { checkedIn: 1, checkinAt: 5, checkinDate: 'd', checkinDevice: 'door-a' })] },
+    { first: 7, last: 7, rows: [row(7, { status: 'trash', trashed: 1 })] },
+  ]);
+  old.close();
+  const db = openKioskDb(name);
+  const { getAttendee, searchAttendees } = await import('../../../renderer/store/attendees.ts');
+  assert.deepEqual(await getAttendee(db, 3), row(3, { checkedIn: 1, checkinAt: 5, checkinDate: 'd', checkinDevice: 'door-a' }));
+  assert.deepEqual(await getAttendee(db, 7), row(7, { status: 'trash', trashed: 1 }));
+  assert.equal(await getAttendee(db, 2), undefined);
+  assert.deepEqual(
+    (await searchAttendees(db, 'number1')).map((r) => r.id),
+    [1],
+  );
+  assert.deepEqual(await countAttendees(db, 'door-a', 10), { checkedIn: 1, total: 2, thisDevice: 1, lastHour: 1 });
+  assert.equal('rows' in (await db.snapshot.get(1))!, false);
+  db.close();
+  await Dexie.delete(name);
+});
