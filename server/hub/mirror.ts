@@ -169,7 +169,7 @@ export async function pullAttendees(p: PullContext, cursor: string): Promise<{ c
       }
       const following = inFlight.get(n + 1);
       inFlight.delete(n + 1);
-      page = following ? await following : null;
+      page = following === undefined ? null : await following;
     }
   } finally {
     await Promise.allSettled(inFlight.values());
