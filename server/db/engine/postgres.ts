@@ -71,6 +71,84 @@ interface PgScope extends TxScope {
   releaseFrom: number | null;
   /** Rows written in the transaction: they count in totalChanges() once it commits (others cannot see them before). */
   written: number;
+  /**
+   * Whether BEGIN has been sent: it goes with the transaction's first statement, in the same round trip
+   * (BeginThen); a transaction that ran no statement sends neither BEGIN nor COMMIT.
+   */
+  begun: boolean;
+}
+
+/**
+ * A query sent right after a BEGIN, both in one round trip: the BEGIN as an extended-protocol Parse/Bind/Execute
+ * without a Sync of its own, then the query's messages and their Sync (PostgreSQL runs the pipeline in order; the
+ * BEGIN turns its implicit transaction into the transaction block that goes on after the Sync), or, for a query
+ * without parameters, `BEGIN;` before its text in one simple query. The BEGIN's completion is not a result.
+ */
+class BeginThen extends (pg.Query as unknown as new (config: pg.QueryConfig & { callback?: (err: Error | null, r: unknown) => void }) => PgQuery) {
+  private beginDone = false;
+  private wasParsed = false;
+
+  override submit(connection: PgConnection): Error | null {
+    const self = this as unknown as PgQuery;
+    if (!self.requiresPreparation()) {
+      self.text = `BEGIN; ${self.text}`;
+      return super.submit(connection);
+    }
+    this.wasParsed =
+      !!self.name && (connection.parsedStatements[self.name] !== undefined || connection.submittedNamedStatements[self.name] !== undefined);
+    connection.stream.cork?.();
+    try {
+      connection.parse({ text: 'BEGIN', name: '', types: [] });
+      connection.bind({});
+      connection.execute({});
+    } finally {
+      connection.stream.uncork?.();
+    }
+    return super.submit(connection);
+  }
+
+  override handleCommandComplete(msg: unknown, connection: PgConnection): void {
+    if (!this.beginDone) {
+      this.beginDone = true;
+      return;
+    }
+    super.handleCommandComplete(msg, connection);
+  }
+
+  override handleError(err: Error, connection: PgConnection): void {
+    // The BEGIN's ParseComplete marked a named statement parsed before its own Parse answered: a statement that
+    // failed to parse must be parsed again next time.
+    const self = this as unknown as PgQuery;
+    if (self.name && !this.wasParsed) delete connection.parsedStatements[self.name];
+    super.handleError(err, connection);
+  }
+}
+
+/** What BeginThen uses of pg's Query and Connection (not in @types/pg). */
+interface PgConnection {
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+  stream: { cork?: () => void; uncork?: () => void };
+  parse(q: { text: string; name: string; types: unknown[] }): void;
+  bind(c: object): void;
+  execute(c: object): void;
+}
+interface PgQuery {
+  text: string;
+  name?: string;
+  requiresPreparation(): boolean;
+  submit(connection: PgConnection): Error | null;
+  handleCommandComplete(msg: unknown, connection: PgConnection): void;
+  handleError(err: Error, connection: PgConnection): void;
+}
+
+/** Runs `config` on the transaction's connection, with the BEGIN in the same round trip when it is not sent yet. */
+function queryIn(s: PgScope, config: pg.QueryConfig): Promise<pg.QueryResult> {
+  if (s.begun) return s.client.query(config);
+  s.begun = true;
+  return new Promise((resolve, reject) => {
+    s.client.query(new BeginThen({ ...config, callback: (err, r) => (err ? reject(err) : resolve(r as pg.QueryResult)) }) as never);
+  });
 }
 
 interface Prepared {
@@ -209,7 +287,7 @@ export class PgDb implements Db {
       s.levels[i] = 'open';
     }
     s.releaseFrom = null;
-    await s.client.query(text);
+    await queryIn(s, { text });
   }
 
   /** Runs a prepared text with its arguments on the flow's transaction connection, or on a free one. */
@@ -220,7 +298,7 @@ export class PgDb implements Db {
     const config: pg.QueryConfig = { text: p.tr.text, values, ...(p.name ? { name: p.name } : {}), ...(arrays ? { rowMode: 'array' } : {}) };
     let r: pg.QueryResult;
     try {
-      r = scope ? await scope.client.query(config) : await this.pool.query(config);
+      r = scope ? await queryIn(scope, config) : await this.pool.query(config);
     } catch (e) {
       // SQLite's parameters have no type; one PostgreSQL cannot infer (`? IS NULL` alone) is taken as text. Only
       // outside a transaction (a failed statement aborts one); the dialect types these, so this stays unused.
@@ -274,7 +352,7 @@ export class PgDb implements Db {
     const scope = currentTx<PgScope>(this);
     if (scope) await this.flushSavepoints(scope);
     try {
-      const r = scope ? await scope.client.query(sql, values) : await this.pool.query(sql, values);
+      const r = scope ? await queryIn(scope, { text: sql, values }) : await this.pool.query(sql, values);
       // A script of several statements answers an array of results: the last one's rows.
       const last = Array.isArray(r) ? (r[r.length - 1] as pg.QueryResult) : r;
       for (const one of Array.isArray(r) ? (r as pg.QueryResult[]) : [r]) {
@@ -303,20 +381,20 @@ export class PgDb implements Db {
     } catch (e) {
       throw lockError(e);
     }
-    const scope: PgScope = { owner: this, open: true, depth: 0, client, levels: [], releaseFrom: null, written: 0 };
+    const scope: PgScope = { owner: this, open: true, depth: 0, client, levels: [], releaseFrom: null, written: 0, begun: false };
     let broken = false;
     try {
-      await client.query('BEGIN');
+      // BEGIN goes with the first statement (queryIn).
       const result = await txScope.run(scope, fn);
       // Statements the flow makes from here on (it may have left work running) go outside the transaction.
       scope.open = false;
-      await client.query('COMMIT');
+      if (scope.begun) await client.query('COMMIT');
       this.written += scope.written;
       return result;
     } catch (e) {
       scope.open = false;
       try {
-        await client.query('ROLLBACK');
+        if (scope.begun) await client.query('ROLLBACK');
       } catch {
         // The connection is gone: the original error says more, and the pool must not hand it out again.
         broken = true;

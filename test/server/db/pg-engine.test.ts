@@ -187,11 +187,11 @@ describe('PgDb', () => {
       proto.query = orig;
     }
     assert.equal(await logins(), 'nest-a,nest-c,nest-c1,nest-d');
-    // BEGIN, then per level that ran statements one SAVEPOINT (with the RELEASE of the one before), one
-    // ROLLBACK TO per failed level, COMMIT: no separate RELEASE round trips, none for the level that ran nothing.
+    // Per level that ran statements one SAVEPOINT (with the RELEASE of the one before; the first goes with the
+    // BEGIN, in its round trip), one ROLLBACK TO per failed level, COMMIT: no separate BEGIN or RELEASE round
+    // trips, none for the level that ran nothing.
     const control = sent.filter((t) => /SAVEPOINT|BEGIN|COMMIT|ROLLBACK/.test(t) && !/evt_prepare/.test(t));
     assert.deepEqual(control, [
-      'BEGIN',
       'SAVEPOINT evt_sp1;',
       'RELEASE SAVEPOINT evt_sp1; SAVEPOINT evt_sp1;',
       'ROLLBACK TO SAVEPOINT evt_sp1; RELEASE SAVEPOINT evt_sp1',
@@ -203,6 +203,36 @@ describe('PgDb', () => {
       'COMMIT',
     ]);
     assert.equal(db.inTransaction, false);
+  });
+
+  test('BEGIN goes with the first statement: a transaction that runs none sends nothing; a failing first statement rolls back', async () => {
+    const proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+    const orig = proto.query;
+    const sent: string[] = [];
+    proto.query = function (this: unknown, ...a: unknown[]) {
+      const q = a[0];
+      sent.push(String(typeof q === 'string' ? q : (q as { text?: string })?.text).trim());
+      return orig.apply(this, a);
+    };
+    try {
+      await inTransaction(db, async () => {});
+      await assert.rejects(() => inTransaction(db, async () => void (await db.prepare('SELECT no_such_column FROM users').all())));
+      await assert.rejects(() =>
+        inTransaction(db, async () => {
+          await user('begin-a');
+          throw new Error('after the first write');
+        }),
+      );
+      await inTransaction(db, () => user('begin-b'));
+    } finally {
+      proto.query = orig;
+    }
+    const control = sent.filter((t) => /^(BEGIN|COMMIT|ROLLBACK)/.test(t));
+    assert.deepEqual(control, ['ROLLBACK', 'ROLLBACK', 'COMMIT']);
+    const logins = await db.prepare("SELECT login FROM users WHERE login LIKE 'begin-%' ORDER BY login").pluck().all();
+    assert.deepEqual(logins, ['begin-b']);
+    // The statement that failed to parse on its first run is parsed again (not taken as prepared).
+    await assert.rejects(() => inTransaction(db, async () => void (await db.prepare('SELECT no_such_column FROM users').all())));
   });
 
   test('json_each: ID lists compare as integers, text lists as text, key keeps the list order', async () => {
