@@ -73,34 +73,45 @@ interface PgScope extends TxScope {
   written: number;
   /**
    * Whether BEGIN has been sent: it goes with the transaction's first statement, in the same round trip
-   * (BeginThen); a transaction that ran no statement sends neither BEGIN nor COMMIT.
+   * (queryIn); a transaction that ran no statement sends neither BEGIN nor COMMIT.
    */
   begun: boolean;
 }
 
 /**
- * A query sent right after a BEGIN, both in one round trip: the BEGIN as an extended-protocol Parse/Bind/Execute
- * without a Sync of its own, then the query's messages and their Sync (PostgreSQL runs the pipeline in order; the
- * BEGIN turns its implicit transaction into the transaction block that goes on after the Sync), or, for a query
- * without parameters, `BEGIN;` before its text in one simple query. The BEGIN's completion is not a result.
+ * A query sent after control statements (BEGIN, RELEASE SAVEPOINT, SAVEPOINT), all in one round trip: each
+ * control statement as an extended-protocol Parse/Bind/Execute without a Sync of its own, then the query's
+ * messages and their Sync (PostgreSQL runs the pipeline in order; a BEGIN turns its implicit transaction into the
+ * transaction block that goes on after the Sync; an error skips the rest up to the Sync), or, for a query without
+ * parameters, the control statements before its text in one simple query. Their completions are not results.
  */
-class BeginThen extends (pg.Query as unknown as new (config: pg.QueryConfig & { callback?: (err: Error | null, r: unknown) => void }) => PgQuery) {
-  private beginDone = false;
+class PrefixThen extends (pg.Query as unknown as new (config: pg.QueryConfig & { callback?: (err: Error | null, r: unknown) => void }) => PgQuery) {
+  private skip: number;
   private wasParsed = false;
+
+  constructor(
+    config: pg.QueryConfig & { callback?: (err: Error | null, r: unknown) => void },
+    private readonly prefix: readonly string[],
+  ) {
+    super(config);
+    this.skip = prefix.length;
+  }
 
   override submit(connection: PgConnection): Error | null {
     const self = this as unknown as PgQuery;
     if (!self.requiresPreparation()) {
-      self.text = `BEGIN; ${self.text}`;
+      self.text = `${this.prefix.join('; ')}; ${self.text}`;
       return super.submit(connection);
     }
     this.wasParsed =
       !!self.name && (connection.parsedStatements[self.name] !== undefined || connection.submittedNamedStatements[self.name] !== undefined);
     connection.stream.cork?.();
     try {
-      connection.parse({ text: 'BEGIN', name: '', types: [] });
-      connection.bind({});
-      connection.execute({});
+      for (const text of this.prefix) {
+        connection.parse({ text, name: '', types: [] });
+        connection.bind({});
+        connection.execute({});
+      }
     } finally {
       connection.stream.uncork?.();
     }
@@ -108,23 +119,23 @@ class BeginThen extends (pg.Query as unknown as new (config: pg.QueryConfig & { 
   }
 
   override handleCommandComplete(msg: unknown, connection: PgConnection): void {
-    if (!this.beginDone) {
-      this.beginDone = true;
+    if (this.skip > 0) {
+      this.skip--;
       return;
     }
     super.handleCommandComplete(msg, connection);
   }
 
   override handleError(err: Error, connection: PgConnection): void {
-    // The BEGIN's ParseComplete marked a named statement parsed before its own Parse answered: a statement that
-    // failed to parse must be parsed again next time.
+    // A control statement's ParseComplete marked a named statement parsed before its own Parse answered: a
+    // statement that failed must be parsed again next time.
     const self = this as unknown as PgQuery;
     if (self.name && !this.wasParsed) delete connection.parsedStatements[self.name];
     super.handleError(err, connection);
   }
 }
 
-/** What BeginThen uses of pg's Query and Connection (not in @types/pg). */
+/** What PrefixThen uses of pg's Query and Connection (not in @types/pg). */
 interface PgConnection {
   parsedStatements: Record<string, string>;
   submittedNamedStatements: Record<string, string>;
@@ -142,13 +153,37 @@ interface PgQuery {
   handleError(err: Error, connection: PgConnection): void;
 }
 
-/** Runs `config` on the transaction's connection, with the BEGIN in the same round trip when it is not sent yet. */
+/**
+ * Runs `config` on the transaction's connection, in the same round trip as the control statements still to send:
+ * the BEGIN when not sent yet, then the RELEASE and SAVEPOINTs of the nested levels (pendingControl).
+ */
 function queryIn(s: PgScope, config: pg.QueryConfig): Promise<pg.QueryResult> {
-  if (s.begun) return s.client.query(config);
-  s.begun = true;
+  const prefix = pendingControl(s);
+  if (!prefix.length) return s.client.query(config);
   return new Promise((resolve, reject) => {
-    s.client.query(new BeginThen({ ...config, callback: (err, r) => (err ? reject(err) : resolve(r as pg.QueryResult)) }) as never);
+    s.client.query(new PrefixThen({ ...config, callback: (err, r) => (err ? reject(err) : resolve(r as pg.QueryResult)) }, prefix) as never);
   });
+}
+
+/**
+ * The control statements due before the transaction's next statement: BEGIN when not sent yet, then the RELEASE
+ * of the level finished before and the SAVEPOINTs of the levels that have not run a statement yet. Marked sent.
+ */
+function pendingControl(s: PgScope): string[] {
+  const out: string[] = [];
+  if (!s.begun) {
+    out.push('BEGIN');
+    s.begun = true;
+  }
+  const from = s.levels.indexOf('pending');
+  if (from < 0) return out;
+  if (s.releaseFrom !== null) out.push(`RELEASE SAVEPOINT evt_sp${s.releaseFrom}`);
+  for (let i = from; i < s.levels.length; i++) {
+    out.push(`SAVEPOINT evt_sp${i + 1}`);
+    s.levels[i] = 'open';
+  }
+  s.releaseFrom = null;
+  return out;
 }
 
 interface Prepared {
@@ -277,23 +312,9 @@ export class PgDb implements Db {
     return p;
   }
 
-  /** Sends the SAVEPOINTs of the levels that have not run a statement yet, after the RELEASE of the one finished before. */
-  private async flushSavepoints(s: PgScope): Promise<void> {
-    const from = s.levels.indexOf('pending');
-    if (from < 0) return;
-    let text = s.releaseFrom !== null ? `RELEASE SAVEPOINT evt_sp${s.releaseFrom}; ` : '';
-    for (let i = from; i < s.levels.length; i++) {
-      text += `SAVEPOINT evt_sp${i + 1}; `;
-      s.levels[i] = 'open';
-    }
-    s.releaseFrom = null;
-    await queryIn(s, { text });
-  }
-
   /** Runs a prepared text with its arguments on the flow's transaction connection, or on a free one. */
   async execute(p: Prepared, sql: string, args: unknown[], arrays: boolean): Promise<pg.QueryResult> {
     const scope = currentTx<PgScope>(this);
-    if (scope) await this.flushSavepoints(scope);
     const values = this.bind(p.tr, args);
     const config: pg.QueryConfig = { text: p.tr.text, values, ...(p.name ? { name: p.name } : {}), ...(arrays ? { rowMode: 'array' } : {}) };
     let r: pg.QueryResult;
@@ -350,7 +371,6 @@ export class PgDb implements Db {
   /** A script written for PostgreSQL, run as it is (values bind `$n`). */
   async native(sql: string, values?: unknown[]): Promise<Record<string, unknown>[]> {
     const scope = currentTx<PgScope>(this);
-    if (scope) await this.flushSavepoints(scope);
     try {
       const r = scope ? await queryIn(scope, { text: sql, values }) : await this.pool.query(sql, values);
       // A script of several statements answers an array of results: the last one's rows.
@@ -407,7 +427,7 @@ export class PgDb implements Db {
   }
 
   private async savepoint<T>(s: PgScope, fn: () => Promise<T>): Promise<T> {
-    // A nested level's SAVEPOINT waits for its first statement (flushSavepoints), its RELEASE for the next
+    // A nested level's SAVEPOINT goes with its first statement (pendingControl), its RELEASE for the next
     // SAVEPOINT or the COMMIT, so a batch item costs one round trip for both instead of two.
     const level = ++s.depth;
     s.levels[level - 1] = 'pending';

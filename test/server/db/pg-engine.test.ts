@@ -149,6 +149,9 @@ describe('PgDb', () => {
     const sent: string[] = [];
     proto.query = function (this: unknown, ...a: unknown[]) {
       const q = a[0];
+      // Control statements sent in the round trip of the statement they precede (engine/postgres.ts PrefixThen).
+      const prefix = (q as { prefix?: string[] } | null)?.prefix;
+      if (prefix) sent.push(`with: ${prefix.join('; ')}`);
       sent.push(String(typeof q === 'string' ? q : (q as { text?: string })?.text).trim());
       return orig.apply(this, a);
     };
@@ -187,19 +190,19 @@ describe('PgDb', () => {
       proto.query = orig;
     }
     assert.equal(await logins(), 'nest-a,nest-c,nest-c1,nest-d');
-    // Per level that ran statements one SAVEPOINT (with the RELEASE of the one before; the first goes with the
-    // BEGIN, in its round trip), one ROLLBACK TO per failed level, COMMIT: no separate BEGIN or RELEASE round
-    // trips, none for the level that ran nothing.
+    // BEGIN and, per level that ran statements, its SAVEPOINT (with the RELEASE of the one before) go in the round
+    // trip of the first statement after them ('with:'); one ROLLBACK TO per failed level, COMMIT: no round trips of
+    // their own for BEGIN, SAVEPOINT or RELEASE, none at all for the level that ran nothing.
     const control = sent.filter((t) => /SAVEPOINT|BEGIN|COMMIT|ROLLBACK/.test(t) && !/evt_prepare/.test(t));
     assert.deepEqual(control, [
-      'SAVEPOINT evt_sp1;',
-      'RELEASE SAVEPOINT evt_sp1; SAVEPOINT evt_sp1;',
+      'with: BEGIN; SAVEPOINT evt_sp1',
+      'with: RELEASE SAVEPOINT evt_sp1; SAVEPOINT evt_sp1',
       'ROLLBACK TO SAVEPOINT evt_sp1; RELEASE SAVEPOINT evt_sp1',
-      'SAVEPOINT evt_sp1;',
-      'SAVEPOINT evt_sp2;',
-      'RELEASE SAVEPOINT evt_sp2; SAVEPOINT evt_sp2;',
+      'with: SAVEPOINT evt_sp1',
+      'with: SAVEPOINT evt_sp2',
+      'with: RELEASE SAVEPOINT evt_sp2; SAVEPOINT evt_sp2',
       'ROLLBACK TO SAVEPOINT evt_sp2; RELEASE SAVEPOINT evt_sp2',
-      'RELEASE SAVEPOINT evt_sp1; SAVEPOINT evt_sp1;',
+      'with: RELEASE SAVEPOINT evt_sp1; SAVEPOINT evt_sp1',
       'COMMIT',
     ]);
     assert.equal(db.inTransaction, false);
@@ -211,6 +214,9 @@ describe('PgDb', () => {
     const sent: string[] = [];
     proto.query = function (this: unknown, ...a: unknown[]) {
       const q = a[0];
+      // Control statements sent in the round trip of the statement they precede (engine/postgres.ts PrefixThen).
+      const prefix = (q as { prefix?: string[] } | null)?.prefix;
+      if (prefix) sent.push(`with: ${prefix.join('; ')}`);
       sent.push(String(typeof q === 'string' ? q : (q as { text?: string })?.text).trim());
       return orig.apply(this, a);
     };
@@ -227,8 +233,8 @@ describe('PgDb', () => {
     } finally {
       proto.query = orig;
     }
-    const control = sent.filter((t) => /^(BEGIN|COMMIT|ROLLBACK)/.test(t));
-    assert.deepEqual(control, ['ROLLBACK', 'ROLLBACK', 'COMMIT']);
+    const control = sent.filter((t) => /^(with: BEGIN|BEGIN|COMMIT|ROLLBACK)/.test(t));
+    assert.deepEqual(control, ['with: BEGIN', 'ROLLBACK', 'with: BEGIN', 'ROLLBACK', 'with: BEGIN', 'COMMIT']);
     const logins = await db.prepare("SELECT login FROM users WHERE login LIKE 'begin-%' ORDER BY login").pluck().all();
     assert.deepEqual(logins, ['begin-b']);
     // The statement that failed to parse on its first run is parsed again (not taken as prepared).
