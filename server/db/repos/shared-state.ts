@@ -1,5 +1,6 @@
 import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
+import type { PgDb } from '../engine/postgres.ts';
 
 /*
  * The tables of 014-shared-state.sql: counted events of the database-backed rate limiters, and the change log the
@@ -16,8 +17,20 @@ export async function rateLimitedSince(db: Db, name: string, key: string, afterM
     .get(name, key, afterMs, max - 1)) as number | undefined;
 }
 
+const PG_INSERT_RATE_EVENT = `WITH ins AS (INSERT INTO evt_rate_events (name, key, at_ms) VALUES ($1, $2, $3))
+DELETE FROM evt_rate_events WHERE name = $1 AND key = $2 AND (at_ms <= $4 OR $5::int <= 1 OR id < (
+  SELECT id FROM evt_rate_events WHERE name = $1 AND key = $2 ORDER BY id DESC LIMIT 1 OFFSET GREATEST($5::int - 2, 0)))`;
+
 /** Counts one event at `atMs` against `key`, keeping only its `max` most recent events after `afterMs`. */
 export async function insertRateEvent(db: Db, name: string, key: string, atMs: number, afterMs: number, max: number): Promise<void> {
+  if (db.engine === 'postgres') {
+    // One statement: the insert, and the delete of what falls out (the delete does not see the row inserted
+    // beside it, so of the others it keeps the max - 1 most recent; none when max is 1).
+    await (db as PgDb).native(PG_INSERT_RATE_EVENT, [name, key, String(atMs), String(afterMs), String(max)]);
+    // The insert's row, which the statement's command tag (the DELETE's) does not count.
+    (db as PgDb).countWritten(1);
+    return;
+  }
   await stmt(db, 'INSERT INTO evt_rate_events (name, key, at_ms) VALUES (?, ?, ?)').run(name, key, atMs);
   await stmt(
     db,
