@@ -60,6 +60,33 @@ export class DbWindowLimiter implements RateLimiter {
     else await inTransaction(this.db, write);
   }
 
+  /**
+   * For a caller that folds this limiter's read and record into statements of its own (the PostgreSQL checkout,
+   * repos/checkout.ts and orders.ts): what `retryAfter` looks up and `record` writes for `keys` now, and how the
+   * lookup's answer (`rateLimitedSince`, the latest over the keys) turns into seconds to wait. `sweepIfDue` then
+   * does the sweep `record` would have done.
+   */
+  fold(keys: readonly string[]): {
+    name: string;
+    keys: string[];
+    atMs: number;
+    afterMs: number;
+    max: number;
+    wait: (at: number | undefined) => number;
+  } {
+    const now = this.now();
+    const wait = (at: number | undefined) => (at === undefined ? 0 : Math.max(1, Math.ceil((at + this.windowMs - now) / 1000)));
+    return { name: this.name, keys: [...new Set(keys.map(held))], atMs: now, afterMs: now - this.windowMs, max: this.max, wait };
+  }
+
+  /** The sweep of `record`, for a caller that wrote its events itself (`fold`). */
+  async sweepIfDue(): Promise<void> {
+    const now = this.now();
+    if (now < this.nextSweep) return;
+    this.nextSweep = now + Math.min(this.windowMs, 60_000);
+    await sweepRateEvents(this.db, this.name, now - this.windowMs, this.maxRows);
+  }
+
   async clear(key: string): Promise<void> {
     await clearRateKey(this.db, this.name, held(key));
   }
