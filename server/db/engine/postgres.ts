@@ -76,6 +76,8 @@ interface PgScope extends TxScope {
    * (queryIn); a transaction that ran no statement sends neither BEGIN nor COMMIT.
    */
   begun: boolean;
+  /** Statements left for the COMMIT (atCommit), sent in its round trip before it. */
+  atCommit: { text: string; values: (string | null)[] }[];
 }
 
 /**
@@ -91,7 +93,7 @@ class PrefixThen extends (pg.Query as unknown as new (config: pg.QueryConfig & {
 
   constructor(
     config: pg.QueryConfig & { callback?: (err: Error | null, r: unknown) => void },
-    private readonly prefix: readonly string[],
+    private readonly prefix: readonly Control[],
   ) {
     super(config);
     this.skip = prefix.length;
@@ -100,16 +102,16 @@ class PrefixThen extends (pg.Query as unknown as new (config: pg.QueryConfig & {
   override submit(connection: PgConnection): Error | null {
     const self = this as unknown as PgQuery;
     if (!self.requiresPreparation()) {
-      self.text = `${this.prefix.join('; ')}; ${self.text}`;
+      self.text = `${this.prefix.map((c) => (typeof c === 'string' ? c : c.text)).join('; ')}; ${self.text}`;
       return super.submit(connection);
     }
     this.wasParsed =
       !!self.name && (connection.parsedStatements[self.name] !== undefined || connection.submittedNamedStatements[self.name] !== undefined);
     connection.stream.cork?.();
     try {
-      for (const text of this.prefix) {
-        connection.parse({ text, name: '', types: [] });
-        connection.bind({});
+      for (const c of this.prefix) {
+        connection.parse({ text: typeof c === 'string' ? c : c.text, name: '', types: [] });
+        connection.bind(typeof c === 'string' ? {} : { values: c.values });
         connection.execute({});
       }
     } finally {
@@ -135,6 +137,9 @@ class PrefixThen extends (pg.Query as unknown as new (config: pg.QueryConfig & {
   }
 }
 
+/** A control statement (no parameters), or a statement left for the COMMIT with its values (text or null). */
+type Control = string | { text: string; values: (string | null)[] };
+
 /** What PrefixThen uses of pg's Query and Connection (not in @types/pg). */
 interface PgConnection {
   parsedStatements: Record<string, string>;
@@ -157,8 +162,8 @@ interface PgQuery {
  * Runs `config` on the transaction's connection, in the same round trip as the control statements still to send:
  * the BEGIN when not sent yet, then the RELEASE and SAVEPOINTs of the nested levels (pendingControl).
  */
-function queryIn(s: PgScope, config: pg.QueryConfig): Promise<pg.QueryResult> {
-  const prefix = pendingControl(s);
+function queryIn(s: PgScope, config: pg.QueryConfig, more: readonly Control[] = []): Promise<pg.QueryResult> {
+  const prefix = [...pendingControl(s), ...more];
   if (!prefix.length) return s.client.query(config);
   return new Promise((resolve, reject) => {
     s.client.query(new PrefixThen({ ...config, callback: (err, r) => (err ? reject(err) : resolve(r as pg.QueryResult)) }, prefix) as never);
@@ -368,6 +373,21 @@ export class PgDb implements Db {
     else this.written += rows;
   }
 
+  /**
+   * A write whose only reader is another transaction (a change-log row): inside a transaction it is sent with the
+   * COMMIT, in its round trip, and commits or rolls back with it (one made under a savepoint that rolls back is
+   * sent all the same); outside one, at once. Values as toParam makes them.
+   */
+  async atCommit(sql: string, values: unknown[]): Promise<void> {
+    const scope = currentTx<PgScope>(this);
+    if (!scope?.open) {
+      await this.native(sql, values);
+      return;
+    }
+    scope.atCommit.push({ text: sql, values: values.map((v) => toParam(v) as string | null) });
+    scope.written += 1;
+  }
+
   /** A script written for PostgreSQL, run as it is (values bind `$n`). */
   async native(sql: string, values?: unknown[]): Promise<Record<string, unknown>[]> {
     const scope = currentTx<PgScope>(this);
@@ -401,14 +421,18 @@ export class PgDb implements Db {
     } catch (e) {
       throw lockError(e);
     }
-    const scope: PgScope = { owner: this, open: true, depth: 0, client, levels: [], releaseFrom: null, written: 0, begun: false };
+    const scope: PgScope = { owner: this, open: true, depth: 0, client, levels: [], releaseFrom: null, written: 0, begun: false, atCommit: [] };
     let broken = false;
     try {
       // BEGIN goes with the first statement (queryIn).
       const result = await txScope.run(scope, fn);
       // Statements the flow makes from here on (it may have left work running) go outside the transaction.
       scope.open = false;
-      if (scope.begun) await client.query('COMMIT');
+      if (scope.atCommit.length) {
+        // The statements left for the COMMIT go before it, in its round trip (an error in one fails the COMMIT).
+        const left = scope.atCommit.splice(0);
+        await queryIn(scope, { text: 'COMMIT', queryMode: 'extended' } as pg.QueryConfig, left);
+      } else if (scope.begun) await client.query('COMMIT');
       this.written += scope.written;
       return result;
     } catch (e) {

@@ -73,8 +73,15 @@ export interface ChangeRow {
   at_ms: number;
 }
 
-/** Appends a change (in the caller's transaction, if one is open). */
+/**
+ * Appends a change (in the caller's transaction, if one is open; on PostgreSQL sent with its COMMIT, in the same
+ * round trip: only other processes read the log).
+ */
 export async function appendChange(db: Db, tags: string, origin: string, atMs: number): Promise<void> {
+  if (db.engine === 'postgres') {
+    await (db as PgDb).atCommit('INSERT INTO evt_change_log (tags, origin, at_ms) VALUES ($1, $2, $3)', [tags, origin, atMs]);
+    return;
+  }
   await stmt(db, 'INSERT INTO evt_change_log (tags, origin, at_ms) VALUES (?, ?, ?)').run(tags, origin, atMs);
 }
 

@@ -150,8 +150,8 @@ describe('PgDb', () => {
     proto.query = function (this: unknown, ...a: unknown[]) {
       const q = a[0];
       // Control statements sent in the round trip of the statement they precede (engine/postgres.ts PrefixThen).
-      const prefix = (q as { prefix?: string[] } | null)?.prefix;
-      if (prefix) sent.push(`with: ${prefix.join('; ')}`);
+      const prefix = (q as { prefix?: (string | { text: string })[] } | null)?.prefix;
+      if (prefix) sent.push(`with: ${prefix.map((c) => (typeof c === 'string' ? c : c.text)).join('; ')}`);
       sent.push(String(typeof q === 'string' ? q : (q as { text?: string })?.text).trim());
       return orig.apply(this, a);
     };
@@ -215,8 +215,8 @@ describe('PgDb', () => {
     proto.query = function (this: unknown, ...a: unknown[]) {
       const q = a[0];
       // Control statements sent in the round trip of the statement they precede (engine/postgres.ts PrefixThen).
-      const prefix = (q as { prefix?: string[] } | null)?.prefix;
-      if (prefix) sent.push(`with: ${prefix.join('; ')}`);
+      const prefix = (q as { prefix?: (string | { text: string })[] } | null)?.prefix;
+      if (prefix) sent.push(`with: ${prefix.map((c) => (typeof c === 'string' ? c : c.text)).join('; ')}`);
       sent.push(String(typeof q === 'string' ? q : (q as { text?: string })?.text).trim());
       return orig.apply(this, a);
     };
@@ -239,6 +239,41 @@ describe('PgDb', () => {
     assert.deepEqual(logins, ['begin-b']);
     // The statement that failed to parse on its first run is parsed again (not taken as prepared).
     await assert.rejects(() => inTransaction(db, async () => void (await db.prepare('SELECT no_such_column FROM users').all())));
+  });
+
+  test('atCommit: a write left for the COMMIT goes in its round trip and commits or rolls back with the transaction', async () => {
+    const proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+    const orig = proto.query;
+    const sent: string[] = [];
+    proto.query = function (this: unknown, ...a: unknown[]) {
+      const q = a[0];
+      const prefix = (q as { prefix?: (string | { text: string })[] } | null)?.prefix;
+      if (prefix) sent.push(`with: ${prefix.map((c) => (typeof c === 'string' ? c : c.text)).join('; ')}`);
+      sent.push(String(typeof q === 'string' ? q : (q as { text?: string })?.text).trim());
+      return orig.apply(this, a);
+    };
+    const log = "INSERT INTO evt_change_log (tags, origin, at_ms) VALUES ($1, 'atcommit-test', $2)";
+    const logged = async () => (await db.native("SELECT tags FROM evt_change_log WHERE origin = 'atcommit-test' ORDER BY seq")).map((r) => r.tags);
+    try {
+      await inTransaction(db, async () => {
+        await user('atcommit-a');
+        await db.atCommit(log, ['["a"]', 1]);
+      });
+      await assert.rejects(() =>
+        inTransaction(db, async () => {
+          await user('atcommit-b');
+          await db.atCommit(log, ['["b"]', 2]);
+          throw new Error('rolled back');
+        }),
+      );
+    } finally {
+      proto.query = orig;
+    }
+    assert.deepEqual(await logged(), ['["a"]']);
+    assert.deepEqual(
+      sent.filter((t) => /evt_change_log|COMMIT|ROLLBACK/.test(t)),
+      [`with: ${log}`, 'COMMIT', 'ROLLBACK'],
+    );
   });
 
   test('json_each: ID lists compare as integers, text lists as text, key keeps the list order', async () => {
