@@ -188,9 +188,11 @@ const update = implement(ticketsRoutes.updateCart, async (input, ctx): Promise<R
     // A visitor's first cart: nothing to keep for an empty write; new carts per address are limited.
     if (!lines.some((l) => l.quantity > 0)) return ok(await cartBody(ctx, [provider], input.post_id));
     const keys = [clientKey(ctx.req.ip)];
-    const wait = await newCartLimiter(ctx.app).retryAfter(keys);
+    const limiter = newCartLimiter(ctx.app);
+    // Counted where it is checked: one statement for both when the limiter is the database's.
+    const wait = limiter instanceof DbWindowLimiter ? await limiter.take(keys) : await limiter.retryAfter(keys);
     if (wait > 0) return tooMany(wait, 'new carts');
-    await newCartLimiter(ctx.app).record(keys);
+    if (!(limiter instanceof DbWindowLimiter)) await limiter.record(keys);
   }
   const meta = input.meta ?? [];
   await writeCart(ctx.db, ownerForWrite(ctx), {
@@ -314,8 +316,22 @@ const checkout = implement(ticketsRoutes.checkout, async (input, ctx): Promise<R
   if (folded) await (limiter as DbWindowLimiter).sweepIfDue();
   else await limiter.record(limitKeys);
   if (made.status === 'completed') await orderCompleted(ctx, made.orderId);
-  // The order as inserted (the mail listeners only read it).
-  return created((await presentOrders(ctx, [made.row]))[0]);
+  // The order as inserted (the mail listeners only read it), with its lines as written: one per cart line, by ticket.
+  const items = [...lines]
+    .sort((a, b) => a.ticket_id - b.ticket_id)
+    .map((l) => {
+      const t = state.tickets.get(l.ticket_id)!;
+      return {
+        order_id: made.orderId,
+        ticket_id: t.id,
+        quantity: l.quantity,
+        price_minor: t.price_minor,
+        event_id: t.event_id,
+        title: t.title,
+        title_et: t.title_et,
+      };
+    });
+  return created((await presentOrders(ctx, [made.row], items))[0]);
 });
 
 export const cartEndpoints: Endpoint[] = [read, update, checkout];
