@@ -39,6 +39,40 @@ export async function insertRateEvent(db: Db, name: string, key: string, atMs: n
   ).run(name, key, afterMs, name, key, max - 1);
 }
 
+// PostgreSQL, written for it: the limiter's read over the keys (rateLimitedSince, the latest), and only when no
+// key is at its limit, the event counted against each and what falls out of the window deleted (as
+// PG_INSERT_RATE_EVENT: the delete keeps the max - 1 most recent others).
+const PG_TAKE_RATE_EVENT = `WITH r AS MATERIALIZED (
+  SELECT max(x.at_ms) AS at FROM unnest($2::text[]) AS k(key), LATERAL (
+    SELECT e.at_ms FROM evt_rate_events e WHERE e.name = $1::text AND e.key = k.key AND e.at_ms > $4::bigint
+    ORDER BY e.at_ms DESC, e.id DESC LIMIT 1 OFFSET $5::int - 1) x
+), ins AS (
+  INSERT INTO evt_rate_events (name, key, at_ms) SELECT $1::text, k, $3::bigint FROM unnest($2::text[]) AS k WHERE (SELECT at FROM r) IS NULL
+  RETURNING 1
+), del AS (
+  DELETE FROM evt_rate_events e WHERE e.name = $1::text AND e.key = ANY($2::text[]) AND (SELECT at FROM r) IS NULL
+    AND (e.at_ms <= $4::bigint OR $5::int <= 1 OR e.id < (
+      SELECT e2.id FROM evt_rate_events e2 WHERE e2.name = e.name AND e2.key = e.key ORDER BY e2.id DESC LIMIT 1 OFFSET GREATEST($5::int - 2, 0)))
+  RETURNING 1
+)
+SELECT (SELECT at FROM r) AS at, (SELECT count(*) FROM ins) + (SELECT count(*) FROM del) AS written`;
+
+/**
+ * PostgreSQL: when no key has `max` events after `afterMs`, one event at `atMs` counted against each (keeping
+ * their `max` most recent); else nothing written. Answers rateLimitedSince's answer (the latest over the keys).
+ */
+export async function takeRateEvent(
+  db: Db,
+  r: { name: string; keys: readonly string[]; atMs: number; afterMs: number; max: number },
+): Promise<number | undefined> {
+  const row = (await (db as PgDb).native(PG_TAKE_RATE_EVENT, [r.name, [...r.keys], String(r.atMs), String(r.afterMs), String(r.max)]))[0] as {
+    at: number | null;
+    written: number;
+  };
+  (db as PgDb).countWritten(Number(row.written));
+  return row.at ?? undefined;
+}
+
 /** Forgets every event of `key`. */
 export async function clearRateKey(db: Db, name: string, key: string): Promise<void> {
   await stmt(db, 'DELETE FROM evt_rate_events WHERE name = ? AND key = ?').run(name, key);
