@@ -52,7 +52,10 @@ describe('database-backed window limiter', () => {
         steps.map(([, d]) => d),
         `max ${max}`,
       );
-      assert.ok(steps.some(([m]) => m > 0), JSON.stringify(steps));
+      assert.ok(
+        steps.some(([m]) => m > 0),
+        JSON.stringify(steps),
+      );
       assert.ok((await rateEventCount(a, `take-${max}`)) <= max, 'at most max events kept');
     }
   });
