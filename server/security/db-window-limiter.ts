@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection.ts';
 import { inTransaction } from '../db/in-transaction.ts';
-import { clearRateKey, insertRateEvent, rateLimitedSince, sweepRateEvents } from '../db/repos/shared-state.ts';
+import { clearRateKey, insertRateEvent, rateLimitedSince, sweepRateEvents, takeRateEvent } from '../db/repos/shared-state.ts';
 import type { SharedState } from '../db/change-feed.ts';
 import { held, WindowLimiter, type RateLimiter, type WindowLimiterOptions } from './window-limiter.ts';
 
@@ -58,6 +58,50 @@ export class DbWindowLimiter implements RateLimiter {
     // savepoint of their own (on PostgreSQL a round trip).
     if (this.db.inTransaction) await write();
     else await inTransaction(this.db, write);
+  }
+
+  /**
+   * For a caller that folds this limiter's read and record into statements of its own (the PostgreSQL checkout,
+   * repos/checkout.ts and orders.ts): what `retryAfter` looks up and `record` writes for `keys` now, and how the
+   * lookup's answer (`rateLimitedSince`, the latest over the keys) turns into seconds to wait. `sweepIfDue` then
+   * does the sweep `record` would have done.
+   */
+  fold(keys: readonly string[]): {
+    name: string;
+    keys: string[];
+    atMs: number;
+    afterMs: number;
+    max: number;
+    wait: (at: number | undefined) => number;
+  } {
+    const now = this.now();
+    const wait = (at: number | undefined) => (at === undefined ? 0 : Math.max(1, Math.ceil((at + this.windowMs - now) / 1000)));
+    return { name: this.name, keys: [...new Set(keys.map(held))], atMs: now, afterMs: now - this.windowMs, max: this.max, wait };
+  }
+
+  /**
+   * `retryAfter`, and when it is 0 `record`, in one statement on PostgreSQL (repos/shared-state.ts takeRateEvent):
+   * seconds to wait (nothing counted), or 0 with the event counted against every key.
+   */
+  async take(keys: readonly string[]): Promise<number> {
+    if (this.db.engine !== 'postgres') {
+      const wait = await this.retryAfter(keys);
+      if (wait === 0) await this.record(keys);
+      return wait;
+    }
+    const f = this.fold(keys);
+    const at = await takeRateEvent(this.db, f);
+    const wait = f.wait(at);
+    if (wait === 0) await this.sweepIfDue();
+    return wait;
+  }
+
+  /** The sweep of `record`, for a caller that wrote its events itself (`fold`). */
+  async sweepIfDue(): Promise<void> {
+    const now = this.now();
+    if (now < this.nextSweep) return;
+    this.nextSweep = now + Math.min(this.windowMs, 60_000);
+    await sweepRateEvents(this.db, this.name, now - this.windowMs, this.maxRows);
   }
 
   async clear(key: string): Promise<void> {

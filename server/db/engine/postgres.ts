@@ -71,6 +71,124 @@ interface PgScope extends TxScope {
   releaseFrom: number | null;
   /** Rows written in the transaction: they count in totalChanges() once it commits (others cannot see them before). */
   written: number;
+  /**
+   * Whether BEGIN has been sent: it goes with the transaction's first statement, in the same round trip
+   * (queryIn); a transaction that ran no statement sends neither BEGIN nor COMMIT.
+   */
+  begun: boolean;
+  /** Statements left for the COMMIT (atCommit), sent in its round trip before it. */
+  atCommit: { text: string; values: (string | null)[] }[];
+}
+
+/**
+ * A query sent after control statements (BEGIN, RELEASE SAVEPOINT, SAVEPOINT), all in one round trip: each
+ * control statement as an extended-protocol Parse/Bind/Execute without a Sync of its own, then the query's
+ * messages and their Sync (PostgreSQL runs the pipeline in order; a BEGIN turns its implicit transaction into the
+ * transaction block that goes on after the Sync; an error skips the rest up to the Sync), or, for a query without
+ * parameters, the control statements before its text in one simple query. Their completions are not results.
+ */
+class PrefixThen extends (pg.Query as unknown as new (config: pg.QueryConfig & { callback?: (err: Error | null, r: unknown) => void }) => PgQuery) {
+  private skip: number;
+  private wasParsed = false;
+
+  constructor(
+    config: pg.QueryConfig & { callback?: (err: Error | null, r: unknown) => void },
+    private readonly prefix: readonly Control[],
+  ) {
+    super(config);
+    this.skip = prefix.length;
+  }
+
+  override submit(connection: PgConnection): Error | null {
+    const self = this as unknown as PgQuery;
+    if (!self.requiresPreparation()) {
+      self.text = `${this.prefix.map((c) => (typeof c === 'string' ? c : c.text)).join('; ')}; ${self.text}`;
+      return super.submit(connection);
+    }
+    this.wasParsed =
+      !!self.name && (connection.parsedStatements[self.name] !== undefined || connection.submittedNamedStatements[self.name] !== undefined);
+    connection.stream.cork?.();
+    try {
+      for (const c of this.prefix) {
+        connection.parse({ text: typeof c === 'string' ? c : c.text, name: '', types: [] });
+        connection.bind(typeof c === 'string' ? {} : { values: c.values });
+        connection.execute({});
+      }
+    } finally {
+      connection.stream.uncork?.();
+    }
+    return super.submit(connection);
+  }
+
+  override handleCommandComplete(msg: unknown, connection: PgConnection): void {
+    if (this.skip > 0) {
+      this.skip--;
+      return;
+    }
+    super.handleCommandComplete(msg, connection);
+  }
+
+  override handleError(err: Error, connection: PgConnection): void {
+    // A control statement's ParseComplete marked a named statement parsed before its own Parse answered: a
+    // statement that failed must be parsed again next time.
+    const self = this as unknown as PgQuery;
+    if (self.name && !this.wasParsed) delete connection.parsedStatements[self.name];
+    super.handleError(err, connection);
+  }
+}
+
+/** A control statement (no parameters), or a statement left for the COMMIT with its values (text or null). */
+type Control = string | { text: string; values: (string | null)[] };
+
+/** What PrefixThen uses of pg's Query and Connection (not in @types/pg). */
+interface PgConnection {
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+  stream: { cork?: () => void; uncork?: () => void };
+  parse(q: { text: string; name: string; types: unknown[] }): void;
+  bind(c: object): void;
+  execute(c: object): void;
+}
+interface PgQuery {
+  text: string;
+  name?: string;
+  requiresPreparation(): boolean;
+  submit(connection: PgConnection): Error | null;
+  handleCommandComplete(msg: unknown, connection: PgConnection): void;
+  handleError(err: Error, connection: PgConnection): void;
+}
+
+/**
+ * Runs `config` on the transaction's connection, in the same round trip as the control statements still to send:
+ * the BEGIN when not sent yet, then the RELEASE and SAVEPOINTs of the nested levels (pendingControl).
+ */
+function queryIn(s: PgScope, config: pg.QueryConfig, more: readonly Control[] = []): Promise<pg.QueryResult> {
+  const prefix = [...pendingControl(s), ...more];
+  if (!prefix.length) return s.client.query(config);
+  return new Promise((resolve, reject) => {
+    s.client.query(new PrefixThen({ ...config, callback: (err, r) => (err ? reject(err) : resolve(r as pg.QueryResult)) }, prefix) as never);
+  });
+}
+
+/**
+ * The control statements due before the transaction's next statement: BEGIN when not sent yet, then the RELEASE
+ * of the level finished before and the SAVEPOINTs of the levels that have not run a statement yet. Marked sent.
+ */
+function pendingControl(s: PgScope): string[] {
+  const out: string[] = [];
+  if (!s.begun) {
+    out.push('BEGIN');
+    s.begun = true;
+  }
+  const from = s.levels.indexOf('pending');
+  if (from < 0) return out;
+  if (s.releaseFrom !== null) out.push(`RELEASE SAVEPOINT evt_sp${s.releaseFrom}`);
+  for (let i = from; i < s.levels.length; i++) {
+    out.push(`SAVEPOINT evt_sp${i + 1}`);
+    s.levels[i] = 'open';
+  }
+  s.releaseFrom = null;
+  return out;
 }
 
 interface Prepared {
@@ -199,28 +317,14 @@ export class PgDb implements Db {
     return p;
   }
 
-  /** Sends the SAVEPOINTs of the levels that have not run a statement yet, after the RELEASE of the one finished before. */
-  private async flushSavepoints(s: PgScope): Promise<void> {
-    const from = s.levels.indexOf('pending');
-    if (from < 0) return;
-    let text = s.releaseFrom !== null ? `RELEASE SAVEPOINT evt_sp${s.releaseFrom}; ` : '';
-    for (let i = from; i < s.levels.length; i++) {
-      text += `SAVEPOINT evt_sp${i + 1}; `;
-      s.levels[i] = 'open';
-    }
-    s.releaseFrom = null;
-    await s.client.query(text);
-  }
-
   /** Runs a prepared text with its arguments on the flow's transaction connection, or on a free one. */
   async execute(p: Prepared, sql: string, args: unknown[], arrays: boolean): Promise<pg.QueryResult> {
     const scope = currentTx<PgScope>(this);
-    if (scope) await this.flushSavepoints(scope);
     const values = this.bind(p.tr, args);
     const config: pg.QueryConfig = { text: p.tr.text, values, ...(p.name ? { name: p.name } : {}), ...(arrays ? { rowMode: 'array' } : {}) };
     let r: pg.QueryResult;
     try {
-      r = scope ? await scope.client.query(config) : await this.pool.query(config);
+      r = scope ? await queryIn(scope, config) : await this.pool.query(config);
     } catch (e) {
       // SQLite's parameters have no type; one PostgreSQL cannot infer (`? IS NULL` alone) is taken as text. Only
       // outside a transaction (a failed statement aborts one); the dialect types these, so this stays unused.
@@ -269,12 +373,26 @@ export class PgDb implements Db {
     else this.written += rows;
   }
 
+  /**
+   * A write whose only reader is another transaction (a change-log row): inside a transaction it is sent with the
+   * COMMIT, in its round trip, and commits or rolls back with it (one made under a savepoint that rolls back is
+   * sent all the same); outside one, at once. Values as toParam makes them.
+   */
+  async atCommit(sql: string, values: unknown[]): Promise<void> {
+    const scope = currentTx<PgScope>(this);
+    if (!scope?.open) {
+      await this.native(sql, values);
+      return;
+    }
+    scope.atCommit.push({ text: sql, values: values.map((v) => toParam(v) as string | null) });
+    scope.written += 1;
+  }
+
   /** A script written for PostgreSQL, run as it is (values bind `$n`). */
   async native(sql: string, values?: unknown[]): Promise<Record<string, unknown>[]> {
     const scope = currentTx<PgScope>(this);
-    if (scope) await this.flushSavepoints(scope);
     try {
-      const r = scope ? await scope.client.query(sql, values) : await this.pool.query(sql, values);
+      const r = scope ? await queryIn(scope, { text: sql, values }) : await this.pool.query(sql, values);
       // A script of several statements answers an array of results: the last one's rows.
       const last = Array.isArray(r) ? (r[r.length - 1] as pg.QueryResult) : r;
       for (const one of Array.isArray(r) ? (r as pg.QueryResult[]) : [r]) {
@@ -303,20 +421,24 @@ export class PgDb implements Db {
     } catch (e) {
       throw lockError(e);
     }
-    const scope: PgScope = { owner: this, open: true, depth: 0, client, levels: [], releaseFrom: null, written: 0 };
+    const scope: PgScope = { owner: this, open: true, depth: 0, client, levels: [], releaseFrom: null, written: 0, begun: false, atCommit: [] };
     let broken = false;
     try {
-      await client.query('BEGIN');
+      // BEGIN goes with the first statement (queryIn).
       const result = await txScope.run(scope, fn);
       // Statements the flow makes from here on (it may have left work running) go outside the transaction.
       scope.open = false;
-      await client.query('COMMIT');
+      if (scope.atCommit.length) {
+        // The statements left for the COMMIT go before it, in its round trip (an error in one fails the COMMIT).
+        const left = scope.atCommit.splice(0);
+        await queryIn(scope, { text: 'COMMIT', queryMode: 'extended' } as pg.QueryConfig, left);
+      } else if (scope.begun) await client.query('COMMIT');
       this.written += scope.written;
       return result;
     } catch (e) {
       scope.open = false;
       try {
-        await client.query('ROLLBACK');
+        if (scope.begun) await client.query('ROLLBACK');
       } catch {
         // The connection is gone: the original error says more, and the pool must not hand it out again.
         broken = true;
@@ -329,7 +451,7 @@ export class PgDb implements Db {
   }
 
   private async savepoint<T>(s: PgScope, fn: () => Promise<T>): Promise<T> {
-    // A nested level's SAVEPOINT waits for its first statement (flushSavepoints), its RELEASE for the next
+    // A nested level's SAVEPOINT goes with its first statement (pendingControl), its RELEASE for the next
     // SAVEPOINT or the COMMIT, so a batch item costs one round trip for both instead of two.
     const level = ++s.depth;
     s.levels[level - 1] = 'pending';

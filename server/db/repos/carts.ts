@@ -1,5 +1,6 @@
 import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
+import type { PgDb } from '../engine/postgres.ts';
 
 /** A cart, one per owner: `user:<id>`, `key:<api key id>` or `cookie:<sha-256 of the visitor's cookie>`. */
 export interface CartRow {
@@ -70,6 +71,65 @@ export async function replaceCartLines(
   for (const l of w.lines) if (l.quantity > 0) await put.run(cart.id, l.ticketId, l.quantity, l.optout ? 1 : 0, l.iac);
   return cart;
 }
+
+/**
+ * A cart write: `replaceCartLines`, after `makeRoomForCart` for a new cart (`newCart`: the owner had none when
+ * its lock was asked). PostgreSQL: one statement (room made, cart upserted, the covered lines that stay out
+ * deleted, the new ones upserted); SQLite: one per step.
+ */
+export async function writeCart(
+  db: Db,
+  owner: string,
+  w: { provider: string; postId: number | null; meta: unknown[]; lines: CartLine[]; nowUtc: string; newCart: boolean },
+  max = MAX_CARTS,
+): Promise<void> {
+  if (db.engine !== 'postgres') {
+    if (w.newCart) await makeRoomForCart(db, max);
+    await replaceCartLines(db, owner, w);
+    return;
+  }
+  const put = w.lines.filter((l) => l.quantity > 0);
+  const r = (
+    await (db as PgDb).native(PG_WRITE_CART, [
+      owner,
+      w.provider,
+      String(w.postId ?? 0),
+      JSON.stringify(w.meta),
+      w.nowUtc,
+      w.postId === null ? null : String(w.postId),
+      put.map((l) => l.ticketId),
+      put.map((l) => l.quantity),
+      w.newCart,
+      String(max),
+      put.map((l) => (l.optout ? 1 : 0)),
+      put.map((l) => l.iac),
+    ])
+  )[0] as { written: number };
+  // The cart's row and what the other parts wrote (the command tag counts none of them).
+  (db as PgDb).countWritten(1 + Number(r.written));
+}
+
+// PostgreSQL, written for it (see writeCart). The lines the write puts are not among those deleted: one
+// statement cannot delete a row and upsert it too, and the upsert replaces them.
+const PG_WRITE_CART = `WITH room AS (
+  DELETE FROM carts WHERE $9::boolean AND id IN (
+    SELECT id FROM carts WHERE owner LIKE 'cookie:%' ORDER BY updated_utc, id LIMIT GREATEST((SELECT count(*) FROM carts) - $10::bigint + 1, 0))
+  RETURNING 1
+), c AS (
+  INSERT INTO carts (owner, provider, post_id, meta, updated_utc) VALUES ($1::text, $2::text, $3::bigint, $4::text, $5::text)
+  ON CONFLICT (owner) DO UPDATE SET provider = excluded.provider, post_id = excluded.post_id, meta = excluded.meta, updated_utc = excluded.updated_utc
+  RETURNING id
+), del AS (
+  DELETE FROM cart_items WHERE cart_id = (SELECT id FROM c) AND NOT (ticket_id = ANY($7::bigint[])) AND ticket_id IN (
+    SELECT post_id FROM tickets WHERE provider = $2::text AND ($6::bigint IS NULL OR event_id = $6::bigint))
+  RETURNING 1
+), put AS (
+  INSERT INTO cart_items (cart_id, ticket_id, quantity, optout, iac)
+  SELECT (SELECT id FROM c), x.t, x.q, x.o, x.i FROM unnest($7::bigint[], $8::bigint[], $11::bigint[], $12::text[]) AS x(t, q, o, i)
+  ON CONFLICT (cart_id, ticket_id) DO UPDATE SET quantity = excluded.quantity, optout = excluded.optout, iac = excluded.iac
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM room) + (SELECT count(*) FROM del) + (SELECT count(*) FROM put) AS written`;
 
 /** A cart lives as long as the visitor's cart cookie: 30 days after its last write. */
 export const CART_LIFETIME_SECONDS = 30 * 24 * 3600;

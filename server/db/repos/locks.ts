@@ -43,7 +43,7 @@ import { getTicketRows, type TicketRow } from './tickets.ts';
 
 /** Advisory lock spaces (the first key of `pg_advisory_xact_lock(int, int)`). */
 export const NONCE_LOCK_SPACE = 0x4e4f;
-const LIMIT_LOCK_SPACE = 0x4c49;
+export const LIMIT_LOCK_SPACE = 0x4c49;
 
 function pg(db: Db): PgDb | null {
   return db.engine === 'postgres' ? (db as PgDb) : null;

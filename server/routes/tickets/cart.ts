@@ -1,4 +1,6 @@
-import { lockCartOf, lockLimitKey } from '../../db/repos/locks.ts';
+import { lockCartOf } from '../../db/repos/locks.ts';
+import { lockAndReadCheckout, readCartTickets } from '../../db/repos/checkout.ts';
+import { DbWindowLimiter } from '../../security/db-window-limiter.ts';
 import { heldPlacesRefusal, holdsPlaces } from '../../domain/capacity.ts';
 import crypto from 'node:crypto';
 import { ticketsRoutes } from '../../../shared/routes/tickets.ts';
@@ -7,21 +9,12 @@ import { HttpError, forbidden, invalidParam } from '../../kernel/errors.ts';
 import { implement, type Endpoint } from '../../http/registry.ts';
 import { created, ok, type Result } from '../../kernel/result.ts';
 import { nowDates } from '../../content/site-time.ts';
-import {
-  CART_LIFETIME_SECONDS,
-  cartItems,
-  emptyCart,
-  findCart,
-  makeRoomForCart,
-  replaceCartLines,
-  type CartItemRow,
-  type CartLine,
-} from '../../db/repos/carts.ts';
-import { addMinutesUtc, createOrder, OrderError, OrderTooLargeError, placesHeldBy } from '../../db/repos/orders.ts';
+import { CART_LIFETIME_SECONDS, cartItems, findCart, writeCart, type CartItemRow, type CartLine } from '../../db/repos/carts.ts';
+import { addMinutesUtc, createOrderLocked, OrderError, OrderTooLargeError } from '../../db/repos/orders.ts';
 import { clientKey } from '../../security/window-limiter.ts';
 import type { AppState } from '../../kernel/context.ts';
 import { getPost } from '../../db/repos/posts.ts';
-import { availableOf, EMPTY_STATS, getTicketRows, parentPosts, postHasTickets, ticketStats, type TicketRow } from '../../db/repos/tickets.ts';
+import { availableOf, EMPTY_STATS, getTicketRows, parentPosts, postHasTickets, type TicketRow } from '../../db/repos/tickets.ts';
 import { appLimiter, nowMs, nowUtcString } from './clock.ts';
 import { orderCompleted, orderErrorToHttp } from './orders.ts';
 import { presentOrders } from './order-present.ts';
@@ -160,18 +153,20 @@ const update = implement(ticketsRoutes.updateCart, async (input, ctx): Promise<R
   const lines = parseLines(input.tickets, max);
   if (input.meta !== undefined && Buffer.byteLength(JSON.stringify(input.meta)) > MAX_META_BYTES)
     throw invalidParam('meta', `The meta may take at most ${MAX_META_BYTES} bytes.`);
-  const { tickets, purchasable } = await cartTickets(
-    ctx,
+  // The tickets, their posts and the places they have taken, in one read (repos/checkout.ts).
+  const { tickets, parents, taken } = await readCartTickets(
+    ctx.db,
     lines.map((l) => l.ticketId),
+    nowUtcString(ctx),
   );
-  const stats = await ticketStats(ctx.db, [...tickets.keys()]);
+  const purchasable = (t: TicketRow | undefined): t is TicketRow => !!t && t.status === 'publish' && parents.get(t.event_id)?.status === 'publish';
   for (const l of lines) {
     const t = tickets.get(l.ticketId);
     if (!purchasable(t)) throw new HttpError(400, 'ticket-does-not-exist', `The ticket #${l.ticketId} does not exist.`, { ticket_id: l.ticketId });
     if (t.provider !== provider) throw invalidParam('tickets', `The ticket #${l.ticketId} is not provided by ${provider}.`);
     if (input.post_id !== undefined && t.event_id !== input.post_id)
       throw invalidParam('tickets', `The ticket #${l.ticketId} is not a ticket of post ${input.post_id}.`);
-    const available = availableOf(t.capacity, stats.get(t.id) ?? EMPTY_STATS);
+    const available = availableOf(t.capacity, taken.get(t.id) ?? EMPTY_STATS);
     if (available >= 0 && l.quantity > available) {
       throw new HttpError(400, 'ticket-capacity-not-available', `The ticket "${t.title}" does not have that many available for purchase.`, {
         ticket_id: t.id,
@@ -189,25 +184,40 @@ const update = implement(ticketsRoutes.updateCart, async (input, ctx): Promise<R
     : [];
   const total = kept.reduce((n, l) => n + l.quantity, 0) + lines.reduce((n, l) => n + l.quantity, 0);
   if (total > max) throw overLimit(max);
-  if (!cart) {
+  if (!cart && ctx.caller.kind === 'anonymous') {
     // A visitor's first cart: nothing to keep for an empty write; new carts per address are limited.
-    if (ctx.caller.kind === 'anonymous') {
-      if (!lines.some((l) => l.quantity > 0)) return ok(await cartBody(ctx, [provider], input.post_id));
-      const keys = [clientKey(ctx.req.ip)];
-      const wait = await newCartLimiter(ctx.app).retryAfter(keys);
-      if (wait > 0) return tooMany(wait, 'new carts');
-      await newCartLimiter(ctx.app).record(keys);
-    }
-    await makeRoomForCart(ctx.db);
+    if (!lines.some((l) => l.quantity > 0)) return ok(await cartBody(ctx, [provider], input.post_id));
+    const keys = [clientKey(ctx.req.ip)];
+    const limiter = newCartLimiter(ctx.app);
+    // Counted where it is checked: one statement for both when the limiter is the database's.
+    const wait = limiter instanceof DbWindowLimiter ? await limiter.take(keys) : await limiter.retryAfter(keys);
+    if (wait > 0) return tooMany(wait, 'new carts');
+    if (!(limiter instanceof DbWindowLimiter)) await limiter.record(keys);
   }
-  await replaceCartLines(ctx.db, ownerForWrite(ctx), {
+  const meta = input.meta ?? [];
+  await writeCart(ctx.db, ownerForWrite(ctx), {
     provider,
     postId: input.post_id ?? null,
-    meta: input.meta ?? [],
+    meta,
     lines,
     nowUtc: nowUtcString(ctx),
+    newCart: !cart,
   });
-  return ok(await cartBody(ctx, [provider], input.post_id));
+  // The cart as this provider (and post) sees it now: exactly the lines just written (the write replaced all
+  // of theirs, and each passed the checks above), by ticket, as cartBody would read them back.
+  const shown = lines.filter((l) => l.quantity > 0).sort((a, b) => a.ticketId - b.ticketId);
+  return ok({
+    tickets: shown.map((l) => ({
+      ticket_id: l.ticketId,
+      quantity: l.quantity,
+      post_id: tickets.get(l.ticketId)!.event_id,
+      optout: l.optout ? 1 : 0,
+      iac: l.iac,
+    })),
+    meta: JSON.parse(JSON.stringify(meta)) as unknown,
+    cart_url: '',
+    checkout_url: '',
+  });
 });
 
 /**
@@ -237,13 +247,14 @@ function holdClient(ctx: Ctx): string | undefined {
 /**
  * One client address holds at most `maxTicketsPerOrder` places in pending orders at a time (CONTRACT section 3):
  * 429 when this checkout's order would be pending and take it past that (domain/capacity.ts). Free orders
- * complete at once and hold nothing; signed-in buyers answer for their own.
+ * complete at once and hold nothing; signed-in buyers answer for their own. `held`: the places the address
+ * holds, read with the cart (repos/checkout.ts).
  */
-async function holdRefusal(ctx: Ctx, client: string | undefined, lines: readonly CartItemRow[]): Promise<Result | null> {
+function holdRefusal(ctx: Ctx, client: string | undefined, lines: readonly CartItemRow[], held: number): Result | null {
   if (!holdsPlaces(client, lines)) return null;
   const wanted = lines.reduce((n, l) => n + l.quantity, 0);
   const max = ctx.app.services.maxHeldPlaces ?? ctx.app.config.maxTicketsPerOrder;
-  const refused = heldPlacesRefusal(await placesHeldBy(ctx.db, client, nowUtcString(ctx)), wanted, max);
+  const refused = heldPlacesRefusal(held, wanted, max);
   if (!refused) return null;
   const e = new HttpError(
     429,
@@ -256,43 +267,71 @@ async function holdRefusal(ctx: Ctx, client: string | undefined, lines: readonly
 const checkout = implement(ticketsRoutes.checkout, async (input, ctx): Promise<Result> => {
   refuseDoor(ctx);
   const limitKeys = checkoutKeys(ctx);
-  // The checkout count and the places held per address are read and recorded in this transaction: the keys' locks
-  // first (db/repos/locks.ts), so buyers racing from one address through several processes cannot all pass.
-  for (const k of [...limitKeys].sort()) await lockLimitKey(ctx.db, 'checkout', k);
-  const wait = await checkoutLimiter(ctx.app).retryAfter(limitKeys);
-  if (wait > 0) return tooMany(wait, 'checkouts');
-  const owner = ownerOf(ctx);
-  // Its lines are read and emptied under the cart's lock (taken as the cart is read): a cart is checked out once.
-  const cart = owner ? await lockCartOf(ctx.db, owner) : undefined;
-  const lines = cart ? await cartItems(ctx.db, cart.id) : [];
+  const limiter = checkoutLimiter(ctx.app);
+  // A limiter counted in the database is read with the cart and recorded with the order (no statements of its own).
+  const folded = limiter instanceof DbWindowLimiter && limitKeys.length ? limiter.fold(limitKeys) : undefined;
   const client = holdClient(ctx);
-  const refused = await holdRefusal(ctx, client, lines);
+  // The checkout count and the places held per address are read and recorded in this transaction, under the
+  // keys' locks; the cart's lines are read and emptied under the cart's lock (a cart is checked out once); the
+  // places are counted under the tickets' locks (repos/checkout.ts, repos/locks.ts).
+  const state = await lockAndReadCheckout(ctx.db, {
+    limitKeys,
+    owner: ownerOf(ctx),
+    rate: folded,
+    holdClient: client,
+    nowUtc: nowUtcString(ctx),
+  });
+  const wait = folded ? folded.wait(state.rateAt) : await limiter.retryAfter(limitKeys);
+  if (wait > 0) return tooMany(wait, 'checkouts');
+  const { cart, lines } = state;
+  const refused = holdRefusal(ctx, client, lines, state.held);
   if (refused) return refused;
   const now = nowDates(ctx.app.config.timezone, new Date(nowMs(ctx)));
   let made;
   try {
-    made = await createOrder(ctx.db, {
-      purchaserName: input.purchaser_name,
-      purchaserEmail: input.purchaser_email,
-      userId: ctx.caller.kind === 'user' ? ctx.caller.userId : 0,
-      items: lines.map((l) => ({ ticketId: l.ticket_id, quantity: l.quantity, optout: l.optout === 1 })),
-      date: now.date,
-      dateGmt: now.date_gmt,
-      checkSaleWindow: true,
-      maxTickets: ctx.app.config.maxTicketsPerOrder,
-      holdUntilUtc: addMinutesUtc(now.date_gmt, ctx.app.config.orderHoldMinutes),
-      holdClient: client,
-    });
+    made = await createOrderLocked(
+      ctx.db,
+      {
+        purchaserName: input.purchaser_name,
+        purchaserEmail: input.purchaser_email,
+        userId: ctx.caller.kind === 'user' ? ctx.caller.userId : 0,
+        items: lines.map((l) => ({ ticketId: l.ticket_id, quantity: l.quantity, optout: l.optout === 1 })),
+        date: now.date,
+        dateGmt: now.date_gmt,
+        checkSaleWindow: true,
+        maxTickets: ctx.app.config.maxTicketsPerOrder,
+        holdUntilUtc: addMinutesUtc(now.date_gmt, ctx.app.config.orderHoldMinutes),
+        holdClient: client,
+      },
+      state.tickets,
+      state.taken,
+      // An order is never made from no cart (no lines: `cart-empty` before any write).
+      { cart, rate: folded },
+    );
   } catch (e) {
     if (e instanceof OrderTooLargeError)
       throw new HttpError(400, 'tickets-over-limit', `At most ${e.max} tickets per ticket line and per order.`, { max: e.max });
     throw e instanceof OrderError ? orderErrorToHttp(e) : e;
   }
-  await checkoutLimiter(ctx.app).record(limitKeys);
-  await emptyCart(ctx.db, cart!);
+  if (folded) await (limiter as DbWindowLimiter).sweepIfDue();
+  else await limiter.record(limitKeys);
   if (made.status === 'completed') await orderCompleted(ctx, made.orderId);
-  // The order as inserted (the mail listeners only read it).
-  return created((await presentOrders(ctx, [made.row]))[0]);
+  // The order as inserted (the mail listeners only read it), with its lines as written: one per cart line, by ticket.
+  const items = [...lines]
+    .sort((a, b) => a.ticket_id - b.ticket_id)
+    .map((l) => {
+      const t = state.tickets.get(l.ticket_id)!;
+      return {
+        order_id: made.orderId,
+        ticket_id: t.id,
+        quantity: l.quantity,
+        price_minor: t.price_minor,
+        event_id: t.event_id,
+        title: t.title,
+        title_et: t.title_et,
+      };
+    });
+  return created((await presentOrders(ctx, [made.row], items))[0]);
 });
 
 export const cartEndpoints: Endpoint[] = [read, update, checkout];

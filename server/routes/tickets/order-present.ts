@@ -2,7 +2,7 @@ import { rawPrice } from '../../../shared/money.ts';
 import { TICKETS_NS } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
 import { attendeeRowsOfOrders } from '../../db/repos/attendees.ts';
-import { orderItems, type OrderRow } from '../../db/repos/orders.ts';
+import { orderItems, type OrderItemRow, type OrderRow } from '../../db/repos/orders.ts';
 import { pick } from '../../content/text.ts';
 import { presentAttendees } from './attendee-present.ts';
 import { readableRows } from './attendee-access.ts';
@@ -11,9 +11,10 @@ import { readableRows } from './attendee-access.ts';
  * Orders (our extension) with their lines and attendees. Attendees show the door view: an order is read by
  * its purchaser right after checkout (who needs the codes for the tickets) or by ticket editors.
  */
-export async function presentOrders(ctx: Ctx, orders: OrderRow[]): Promise<Record<string, unknown>[]> {
+export async function presentOrders(ctx: Ctx, orders: OrderRow[], knownItems?: OrderItemRow[]): Promise<Record<string, unknown>[]> {
   const ids = orders.map((o) => o.id);
-  const items = await orderItems(ctx.db, ids);
+  // `knownItems`: the orders' lines as orderItems reads them, from a caller that just wrote them (the checkout).
+  const items = knownItems ?? (await orderItems(ctx.db, ids));
   // An order holding tickets of several events shows an organizer only the attendees of its own.
   const attendeeRows = await readableRows(ctx, await attendeeRowsOfOrders(ctx.db, ids));
   const attendees = presentAttendees(ctx, attendeeRows, true);

@@ -149,6 +149,9 @@ describe('PgDb', () => {
     const sent: string[] = [];
     proto.query = function (this: unknown, ...a: unknown[]) {
       const q = a[0];
+      // Control statements sent in the round trip of the statement they precede (engine/postgres.ts PrefixThen).
+      const prefix = (q as { prefix?: (string | { text: string })[] } | null)?.prefix;
+      if (prefix) sent.push(`with: ${prefix.map((c) => (typeof c === 'string' ? c : c.text)).join('; ')}`);
       sent.push(String(typeof q === 'string' ? q : (q as { text?: string })?.text).trim());
       return orig.apply(this, a);
     };
@@ -187,22 +190,90 @@ describe('PgDb', () => {
       proto.query = orig;
     }
     assert.equal(await logins(), 'nest-a,nest-c,nest-c1,nest-d');
-    // BEGIN, then per level that ran statements one SAVEPOINT (with the RELEASE of the one before), one
-    // ROLLBACK TO per failed level, COMMIT: no separate RELEASE round trips, none for the level that ran nothing.
+    // BEGIN and, per level that ran statements, its SAVEPOINT (with the RELEASE of the one before) go in the round
+    // trip of the first statement after them ('with:'); one ROLLBACK TO per failed level, COMMIT: no round trips of
+    // their own for BEGIN, SAVEPOINT or RELEASE, none at all for the level that ran nothing.
     const control = sent.filter((t) => /SAVEPOINT|BEGIN|COMMIT|ROLLBACK/.test(t) && !/evt_prepare/.test(t));
     assert.deepEqual(control, [
-      'BEGIN',
-      'SAVEPOINT evt_sp1;',
-      'RELEASE SAVEPOINT evt_sp1; SAVEPOINT evt_sp1;',
+      'with: BEGIN; SAVEPOINT evt_sp1',
+      'with: RELEASE SAVEPOINT evt_sp1; SAVEPOINT evt_sp1',
       'ROLLBACK TO SAVEPOINT evt_sp1; RELEASE SAVEPOINT evt_sp1',
-      'SAVEPOINT evt_sp1;',
-      'SAVEPOINT evt_sp2;',
-      'RELEASE SAVEPOINT evt_sp2; SAVEPOINT evt_sp2;',
+      'with: SAVEPOINT evt_sp1',
+      'with: SAVEPOINT evt_sp2',
+      'with: RELEASE SAVEPOINT evt_sp2; SAVEPOINT evt_sp2',
       'ROLLBACK TO SAVEPOINT evt_sp2; RELEASE SAVEPOINT evt_sp2',
-      'RELEASE SAVEPOINT evt_sp1; SAVEPOINT evt_sp1;',
+      'with: RELEASE SAVEPOINT evt_sp1; SAVEPOINT evt_sp1',
       'COMMIT',
     ]);
     assert.equal(db.inTransaction, false);
+  });
+
+  test('BEGIN goes with the first statement: a transaction that runs none sends nothing; a failing first statement rolls back', async () => {
+    const proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+    const orig = proto.query;
+    const sent: string[] = [];
+    proto.query = function (this: unknown, ...a: unknown[]) {
+      const q = a[0];
+      // Control statements sent in the round trip of the statement they precede (engine/postgres.ts PrefixThen).
+      const prefix = (q as { prefix?: (string | { text: string })[] } | null)?.prefix;
+      if (prefix) sent.push(`with: ${prefix.map((c) => (typeof c === 'string' ? c : c.text)).join('; ')}`);
+      sent.push(String(typeof q === 'string' ? q : (q as { text?: string })?.text).trim());
+      return orig.apply(this, a);
+    };
+    try {
+      await inTransaction(db, async () => {});
+      await assert.rejects(() => inTransaction(db, async () => void (await db.prepare('SELECT no_such_column FROM users').all())));
+      await assert.rejects(() =>
+        inTransaction(db, async () => {
+          await user('begin-a');
+          throw new Error('after the first write');
+        }),
+      );
+      await inTransaction(db, () => user('begin-b'));
+    } finally {
+      proto.query = orig;
+    }
+    const control = sent.filter((t) => /^(with: BEGIN|BEGIN|COMMIT|ROLLBACK)/.test(t));
+    assert.deepEqual(control, ['with: BEGIN', 'ROLLBACK', 'with: BEGIN', 'ROLLBACK', 'with: BEGIN', 'COMMIT']);
+    const logins = await db.prepare("SELECT login FROM users WHERE login LIKE 'begin-%' ORDER BY login").pluck().all();
+    assert.deepEqual(logins, ['begin-b']);
+    // The statement that failed to parse on its first run is parsed again (not taken as prepared).
+    await assert.rejects(() => inTransaction(db, async () => void (await db.prepare('SELECT no_such_column FROM users').all())));
+  });
+
+  test('atCommit: a write left for the COMMIT goes in its round trip and commits or rolls back with the transaction', async () => {
+    const proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+    const orig = proto.query;
+    const sent: string[] = [];
+    proto.query = function (this: unknown, ...a: unknown[]) {
+      const q = a[0];
+      const prefix = (q as { prefix?: (string | { text: string })[] } | null)?.prefix;
+      if (prefix) sent.push(`with: ${prefix.map((c) => (typeof c === 'string' ? c : c.text)).join('; ')}`);
+      sent.push(String(typeof q === 'string' ? q : (q as { text?: string })?.text).trim());
+      return orig.apply(this, a);
+    };
+    const log = "INSERT INTO evt_change_log (tags, origin, at_ms) VALUES ($1, 'atcommit-test', $2)";
+    const logged = async () => (await db.native("SELECT tags FROM evt_change_log WHERE origin = 'atcommit-test' ORDER BY seq")).map((r) => r.tags);
+    try {
+      await inTransaction(db, async () => {
+        await user('atcommit-a');
+        await db.atCommit(log, ['["a"]', 1]);
+      });
+      await assert.rejects(() =>
+        inTransaction(db, async () => {
+          await user('atcommit-b');
+          await db.atCommit(log, ['["b"]', 2]);
+          throw new Error('rolled back');
+        }),
+      );
+    } finally {
+      proto.query = orig;
+    }
+    assert.deepEqual(await logged(), ['["a"]']);
+    assert.deepEqual(
+      sent.filter((t) => /evt_change_log|COMMIT|ROLLBACK/.test(t)),
+      [`with: ${log}`, 'COMMIT', 'ROLLBACK'],
+    );
   });
 
   test('json_each: ID lists compare as integers, text lists as text, key keeps the list order', async () => {

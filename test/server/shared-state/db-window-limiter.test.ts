@@ -35,6 +35,31 @@ afterEach(async () => {
 const opts = (o: { maxKeys?: number } = {}) => ({ max: 3, windowMs: 10_000, now: () => now, ...o });
 
 describe('database-backed window limiter', () => {
+  test('take: checks and counts as retryAfter then record do (one statement on PostgreSQL); a refused take counts nothing', async () => {
+    for (const max of [1, 3]) {
+      const mem = new WindowLimiter({ ...opts(), max });
+      const onA = new DbWindowLimiter(a, `take-${max}`, { ...opts(), max });
+      const onB = new DbWindowLimiter(b, `take-${max}`, { ...opts(), max });
+      const steps: [number, number][] = [];
+      for (let i = 0; i < 12; i++) {
+        const m = mem.retryAfter(['k']);
+        if (m === 0) mem.record(['k']);
+        steps.push([m, await (i % 2 ? onA : onB).take(['k'])]);
+        now += 1500;
+      }
+      assert.deepEqual(
+        steps.map(([m]) => m),
+        steps.map(([, d]) => d),
+        `max ${max}`,
+      );
+      assert.ok(
+        steps.some(([m]) => m > 0),
+        JSON.stringify(steps),
+      );
+      assert.ok((await rateEventCount(a, `take-${max}`)) <= max, 'at most max events kept');
+    }
+  });
+
   test('answers as the in-memory one, counted across connections', async () => {
     const mem = new WindowLimiter(opts());
     const onA = new DbWindowLimiter(a, 'test', opts());
