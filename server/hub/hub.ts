@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { AppState } from '../kernel/context.ts';
 import { hooks } from '../kernel/hooks.ts';
-import { countPendingPushes, countPosts, countUpstreamRefusals, readHubState, writeHubState } from '../db/repos/hub.ts';
+import { countPendingPushes, countPosts, ensurePendingIndex, countUpstreamRefusals, readHubState, writeHubState } from '../db/repos/hub.ts';
 import { pullAttendees, pullEvent, type PullContext } from './mirror.ts';
 import { pushOnce, type PushContext } from './push.ts';
 import { createUpstream, UpstreamError, type Upstream, type UpstreamFailure } from './upstream.ts';
@@ -106,10 +106,7 @@ export class Hub {
     if (typeof stored.last_contact === 'string') this.state.lastContact = stored.last_contact;
     if (typeof stored.last_pull === 'string') this.state.lastPull = stored.last_pull;
     await writeHubState(db, { upstream: this.options.url, hub_id: this.hubId });
-    // Only the scans still waiting are looked up, in order: a partial index keeps that cheap at any log size.
-    await db.exec(
-      "CREATE INDEX IF NOT EXISTS checkins_upstream_pending ON checkins(id) WHERE upstream IS NULL AND result IN ('accepted', 'checked_out')",
-    );
+    await ensurePendingIndex(db);
     hooks(this.app).onClose.push(() => this.stop());
     // A kiosk's check-in (a write through the interface) goes up at once, not at the next pull.
     hooks(this.app).restResponse.push((_state, exchange, result) => {

@@ -206,6 +206,16 @@ export async function standingOf(db: Db, attendeeIds: readonly number[]): Promis
   );
 }
 
+/**
+ * Only the scans still waiting are looked up, in order: a partial index keeps that cheap at any log size. Made by
+ * the hub at start-up, not by a migration: a site's log never has any waiting, and should not carry the index.
+ */
+export async function ensurePendingIndex(db: Db): Promise<void> {
+  await db.exec(
+    "CREATE INDEX IF NOT EXISTS checkins_upstream_pending ON checkins(id) WHERE upstream IS NULL AND result IN ('accepted', 'checked_out')",
+  );
+}
+
 /** This hub's check-ins and check-outs the site has not answered yet, oldest first. */
 export async function pendingPushes(db: Db, limit: number): Promise<CheckinRow[]> {
   return (await stmt(
