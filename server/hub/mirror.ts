@@ -92,9 +92,12 @@ export async function pullEvent(p: PullContext): Promise<void> {
   const e = SiteEvent.parse(res.body);
   if (e.id !== p.eventId)
     throw new UpstreamError({ kind: 'http', status: res.status, code: 'evt_hub_wrong_event', message: `the site answered event ${e.id}` });
-  await inTransaction(p.db, async () => {
-    await upsertPosts(p.db, [{ id: e.id, type: 'event', status: e.status ?? 'publish', title: e.title ?? '', ...stamp(p.now(), p.hubTimezone) }]);
-    await upsertEventCols(p.db, {
+  // Every pull reads the event; most find nothing changed, and then nothing is written nor any cached answer dropped.
+  const changed = await inTransaction(p.db, async () => {
+    const post = await upsertPosts(p.db, [
+      { id: e.id, type: 'event', status: e.status ?? 'publish', title: e.title ?? '', ...stamp(p.now(), p.hubTimezone) },
+    ]);
+    const dates = await upsertEventCols(p.db, {
       id: e.id,
       startLocal: e.start_date,
       endLocal: e.end_date,
@@ -104,16 +107,19 @@ export async function pullEvent(p: PullContext): Promise<void> {
       allDay: e.all_day === true,
     });
     // The site's ticket-signing keys: a kiosk paired with the hub pins the site's, which signed the tickets.
-    if (e.signing_key_id && e.signing_keys?.length)
-      await mirrorSigningKeys(
+    const keys =
+      !!e.signing_key_id &&
+      !!e.signing_keys?.length &&
+      (await mirrorSigningKeys(
         p.db,
         e.id,
         e.signing_keys.map((k) => ({ kid: k.signing_key_id, key: k.signing_key })),
         e.signing_key_id,
         p.now().getTime(),
-      );
+      ));
+    return post > 0 || dates || keys;
   });
-  await recordChange(p.db, 'all');
+  if (changed) await recordChange(p.db, 'all');
 }
 
 interface PageAnswer {

@@ -197,10 +197,13 @@ export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: Ch
   }
   if (q.listId !== undefined) {
     // The list's scans, and the exits through its event's exit lists: those end an entry on every list, so a
-    // kiosk on the list reads them as its own list's exits (renderer/checkin/gate.ts passesFromLog).
+    // kiosk on the list reads them as its own list's exits (renderer/checkin/gate.ts passesFromLog). Only the exits
+    // of attendees the list admits: a key bound to the list reads nobody else's scans (CONTRACT section 3).
     where.push(`(list_id = ? OR (result = 'checked_out' AND list_id IN (SELECT x.id FROM checkin_lists x JOIN checkin_lists o
-      ON o.event_id = x.event_id WHERE o.id = ? AND x.direction = 'exit')))`);
-    params.push(q.listId, q.listId);
+      ON o.event_id = x.event_id WHERE o.id = ? AND x.direction = 'exit')
+      AND attendee_id IN (SELECT a.post_id FROM attendees a JOIN checkin_lists l ON l.id = ?
+        WHERE a.event_id = l.event_id AND (l.ticket_ids = '[]' OR a.ticket_id IN (SELECT value FROM json_each(l.ticket_ids))))))`);
+    params.push(q.listId, q.listId, q.listId);
   }
   if (q.deviceId !== undefined) {
     where.push('device_id = ?');

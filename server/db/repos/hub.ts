@@ -1,6 +1,7 @@
 import type { Db } from '../connection.ts';
 import { stmt } from '../connection.ts';
 import type { CheckinRow } from './checkins.ts';
+import { insertAttendeeRows } from './attendees.ts';
 
 /**
  * The venue hub's mirror of one event of the site (server/hub/, CONTRACT section 9). The hub keeps the site's IDs
@@ -37,9 +38,9 @@ export interface MirrorPost {
   dateGmt: string;
 }
 
-/** Inserts or updates posts with the site's IDs; a row whose status and title are unchanged is not written. */
-export async function upsertPosts(db: Db, posts: readonly MirrorPost[]): Promise<void> {
-  if (!posts.length) return;
+/** Inserts or updates posts with the site's IDs; a row whose status and title are unchanged is not written. Answers how many were. */
+export async function upsertPosts(db: Db, posts: readonly MirrorPost[]): Promise<number> {
+  if (!posts.length) return 0;
   const existing = new Map(
     (
       (await stmt(db, 'SELECT id, type, status, title FROM posts WHERE id IN (SELECT value FROM json_each(?))').all(
@@ -52,12 +53,16 @@ export async function upsertPosts(db: Db, posts: readonly MirrorPost[]): Promise
     'INSERT INTO posts (id, type, status, title, parent, date, date_gmt, modified, modified_gmt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const update = stmt(db, 'UPDATE posts SET status = ?, title = ?, modified = ?, modified_gmt = ? WHERE id = ?');
+  let written = 0;
   for (const p of posts) {
     const old = existing.get(p.id);
+    if (old && old.type !== p.type) throw new Error(`the site's ${p.type} ${p.id} is a ${old.type} in this hub's database`);
     if (!old) await insert.run(p.id, p.type, p.status, p.title, p.parent ?? 0, p.date, p.dateGmt, p.date, p.dateGmt);
-    else if (old.type !== p.type) throw new Error(`the site's ${p.type} ${p.id} is a ${old.type} in this hub's database`);
     else if (old.status !== p.status || old.title !== p.title) await update.run(p.status, p.title, p.date, p.dateGmt, p.id);
+    else continue;
+    written++;
   }
+  return written;
 }
 
 export interface MirrorEvent {
@@ -70,13 +75,17 @@ export interface MirrorEvent {
   allDay: boolean;
 }
 
-export async function upsertEventCols(db: Db, e: MirrorEvent): Promise<void> {
-  await stmt(
+/** The event's dates as the site has them; `true` when that changed anything (a pull most often changes nothing). */
+export async function upsertEventCols(db: Db, e: MirrorEvent): Promise<boolean> {
+  const r = await stmt(
     db,
     `INSERT INTO events (post_id, start_local, end_local, start_utc, end_utc, timezone, all_day) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (post_id) DO UPDATE SET start_local = excluded.start_local, end_local = excluded.end_local, start_utc = excluded.start_utc,
-       end_utc = excluded.end_utc, timezone = excluded.timezone, all_day = excluded.all_day`,
+       end_utc = excluded.end_utc, timezone = excluded.timezone, all_day = excluded.all_day
+     WHERE events.start_local <> excluded.start_local OR events.end_local <> excluded.end_local OR events.start_utc <> excluded.start_utc
+       OR events.end_utc <> excluded.end_utc OR events.timezone <> excluded.timezone OR events.all_day <> excluded.all_day`,
   ).run(e.id, e.startLocal, e.endLocal, e.startUtc, e.endUtc, e.timezone, e.allDay ? 1 : 0);
+  return r.changes > 0;
 }
 
 export interface MirrorTicket {
@@ -149,21 +158,18 @@ export async function upsertAttendeeCols(db: Db, rows: readonly MirrorAttendee[]
       ).all(JSON.stringify(rows.map((r) => r.id)))) as Old[]
     ).map((r) => [r.post_id, r]),
   );
-  const insert = stmt(
-    db,
-    `INSERT INTO attendees (post_id, ticket_id, event_id, order_id, provider, full_name, email, security_code, rsvp_status)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
   const update = stmt(
     db,
     'UPDATE attendees SET ticket_id = ?, order_id = ?, full_name = ?, email = ?, security_code = ?, rsvp_status = ? WHERE post_id = ?',
   );
+  // New ones in one statement, as the site's own sales write them.
+  await insertAttendeeRows(
+    db,
+    rows.filter((a) => !existing.has(a.id)).map((a) => ({ ...a, postId: a.id, priceMinor: 0 })),
+  );
   for (const a of rows) {
     const old = existing.get(a.id);
-    if (!old) {
-      await insert.run(a.id, a.ticketId, a.eventId, a.orderId, a.provider, a.fullName, a.email, a.securityCode, a.rsvpStatus);
-      continue;
-    }
+    if (!old) continue;
     const same =
       old.ticket_id === a.ticketId &&
       old.order_id === a.orderId &&
@@ -207,12 +213,14 @@ export async function standingOf(db: Db, attendeeIds: readonly number[]): Promis
 }
 
 /**
- * Only the scans still waiting are looked up, in order: a partial index keeps that cheap at any log size. Made by
- * the hub at start-up, not by a migration: a site's log never has any waiting, and should not carry the index.
+ * Only the scans still waiting, and those the site refused, are looked up (the push in order; `/health`, which any
+ * caller may ask as often as it likes, counts both): partial indexes keep that to those few rows at any log size.
+ * Made by the hub at start-up, not by a migration: a site's log has none of either, and should not carry them.
  */
 export async function ensurePendingIndex(db: Db): Promise<void> {
   await db.exec(
-    "CREATE INDEX IF NOT EXISTS checkins_upstream_pending ON checkins(id) WHERE upstream IS NULL AND result IN ('accepted', 'checked_out')",
+    `CREATE INDEX IF NOT EXISTS checkins_upstream_pending ON checkins(id) WHERE upstream IS NULL AND result IN ('accepted', 'checked_out');
+     CREATE INDEX IF NOT EXISTS checkins_upstream_refused ON checkins(upstream) WHERE upstream IN ('conflict', 'rejected')`,
   );
 }
 
@@ -310,7 +318,8 @@ export async function mirrorSigningKeys(
   keys: readonly { kid: string; key: string }[],
   current: string,
   nowMs: number,
-): Promise<void> {
+): Promise<boolean> {
+  let changed = false;
   const have = (await stmt(db, 'SELECT kid, public_key, retired_ms, revoked_ms FROM evt_signing_keys WHERE event_id = ?').all(eventId)) as {
     kid: string;
     public_key: string;
@@ -323,14 +332,18 @@ export async function mirrorSigningKeys(
       await stmt(db, 'UPDATE evt_signing_keys SET revoked_ms = ?, retired_ms = COALESCE(retired_ms, ?) WHERE kid = ?').run(nowMs, nowMs, h.kid);
     else if (listed.has(h.kid) && h.kid !== current && h.retired_ms === null)
       await stmt(db, 'UPDATE evt_signing_keys SET retired_ms = ? WHERE kid = ?').run(nowMs, h.kid);
+    else continue;
+    changed = true;
   }
   const known = new Set(have.map((h) => h.kid));
   // The current one last, once every other key of the event is retired (one current key an event).
   for (const k of [...keys].sort((a, b) => Number(a.kid === current) - Number(b.kid === current))) {
     if (known.has(k.kid)) continue;
+    changed = true;
     await stmt(
       db,
       "INSERT INTO evt_signing_keys (event_id, kid, public_key, private_box, created_ms, retired_ms, revoked_ms) VALUES (?, ?, ?, '', ?, ?, NULL)",
     ).run(eventId, k.kid, k.key, nowMs, k.kid === current ? null : nowMs);
   }
+  return changed;
 }

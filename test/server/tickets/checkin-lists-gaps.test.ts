@@ -308,4 +308,19 @@ describe('an exit list', () => {
     // A lounge exit now: the standing entry is the way in's, not the lounge's entry the event exit ended.
     assert.equal((await scan(guest, { check_in: false }, loungeKey.auth)).body.checked_in, true);
   });
+
+  test("a key bound to a list reads the exits of its list's attendees only, not of everyone the exit list lets out", async () => {
+    const vipGate = await createList({ name: 'VIP only', ticket_ids: [vip.ticketId] });
+    const door = await createList({ name: 'Main exit', ticket_ids: [], direction: 'exit' });
+    const outKey = await listKey(door.id);
+    const vipKey = await listKey(vipGate.id);
+    const general = f.attendeeIds[11]!;
+    const guest = vip.attendeeIds[5]!;
+    for (const id of [general, guest]) assert.equal((await scan(id, { check_in: true }, outKey.auth)).status, 201);
+    const log = await call(`${s.root}evt/tickets/v1/checkins?result=checked_out&after_id=0`, { auth: vipKey.auth });
+    assert.equal(log.status, 200, log.text);
+    const seen = (log.body.checkins as { attendee_id: number }[]).map((c) => c.attendee_id);
+    assert.ok(seen.includes(guest), JSON.stringify(seen));
+    assert.ok(!seen.includes(general), `a general ticket's exit is not the VIP key's to read: ${JSON.stringify(seen)}`);
+  });
 });
