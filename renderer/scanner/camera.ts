@@ -1,8 +1,9 @@
 import type { DecodeReply, DecodeRequest } from './decoder-protocol.ts';
 
-/** Frames wider than this are scaled down before decoding: a QR at the door is large, jsQR time is not. */
-const MAX_DECODE_WIDTH = 640;
-/** At most ~20 decodes a second: a 30 fps camera must not starve the page (and IndexedDB) of CPU. */
+/**
+ * At most ~20 reads a second while the scene moves: a 30 fps camera must not starve the page (and IndexedDB) of
+ * CPU. A frame the worker skipped (an unchanged scene, scene.ts) cost next to nothing, so the next one may go at once.
+ */
 const MIN_DECODE_INTERVAL_MS = 50;
 
 export interface CameraChoice {
@@ -57,6 +58,7 @@ export class Camera {
     this.worker = new Worker(new URL('./decoder.worker.ts', import.meta.url), { type: 'module' });
     this.worker.onmessage = (e: MessageEvent<DecodeReply>) => {
       this.busy = false;
+      if (e.data.skipped) this.lastGrab = -Infinity;
       if (e.data.text) this.onCode(e.data.text, e.data.frameAt);
       this.grabSoon();
     };
@@ -114,12 +116,9 @@ export class Camera {
     this.pendingSince = null;
     this.lastGrab = performance.now();
     try {
-      const scale = Math.min(1, MAX_DECODE_WIDTH / w);
-      const frame = await createImageBitmap(this.video, {
-        resizeWidth: Math.round(w * scale),
-        resizeHeight: Math.round(h * scale),
-        resizeQuality: 'low',
-      });
+      // A VideoFrame is a handle on the picture the camera delivered: taking one costs the page next to nothing,
+      // and the worker scales it as it draws it. Where there are none, a bitmap copy (scaled by the worker too).
+      const frame = typeof VideoFrame === 'function' ? new VideoFrame(this.video) : await createImageBitmap(this.video);
       if (!this.worker) {
         frame.close();
         return;
