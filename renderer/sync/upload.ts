@@ -110,10 +110,16 @@ async function settleSent(db: KioskDb, sent: SentBatch, now: () => number, hooks
   };
 }
 
+/** Batches out at once: the server works on one while the kiosk sends the next and stores the answers to another. */
+const UPLOADS_IN_FLIGHT = 3;
+
 /**
- * Drains the outbox in batches of at most 25, oldest first, until it is empty or a batch must stop. While
- * one batch's answers are written, the next batch is already on its way: rows are taken strictly after the
- * last one sent, so nothing goes twice in a run, and scans keep their order.
+ * Drains the outbox in batches of at most 25, oldest first, until it is empty or a batch must stop. Up to
+ * UPLOADS_IN_FLIGHT batches are out at once, and no attendee is in two of them: a batch ends before the first
+ * scan of an attendee whose earlier scan is still out, so one attendee's scans reach the server in the order
+ * they were made (a check-out never overtakes its check-in), while different attendees' need no order. Rows are
+ * taken strictly after the last one sent, so nothing goes twice in a run. Once a batch must stop, no new one
+ * goes out; those already out are answered and stored.
  */
 export async function uploadOutbox(
   api: ApiClient,
@@ -128,21 +134,51 @@ export async function uploadOutbox(
     total.failures.push(...r.failures);
     total.stop ??= r.stop;
   };
-  let settling: Promise<UploadResult> | null = null;
+  /** Attendees with a scan in a batch that is out. */
+  const out = new Set<number>();
+  const flights = new Set<Promise<void>>();
   let after = 0;
+  let stopped = false;
+  /** A store that failed (IndexedDB refused its transaction): the run ends, and the caller hears of it as before. */
+  let broken = null as { error: unknown } | null;
   try {
-    for (let n = 0; n < maxBatches && !total.stop; n++) {
-      const rows = await db.outbox.where('seq').above(after).limit(BATCH_MAX_REQUESTS).toArray();
-      if (rows.length === 0) break;
-      const sent = await sendBatch(api, rows, hooks);
-      if (settling) add(await settling);
+    for (let n = 0; n < maxBatches && !stopped; ) {
+      const waiting = await db.outbox.where('seq').above(after).limit(BATCH_MAX_REQUESTS).toArray();
+      if (waiting.length === 0) break;
+      const rows: OutboxRow[] = [];
+      for (const row of waiting) {
+        if (out.has(row.attendeeId)) break;
+        rows.push(row);
+      }
+      if (rows.length === 0) {
+        // The next scan's attendee is in a batch that is out: its answer comes first.
+        await Promise.race(flights);
+        continue;
+      }
+      n++;
       after = rows[rows.length - 1].seq!;
-      settling = settleSent(db, sent, now, hooks);
-      if (sent.stop) break;
+      for (const row of rows) out.add(row.attendeeId);
+      const flight = (async () => {
+        try {
+          const sent = await sendBatch(api, rows, hooks);
+          if (sent.stop) stopped = true;
+          add(await settleSent(db, sent, now, hooks));
+        } catch (error) {
+          stopped = true;
+          broken ??= { error };
+        } finally {
+          for (const row of rows) out.delete(row.attendeeId);
+        }
+      })();
+      flights.add(flight);
+      // Never rejects (a failure is kept in `broken`): out of the set once over.
+      void flight.then(() => flights.delete(flight));
+      if (flights.size >= UPLOADS_IN_FLIGHT) await Promise.race(flights);
     }
   } finally {
-    if (settling) add(await settling);
+    await Promise.all(flights);
   }
+  if (broken) throw broken.error;
   return total;
 }
 
