@@ -12,8 +12,7 @@ import {
   fillAttachment,
   getAttachments,
   getMailLog,
-  insertAttachment,
-  insertMailLog,
+  insertMailWithAttachments,
   queuedMailIds,
   recordDelivery,
   requeueMailLog,
@@ -95,10 +94,9 @@ export async function sendMail(state: AppState, message: MailMessage): Promise<n
   if (!text && !html) throw new HttpError(400, 'evt_mail_invalid', 'A message needs a body.', { field: 'text' });
   const headers = cleanHeaders(message.headers);
   const attachments = prepareAttachments(message.attachments);
-  const db = state.db;
-  // A nested transaction is a savepoint: the row and its attachments are written whole or not at all.
-  const id = await db.transaction(async () => {
-    const logId = await insertMailLog(db, {
+  const id = await insertMailWithAttachments(
+    state.db,
+    {
       from_header: from,
       to_header: to.join(', '),
       cc_header: cc.join(', '),
@@ -111,21 +109,17 @@ export async function sendMail(state: AppState, message: MailMessage): Promise<n
       source: message.source ?? '',
       related_id: message.relatedId ?? null,
       resent_from: null,
-    });
-    for (const [position, a] of attachments.entries()) {
-      await insertAttachment(db, {
-        log_id: logId,
-        position,
-        filename: a.filename,
-        content_type: a.contentType,
-        cid: a.cid,
-        sha256: sha256(a.content),
-        content: a.content,
-        qr_text: a.qrText,
-      });
-    }
-    return logId;
-  });
+    },
+    attachments.map((a, position) => ({
+      position,
+      filename: a.filename,
+      content_type: a.contentType,
+      cid: a.cid,
+      sha256: sha256(a.content),
+      content: a.content,
+      qr_text: a.qrText,
+    })),
+  );
   void schedule(state, id);
   return id;
 }
@@ -234,21 +228,32 @@ export async function resendMail(state: AppState, id: number, to?: string[]): Pr
     let target = id;
     if (to?.length) {
       const recipients = to.map((a) => normalizeAddress(a, 'sent_to'));
-      const copy = await insertMailLog(db, {
-        from_header: row.from_header,
-        to_header: recipients.join(', '),
-        cc_header: '',
-        bcc_header: '',
-        reply_to_header: row.reply_to_header,
-        subject: row.subject,
-        headers: JSON.parse(row.headers) as Record<string, string>,
-        text_body: row.text_body,
-        html_body: row.html_body,
-        source: 'resend',
-        related_id: row.related_id,
-        resent_from: row.id,
-      });
-      for (const a of await getAttachments(db, id)) await insertAttachment(db, { ...a, log_id: copy });
+      const copy = await insertMailWithAttachments(
+        db,
+        {
+          from_header: row.from_header,
+          to_header: recipients.join(', '),
+          cc_header: '',
+          bcc_header: '',
+          reply_to_header: row.reply_to_header,
+          subject: row.subject,
+          headers: JSON.parse(row.headers) as Record<string, string>,
+          text_body: row.text_body,
+          html_body: row.html_body,
+          source: 'resend',
+          related_id: row.related_id,
+          resent_from: row.id,
+        },
+        (await getAttachments(db, id)).map(({ position, filename, content_type, cid, sha256, content, qr_text }) => ({
+          position,
+          filename,
+          content_type,
+          cid,
+          sha256,
+          content,
+          qr_text,
+        })),
+      );
       await countResend(db, id);
       target = copy;
     } else if (row.status !== 'queued') {

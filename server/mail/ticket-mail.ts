@@ -3,8 +3,8 @@ import type { AppState, Ctx, Lang } from '../kernel/context.ts';
 import { pick } from '../content/text.ts';
 import { esc } from '../site/html.ts';
 import { ticketCodeUrl } from '../../shared/checkin/ticket-code.ts';
-import { signAttendee } from '../security/ticket-signing.ts';
-import { attendeesForMail, orderForMail, type AttendeeForMail, type OrderForMail } from '../db/repos/order-mail.ts';
+import { ensureSigningKey, signAttendeeWith } from '../security/ticket-signing.ts';
+import { orderMail, type AttendeeForMail, type OrderForMail } from '../db/repos/order-mail.ts';
 import type { RateLimiter } from '../security/window-limiter.ts';
 import { appLimiter, nowMs } from '../routes/tickets/clock.ts';
 import type { MailMessage } from './message.ts';
@@ -151,11 +151,11 @@ export function ticketMailLimiter(app: AppState): RateLimiter {
  */
 export async function ticketMailOnOrderCompleted(ctx: Ctx, orderId: number): Promise<void> {
   try {
-    const found = await orderForMail(ctx.db, orderId);
+    // The order, its attendees and their events' signing keys in one read.
+    const found = await orderMail(ctx.db, orderId);
     if (!found || found.logged) return;
-    const { logged: _, ...order } = found;
-    let attendees = await attendeesForMail(ctx.db, orderId);
-    if (attendees.length === 0) return;
+    const { order, keys: signingKeys } = found;
+    let attendees = found.attendees;
     const max = ctx.app.config.maxTicketsPerOrder;
     if (attendees.length > max) {
       ctx.app.log({ level: 'warn', msg: 'ticket e-mail holds the first tickets only', order_id: orderId, attendees: attendees.length, max });
@@ -173,7 +173,11 @@ export async function ticketMailOnOrderCompleted(ctx: Ctx, orderId: number): Pro
     // The order completes in this transaction: its attendees are admissible as of now.
     const signatures = new Map<number, { sig: string; kid: string }>();
     for (const a of attendees) {
-      const s = await signAttendee(ctx.db, ctx.app.secret, { ...a, status: 'publish', order_status: order.status }, nowMs(ctx));
+      const signable = { ...a, status: 'publish', order_status: order.status };
+      // An event that has no key yet gets one now (ensureSigningKey), and the next attendee of it uses it.
+      let key = signingKeys.get(a.event_id);
+      if (!key) signingKeys.set(a.event_id, (key = await ensureSigningKey(ctx.db, ctx.app.secret, a.event_id, nowMs(ctx))));
+      const s = signAttendeeWith(ctx.app.secret, key, signable);
       if (s) signatures.set(a.id, s);
     }
     const message = composeTicketMail({

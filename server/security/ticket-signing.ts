@@ -111,7 +111,12 @@ export interface SignableAttendee {
  */
 export async function signAttendee(db: Db, secret: string, a: SignableAttendee, now = Date.now()): Promise<{ sig: string; kid: string } | null> {
   if (a.status !== 'publish' || !orderAllowsCheckin(a.order_status)) return null;
-  const k = await ensureSigningKey(db, secret, a.event_id, now);
+  return signAttendeeWith(secret, await ensureSigningKey(db, secret, a.event_id, now), a);
+}
+
+/** {@link signAttendee} with the event's current key already read (`k`), as a ticket e-mail reads it with its order. */
+export function signAttendeeWith(secret: string, k: SigningKeyRow, a: SignableAttendee): { sig: string; kid: string } | null {
+  if (a.status !== 'publish' || !orderAllowsCheckin(a.order_status) || Number(k.event_id) !== Number(a.event_id)) return null;
   const key = privateKeyOf(secret, k);
   if (!key) return null;
   const text = signedText({ eventId: a.event_id, attendeeId: a.id, ticketId: a.ticket_id, securityCode: a.security_code });

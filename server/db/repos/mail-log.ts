@@ -1,5 +1,6 @@
 import type { Db } from '../connection.ts';
 import { likeContains, stmt } from '../connection.ts';
+import type { PgDb } from '../engine/postgres.ts';
 import { nowUtc } from '../clock.ts';
 
 /** The mail log, its attachments, connected mail apps, the pairing key and the license (migration 006). */
@@ -91,6 +92,70 @@ export async function insertMailLog(db: Db, m: NewMailLog): Promise<number> {
     now,
   );
   return Number(r.lastInsertRowid);
+}
+
+/** An attachment as it is first logged with its message. */
+export interface NewAttachment {
+  position: number;
+  filename: string;
+  content_type: string;
+  cid: string | null;
+  sha256: string;
+  content: Buffer;
+  qr_text: string | null;
+}
+
+/** The message and its attachments in one statement on PostgreSQL (one round trip, atomic without a savepoint). */
+const PG_INSERT_MAIL = `WITH l AS (
+  INSERT INTO mail_log (status, from_header, to_header, cc_header, bcc_header, reply_to_header, subject, headers, text_body, html_body,
+     source, related_id, resent_from, created_utc, updated_utc)
+  VALUES ('queued', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+  RETURNING id
+), a AS (
+  INSERT INTO mail_attachments (log_id, position, filename, content_type, cid, size, sha256, content, qr_text)
+  SELECT l.id, x.position, x.filename, x.content_type, x.cid, x.size, x.sha256, x.content, x.qr_text
+  FROM l, unnest($14::bigint[], $15::text[], $16::text[], $17::text[], $18::bigint[], $19::text[], $20::bytea[], $21::text[])
+       AS x(position, filename, content_type, cid, size, sha256, content, qr_text)
+)
+SELECT id FROM l`;
+
+/**
+ * Logs a message with its attachments, whole or not at all, and returns its ID: on PostgreSQL one statement, on
+ * SQLite (no round trips to save) the two inserts in a transaction (a savepoint inside the caller's).
+ */
+export async function insertMailWithAttachments(db: Db, m: NewMailLog, attachments: readonly NewAttachment[]): Promise<number> {
+  if (db.engine === 'postgres') {
+    const now = nowUtc();
+    const rows = await (db as PgDb).native(PG_INSERT_MAIL, [
+      m.from_header,
+      m.to_header,
+      m.cc_header,
+      m.bcc_header,
+      m.reply_to_header,
+      m.subject,
+      JSON.stringify(m.headers),
+      m.text_body,
+      m.html_body,
+      m.source,
+      m.related_id,
+      m.resent_from,
+      now,
+      attachments.map((a) => a.position),
+      attachments.map((a) => a.filename),
+      attachments.map((a) => a.content_type),
+      attachments.map((a) => a.cid),
+      attachments.map((a) => a.content.length),
+      attachments.map((a) => a.sha256),
+      attachments.map((a) => a.content),
+      attachments.map((a) => a.qr_text),
+    ]);
+    return Number((rows[0] as { id: unknown }).id);
+  }
+  return await db.transaction(async () => {
+    const logId = await insertMailLog(db, m);
+    for (const a of attachments) await insertAttachment(db, { log_id: logId, ...a });
+    return logId;
+  });
 }
 
 export async function insertAttachment(
