@@ -284,39 +284,48 @@ export async function publishedTicketPrices(db: Db, eventIds: readonly number[])
   ).all(JSON.stringify(eventIds))) as TicketPrice[];
 }
 
-/** The published tickets of an event with their capacity, in ticket ID order (the order JSON-LD offers list them). */
-export async function publishedTicketCapacities(db: Db, eventId: number): Promise<{ post_id: number; capacity: number }[]> {
+/** The published tickets of an event with their provider and capacity, in ticket ID order (the order JSON-LD offers list them). */
+export async function publishedTicketCapacities(db: Db, eventId: number): Promise<{ post_id: number; provider: string; capacity: number }[]> {
   return (await stmt(
     db,
-    `SELECT t.post_id, t.capacity FROM tickets t JOIN posts p ON p.id = t.post_id
+    `SELECT t.post_id, t.provider, t.capacity FROM tickets t JOIN posts p ON p.id = t.post_id
   WHERE t.event_id = ? AND p.status = 'publish' ORDER BY t.post_id`,
-  ).all(eventId)) as { post_id: number; capacity: number }[];
+  ).all(eventId)) as { post_id: number; provider: string; capacity: number }[];
 }
 
 /**
  * PostgreSQL: an event's published tickets with their capacity and the places sold and held on each, in ticket ID
  * order, in one statement (publishedTicketCapacities and ticketStats in one round trip; STATS_SQL's counts).
  */
-const STOCK_SQL = `SELECT t.post_id, t.capacity, s.sold, s.pending FROM tickets t JOIN posts p ON p.id = t.post_id
+const STOCK_SQL = `SELECT t.post_id, t.provider, t.capacity, s.sold, s.pending FROM tickets t JOIN posts p ON p.id = t.post_id
   LEFT JOIN (SELECT a.ticket_id AS id,
        SUM(COALESCE(o.status, 'completed') = 'completed' AND COALESCE(a.rsvp_status, 'yes') <> 'no') AS sold,
        SUM(o.status = 'pending' AND COALESCE(a.rsvp_status, 'yes') <> 'no') AS pending
      ${COUNTED} AND a.event_id = ? GROUP BY a.ticket_id) s ON s.id = t.post_id
   WHERE t.event_id = ? AND p.status = 'publish' ORDER BY t.post_id`;
 
-/** The published tickets of an event with their capacity and counts (`sold`, `pending`), in ticket ID order. */
+/**
+ * The published tickets of an event with their provider, capacity and counts (`sold`, `pending`), in ticket ID
+ * order (so the providers in order of their first ticket are providersByPost's for the event).
+ */
 export async function publishedTicketStock(
   db: Db,
   eventId: number,
-): Promise<{ post_id: number; capacity: number; stats: Pick<TicketStats, 'sold' | 'pending'> }[]> {
+): Promise<{ post_id: number; provider: string; capacity: number; stats: Pick<TicketStats, 'sold' | 'pending'> }[]> {
   if (db.engine === 'postgres') {
     const rows = (await stmt(db, STOCK_SQL).all(eventId, eventId)) as {
       post_id: number;
+      provider: string;
       capacity: number;
       sold: number | null;
       pending: number | null;
     }[];
-    return rows.map((r) => ({ post_id: r.post_id, capacity: r.capacity, stats: { sold: r.sold ?? 0, pending: r.pending ?? 0 } }));
+    return rows.map((r) => ({
+      post_id: r.post_id,
+      provider: r.provider,
+      capacity: r.capacity,
+      stats: { sold: r.sold ?? 0, pending: r.pending ?? 0 },
+    }));
   }
   // SQLite: two statements on their indexes (no round trips to save in-process).
   const tickets = await publishedTicketCapacities(db, eventId);

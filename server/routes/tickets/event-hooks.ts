@@ -17,7 +17,10 @@ import { ensureSigningKey, validPublicKeys } from '../../security/ticket-signing
  */
 export async function decorateEvents(ctx: Ctx, events: Record<string, unknown>[], rows: EventRow[], opts: PresentOpts): Promise<void> {
   const ids = rows.map((r) => r.id);
-  const providers = await providersByPost(ctx.db, ids);
+  // A single read with offers reads its tickets' stock for their availability: the providers come with it (one
+  // statement instead of two; each is a round trip on PostgreSQL).
+  const stock = opts.single === true && rows.length === 1 && hasOffers(events[0]) ? await publishedTicketStock(ctx.db, ids[0]) : null;
+  const providers = stock ? new Map(stock.length ? [[ids[0], [...new Set(stock.map((t) => t.provider))]]] : []) : await providersByPost(ctx.db, ids);
   const attendance = can(ctx, 'manage_attendees') ? await attendanceByPost(ctx.db, ids) : null;
   const editor = opts.single === true && can(ctx, 'edit_tickets');
   for (const [i, r] of rows.entries()) {
@@ -28,7 +31,7 @@ export async function decorateEvents(ctx: Ctx, events: Record<string, unknown>[]
     e.ticketed = providers.get(r.id) ?? false;
     if (editor) e.nonces = { add_ticket_nonce: createNonce(ctx, 'add_ticket_nonce', r.id, nowMs(ctx)) };
     if (reaches) await signingKeys(ctx, e, r.id, opts.single === true);
-    if (opts.single === true) await offerAvailability(ctx, e, r.id);
+    if (stock) offerAvailability(e, stock);
   }
 }
 
@@ -53,16 +56,20 @@ async function signingKeys(ctx: Ctx, e: Record<string, unknown>, eventId: number
  * change it, so it is set per request here, not kept with the presented event (a new `json_ld` object: the kept
  * one is shared); the cached single reads depend on the `tickets` tag for it (http/cache-tags.ts).
  */
-async function offerAvailability(ctx: Ctx, e: Record<string, unknown>, eventId: number): Promise<void> {
-  const ld = e.json_ld as Record<string, unknown> | undefined;
-  if (!ld || !Array.isArray(ld.offers) || !ld.offers.length) return;
-  const tickets = await publishedTicketStock(ctx.db, eventId);
-  if (tickets.length !== ld.offers.length) return;
+function offerAvailability(e: Record<string, unknown>, tickets: Awaited<ReturnType<typeof publishedTicketStock>>): void {
+  const ld = e.json_ld as Record<string, unknown>;
+  if (tickets.length !== (ld.offers as unknown[]).length) return;
   const offers = (ld.offers as Record<string, unknown>[]).map((o, i) => {
     const stock = availableOf(tickets[i].capacity, tickets[i].stats);
     return { ...o, availability: stock === 0 ? 'SoldOut' : stock >= 1 && stock <= 5 ? 'LimitedAvailability' : 'InStock' };
   });
   e.json_ld = { ...ld, offers };
+}
+
+/** Whether the presented event's JSON-LD lists offers (offerAvailability sets their availability). */
+function hasOffers(e: Record<string, unknown> | undefined): boolean {
+  const ld = e?.json_ld as Record<string, unknown> | undefined;
+  return !!ld && Array.isArray(ld.offers) && ld.offers.length > 0;
 }
 
 /** The events archive's `ticketed=true|false`. */
