@@ -12,7 +12,7 @@ import { roundTripsPer, startPgProxy } from './bench-util.ts';
  * runs: one server process (response cache off) through the delay proxy at RTT 0, requests one at a time, counted
  * as bench:scale counts them (roundTripsPer). Kinds: a checkout of a free ticket (its cart write before it not
  * counted), a checkout of a paid ticket (an order that stays pending), an attendee page of 100, a single event
- * read. BENCH_ROUND_TRIPS (10 requests of each kind); RT_ONLY=checkout,paid,page,event (the kinds to count, all by default); BENCH_PG_TRACE=<file> writes each round trip's statements.
+ * read, the first read of an event no process has read yet. BENCH_ROUND_TRIPS (10 requests of each kind); RT_ONLY=checkout,paid,page,event,first (the kinds to count, all by default); BENCH_PG_TRACE=<file> writes each round trip's statements.
  */
 
 const COUNTED = Number(process.env.BENCH_ROUND_TRIPS ?? 10);
@@ -31,10 +31,18 @@ async function main(): Promise<void> {
     const setup = await openDatabase(db.url);
     let free: number;
     let paid: number;
+    const fresh: number[] = [];
     try {
       const sale = await insertEvent(setup, { title: 'On sale' });
       free = await insertTicket(setup, sale, { provider: 'rsvp', capacity: 1_000_000, title: 'Free place' });
       paid = await insertTicket(setup, sale, { provider: 'tc', capacity: 1_000_000, priceMinor: 1000, title: 'Paid place' });
+      // Events no process has read yet, each with a ticket: the first read of an event builds what later reads keep
+      // (roundTripsPer makes two reads before it counts).
+      for (let i = 0; i < COUNTED + 2; i++) {
+        const e = await insertEvent(setup, { title: `Not read yet ${i}` });
+        await insertTicket(setup, e, { provider: 'tc', capacity: 100, priceMinor: 500, title: 'Entry' });
+        fresh.push(e);
+      }
     } finally {
       await setup.close();
     }
@@ -97,11 +105,18 @@ async function main(): Promise<void> {
             const r = await requestFrom(server.base, `/wp-json/evt/events/v1/events/${site.eventId}`);
             if (r.status !== 200) throw new Error(`event: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
           });
+      const first = !want('first')
+        ? NaN
+        : await roundTripsPer(proxy, 'first read of an event', COUNTED, async (i) => {
+            const r = await requestFrom(server.base, `/wp-json/evt/events/v1/events/${fresh[i]}`);
+            if (r.status !== 200) throw new Error(`event: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+          });
       say(`round trips per request (${COUNTED} each, one at a time, PostgreSQL through the proxy at RTT 0, response cache off):`);
       say(`  checkout, free ticket (completed order)  ${(buyFree - cartFree).toFixed(1)}   (its cart write ${cartFree.toFixed(1)})`);
       say(`  checkout, paid ticket (pending order)    ${(buyPaid - cartPaid).toFixed(1)}   (its cart write ${cartPaid.toFixed(1)})`);
       say(`  attendee page of 100                     ${page.toFixed(1)}`);
       say(`  single event read                        ${event.toFixed(1)}`);
+      say(`  first read of an event (none kept yet)   ${first.toFixed(1)}`);
     } finally {
       await server.stop();
     }
