@@ -65,6 +65,9 @@ function read(frame: VideoFrame | ImageBitmap, width: number, height: number): s
 function sceneOf(frame: VideoFrame | ImageBitmap): 'new' | 'again' | 'skip' {
   const s = surface(THUMB_W, THUMB_H);
   if (!s) return 'new';
+  // A thumbnail cell must be the mean of its pixels, so a camera's noise averages out: the default ('low') scaling
+  // samples a few pixels per cell, and noise alone would make every frame look new.
+  s.ctx.imageSmoothingQuality = 'medium';
   s.ctx.drawImage(frame, 0, 0, THUMB_W, THUMB_H);
   return scene.classify(s.ctx.getImageData(0, 0, THUMB_W, THUMB_H).data, performance.now());
 }
