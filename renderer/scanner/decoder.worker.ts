@@ -1,6 +1,7 @@
 /// <reference lib="webworker" />
 import jsQR from 'jsqr';
 import type { DecodeReply, DecodeRequest } from './decoder-protocol.ts';
+import { LUMA_FORMATS, lumaThumbnail, lumaToRgba, type Luma } from './luma.ts';
 import { SceneGate, THUMB_H, THUMB_W } from './scene.ts';
 import { warmUpImage } from './warm-up.ts';
 
@@ -14,6 +15,7 @@ import { warmUpImage } from './warm-up.ts';
  * nothing is it read at full size, on every other frame, which still finds a small or distant code within a
  * frame or two while an empty scene costs less than one full read per frame. A frame whose scene has not
  * changed since the last read is not read at all (scene.ts), and when that scene is read again it is read whole.
+ * A camera frame in a YUV format is read from its brightness plane (luma.ts), never drawn on a canvas.
  */
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 /** The first read's scale. */
@@ -46,14 +48,65 @@ function surface(width: number, height: number): Surface | null {
 
 const scene = new SceneGate();
 
-/** The frame drawn at `width`×`height` and read by jsQR. */
-function read(frame: VideoFrame | ImageBitmap, width: number, height: number): string | null {
-  const s = surface(width, height);
-  if (!s) return null;
-  s.ctx.drawImage(frame, 0, 0, width, height);
-  const image = s.ctx.getImageData(0, 0, width, height);
+/** A frame as the decoder reads it: its size, the scene gate's thumbnail, and RGBA at a size for jsQR. */
+interface Picture {
+  width: number;
+  height: number;
+  thumbnail(): Uint8ClampedArray | null;
+  rgba(width: number, height: number): Uint8ClampedArray | null;
+}
+
+/** Buffers kept between frames (a frame's copy, and the RGBA of each read size): no garbage per frame. */
+let planeBuffer = new Uint8Array(0);
+const rgbaBuffers = new Map<string, Uint8ClampedArray>();
+
+/**
+ * A camera's VideoFrame in a YUV format is read from its brightness plane (luma.ts: a copy, no colour
+ * conversion); anything else (an ImageBitmap, an RGB frame) is drawn on a canvas and read back.
+ */
+async function pictureOf(frame: VideoFrame | ImageBitmap): Promise<Picture> {
+  if ('format' in frame && frame.format && LUMA_FORMATS.has(frame.format)) {
+    const rect = frame.visibleRect ?? { x: 0, y: 0, width: frame.codedWidth, height: frame.codedHeight };
+    const region = { rect: { x: rect.x, y: rect.y, width: rect.width, height: rect.height } };
+    const size = frame.allocationSize(region);
+    if (planeBuffer.length < size) planeBuffer = new Uint8Array(size);
+    const layout = await frame.copyTo(planeBuffer, region);
+    const l: Luma = { data: planeBuffer, offset: layout[0].offset, stride: layout[0].stride, width: rect.width, height: rect.height };
+    return {
+      width: l.width,
+      height: l.height,
+      thumbnail: () => lumaThumbnail(l),
+      rgba: (width, height) => {
+        const key = `${width}x${height}`;
+        const out = lumaToRgba(l, width, height, rgbaBuffers.get(key));
+        if (rgbaBuffers.size >= 4 && !rgbaBuffers.has(key)) rgbaBuffers.clear();
+        rgbaBuffers.set(key, out);
+        return out;
+      },
+    };
+  }
+  const draw = (width: number, height: number, smooth: ImageSmoothingQuality) => {
+    const s = surface(width, height);
+    if (!s) return null;
+    s.ctx.imageSmoothingQuality = smooth;
+    s.ctx.drawImage(frame, 0, 0, width, height);
+    return s.ctx.getImageData(0, 0, width, height).data;
+  };
+  return {
+    width: 'displayWidth' in frame ? frame.displayWidth : frame.width,
+    height: 'displayHeight' in frame ? frame.displayHeight : frame.height,
+    // Each thumbnail cell the mean of its pixels (mipmapped scaling), so a camera's grain averages out.
+    thumbnail: () => draw(THUMB_W, THUMB_H, 'medium'),
+    rgba: (width, height) => draw(width, height, 'low'),
+  };
+}
+
+/** The picture at `width`×`height`, read by jsQR. */
+function read(p: Picture, width: number, height: number): string | null {
+  const data = p.rgba(width, height);
+  if (!data) return null;
   // Printed and on-screen tickets are dark on light; skipping the inverted pass halves the work.
-  return jsQR(image.data, width, height, { inversionAttempts: 'dontInvert' })?.data ?? null;
+  return jsQR(data, width, height, { inversionAttempts: 'dontInvert' })?.data ?? null;
 }
 
 {
@@ -61,38 +114,30 @@ function read(frame: VideoFrame | ImageBitmap, width: number, height: number): s
   jsQR(warm.data, warm.width, warm.height, { inversionAttempts: 'dontInvert' });
 }
 
-/** Whether the frame shows a scene other than the last one read (scene.ts). */
-function sceneOf(frame: VideoFrame | ImageBitmap): 'new' | 'again' | 'skip' {
-  const s = surface(THUMB_W, THUMB_H);
-  if (!s) return 'new';
-  // A thumbnail cell must be the mean of its pixels, so a camera's noise averages out: the default ('low') scaling
-  // samples a few pixels per cell, and noise alone would make every frame look new.
-  s.ctx.imageSmoothingQuality = 'medium';
-  s.ctx.drawImage(frame, 0, 0, THUMB_W, THUMB_H);
-  return scene.classify(s.ctx.getImageData(0, 0, THUMB_W, THUMB_H).data, performance.now());
-}
-
-scope.onmessage = (event: MessageEvent<DecodeRequest>) => {
+scope.onmessage = async (event: MessageEvent<DecodeRequest>) => {
   const { id, frame, frameAt } = event.data;
   let text: string | null = null;
   let skipped = false;
   try {
-    const w = 'displayWidth' in frame ? frame.displayWidth : frame.width;
-    const h = 'displayHeight' in frame ? frame.displayHeight : frame.height;
-    const scale = Math.min(1, MAX_READ_WIDTH / w);
-    const width = Math.round(w * scale);
-    const height = Math.round(h * scale);
-    const seen = sceneOf(frame);
+    const p = await pictureOf(frame);
+    const scale = Math.min(1, MAX_READ_WIDTH / p.width);
+    const width = Math.round(p.width * scale);
+    const height = Math.round(p.height * scale);
+    const thumb = p.thumbnail();
+    // Whether the frame shows a scene other than the last one read (scene.ts).
+    const seen = thumb ? scene.classify(thumb, performance.now()) : 'new';
     skipped = seen === 'skip';
     if (seen === 'again') {
       // The quick read of this very scene found nothing a moment ago: this time the whole picture.
-      text = read(frame, width, height);
+      text = read(p, width, height);
     } else if (seen === 'new') {
       const shrink = width >= SMALL_MIN_WIDTH;
-      if (shrink) text = read(frame, Math.round(width * SMALL), Math.round(height * SMALL));
+      if (shrink) text = read(p, Math.round(width * SMALL), Math.round(height * SMALL));
       if (text === null && shrink) fullTurn = !fullTurn;
-      if (text === null && (!shrink || fullTurn)) text = read(frame, width, height);
+      if (text === null && (!shrink || fullTurn)) text = read(p, width, height);
     }
+  } catch {
+    // A frame that cannot be read (closed under us, a format the copy refuses) is answered as empty.
   } finally {
     frame.close();
   }

@@ -32,9 +32,19 @@ export function qrLuma(text: string | null): Uint8Array {
 
 /**
  * Writes a YUV4MPEG2 file Chromium's fake camera plays (and loops): 4:2:0, grey chroma, `fps` frames per
- * second.
+ * second. `noise` adds a camera sensor's grain: each pixel of each frame off by up to ±noise (deterministic).
  */
-export function writeY4m(file: string, shots: readonly Shot[], fps = 10): void {
+export function writeY4m(file: string, shots: readonly Shot[], fps = 10, noise = 0): void {
+  let seed = 12345;
+  const grain = (luma: Uint8Array): Uint8Array => {
+    if (!noise) return luma;
+    const out = new Uint8Array(luma.length);
+    for (let i = 0; i < luma.length; i++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      out[i] = Math.max(0, Math.min(255, luma[i] + ((seed >> 8) % (2 * noise + 1)) - noise));
+    }
+    return out;
+  };
   const chroma = new Uint8Array((WIDTH / 2) * (HEIGHT / 2)).fill(128);
   const fd = fs.openSync(file, 'w');
   try {
@@ -43,7 +53,7 @@ export function writeY4m(file: string, shots: readonly Shot[], fps = 10): void {
       const luma = qrLuma(shot.text);
       for (let i = 0; i < shot.frames; i++) {
         fs.writeSync(fd, 'FRAME\n');
-        fs.writeSync(fd, luma);
+        fs.writeSync(fd, grain(luma));
         fs.writeSync(fd, chroma);
         fs.writeSync(fd, chroma);
       }
