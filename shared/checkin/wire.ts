@@ -54,6 +54,14 @@ export const AttendeeArchive = z.looseObject({
 });
 export type AttendeeArchive = z.infer<typeof AttendeeArchive>;
 
+/** `GET /attendees/door-snapshot` body (`X-EVT-Cursor` comes as a header): one slice of the first download. */
+export const DoorSnapshotSlice = z.looseObject({
+  total: z.coerce.number().int(),
+  next_after_id: z.number().int().nullable(),
+  attendees: z.array(DoorAttendee),
+});
+export type DoorSnapshotSlice = z.infer<typeof DoorSnapshotSlice>;
+
 /** A ticket of the event (`GET /tickets?include_post=`), reduced to what the door needs. */
 export const DoorTicket = z.object({
   id: z.number().int(),

@@ -249,6 +249,30 @@ export const AttendeeArchive = z.object({
   attendees: z.array(Attendee),
 });
 
+/** An attendee as a door device keeps it (`door=1` on the list, and the door snapshot). */
+export const DoorSnapshotAttendee = Attendee.pick({
+  id: true,
+  post_id: true,
+  ticket_id: true,
+  status: true,
+  title: true,
+  email: true,
+  checked_in: true,
+  checkin_details: true,
+  security_code: true,
+  order_status: true,
+}).extend({ ticket: z.object({ id: z.union([z.number().int(), z.string()]), title: z.string() }) });
+
+/** `GET /attendees/door-snapshot` (our extension): one slice of a door device's first download. */
+export const DoorSnapshot = z.object({
+  /** Every attendee the download brings, trashed ones included (as `changed_since=0` counts them). */
+  total: z.number().int(),
+  /** The `after_id` of the next slice; null after the last. */
+  next_after_id: z.number().int().nullable(),
+  attendees: z.array(DoorSnapshotAttendee),
+});
+export type DoorSnapshot = z.infer<typeof DoorSnapshot>;
+
 /** One scan of the check-in log (our extension, CONTRACT section 7). */
 export const Checkin = z.object({
   id: z.number().int(),
@@ -319,4 +343,5 @@ export const ticketsDocSchemas = {
   QRCheckin,
   QRRefusal,
   QREcho,
+  DoorSnapshot,
 };
