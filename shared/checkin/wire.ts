@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ErrorEnvelope } from '../errors.ts';
 import { CheckinDetails as ServerCheckinDetails } from '../models/tickets.ts';
 import { kioskPaths } from './paths.ts';
+import { SECURITY_CODE_HASH } from './security-code.ts';
 
 /**
  * Wire shapes of the tickets namespace as the door kiosk reads them (CONTRACT §5–§7). The server sends many
@@ -40,6 +41,8 @@ export const DoorAttendee = z.object({
   checkin_details: z.union([z.literal(false), CheckinDetails]).nullish(),
   /** Door/manager view only; the kiosk hashes it immediately and never stores it. */
   security_code: z.string().nullish(),
+  /** The door snapshot sends the hash the kiosk keeps (shared/checkin/security-code.ts) instead of the code. */
+  security_code_hash: z.string().regex(SECURITY_CODE_HASH).nullish(),
   /** Our additive field: `completed`, `pending`, `refunded`, `cancelled`, ... */
   order_status: z.string().nullish(),
 });

@@ -249,7 +249,7 @@ export const AttendeeArchive = z.object({
   attendees: z.array(Attendee),
 });
 
-/** An attendee as a door device keeps it (`door=1` on the list, and the door snapshot). */
+/** An attendee in the door snapshot: as `door=1` presents it, with the security code's hash for the code. */
 export const DoorSnapshotAttendee = Attendee.pick({
   id: true,
   post_id: true,
@@ -259,9 +259,12 @@ export const DoorSnapshotAttendee = Attendee.pick({
   email: true,
   checked_in: true,
   checkin_details: true,
-  security_code: true,
   order_status: true,
-}).extend({ ticket: z.object({ id: z.union([z.number().int(), z.string()]), title: z.string() }) });
+}).extend({
+  ticket: z.object({ id: z.union([z.number().int(), z.string()]), title: z.string() }),
+  /** The hash a door device keeps of the security code (shared/checkin/security-code.ts), not the code. */
+  security_code_hash: z.string().nullable(),
+});
 
 /** `GET /attendees/door-snapshot` (our extension): one slice of a door device's first download. */
 export const DoorSnapshot = z.object({

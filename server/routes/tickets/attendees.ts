@@ -23,7 +23,7 @@ import {
   readsAttendeesOf,
   utcFilter,
 } from './attendee-access.ts';
-import { managesAttendees, presentAttendee, presentAttendees, presentDoorAttendees } from './attendee-present.ts';
+import { managesAttendees, presentAttendee, presentAttendees, presentDoorAttendees, presentSnapshotAttendees } from './attendee-present.ts';
 import { createAttendee } from './attendee-create.ts';
 import { keyListTicketIds } from '../../domain/checkin/lists.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
@@ -232,7 +232,10 @@ const doorSnapshot = implement(ticketsRoutes.doorSnapshot, async (input, ctx) =>
   // A full slice may have more after it; a short one is the last. The next slice starts after the last ID the
   // query gave, even when that attendee's row was left out (its ticket or event gone).
   const next = idCount === input.limit && lastId !== null ? lastId : null;
-  return ok({ total, next_after_id: next, attendees: presentDoorAttendees(ctx, rows) }, { 'X-EVT-Cursor': String(cursor) });
+  return {
+    ...ok({ total, next_after_id: next, attendees: presentSnapshotAttendees(ctx, rows) }, { 'X-EVT-Cursor': String(cursor) }),
+    quickCompress: true,
+  };
 });
 
 export const attendeeEndpoints: Endpoint[] = [list, read, doorSnapshot, implement(ticketsRoutes.createAttendee, createAttendee)];

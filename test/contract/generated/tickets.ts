@@ -1234,12 +1234,12 @@ export interface components {
               nonce: string;
             };
           });
-          security_code?: string;
           order_status?: string;
           ticket: {
             id: number | string;
             title: string;
           };
+          security_code_hash: string | null;
         })[];
     };
     CheckinList: {

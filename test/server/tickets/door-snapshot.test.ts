@@ -5,6 +5,7 @@ import { insertAttendees, insertTicket, seedTicketsFixture, type TicketsFixture 
 import { createApiKey } from '../../../server/auth/credentials.ts';
 import { DoorSnapshot } from '../../../shared/models/tickets.ts';
 import { DOOR_SNAPSHOT_LIMIT } from '../../../shared/routes/tickets.ts';
+import { hashSecurityCode } from '../../../shared/checkin/security-code.ts';
 
 /**
  * `GET /attendees/door-snapshot` (issue 22): a door device's first download in slices keyed by attendee ID. It
@@ -37,11 +38,17 @@ async function all(eventId: number, auth: string, limit: number, between?: (slic
   return { attendees: out, cursor };
 }
 
-/** The paged list's first download, as the kiosk made it before this route. */
+/**
+ * The paged list's first download, as the kiosk made it before this route, with the security code as the hash
+ * the kiosk keeps of it (what the snapshot sends instead of the code).
+ */
 async function paged(eventId: number, auth: string) {
   const r = await call(`${A}?post_id=${eventId}&per_page=100&changed_since=0&door=1`, { auth });
   assert.equal(r.status, 200, r.text);
-  return r.body.attendees as DoorSnapshot['attendees'];
+  return (r.body.attendees as Array<Record<string, unknown> & { id: number; security_code?: string }>).map(({ security_code, ...a }) => ({
+    ...a,
+    security_code_hash: security_code ? hashSecurityCode(a.id, security_code) : null,
+  }));
 }
 
 beforeAll(async () => {
@@ -59,6 +66,8 @@ describe('door snapshot', () => {
     const list = await paged(f.eventId, bearer(key.key));
     const { attendees, cursor } = await all(f.eventId, bearer(key.key), 5);
     assert.deepEqual(attendees, list);
+    // The hash the kiosk keeps, never the code itself.
+    assert.ok(attendees.every((a) => !('security_code' in a) && /^[0-9a-f]{64}$/.test(a.security_code_hash ?? '')));
     assert.equal(attendees.find((a) => a.id === f.attendeeIds[4])?.status, 'trash');
     assert.deepEqual(
       attendees.map((a) => a.id),
