@@ -1,4 +1,4 @@
-import { AttendeeArchive, DoorEvent, DoorSnapshotSlice, TicketArchive, type DoorAttendee } from '../../shared/checkin/wire.ts';
+import { AttendeeArchive, DoorEvent, DoorSnapshotSlice, readDoorAttendee, TicketArchive, type DoorAttendee } from '../../shared/checkin/wire.ts';
 import { DOOR_SNAPSHOT_LIMIT } from '../../shared/routes/tickets.ts';
 import { kioskPaths } from '../../shared/checkin/paths.ts';
 import { LANGS, type Lang } from '../../shared/lang.ts';
@@ -213,7 +213,12 @@ async function fetchSlice(opts: DownloadOptions, afterId: number): Promise<Slice
     throw err;
   }
   const body = DoorSnapshotSlice.parse(res.body);
-  return { attendees: body.attendees, total: body.total, nextAfterId: body.next_after_id, cursor: res.headers.get('X-EVT-Cursor') };
+  return {
+    attendees: body.attendees.map(readDoorAttendee),
+    total: body.total,
+    nextAfterId: body.next_after_id,
+    cursor: res.headers.get('X-EVT-Cursor'),
+  };
 }
 
 /**
