@@ -22,7 +22,7 @@ export function packAttendee(a: DoorAttendee): PackedRow {
     a.ticket_id,
     a.status,
     a.order_status ?? null,
-    a.security_code ? hashSecurityCode(a.id, a.security_code) : null,
+    a.security_code ? hashSecurityCode(a.id, a.security_code) : (a.security_code_hash ?? null),
     a.checked_in ? 1 : 0,
     a.checked_in && details ? details.date : null,
     a.checked_in ? (parseCheckinDate(details ? details.date : null) ?? 0) : null,

@@ -11,6 +11,11 @@ export const FullDownloadState = z.object({
   totalPages: z.number().int().nonnegative(),
   loaded: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),
+  /**
+   * Set when the download goes through the door snapshot route: the `after_id` of the next slice (paging by
+   * attendee ID; `nextPage` and `totalPages` then mean nothing). Absent: the paged list, from `nextPage`.
+   */
+  afterId: z.number().int().nonnegative().optional(),
 });
 export type FullDownloadState = z.infer<typeof FullDownloadState>;
 

@@ -1,7 +1,9 @@
-import { AttendeeArchive, DoorEvent, TicketArchive, type DoorAttendee } from '../../shared/checkin/wire.ts';
+import { AttendeeArchive, DoorEvent, DoorSnapshotSlice, readDoorAttendee, TicketArchive, type DoorAttendee } from '../../shared/checkin/wire.ts';
+import { DOOR_SNAPSHOT_LIMIT } from '../../shared/routes/tickets.ts';
 import { kioskPaths } from '../../shared/checkin/paths.ts';
 import { LANGS, type Lang } from '../../shared/lang.ts';
 import { applyAttendees, applySnapshotPage } from '../store/attendees.ts';
+import { snapshotChanged } from '../store/snapshot.ts';
 import type { KioskDb } from '../store/db.ts';
 import { rememberTicketIds, storeEventSigningKeys, storeTicketTotal } from '../store/signing-keys.ts';
 import { getSyncState, learnDoorLabels, putSyncState, type FullDownloadState, type SyncState } from '../store/meta.ts';
@@ -33,6 +35,8 @@ export interface DownloadOptions {
   refreshEvent?: boolean;
   /** Sees each delta batch once it is stored. */
   onDelta?: (batch: DoorAttendee[]) => Promise<void>;
+  /** Attendees per door snapshot slice (tests make it small); the server's most by default. */
+  sliceRows?: number;
 }
 
 /** The event and its tickets; small, so refreshed whole on every full pass and on demand. */
@@ -191,6 +195,81 @@ async function pagePass(
   return { cursor, loaded };
 }
 
+interface Slice {
+  attendees: DoorAttendee[];
+  total: number;
+  nextAfterId: number | null;
+  cursor: string | null;
+}
+
+/** One slice of the door snapshot; null when the server has no such route (an older Doorstep, or the original). */
+async function fetchSlice(opts: DownloadOptions, afterId: number): Promise<Slice | null> {
+  const query = { post_id: opts.eventId, after_id: afterId, limit: opts.sliceRows ?? DOOR_SNAPSHOT_LIMIT };
+  let res: ApiResponse;
+  try {
+    res = await opts.api.get(kioskPaths.doorSnapshot(), query, { signal: opts.signal, timeoutMs: 60_000 });
+  } catch (err) {
+    if (err instanceof ApiError && err.failure.kind === 'http' && err.failure.status === 404 && err.failure.code === 'rest_no_route') return null;
+    throw err;
+  }
+  const body = DoorSnapshotSlice.parse(res.body);
+  return {
+    attendees: body.attendees.map(readDoorAttendee),
+    total: body.total,
+    nextAfterId: body.next_after_id,
+    cursor: res.headers.get('X-EVT-Cursor'),
+  };
+}
+
+/**
+ * The first download through the door snapshot route: slices of up to DOOR_SNAPSHOT_LIMIT attendees in ID order
+ * (trashed ones included, as the paged pass over `changed_since=0`), the next slice asked for while the last one
+ * is written, each written with the `after_id` that resumes after it. The delta cursor is the first slice's, as
+ * the paged pass takes its first page's: whatever changes behind the slices meanwhile comes in the next delta.
+ * A thousand pages of 100 cost the server and the kiosk more in per-request work than in attendees (issue 22).
+ * Null when the server does not offer the route: the caller pages through the list instead.
+ */
+async function snapshotPass(
+  opts: DownloadOptions,
+  start: { afterId: number; cursor: string | null; loaded: number },
+  store: (batch: DoorAttendee[], progress: FullDownloadState) => Promise<void>,
+): Promise<{ cursor: string | null; loaded: number } | null> {
+  let cursor = start.cursor;
+  let loaded = start.loaded;
+  const first = await fetchSlice(opts, start.afterId);
+  if (first === null) return null;
+  let current: Slice = first;
+  for (;;) {
+    if (cursor === null) cursor = current.cursor;
+    const after: number | null = current.nextAfterId;
+    const next: Promise<Slice | null> | null = after === null ? null : fetchSlice(opts, after);
+    // A failure surfaces when the slice is awaited below, not as unhandled while this one is written.
+    next?.catch(() => undefined);
+    try {
+      loaded += current.attendees.length;
+      const total = Math.max(current.total, loaded);
+      await store(current.attendees, { cursor, nextPage: 1, totalPages: 0, afterId: after ?? 0, loaded, total });
+      opts.onProgress?.({ phase: 'full', loaded, total });
+    } catch (err) {
+      // Do not leave the next request running past a failure.
+      await next?.catch(() => undefined);
+      throw err;
+    }
+    if (next === null) return { cursor, loaded };
+    const got: Slice | null = await next;
+    // The route went away mid-download (the server was replaced by an older one): start again by pages.
+    if (got === null) throw new SnapshotRouteGone();
+    current = got;
+  }
+}
+
+/** The server stopped offering the door snapshot in the middle of a download through it. */
+class SnapshotRouteGone extends Error {
+  constructor() {
+    super('the server no longer offers the door snapshot');
+  }
+}
+
 /**
  * Brings the cache up to date: the first full download (resuming from the last stored page if it was
  * interrupted), or a delta with `changed_since`. Returns the number of attendees received.
@@ -199,24 +278,51 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
   const state = await getSyncState(opts.db);
   const eventInfo = opts.refreshEvent || (!state.complete && !state.full);
   if (!state.complete) {
-    const resume = state.full;
+    let resume = state.full;
     // The first download goes to snapshot chunks (fast), each with the progress that resumes after it and the
     // tickets and door labels its attendees hold, in one transaction. The event and its tickets come meanwhile: both are over
     // before the cache counts as complete, and neither is left running when the other fails.
-    const [pass, info] = await Promise.allSettled([
+    const store = (batch: DoorAttendee[], full: FullDownloadState) =>
+      applySnapshotPage(opts.db, batch, async () => {
+        await putSyncState(opts.db, { ...state, full });
+        await rememberTicketIds(opts.db, batch);
+        await learnDoorLabels(opts.db, batch);
+      });
+    const paged = () =>
       pagePass(
         opts,
         '0',
         resume ? { page: resume.nextPage, cursor: resume.cursor, loaded: resume.loaded } : { page: 1, cursor: null, loaded: 0 },
-        (batch, full) =>
-          applySnapshotPage(opts.db, batch, async () => {
-            await putSyncState(opts.db, { ...state, full });
-            await rememberTicketIds(opts.db, batch);
-            await learnDoorLabels(opts.db, batch);
-          }),
-      ),
-      eventInfo ? downloadEventInfo(opts) : null,
-    ]);
+        store,
+      );
+    /**
+     * The door snapshot when the server offers it (a download begun by pages goes on by pages). Without it, or if
+     * it goes away mid-download, the paged list; the chunks stored so far are dropped first then, since pages
+     * would write chunks that overlap theirs.
+     */
+    const whole = async () => {
+      if (!resume || resume.afterId !== undefined) {
+        const start = resume ? { afterId: resume.afterId!, cursor: resume.cursor, loaded: resume.loaded } : { afterId: 0, cursor: null, loaded: 0 };
+        let gone = false;
+        try {
+          const done = await snapshotPass(opts, start, store);
+          if (done) return done;
+        } catch (err) {
+          if (!(err instanceof SnapshotRouteGone)) throw err;
+          gone = true;
+        }
+        if (resume || gone) {
+          await opts.db.transaction('rw', [opts.db.snapshot, opts.db.meta], async () => {
+            await opts.db.snapshot.clear();
+            await putSyncState(opts.db, { ...state, full: null });
+          });
+          snapshotChanged(opts.db);
+          resume = null;
+        }
+      }
+      return await paged();
+    };
+    const [pass, info] = await Promise.allSettled([whole(), eventInfo ? downloadEventInfo(opts) : null]);
     if (pass.status === 'rejected') throw pass.reason;
     if (info.status === 'rejected') throw info.reason;
     const result = pass.value;

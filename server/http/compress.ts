@@ -37,18 +37,22 @@ export function pickEncoding(header: string | string[] | undefined): Coding | nu
   return null;
 }
 
-/** Compresses a body (brotli at quality 4 and gzip at level 6: fast enough per request, close to the best ratio for JSON). */
-export function compressBody(coding: Coding, body: Buffer, level: 'fast' | 'best' = 'fast'): Buffer {
+/**
+ * Compresses a body (brotli at quality 4 and gzip at level 6: fast enough per request, close to the best ratio for
+ * JSON). `quick`: brotli quality 1 and gzip level 1, for large bodies made for one request (about a fourteenth of
+ * quality 4's time on a door snapshot of 5,000 attendees, for 17% more bytes).
+ */
+export function compressBody(coding: Coding, body: Buffer, level: 'quick' | 'fast' | 'best' = 'fast'): Buffer {
   if (coding === 'br') {
     return zlib.brotliCompressSync(body, {
       params: {
         [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
-        [zlib.constants.BROTLI_PARAM_QUALITY]: level === 'best' ? 11 : 4,
+        [zlib.constants.BROTLI_PARAM_QUALITY]: level === 'best' ? 11 : level === 'quick' ? 1 : 4,
         [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
       },
     });
   }
-  return zlib.gzipSync(body, { level: level === 'best' ? 9 : 6 });
+  return zlib.gzipSync(body, { level: level === 'best' ? 9 : level === 'quick' ? 1 : 6 });
 }
 
 const COMPRESSIBLE = new Set(['.js', '.mjs', '.css', '.html', '.json', '.webmanifest', '.svg', '.txt', '.map', '.xml']);

@@ -138,7 +138,7 @@ export function writeResult(res: Response, result: Result, g: Globals, head: boo
         const kept =
           plain && json !== undefined && enc.cache && enc.key ? enc.cache.compressed(enc.key, coding, (b) => compressBody(coding, b)) : undefined;
         res.setHeader('Content-Encoding', coding);
-        res.end(kept ?? compressBody(coding, bytes));
+        res.end(kept ?? compressBody(coding, bytes, result.quickCompress ? 'quick' : 'fast'));
         return;
       }
     }

@@ -26,6 +26,8 @@ export const kioskPaths = {
   tickets: () => pathOf(ticketsRoutes.listTickets),
   attendees: () => pathOf(ticketsRoutes.listAttendees),
   attendee: (id: number) => pathOf(ticketsRoutes.readAttendee, { id }),
+  /** Doorstep's own bulk first download (an older server or the original answers 404 `rest_no_route`). */
+  doorSnapshot: () => pathOf(ticketsRoutes.doorSnapshot),
   batch: () => pathOf(batchRoute),
   /** The attendee write as a batch item addresses it: from the server root, with a leading slash. */
   attendeeInBatch: (id: number) => `/${pathOf(ticketsRoutes.updateAttendee, { id })}`,

@@ -249,6 +249,33 @@ export const AttendeeArchive = z.object({
   attendees: z.array(Attendee),
 });
 
+/** An attendee in the door snapshot: as `door=1` presents it, with the security code's hash for the code. */
+export const DoorSnapshotAttendee = Attendee.pick({
+  id: true,
+  post_id: true,
+  ticket_id: true,
+  status: true,
+  title: true,
+  email: true,
+  checked_in: true,
+  checkin_details: true,
+  order_status: true,
+}).extend({
+  ticket: z.object({ id: z.union([z.number().int(), z.string()]), title: z.string() }),
+  /** The hash a door device keeps of the security code (shared/checkin/security-code.ts), not the code. */
+  security_code_hash: z.string().nullable(),
+});
+
+/** `GET /attendees/door-snapshot` (our extension): one slice of a door device's first download. */
+export const DoorSnapshot = z.object({
+  /** Every attendee the download brings, trashed ones included (as `changed_since=0` counts them). */
+  total: z.number().int(),
+  /** The `after_id` of the next slice; null after the last. */
+  next_after_id: z.number().int().nullable(),
+  attendees: z.array(DoorSnapshotAttendee),
+});
+export type DoorSnapshot = z.infer<typeof DoorSnapshot>;
+
 /** One scan of the check-in log (our extension, CONTRACT section 7). */
 export const Checkin = z.object({
   id: z.number().int(),
@@ -319,4 +346,5 @@ export const ticketsDocSchemas = {
   QRCheckin,
   QRRefusal,
   QREcho,
+  DoorSnapshot,
 };

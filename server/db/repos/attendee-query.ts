@@ -36,6 +36,11 @@ export interface AttendeeQuery {
   checkedIn?: boolean;
   rsvpGoing?: string[];
   changedSince?: number;
+  /**
+   * Keyset paging (the door snapshot, ID order only): the attendees with an ID above this one, `offset` unused.
+   * The total stays that of the whole list.
+   */
+  afterId?: number;
   /** Only attendees of events this user authored (an organizer's reach). */
   eventAuthor?: number;
   /** Matches nothing (a filter no attendee can satisfy). */
@@ -208,7 +213,8 @@ async function pageStatement(db: Db, q: AttendeeQuery) {
   };
   if (!found) store(memo);
   const byId = q.orderby === 'id' || (q.orderby === 'include' && !q.include?.length);
-  const after = byId ? memo.boundaries.get(q.offset) : undefined;
+  const keyset = byId && q.afterId !== undefined;
+  const after = keyset ? q.afterId : byId ? memo.boundaries.get(q.offset) : undefined;
   let sql: string;
   let args: unknown[];
   if (after !== undefined) {
@@ -223,7 +229,7 @@ async function pageStatement(db: Db, q: AttendeeQuery) {
   }
   /** Keeps where an ID-ordered page ended, so the next one starts after it. */
   const seen = (ids: readonly number[]) => {
-    if (byId && ids.length === q.limit) {
+    if (byId && !keyset && ids.length === q.limit) {
       if (memo.boundaries.size >= 5_000) memo.boundaries.clear();
       memo.boundaries.set(q.offset + q.limit, ids[ids.length - 1]!);
     }
@@ -250,6 +256,9 @@ export interface AttendeePage {
   cursor: number;
   /** An unpaid order's hold had run out (order-hold.ts): the caller sweeps and reads again. */
   lapsed: boolean;
+  /** How many IDs the page statement gave and the last of them (rows leave out an ID whose post is gone). */
+  idCount: number;
+  lastId: number | null;
 }
 
 /**
@@ -294,7 +303,14 @@ ORDER BY pg.pos`;
   }
   page.seen(ids);
   const first = found[0];
-  return { rows, total: page.total, cursor: Number(first?.evt_cursor ?? 0), lapsed: first?.evt_lapsed === 1 };
+  return {
+    rows,
+    total: page.total,
+    cursor: Number(first?.evt_cursor ?? 0),
+    lapsed: first?.evt_lapsed === 1,
+    idCount: ids.length,
+    lastId: ids.at(-1) ?? null,
+  };
 }
 
 /** `EXPLAIN QUERY PLAN` of a list query's count and page statements (a test holds them to their indexes). */

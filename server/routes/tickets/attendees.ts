@@ -23,7 +23,7 @@ import {
   readsAttendeesOf,
   utcFilter,
 } from './attendee-access.ts';
-import { managesAttendees, presentAttendee, presentAttendees, presentDoorAttendees } from './attendee-present.ts';
+import { managesAttendees, presentAttendee, presentAttendees, presentDoorAttendees, presentSnapshotAttendees } from './attendee-present.ts';
 import { createAttendee } from './attendee-create.ts';
 import { keyListTicketIds } from '../../domain/checkin/lists.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
@@ -65,6 +65,20 @@ function both(one: number | undefined, many: number[] | undefined): number[] | u
 type ListInput = Input<typeof attendeeListArgs>;
 
 /**
+ * A list request with no filter sent (every argument's default), which the door snapshot narrows to its event:
+ * with no status filter sent, a manager's `changed_since` query keeps every status, trash included.
+ */
+const attendeeListDefaults: ListInput = {
+  page: 1,
+  per_page: 100,
+  order: 'ASC',
+  orderby: 'id',
+  post_status: ['publish'],
+  status: ['publish'],
+  order_status: ['public'],
+} as ListInput;
+
+/**
  * The original's attendee list order: by name (`title`) when no `orderby` is sent, in `order` (ASC by default);
  * an explicit `orderby` sorts DESC unless `order` is sent (WordPress's default); `slug` sorts by name, as
  * `title` (an attendee's slug is made from its name). A delta (`changed_since`) is always in ID order.
@@ -75,12 +89,15 @@ function listOrder(ctx: Ctx, orderby: AttendeeQuery['orderby'], order: AttendeeQ
   return { orderby: orderby === 'slug' ? 'title' : orderby, order: dir };
 }
 
+/** Whether the request sent a parameter (the status filters' defaults differ by caller when none is sent). */
+const sentParams = (ctx: Ctx) => (k: string) => ctx.req.params[k] !== undefined && ctx.req.params[k] !== null;
+
 /** Turns the request into a query, applying the caller's visibility (CONTRACT section 7, reference 4.4). */
-async function buildQuery(ctx: Ctx, input: ListInput, perPage: number): Promise<AttendeeQuery> {
+async function buildQuery(ctx: Ctx, input: ListInput, perPage: number, sent = sentParams(ctx)): Promise<AttendeeQuery> {
   // As the original's validators: `post_id` must be a post and `ticket_id` a ticket.
   if (input.post_id !== undefined && !(await getPostType(ctx.db, input.post_id))) throw invalidParam('post_id');
   if (input.ticket_id !== undefined && (await getPostType(ctx.db, input.ticket_id)) !== 'ticket') throw invalidParam('ticket_id');
-  const given = (k: string) => ctx.req.params[k] !== undefined && ctx.req.params[k] !== null;
+  const given = sent;
   const manager = managesAttendees(ctx);
   const delta = input.changed_since !== undefined;
   const q: AttendeeQuery = {
@@ -157,7 +174,10 @@ async function buildQuery(ctx: Ctx, input: ListInput, perPage: number): Promise<
  * sweep. PostgreSQL: one statement that also tells whether a hold has lapsed (then the sweep, and the page again),
  * so a page is one round trip besides the memo's change-log read.
  */
-async function readPage(ctx: Ctx, q: AttendeeQuery): Promise<{ rows: AttendeeRow[]; total: number; cursor: number }> {
+async function readPage(
+  ctx: Ctx,
+  q: AttendeeQuery,
+): Promise<{ rows: AttendeeRow[]; total: number; cursor: number; idCount: number; lastId: number | null }> {
   if (ctx.db.engine === 'postgres') {
     const now = () => nowUtc(new Date(nowMs(ctx)));
     const page = await readAttendeePage(ctx.db, q, now());
@@ -168,7 +188,7 @@ async function readPage(ctx: Ctx, q: AttendeeQuery): Promise<{ rows: AttendeeRow
   return await inTransaction(ctx.db, async () => {
     const cursor = await attendeeCursor(ctx.db);
     const { ids, total } = await queryAttendees(ctx.db, q);
-    return { rows: await getAttendeeRows(ctx.db, ids), total, cursor };
+    return { rows: await getAttendeeRows(ctx.db, ids), total, cursor, idCount: ids.length, lastId: ids.at(-1) ?? null };
   });
 }
 
@@ -195,4 +215,27 @@ const read = implement(ticketsRoutes.readAttendee, async (input, ctx) => {
   return ok(presentAttendee(ctx, row, managesAttendees(ctx) && (await readsAttendeesOf(ctx, row.event_id))));
 });
 
-export const attendeeEndpoints: Endpoint[] = [list, read, implement(ticketsRoutes.createAttendee, createAttendee)];
+/**
+ * A door device's first download in slices of up to DOOR_SNAPSHOT_LIMIT attendees (Doorstep's own route): the
+ * list's `changed_since=0&door=1` query, built by the same code and so under the same access rules (a key's
+ * event, a list-bound key's tickets, an organizer's events), paged by attendee ID instead of by page. At 100
+ * attendees a page, the per-request work on both ends was most of a 100,000-attendee download (issue 22).
+ * Attendees added meanwhile come in a later slice (IDs only grow) or, like any change after the first slice's
+ * cursor, in the next delta; trashed attendees are sent as such, so a slice boundary never shifts.
+ */
+const doorSnapshot = implement(ticketsRoutes.doorSnapshot, async (input, ctx) => {
+  if (ctx.db.engine !== 'postgres') await sweepIfLapsed(ctx);
+  const listInput = { ...attendeeListDefaults, post_id: input.post_id, changed_since: 0, page: 1, per_page: input.limit };
+  const q = await buildQuery(ctx, listInput, input.limit, () => false);
+  q.afterId = input.after_id;
+  const { rows, total, cursor, idCount, lastId } = await readPage(ctx, q);
+  // A full slice may have more after it; a short one is the last. The next slice starts after the last ID the
+  // query gave, even when that attendee's row was left out (its ticket or event gone).
+  const next = idCount === input.limit && lastId !== null ? lastId : null;
+  return {
+    ...ok({ total, next_after_id: next, attendees: presentSnapshotAttendees(ctx, rows) }, { 'X-EVT-Cursor': String(cursor) }),
+    quickCompress: true,
+  };
+});
+
+export const attendeeEndpoints: Endpoint[] = [list, read, doorSnapshot, implement(ticketsRoutes.createAttendee, createAttendee)];

@@ -39,6 +39,10 @@ export interface paths {
     /** Creates an attendee (box-office sale or door registration) */
     post: operations["attendees.create.post"];
   };
+  "/attendees/door-snapshot": {
+    /** Doorstep's own: a door device's first download, in attendee ID order, trashed attendees included (as changed_since=0), each attendee as door=1 presents it; X-EVT-Cursor is the next delta's cursor */
+    get: operations["attendees.door-snapshot.get"];
+  };
   "/attendees/{id}": {
     /** Returns a single attendee data */
     get: operations["attendees.read.get"];
@@ -1198,6 +1202,45 @@ export interface components {
       ticket_id: string;
       event_id: string | null;
       security_code: string;
+    };
+    DoorSnapshot: {
+      total: number;
+      next_after_id: number | null;
+      attendees: ({
+          id: number;
+          post_id: number;
+          ticket_id: number;
+          status: string;
+          title?: string;
+          email?: string;
+          checked_in?: boolean;
+          checkin_details?: false | ({
+            date: string;
+            date_details: {
+              year: string;
+              month: string;
+              day: string;
+              hour: string;
+              minutes: string;
+              seconds: string;
+            };
+            source: string;
+            author: number;
+            device_id: string | null;
+            device_label?: string | null;
+            replaced?: {
+              device_id: string | null;
+              date: string;
+              nonce: string;
+            };
+          });
+          order_status?: string;
+          ticket: {
+            id: number | string;
+            title: string;
+          };
+          security_code_hash: string | null;
+        })[];
     };
     CheckinList: {
       id: number;
@@ -2593,6 +2636,51 @@ export interface operations {
       };
       /** @description The request body is over 1 MiB (`rest_payload_too_large`). */
       413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many failed sign-ins from this address or for this login (`rest_too_many_requests`; see `Retry-After`). */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** Doorstep's own: a door device's first download, in attendee ID order, trashed attendees included (as changed_since=0), each attendee as door=1 presents it; X-EVT-Cursor is the next delta's cursor */
+  "attendees.door-snapshot.get": {
+    parameters: {
+      query: {
+        /** @description The event whose attendees to download */
+        post_id: number;
+        /** @description Only attendees with an ID above this one (the previous answer's next_after_id); 0 to start */
+        after_id?: number;
+        /** @description The most attendees in one answer; defaults to 5000 (at most 5000) */
+        limit?: number;
+      };
+    };
+    responses: {
+      /** @description Returns up to `limit` attendees after `after_id`, the total and the next page's `after_id` (null after the last) */
+      200: {
+        content: {
+          "application/json": components["schemas"]["DoorSnapshot"];
+        };
+      };
+      /** @description A parameter is missing or invalid. */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller does not manage attendees. */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The caller is signed in but may not do this (`rest_forbidden`). */
+      403: {
         content: {
           "application/json": components["schemas"]["Error"];
         };

@@ -1,0 +1,78 @@
+import { describe, test } from 'vitest';
+import assert from 'node:assert/strict';
+import { DoorAttendee, plainDoorAttendee, readDoorAttendee } from '../../../shared/checkin/wire.ts';
+
+/**
+ * The door snapshot's attendees are read by hand when plain (shared/checkin/wire.ts readDoorAttendee): the result
+ * must be Zod's, and whatever the hand check does not take goes to Zod, which reads it or throws as before.
+ */
+
+const hash = 'ab'.repeat(32);
+const plain = {
+  id: 501,
+  post_id: 12,
+  ticket_id: 13,
+  status: 'publish',
+  ticket: { id: 13, title: 'General admission' },
+  title: 'Ann Lee',
+  email: 'ann@example.test',
+  checked_in: false,
+  checkin_details: false,
+  security_code_hash: hash,
+  order_status: 'completed',
+};
+const variants: Array<[string, Record<string, unknown>]> = [
+  ['plain', plain],
+  ['RSVP ticket ID as a string', { ...plain, ticket: { id: '13', title: 'RSVP' } }],
+  ['trashed, nulls', { ...plain, status: 'trash', title: null, email: null, order_status: null, security_code_hash: null, checkin_details: null }],
+  ['fields left out', { id: 1, post_id: 2, ticket_id: 3, status: 'publish' }],
+  ['extra keys dropped', { ...plain, global_id: 'x', rest_url: 'y', ticket: { id: 13, title: 'T', extra: 1 } }],
+  ['a ticket without a title', { ...plain, ticket: { id: 13 } }],
+  ['no ticket', { ...plain, ticket: null }],
+  ['a list answer: the code, provider, order', { ...plain, security_code_hash: undefined, security_code: 'c0de', provider: 'rsvp', order: 501 }],
+  [
+    'checked in with details (Zod reads it)',
+    {
+      ...plain,
+      checked_in: true,
+      checkin_details: { date: '2026-11-27 19:02:11', source: 'kiosk', author: 0, device_id: 'door-1', device_label: 'Door 1' },
+    },
+  ],
+  ['ticket ID with leading zeros', { ...plain, ticket: { id: '013', title: 'T' } }],
+];
+const invalid: Array<[string, unknown]> = [
+  ['not an object', 'x'],
+  ['an array', [1]],
+  ['ID a string', { ...plain, id: '501' }],
+  ['ID a fraction', { ...plain, id: 1.5 }],
+  ['no status', { ...plain, status: undefined }],
+  ['checked_in null', { ...plain, checked_in: null }],
+  ['a bad hash', { ...plain, security_code_hash: 'nothex' }],
+  ['ticket ID a word', { ...plain, ticket: { id: 'vip', title: 'T' } }],
+  ['ticket ID a fraction', { ...plain, ticket: { id: 1.5, title: 'T' } }],
+  ['title a number', { ...plain, title: 5 }],
+  ['order an object', { ...plain, order: {} }],
+];
+
+describe('readDoorAttendee', () => {
+  for (const [name, row] of variants) {
+    test(`${name}: as Zod reads it`, () => {
+      const wire = JSON.parse(JSON.stringify(row)) as unknown;
+      assert.deepEqual(readDoorAttendee(wire), DoorAttendee.parse(wire));
+    });
+  }
+
+  test('the plain form is taken by hand; a standing check-in goes to Zod', () => {
+    assert.notEqual(plainDoorAttendee(plain), null);
+    assert.notEqual(plainDoorAttendee({ ...plain, ticket: { id: '13', title: 'RSVP' } }), null);
+    assert.equal(plainDoorAttendee(variants[8]![1]), null);
+  });
+
+  for (const [name, row] of invalid) {
+    test(`${name}: refused, as by Zod`, () => {
+      assert.equal(plainDoorAttendee(row), null);
+      assert.equal(DoorAttendee.safeParse(row).success, false);
+      assert.throws(() => readDoorAttendee(row));
+    });
+  }
+});
