@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { translate, translateDdl, type TableKey, type Translation } from '../dialect.ts';
+import { translate, type TableKey, type Translation } from '../dialect.ts';
 import { GenerationalCache } from '../../auth/lru.ts';
 import { STATEMENT_CACHE_MAX } from './sqlite.ts';
 import { currentTx, endScope, type TxScope, txScope } from './tx-scope.ts';
@@ -407,9 +407,9 @@ export class PgDb implements Db {
     }
   }
 
-  /** A migration script in the SQLite dialect, translated as DDL. */
+  /** A script written for PostgreSQL (the migrations of migrations-pg/), run as it is. */
   async exec(sql: string): Promise<void> {
-    await this.native(translateDdl(sql));
+    await this.native(sql);
   }
 
   async transaction<T>(fn: () => Promise<T>, _opts?: TransactionOptions): Promise<T> {
