@@ -5,8 +5,10 @@ import { privateDir, privateFile } from '../auth/private-files.ts';
 import { isPostgresSpec, type Db, type RowReader, type Statement } from './engine/types.ts';
 import { SqliteDb } from './engine/sqlite.ts';
 import { DEFAULT_POOL_SIZE, PgDb } from './engine/postgres.ts';
+import type { Sql } from './engine/sql.ts';
 
 export type { Db, RowReader, Statement } from './engine/types.ts';
+export type { PerEngine, Sql } from './engine/sql.ts';
 export { engineOf, isPostgresSpec } from './engine/types.ts';
 export { STATEMENT_CACHE_MAX } from './engine/sqlite.ts';
 
@@ -56,9 +58,17 @@ async function openPostgres(spec: string, poolSize = DEFAULT_POOL_SIZE): Promise
   return db;
 }
 
-/** The prepared statement of `sql` on `db` (kept per text by the handle, bounded). */
-export function stmt(db: Db, sql: string): Statement {
+/** The prepared statement of `sql` on `db`: the engine's side of it, as it is (kept per text by the handle, bounded). */
+export function statement(db: Db, sql: Sql): Statement {
   return db.prepare(sql);
+}
+
+/**
+ * LEGACY: a statement in the SQLite dialect, translated on PostgreSQL. Only db/repos/carts.ts and db/repos/orders.ts
+ * use it (a structure test holds that), until they are written per engine like every other statement.
+ */
+export function stmt(db: Db, sql: string): Statement {
+  return db.prepareSqliteDialect(sql);
 }
 
 /** Statements held for `db` (for tests of the bound). */
@@ -72,7 +82,7 @@ export function likeContains(s: string): string {
 }
 
 /** Like `stmt`, for wide rows read on hot paths: rows as objects of one shape (see SqliteDb.reader). */
-export function rowReader<T>(db: Db, sql: string): RowReader<T> {
+export function rowReader<T>(db: Db, sql: Sql): RowReader<T> {
   return db.reader<T>(sql);
 }
 

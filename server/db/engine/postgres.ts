@@ -1,5 +1,7 @@
 import pg from 'pg';
-import { translate, type TableKey, type Translation } from '../dialect.ts';
+import { type TableKey, translate } from './legacy-translate.ts';
+import { type Numbered, numberParams } from './pg-params.ts';
+import { type Sql, sqlFor } from './sql.ts';
 import { GenerationalCache } from '../../auth/lru.ts';
 import { STATEMENT_CACHE_MAX } from './sqlite.ts';
 import { currentTx, endScope, type TxScope, txScope } from './tx-scope.ts';
@@ -26,8 +28,8 @@ export const DEFAULT_POOL_SIZE = 10;
  * trip, parsed each time).
  */
 export const NAMED_STATEMENT_MAX = 1000;
-/** Translations kept (least recently used out past it). */
-const TRANSLATION_MAX = 2000;
+/** Numbered texts kept (least recently used out past it). */
+const PREPARED_MAX = 2000;
 
 // Values come back as SQLite's do: integers and numerics as JS numbers, booleans as 1/0, JSON and dates as the
 // text stored; bytea as a Buffer.
@@ -192,7 +194,7 @@ function pendingControl(s: PgScope): string[] {
 }
 
 interface Prepared {
-  tr: Translation;
+  tr: Numbered;
   /** Server-side statement name, or undefined past NAMED_STATEMENT_MAX texts. */
   name: string | undefined;
 }
@@ -209,6 +211,9 @@ function lockError(e: unknown): unknown {
   return e;
 }
 
+/** Key prefix of legacy translated texts in the prepared cache. */
+const LEGACY = '\u0000legacy:';
+
 export class PgDb implements Db {
   readonly engine = 'postgres' as const;
   readonly memory = false;
@@ -222,12 +227,9 @@ export class PgDb implements Db {
   private named = 0;
   private readonly stmts = new GenerationalCache<string, PgStatement>(STATEMENT_CACHE_MAX);
   private readonly readers = new GenerationalCache<string, PgStatement>(STATEMENT_CACHE_MAX);
+  /** Legacy translated texts (see prepareSqliteDialect), apart from the texts written for PostgreSQL. */
+  private readonly legacy = new GenerationalCache<string, PgStatement>(STATEMENT_CACHE_MAX);
   private keys = new Map<string, TableKey>();
-  /**
-   * Texts whose first run failed on a parameter PostgreSQL could not type: the dialect types what it can, so
-   * this stays empty (the corpus test checks).
-   */
-  readonly untypedRetries: string[] = [];
 
   constructor(spec: string, opts: { poolSize?: number } = {}) {
     this.name = describeDb(spec);
@@ -273,7 +275,7 @@ export class PgDb implements Db {
     }
   }
 
-  /** Every table's primary key, from the catalog (INSERT ... RETURNING and upserts need them): after migrations too. */
+  /** Every table's primary key, from the catalog (the legacy translation's RETURNING and upserts need them). */
   async loadKeys(): Promise<void> {
     const rows = (await this.native(
       `SELECT c.relname AS tbl, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type
@@ -293,32 +295,39 @@ export class PgDb implements Db {
       keys.set(t, { columns: l.map((c) => c.name), integer: l.length === 1 && /^(bigint|integer|smallint)$/.test(l[0]?.type ?? '') });
     }
     this.keys = keys;
-    // Translations made before the keys were known (during migrations) may lack their RETURNING.
-    this.statements.clear();
+    // Legacy translations made before the keys were known (during migrations) may lack their RETURNING.
+    for (const k of [...this.statements.keys()]) if (k.startsWith(LEGACY)) this.statements.delete(k);
   }
 
   keyOf(table: string): TableKey | null {
     return this.keys.get(table) ?? null;
   }
 
-  /** The translation (and server-side name) of `sql`, made once per text. */
-  prepared(sql: string): Prepared {
-    let p = this.statements.get(sql);
+  /**
+   * The numbered text (and server-side name) of `sql`, a text written for PostgreSQL, made once per text; a
+   * `legacy` text is in the SQLite dialect and translated instead (carts.ts and orders.ts only, see
+   * legacy-translate.ts).
+   */
+  prepared(sql: string, legacy = false): Prepared {
+    const key = legacy ? LEGACY + sql : sql;
+    let p = this.statements.get(key);
     if (p) {
       // Least recently used out: a hit moves to the end.
-      this.statements.delete(sql);
-      this.statements.set(sql, p);
+      this.statements.delete(key);
+      this.statements.set(key, p);
       return p;
     }
-    if (this.statements.size >= TRANSLATION_MAX) this.statements.delete(this.statements.keys().next().value as string);
-    const tr = translate(sql, (t) => this.keyOf(t));
-    p = { tr, name: this.named < NAMED_STATEMENT_MAX ? `s${++this.named}` : undefined };
-    this.statements.set(sql, p);
+    if (this.statements.size >= PREPARED_MAX) this.statements.delete(this.statements.keys().next().value as string);
+    const name = this.named < NAMED_STATEMENT_MAX ? `s${++this.named}` : undefined;
+    if (legacy) {
+      p = { tr: translate(sql, (t) => this.keyOf(t)), name };
+    } else p = { tr: numberParams(sql), name };
+    this.statements.set(key, p);
     return p;
   }
 
   /** Runs a prepared text with its arguments on the flow's transaction connection, or on a free one. */
-  async execute(p: Prepared, sql: string, args: unknown[], arrays: boolean): Promise<pg.QueryResult> {
+  async execute(p: Prepared, args: unknown[], arrays: boolean): Promise<pg.QueryResult> {
     const scope = currentTx<PgScope>(this);
     const values = this.bind(p.tr, args);
     const config: pg.QueryConfig = { text: p.tr.text, values, ...(p.name ? { name: p.name } : {}), ...(arrays ? { rowMode: 'array' } : {}) };
@@ -326,14 +335,7 @@ export class PgDb implements Db {
     try {
       r = scope ? await queryIn(scope, config) : await this.pool.query(config);
     } catch (e) {
-      // SQLite's parameters have no type; one PostgreSQL cannot infer (`? IS NULL` alone) is taken as text. Only
-      // outside a transaction (a failed statement aborts one); the dialect types these, so this stays unused.
-      const untyped = /could not determine data type of parameter \$(\d+)/.exec((e as Error).message);
-      if (!untyped || scope) throw lockError(e);
-      if (!this.untypedRetries.includes(sql)) this.untypedRetries.push(sql);
-      p.tr.text = p.tr.text.replace(new RegExp(`\\$${untyped[1]}(?![\\d:])`, 'g'), (m) => `${m}::text`);
-      p.name = undefined;
-      return this.execute(p, sql, args, arrays);
+      throw lockError(e);
     }
     if (r.rowCount && (r.command === 'INSERT' || r.command === 'UPDATE' || r.command === 'DELETE' || r.command === 'MERGE')) {
       if (scope) scope.written += r.rowCount;
@@ -342,7 +344,7 @@ export class PgDb implements Db {
     return r;
   }
 
-  private bind(tr: Translation, args: unknown[]): unknown[] {
+  private bind(tr: Numbered, args: unknown[]): unknown[] {
     const named = args.length === 1 && args[0] !== null && typeof args[0] === 'object' && !Array.isArray(args[0]) && !Buffer.isBuffer(args[0]);
     const flat = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
     const positional = named ? [] : flat;
@@ -353,16 +355,24 @@ export class PgDb implements Db {
     });
   }
 
-  prepare(sql: string): Statement {
-    let s = this.stmts.get(sql);
-    if (!s) this.stmts.set(sql, (s = new PgStatement(this, sql)));
+  prepare(sql: Sql): Statement {
+    const text = sqlFor('postgres', sql);
+    let s = this.stmts.get(text);
+    if (!s) this.stmts.set(text, (s = new PgStatement(this, text, false)));
     return s;
   }
 
-  reader<T>(sql: string): RowReader<T> {
+  prepareSqliteDialect(sql: string): Statement {
+    let s = this.legacy.get(sql);
+    if (!s) this.legacy.set(sql, (s = new PgStatement(this, sql, true)));
+    return s;
+  }
+
+  reader<T>(sql: Sql): RowReader<T> {
     // A statement of its own, always rows as objects (a kept one of the same text may have been plucked).
-    let s = this.readers.get(sql);
-    if (!s) this.readers.set(sql, (s = new PgStatement(this, sql)));
+    const text = sqlFor('postgres', sql);
+    let s = this.readers.get(text);
+    if (!s) this.readers.set(text, (s = new PgStatement(this, text, false)));
     return { get: (...p) => s.get(...p) as Promise<T | undefined>, all: (...p) => s.all(...p) as Promise<T[]> };
   }
 
@@ -498,7 +508,7 @@ export class PgDb implements Db {
   }
 
   statementCount(): number {
-    return this.stmts.size + this.readers.size;
+    return this.stmts.size + this.readers.size + this.legacy.size;
   }
 
   async close(): Promise<void> {
@@ -514,12 +524,16 @@ class PgStatement implements Statement {
   constructor(
     private readonly db: PgDb,
     readonly source: string,
+    private readonly legacy: boolean,
   ) {}
 
+  /**
+   * `lastInsertRowid` is the first column of the first row an INSERT hands back: its text says `RETURNING id`
+   * where the caller wants the new key (SQLite reads the clause alike and reports the same rowid).
+   */
   async run(...args: unknown[]): Promise<RunResult> {
-    const p = this.db.prepared(this.source);
-    const r = await this.db.execute(p, this.source, args, true);
-    const id = p.tr.returning ? (r.rows[0] as unknown[] | undefined)?.[0] : undefined;
+    const r = await this.db.execute(this.db.prepared(this.source, this.legacy), args, true);
+    const id = r.command === 'INSERT' ? (r.rows[0] as unknown[] | undefined)?.[0] : undefined;
     return { changes: r.rowCount ?? 0, lastInsertRowid: typeof id === 'number' ? id : 0 };
   }
 
@@ -529,7 +543,7 @@ class PgStatement implements Statement {
 
   async all(...args: unknown[]): Promise<unknown[]> {
     const mode = this.mode;
-    const r = await this.db.execute(this.db.prepared(this.source), this.source, args, mode !== 'rows');
+    const r = await this.db.execute(this.db.prepared(this.source, this.legacy), args, mode !== 'rows');
     if (mode === 'pluck') return (r.rows as unknown[][]).map((row) => row[0]);
     return r.rows;
   }

@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
 
 /**
  * What a ticket e-mail needs about an order, read straight from the tickets tables (migration 002) so the
@@ -33,7 +33,7 @@ export interface AttendeeForMail {
 
 /** The order, and whether its ticket e-mail was already logged (an order mails its tickets once; staff resend). */
 export async function orderForMail(db: Db, orderId: number): Promise<(OrderForMail & { logged: boolean }) | undefined> {
-  const row = (await stmt(
+  const row = (await statement(
     db,
     `SELECT post_id AS id, status, purchaser_name, purchaser_email, total_minor, currency,
             EXISTS (SELECT 1 FROM mail_log WHERE source = 'tickets' AND related_id = orders.post_id) AS logged
@@ -46,7 +46,7 @@ export async function orderForMail(db: Db, orderId: number): Promise<(OrderForMa
 
 /** The order's admitted attendees (RSVP "not going" and trashed ones have no ticket to show), in ID order. */
 export async function attendeesForMail(db: Db, orderId: number): Promise<AttendeeForMail[]> {
-  return (await stmt(
+  return (await statement(
     db,
     `SELECT a.post_id AS id, a.ticket_id, a.event_id, a.full_name, a.email, a.security_code,
             t.title AS ticket_title, t.title_et AS ticket_title_et, e.title AS event_title, e.title_et AS event_title_et,

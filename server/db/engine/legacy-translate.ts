@@ -1,24 +1,19 @@
 /**
- * The dialect seam: SQL is written once, in the SQLite dialect the repositories use, and translated here for
- * PostgreSQL when a statement is prepared (PgDb caches the result per text). The rules are mechanical, on the
- * text outside string literals and comments:
+ * LEGACY, for two files only: db/repos/carts.ts and db/repos/orders.ts (being rewritten in another branch), whose
+ * statements are still written in the SQLite dialect and reach PostgreSQL through `statement()` (connection.ts), which
+ * translates them here when they are prepared. Every other statement is written for the engine it runs on
+ * (engine/sql.ts) and is never translated; once those two files are, this file goes.
  *
- * - `?` and `@name` / `:name` / `$name` parameters -> `$1`, `$2`, ... (a named parameter keeps one number);
- * - `evt_now_utc()` (the app clock, which tests move) -> one more parameter PgDb fills from the connection's
- *   clock at each run, so no session state and no extra round trip;
- * - `json_each(x)` -> `json_array_elements_text(x::json) WITH ORDINALITY` with the same `value` and `key`
- *   columns; `value` is bigint where it is compared with an ID column (`… id IN (SELECT value FROM json_each(?))`,
- *   `WHERE value = p.id`, a CTE column `d(id)`), text elsewhere (PostgreSQL compares no bigint with text);
+ * The rules are mechanical, on the text outside string literals and comments:
+ *
+ * - `?` and `@name` / `:name` / `$name` parameters -> `$1`, `$2`, ...; `evt_now_utc()` -> the app clock's parameter;
+ * - `json_each(x)` -> `json_array_elements_text(x::json) WITH ORDINALITY`, `x IN (SELECT value FROM json_each(?))`
+ *   -> `x = ANY(ARRAY(...))`;
  * - `INSERT OR IGNORE` -> `ON CONFLICT DO NOTHING`; `INSERT OR REPLACE` -> an upsert on the table's primary key;
  *   INSERTs into a table with a single integer key get `RETURNING key` (better-sqlite3's `lastInsertRowid`);
- * - `LIKE` -> `ILIKE` (SQLite's LIKE ignores ASCII case; so does ILIKE in a database whose LC_CTYPE is C);
- * - `a = b COLLATE NOCASE` -> `lower(a) = lower(b)`, `x COLLATE NOCASE` -> `lower(x)` (SQLite's NOCASE folds
- *   ASCII only, as lower() does under LC_CTYPE C, and then compares bytes, as the C collation does);
- * - scalar `MAX(a, b)` / `MIN(a, b)` -> `GREATEST` / `LEAST`; `a IS b` / `a IS NOT b` -> `IS [NOT] DISTINCT FROM`;
- *   `CAST(x AS INTEGER|REAL)` -> bigint / double precision; a literal 0 / 1 operand of WHERE, AND, OR -> FALSE / TRUE;
- *   `FROM (SELECT …)` without an alias gets one; camelCase names (`AS checkedIn`) are quoted to keep their case.
- *
- * The migrations are written per engine (migrations/ and migrations-pg/) and run as they are.
+ * - `LIKE` -> `ILIKE`; `COLLATE NOCASE` -> `lower()`; scalar `MAX`/`MIN` -> `GREATEST`/`LEAST`; `a IS b` ->
+ *   `IS NOT DISTINCT FROM`; `CAST(x AS INTEGER|REAL)` -> bigint / double precision; WHERE 0 / 1 -> FALSE / TRUE;
+ *   `FROM (SELECT …)` without an alias gets one; camelCase names are quoted; `? IS NULL` gets a type.
  */
 
 export interface TableKey {
