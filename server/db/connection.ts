@@ -50,7 +50,6 @@ async function openPostgres(spec: string, poolSize = DEFAULT_POOL_SIZE): Promise
   try {
     await db.connect();
     await migrate(db);
-    await db.loadKeys();
   } catch (e) {
     await db.close().catch(() => {});
     throw e;
@@ -63,14 +62,6 @@ export function statement(db: Db, sql: Sql): Statement {
   return db.prepare(sql);
 }
 
-/**
- * LEGACY: a statement in the SQLite dialect, translated on PostgreSQL. Only db/repos/carts.ts and db/repos/orders.ts
- * use it (a structure test holds that), until they are written per engine like every other statement.
- */
-export function stmt(db: Db, sql: string): Statement {
-  return db.prepareSqliteDialect(sql);
-}
-
 /** Statements held for `db` (for tests of the bound). */
 export function statementCacheSize(db: Db): number {
   return db.statementCount();
@@ -81,7 +72,7 @@ export function likeContains(s: string): string {
   return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** Like `stmt`, for wide rows read on hot paths: rows as objects of one shape (see SqliteDb.reader). */
+/** Like `statement`, for wide rows read on hot paths: rows as objects of one shape (see SqliteDb.reader). */
 export function rowReader<T>(db: Db, sql: Sql): RowReader<T> {
   return db.reader<T>(sql);
 }

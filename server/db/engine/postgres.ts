@@ -1,11 +1,20 @@
 import pg from 'pg';
-import { type TableKey, translate } from './legacy-translate.ts';
 import { type Numbered, numberParams } from './pg-params.ts';
 import { type Sql, sqlFor } from './sql.ts';
 import { GenerationalCache } from '../../auth/lru.ts';
 import { STATEMENT_CACHE_MAX } from './sqlite.ts';
 import { currentTx, endScope, type TxScope, txScope } from './tx-scope.ts';
-import { type Db, describeDb, LOCK_WAIT_MS, LockTimeout, type RowReader, type RunResult, type Statement, type TransactionOptions } from './types.ts';
+import {
+  type Db,
+  describeDb,
+  type HandleState,
+  LOCK_WAIT_MS,
+  LockTimeout,
+  type RowReader,
+  type RunResult,
+  type Statement,
+  type TransactionOptions,
+} from './types.ts';
 
 /**
  * PostgreSQL through node-postgres (`pg`): a pool of connections per process, every statement asynchronous, so
@@ -211,15 +220,13 @@ function lockError(e: unknown): unknown {
   return e;
 }
 
-/** Key prefix of legacy translated texts in the prepared cache. */
-const LEGACY = '\u0000legacy:';
-
 export class PgDb implements Db {
   readonly engine = 'postgres' as const;
   readonly memory = false;
   readonly name: string;
   open = true;
   clock: () => number = Date.now;
+  readonly state: HandleState = {};
   readonly pool: pg.Pool;
   /** Rows written through this handle (SQLite's total_changes()). */
   private written = 0;
@@ -227,9 +234,6 @@ export class PgDb implements Db {
   private named = 0;
   private readonly stmts = new GenerationalCache<string, PgStatement>(STATEMENT_CACHE_MAX);
   private readonly readers = new GenerationalCache<string, PgStatement>(STATEMENT_CACHE_MAX);
-  /** Legacy translated texts (see prepareSqliteDialect), apart from the texts written for PostgreSQL. */
-  private readonly legacy = new GenerationalCache<string, PgStatement>(STATEMENT_CACHE_MAX);
-  private keys = new Map<string, TableKey>();
 
   constructor(spec: string, opts: { poolSize?: number } = {}) {
     this.name = describeDb(spec);
@@ -253,7 +257,6 @@ export class PgDb implements Db {
   /** Connects once and refuses a database not in the C collation (see checkCollation). */
   async connect(): Promise<void> {
     await this.checkCollation();
-    await this.loadKeys();
   }
 
   /**
@@ -275,54 +278,18 @@ export class PgDb implements Db {
     }
   }
 
-  /** Every table's primary key, from the catalog (the legacy translation's RETURNING and upserts need them). */
-  async loadKeys(): Promise<void> {
-    const rows = (await this.native(
-      `SELECT c.relname AS tbl, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type
-         FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
-        WHERE i.indisprimary AND n.nspname = current_schema()
-        ORDER BY c.relname, array_position(i.indkey, a.attnum)`,
-    )) as { tbl: string; name: string; type: string }[];
-    const cols = new Map<string, { name: string; type: string }[]>();
-    for (const r of rows) {
-      let l = cols.get(r.tbl);
-      if (!l) cols.set(r.tbl, (l = []));
-      l.push(r);
-    }
-    const keys = new Map<string, TableKey>();
-    for (const [t, l] of cols) {
-      keys.set(t, { columns: l.map((c) => c.name), integer: l.length === 1 && /^(bigint|integer|smallint)$/.test(l[0]?.type ?? '') });
-    }
-    this.keys = keys;
-    // Legacy translations made before the keys were known (during migrations) may lack their RETURNING.
-    for (const k of [...this.statements.keys()]) if (k.startsWith(LEGACY)) this.statements.delete(k);
-  }
-
-  keyOf(table: string): TableKey | null {
-    return this.keys.get(table) ?? null;
-  }
-
-  /**
-   * The numbered text (and server-side name) of `sql`, a text written for PostgreSQL, made once per text; a
-   * `legacy` text is in the SQLite dialect and translated instead (carts.ts and orders.ts only, see
-   * legacy-translate.ts).
-   */
-  prepared(sql: string, legacy = false): Prepared {
-    const key = legacy ? LEGACY + sql : sql;
-    let p = this.statements.get(key);
+  /** The numbered text (and server-side name) of `sql`, a text written for PostgreSQL, made once per text. */
+  prepared(sql: string): Prepared {
+    let p = this.statements.get(sql);
     if (p) {
       // Least recently used out: a hit moves to the end.
-      this.statements.delete(key);
-      this.statements.set(key, p);
+      this.statements.delete(sql);
+      this.statements.set(sql, p);
       return p;
     }
     if (this.statements.size >= PREPARED_MAX) this.statements.delete(this.statements.keys().next().value as string);
-    const name = this.named < NAMED_STATEMENT_MAX ? `s${++this.named}` : undefined;
-    if (legacy) {
-      p = { tr: translate(sql, (t) => this.keyOf(t)), name };
-    } else p = { tr: numberParams(sql), name };
-    this.statements.set(key, p);
+    p = { tr: numberParams(sql), name: this.named < NAMED_STATEMENT_MAX ? `s${++this.named}` : undefined };
+    this.statements.set(sql, p);
     return p;
   }
 
@@ -358,13 +325,7 @@ export class PgDb implements Db {
   prepare(sql: Sql): Statement {
     const text = sqlFor('postgres', sql);
     let s = this.stmts.get(text);
-    if (!s) this.stmts.set(text, (s = new PgStatement(this, text, false)));
-    return s;
-  }
-
-  prepareSqliteDialect(sql: string): Statement {
-    let s = this.legacy.get(sql);
-    if (!s) this.legacy.set(sql, (s = new PgStatement(this, sql, true)));
+    if (!s) this.stmts.set(text, (s = new PgStatement(this, text)));
     return s;
   }
 
@@ -372,7 +333,7 @@ export class PgDb implements Db {
     // A statement of its own, always rows as objects (a kept one of the same text may have been plucked).
     const text = sqlFor('postgres', sql);
     let s = this.readers.get(text);
-    if (!s) this.readers.set(text, (s = new PgStatement(this, text, false)));
+    if (!s) this.readers.set(text, (s = new PgStatement(this, text)));
     return { get: (...p) => s.get(...p) as Promise<T | undefined>, all: (...p) => s.all(...p) as Promise<T[]> };
   }
 
@@ -508,7 +469,7 @@ export class PgDb implements Db {
   }
 
   statementCount(): number {
-    return this.stmts.size + this.readers.size + this.legacy.size;
+    return this.stmts.size + this.readers.size;
   }
 
   async close(): Promise<void> {
@@ -524,7 +485,6 @@ class PgStatement implements Statement {
   constructor(
     private readonly db: PgDb,
     readonly source: string,
-    private readonly legacy: boolean,
   ) {}
 
   /**
@@ -532,7 +492,7 @@ class PgStatement implements Statement {
    * where the caller wants the new key (SQLite reads the clause alike and reports the same rowid).
    */
   async run(...args: unknown[]): Promise<RunResult> {
-    const r = await this.db.execute(this.db.prepared(this.source, this.legacy), args, true);
+    const r = await this.db.execute(this.db.prepared(this.source), args, true);
     const id = r.command === 'INSERT' ? (r.rows[0] as unknown[] | undefined)?.[0] : undefined;
     return { changes: r.rowCount ?? 0, lastInsertRowid: typeof id === 'number' ? id : 0 };
   }
@@ -543,7 +503,7 @@ class PgStatement implements Statement {
 
   async all(...args: unknown[]): Promise<unknown[]> {
     const mode = this.mode;
-    const r = await this.db.execute(this.db.prepared(this.source, this.legacy), args, mode !== 'rows');
+    const r = await this.db.execute(this.db.prepared(this.source), args, mode !== 'rows');
     if (mode === 'pluck') return (r.rows as unknown[][]).map((row) => row[0]);
     return r.rows;
   }

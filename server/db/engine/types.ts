@@ -9,6 +9,8 @@
  * (PostgreSQL: another connection of the pool; SQLite: they wait until it ends, see sqlite.ts).
  */
 
+import type { Feed } from '../change-feed.ts';
+import type { QueryMemo } from '../repos/attendee-query.ts';
 import type { Sql } from './sql.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -40,7 +42,21 @@ export interface TransactionOptions {
   immediate?: boolean;
 }
 
-/** One handle per database: its connections, its prepared statements, its clock. */
+/**
+ * What the server keeps in memory for one database beside its statements: owned by the database's handle, so it
+ * lives and goes with it and two databases in one process never share it (no module-level maps keyed by the
+ * handle). Each field belongs to the one module named.
+ */
+export interface HandleState {
+  /** change-feed.ts: the change feed, once openChangeFeed ran. */
+  feed?: Feed;
+  /** repos/attendee-query.ts: totals and page boundaries of recent attendee queries, by query and change stamp. */
+  attendeeMemos?: Map<string, QueryMemo>;
+  /** repos/analytics.ts: the salt of the day read last. */
+  daySalt?: { day: string; salt: Buffer };
+}
+
+/** One handle per database: its connections, its prepared statements, its clock, its state in memory. */
 export interface Db {
   readonly engine: Engine;
   /** The file (SQLite) or the URL without its password (PostgreSQL). */
@@ -51,13 +67,10 @@ export interface Db {
   readonly inTransaction: boolean;
   /** The clock SQL's `evt_now_utc()` reads (the app's: tests move it). */
   clock: () => number;
+  /** What the server keeps for this database in memory (see HandleState). */
+  readonly state: HandleState;
   /** A prepared statement for `sql` (this engine's side of it, as it is), kept per text (bounded, least recently used out). */
   prepare(sql: Sql): Statement;
-  /**
-   * LEGACY: a statement in the SQLite dialect, which PostgreSQL translates (engine/legacy-translate.ts). Only for
-   * db/repos/carts.ts and db/repos/orders.ts, through connection.ts's `statement()`, until they are written per engine.
-   */
-  prepareSqliteDialect(sql: string): Statement;
   /** Like `prepare`, rows as objects of one shape, read fast on hot paths. */
   reader<T>(sql: Sql): RowReader<T>;
   /** A script of statements without parameters, written for this engine. */

@@ -15,24 +15,22 @@ export interface HitRow {
   views?: number;
 }
 
-/**
- * The one day's salt each database handle read last: a day's salt never changes once stored (ON CONFLICT DO NOTHING,
- * and only earlier days are deleted), so a view need not read it again (on PostgreSQL a round trip each view).
- * One day only: yesterday's salt leaves memory when today's is read.
- */
-const saltOfDay = new WeakMap<Db, { day: string; salt: Buffer }>();
-
 /** Forgets the salt held in memory (a test that removes the stored one, as a new day or a new process would find it). */
 export function forgetDaySalt(db: Db): void {
-  saltOfDay.delete(db);
+  db.state.daySalt = undefined;
 }
 
-/** Today's salt, created on first use; salts of earlier days are deleted, so old hashes cannot be recomputed. */
+/**
+ * Today's salt, created on first use; salts of earlier days are deleted, so old hashes cannot be recomputed. The
+ * handle keeps the one day's salt it read last (Db.state): a day's salt never changes once stored (ON CONFLICT DO
+ * NOTHING, and only earlier days are deleted), so a view need not read it again (on PostgreSQL a round trip each
+ * view). One day only: yesterday's salt leaves memory when today's is read.
+ */
 export async function daySalt(db: Db, day: string): Promise<Buffer> {
-  const known = saltOfDay.get(db);
+  const known = db.state.daySalt;
   if (known?.day === day) return known.salt;
   const salt = await storedSalt(db, day);
-  saltOfDay.set(db, { day, salt });
+  db.state.daySalt = { day, salt };
   return salt;
 }
 

@@ -170,19 +170,18 @@ function build(q: AttendeeQuery, engine: Engine): { from: string; where: string;
   return { from, where: where.length ? `WHERE ${where.join(' AND ')}` : '', params, orderBy };
 }
 
-// Totals of recent queries, and where each served page ended, keyed by the query and by the connection's
+// Totals of recent queries, and where each served page ended (kept on the database's handle, Db.state), keyed by the query and by the connection's
 // change counter plus SQLite's data version: any write (this connection or another) makes every entry miss.
 // With shared state in the database (PostgreSQL) another process's change is seen through the change log, which a
 // change made outside Doorstep (psql) does not write: the key then also moves every ATTENDEE_MEMO_REVALIDATE_MS
 // (as server/routes/events/present-cache.ts's PRESENT_REVALIDATE_MS), so such a change shows within a minute.
 // On a quiet list, page N+1 of an ID-ordered query then starts after the last ID of page N (keyset) instead
 // of stepping over N pages of index entries, which keeps a 100,000-attendee download linear.
-interface QueryMemo {
+export interface QueryMemo {
   total: number;
   /** offset -> ID of the row just before it, for ID-ordered queries. */
   boundaries: Map<number, number>;
 }
-const memos = new WeakMap<Db, Map<string, QueryMemo>>();
 export const ATTENDEE_MEMO_REVALIDATE_MS = 60_000;
 
 async function memoFor(db: Db, key: string): Promise<{ memo: QueryMemo | undefined; store: (m: QueryMemo) => void; k: string }> {
@@ -190,9 +189,8 @@ async function memoFor(db: Db, key: string): Promise<{ memo: QueryMemo | undefin
   const dv = await changeStamp(db, 'any');
   const epoch = sharedStateOf(db) === 'database' ? Math.floor(dbNow(db) / ATTENDEE_MEMO_REVALIDATE_MS) : 0;
   const k = `${v.c}:${dv}:${epoch}:${key}`;
-  let m = memos.get(db);
-  if (!m) memos.set(db, (m = new Map()));
-  const map = m;
+  db.state.attendeeMemos ??= new Map();
+  const map = db.state.attendeeMemos;
   return {
     memo: map.get(k),
     k,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { openDatabase, setDbClock, statement, stmt, rowReader, STATEMENT_CACHE_MAX } from '../../../server/db/connection.ts';
+import { openDatabase, setDbClock, statement, rowReader, STATEMENT_CACHE_MAX } from '../../../server/db/connection.ts';
 import { inJson, jsonElements, LIKE_NOCASE, sql } from '../../../server/db/engine/sql.ts';
 import { describeDb, engineOf } from '../../../server/db/engine/types.ts';
 import { loadConfig } from '../../../server/config.ts';
@@ -118,12 +118,10 @@ describe('PgDb', () => {
     assert.equal(await statement(db, 'SELECT value FROM options WHERE name = ?').pluck().get('k'), 'three');
   });
 
-  test('nothing translates a statement: SQLite-only syntax fails on PostgreSQL (the legacy stmt() of carts.ts and orders.ts aside)', async () => {
+  test('nothing translates a statement: SQLite-only syntax fails on PostgreSQL', async () => {
     await assert.rejects(statement(db, 'INSERT OR IGNORE INTO options (name, value) VALUES (?, ?)').run('k2', 'x'), /syntax error/);
     await assert.rejects(statement(db, 'SELECT value FROM json_each(?)').all('[1]'), /cannot deconstruct an array/);
     await assert.rejects(statement(db, 'SELECT MAX(1, 2) AS m').get(), /does not exist/);
-    // The legacy path still translates, for the two files not yet written per engine.
-    assert.equal((await stmt(db, 'INSERT OR IGNORE INTO options (name, value) VALUES (?, ?)').run('k2', 'x')).changes, 1);
   });
 
   test('transactions commit, roll back on a throw, nest as savepoints; inTransaction follows', async () => {
