@@ -25,7 +25,8 @@ export const CHANGE_GAP_WAIT_MS = 10_000;
 /** Rows read at once; a reader further behind drops everything and starts again from the end of the log. */
 const READ_LIMIT = 1000;
 
-interface Feed {
+/** One database's change feed (kept on its handle, Db.state). */
+export interface Feed {
   mode: SharedState;
   /** Names this process's rows in the log (it applied its own changes when it made them). */
   origin: string;
@@ -55,12 +56,10 @@ function heldScope(db: Db): TxScope | undefined {
   return s && s.owner === db && s.open ? s : undefined;
 }
 
-const feeds = new WeakMap<Db, Feed>();
-
 /** Starts the change feed of `db` in `mode` (at app creation); 'database' reads changes from now on. */
 export async function openChangeFeed(db: Db, mode: SharedState, now: () => number = Date.now): Promise<void> {
   const t = now();
-  feeds.set(db, {
+  db.state.feed = {
     mode,
     origin: crypto.randomBytes(9).toString('base64url'),
     now,
@@ -71,17 +70,17 @@ export async function openChangeFeed(db: Db, mode: SharedState, now: () => numbe
     listeners: [],
     lastRead: t,
     nextPrune: t,
-  });
+  };
 }
 
 /** The shared-state mode `db`'s feed was opened in ('process' when none was). */
 export function sharedStateOf(db: Db): SharedState {
-  return feeds.get(db)?.mode ?? 'process';
+  return db.state.feed?.mode ?? 'process';
 }
 
 /** Calls `fn` with the tags of each described change another process makes (database mode). */
 export function onChangedTags(db: Db, fn: (tags: readonly string[]) => void): void {
-  feeds.get(db)?.listeners.push(fn);
+  db.state.feed?.listeners.push(fn);
 }
 
 /**
@@ -89,7 +88,7 @@ export function onChangedTags(db: Db, fn: (tags: readonly string[]) => void): vo
  * `data_version` tells). Call it in the write's transaction, so the change and its record commit together.
  */
 export async function recordChange(db: Db, changed: Changed): Promise<void> {
-  const f = feeds.get(db);
+  const f = db.state.feed;
   if (f?.mode !== 'database' || (changed !== 'all' && !changed.length)) return;
   const scope = heldScope(db);
   const held = scope && heldIn.get(scope);
@@ -109,14 +108,14 @@ export async function recordChange(db: Db, changed: Changed): Promise<void> {
  * its tags in the union (an extra invalidation, never a missing one).
  */
 export function holdChanges(db: Db): void {
-  const f = feeds.get(db);
+  const f = db.state.feed;
   const scope = heldScope(db);
   if (f?.mode === 'database' && scope) heldIn.set(scope, new Set());
 }
 
 /** Appends the one row of what was collected since `holdChanges` (inside the transaction, before its COMMIT). */
 export async function releaseChanges(db: Db): Promise<void> {
-  const f = feeds.get(db);
+  const f = db.state.feed;
   const scope = heldScope(db);
   const held = scope && heldIn.get(scope);
   if (!f || !scope || !held) return;
@@ -145,7 +144,7 @@ export async function recordAnyChange(db: Db): Promise<void> {
  * described changes' tags to the `onChangedTags` listeners (which drop exactly those) and counts the rest.
  */
 export async function changeStamp(db: Db, scope: 'all' | 'any' = 'all'): Promise<number> {
-  const f = feeds.get(db);
+  const f = db.state.feed;
   if (f?.mode !== 'database') return await dataVersion(db);
   await read(db, f);
   return scope === 'all' ? f.all : f.any;

@@ -5,8 +5,10 @@ import { privateDir, privateFile } from '../auth/private-files.ts';
 import { isPostgresSpec, type Db, type RowReader, type Statement } from './engine/types.ts';
 import { SqliteDb } from './engine/sqlite.ts';
 import { DEFAULT_POOL_SIZE, PgDb } from './engine/postgres.ts';
+import type { Sql } from './engine/sql.ts';
 
 export type { Db, RowReader, Statement } from './engine/types.ts';
+export type { PerEngine, Sql } from './engine/sql.ts';
 export { engineOf, isPostgresSpec } from './engine/types.ts';
 export { STATEMENT_CACHE_MAX } from './engine/sqlite.ts';
 
@@ -48,7 +50,6 @@ async function openPostgres(spec: string, poolSize = DEFAULT_POOL_SIZE): Promise
   try {
     await db.connect();
     await migrate(db);
-    await db.loadKeys();
   } catch (e) {
     await db.close().catch(() => {});
     throw e;
@@ -56,8 +57,8 @@ async function openPostgres(spec: string, poolSize = DEFAULT_POOL_SIZE): Promise
   return db;
 }
 
-/** The prepared statement of `sql` on `db` (kept per text by the handle, bounded). */
-export function stmt(db: Db, sql: string): Statement {
+/** The prepared statement of `sql` on `db`: the engine's side of it, as it is (kept per text by the handle, bounded). */
+export function statement(db: Db, sql: Sql): Statement {
   return db.prepare(sql);
 }
 
@@ -71,8 +72,8 @@ export function likeContains(s: string): string {
   return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** Like `stmt`, for wide rows read on hot paths: rows as objects of one shape (see SqliteDb.reader). */
-export function rowReader<T>(db: Db, sql: string): RowReader<T> {
+/** Like `statement`, for wide rows read on hot paths: rows as objects of one shape (see SqliteDb.reader). */
+export function rowReader<T>(db: Db, sql: Sql): RowReader<T> {
   return db.reader<T>(sql);
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../server/db/connection.ts';
-import { stmt } from '../../server/db/connection.ts';
+import { statement } from '../../server/db/connection.ts';
 import { insertPost } from '../../server/db/repos/posts.ts';
 import { EVENT_COL_DEFAULTS, insertEventCols } from '../../server/db/repos/events.ts';
 import { getTicketRef, insertAttendeeRow, newSecurityCode } from '../../server/db/repos/attendees.ts';
@@ -70,7 +70,7 @@ export async function insertTicket(
     author: 1,
     ...nowParts(),
   });
-  await stmt(db, 'INSERT INTO tickets (post_id, event_id, provider, price_minor, currency, capacity, sku) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+  await statement(db, 'INSERT INTO tickets (post_id, event_id, provider, price_minor, currency, capacity, sku) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
     id,
     eventId,
     provider,
@@ -104,7 +104,7 @@ export async function insertAttendees(
       dates,
     });
     if (count > 0)
-      await stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)').run(
+      await statement(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, ?, ?)').run(
         orderId,
         ticketId,
         count,

@@ -6,6 +6,7 @@ import { mailIdle } from '../../server/mail/index.ts';
 import { makeEvent, ticketId, tix, visitor } from '../server/tickets/fixtures.ts';
 import { checkoutLimiter } from '../../server/routes/tickets/cart.ts';
 import { clientKey } from '../../server/security/window-limiter.ts';
+import { LIKE_NOCASE, sql, sqlFor } from '../../server/db/engine/sql.ts';
 
 /**
  * Issue 10 item 2 (CONTRACT section 3): checkout is bounded. One anonymous checkout of quantity 20,000 used to
@@ -213,7 +214,9 @@ describe('checkout bounds', () => {
       return r.body as { id: number; attendees: { id: number }[] };
     };
     const mailTo = async (email: string) =>
-      (await s.db.prepare("SELECT id, related_id FROM mail_log WHERE source = 'tickets' AND to_header LIKE ? ORDER BY id").all(`%<${email}>`)) as {
+      (await s.db
+        .prepare(sqlFor(s.db.engine, sql`SELECT id, related_id FROM mail_log WHERE source = 'tickets' AND to_header ${LIKE_NOCASE} ? ORDER BY id`))
+        .all(`%<${email}>`)) as {
         id: number;
         related_id: number;
       }[];
@@ -235,7 +238,15 @@ describe('checkout bounds', () => {
     const orders: number[] = [];
     for (let i = 0; i < 11; i++) orders.push((await buy(1, i % 2 ? 'Victim@Example.test' : 'victim@example.test')).id);
     assert.equal((await mailTo('victim@example.test')).length, 10, 'LIKE ignores case: both spellings');
-    assert.equal(await count("SELECT COUNT(*) AS n FROM orders WHERE purchaser_email LIKE 'victim@example.test' AND status = 'completed'"), 12);
+    assert.equal(
+      await count(
+        sqlFor(
+          s.db.engine,
+          sql`SELECT COUNT(*) AS n FROM orders WHERE purchaser_email ${LIKE_NOCASE} 'victim@example.test' AND status = 'completed'`,
+        ),
+      ),
+      12,
+    );
     // Other addresses are not affected.
     await buy(1, 'someone@example.test');
     assert.equal((await mailTo('someone@example.test')).length, 1);

@@ -147,7 +147,9 @@ describe('terms made before terms had an author (author 0)', () => {
       const taxonomy = kind === 'tag' ? 'post_tag' : 'tribe_events_cat';
       const name = uniq('Legacy');
       const slug = name.toLowerCase().replace(/\s+/g, '-');
-      const id = Number((await s.db.prepare('INSERT INTO terms (taxonomy, name, slug) VALUES (?, ?, ?)').run(taxonomy, name, slug)).lastInsertRowid);
+      const id = Number(
+        (await s.db.prepare('INSERT INTO terms (taxonomy, name, slug) VALUES (?, ?, ?) RETURNING id').run(taxonomy, name, slug)).lastInsertRowid,
+      );
       const before = await stored(kind, id);
       const u = await send(X.auth, { method: 'PATCH', path: `/${PLURAL[kind]}/${id}`, body: { name: uniq('Renamed') } });
       assert.equal(u.status, 403, u.text);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase, rowReader, stmt, type Db } from '../../server/db/connection.ts';
+import { openDatabase, rowReader, statement, type Db } from '../../server/db/connection.ts';
 
 /**
  * The prepared-statement caches are bounded (issue 10, item 5): some SQL texts are built from the shape of a
@@ -24,16 +24,16 @@ afterAll(async () => {
 });
 
 describe('statement cache', () => {
-  test('stmt keeps the recently used statements and drops one left unused for 2,000 other texts', async () => {
-    const cold = stmt(db, 'SELECT 1 AS cold');
-    const hot = stmt(db, 'SELECT 1 AS hot');
+  test('statement() keeps the recently used statements and drops one left unused for 2,000 other texts', async () => {
+    const cold = statement(db, 'SELECT 1 AS cold');
+    const hot = statement(db, 'SELECT 1 AS hot');
     for (let i = 0; i < 2_000; i++) {
       // Each text differs, as `WHERE` clauses built from filters do.
-      assert.equal(((await stmt(db, `SELECT ${i} AS n WHERE ${i} >= 0`).get()) as { n: number }).n, i);
-      if (i % 50 === 0) assert.equal(stmt(db, 'SELECT 1 AS hot'), hot, 'a statement in use stays cached');
+      assert.equal(((await statement(db, `SELECT ${i} AS n WHERE ${i} >= 0`).get()) as { n: number }).n, i);
+      if (i % 50 === 0) assert.equal(statement(db, 'SELECT 1 AS hot'), hot, 'a statement in use stays cached');
     }
-    assert.equal(stmt(db, 'SELECT 1 AS hot'), hot);
-    const again = stmt(db, 'SELECT 1 AS cold');
+    assert.equal(statement(db, 'SELECT 1 AS hot'), hot);
+    const again = statement(db, 'SELECT 1 AS cold');
     assert.notEqual(again, cold, 'the cold statement was dropped from the cache');
     assert.deepEqual(await again.get(), { cold: 1 });
   });
@@ -55,7 +55,7 @@ describe('statement cache', () => {
     assert.equal(STATEMENT_CACHE_MAX, 500);
     const fresh = await openDatabase(path.join(dir, 'size.sqlite'));
     try {
-      for (let i = 0; i < 3_000; i++) stmt(fresh, `SELECT ${i} AS n`);
+      for (let i = 0; i < 3_000; i++) statement(fresh, `SELECT ${i} AS n`);
       for (let i = 0; i < 3_000; i++) rowReader(fresh, `SELECT ${i} AS m`);
       const held = statementCacheSize(fresh);
       assert.ok(held > 0 && held <= 2 * STATEMENT_CACHE_MAX, `${held} statements held (stmt and rowReader, 500 each at most)`);

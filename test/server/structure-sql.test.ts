@@ -23,7 +23,7 @@ const EXEMPT: Record<string, string> = {
 };
 
 const RULES: { name: string; re: RegExp }[] = [
-  { name: 'stmt()/rowReader() call', re: /\b(?:stmt|rowReader)\s*\(/ },
+  { name: 'statement()/rowReader() call', re: /\b(?:statement|rowReader)\s*\(/ },
   { name: '.prepare()/.pragma() call', re: /\.\s*(?:prepare|pragma)\s*\(/ },
   // RegExp#exec takes a string too: only a database's exec (by its name) or one given SQL text directly counts.
   { name: 'database .exec() call', re: /\b(?:db|database|copy)\s*\.\s*exec\s*\(|\.\s*exec\s*\(\s*['"`]/i },
@@ -72,7 +72,7 @@ describe('SQL only in server/db/', () => {
 
   test('the rules see what they are for and pass what is not SQL', () => {
     const hits = (src: string) => sqlUses('x.ts', code(src)).length;
-    assert.equal(hits("stmt(db, 'x').get();"), 1);
+    assert.equal(hits("statement(db, 'x').get();"), 1);
     assert.equal(hits("rowReader(db, 'x').all();"), 1);
     assert.equal(hits("ctx.db.prepare('x');"), 1);
     assert.equal(hits("db.pragma('busy_timeout = 5000');"), 1);
@@ -87,5 +87,38 @@ describe('SQL only in server/db/', () => {
     assert.equal(hits("const allow = ['GET', 'POST', 'DELETE'];"), 0);
     assert.equal(hits('// SELECT * FROM posts: why the query reads what it reads\nconst x = 1;'), 0);
     assert.equal(hits("throw new Error('select a ticket; delete from the list');"), 0);
+  });
+});
+
+describe('SQL written for the engine it runs on (issue 20)', () => {
+  // Each engine runs its own side of a statement as it is (engine/sql.ts): nothing translates SQL text from one
+  // dialect to the other at run time, so no file may bring a translator back, nor the SQLite-dialect path the
+  // last repositories used (stmt(), prepareSqliteDialect).
+  const TRANSLATOR = [
+    { name: 'imports a translator', re: /from\s+['"][^'"]*\/(?:dialect|legacy-translate)(?:\.[cm]?[jt]s)?['"]/ },
+    { name: 'calls a translator', re: /\btranslate(?:Ddl)?\s*\(/ },
+    { name: 'defines a translator', re: /\bfunction\s+translate(?:Ddl)?\b/ },
+    { name: 'the SQLite-dialect path', re: /\bstmt\s*\(|\bprepareSqliteDialect\b/ },
+  ];
+  const uses = (rel: string, text: string) => TRANSLATOR.filter((r) => r.re.test(text)).map((r) => `${rel}: ${r.name}`);
+
+  test('no file imports or calls a SQL translator', () => {
+    const found: string[] = [];
+    for (const file of serverFiles(ROOT)) {
+      const rel = path.relative(ROOT, file).split(path.sep).join('/');
+      found.push(...uses(rel, code(fs.readFileSync(file, 'utf8'))));
+    }
+    for (const gone of ['db/dialect.ts', 'db/engine/legacy-translate.ts']) assert.equal(fs.existsSync(path.join(ROOT, gone)), false, gone);
+    assert.deepEqual(found, []);
+  });
+
+  test('the check sees a translator', () => {
+    assert.deepEqual(uses('x.ts', code("import { translate } from '../dialect.ts';\nexport const t = translate('x');")), [
+      'x.ts: imports a translator',
+      'x.ts: calls a translator',
+    ]);
+    assert.equal(uses('x.ts', code("import { t } from './engine/legacy-translate.ts';\nexport const x = t;")).length, 1);
+    assert.equal(uses('x.ts', code("export const s = stmt(db, 'SELECT 1');")).length, 1);
+    assert.deepEqual(uses('x.ts', code("import { sql } from './engine/sql.ts';\nexport const s = sql`SELECT 1`;")), []);
   });
 });

@@ -1,9 +1,20 @@
 import pg from 'pg';
-import { translate, translateDdl, type TableKey, type Translation } from '../dialect.ts';
+import { type Numbered, numberParams } from './pg-params.ts';
+import { type Sql, sqlFor } from './sql.ts';
 import { GenerationalCache } from '../../auth/lru.ts';
 import { STATEMENT_CACHE_MAX } from './sqlite.ts';
 import { currentTx, endScope, type TxScope, txScope } from './tx-scope.ts';
-import { type Db, describeDb, LOCK_WAIT_MS, LockTimeout, type RowReader, type RunResult, type Statement, type TransactionOptions } from './types.ts';
+import {
+  type Db,
+  describeDb,
+  type HandleState,
+  LOCK_WAIT_MS,
+  LockTimeout,
+  type RowReader,
+  type RunResult,
+  type Statement,
+  type TransactionOptions,
+} from './types.ts';
 
 /**
  * PostgreSQL through node-postgres (`pg`): a pool of connections per process, every statement asynchronous, so
@@ -26,8 +37,8 @@ export const DEFAULT_POOL_SIZE = 10;
  * trip, parsed each time).
  */
 export const NAMED_STATEMENT_MAX = 1000;
-/** Translations kept (least recently used out past it). */
-const TRANSLATION_MAX = 2000;
+/** Numbered texts kept (least recently used out past it). */
+const PREPARED_MAX = 2000;
 
 // Values come back as SQLite's do: integers and numerics as JS numbers, booleans as 1/0, JSON and dates as the
 // text stored; bytea as a Buffer.
@@ -192,7 +203,7 @@ function pendingControl(s: PgScope): string[] {
 }
 
 interface Prepared {
-  tr: Translation;
+  tr: Numbered;
   /** Server-side statement name, or undefined past NAMED_STATEMENT_MAX texts. */
   name: string | undefined;
 }
@@ -215,6 +226,7 @@ export class PgDb implements Db {
   readonly name: string;
   open = true;
   clock: () => number = Date.now;
+  readonly state: HandleState = {};
   readonly pool: pg.Pool;
   /** Rows written through this handle (SQLite's total_changes()). */
   private written = 0;
@@ -222,12 +234,6 @@ export class PgDb implements Db {
   private named = 0;
   private readonly stmts = new GenerationalCache<string, PgStatement>(STATEMENT_CACHE_MAX);
   private readonly readers = new GenerationalCache<string, PgStatement>(STATEMENT_CACHE_MAX);
-  private keys = new Map<string, TableKey>();
-  /**
-   * Texts whose first run failed on a parameter PostgreSQL could not type: the dialect types what it can, so
-   * this stays empty (the corpus test checks).
-   */
-  readonly untypedRetries: string[] = [];
 
   constructor(spec: string, opts: { poolSize?: number } = {}) {
     this.name = describeDb(spec);
@@ -251,7 +257,6 @@ export class PgDb implements Db {
   /** Connects once and refuses a database not in the C collation (see checkCollation). */
   async connect(): Promise<void> {
     await this.checkCollation();
-    await this.loadKeys();
   }
 
   /**
@@ -273,35 +278,7 @@ export class PgDb implements Db {
     }
   }
 
-  /** Every table's primary key, from the catalog (INSERT ... RETURNING and upserts need them): after migrations too. */
-  async loadKeys(): Promise<void> {
-    const rows = (await this.native(
-      `SELECT c.relname AS tbl, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type
-         FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
-        WHERE i.indisprimary AND n.nspname = current_schema()
-        ORDER BY c.relname, array_position(i.indkey, a.attnum)`,
-    )) as { tbl: string; name: string; type: string }[];
-    const cols = new Map<string, { name: string; type: string }[]>();
-    for (const r of rows) {
-      let l = cols.get(r.tbl);
-      if (!l) cols.set(r.tbl, (l = []));
-      l.push(r);
-    }
-    const keys = new Map<string, TableKey>();
-    for (const [t, l] of cols) {
-      keys.set(t, { columns: l.map((c) => c.name), integer: l.length === 1 && /^(bigint|integer|smallint)$/.test(l[0]?.type ?? '') });
-    }
-    this.keys = keys;
-    // Translations made before the keys were known (during migrations) may lack their RETURNING.
-    this.statements.clear();
-  }
-
-  keyOf(table: string): TableKey | null {
-    return this.keys.get(table) ?? null;
-  }
-
-  /** The translation (and server-side name) of `sql`, made once per text. */
+  /** The numbered text (and server-side name) of `sql`, a text written for PostgreSQL, made once per text. */
   prepared(sql: string): Prepared {
     let p = this.statements.get(sql);
     if (p) {
@@ -310,15 +287,14 @@ export class PgDb implements Db {
       this.statements.set(sql, p);
       return p;
     }
-    if (this.statements.size >= TRANSLATION_MAX) this.statements.delete(this.statements.keys().next().value as string);
-    const tr = translate(sql, (t) => this.keyOf(t));
-    p = { tr, name: this.named < NAMED_STATEMENT_MAX ? `s${++this.named}` : undefined };
+    if (this.statements.size >= PREPARED_MAX) this.statements.delete(this.statements.keys().next().value as string);
+    p = { tr: numberParams(sql), name: this.named < NAMED_STATEMENT_MAX ? `s${++this.named}` : undefined };
     this.statements.set(sql, p);
     return p;
   }
 
   /** Runs a prepared text with its arguments on the flow's transaction connection, or on a free one. */
-  async execute(p: Prepared, sql: string, args: unknown[], arrays: boolean): Promise<pg.QueryResult> {
+  async execute(p: Prepared, args: unknown[], arrays: boolean): Promise<pg.QueryResult> {
     const scope = currentTx<PgScope>(this);
     const values = this.bind(p.tr, args);
     const config: pg.QueryConfig = { text: p.tr.text, values, ...(p.name ? { name: p.name } : {}), ...(arrays ? { rowMode: 'array' } : {}) };
@@ -326,14 +302,7 @@ export class PgDb implements Db {
     try {
       r = scope ? await queryIn(scope, config) : await this.pool.query(config);
     } catch (e) {
-      // SQLite's parameters have no type; one PostgreSQL cannot infer (`? IS NULL` alone) is taken as text. Only
-      // outside a transaction (a failed statement aborts one); the dialect types these, so this stays unused.
-      const untyped = /could not determine data type of parameter \$(\d+)/.exec((e as Error).message);
-      if (!untyped || scope) throw lockError(e);
-      if (!this.untypedRetries.includes(sql)) this.untypedRetries.push(sql);
-      p.tr.text = p.tr.text.replace(new RegExp(`\\$${untyped[1]}(?![\\d:])`, 'g'), (m) => `${m}::text`);
-      p.name = undefined;
-      return this.execute(p, sql, args, arrays);
+      throw lockError(e);
     }
     if (r.rowCount && (r.command === 'INSERT' || r.command === 'UPDATE' || r.command === 'DELETE' || r.command === 'MERGE')) {
       if (scope) scope.written += r.rowCount;
@@ -342,7 +311,7 @@ export class PgDb implements Db {
     return r;
   }
 
-  private bind(tr: Translation, args: unknown[]): unknown[] {
+  private bind(tr: Numbered, args: unknown[]): unknown[] {
     const named = args.length === 1 && args[0] !== null && typeof args[0] === 'object' && !Array.isArray(args[0]) && !Buffer.isBuffer(args[0]);
     const flat = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
     const positional = named ? [] : flat;
@@ -353,16 +322,18 @@ export class PgDb implements Db {
     });
   }
 
-  prepare(sql: string): Statement {
-    let s = this.stmts.get(sql);
-    if (!s) this.stmts.set(sql, (s = new PgStatement(this, sql)));
+  prepare(sql: Sql): Statement {
+    const text = sqlFor('postgres', sql);
+    let s = this.stmts.get(text);
+    if (!s) this.stmts.set(text, (s = new PgStatement(this, text)));
     return s;
   }
 
-  reader<T>(sql: string): RowReader<T> {
+  reader<T>(sql: Sql): RowReader<T> {
     // A statement of its own, always rows as objects (a kept one of the same text may have been plucked).
-    let s = this.readers.get(sql);
-    if (!s) this.readers.set(sql, (s = new PgStatement(this, sql)));
+    const text = sqlFor('postgres', sql);
+    let s = this.readers.get(text);
+    if (!s) this.readers.set(text, (s = new PgStatement(this, text)));
     return { get: (...p) => s.get(...p) as Promise<T | undefined>, all: (...p) => s.all(...p) as Promise<T[]> };
   }
 
@@ -407,9 +378,9 @@ export class PgDb implements Db {
     }
   }
 
-  /** A migration script in the SQLite dialect, translated as DDL. */
+  /** A script written for PostgreSQL (the migrations of migrations-pg/), run as it is. */
   async exec(sql: string): Promise<void> {
-    await this.native(translateDdl(sql));
+    await this.native(sql);
   }
 
   async transaction<T>(fn: () => Promise<T>, _opts?: TransactionOptions): Promise<T> {
@@ -516,10 +487,13 @@ class PgStatement implements Statement {
     readonly source: string,
   ) {}
 
+  /**
+   * `lastInsertRowid` is the first column of the first row an INSERT hands back: its text says `RETURNING id`
+   * where the caller wants the new key (SQLite reads the clause alike and reports the same rowid).
+   */
   async run(...args: unknown[]): Promise<RunResult> {
-    const p = this.db.prepared(this.source);
-    const r = await this.db.execute(p, this.source, args, true);
-    const id = p.tr.returning ? (r.rows[0] as unknown[] | undefined)?.[0] : undefined;
+    const r = await this.db.execute(this.db.prepared(this.source), args, true);
+    const id = r.command === 'INSERT' ? (r.rows[0] as unknown[] | undefined)?.[0] : undefined;
     return { changes: r.rowCount ?? 0, lastInsertRowid: typeof id === 'number' ? id : 0 };
   }
 
@@ -529,7 +503,7 @@ class PgStatement implements Statement {
 
   async all(...args: unknown[]): Promise<unknown[]> {
     const mode = this.mode;
-    const r = await this.db.execute(this.db.prepared(this.source), this.source, args, mode !== 'rows');
+    const r = await this.db.execute(this.db.prepared(this.source), args, mode !== 'rows');
     if (mode === 'pluck') return (r.rows as unknown[][]).map((row) => row[0]);
     return r.rows;
   }

@@ -9,6 +9,10 @@
  * (PostgreSQL: another connection of the pool; SQLite: they wait until it ends, see sqlite.ts).
  */
 
+import type { Feed } from '../change-feed.ts';
+import type { QueryMemo } from '../repos/attendee-query.ts';
+import type { Sql } from './sql.ts';
+
 export type Engine = 'sqlite' | 'postgres';
 
 export interface RunResult {
@@ -38,7 +42,21 @@ export interface TransactionOptions {
   immediate?: boolean;
 }
 
-/** One handle per database: its connections, its prepared statements, its clock. */
+/**
+ * What the server keeps in memory for one database beside its statements: owned by the database's handle, so it
+ * lives and goes with it and two databases in one process never share it (no module-level maps keyed by the
+ * handle). Each field belongs to the one module named.
+ */
+export interface HandleState {
+  /** change-feed.ts: the change feed, once openChangeFeed ran. */
+  feed?: Feed;
+  /** repos/attendee-query.ts: totals and page boundaries of recent attendee queries, by query and change stamp. */
+  attendeeMemos?: Map<string, QueryMemo>;
+  /** repos/analytics.ts: the salt of the day read last. */
+  daySalt?: { day: string; salt: Buffer };
+}
+
+/** One handle per database: its connections, its prepared statements, its clock, its state in memory. */
 export interface Db {
   readonly engine: Engine;
   /** The file (SQLite) or the URL without its password (PostgreSQL). */
@@ -49,11 +67,13 @@ export interface Db {
   readonly inTransaction: boolean;
   /** The clock SQL's `evt_now_utc()` reads (the app's: tests move it). */
   clock: () => number;
-  /** A prepared statement for `sql`, kept per text (bounded, least recently used out). */
-  prepare(sql: string): Statement;
+  /** What the server keeps for this database in memory (see HandleState). */
+  readonly state: HandleState;
+  /** A prepared statement for `sql` (this engine's side of it, as it is), kept per text (bounded, least recently used out). */
+  prepare(sql: Sql): Statement;
   /** Like `prepare`, rows as objects of one shape, read fast on hot paths. */
-  reader<T>(sql: string): RowReader<T>;
-  /** A script of statements without parameters. */
+  reader<T>(sql: Sql): RowReader<T>;
+  /** A script of statements without parameters, written for this engine. */
   exec(sql: string): Promise<void>;
   /**
    * Runs `fn` in a transaction: BEGIN/COMMIT, or a SAVEPOINT when the calling flow is in one already. A throw

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
 
 /** One row of counted views: a page (or API read) on a day, from one referrer and visitor. */
 export interface HitRow {
@@ -15,39 +15,37 @@ export interface HitRow {
   views?: number;
 }
 
-/**
- * The one day's salt each database handle read last: a day's salt never changes once stored (INSERT OR IGNORE,
- * and only earlier days are deleted), so a view need not read it again (on PostgreSQL a round trip each view).
- * One day only: yesterday's salt leaves memory when today's is read.
- */
-const saltOfDay = new WeakMap<Db, { day: string; salt: Buffer }>();
-
 /** Forgets the salt held in memory (a test that removes the stored one, as a new day or a new process would find it). */
 export function forgetDaySalt(db: Db): void {
-  saltOfDay.delete(db);
+  db.state.daySalt = undefined;
 }
 
-/** Today's salt, created on first use; salts of earlier days are deleted, so old hashes cannot be recomputed. */
+/**
+ * Today's salt, created on first use; salts of earlier days are deleted, so old hashes cannot be recomputed. The
+ * handle keeps the one day's salt it read last (Db.state): a day's salt never changes once stored (ON CONFLICT DO
+ * NOTHING, and only earlier days are deleted), so a view need not read it again (on PostgreSQL a round trip each
+ * view). One day only: yesterday's salt leaves memory when today's is read.
+ */
 export async function daySalt(db: Db, day: string): Promise<Buffer> {
-  const known = saltOfDay.get(db);
+  const known = db.state.daySalt;
   if (known?.day === day) return known.salt;
   const salt = await storedSalt(db, day);
-  saltOfDay.set(db, { day, salt });
+  db.state.daySalt = { day, salt };
   return salt;
 }
 
 async function storedSalt(db: Db, day: string): Promise<Buffer> {
-  const row = (await stmt(db, 'SELECT salt FROM analytics_salts WHERE day = ?').get(day)) as { salt: Buffer } | undefined;
+  const row = (await statement(db, 'SELECT salt FROM analytics_salts WHERE day = ?').get(day)) as { salt: Buffer } | undefined;
   if (row) return row.salt;
   const salt = crypto.randomBytes(32);
-  await stmt(db, 'DELETE FROM analytics_salts WHERE day < ?').run(day);
-  await stmt(db, 'INSERT OR IGNORE INTO analytics_salts (day, salt) VALUES (?, ?)').run(day, salt);
-  return ((await stmt(db, 'SELECT salt FROM analytics_salts WHERE day = ?').get(day)) as { salt: Buffer }).salt;
+  await statement(db, 'DELETE FROM analytics_salts WHERE day < ?').run(day);
+  await statement(db, 'INSERT INTO analytics_salts (day, salt) VALUES (?, ?) ON CONFLICT DO NOTHING').run(day, salt);
+  return ((await statement(db, 'SELECT salt FROM analytics_salts WHERE day = ?').get(day)) as { salt: Buffer }).salt;
 }
 
 /** Counts `h.views` more views on its day, page, referrer and visitor: one row each, however many views. */
 export async function insertHit(db: Db, h: HitRow): Promise<void> {
-  await stmt(
+  await statement(
     db,
     `INSERT INTO analytics_hits (ts, day, kind, path, post_id, referrer_host, visitor, views) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (day, post_id, kind, path, referrer_host, visitor) DO UPDATE SET views = analytics_hits.views + excluded.views, ts = excluded.ts`,
@@ -56,7 +54,7 @@ export async function insertHit(db: Db, h: HitRow): Promise<void> {
 
 /** Rows of one day (the recorder folds new visitors and referrers into one row per page past its daily bound). */
 export async function rowsOfDay(db: Db, day: string): Promise<number> {
-  return ((await stmt(db, 'SELECT COUNT(*) AS n FROM analytics_hits WHERE day = ?').get(day)) as { n: number }).n;
+  return ((await statement(db, 'SELECT COUNT(*) AS n FROM analytics_hits WHERE day = ?').get(day)) as { n: number }).n;
 }
 
 export interface Counts {
@@ -71,7 +69,7 @@ const COUNTS =
   "COALESCE(SUM(views), 0) AS views, COUNT(DISTINCT day || ':' || visitor) AS visitors, COALESCE(SUM(CASE WHEN kind = 'page' THEN views ELSE 0 END), 0) AS page_views, COALESCE(SUM(CASE WHEN kind = 'api' THEN views ELSE 0 END), 0) AS api_reads";
 
 export async function totals(db: Db, from: string, to: string): Promise<Counts & { posts: number; referrers: number }> {
-  return (await stmt(
+  return (await statement(
     db,
     `SELECT ${COUNTS}, COUNT(DISTINCT CASE WHEN post_id > 0 THEN post_id END) AS posts, COUNT(DISTINCT NULLIF(referrer_host, '')) AS referrers FROM analytics_hits WHERE day BETWEEN ? AND ?`,
   ).get(from, to)) as Counts & { posts: number; referrers: number };
@@ -80,32 +78,32 @@ export async function totals(db: Db, from: string, to: string): Promise<Counts &
 /** Counts per day ('YYYY-MM-DD') or per month ('YYYY-MM'), only periods with hits. */
 export async function series(db: Db, from: string, to: string, monthly: boolean): Promise<(Counts & { period: string })[]> {
   const period = monthly ? 'substr(day, 1, 7)' : 'day';
-  return (await stmt(db, `SELECT ${period} AS period, ${COUNTS} FROM analytics_hits WHERE day BETWEEN ? AND ? GROUP BY period ORDER BY period`).all(
-    from,
-    to,
-  )) as (Counts & { period: string })[];
+  return (await statement(
+    db,
+    `SELECT ${period} AS period, ${COUNTS} FROM analytics_hits WHERE day BETWEEN ? AND ? GROUP BY period ORDER BY period`,
+  ).all(from, to)) as (Counts & { period: string })[];
 }
 
 export async function topPosts(db: Db, from: string, to: string, limit: number): Promise<(Counts & { post_id: number })[]> {
-  return (await stmt(
+  return (await statement(
     db,
     `SELECT post_id, ${COUNTS} FROM analytics_hits WHERE day BETWEEN ? AND ? AND post_id > 0 GROUP BY post_id ORDER BY views DESC, post_id ASC LIMIT ?`,
   ).all(from, to, limit)) as (Counts & { post_id: number })[];
 }
 
 export async function topReferrers(db: Db, from: string, to: string, limit: number): Promise<(Counts & { host: string })[]> {
-  return (await stmt(
+  return (await statement(
     db,
     `SELECT referrer_host AS host, ${COUNTS} FROM analytics_hits WHERE day BETWEEN ? AND ? AND referrer_host <> '' GROUP BY referrer_host ORDER BY views DESC, host ASC LIMIT ?`,
   ).all(from, to, limit)) as (Counts & { host: string })[];
 }
 
 export async function since(db: Db, fromTs: string): Promise<Counts> {
-  return (await stmt(db, `SELECT ${COUNTS} FROM analytics_hits WHERE ts >= ?`).get(fromTs)) as Counts;
+  return (await statement(db, `SELECT ${COUNTS} FROM analytics_hits WHERE ts >= ?`).get(fromTs)) as Counts;
 }
 
 export async function pathsSince(db: Db, fromTs: string, limit: number): Promise<{ path: string; post_id: number; views: number }[]> {
-  return (await stmt(
+  return (await statement(
     db,
     'SELECT path, MAX(post_id) AS post_id, SUM(views) AS views FROM analytics_hits WHERE ts >= ? GROUP BY path ORDER BY views DESC, path ASC LIMIT ?',
   ).all(fromTs, limit)) as { path: string; post_id: number; views: number }[];

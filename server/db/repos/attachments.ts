@@ -1,5 +1,6 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
+import { inJson, sql } from '../engine/sql.ts';
 
 export interface AttachmentRow {
   post_id: number;
@@ -16,22 +17,22 @@ export interface AttachmentRow {
 }
 
 export async function getAttachment(db: Db, id: number): Promise<AttachmentRow | undefined> {
-  return (await stmt(db, 'SELECT a.*, p.parent, p.title, p.status FROM attachments a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ?').get(
+  return (await statement(db, 'SELECT a.*, p.parent, p.title, p.status FROM attachments a JOIN posts p ON p.id = a.post_id WHERE a.post_id = ?').get(
     id,
   )) as AttachmentRow | undefined;
 }
 
 export async function getAttachments(db: Db, ids: readonly number[]): Promise<Map<number, AttachmentRow>> {
   if (!ids.length) return new Map();
-  const rows = (await stmt(
+  const rows = (await statement(
     db,
-    'SELECT a.*, p.parent, p.title, p.status FROM attachments a JOIN posts p ON p.id = a.post_id WHERE a.post_id IN (SELECT value FROM json_each(?))',
+    sql`SELECT a.*, p.parent, p.title, p.status FROM attachments a JOIN posts p ON p.id = a.post_id WHERE ${inJson('a.post_id', 'id')}`,
   ).all(JSON.stringify(ids))) as AttachmentRow[];
   return new Map(rows.map((r) => [r.post_id, r]));
 }
 
 export async function findAttachmentByUrl(db: Db, url: string): Promise<number | undefined> {
-  return ((await stmt(db, 'SELECT post_id FROM attachments WHERE url = ? LIMIT 1').get(url)) as { post_id: number } | undefined)?.post_id;
+  return ((await statement(db, 'SELECT post_id FROM attachments WHERE url = ? LIMIT 1').get(url)) as { post_id: number } | undefined)?.post_id;
 }
 
 export async function insertAttachmentCols(
@@ -47,7 +48,7 @@ export async function insertAttachmentCols(
     protected?: number;
   },
 ): Promise<void> {
-  await stmt(
+  await statement(
     db,
     'INSERT INTO attachments (post_id, url, file_path, mime_type, width, height, filesize, protected) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   ).run(postId, a.url, a.file_path ?? null, a.mime_type, a.width ?? null, a.height ?? null, a.filesize ?? null, a.protected ?? 0);

@@ -1,5 +1,7 @@
 import type { Db } from '../connection.ts';
-import { dbNow, likeContains as like, rowReader, stmt } from '../connection.ts';
+import { dbNow, likeContains, rowReader, statement } from '../connection.ts';
+import type { Engine } from '../engine/types.ts';
+import { inJson, jsonElements, LIKE_NOCASE, sqlFor } from '../engine/sql.ts';
 import { changeStamp, sharedStateOf } from '../change-feed.ts';
 import { EFFECTIVE_ORDER_STATUS, ROW_COLS, type AttendeeRow } from './attendees.ts';
 
@@ -54,26 +56,28 @@ export interface AttendeeQuery {
 /** Every post status but trash (domain/events/access.ts WRITABLE_STATUSES). */
 const NON_TRASH = ['publish', 'future', 'draft', 'pending', 'private'];
 
-function build(q: AttendeeQuery): { from: string; where: string; params: unknown[]; orderBy: string } {
+/** The parts of a list statement, in `engine`'s SQL. */
+function build(q: AttendeeQuery, engine: Engine): { from: string; where: string; params: unknown[]; orderBy: string } {
   const where: string[] = [];
   const params: unknown[] = [];
   const joins = new Set<string>();
-  const inList = (col: string, values: readonly (string | number)[], not = false) => {
-    where.push(`${col} ${not ? 'NOT IN' : 'IN'} (SELECT value FROM json_each(?))`);
+  const inList = (col: string, kind: 'id' | 'text', values: readonly (string | number)[], not = false) => {
+    where.push(sqlFor(engine, inJson(col, kind, not)));
     params.push(JSON.stringify(values));
   };
-  if (q.empty) where.push('0');
+  const like = sqlFor(engine, LIKE_NOCASE);
+  if (q.empty) where.push('FALSE');
   // A single event is the kiosk's query: filter on the covering index (event_id, post_id, status).
   if (q.eventIds?.length === 1) {
     where.push('a.event_id = ?');
     params.push(q.eventIds[0]);
-  } else if (q.eventIds) inList('a.event_id', q.eventIds);
-  if (q.excludeEventIds) inList('a.event_id', q.excludeEventIds, true);
-  if (q.ticketIds) inList('a.ticket_id', q.ticketIds);
-  if (q.excludeTicketIds) inList('a.ticket_id', q.excludeTicketIds, true);
-  if (q.include) inList('a.post_id', q.include);
-  if (q.exclude) inList('a.post_id', q.exclude, true);
-  if (q.providers) inList('a.provider', q.providers);
+  } else if (q.eventIds) inList('a.event_id', 'id', q.eventIds);
+  if (q.excludeEventIds) inList('a.event_id', 'id', q.excludeEventIds, true);
+  if (q.ticketIds) inList('a.ticket_id', 'id', q.ticketIds);
+  if (q.excludeTicketIds) inList('a.ticket_id', 'id', q.excludeTicketIds, true);
+  if (q.include) inList('a.post_id', 'id', q.include);
+  if (q.exclude) inList('a.post_id', 'id', q.exclude, true);
+  if (q.providers) inList('a.provider', 'text', q.providers);
   if (q.statuses) {
     // The managers' default (every status but trash) as one comparison: the kiosk's full download pages
     // through the covering index, and a list lookup per entry would double its cost.
@@ -82,40 +86,41 @@ function build(q: AttendeeQuery): { from: string; where: string; params: unknown
     else if (q.statuses.length === 1) {
       where.push('a.status = ?');
       params.push(q.statuses[0]);
-    } else inList('a.status', q.statuses);
+    } else inList('a.status', 'text', q.statuses);
   }
   if (q.eventStatuses || q.publicOnly || q.eventAuthor !== undefined) joins.add('JOIN posts e ON e.id = a.event_id');
   if (q.eventAuthor !== undefined) {
     where.push('e.author = ?');
     params.push(q.eventAuthor);
   }
-  if (q.eventStatuses) inList('e.status', q.eventStatuses);
+  if (q.eventStatuses) inList('e.status', 'text', q.eventStatuses);
   if (q.orderStatuses) {
     joins.add('LEFT JOIN orders o ON o.post_id = a.order_id');
     inList(
       q.rsvpStatusAsOrderStatus
         ? `CASE WHEN a.provider = 'rsvp' THEN COALESCE(a.rsvp_status, 'yes') ELSE ${EFFECTIVE_ORDER_STATUS} END`
         : EFFECTIVE_ORDER_STATUS,
+      'text',
       q.orderStatuses,
     );
   }
   if (q.publicOnly) where.push("a.optout = 0 AND (a.rsvp_status IS NULL OR a.rsvp_status = 'yes') AND e.password = ''");
   if (q.search) {
     // E-mail addresses are private: only a manager's search looks into them.
-    if (q.publicOnly) where.push("a.full_name LIKE ? ESCAPE '\\'");
+    if (q.publicOnly) where.push(`a.full_name ${like} ? ESCAPE '\\'`);
     else {
-      where.push("(a.full_name LIKE ? ESCAPE '\\' OR a.email LIKE ? ESCAPE '\\')");
-      params.push(like(q.search));
+      where.push(`(a.full_name ${like} ? ESCAPE '\\' OR a.email ${like} ? ESCAPE '\\')`);
+      params.push(likeContains(q.search));
     }
-    params.push(like(q.search));
+    params.push(likeContains(q.search));
   }
   if (q.name) {
-    where.push("a.full_name LIKE ? ESCAPE '\\'");
-    params.push(like(q.name));
+    where.push(`a.full_name ${like} ? ESCAPE '\\'`);
+    params.push(likeContains(q.name));
   }
   if (q.email) {
-    where.push("a.email LIKE ? ESCAPE '\\'");
-    params.push(like(q.email));
+    where.push(`a.email ${like} ? ESCAPE '\\'`);
+    params.push(likeContains(q.email));
   }
   if (q.createdAfter || q.createdBefore || q.orderby === 'date' || q.orderby === 'slug') joins.add('JOIN posts p ON p.id = a.post_id');
   if (q.createdAfter) {
@@ -137,7 +142,7 @@ function build(q: AttendeeQuery): { from: string; where: string; params: unknown
   if (q.checkedIn !== undefined) where.push(q.checkedIn ? 'a.checked_in = 1' : 'a.checked_in = 0');
   // As the original: the going status narrows RSVP attendees only; other attendees have none and stay.
   if (q.rsvpGoing) {
-    where.push("(a.provider <> 'rsvp' OR COALESCE(a.rsvp_status, 'yes') IN (SELECT value FROM json_each(?)))");
+    where.push(`(a.provider <> 'rsvp' OR ${sqlFor(engine, inJson("COALESCE(a.rsvp_status, 'yes')", 'text'))})`);
     params.push(JSON.stringify(q.rsvpGoing));
   }
   if (q.changedSince !== undefined) {
@@ -158,7 +163,7 @@ function build(q: AttendeeQuery): { from: string; where: string; params: unknown
       break;
     case 'include':
       if (q.include?.length) {
-        orderBy = `(SELECT MIN(CAST(key AS INTEGER)) FROM json_each(?) WHERE value = a.post_id) ${dir}`;
+        orderBy = `(SELECT MIN(CAST(j.key AS BIGINT)) FROM ${sqlFor(engine, jsonElements('j', 'id'))} WHERE j.value = a.post_id) ${dir}`;
         break;
       }
       orderBy = `a.post_id ${dir}`;
@@ -170,19 +175,18 @@ function build(q: AttendeeQuery): { from: string; where: string; params: unknown
   return { from, where: where.length ? `WHERE ${where.join(' AND ')}` : '', params, orderBy };
 }
 
-// Totals of recent queries, and where each served page ended, keyed by the query and by the connection's
+// Totals of recent queries, and where each served page ended (kept on the database's handle, Db.state), keyed by the query and by the connection's
 // change counter plus SQLite's data version: any write (this connection or another) makes every entry miss.
 // With shared state in the database (PostgreSQL) another process's change is seen through the change log, which a
 // change made outside Doorstep (psql) does not write: the key then also moves every ATTENDEE_MEMO_REVALIDATE_MS
 // (as server/routes/events/present-cache.ts's PRESENT_REVALIDATE_MS), so such a change shows within a minute.
 // On a quiet list, page N+1 of an ID-ordered query then starts after the last ID of page N (keyset) instead
 // of stepping over N pages of index entries, which keeps a 100,000-attendee download linear.
-interface QueryMemo {
+export interface QueryMemo {
   total: number;
   /** offset -> ID of the row just before it, for ID-ordered queries. */
   boundaries: Map<number, number>;
 }
-const memos = new WeakMap<Db, Map<string, QueryMemo>>();
 export const ATTENDEE_MEMO_REVALIDATE_MS = 60_000;
 
 async function memoFor(db: Db, key: string): Promise<{ memo: QueryMemo | undefined; store: (m: QueryMemo) => void; k: string }> {
@@ -190,9 +194,8 @@ async function memoFor(db: Db, key: string): Promise<{ memo: QueryMemo | undefin
   const dv = await changeStamp(db, 'any');
   const epoch = sharedStateOf(db) === 'database' ? Math.floor(dbNow(db) / ATTENDEE_MEMO_REVALIDATE_MS) : 0;
   const k = `${v.c}:${dv}:${epoch}:${key}`;
-  let m = memos.get(db);
-  if (!m) memos.set(db, (m = new Map()));
-  const map = m;
+  db.state.attendeeMemos ??= new Map();
+  const map = db.state.attendeeMemos;
   return {
     memo: map.get(k),
     k,
@@ -205,10 +208,10 @@ async function memoFor(db: Db, key: string): Promise<{ memo: QueryMemo | undefin
 
 /** The statement of one page's IDs (keyset after the memo's boundary when it has one) and what it learns. */
 async function pageStatement(db: Db, q: AttendeeQuery) {
-  const { from, where, params, orderBy } = build(q);
+  const { from, where, params, orderBy } = build(q, db.engine);
   const { memo: found, store } = await memoFor(db, `${from} ${where} ${orderBy} ${JSON.stringify(params)}`);
   const memo = found ?? {
-    total: ((await stmt(db, `SELECT COUNT(*) AS n FROM ${from} ${where}`).get(...params)) as { n: number }).n,
+    total: ((await statement(db, `SELECT COUNT(*) AS n FROM ${from} ${where}`).get(...params)) as { n: number }).n,
     boundaries: new Map(),
   };
   if (!found) store(memo);
@@ -241,7 +244,7 @@ async function pageStatement(db: Db, q: AttendeeQuery) {
 export async function queryAttendees(db: Db, q: AttendeeQuery): Promise<{ ids: number[]; total: number }> {
   const page = await pageStatement(db, q);
   const ids = (
-    (await stmt(db, page.sql)
+    (await statement(db, page.sql)
       .raw()
       .all(...page.args)) as [number][]
   ).map((r) => r[0]);
@@ -315,7 +318,7 @@ ORDER BY pg.pos`;
 
 /** `EXPLAIN QUERY PLAN` of a list query's count and page statements (a test holds them to their indexes). */
 export async function explainAttendeeQuery(db: Db, q: AttendeeQuery): Promise<{ count: string[]; page: string[] }> {
-  const { from, where, params, orderBy } = build(q);
+  const { from, where, params, orderBy } = build(q, db.engine);
   const plan = async (sql: string, p: unknown[]) =>
     ((await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...p)) as { detail: string }[]).map((r) => r.detail);
   return {

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { Db } from '../connection.ts';
-import { rowReader, stmt } from '../connection.ts';
+import { rowReader, statement } from '../connection.ts';
 import type { PgDb } from '../engine/postgres.ts';
+import { inJson, sql } from '../engine/sql.ts';
 import type { CheckinRow } from './checkins.ts';
 import { NONCE_LOCK_SPACE } from './locks.ts';
 
@@ -106,7 +107,7 @@ JOIN posts tp ON tp.id = a.ticket_id
 JOIN posts e ON e.id = a.event_id
 WHERE a.post_id = ?`;
 
-// A page's attendees share a handful of tickets and events: those are read once each, not once per row.
+// SQLite only (see getAttendeeRows): a page's attendees share a handful of tickets and events, read once each.
 const SELECT_PAGE = `SELECT ${CORE_COLS} FROM attendees a ${CORE_JOINS} WHERE a.post_id IN (SELECT value FROM json_each(?))`;
 
 const SELECT_TICKETS = `SELECT t.post_id AS ticket_id, ${TICKET_COLS}
@@ -137,7 +138,7 @@ type CorePart = Omit<AttendeeRow, keyof TicketPart | keyof EventPart> & { ticket
  * PostgreSQL: the whole rows of a set in one statement (each statement there is a round trip to the server; the
  * same join SQLite makes row by row is cheap for PostgreSQL's planner, which hashes the few tickets and events).
  */
-const SELECT_SET = SELECT_ROW.replace('WHERE a.post_id = ?', 'WHERE a.post_id IN (SELECT value FROM json_each(?))');
+const SELECT_SET = SELECT_ROW.replace('WHERE a.post_id = ?', `WHERE ${inJson('a.post_id', 'id').pg}`);
 
 /**
  * Rows in the order of `ids` (missing ones skipped): three statements for a whole page on SQLite, where a page's
@@ -151,10 +152,13 @@ export async function getAttendeeRows(db: Db, ids: readonly number[]): Promise<A
   }
   const core = await rowReader<CorePart>(db, SELECT_PAGE).all(JSON.stringify(ids));
   const tickets = new Map(
-    ((await stmt(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))]))) as TicketPart[]).map((t) => [t.ticket_id, t]),
+    ((await statement(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))]))) as TicketPart[]).map((t) => [
+      t.ticket_id,
+      t,
+    ]),
   );
   const events = new Map(
-    ((await stmt(db, SELECT_EVENTS).all(JSON.stringify([...new Set(core.map((r) => r.event_id))]))) as EventPart[]).map((e) => [e.event_id, e]),
+    ((await statement(db, SELECT_EVENTS).all(JSON.stringify([...new Set(core.map((r) => r.event_id))]))) as EventPart[]).map((e) => [e.event_id, e]),
   );
   const byId = new Map<number, AttendeeRow>();
   for (const r of core) {
@@ -186,7 +190,8 @@ const PG_READ_SCANS = SELECT_ROW.replace(
      FROM checkins AS k WHERE k.nonce = ANY($2::text[])) AS seen_nonces`,
 ).replace('WHERE a.post_id = ?', 'WHERE a.post_id = ANY($1::bigint[])');
 
-const SELECT_OF_ORDERS = SELECT_ROW.replace('WHERE a.post_id = ?', 'WHERE a.order_id IN (SELECT value FROM json_each(?)) ORDER BY a.post_id');
+/** PostgreSQL only (see attendeeRowsOfOrders). */
+const SELECT_OF_ORDERS = SELECT_ROW.replace('WHERE a.post_id = ?', `WHERE ${inJson('a.order_id', 'id').pg} ORDER BY a.post_id`);
 
 /**
  * The rows of the attendees of these orders, in ID order: one statement on PostgreSQL; on SQLite their IDs, then
@@ -196,7 +201,7 @@ export async function attendeeRowsOfOrders(db: Db, orderIds: readonly number[]):
   if (!orderIds.length) return [];
   if (db.engine === 'postgres') return await rowReader<AttendeeRow>(db, SELECT_OF_ORDERS).all(JSON.stringify(orderIds));
   const ids = (
-    (await stmt(db, 'SELECT post_id FROM attendees WHERE order_id IN (SELECT value FROM json_each(?)) ORDER BY post_id').all(
+    (await statement(db, 'SELECT post_id FROM attendees WHERE order_id IN (SELECT value FROM json_each(?)) ORDER BY post_id').all(
       JSON.stringify(orderIds),
     )) as { post_id: number }[]
   ).map((r) => r.post_id);
@@ -217,7 +222,7 @@ export async function lockScanState(db: Db, ids: readonly number[], nonces: read
   if (db.engine !== 'postgres') {
     const rows = idSet.length ? await rowReader<AttendeeRow>(db, SELECT_ROWS).all(JSON.stringify(idSet)) : [];
     const seen = nonceSet.length
-      ? ((await stmt(db, 'SELECT nonce, attendee_id, result, reason, list_id FROM checkins WHERE nonce IN (SELECT value FROM json_each(?))').all(
+      ? ((await statement(db, 'SELECT nonce, attendee_id, result, reason, list_id FROM checkins WHERE nonce IN (SELECT value FROM json_each(?))').all(
           JSON.stringify(nonceSet),
         )) as ScanState['seen'])
       : [];
@@ -238,12 +243,12 @@ export async function getAttendeeRow(db: Db, id: number): Promise<AttendeeRow | 
 
 /** The change cursor handed to kiosks (`X-EVT-Cursor`): every attendee change moves it forward. */
 export async function attendeeCursor(db: Db): Promise<number> {
-  return ((await stmt(db, "SELECT value FROM sequences WHERE name = 'attendee_change'").get()) as { value: number }).value;
+  return ((await statement(db, "SELECT value FROM sequences WHERE name = 'attendee_change'").get()) as { value: number }).value;
 }
 
 /** A random security code (16 lowercase hex characters), unique among attendees. */
 export async function newSecurityCode(db: Db): Promise<string> {
-  const taken = stmt(db, 'SELECT 1 FROM attendees WHERE security_code = ?');
+  const taken = statement(db, 'SELECT 1 FROM attendees WHERE security_code = ?');
   for (;;) {
     const code = crypto.randomBytes(8).toString('hex');
     if (!(await taken.get(code))) return code;
@@ -260,7 +265,7 @@ export async function newSecurityCodes(db: Db, n: number): Promise<string[]> {
       if (!codes.has(code) && !fresh.includes(code)) fresh.push(code);
     }
     const taken = new Set(
-      (await stmt(db, 'SELECT security_code FROM attendees WHERE security_code IN (SELECT value FROM json_each(?))')
+      (await statement(db, sql`SELECT security_code FROM attendees WHERE ${inJson('security_code', 'text')}`)
         .pluck()
         .all(JSON.stringify(fresh))) as string[],
     );
@@ -291,7 +296,7 @@ export async function insertAttendeeRow(db: Db, a: AttendeeInsert): Promise<void
 /** The attendee rows of attendee posts already inserted, in one statement. */
 export async function insertAttendeeRows(db: Db, rows: readonly AttendeeInsert[]): Promise<void> {
   if (!rows.length) return;
-  await stmt(
+  await statement(
     db,
     `INSERT INTO attendees (post_id, ticket_id, event_id, order_id, provider, full_name, email, security_code, price_minor, optout, rsvp_status)
      VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
@@ -317,10 +322,10 @@ export async function updateAttendeeFields(
   id: number,
   f: { fullName?: string; email?: string; rsvpStatus?: 'yes' | 'no'; optout?: boolean },
 ): Promise<void> {
-  if (f.optout !== undefined) await stmt(db, 'UPDATE attendees SET optout = ? WHERE post_id = ?').run(f.optout ? 1 : 0, id);
-  if (f.fullName !== undefined) await stmt(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(f.fullName, id);
-  if (f.email !== undefined) await stmt(db, 'UPDATE attendees SET email = ? WHERE post_id = ?').run(f.email, id);
-  if (f.rsvpStatus !== undefined) await stmt(db, 'UPDATE attendees SET rsvp_status = ? WHERE post_id = ?').run(f.rsvpStatus, id);
+  if (f.optout !== undefined) await statement(db, 'UPDATE attendees SET optout = ? WHERE post_id = ?').run(f.optout ? 1 : 0, id);
+  if (f.fullName !== undefined) await statement(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(f.fullName, id);
+  if (f.email !== undefined) await statement(db, 'UPDATE attendees SET email = ? WHERE post_id = ?').run(f.email, id);
+  if (f.rsvpStatus !== undefined) await statement(db, 'UPDATE attendees SET rsvp_status = ? WHERE post_id = ?').run(f.rsvpStatus, id);
 }
 
 /**
@@ -328,7 +333,7 @@ export async function updateAttendeeFields(
  * change cursor handed out so far in the same write (the update trigger stands back when change_seq moves).
  */
 export async function setCheckedIn(db: Db, id: number, checkinId: number | null): Promise<void> {
-  await stmt(db, 'UPDATE attendees SET checked_in = ?, checkin_id = ? WHERE post_id = ?').run(checkinId === null ? 0 : 1, checkinId, id);
+  await statement(db, 'UPDATE attendees SET checked_in = ?, checkin_id = ? WHERE post_id = ?').run(checkinId === null ? 0 : 1, checkinId, id);
 }
 
 export interface TicketRef {
@@ -343,7 +348,7 @@ export interface TicketRef {
 }
 
 export async function getTicketRef(db: Db, id: number): Promise<TicketRef | undefined> {
-  return (await stmt(
+  return (await statement(
     db,
     `SELECT t.post_id AS id, t.event_id, t.provider, t.price_minor, t.currency, t.capacity, p.status, p.title
      FROM tickets t JOIN posts p ON p.id = t.post_id WHERE t.post_id = ?`,
@@ -352,17 +357,17 @@ export async function getTicketRef(db: Db, id: number): Promise<TicketRef | unde
 
 /** The event an attendee belongs to, or undefined when there is no such attendee. */
 export async function attendeeEventId(db: Db, attendeeId: number): Promise<number | undefined> {
-  return (await stmt(db, 'SELECT event_id FROM attendees WHERE post_id = ?').pluck().get(attendeeId)) as number | undefined;
+  return (await statement(db, 'SELECT event_id FROM attendees WHERE post_id = ?').pluck().get(attendeeId)) as number | undefined;
 }
 
 /** Sets the attendee row's name only (its post's title is the caller's; see updateAttendeeFields for edits). */
 export async function setAttendeeFullName(db: Db, id: number, name: string): Promise<void> {
-  await stmt(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(name, id);
+  await statement(db, 'UPDATE attendees SET full_name = ? WHERE post_id = ?').run(name, id);
 }
 
 /** The event ending at or after `fromUtc` with the most attendees, and how many (the demo's door). */
 export async function busiestEventFrom(db: Db, fromUtc: string): Promise<{ id: number; n: number } | undefined> {
-  return (await stmt(
+  return (await statement(
     db,
     'SELECT a.event_id AS id, COUNT(*) AS n FROM attendees a JOIN events e ON e.post_id = a.event_id WHERE e.end_utc >= ? GROUP BY a.event_id ORDER BY n DESC LIMIT 1',
   ).get(fromUtc)) as { id: number; n: number } | undefined;
@@ -374,7 +379,7 @@ export async function uncheckedAttendeeCodes(
   eventId: number,
   orderStatus: string,
 ): Promise<{ post_id: number; ticket_id: number; security_code: string }[]> {
-  return (await stmt(
+  return (await statement(
     db,
     'SELECT a.post_id, a.ticket_id, a.security_code FROM attendees a JOIN orders o ON o.post_id = a.order_id WHERE a.event_id = ? AND a.checked_in = 0 AND o.status = ? ORDER BY a.post_id LIMIT 5',
   ).all(eventId, orderStatus)) as { post_id: number; ticket_id: number; security_code: string }[];

@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
 import { insertPost } from './posts.ts';
 import { insertAttendeeRow, newSecurityCode, type TicketRef } from './attendees.ts';
 
@@ -33,7 +33,7 @@ export async function insertOrderRow(
   },
 ): Promise<number> {
   const id = await insertPost(db, 'order', { status: 'publish', author: o.userId, title: `Order for ${o.name}`, ...o.dates });
-  await stmt(
+  await statement(
     db,
     `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -65,7 +65,7 @@ export async function sellAtBoxOffice(db: Db, s: BoxOfficeSale): Promise<{ atten
     currency: t.currency,
     dates: s.dates,
   });
-  await stmt(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, 1, ?)').run(orderId, t.id, t.price_minor);
+  await statement(db, 'INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES (?, ?, 1, ?)').run(orderId, t.id, t.price_minor);
   const attendeeId = await insertPost(db, 'attendee', { status: 'publish', author: s.userId, title: s.fullName, ...s.dates });
   await insertAttendeeRow(db, {
     postId: attendeeId,

@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
 import type { PgDb } from '../engine/postgres.ts';
 
 /** A cart, one per owner: `user:<id>`, `key:<api key id>` or `cookie:<sha-256 of the visitor's cookie>`. */
@@ -24,12 +24,12 @@ export interface CartItemRow {
 }
 
 export async function findCart(db: Db, owner: string): Promise<CartRow | undefined> {
-  return (await stmt(db, 'SELECT * FROM carts WHERE owner = ?').get(owner)) as CartRow | undefined;
+  return (await statement(db, 'SELECT * FROM carts WHERE owner = ?').get(owner)) as CartRow | undefined;
 }
 
 /** The cart's lines, by ticket ID. */
 export async function cartItems(db: Db, cartId: number): Promise<CartItemRow[]> {
-  return (await stmt(
+  return (await statement(
     db,
     `SELECT ci.ticket_id, ci.quantity, ci.optout, ci.iac, t.provider, t.event_id, t.price_minor
      FROM cart_items ci JOIN tickets t ON t.post_id = ci.ticket_id WHERE ci.cart_id = ? ORDER BY ci.ticket_id`,
@@ -52,18 +52,18 @@ export async function replaceCartLines(
   owner: string,
   w: { provider: string; postId: number | null; meta: unknown[]; lines: CartLine[]; nowUtc: string },
 ): Promise<CartRow> {
-  await stmt(
+  await statement(
     db,
     `INSERT INTO carts (owner, provider, post_id, meta, updated_utc) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(owner) DO UPDATE SET provider = excluded.provider, post_id = excluded.post_id, meta = excluded.meta, updated_utc = excluded.updated_utc`,
   ).run(owner, w.provider, w.postId ?? 0, JSON.stringify(w.meta), w.nowUtc);
   const cart = (await findCart(db, owner))!;
-  await stmt(
+  await statement(
     db,
     `DELETE FROM cart_items WHERE cart_id = ? AND ticket_id IN (
-       SELECT post_id FROM tickets WHERE provider = ? AND (? IS NULL OR event_id = ?))`,
+       SELECT post_id FROM tickets WHERE provider = ? AND (CAST(? AS BIGINT) IS NULL OR event_id = ?))`,
   ).run(cart.id, w.provider, w.postId, w.postId);
-  const put = stmt(
+  const put = statement(
     db,
     `INSERT INTO cart_items (cart_id, ticket_id, quantity, optout, iac) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(cart_id, ticket_id) DO UPDATE SET quantity = excluded.quantity, optout = excluded.optout, iac = excluded.iac`,
@@ -142,10 +142,10 @@ export const MAX_CARTS = 100_000;
  * go, so the table stays bounded whatever visitors send. Signed-in users' carts are never pushed out.
  */
 export async function makeRoomForCart(db: Db, max = MAX_CARTS): Promise<number> {
-  const n = ((await stmt(db, 'SELECT COUNT(*) AS n FROM carts').get()) as { n: number }).n;
+  const n = ((await statement(db, 'SELECT COUNT(*) AS n FROM carts').get()) as { n: number }).n;
   if (n < max) return 0;
   return (
-    await stmt(db, "DELETE FROM carts WHERE id IN (SELECT id FROM carts WHERE owner LIKE 'cookie:%' ORDER BY updated_utc, id LIMIT ?)").run(
+    await statement(db, "DELETE FROM carts WHERE id IN (SELECT id FROM carts WHERE owner LIKE 'cookie:%' ORDER BY updated_utc, id LIMIT ?)").run(
       n - max + 1,
     )
   ).changes;
@@ -153,16 +153,16 @@ export async function makeRoomForCart(db: Db, max = MAX_CARTS): Promise<number> 
 
 /** Drops carts last written before `beforeUtc` (the sweep: a cart lives as long as its cookie). */
 export async function dropStaleCarts(db: Db, beforeUtc: string): Promise<number> {
-  return (await stmt(db, 'DELETE FROM carts WHERE updated_utc < ?').run(beforeUtc)).changes;
+  return (await statement(db, 'DELETE FROM carts WHERE updated_utc < ?').run(beforeUtc)).changes;
 }
 
 /** Empties the cart: its lines, and its meta unless it is empty already (`cart` as read under its lock). */
 export async function emptyCart(db: Db, cart: Pick<CartRow, 'id' | 'meta'>): Promise<void> {
-  await stmt(db, 'DELETE FROM cart_items WHERE cart_id = ?').run(cart.id);
-  if (cart.meta !== '[]') await stmt(db, "UPDATE carts SET meta = '[]' WHERE id = ?").run(cart.id);
+  await statement(db, 'DELETE FROM cart_items WHERE cart_id = ?').run(cart.id);
+  if (cart.meta !== '[]') await statement(db, "UPDATE carts SET meta = '[]' WHERE id = ?").run(cart.id);
 }
 
 /** A deleted ticket leaves every cart. */
 export async function removeTicketFromCarts(db: Db, ticketId: number): Promise<void> {
-  await stmt(db, 'DELETE FROM cart_items WHERE ticket_id = ?').run(ticketId);
+  await statement(db, 'DELETE FROM cart_items WHERE ticket_id = ?').run(ticketId);
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
+import { inJson, sql } from '../engine/sql.ts';
 import { nowUtc } from '../clock.ts';
 import { CHECKIN_ORDER_STATUSES } from '../../../shared/checkin/order-status.ts';
 import { EFFECTIVE_ORDER_STATUS } from './attendees.ts';
@@ -27,11 +28,11 @@ export interface CheckinListRow {
 export type CheckinListFields = Omit<CheckinListRow, 'id' | 'created_utc'>;
 
 export async function insertCheckinList(db: Db, f: CheckinListFields): Promise<number> {
-  const info = await stmt(
+  const info = await statement(
     db,
     `INSERT INTO checkin_lists (event_id, name, ticket_ids, allow_reentry, allow_multiple_entries, window_start, window_end, entries_per_day,
        direction, created_utc)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   ).run(
     f.event_id,
     f.name,
@@ -48,7 +49,7 @@ export async function insertCheckinList(db: Db, f: CheckinListFields): Promise<n
 }
 
 export async function updateCheckinList(db: Db, id: number, f: CheckinListFields): Promise<void> {
-  await stmt(
+  await statement(
     db,
     `UPDATE checkin_lists SET name = ?, ticket_ids = ?, allow_reentry = ?, allow_multiple_entries = ?, window_start = ?, window_end = ?,
        entries_per_day = ?, direction = ? WHERE id = ?`,
@@ -56,11 +57,11 @@ export async function updateCheckinList(db: Db, id: number, f: CheckinListFields
 }
 
 export async function deleteCheckinList(db: Db, id: number): Promise<void> {
-  await stmt(db, 'DELETE FROM checkin_lists WHERE id = ?').run(id);
+  await statement(db, 'DELETE FROM checkin_lists WHERE id = ?').run(id);
 }
 
 export async function getCheckinList(db: Db, id: number): Promise<CheckinListRow | undefined> {
-  return (await stmt(db, 'SELECT * FROM checkin_lists WHERE id = ?').get(id)) as CheckinListRow | undefined;
+  return (await statement(db, 'SELECT * FROM checkin_lists WHERE id = ?').get(id)) as CheckinListRow | undefined;
 }
 
 export interface CheckinListQuery {
@@ -80,8 +81,8 @@ export async function queryCheckinLists(db: Db, q: CheckinListQuery): Promise<{ 
   if (q.eventAuthor !== undefined) where.push('event_id IN (SELECT id FROM posts WHERE author = ?)'), params.push(q.eventAuthor);
   if (q.listId !== undefined) where.push('id = ?'), params.push(q.listId);
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const total = ((await stmt(db, `SELECT COUNT(*) AS n FROM checkin_lists ${w}`).get(...params)) as { n: number }).n;
-  const rows = (await stmt(db, `SELECT * FROM checkin_lists ${w} ORDER BY id LIMIT ? OFFSET ?`).all(
+  const total = ((await statement(db, `SELECT COUNT(*) AS n FROM checkin_lists ${w}`).get(...params)) as { n: number }).n;
+  const rows = (await statement(db, `SELECT * FROM checkin_lists ${w} ORDER BY id LIMIT ? OFFSET ?`).all(
     ...params,
     q.limit,
     q.offset,
@@ -101,7 +102,7 @@ export interface ListPassRow {
  * other scan of the attendee can add a pass between this read and the decision's write.
  */
 export async function listPassesOf(db: Db, listId: number, attendeeId: number, eventId: number): Promise<ListPassRow[]> {
-  return (await stmt(db, PASSES_SQL).all(listId, attendeeId, eventId, listId, attendeeId)) as ListPassRow[];
+  return (await statement(db, PASSES_SQL).all(listId, attendeeId, eventId, listId, attendeeId)) as ListPassRow[];
 }
 
 /**
@@ -120,7 +121,7 @@ const PASSES_SQL = `SELECT id, result, scanned_at FROM checkins
  * standing check-in after a list exit (shared `standingAfterListExit`). Read under the attendee's lock (scan.ts).
  */
 export async function lastPassesOf(db: Db, attendeeId: number): Promise<LastPass[]> {
-  const rows = (await stmt(
+  const rows = (await statement(
     db,
     `SELECT last_pass.id, last_pass.list_id, last_pass.result, l.direction FROM (
        SELECT id, list_id, result, ROW_NUMBER() OVER (PARTITION BY list_id ORDER BY id DESC) AS rn
@@ -152,7 +153,7 @@ export async function explainListQueries(db: Db): Promise<Record<'passes' | 'lis
  */
 export async function touchAttendeesOfTickets(db: Db, eventId: number, ticketIds: readonly number[]): Promise<void> {
   if (ticketIds.length === 0) return;
-  await stmt(db, 'UPDATE attendees SET ticket_id = ticket_id WHERE event_id = ? AND ticket_id IN (SELECT value FROM json_each(?))').run(
+  await statement(db, sql`UPDATE attendees SET ticket_id = ticket_id WHERE event_id = ? AND ${inJson('ticket_id', 'id')}`).run(
     eventId,
     JSON.stringify(ticketIds),
   );
@@ -160,8 +161,8 @@ export async function touchAttendeesOfTickets(db: Db, eventId: number, ticketIds
 
 /** Revokes the keys bound to a list (the list is being deleted); returns their IDs. */
 export async function revokeKeysOfList(db: Db, listId: number): Promise<number[]> {
-  const ids = (await stmt(db, 'SELECT id FROM api_keys WHERE list_id = ? AND revoked_at IS NULL ORDER BY id').all(listId)) as { id: number }[];
-  await stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE list_id = ? AND revoked_at IS NULL').run(nowUtc(), listId);
+  const ids = (await statement(db, 'SELECT id FROM api_keys WHERE list_id = ? AND revoked_at IS NULL ORDER BY id').all(listId)) as { id: number }[];
+  await statement(db, 'UPDATE api_keys SET revoked_at = ? WHERE list_id = ? AND revoked_at IS NULL').run(nowUtc(), listId);
   return ids.map((r) => r.id);
 }
 
@@ -177,13 +178,13 @@ export interface PresenceCounts {
  * through it was an entry.
  */
 export async function listPresence(db: Db, listId: number, admittedIds: readonly number[]): Promise<PresenceCounts> {
-  const row = (await stmt(
+  const row = (await statement(
     db,
-    `WITH passes AS (
+    sql`WITH passes AS (
        SELECT attendee_id, result, ROW_NUMBER() OVER (PARTITION BY attendee_id ORDER BY id DESC) AS rn
        FROM checkins
        WHERE (list_id = ? OR list_id IN (SELECT id FROM checkin_lists WHERE direction = 'exit'))
-         AND attendee_id IN (SELECT value FROM json_each(?))
+         AND ${inJson('attendee_id', 'id')}
          AND (result = 'accepted' OR (result = 'checked_out' AND reason IS NULL))
      )
      SELECT COUNT(DISTINCT attendee_id) AS checked_in, COALESCE(SUM(CASE WHEN rn = 1 AND result = 'accepted' THEN 1 ELSE 0 END), 0) AS inside
@@ -195,29 +196,29 @@ export async function listPresence(db: Db, listId: number, admittedIds: readonly
 /** The same counts for the event as a whole: any accepted check-in (any list or none), and the standing check-ins. */
 export async function eventPresence(db: Db, admittedIds: readonly number[]): Promise<PresenceCounts> {
   const ids = JSON.stringify(admittedIds);
-  const checkedIn = (await stmt(
+  const checkedIn = (await statement(
     db,
-    "SELECT COUNT(DISTINCT attendee_id) AS n FROM checkins WHERE result = 'accepted' AND attendee_id IN (SELECT value FROM json_each(?))",
+    sql`SELECT COUNT(DISTINCT attendee_id) AS n FROM checkins WHERE result = 'accepted' AND ${inJson('attendee_id', 'id')}`,
   ).get(ids)) as { n: number };
-  const inside = (await stmt(db, 'SELECT COUNT(*) AS n FROM attendees WHERE checked_in = 1 AND post_id IN (SELECT value FROM json_each(?))').get(
-    ids,
-  )) as { n: number };
+  const inside = (await statement(db, sql`SELECT COUNT(*) AS n FROM attendees WHERE checked_in = 1 AND ${inJson('post_id', 'id')}`).get(ids)) as {
+    n: number;
+  };
   return { checked_in: Number(checkedIn.n), inside: Number(inside.n), expected: admittedIds.length };
 }
 
 /** The attendees of an event who may be checked in (published, their order allowing it), with their tickets. */
 export async function checkinCandidates(db: Db, eventId: number): Promise<{ id: number; ticket_id: number }[]> {
-  return (await stmt(
+  return (await statement(
     db,
-    `SELECT a.post_id AS id, a.ticket_id FROM attendees a LEFT JOIN orders o ON o.post_id = a.order_id
-     WHERE a.event_id = ? AND a.status = 'publish' AND ${EFFECTIVE_ORDER_STATUS} IN (SELECT value FROM json_each(?))
+    sql`SELECT a.post_id AS id, a.ticket_id FROM attendees a LEFT JOIN orders o ON o.post_id = a.order_id
+     WHERE a.event_id = ? AND a.status = 'publish' AND ${inJson(EFFECTIVE_ORDER_STATUS, 'text')}
      ORDER BY a.post_id`,
   ).all(eventId, JSON.stringify(CHECKIN_ORDER_STATUSES))) as { id: number; ticket_id: number }[];
 }
 
 /** The IDs of an event's tickets (trashed ones too: a list may name a ticket whose sales ended). */
 export async function eventTicketIds(db: Db, eventId: number): Promise<number[]> {
-  return ((await stmt(db, 'SELECT post_id FROM tickets WHERE event_id = ? ORDER BY post_id').all(eventId)) as { post_id: number }[]).map((r) =>
+  return ((await statement(db, 'SELECT post_id FROM tickets WHERE event_id = ? ORDER BY post_id').all(eventId)) as { post_id: number }[]).map((r) =>
     Number(r.post_id),
   );
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
+import { inJson, inJsonOf, sql, sqlFor } from '../engine/sql.ts';
 import type { PgDb } from '../engine/postgres.ts';
 import { NONCE_LOCK_SPACE } from './locks.ts';
 import { setCheckedIn } from './attendees.ts';
@@ -35,10 +36,10 @@ export type CheckinInsert = Omit<CheckinRow, 'id' | 'list_id'> & { list_id?: num
 export async function insertCheckin(db: Db, c: CheckinInsert): Promise<number> {
   return Number(
     (
-      await stmt(
+      await statement(
         db,
         `INSERT INTO checkins (attendee_id, event_id, result, reason, scanned_at, received_at, device_id, nonce, source, user_id, api_key_id, list_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       ).run(
         c.attendee_id,
         c.event_id,
@@ -133,18 +134,18 @@ export async function recordScans(db: Db, rows: readonly CheckinInsert[], standi
 /** The labels of the door keys that made these check-ins (see checkinKeyLabel), in one statement. */
 export async function checkinKeyLabels(db: Db, checkinIds: readonly number[]): Promise<Map<number, string>> {
   if (!checkinIds.length) return new Map();
-  const rows = (await stmt(
+  const rows = (await statement(
     db,
     // A venue hub's mirrored check-in names the site's door itself (there is no key of it here).
-    `SELECT c.id, COALESCE(c.device_label, k.label) AS label FROM checkins c LEFT JOIN api_keys k ON k.id = c.api_key_id
-     WHERE c.id IN (SELECT value FROM json_each(?)) AND COALESCE(c.device_label, k.label) IS NOT NULL`,
+    sql`SELECT c.id, COALESCE(c.device_label, k.label) AS label FROM checkins c LEFT JOIN api_keys k ON k.id = c.api_key_id
+     WHERE ${inJson('c.id', 'id')} AND COALESCE(c.device_label, k.label) IS NOT NULL`,
   ).all(JSON.stringify([...new Set(checkinIds)]))) as { id: number; label: string }[];
   return new Map(rows.map((r) => [Number(r.id), r.label]));
 }
 
 /** The scan a client nonce was first recorded with (nonces are unique across the log). */
 export async function findCheckinByNonce(db: Db, nonce: string): Promise<CheckinRow | undefined> {
-  return (await stmt(db, 'SELECT * FROM checkins WHERE nonce = ?').get(nonce)) as CheckinRow | undefined;
+  return (await statement(db, 'SELECT * FROM checkins WHERE nonce = ?').get(nonce)) as CheckinRow | undefined;
 }
 
 export interface CheckinQuery {
@@ -175,16 +176,16 @@ export interface CheckinQuery {
  * a scan's transaction runs (the rows after it are answered now and read again next time).
  */
 export async function checkinLogCursor(db: Db, nowMs: number, graceMs = 60_000): Promise<number> {
-  if (db.engine !== 'postgres') return Number(((await stmt(db, 'SELECT COALESCE(MAX(id), 0) AS n FROM checkins').get()) as { n: number }).n);
+  if (db.engine !== 'postgres') return Number(((await statement(db, 'SELECT COALESCE(MAX(id), 0) AS n FROM checkins').get()) as { n: number }).n);
   const settled = new Date(nowMs - graceMs).toISOString();
-  return Number(((await stmt(db, 'SELECT COALESCE(MAX(id), 0) AS n FROM checkins WHERE received_at <= ?').get(settled)) as { n: number }).n);
+  return Number(((await statement(db, 'SELECT COALESCE(MAX(id), 0) AS n FROM checkins WHERE received_at <= ?').get(settled)) as { n: number }).n);
 }
 
 export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: CheckinRow[]; total: number }> {
   const where: string[] = [];
   const params: unknown[] = [];
   if (q.eventIds) {
-    where.push('event_id IN (SELECT value FROM json_each(?))');
+    where.push(sqlFor(db.engine, inJson('event_id', 'id')));
     params.push(JSON.stringify(q.eventIds));
   }
   if (q.eventAuthor !== undefined) {
@@ -199,10 +200,15 @@ export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: Ch
     // The list's scans, and the exits through its event's exit lists: those end an entry on every list, so a
     // kiosk on the list reads them as its own list's exits (renderer/checkin/gate.ts passesFromLog). Only the exits
     // of attendees the list admits: a key bound to the list reads nobody else's scans (CONTRACT section 3).
-    where.push(`(list_id = ? OR (result = 'checked_out' AND list_id IN (SELECT x.id FROM checkin_lists x JOIN checkin_lists o
+    where.push(
+      sqlFor(
+        db.engine,
+        sql`(list_id = ? OR (result = 'checked_out' AND list_id IN (SELECT x.id FROM checkin_lists x JOIN checkin_lists o
       ON o.event_id = x.event_id WHERE o.id = ? AND x.direction = 'exit')
       AND attendee_id IN (SELECT a.post_id FROM attendees a JOIN checkin_lists l ON l.id = ?
-        WHERE a.event_id = l.event_id AND (l.ticket_ids = '[]' OR a.ticket_id IN (SELECT value FROM json_each(l.ticket_ids))))))`);
+        WHERE a.event_id = l.event_id AND (l.ticket_ids = '[]' OR ${inJsonOf('l.ticket_ids', 'a.ticket_id', 'id')}))))`,
+      ),
+    );
     params.push(q.listId, q.listId, q.listId);
   }
   if (q.deviceId !== undefined) {
@@ -210,7 +216,7 @@ export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: Ch
     params.push(q.deviceId);
   }
   if (q.results) {
-    where.push('result IN (SELECT value FROM json_each(?))');
+    where.push(sqlFor(db.engine, inJson('result', 'text')));
     params.push(JSON.stringify(q.results));
   }
   if (q.after) {
@@ -226,8 +232,8 @@ export async function queryCheckins(db: Db, q: CheckinQuery): Promise<{ rows: Ch
     params.push(q.afterId);
   }
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const total = ((await stmt(db, `SELECT COUNT(*) AS n FROM checkins ${w}`).get(...params)) as { n: number }).n;
-  const rows = (await stmt(db, `SELECT * FROM checkins ${w} ORDER BY id ${q.order === 'DESC' ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`).all(
+  const total = ((await statement(db, `SELECT COUNT(*) AS n FROM checkins ${w}`).get(...params)) as { n: number }).n;
+  const rows = (await statement(db, `SELECT * FROM checkins ${w} ORDER BY id ${q.order === 'DESC' ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`).all(
     ...params,
     q.limit,
     q.offset,

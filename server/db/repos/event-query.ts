@@ -1,5 +1,7 @@
 import type { Db } from '../connection.ts';
-import { likeContains, stmt } from '../connection.ts';
+import { likeContains, statement } from '../connection.ts';
+import { inJson, LIKE_NOCASE, sqlFor } from '../engine/sql.ts';
+import type { Engine } from '../engine/types.ts';
 
 /** A SQL condition over `p` (posts) and `e` (events) with its parameters. */
 export interface Condition {
@@ -37,9 +39,9 @@ export interface EventQuery {
  * list again for every event it tests (page of one category among 10,000 events: 0.29 -> 0.24 ms; 0.19 ms with
  * the covering index of 011-event-list-index.sql).
  */
-function inIds(column: string, ids: readonly (number | string)[]): [string, unknown] {
+function inIds(engine: Engine, column: string, kind: 'id' | 'text', ids: readonly (number | string)[]): [string, unknown] {
   if (ids.length === 1) return [`${column} = ?`, ids[0]];
-  return [`${column} IN (SELECT value FROM json_each(?))`, JSON.stringify(ids)];
+  return [sqlFor(engine, inJson(column, kind)), JSON.stringify(ids)];
 }
 
 /**
@@ -59,7 +61,7 @@ interface Driver {
  * listing flag are read from the listing rows `l`, its term group is `l.term_id`, and the other term, venue and
  * organizer filters test `l.post_id`.
  */
-function where(q: EventQuery, forCount = false, driver?: Driver): Condition {
+function where(q: EventQuery, engine: Engine, forCount = false, driver?: Driver): Condition {
   const on = driver ? 'l' : undefined;
   const id = on ? 'l.post_id' : 'p.id';
   const c: string[] = [];
@@ -68,8 +70,8 @@ function where(q: EventQuery, forCount = false, driver?: Driver): Condition {
     c.push(sql);
     params.push(...ps);
   };
-  if (on) add(...inIds('l.status', q.statuses));
-  else add('p.status IN (SELECT value FROM json_each(?))', JSON.stringify(q.statuses));
+  if (on) add(...inIds(engine, 'l.status', 'text', q.statuses));
+  else add(sqlFor(engine, inJson('p.status', 'text')), JSON.stringify(q.statuses));
   const ev = on ?? 'e';
   if (q.startsOnOrAfter) add(`${ev}.start_utc >= ?`, q.startsOnOrAfter);
   if (q.endsOnOrBefore) add(`${ev}.end_utc <= ?`, q.endsOnOrBefore);
@@ -79,8 +81,9 @@ function where(q: EventQuery, forCount = false, driver?: Driver): Condition {
   if (q.endsAfter) add(`${ev}.end_utc > ?`, q.endsAfter);
   if (q.search) {
     const l = likeContains(q.search);
+    const like = sqlFor(engine, LIKE_NOCASE);
     add(
-      "(p.title LIKE ? ESCAPE '\\' OR p.content LIKE ? ESCAPE '\\' OR p.title_et LIKE ? ESCAPE '\\' OR p.content_et LIKE ? ESCAPE '\\')",
+      `(p.title ${like} ? ESCAPE '\\' OR p.content ${like} ? ESCAPE '\\' OR p.title_et ${like} ? ESCAPE '\\' OR p.content_et ${like} ? ESCAPE '\\')`,
       l,
       l,
       l,
@@ -92,25 +95,25 @@ function where(q: EventQuery, forCount = false, driver?: Driver): Condition {
   }
   (q.termIds ?? []).forEach((ids, i) => {
     if (driver?.group === i) {
-      add(...inIds('l.term_id', ids));
+      add(...inIds(engine, 'l.term_id', 'id', ids));
       return;
     }
-    const [t, v] = inIds('tr.term_id', ids);
+    const [t, v] = inIds(engine, 'tr.term_id', 'id', ids);
     if (forCount && !on) add(`e.post_id IN (SELECT tr.post_id FROM term_relationships tr WHERE ${t})`, v);
     else add(`EXISTS (SELECT 1 FROM term_relationships tr WHERE tr.post_id = ${id} AND ${t})`, v);
   });
   if (q.venueIds) {
-    const [t, v] = inIds('ev.venue_id', q.venueIds);
+    const [t, v] = inIds(engine, 'ev.venue_id', 'id', q.venueIds);
     if (forCount && !on) add(`e.post_id IN (SELECT ev.event_id FROM event_venues ev WHERE ${t})`, v);
     else add(`EXISTS (SELECT 1 FROM event_venues ev WHERE ev.event_id = ${id} AND ${t})`, v);
   }
   if (q.organizerIds) {
-    const [t, v] = inIds('eo.organizer_id', q.organizerIds);
+    const [t, v] = inIds(engine, 'eo.organizer_id', 'id', q.organizerIds);
     if (forCount && !on) add(`e.post_id IN (SELECT eo.event_id FROM event_organizers eo WHERE ${t})`, v);
     else add(`EXISTS (SELECT 1 FROM event_organizers eo WHERE eo.event_id = ${id} AND ${t})`, v);
   }
   if (q.featured !== undefined) add('e.featured = ?', q.featured ? 1 : 0);
-  if (q.include) add('p.id IN (SELECT value FROM json_each(?))', JSON.stringify(q.include));
+  if (q.include) add(sqlFor(engine, inJson('p.id', 'id')), JSON.stringify(q.include));
   if (q.postParent !== undefined) add('p.parent = ?', q.postParent);
   if (q.excludeHidden) add(`${ev}.hide_from_listings = 0`);
   const geo =
@@ -152,38 +155,38 @@ export async function queryEvents(db: Db, q: EventQuery): Promise<{ ids: number[
   const d = driverOf(q);
   let total: number;
   if (d) {
-    const wl = where(q, true, d.driver);
+    const wl = where(q, db.engine, true, d.driver);
     const count = async (cond: string, ...ps: unknown[]) => {
       const from = listingFrom(q);
       const sql = d.distinct
-        ? `SELECT COUNT(*) AS n FROM (SELECT DISTINCT l.post_id ${from} WHERE ${wl.sql}${cond})`
+        ? `SELECT COUNT(*) AS n FROM (SELECT DISTINCT l.post_id ${from} WHERE ${wl.sql}${cond}) AS d`
         : `SELECT COUNT(*) AS n ${from} WHERE ${wl.sql}${cond}`;
-      return ((await stmt(db, sql).get(...wl.params, ...ps)) as { n: number }).n;
+      return ((await statement(db, sql).get(...wl.params, ...ps)) as { n: number }).n;
     };
     // An event that ends by the bound and starts before it, read as far as the bound instead of to the term's last
     // event (0.07 -> 0.05 ms, bench:server); an inverted one (ends before it starts) from its own small index.
     const bound = q.endsOnOrBefore;
     total = bound ? (await count(' AND l.start_utc <= ?', bound)) + (await count(' AND l.inverted = 1 AND l.start_utc > ?', bound)) : await count('');
   } else {
-    const wc = where(q, true);
-    total = ((await stmt(db, `SELECT COUNT(*) AS n ${from} WHERE ${wc.sql}`).get(...wc.params)) as { n: number }).n;
+    const wc = where(q, db.engine, true);
+    total = ((await statement(db, `SELECT COUNT(*) AS n ${from} WHERE ${wc.sql}`).get(...wc.params)) as { n: number }).n;
   }
   if (d && !d.distinct) {
-    const wl = where(q, false, d.driver);
-    const rows = (await stmt(
+    const wl = where(q, db.engine, false, d.driver);
+    const rows = (await statement(
       db,
       `SELECT l.post_id AS id ${listingFrom(q)} WHERE ${wl.sql} ORDER BY l.start_utc ASC, l.post_id ASC LIMIT ? OFFSET ?`,
     ).all(...wl.params, q.limit, q.offset)) as { id: number }[];
     return { ids: rows.map((r) => r.id), total };
   }
-  const w = where(q);
+  const w = where(q, db.engine);
   let order = 'e.start_utc ASC, e.post_id ASC';
   const orderParams: unknown[] = [];
   if (q.near) {
     order = `${distance} ASC, e.start_utc ASC, p.id ASC`;
     orderParams.push(q.near.lat, q.near.lng);
   } else if (q.include) order = 'p.date ASC, p.id ASC';
-  const rows = (await stmt(db, `SELECT p.id ${from} WHERE ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
+  const rows = (await statement(db, `SELECT p.id ${from} WHERE ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
     ...w.params,
     ...orderParams,
     q.limit,
@@ -194,7 +197,7 @@ export async function queryEvents(db: Db, q: EventQuery): Promise<{ ids: number[
 
 /** For tests of the index the archive relies on. */
 export async function explainEventQuery(db: Db, q: EventQuery): Promise<string[]> {
-  const w = where(q);
+  const w = where(q, db.engine);
   return (
     (await db
       .prepare(

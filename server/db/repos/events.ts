@@ -1,5 +1,6 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
+import { inJson, sql } from '../engine/sql.ts';
 import { getPostsWithDetail, insertDetailCols, updateDetailCols, type PostRow } from './posts.ts';
 
 export interface EventCols {
@@ -79,29 +80,29 @@ export interface LinkRow {
 
 export async function venueLinks(db: Db, eventIds: readonly number[]): Promise<LinkRow[]> {
   if (!eventIds.length) return [];
-  return (await stmt(
+  return (await statement(
     db,
-    'SELECT event_id, venue_id AS linked_id FROM event_venues WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position',
+    sql`SELECT event_id, venue_id AS linked_id FROM event_venues WHERE ${inJson('event_id', 'id')} ORDER BY event_id, position`,
   ).all(JSON.stringify(eventIds))) as LinkRow[];
 }
 
 export async function organizerLinks(db: Db, eventIds: readonly number[]): Promise<LinkRow[]> {
   if (!eventIds.length) return [];
-  return (await stmt(
+  return (await statement(
     db,
-    'SELECT event_id, organizer_id AS linked_id FROM event_organizers WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position',
+    sql`SELECT event_id, organizer_id AS linked_id FROM event_organizers WHERE ${inJson('event_id', 'id')} ORDER BY event_id, position`,
   ).all(JSON.stringify(eventIds))) as LinkRow[];
 }
 
 export async function setEventVenues(db: Db, eventId: number, venueIds: readonly number[]): Promise<void> {
-  await stmt(db, 'DELETE FROM event_venues WHERE event_id = ?').run(eventId);
+  await statement(db, 'DELETE FROM event_venues WHERE event_id = ?').run(eventId);
   for (const [i, v] of venueIds.entries())
-    await stmt(db, 'INSERT OR IGNORE INTO event_venues (event_id, venue_id, position) VALUES (?, ?, ?)').run(eventId, v, i);
+    await statement(db, 'INSERT INTO event_venues (event_id, venue_id, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(eventId, v, i);
 }
 
 export async function setEventOrganizers(db: Db, eventId: number, organizerIds: readonly number[]): Promise<void> {
-  await stmt(db, 'DELETE FROM event_organizers WHERE event_id = ?').run(eventId);
+  await statement(db, 'DELETE FROM event_organizers WHERE event_id = ?').run(eventId);
   for (const [i, o] of organizerIds.entries()) {
-    await stmt(db, 'INSERT OR IGNORE INTO event_organizers (event_id, organizer_id, position) VALUES (?, ?, ?)').run(eventId, o, i);
+    await statement(db, 'INSERT INTO event_organizers (event_id, organizer_id, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(eventId, o, i);
   }
 }

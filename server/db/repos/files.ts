@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
 
 /** An attachment: its post, attachment row and upload record (empty name and digest when it was not uploaded). */
 export interface FileRow {
@@ -29,7 +29,7 @@ export interface LinkRow {
 }
 
 export async function getFile(db: Db, id: number): Promise<FileRow | undefined> {
-  return (await stmt(
+  return (await statement(
     db,
     // Any attachment: images attached by URL have no upload record and no local file.
     `SELECT a.post_id, COALESCE(u.name, '') AS name, COALESCE(u.sha256, '') AS sha256, COALESCE(u.uploaded_by, p.author) AS uploaded_by,
@@ -39,7 +39,7 @@ export async function getFile(db: Db, id: number): Promise<FileRow | undefined> 
 }
 
 export async function insertUpload(db: Db, u: { postId: number; name: string; sha256: string; uploadedBy: number; created: string }): Promise<void> {
-  await stmt(db, 'INSERT INTO file_uploads (post_id, name, sha256, uploaded_by, created) VALUES (?, ?, ?, ?, ?)').run(
+  await statement(db, 'INSERT INTO file_uploads (post_id, name, sha256, uploaded_by, created) VALUES (?, ?, ?, ?, ?)').run(
     u.postId,
     u.name,
     u.sha256,
@@ -49,11 +49,11 @@ export async function insertUpload(db: Db, u: { postId: number; name: string; sh
 }
 
 export async function setProtection(db: Db, id: number, isProtected: boolean, filePath: string): Promise<void> {
-  await stmt(db, 'UPDATE attachments SET protected = ?, file_path = ? WHERE post_id = ?').run(isProtected ? 1 : 0, filePath, id);
+  await statement(db, 'UPDATE attachments SET protected = ?, file_path = ? WHERE post_id = ?').run(isProtected ? 1 : 0, filePath, id);
 }
 
 export async function insertLink(db: Db, l: { postId: number; created: string; expires: string; createdBy: number }): Promise<LinkRow> {
-  const info = await stmt(db, 'INSERT INTO private_links (post_id, created, expires, created_by) VALUES (?, ?, ?, ?)').run(
+  const info = await statement(db, 'INSERT INTO private_links (post_id, created, expires, created_by) VALUES (?, ?, ?, ?) RETURNING id').run(
     l.postId,
     l.created,
     l.expires,
@@ -63,17 +63,17 @@ export async function insertLink(db: Db, l: { postId: number; created: string; e
 }
 
 export async function getLink(db: Db, id: number): Promise<LinkRow | undefined> {
-  return (await stmt(db, 'SELECT * FROM private_links WHERE id = ?').get(id)) as LinkRow | undefined;
+  return (await statement(db, 'SELECT * FROM private_links WHERE id = ?').get(id)) as LinkRow | undefined;
 }
 
 export async function liveLinks(db: Db, postId: number): Promise<LinkRow[]> {
-  return (await stmt(db, 'SELECT * FROM private_links WHERE post_id = ? AND revoked = 0 ORDER BY id').all(postId)) as LinkRow[];
+  return (await statement(db, 'SELECT * FROM private_links WHERE post_id = ? AND revoked = 0 ORDER BY id').all(postId)) as LinkRow[];
 }
 
 export async function revokeLinks(db: Db, postId: number): Promise<number> {
-  return (await stmt(db, 'UPDATE private_links SET revoked = 1 WHERE post_id = ? AND revoked = 0').run(postId)).changes;
+  return (await statement(db, 'UPDATE private_links SET revoked = 1 WHERE post_id = ? AND revoked = 0').run(postId)).changes;
 }
 
 export async function countHit(db: Db, linkId: number): Promise<void> {
-  await stmt(db, 'UPDATE private_links SET hits = hits + 1 WHERE id = ?').run(linkId);
+  await statement(db, 'UPDATE private_links SET hits = hits + 1 WHERE id = ?').run(linkId);
 }

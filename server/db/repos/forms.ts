@@ -1,5 +1,6 @@
 import type { Db } from '../connection.ts';
-import { likeContains, stmt } from '../connection.ts';
+import { likeContains, statement } from '../connection.ts';
+import { inJson, LIKE_NOCASE, sql, sqlFor } from '../engine/sql.ts';
 import { insertPost, sanitizeSlug, uniqueSlug, updatePost } from './posts.ts';
 import type { PostDates } from '../../content/site-time.ts';
 import type { FieldInput, FieldOption, FieldType, FieldValue, FormField } from '../../../shared/models/forms.ts';
@@ -65,7 +66,7 @@ export async function createForm(db: Db, input: { title: string; author: number;
     const base = key;
     for (let n = 2; used.has(key); n++) key = `${base}_${n}`;
     used.add(key);
-    await stmt(db, 'INSERT INTO form_fields (form_id, position, key, label, type, required, options) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    await statement(db, 'INSERT INTO form_fields (form_id, position, key, label, type, required, options) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
       id,
       i,
       key,
@@ -80,20 +81,23 @@ export async function createForm(db: Db, input: { title: string; author: number;
 
 /** A form that is not in the trash. */
 export async function getForm(db: Db, id: number): Promise<FormRow | undefined> {
-  return (await stmt(db, "SELECT id, title, status, date_gmt FROM posts WHERE id = ? AND type = 'form' AND status <> 'trash'").get(id)) as
+  return (await statement(db, "SELECT id, title, status, date_gmt FROM posts WHERE id = ? AND type = 'form' AND status <> 'trash'").get(id)) as
     | FormRow
     | undefined;
 }
 
 export async function listForms(db: Db): Promise<FormRow[]> {
-  return (await stmt(db, "SELECT id, title, status, date_gmt FROM posts WHERE type = 'form' AND status <> 'trash' ORDER BY id").all()) as FormRow[];
+  return (await statement(
+    db,
+    "SELECT id, title, status, date_gmt FROM posts WHERE type = 'form' AND status <> 'trash' ORDER BY id",
+  ).all()) as FormRow[];
 }
 
 /** IDs among `ids` that are not forms. */
 export async function unknownFormIds(db: Db, ids: number[]): Promise<number[]> {
   const found = new Set(
     (
-      (await stmt(db, "SELECT id FROM posts WHERE type = 'form' AND status <> 'trash' AND id IN (SELECT value FROM json_each(?))").all(
+      (await statement(db, sql`SELECT id FROM posts WHERE type = 'form' AND status <> 'trash' AND ${inJson('id', 'id')}`).all(
         JSON.stringify(ids),
       )) as { id: number }[]
     ).map((r) => r.id),
@@ -102,7 +106,7 @@ export async function unknownFormIds(db: Db, ids: number[]): Promise<number[]> {
 }
 
 export async function getFields(db: Db, formId: number): Promise<FormField[]> {
-  return ((await stmt(db, 'SELECT * FROM form_fields WHERE form_id = ? ORDER BY position, id').all(formId)) as FieldDbRow[]).map(toField);
+  return ((await statement(db, 'SELECT * FROM form_fields WHERE form_id = ? ORDER BY position, id').all(formId)) as FieldDbRow[]).map(toField);
 }
 
 export async function insertSubmission(
@@ -110,19 +114,19 @@ export async function insertSubmission(
   input: { formId: number; values: Map<number, FieldValue>; ipHash: string; dates: PostDates },
 ): Promise<{ id: number; seq: number }> {
   const seq =
-    (((await stmt(db, 'SELECT MAX(seq_num) AS m FROM submissions WHERE form_id = ?').get(input.formId)) as { m: number | null }).m ?? 0) + 1;
+    (((await statement(db, 'SELECT MAX(seq_num) AS m FROM submissions WHERE form_id = ?').get(input.formId)) as { m: number | null }).m ?? 0) + 1;
   const id = await insertPost(db, 'submission', { status: 'publish', parent: input.formId, title: `Submission ${seq}`, ...input.dates });
-  await stmt(db, 'INSERT INTO submissions (post_id, form_id, seq_num, ip_hash) VALUES (?, ?, ?, ?)').run(id, input.formId, seq, input.ipHash);
+  await statement(db, 'INSERT INTO submissions (post_id, form_id, seq_num, ip_hash) VALUES (?, ?, ?, ?)').run(id, input.formId, seq, input.ipHash);
   for (const [fieldId, v] of input.values) await setValue(db, id, fieldId, v);
   return { id, seq };
 }
 
 export async function setValue(db: Db, submissionId: number, fieldId: number, value: FieldValue | null): Promise<void> {
-  if (value === null) await stmt(db, 'DELETE FROM submission_values WHERE submission_id = ? AND field_id = ?').run(submissionId, fieldId);
+  if (value === null) await statement(db, 'DELETE FROM submission_values WHERE submission_id = ? AND field_id = ?').run(submissionId, fieldId);
   else
-    await stmt(
+    await statement(
       db,
-      'INSERT INTO submission_values (submission_id, field_id, value) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value',
+      'INSERT INTO submission_values (submission_id, field_id, value) VALUES (?, ?, ?) ON CONFLICT (submission_id, field_id) DO UPDATE SET value = excluded.value',
     ).run(submissionId, fieldId, JSON.stringify(value));
 }
 
@@ -130,7 +134,7 @@ const SUB_SELECT = `SELECT p.id, s.form_id, p.status, p.date, p.date_gmt, s.seq_
   FROM posts p JOIN submissions s ON s.post_id = p.id`;
 
 export async function getSubmissions(db: Db, ids: number[]): Promise<SubmissionRow[]> {
-  return (await stmt(db, `${SUB_SELECT} WHERE p.id IN (SELECT value FROM json_each(?)) ORDER BY p.id`).all(JSON.stringify(ids))) as SubmissionRow[];
+  return (await statement(db, sql`${SUB_SELECT} WHERE ${inJson('p.id', 'id')} ORDER BY p.id`).all(JSON.stringify(ids))) as SubmissionRow[];
 }
 
 export interface SubmissionQuery {
@@ -147,22 +151,24 @@ export interface SubmissionQuery {
 
 /** Submissions of the forms, newest first, with the total before paging. */
 export async function querySubmissions(db: Db, q: SubmissionQuery): Promise<{ rows: SubmissionRow[]; total: number }> {
-  const where = ['s.form_id IN (SELECT value FROM json_each(?))', 'p.status = ?'];
+  const where = [sqlFor(db.engine, inJson('s.form_id', 'id')), 'p.status = ?'];
   const params: unknown[] = [JSON.stringify(q.formIds), q.status];
   if (q.after) where.push('p.date_gmt >= ?'), params.push(q.after);
   if (q.before) where.push('p.date_gmt <= ?'), params.push(q.before);
-  if (q.ids) where.push('p.id IN (SELECT value FROM json_each(?))'), params.push(JSON.stringify(q.ids));
+  if (q.ids) where.push(sqlFor(db.engine, inJson('p.id', 'id'))), params.push(JSON.stringify(q.ids));
   if (q.search) {
     // Values are JSON text; a LIKE on the encoded text finds plain substrings (escaped for LIKE).
-    where.push("EXISTS (SELECT 1 FROM submission_values v WHERE v.submission_id = p.id AND v.value LIKE ? ESCAPE '\\')");
+    where.push(`EXISTS (SELECT 1 FROM submission_values v WHERE v.submission_id = p.id AND v.value ${sqlFor(db.engine, LIKE_NOCASE)} ? ESCAPE '\\')`);
     params.push(likeContains(q.search));
   }
   const sqlWhere = where.join(' AND ');
   const total = (
-    (await stmt(db, `SELECT COUNT(*) AS n FROM posts p JOIN submissions s ON s.post_id = p.id WHERE ${sqlWhere}`).get(...params)) as { n: number }
+    (await statement(db, `SELECT COUNT(*) AS n FROM posts p JOIN submissions s ON s.post_id = p.id WHERE ${sqlWhere}`).get(...params)) as {
+      n: number;
+    }
   ).n;
   const paging = q.limit !== undefined ? ' LIMIT ? OFFSET ?' : '';
-  const rows = (await stmt(db, `${SUB_SELECT} WHERE ${sqlWhere} ORDER BY p.date_gmt DESC, p.id DESC${paging}`).all(
+  const rows = (await statement(db, `${SUB_SELECT} WHERE ${sqlWhere} ORDER BY p.date_gmt DESC, p.id DESC${paging}`).all(
     ...params,
     ...(q.limit !== undefined ? [q.limit, q.offset ?? 0] : []),
   )) as SubmissionRow[];
@@ -173,10 +179,9 @@ export async function querySubmissions(db: Db, q: SubmissionQuery): Promise<{ ro
 export async function submissionValues(db: Db, ids: number[]): Promise<Map<number, Map<number, FieldValue>>> {
   const out = new Map<number, Map<number, FieldValue>>();
   for (const id of ids) out.set(id, new Map());
-  const rows = (await stmt(
-    db,
-    'SELECT submission_id, field_id, value FROM submission_values WHERE submission_id IN (SELECT value FROM json_each(?))',
-  ).all(JSON.stringify(ids))) as {
+  const rows = (await statement(db, sql`SELECT submission_id, field_id, value FROM submission_values WHERE ${inJson('submission_id', 'id')}`).all(
+    JSON.stringify(ids),
+  )) as {
     submission_id: number;
     field_id: number;
     value: string;
@@ -193,8 +198,8 @@ export async function trashSubmission(db: Db, row: SubmissionRow, modified: Post
 export async function untrashSubmission(db: Db, row: SubmissionRow, modified: PostDates): Promise<void> {
   if (row.status !== 'trash') return;
   const back =
-    ((await stmt(db, 'SELECT trashed_from FROM posts WHERE id = ?').get(row.id)) as { trashed_from: string | null }).trashed_from ?? 'publish';
-  await stmt(db, 'UPDATE posts SET status = ?, trashed_from = NULL, modified = ?, modified_gmt = ? WHERE id = ?').run(
+    ((await statement(db, 'SELECT trashed_from FROM posts WHERE id = ?').get(row.id)) as { trashed_from: string | null }).trashed_from ?? 'publish';
+  await statement(db, 'UPDATE posts SET status = ?, trashed_from = NULL, modified = ?, modified_gmt = ? WHERE id = ?').run(
     back,
     modified.date,
     modified.date_gmt,
@@ -204,7 +209,7 @@ export async function untrashSubmission(db: Db, row: SubmissionRow, modified: Po
 
 /** Deletes a submission for good (its values and flags go with the post row). */
 export async function deleteSubmission(db: Db, id: number): Promise<void> {
-  await stmt(db, "DELETE FROM posts WHERE id = ? AND type = 'submission'").run(id);
+  await statement(db, "DELETE FROM posts WHERE id = ? AND type = 'submission'").run(id);
 }
 
 export async function touchSubmission(db: Db, id: number, modified: PostDates): Promise<void> {
@@ -214,7 +219,7 @@ export async function touchSubmission(db: Db, id: number, modified: PostDates): 
 export async function setFlags(db: Db, id: number, flags: Partial<{ is_read: number; starred: number; spam: number; note: string }>): Promise<void> {
   const cols = (['is_read', 'starred', 'spam', 'note'] as const).filter((c) => flags[c] !== undefined);
   if (!cols.length) return;
-  await stmt(db, `UPDATE submissions SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE post_id = ?`).run(...cols.map((c) => flags[c]), id);
+  await statement(db, `UPDATE submissions SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE post_id = ?`).run(...cols.map((c) => flags[c]), id);
 }
 
 // ---- views tokens ----
@@ -229,7 +234,7 @@ export interface ViewTokenRow {
 }
 
 export async function insertViewToken(db: Db, row: Omit<ViewTokenRow, 'revoked_at'>): Promise<void> {
-  await stmt(db, 'INSERT INTO form_view_tokens (id, user_id, form_ids, created, expires) VALUES (?, ?, ?, ?, ?)').run(
+  await statement(db, 'INSERT INTO form_view_tokens (id, user_id, form_ids, created, expires) VALUES (?, ?, ?, ?, ?)').run(
     row.id,
     row.user_id,
     row.form_ids,
@@ -239,14 +244,14 @@ export async function insertViewToken(db: Db, row: Omit<ViewTokenRow, 'revoked_a
 }
 
 export async function getViewToken(db: Db, id: string): Promise<ViewTokenRow | undefined> {
-  return (await stmt(db, 'SELECT * FROM form_view_tokens WHERE id = ?').get(id)) as ViewTokenRow | undefined;
+  return (await statement(db, 'SELECT * FROM form_view_tokens WHERE id = ?').get(id)) as ViewTokenRow | undefined;
 }
 
 export async function revokeViewToken(db: Db, id: string, at: string): Promise<void> {
-  await stmt(db, 'UPDATE form_view_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
+  await statement(db, 'UPDATE form_view_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
 }
 
 /** Rows of tokens long expired are of no further use. */
 export async function pruneViewTokens(db: Db, before: string): Promise<void> {
-  await stmt(db, 'DELETE FROM form_view_tokens WHERE expires < ?').run(before);
+  await statement(db, 'DELETE FROM form_view_tokens WHERE expires < ?').run(before);
 }

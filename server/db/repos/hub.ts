@@ -1,5 +1,6 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
+import { inJson, sql } from '../engine/sql.ts';
 import type { CheckinRow } from './checkins.ts';
 import { insertAttendeeRows } from './attendees.ts';
 
@@ -7,24 +8,24 @@ import { insertAttendeeRows } from './attendees.ts';
  * The venue hub's mirror of one event of the site (server/hub/, CONTRACT section 9). The hub keeps the site's IDs
  * for the event, its tickets, orders and attendees, so a QR code made by the site scans at the hub as it is, and a
  * check-in pushed back names the attendee the site knows. A hub's database is a SQLite file (config.ts refuses a
- * PostgreSQL one), so these statements are SQLite's.
+ * PostgreSQL one); the statements are written so that either engine reads them all the same.
  */
 
 export type HubState = Record<string, unknown>;
 
 export async function readHubState(db: Db): Promise<HubState> {
-  const rows = (await stmt(db, 'SELECT name, value FROM hub_state').all()) as { name: string; value: string }[];
+  const rows = (await statement(db, 'SELECT name, value FROM hub_state').all()) as { name: string; value: string }[];
   return Object.fromEntries(rows.map((r) => [r.name, JSON.parse(r.value) as unknown]));
 }
 
 export async function writeHubState(db: Db, values: HubState): Promise<void> {
-  const s = stmt(db, 'INSERT INTO hub_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
+  const s = statement(db, 'INSERT INTO hub_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
   for (const [name, value] of Object.entries(values)) await s.run(name, JSON.stringify(value ?? null));
 }
 
 /** Posts of any kind other than those the mirror wrote: a database that is a site's, not this hub's. */
 export async function countPosts(db: Db): Promise<number> {
-  return Number(((await stmt(db, 'SELECT COUNT(*) AS n FROM posts').get()) as { n: number }).n);
+  return Number(((await statement(db, 'SELECT COUNT(*) AS n FROM posts').get()) as { n: number }).n);
 }
 
 export interface MirrorPost {
@@ -43,16 +44,16 @@ export async function upsertPosts(db: Db, posts: readonly MirrorPost[]): Promise
   if (!posts.length) return 0;
   const existing = new Map(
     (
-      (await stmt(db, 'SELECT id, type, status, title FROM posts WHERE id IN (SELECT value FROM json_each(?))').all(
+      (await statement(db, sql`SELECT id, type, status, title FROM posts WHERE ${inJson('id', 'id')}`).all(
         JSON.stringify(posts.map((p) => p.id)),
       )) as { id: number; type: string; status: string; title: string }[]
     ).map((r) => [r.id, r]),
   );
-  const insert = stmt(
+  const insert = statement(
     db,
     'INSERT INTO posts (id, type, status, title, parent, date, date_gmt, modified, modified_gmt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  const update = stmt(db, 'UPDATE posts SET status = ?, title = ?, modified = ?, modified_gmt = ? WHERE id = ?');
+  const update = statement(db, 'UPDATE posts SET status = ?, title = ?, modified = ?, modified_gmt = ? WHERE id = ?');
   let written = 0;
   for (const p of posts) {
     const old = existing.get(p.id);
@@ -77,7 +78,7 @@ export interface MirrorEvent {
 
 /** The event's dates as the site has them; `true` when that changed anything (a pull most often changes nothing). */
 export async function upsertEventCols(db: Db, e: MirrorEvent): Promise<boolean> {
-  const r = await stmt(
+  const r = await statement(
     db,
     `INSERT INTO events (post_id, start_local, end_local, start_utc, end_utc, timezone, all_day) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (post_id) DO UPDATE SET start_local = excluded.start_local, end_local = excluded.end_local, start_utc = excluded.start_utc,
@@ -95,7 +96,7 @@ export interface MirrorTicket {
 }
 
 export async function upsertTicketCols(db: Db, tickets: readonly MirrorTicket[]): Promise<void> {
-  const s = stmt(
+  const s = statement(
     db,
     `INSERT INTO tickets (post_id, event_id, provider) VALUES (?, ?, ?)
      ON CONFLICT (post_id) DO UPDATE SET event_id = excluded.event_id, provider = excluded.provider
@@ -115,7 +116,7 @@ export interface MirrorOrder {
 
 /** Orders as far as the door needs them: their status (whether their attendees may enter). */
 export async function upsertOrderCols(db: Db, orders: readonly MirrorOrder[]): Promise<void> {
-  const s = stmt(
+  const s = statement(
     db,
     `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, created_utc) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (post_id) DO UPDATE SET status = excluded.status WHERE orders.status <> excluded.status`,
@@ -152,13 +153,13 @@ export async function upsertAttendeeCols(db: Db, rows: readonly MirrorAttendee[]
   };
   const existing = new Map(
     (
-      (await stmt(
+      (await statement(
         db,
-        'SELECT post_id, ticket_id, order_id, full_name, email, security_code, rsvp_status FROM attendees WHERE post_id IN (SELECT value FROM json_each(?))',
+        sql`SELECT post_id, ticket_id, order_id, full_name, email, security_code, rsvp_status FROM attendees WHERE ${inJson('post_id', 'id')}`,
       ).all(JSON.stringify(rows.map((r) => r.id)))) as Old[]
     ).map((r) => [r.post_id, r]),
   );
-  const update = stmt(
+  const update = statement(
     db,
     'UPDATE attendees SET ticket_id = ?, order_id = ?, full_name = ?, email = ?, security_code = ?, rsvp_status = ? WHERE post_id = ?',
   );
@@ -192,12 +193,12 @@ export interface HubStanding {
 
 export async function standingOf(db: Db, attendeeIds: readonly number[]): Promise<Map<number, HubStanding>> {
   if (!attendeeIds.length) return new Map();
-  const rows = (await stmt(
+  const rows = (await statement(
     db,
-    `SELECT a.post_id AS hub_attendee, a.checked_in AS hub_checked_in, c.*,
+    sql`SELECT a.post_id AS hub_attendee, a.checked_in AS hub_checked_in, c.*,
        (SELECT COUNT(*) FROM checkins p WHERE p.attendee_id = a.post_id AND p.upstream IS NULL AND p.result IN ('accepted', 'checked_out')) AS hub_pending
      FROM attendees a LEFT JOIN checkins c ON c.id = a.checkin_id
-     WHERE a.post_id IN (SELECT value FROM json_each(?))`,
+     WHERE ${inJson('a.post_id', 'id')}`,
   ).all(JSON.stringify(attendeeIds))) as (CheckinRow & {
     hub_attendee: number;
     hub_checked_in: number;
@@ -226,7 +227,7 @@ export async function ensurePendingIndex(db: Db): Promise<void> {
 
 /** This hub's check-ins and check-outs the site has not answered yet, oldest first. */
 export async function pendingPushes(db: Db, limit: number): Promise<CheckinRow[]> {
-  return (await stmt(
+  return (await statement(
     db,
     `SELECT * FROM checkins WHERE upstream IS NULL AND result IN ('accepted', 'checked_out') AND attendee_id IS NOT NULL ORDER BY id LIMIT ?`,
   ).all(limit)) as CheckinRow[];
@@ -235,7 +236,7 @@ export async function pendingPushes(db: Db, limit: number): Promise<CheckinRow[]
 export async function countPendingPushes(db: Db): Promise<number> {
   return Number(
     (
-      (await stmt(
+      (await statement(
         db,
         `SELECT COUNT(*) AS n FROM checkins WHERE upstream IS NULL AND result IN ('accepted', 'checked_out') AND attendee_id IS NOT NULL`,
       ).get()) as { n: number }
@@ -245,7 +246,7 @@ export async function countPendingPushes(db: Db): Promise<number> {
 
 /** The hub's scans the site refused: a check-in stood there first ('conflict'), or the ticket was not valid there. */
 export async function countUpstreamRefusals(db: Db): Promise<{ conflict: number; rejected: number }> {
-  const rows = (await stmt(
+  const rows = (await statement(
     db,
     `SELECT upstream, COUNT(*) AS n FROM checkins WHERE upstream IN ('conflict', 'rejected') GROUP BY upstream`,
   ).all()) as {
@@ -258,8 +259,8 @@ export async function countUpstreamRefusals(db: Db): Promise<{ conflict: number;
 
 /** What the site answered to a pushed scan; a refused one stops counting as this hub's accepted scan. */
 export async function markPushed(db: Db, id: number, upstream: 'sent' | 'conflict' | 'rejected', reason?: string): Promise<void> {
-  if (upstream === 'sent') await stmt(db, 'UPDATE checkins SET upstream = ? WHERE id = ?').run(upstream, id);
-  else await stmt(db, 'UPDATE checkins SET upstream = ?, result = ?, reason = ? WHERE id = ?').run(upstream, upstream, reason ?? null, id);
+  if (upstream === 'sent') await statement(db, 'UPDATE checkins SET upstream = ? WHERE id = ?').run(upstream, id);
+  else await statement(db, 'UPDATE checkins SET upstream = ?, result = ?, reason = ? WHERE id = ?').run(upstream, upstream, reason ?? null, id);
 }
 
 export interface MirrorCheckin {
@@ -277,10 +278,10 @@ export interface MirrorCheckin {
 
 /** A check-in or check-out the site made, copied into the log ('mirror': never pushed back). */
 export async function insertMirrorCheckin(db: Db, c: MirrorCheckin): Promise<number> {
-  const r = await stmt(
+  const r = await statement(
     db,
     `INSERT INTO checkins (attendee_id, event_id, result, reason, scanned_at, received_at, device_id, nonce, source, user_id, api_key_id, upstream, device_label, replaces_id)
-     VALUES (?, ?, ?, NULL, ?, ?, ?, NULL, ?, ?, NULL, 'mirror', ?, ?)`,
+     VALUES (?, ?, ?, NULL, ?, ?, ?, NULL, ?, ?, NULL, 'mirror', ?, ?) RETURNING id`,
   ).run(c.attendeeId, c.eventId, c.result, c.scannedAt, c.receivedAt, c.deviceId, c.source, c.userId, c.deviceLabel, c.replacesId);
   return Number(r.lastInsertRowid);
 }
@@ -298,7 +299,7 @@ export interface RefusedPush {
 
 /** The hub's scans the site refused, newest first (what `cli hub status` lists for the organizer). */
 export async function upstreamRefusals(db: Db, limit: number): Promise<RefusedPush[]> {
-  return (await stmt(
+  return (await statement(
     db,
     `SELECT c.id, c.attendee_id, COALESCE(a.full_name, '') AS full_name, c.upstream, c.reason, c.scanned_at, c.device_id, k.label
      FROM checkins c LEFT JOIN attendees a ON a.post_id = c.attendee_id LEFT JOIN api_keys k ON k.id = c.api_key_id
@@ -320,7 +321,7 @@ export async function mirrorSigningKeys(
   nowMs: number,
 ): Promise<boolean> {
   let changed = false;
-  const have = (await stmt(db, 'SELECT kid, public_key, retired_ms, revoked_ms FROM evt_signing_keys WHERE event_id = ?').all(eventId)) as {
+  const have = (await statement(db, 'SELECT kid, public_key, retired_ms, revoked_ms FROM evt_signing_keys WHERE event_id = ?').all(eventId)) as {
     kid: string;
     public_key: string;
     retired_ms: number | null;
@@ -329,9 +330,9 @@ export async function mirrorSigningKeys(
   const listed = new Set(keys.map((k) => k.kid));
   for (const h of have) {
     if (!listed.has(h.kid) && h.revoked_ms === null)
-      await stmt(db, 'UPDATE evt_signing_keys SET revoked_ms = ?, retired_ms = COALESCE(retired_ms, ?) WHERE kid = ?').run(nowMs, nowMs, h.kid);
+      await statement(db, 'UPDATE evt_signing_keys SET revoked_ms = ?, retired_ms = COALESCE(retired_ms, ?) WHERE kid = ?').run(nowMs, nowMs, h.kid);
     else if (listed.has(h.kid) && h.kid !== current && h.retired_ms === null)
-      await stmt(db, 'UPDATE evt_signing_keys SET retired_ms = ? WHERE kid = ?').run(nowMs, h.kid);
+      await statement(db, 'UPDATE evt_signing_keys SET retired_ms = ? WHERE kid = ?').run(nowMs, h.kid);
     else continue;
     changed = true;
   }
@@ -340,7 +341,7 @@ export async function mirrorSigningKeys(
   for (const k of [...keys].sort((a, b) => Number(a.kid === current) - Number(b.kid === current))) {
     if (known.has(k.kid)) continue;
     changed = true;
-    await stmt(
+    await statement(
       db,
       "INSERT INTO evt_signing_keys (event_id, kid, public_key, private_box, created_ms, retired_ms, revoked_ms) VALUES (?, ?, ?, '', ?, ?, NULL)",
     ).run(eventId, k.kid, k.key, nowMs, k.kid === current ? null : nowMs);

@@ -1,5 +1,6 @@
 import type { Db } from '../connection.ts';
-import { likeContains, stmt } from '../connection.ts';
+import { likeContains, statement } from '../connection.ts';
+import { inJson, LIKE_NOCASE, sqlFor } from '../engine/sql.ts';
 import { getPostsWithDetail, insertDetailCols, updateDetailCols, type PostRow } from './posts.ts';
 
 /** Venues and organizers: a post plus its detail row. */
@@ -65,7 +66,7 @@ export async function updateLinkedCols(db: Db, kind: LinkedKind, postId: number,
 /** A live (not trashed) venue or organizer with exactly this title, for duplicate avoidance. */
 export async function findLinkedByTitle(db: Db, kind: LinkedKind, title: string): Promise<number | undefined> {
   return (
-    (await stmt(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status <> 'trash' ORDER BY id LIMIT 1").get(kind, title)) as
+    (await statement(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status <> 'trash' ORDER BY id LIMIT 1").get(kind, title)) as
       | { id: number }
       | undefined
   )?.id;
@@ -74,7 +75,7 @@ export async function findLinkedByTitle(db: Db, kind: LinkedKind, title: string)
 /** Published venues or organizers with exactly this title, by ID (TEC's duplicate avoidance on create). */
 export async function publishedLinkedByTitle(db: Db, kind: LinkedKind, title: string): Promise<number[]> {
   return (
-    (await stmt(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status = 'publish' ORDER BY id").all(kind, title)) as { id: number }[]
+    (await statement(db, "SELECT id FROM posts WHERE type = ? AND title = ? AND status = 'publish' ORDER BY id").all(kind, title)) as { id: number }[]
   ).map((r) => r.id);
 }
 
@@ -106,12 +107,13 @@ export interface LinkedArchiveQuery {
 /** A page of a venue or organizer archive, newest first as WordPress's post query orders (post date, then ID). */
 export async function linkedArchive(db: Db, q: LinkedArchiveQuery): Promise<{ ids: number[]; total: number }> {
   const { table, col, detail, search } = ARCHIVE[q.kind];
-  const where = ['p.type = ?', 'p.status IN (SELECT value FROM json_each(?))'];
+  const where = ['p.type = ?', sqlFor(db.engine, inJson('p.status', 'text'))];
   const params: unknown[] = [q.kind, JSON.stringify(q.statuses)];
   if (q.search) {
     const like = likeContains(q.search);
     const cols = ['p.title', 'p.content', 'p.title_et', ...search.map((c) => `d.${c}`)];
-    where.push(`(${cols.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
+    const op = sqlFor(db.engine, LIKE_NOCASE);
+    where.push(`(${cols.map((c) => `${c} ${op} ? ESCAPE '\\'`).join(' OR ')})`);
     params.push(...cols.map(() => like));
   }
   if (q.eventId !== undefined) {
@@ -127,9 +129,11 @@ export async function linkedArchive(db: Db, q: LinkedArchiveQuery): Promise<{ id
     params.push(q.upcomingFromUtc);
   }
   const from = `FROM posts p JOIN ${detail} d ON d.post_id = p.id WHERE ${where.join(' AND ')}`;
-  const total = ((await stmt(db, `SELECT COUNT(*) AS n ${from}`).get(...params)) as { n: number }).n;
+  const total = ((await statement(db, `SELECT COUNT(*) AS n ${from}`).get(...params)) as { n: number }).n;
   const ids = (
-    (await stmt(db, `SELECT p.id ${from} ORDER BY p.date DESC, p.id DESC LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset)) as { id: number }[]
+    (await statement(db, `SELECT p.id ${from} ORDER BY p.date DESC, p.id DESC LIMIT ? OFFSET ?`).all(...params, q.limit, q.offset)) as {
+      id: number;
+    }[]
   ).map((r) => r.id);
   return { ids, total };
 }

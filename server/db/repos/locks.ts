@@ -1,6 +1,7 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
 import type { PgDb } from '../engine/postgres.ts';
+import { inJson } from '../engine/sql.ts';
 import { findCart, type CartRow } from './carts.ts';
 import { getTicketRows, type TicketRow } from './tickets.ts';
 
@@ -64,9 +65,9 @@ export async function lockTickets(db: Db, ids: readonly number[]): Promise<void>
  */
 export async function lockTicketRows(db: Db, ids: readonly number[]): Promise<TicketRow[]> {
   if (!pg(db) || !ids.length) return await getTicketRows(db, ids);
-  const rows = (await stmt(
+  const rows = (await statement(
     db,
-    'SELECT p.*, d.* FROM posts p JOIN tickets d ON d.post_id = p.id WHERE d.post_id IN (SELECT value FROM json_each(?)) ORDER BY d.post_id FOR UPDATE OF d',
+    `SELECT p.*, d.* FROM posts p JOIN tickets d ON d.post_id = p.id WHERE ${inJson('d.post_id', 'id').pg} ORDER BY d.post_id FOR UPDATE OF d`,
   ).all(JSON.stringify([...new Set(ids)]))) as TicketRow[];
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)).filter((r): r is TicketRow => r !== undefined);
@@ -94,7 +95,7 @@ export async function lockOrder(db: Db, id: number): Promise<boolean> {
  */
 export async function lockCartOf(db: Db, owner: string): Promise<CartRow | undefined> {
   if (!pg(db)) return await findCart(db, owner);
-  return (await stmt(db, 'SELECT * FROM carts WHERE owner = ? FOR UPDATE').get(owner)) as CartRow | undefined;
+  return (await statement(db, 'SELECT * FROM carts WHERE owner = ? FOR UPDATE').get(owner)) as CartRow | undefined;
 }
 
 export async function lockLimitKey(db: Db, limiter: string, key: string): Promise<void> {

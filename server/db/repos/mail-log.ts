@@ -1,6 +1,7 @@
 import type { Db } from '../connection.ts';
-import { likeContains, stmt } from '../connection.ts';
+import { likeContains, statement } from '../connection.ts';
 import type { PgDb } from '../engine/postgres.ts';
+import { LIKE_NOCASE, sqlFor } from '../engine/sql.ts';
 import { nowUtc } from '../clock.ts';
 
 /** The mail log, its attachments, connected mail apps, the pairing key and the license (migration 006). */
@@ -70,11 +71,11 @@ export interface AttachmentRow extends AttachmentMeta {
 
 export async function insertMailLog(db: Db, m: NewMailLog): Promise<number> {
   const now = nowUtc();
-  const r = await stmt(
+  const r = await statement(
     db,
     `INSERT INTO mail_log (status, from_header, to_header, cc_header, bcc_header, reply_to_header, subject, headers, text_body, html_body,
        source, related_id, resent_from, created_utc, updated_utc)
-     VALUES ('queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES ('queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   ).run(
     m.from_header,
     m.to_header,
@@ -171,26 +172,31 @@ export async function insertAttachment(
     qr_text: string | null;
   },
 ): Promise<void> {
-  await stmt(
+  await statement(
     db,
     'INSERT INTO mail_attachments (log_id, position, filename, content_type, cid, size, sha256, content, qr_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   ).run(a.log_id, a.position, a.filename, a.content_type, a.cid, a.content.length, a.sha256, a.content, a.qr_text);
 }
 
 export async function fillAttachment(db: Db, id: number, content: Buffer, sha256: string): Promise<void> {
-  await stmt(db, 'UPDATE mail_attachments SET content = ?, size = ?, sha256 = ? WHERE id = ? AND size = 0').run(content, content.length, sha256, id);
+  await statement(db, 'UPDATE mail_attachments SET content = ?, size = ?, sha256 = ? WHERE id = ? AND size = 0').run(
+    content,
+    content.length,
+    sha256,
+    id,
+  );
 }
 
 export async function getMailLog(db: Db, id: number): Promise<MailLogRow | undefined> {
-  return (await stmt(db, 'SELECT * FROM mail_log WHERE id = ?').get(id)) as MailLogRow | undefined;
+  return (await statement(db, 'SELECT * FROM mail_log WHERE id = ?').get(id)) as MailLogRow | undefined;
 }
 
 export async function getAttachments(db: Db, logId: number): Promise<AttachmentRow[]> {
-  return (await stmt(db, 'SELECT * FROM mail_attachments WHERE log_id = ? ORDER BY position').all(logId)) as AttachmentRow[];
+  return (await statement(db, 'SELECT * FROM mail_attachments WHERE log_id = ? ORDER BY position').all(logId)) as AttachmentRow[];
 }
 
 export async function getAttachmentMeta(db: Db, logId: number): Promise<AttachmentMeta[]> {
-  return (await stmt(
+  return (await statement(
     db,
     'SELECT id, log_id, position, filename, content_type, cid, size, sha256, qr_text FROM mail_attachments WHERE log_id = ? ORDER BY position',
   ).all(logId)) as AttachmentMeta[];
@@ -212,22 +218,24 @@ const STATUS_OF: Record<Exclude<LogFilter, 'all'>, MailStatus> = { success: 'sen
 export async function listMailLogs(db: Db, q: LogQuery): Promise<{ rows: MailLogRow[]; total: number }> {
   const status = q.filter === 'all' ? null : STATUS_OF[q.filter];
   const like = q.search ? likeContains(q.search) : null;
-  const where = `(@status IS NULL OR status = @status)
-    AND (@like IS NULL OR subject LIKE @like ESCAPE '\\' OR to_header LIKE @like ESCAPE '\\' OR COALESCE(error, '') LIKE @like ESCAPE '\\'
-         OR (status = 'sent' AND '1' LIKE @like ESCAPE '\\') OR (status = 'queued' AND 'In Queue' LIKE @like ESCAPE '\\'))`;
-  const rows = (await stmt(db, `SELECT * FROM mail_log WHERE ${where} ORDER BY created_utc DESC, id DESC LIMIT @limit OFFSET @offset`).all({
+  // The casts give PostgreSQL the parameters' type where they are only tested for NULL.
+  const op = sqlFor(db.engine, LIKE_NOCASE);
+  const where = `(CAST(@status AS TEXT) IS NULL OR status = @status)
+    AND (CAST(@like AS TEXT) IS NULL OR subject ${op} @like ESCAPE '\\' OR to_header ${op} @like ESCAPE '\\' OR COALESCE(error, '') ${op} @like ESCAPE '\\'
+         OR (status = 'sent' AND '1' ${op} @like ESCAPE '\\') OR (status = 'queued' AND 'In Queue' ${op} @like ESCAPE '\\'))`;
+  const rows = (await statement(db, `SELECT * FROM mail_log WHERE ${where} ORDER BY created_utc DESC, id DESC LIMIT @limit OFFSET @offset`).all({
     status,
     like,
     limit: q.limit,
     offset: q.offset,
   })) as MailLogRow[];
-  const total = ((await stmt(db, `SELECT COUNT(*) AS n FROM mail_log WHERE ${where}`).get({ status, like })) as { n: number }).n;
+  const total = ((await statement(db, `SELECT COUNT(*) AS n FROM mail_log WHERE ${where}`).get({ status, like })) as { n: number }).n;
   return { rows, total };
 }
 
 /** Counts of messages created in [fromUtc, toUtc]. */
 export async function countMailLogs(db: Db, fromUtc: string, toUtc: string): Promise<{ success: number; failed: number; total: number }> {
-  const r = (await stmt(
+  const r = (await statement(
     db,
     `SELECT COUNT(*) AS total, COALESCE(SUM(status = 'sent'), 0) AS success, COALESCE(SUM(status = 'failed'), 0) AS failed
      FROM mail_log WHERE created_utc >= ? AND created_utc <= ?`,
@@ -239,14 +247,14 @@ export async function countMailLogs(db: Db, fromUtc: string, toUtc: string): Pro
 export async function allMailLogsBrief(
   db: Db,
 ): Promise<Pick<MailLogRow, 'id' | 'status' | 'subject' | 'to_header' | 'error' | 'created_utc' | 'opened' | 'notification_deleted'>[]> {
-  return (await stmt(
+  return (await statement(
     db,
     'SELECT id, status, subject, to_header, error, created_utc, opened, notification_deleted FROM mail_log ORDER BY id DESC',
   ).all()) as never;
 }
 
 export async function queuedMailIds(db: Db): Promise<number[]> {
-  return ((await stmt(db, "SELECT id FROM mail_log WHERE status = 'queued' ORDER BY id").all()) as { id: number }[]).map((r) => r.id);
+  return ((await statement(db, "SELECT id FROM mail_log WHERE status = 'queued' ORDER BY id").all()) as { id: number }[]).map((r) => r.id);
 }
 
 export interface DeliveryRecord {
@@ -271,7 +279,7 @@ export async function claimMailLog(db: Db, id: number, staleBeforeUtc: string): 
  * get it (not queued, claimed by another, or gone): the check, the claim and the read in one statement.
  */
 export async function claimQueuedMail(db: Db, id: number, staleBeforeUtc: string): Promise<MailLogRow | undefined> {
-  return (await stmt(
+  return (await statement(
     db,
     "UPDATE mail_log SET claimed_utc = ? WHERE id = ? AND status = 'queued' AND (claimed_utc IS NULL OR claimed_utc < ?) RETURNING *",
   ).get(nowUtc(), id, staleBeforeUtc)) as MailLogRow | undefined;
@@ -280,7 +288,7 @@ export async function claimQueuedMail(db: Db, id: number, staleBeforeUtc: string
 /** Records one delivery attempt; only a message still queued is updated (a deleted row stays deleted). */
 export async function recordDelivery(db: Db, id: number, d: DeliveryRecord): Promise<boolean> {
   const now = nowUtc();
-  const r = await stmt(
+  const r = await statement(
     db,
     `UPDATE mail_log SET status = ?, transport = ?, error = ?, transcript = transcript || ?, message_id = COALESCE(?, message_id),
        eml_file = COALESCE(?, eml_file), claimed_utc = NULL, attempts = attempts + 1, updated_utc = ?, sent_utc = CASE WHEN ? = 'sent' THEN ? ELSE sent_utc END
@@ -291,14 +299,14 @@ export async function recordDelivery(db: Db, id: number, d: DeliveryRecord): Pro
 
 /** Puts a message back in the queue for a resend. */
 export async function requeueMailLog(db: Db, id: number): Promise<void> {
-  await stmt(
+  await statement(
     db,
     "UPDATE mail_log SET status = 'queued', error = NULL, claimed_utc = NULL, resend_count = resend_count + 1, updated_utc = ? WHERE id = ?",
   ).run(nowUtc(), id);
 }
 
 export async function countResend(db: Db, id: number): Promise<void> {
-  await stmt(db, 'UPDATE mail_log SET resend_count = resend_count + 1, updated_utc = ? WHERE id = ?').run(nowUtc(), id);
+  await statement(db, 'UPDATE mail_log SET resend_count = resend_count + 1, updated_utc = ? WHERE id = ?').run(nowUtc(), id);
 }
 
 // Connected apps ------------------------------------------------------------------------------------------
@@ -315,7 +323,7 @@ export interface MailAppRow {
 }
 
 export async function upsertMailApp(db: Db, a: { token_hash: string; token_hint: string; device: string; server_url: string }): Promise<MailAppRow> {
-  await stmt(
+  await statement(
     db,
     `INSERT INTO mail_apps (token_hash, token_hint, device, server_url, connected_utc) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (token_hash) DO UPDATE SET device = excluded.device, server_url = excluded.server_url, connected_utc = excluded.connected_utc`,
@@ -324,39 +332,42 @@ export async function upsertMailApp(db: Db, a: { token_hash: string; token_hint:
 }
 
 export async function findMailApp(db: Db, tokenHash: string): Promise<MailAppRow | undefined> {
-  return (await stmt(db, 'SELECT * FROM mail_apps WHERE token_hash = ?').get(tokenHash)) as MailAppRow | undefined;
+  return (await statement(db, 'SELECT * FROM mail_apps WHERE token_hash = ?').get(tokenHash)) as MailAppRow | undefined;
 }
 
 export async function touchMailApp(db: Db, id: number): Promise<void> {
-  await stmt(db, 'UPDATE mail_apps SET last_seen_utc = ? WHERE id = ?').run(nowUtc(), id);
+  await statement(db, 'UPDATE mail_apps SET last_seen_utc = ? WHERE id = ?').run(nowUtc(), id);
 }
 
 export async function listMailApps(db: Db): Promise<MailAppRow[]> {
-  return (await stmt(db, 'SELECT * FROM mail_apps ORDER BY id').all()) as MailAppRow[];
+  return (await statement(db, 'SELECT * FROM mail_apps ORDER BY id').all()) as MailAppRow[];
 }
 
 export async function deleteMailApp(db: Db, id: number): Promise<boolean> {
-  return (await stmt(db, 'DELETE FROM mail_apps WHERE id = ?').run(id)).changes === 1;
+  return (await statement(db, 'DELETE FROM mail_apps WHERE id = ?').run(id)).changes === 1;
 }
 
 export async function deleteAllMailApps(db: Db): Promise<number> {
-  return (await stmt(db, 'DELETE FROM mail_apps').run()).changes;
+  return (await statement(db, 'DELETE FROM mail_apps').run()).changes;
 }
 
 // Pairing key and license ----------------------------------------------------------------------------------
 
 export async function setPairing(db: Db, keyHash: string, expiresUtc: string, userId: number): Promise<void> {
-  await stmt(db, 'INSERT OR REPLACE INTO mail_pairing (id, key_hash, expires_utc, created_by) VALUES (1, ?, ?, ?)').run(keyHash, expiresUtc, userId);
+  await statement(
+    db,
+    'INSERT INTO mail_pairing (id, key_hash, expires_utc, created_by) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET key_hash = excluded.key_hash, expires_utc = excluded.expires_utc, created_by = excluded.created_by',
+  ).run(keyHash, expiresUtc, userId);
 }
 
 export async function getPairing(db: Db): Promise<{ key_hash: string; expires_utc: string } | undefined> {
-  return (await stmt(db, 'SELECT key_hash, expires_utc FROM mail_pairing WHERE id = 1').get()) as
+  return (await statement(db, 'SELECT key_hash, expires_utc FROM mail_pairing WHERE id = 1').get()) as
     | { key_hash: string; expires_utc: string }
     | undefined;
 }
 
 export async function clearPairing(db: Db): Promise<void> {
-  await stmt(db, 'DELETE FROM mail_pairing').run();
+  await statement(db, 'DELETE FROM mail_pairing').run();
 }
 
 export interface LicenseRow {
@@ -367,15 +378,18 @@ export interface LicenseRow {
 }
 
 export async function setLicense(db: Db, key: string, userId: number): Promise<void> {
-  await stmt(db, 'INSERT OR REPLACE INTO mail_license (id, license_key, activated_utc, activated_by) VALUES (1, ?, ?, ?)').run(key, nowUtc(), userId);
+  await statement(
+    db,
+    'INSERT INTO mail_license (id, license_key, activated_utc, activated_by) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET license_key = excluded.license_key, activated_utc = excluded.activated_utc, activated_by = excluded.activated_by',
+  ).run(key, nowUtc(), userId);
 }
 
 export async function getLicense(db: Db): Promise<LicenseRow | undefined> {
-  return (await stmt(db, 'SELECT license_key, activated_utc, activated_by, last_checked_utc FROM mail_license WHERE id = 1').get()) as
+  return (await statement(db, 'SELECT license_key, activated_utc, activated_by, last_checked_utc FROM mail_license WHERE id = 1').get()) as
     | LicenseRow
     | undefined;
 }
 
 export async function touchLicense(db: Db): Promise<void> {
-  await stmt(db, 'UPDATE mail_license SET last_checked_utc = ? WHERE id = 1').run(nowUtc());
+  await statement(db, 'UPDATE mail_license SET last_checked_utc = ? WHERE id = 1').run(nowUtc());
 }

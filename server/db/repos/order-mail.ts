@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
 import type { SigningKeyRow } from './signing-keys.ts';
 
 /**
@@ -63,7 +63,7 @@ type MailRow = AttendeeForMail & {
  * has no attendee to mail.
  */
 export async function orderMail(db: Db, orderId: number): Promise<OrderMail | undefined> {
-  const rows = (await stmt(
+  const rows = (await statement(
     db,
     `SELECT o.status AS order_status, o.purchaser_name, o.purchaser_email, o.total_minor, o.currency,
             EXISTS (SELECT 1 FROM mail_log WHERE source = 'tickets' AND related_id = o.post_id) AS logged,

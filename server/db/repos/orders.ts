@@ -1,7 +1,8 @@
 import { lockTicketRows } from './locks.ts';
 import type { OrderStatus } from '../../../shared/models/tickets.ts';
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
+import { inJson, sql, sqlFor } from '../engine/sql.ts';
 import { insertPost, insertPosts } from './posts.ts';
 import { insertAttendeeRows, newSecurityCodes } from './attendees.ts';
 import { ticketStats, type Provider, type TicketRow } from './tickets.ts';
@@ -18,7 +19,7 @@ export const BOX_OFFICE_REF = 'box-office';
 
 /** Marks an order as a box-office sale: its attendees answer `order: ""`, as the original's REST-made ones. */
 export async function markBoxOfficeOrder(db: Db, orderId: number): Promise<void> {
-  await stmt(db, 'UPDATE orders SET gateway_ref = ? WHERE post_id = ?').run(BOX_OFFICE_REF, orderId);
+  await statement(db, 'UPDATE orders SET gateway_ref = ? WHERE post_id = ?').run(BOX_OFFICE_REF, orderId);
 }
 
 export interface OrderRow {
@@ -57,22 +58,22 @@ const SELECT = 'SELECT o.post_id AS id, o.*, p.author, p.date, p.date_gmt FROM o
 
 export async function getOrderRows(db: Db, ids: readonly number[]): Promise<OrderRow[]> {
   if (!ids.length) return [];
-  const rows = (await stmt(db, `${SELECT} WHERE o.post_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids))) as OrderRow[];
+  const rows = (await statement(db, sql`${SELECT} WHERE ${inJson('o.post_id', 'id')}`).all(JSON.stringify(ids))) as OrderRow[];
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)).filter((r): r is OrderRow => r !== undefined);
 }
 
 export async function getOrderRow(db: Db, id: number): Promise<OrderRow | undefined> {
-  return (await stmt(db, `${SELECT} WHERE o.post_id = ?`).get(id)) as OrderRow | undefined;
+  return (await statement(db, `${SELECT} WHERE o.post_id = ?`).get(id)) as OrderRow | undefined;
 }
 
 export async function orderItems(db: Db, orderIds: readonly number[]): Promise<OrderItemRow[]> {
   if (!orderIds.length) return [];
-  return (await stmt(
+  return (await statement(
     db,
-    `SELECT oi.order_id, oi.ticket_id, oi.quantity, oi.price_minor, t.event_id, p.title, p.title_et
+    sql`SELECT oi.order_id, oi.ticket_id, oi.quantity, oi.price_minor, t.event_id, p.title, p.title_et
      FROM order_items oi JOIN tickets t ON t.post_id = oi.ticket_id JOIN posts p ON p.id = oi.ticket_id
-     WHERE oi.order_id IN (SELECT value FROM json_each(?)) ORDER BY oi.order_id, oi.ticket_id`,
+     WHERE ${inJson('oi.order_id', 'id')} ORDER BY oi.order_id, oi.ticket_id`,
   ).all(JSON.stringify(orderIds))) as OrderItemRow[];
 }
 
@@ -99,13 +100,13 @@ export async function queryOrders(db: Db, q: OrderQuery): Promise<{ ids: number[
     params.push(q.eventAuthor);
   }
   if (q.statuses) {
-    c.push('o.status IN (SELECT value FROM json_each(?))');
+    c.push(sqlFor(db.engine, inJson('o.status', 'text')));
     params.push(JSON.stringify(q.statuses));
   }
   const w = c.join(' AND ');
-  const total = ((await stmt(db, `SELECT COUNT(*) AS n FROM orders o WHERE ${w}`).get(...params)) as { n: number }).n;
+  const total = ((await statement(db, `SELECT COUNT(*) AS n FROM orders o WHERE ${w}`).get(...params)) as { n: number }).n;
   const ids = (
-    (await stmt(db, `SELECT o.post_id AS id FROM orders o WHERE ${w} ORDER BY o.post_id DESC LIMIT ? OFFSET ?`).all(
+    (await statement(db, `SELECT o.post_id AS id FROM orders o WHERE ${w} ORDER BY o.post_id DESC LIMIT ? OFFSET ?`).all(
       ...params,
       q.limit,
       q.offset,
@@ -224,7 +225,7 @@ async function writeOrder(
     date: o.date,
     date_gmt: o.dateGmt,
   });
-  const inserted = (await stmt(
+  const inserted = (await statement(
     db,
     `INSERT INTO orders (post_id, provider, status, purchaser_name, purchaser_email, user_id, total_minor, currency, created_utc, completed_utc, hold_until_utc, hold_client)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
@@ -244,9 +245,10 @@ async function writeOrder(
   )) as Omit<OrderRow, 'id' | 'author' | 'date' | 'date_gmt'> & { post_id: number };
   const { post_id, ...cols } = inserted;
   const row: OrderRow = { id: post_id, ...cols, author: o.userId ?? 0, date: o.date, date_gmt: o.dateGmt };
-  await stmt(db, `INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES ${items.map(() => '(?, ?, ?, ?)').join(', ')}`).run(
-    ...items.flatMap((it) => [orderId, it.ticketId, it.quantity, tickets.get(it.ticketId)!.price_minor]),
-  );
+  await statement(
+    db,
+    `INSERT INTO order_items (order_id, ticket_id, quantity, price_minor) VALUES ${items.map(() => '(?, ?, ?, ?)').join(', ')}`,
+  ).run(...items.flatMap((it) => [orderId, it.ticketId, it.quantity, tickets.get(it.ticketId)!.price_minor]));
   const places = items.flatMap((it) => Array.from({ length: it.quantity }, () => it));
   const attendeeIds: number[] = [];
   for (let at = 0; at < places.length; at += ROWS_PER_INSERT) {
@@ -449,7 +451,12 @@ export async function setOrderStatus(db: Db, order: OrderRow, status: OrderStatu
     let hold = order.hold_until_utc;
     if (status === 'pending' && hold !== null && order.status !== 'pending')
       hold = utcString(utcMs(nowUtc) + Math.max(0, utcMs(hold) - utcMs(order.created_utc)));
-    await stmt(db, 'UPDATE orders SET status = ?, completed_utc = ?, hold_until_utc = ? WHERE post_id = ?').run(status, completed, hold, order.id);
+    await statement(db, 'UPDATE orders SET status = ?, completed_utc = ?, hold_until_utc = ? WHERE post_id = ?').run(
+      status,
+      completed,
+      hold,
+      order.id,
+    );
   });
 }
 
@@ -461,7 +468,7 @@ export async function setOrderStatus(db: Db, order: OrderRow, status: OrderStatu
 export async function placesHeldBy(db: Db, client: string, nowUtc: string): Promise<number> {
   return Number(
     (
-      (await stmt(
+      (await statement(
         db,
         `SELECT COALESCE(SUM(oi.quantity), 0) AS n FROM orders o JOIN order_items oi ON oi.order_id = o.post_id
          WHERE o.hold_client = ? AND o.status = 'pending' AND (o.hold_until_utc IS NULL OR o.hold_until_utc > ?)`,
@@ -473,7 +480,7 @@ export async function placesHeldBy(db: Db, client: string, nowUtc: string): Prom
 /** Whether a pending order's hold has run out at `nowUtc` and the sweep has not cancelled it yet. */
 export async function hasLapsedHold(db: Db, nowUtc: string): Promise<boolean> {
   return (
-    (await stmt(db, "SELECT 1 AS x FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ? LIMIT 1").get(
+    (await statement(db, "SELECT 1 AS x FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ? LIMIT 1").get(
       nowUtc,
     )) !== undefined
   );
@@ -482,12 +489,12 @@ export async function hasLapsedHold(db: Db, nowUtc: string): Promise<boolean> {
 export async function expireHolds(db: Db, nowUtc: string): Promise<number[]> {
   return await db.transaction(async () => {
     const ids = (
-      (await stmt(
+      (await statement(
         db,
         "SELECT post_id AS id FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ? ORDER BY post_id",
       ).all(nowUtc)) as { id: number }[]
     ).map((r) => r.id);
-    const cancel = stmt(db, "UPDATE orders SET status = 'cancelled' WHERE post_id = ? AND status = 'pending'");
+    const cancel = statement(db, "UPDATE orders SET status = 'cancelled' WHERE post_id = ? AND status = 'pending'");
     // Only the orders this pass cancelled: another process's sweep (or a payment) may have got there first.
     const cancelled: number[] = [];
     for (const id of ids) if ((await cancel.run(id)).changes === 1) cancelled.push(id);
@@ -500,7 +507,7 @@ export async function expireHolds(db: Db, nowUtc: string): Promise<number[]> {
  * move to `completed` records `nowUtc` as its completion time, which later moves keep.
  */
 export async function setOrderStatusOnly(db: Db, orderId: number, status: string, nowUtc: string): Promise<void> {
-  await stmt(
+  await statement(
     db,
     "UPDATE orders SET status = ?, completed_utc = CASE WHEN ? = 'completed' THEN COALESCE(completed_utc, ?) ELSE completed_utc END WHERE post_id = ?",
   ).run(status, status, nowUtc, orderId);

@@ -1,5 +1,6 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
+import { inJson, sql } from '../engine/sql.ts';
 
 export interface PostRow {
   id: number;
@@ -53,7 +54,7 @@ const COLUMNS = [
  */
 export async function getPostsWithDetail<T extends PostRow>(db: Db, table: string, ids: readonly number[]): Promise<T[]> {
   if (!ids.length) return [];
-  const rows = (await stmt(db, `SELECT p.*, d.* FROM posts p JOIN ${table} d ON d.post_id = p.id WHERE p.id IN (SELECT value FROM json_each(?))`).all(
+  const rows = (await statement(db, sql`SELECT p.*, d.* FROM posts p JOIN ${table} d ON d.post_id = p.id WHERE ${inJson('p.id', 'id')}`).all(
     JSON.stringify(ids),
   )) as T[];
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -69,7 +70,7 @@ export async function insertDetailCols<C>(
   keys: readonly (keyof C & string)[],
 ): Promise<void> {
   const set = keys.filter((k) => cols[k] !== undefined);
-  await stmt(db, `INSERT INTO ${table} (post_id${set.map((k) => `, ${k}`).join('')}) VALUES (?${set.map(() => ', ?').join('')})`).run(
+  await statement(db, `INSERT INTO ${table} (post_id${set.map((k) => `, ${k}`).join('')}) VALUES (?${set.map(() => ', ?').join('')})`).run(
     postId,
     ...set.map((k) => cols[k] as unknown),
   );
@@ -85,28 +86,32 @@ export async function updateDetailCols<C>(
 ): Promise<void> {
   const set = keys.filter((k) => cols[k] !== undefined);
   if (!set.length) return;
-  await stmt(db, `UPDATE ${table} SET ${set.map((k) => `${k} = ?`).join(', ')} WHERE post_id = ?`).run(...set.map((k) => cols[k] as unknown), postId);
+  await statement(db, `UPDATE ${table} SET ${set.map((k) => `${k} = ?`).join(', ')} WHERE post_id = ?`).run(
+    ...set.map((k) => cols[k] as unknown),
+    postId,
+  );
 }
 
 export async function getPost(db: Db, id: number): Promise<PostRow | undefined> {
-  return (await stmt(db, 'SELECT * FROM posts WHERE id = ?').get(id)) as PostRow | undefined;
+  return (await statement(db, 'SELECT * FROM posts WHERE id = ?').get(id)) as PostRow | undefined;
 }
 
 export async function getPostType(db: Db, id: number): Promise<string | undefined> {
-  return ((await stmt(db, 'SELECT type FROM posts WHERE id = ?').get(id)) as { type: string } | undefined)?.type;
+  return ((await statement(db, 'SELECT type FROM posts WHERE id = ?').get(id)) as { type: string } | undefined)?.type;
 }
 
 /** A post of that type by slug; trashed posts are not found (WordPress renames their slugs). */
 export async function findPostIdBySlug(db: Db, type: string, slug: string): Promise<number | undefined> {
-  return ((await stmt(db, "SELECT id FROM posts WHERE type = ? AND slug = ? AND status <> 'trash'").get(type, slug)) as { id: number } | undefined)
-    ?.id;
+  return (
+    (await statement(db, "SELECT id FROM posts WHERE type = ? AND slug = ? AND status <> 'trash'").get(type, slug)) as { id: number } | undefined
+  )?.id;
 }
 
 export async function insertPost(db: Db, type: string, fields: PostWrite & { date: string; date_gmt: string }): Promise<number> {
   const row: PostWrite = { modified: fields.date, modified_gmt: fields.date_gmt, ...fields };
   const cols = COLUMNS.filter((c) => row[c] !== undefined);
-  const sql = `INSERT INTO posts (type, ${cols.join(', ')}) VALUES (?, ${cols.map(() => '?').join(', ')})`;
-  return Number((await stmt(db, sql).run(type, ...cols.map((c) => row[c] as unknown))).lastInsertRowid);
+  const sql = `INSERT INTO posts (type, ${cols.join(', ')}) VALUES (?, ${cols.map(() => '?').join(', ')}) RETURNING id`;
+  return Number((await statement(db, sql).run(type, ...cols.map((c) => row[c] as unknown))).lastInsertRowid);
 }
 
 /**
@@ -120,7 +125,7 @@ export async function insertPosts(db: Db, type: string, rows: readonly (PostWrit
   const cols = COLUMNS.filter((c) => full[0]![c] !== undefined);
   const one = `(?, ${cols.map(() => '?').join(', ')})`;
   const sql = `INSERT INTO posts (type, ${cols.join(', ')}) VALUES ${full.map(() => one).join(', ')} RETURNING id`;
-  const ids = (await stmt(db, sql)
+  const ids = (await statement(db, sql)
     .pluck()
     .all(...full.flatMap((row) => [type, ...cols.map((c) => row[c] as unknown)]))) as number[];
   return ids.map(Number).sort((a, b) => a - b);
@@ -129,7 +134,7 @@ export async function insertPosts(db: Db, type: string, rows: readonly (PostWrit
 export async function updatePost(db: Db, id: number, fields: PostWrite): Promise<void> {
   const cols = COLUMNS.filter((c) => fields[c] !== undefined);
   if (!cols.length) return;
-  await stmt(db, `UPDATE posts SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...cols.map((c) => fields[c] as unknown), id);
+  await statement(db, `UPDATE posts SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...cols.map((c) => fields[c] as unknown), id);
 }
 
 /** WordPress `sanitize_title`: lower case, accents removed, anything else to hyphens. */
@@ -151,7 +156,7 @@ export function sanitizeSlug(s: string): string {
 /** `wp_unique_post_slug`: appends -2, -3, ... until no other post of the type uses it. */
 export async function uniqueSlug(db: Db, type: string, wanted: string, exceptId = 0): Promise<string> {
   const base = sanitizeSlug(wanted) || 'post';
-  const taken = stmt(db, 'SELECT 1 FROM posts WHERE type = ? AND slug = ? AND id <> ?');
+  const taken = statement(db, 'SELECT 1 FROM posts WHERE type = ? AND slug = ? AND id <> ?');
   if (!(await taken.get(type, base, exceptId))) return base;
   for (let n = 2; ; n++) {
     const s = `${base}-${n}`;
@@ -161,14 +166,14 @@ export async function uniqueSlug(db: Db, type: string, wanted: string, exceptId 
 
 /** The author of a post (null when it has none), or undefined when there is no such post. */
 export async function postAuthorOf(db: Db, id: number): Promise<number | null | undefined> {
-  return (await stmt(db, 'SELECT author FROM posts WHERE id = ?').pluck().get(id)) as number | null | undefined;
+  return (await statement(db, 'SELECT author FROM posts WHERE id = ?').pluck().get(id)) as number | null | undefined;
 }
 
 export async function setPostTitle(db: Db, id: number, title: string): Promise<void> {
-  await stmt(db, 'UPDATE posts SET title = ? WHERE id = ?').run(title, id);
+  await statement(db, 'UPDATE posts SET title = ? WHERE id = ?').run(title, id);
 }
 
 /** How many events, venues and organizers there are, in any status. */
 export async function countCalendarPosts(db: Db): Promise<number> {
-  return ((await stmt(db, "SELECT COUNT(*) AS n FROM posts WHERE type IN ('event', 'venue', 'organizer')").get()) as { n: number }).n;
+  return ((await statement(db, "SELECT COUNT(*) AS n FROM posts WHERE type IN ('event', 'venue', 'organizer')").get()) as { n: number }).n;
 }

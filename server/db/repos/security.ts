@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
 
 export interface ScanRow {
   id: number;
@@ -29,7 +29,7 @@ export interface IssueRow {
 export async function insertScan(db: Db, s: Omit<ScanRow, 'id'>): Promise<number> {
   return Number(
     (
-      await stmt(db, 'INSERT INTO security_scans (started, finished, issue_count, user_id) VALUES (?, ?, ?, ?)').run(
+      await statement(db, 'INSERT INTO security_scans (started, finished, issue_count, user_id) VALUES (?, ?, ?, ?) RETURNING id').run(
         s.started,
         s.finished,
         s.issue_count,
@@ -40,11 +40,11 @@ export async function insertScan(db: Db, s: Omit<ScanRow, 'id'>): Promise<number
 }
 
 export async function latestScan(db: Db): Promise<ScanRow | undefined> {
-  return (await stmt(db, 'SELECT * FROM security_scans ORDER BY id DESC LIMIT 1').get()) as ScanRow | undefined;
+  return (await statement(db, 'SELECT * FROM security_scans ORDER BY id DESC LIMIT 1').get()) as ScanRow | undefined;
 }
 
 export async function insertIssue(db: Db, i: Omit<IssueRow, 'id'>): Promise<void> {
-  await stmt(
+  await statement(
     db,
     'INSERT INTO security_issues (scan_id, type, severity, status, ignore_key, detail_hash, short_msg, long_msg, data, time, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   ).run(i.scan_id, i.type, i.severity, i.status, i.ignore_key, i.detail_hash, i.short_msg, i.long_msg, i.data, i.time, i.last_updated);
@@ -52,7 +52,7 @@ export async function insertIssue(db: Db, i: Omit<IssueRow, 'id'>): Promise<void
 
 /** Issues of a scan, most severe first; `pending` keeps only those not dismissed. */
 export async function listIssues(db: Db, scanId: number, pending: boolean, offset: number, limit: number): Promise<IssueRow[]> {
-  return (await stmt(
+  return (await statement(
     db,
     "SELECT * FROM security_issues WHERE scan_id = ? AND (? = 0 OR status = 'new') ORDER BY severity DESC, id LIMIT ? OFFSET ?",
   ).all(scanId, pending ? 1 : 0, limit, offset)) as IssueRow[];
@@ -60,18 +60,21 @@ export async function listIssues(db: Db, scanId: number, pending: boolean, offse
 
 export async function countIssues(db: Db, scanId: number, pending: boolean): Promise<number> {
   return (
-    (await stmt(db, "SELECT COUNT(*) AS n FROM security_issues WHERE scan_id = ? AND (? = 0 OR status = 'new')").get(scanId, pending ? 1 : 0)) as {
+    (await statement(db, "SELECT COUNT(*) AS n FROM security_issues WHERE scan_id = ? AND (? = 0 OR status = 'new')").get(
+      scanId,
+      pending ? 1 : 0,
+    )) as {
       n: number;
     }
   ).n;
 }
 
 export async function getIssue(db: Db, id: number): Promise<IssueRow | undefined> {
-  return (await stmt(db, 'SELECT * FROM security_issues WHERE id = ?').get(id)) as IssueRow | undefined;
+  return (await statement(db, 'SELECT * FROM security_issues WHERE id = ?').get(id)) as IssueRow | undefined;
 }
 
 export async function setIssueStatus(db: Db, id: number, status: IssueStatus, now: string): Promise<void> {
-  await stmt(db, 'UPDATE security_issues SET status = ?, last_updated = ? WHERE id = ?').run(status, now, id);
+  await statement(db, 'UPDATE security_issues SET status = ?, last_updated = ? WHERE id = ?').run(status, now, id);
 }
 
 export interface DismissalRow {
@@ -82,16 +85,16 @@ export interface DismissalRow {
 }
 
 export async function getDismissal(db: Db, key: string): Promise<DismissalRow | undefined> {
-  return (await stmt(db, 'SELECT * FROM security_dismissals WHERE ignore_key = ?').get(key)) as DismissalRow | undefined;
+  return (await statement(db, 'SELECT * FROM security_dismissals WHERE ignore_key = ?').get(key)) as DismissalRow | undefined;
 }
 
 export async function putDismissal(db: Db, d: DismissalRow): Promise<void> {
-  await stmt(
+  await statement(
     db,
     'INSERT INTO security_dismissals (ignore_key, status, detail_hash, time) VALUES (?, ?, ?, ?) ON CONFLICT(ignore_key) DO UPDATE SET status = excluded.status, detail_hash = excluded.detail_hash, time = excluded.time',
   ).run(d.ignore_key, d.status, d.detail_hash, d.time);
 }
 
 export async function deleteDismissal(db: Db, key: string): Promise<void> {
-  await stmt(db, 'DELETE FROM security_dismissals WHERE ignore_key = ?').run(key);
+  await statement(db, 'DELETE FROM security_dismissals WHERE ignore_key = ?').run(key);
 }

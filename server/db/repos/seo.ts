@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
 
 export interface SeoRow {
   post_id: number;
@@ -12,11 +12,11 @@ export interface SeoRow {
 }
 
 export async function getSeo(db: Db, postId: number): Promise<SeoRow | undefined> {
-  return (await stmt(db, 'SELECT * FROM seo_meta WHERE post_id = ?').get(postId)) as SeoRow | undefined;
+  return (await statement(db, 'SELECT * FROM seo_meta WHERE post_id = ?').get(postId)) as SeoRow | undefined;
 }
 
 export async function putSeo(db: Db, r: SeoRow): Promise<void> {
-  await stmt(
+  await statement(
     db,
     `INSERT INTO seo_meta (post_id, title, description, canonical, noindex, nofollow, updated) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(post_id) DO UPDATE SET title = excluded.title, description = excluded.description, canonical = excluded.canonical,
@@ -33,7 +33,7 @@ export interface SitemapRow {
 
 /** Published, password-free events (not hidden from listings), venues and organizers that are not noindex. */
 export async function sitemapRows(db: Db, limit: number): Promise<SitemapRow[]> {
-  return (await stmt(
+  return (await statement(
     db,
     `SELECT p.id, p.type, p.slug, p.modified_gmt FROM posts p
      LEFT JOIN seo_meta m ON m.post_id = p.id

@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
 import type { PgDb } from '../engine/postgres.ts';
 
 /*
@@ -12,7 +12,10 @@ import type { PgDb } from '../engine/postgres.ts';
  * whose ageing out frees a place), else undefined.
  */
 export async function rateLimitedSince(db: Db, name: string, key: string, afterMs: number, max: number): Promise<number | undefined> {
-  return (await stmt(db, 'SELECT at_ms FROM evt_rate_events WHERE name = ? AND key = ? AND at_ms > ? ORDER BY at_ms DESC, id DESC LIMIT 1 OFFSET ?')
+  return (await statement(
+    db,
+    'SELECT at_ms FROM evt_rate_events WHERE name = ? AND key = ? AND at_ms > ? ORDER BY at_ms DESC, id DESC LIMIT 1 OFFSET ?',
+  )
     .pluck()
     .get(name, key, afterMs, max - 1)) as number | undefined;
 }
@@ -31,8 +34,8 @@ export async function insertRateEvent(db: Db, name: string, key: string, atMs: n
     (db as PgDb).countWritten(1);
     return;
   }
-  await stmt(db, 'INSERT INTO evt_rate_events (name, key, at_ms) VALUES (?, ?, ?)').run(name, key, atMs);
-  await stmt(
+  await statement(db, 'INSERT INTO evt_rate_events (name, key, at_ms) VALUES (?, ?, ?)').run(name, key, atMs);
+  await statement(
     db,
     `DELETE FROM evt_rate_events WHERE name = ? AND key = ? AND (at_ms <= ? OR id < (
        SELECT id FROM evt_rate_events WHERE name = ? AND key = ? ORDER BY id DESC LIMIT 1 OFFSET ?))`,
@@ -75,7 +78,7 @@ export async function takeRateEvent(
 
 /** Forgets every event of `key`. */
 export async function clearRateKey(db: Db, name: string, key: string): Promise<void> {
-  await stmt(db, 'DELETE FROM evt_rate_events WHERE name = ? AND key = ?').run(name, key);
+  await statement(db, 'DELETE FROM evt_rate_events WHERE name = ? AND key = ?').run(name, key);
 }
 
 /**
@@ -83,9 +86,9 @@ export async function clearRateKey(db: Db, name: string, key: string): Promise<v
  * oldest ones (a flood of new keys forgets the oldest events first, as the in-memory limiter forgets keys).
  */
 export async function sweepRateEvents(db: Db, name: string, beforeMs: number, maxRows: number): Promise<number> {
-  let n = (await stmt(db, 'DELETE FROM evt_rate_events WHERE name = ? AND at_ms <= ?').run(name, beforeMs)).changes;
+  let n = (await statement(db, 'DELETE FROM evt_rate_events WHERE name = ? AND at_ms <= ?').run(name, beforeMs)).changes;
   n += (
-    await stmt(
+    await statement(
       db,
       'DELETE FROM evt_rate_events WHERE name = ? AND id <= (SELECT id FROM evt_rate_events WHERE name = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
     ).run(name, name, maxRows)
@@ -95,7 +98,7 @@ export async function sweepRateEvents(db: Db, name: string, beforeMs: number, ma
 
 /** Events held by limiter `name` (for tests of the bound). */
 export async function rateEventCount(db: Db, name: string): Promise<number> {
-  return (await stmt(db, 'SELECT COUNT(*) FROM evt_rate_events WHERE name = ?').pluck().get(name)) as number;
+  return (await statement(db, 'SELECT COUNT(*) FROM evt_rate_events WHERE name = ?').pluck().get(name)) as number;
 }
 
 export interface ChangeRow {
@@ -116,20 +119,23 @@ export async function appendChange(db: Db, tags: string, origin: string, atMs: n
     await (db as PgDb).atCommit('INSERT INTO evt_change_log (tags, origin, at_ms) VALUES ($1, $2, $3)', [tags, origin, atMs]);
     return;
   }
-  await stmt(db, 'INSERT INTO evt_change_log (tags, origin, at_ms) VALUES (?, ?, ?)').run(tags, origin, atMs);
+  await statement(db, 'INSERT INTO evt_change_log (tags, origin, at_ms) VALUES (?, ?, ?)').run(tags, origin, atMs);
 }
 
 /** The changes after `seq`, in order, at most `limit`. */
 export async function changesAfter(db: Db, seq: number, limit: number): Promise<ChangeRow[]> {
-  return (await stmt(db, 'SELECT seq, tags, origin, at_ms FROM evt_change_log WHERE seq > ? ORDER BY seq LIMIT ?').all(seq, limit)) as ChangeRow[];
+  return (await statement(db, 'SELECT seq, tags, origin, at_ms FROM evt_change_log WHERE seq > ? ORDER BY seq LIMIT ?').all(
+    seq,
+    limit,
+  )) as ChangeRow[];
 }
 
 /** The last change's sequence number (0 when the log is empty). */
 export async function lastChangeSeq(db: Db): Promise<number> {
-  return ((await stmt(db, 'SELECT MAX(seq) FROM evt_change_log').pluck().get()) as number | null) ?? 0;
+  return ((await statement(db, 'SELECT MAX(seq) FROM evt_change_log').pluck().get()) as number | null) ?? 0;
 }
 
 /** Drops the changes made before `beforeMs`, but never the last one (it carries the sequence on). */
 export async function pruneChanges(db: Db, beforeMs: number): Promise<number> {
-  return (await stmt(db, 'DELETE FROM evt_change_log WHERE at_ms < ? AND seq < (SELECT MAX(seq) FROM evt_change_log)').run(beforeMs)).changes;
+  return (await statement(db, 'DELETE FROM evt_change_log WHERE at_ms < ? AND seq < (SELECT MAX(seq) FROM evt_change_log)').run(beforeMs)).changes;
 }

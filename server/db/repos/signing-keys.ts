@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
 
 /** An event's Ed25519 key pair (020-signing-keys.sql); `private_box` is the sealed PKCS#8 private key. */
 export interface SigningKeyRow {
@@ -32,7 +32,9 @@ function row(r: Record<string, unknown> | undefined): SigningKeyRow | undefined 
 /** The event's current key (not retired), if it has one. */
 export async function currentSigningKey(db: Db, eventId: number): Promise<SigningKeyRow | undefined> {
   return row(
-    (await stmt(db, 'SELECT * FROM evt_signing_keys WHERE event_id = ? AND retired_ms IS NULL').get(eventId)) as Record<string, unknown> | undefined,
+    (await statement(db, 'SELECT * FROM evt_signing_keys WHERE event_id = ? AND retired_ms IS NULL').get(eventId)) as
+      | Record<string, unknown>
+      | undefined,
   );
 }
 
@@ -44,7 +46,7 @@ export async function insertCurrentSigningKey(
   db: Db,
   k: Pick<SigningKeyRow, 'event_id' | 'kid' | 'public_key' | 'private_box' | 'created_ms'>,
 ): Promise<boolean> {
-  const info = await stmt(
+  const info = await statement(
     db,
     'INSERT INTO evt_signing_keys (event_id, kid, public_key, private_box, created_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   ).run(k.event_id, k.kid, k.public_key, k.private_box, k.created_ms);
@@ -53,14 +55,14 @@ export async function insertCurrentSigningKey(
 
 /** Retires the event's current key (it stays valid for tickets issued under it). Returns whether there was one. */
 export async function retireSigningKey(db: Db, eventId: number, at: number): Promise<boolean> {
-  return (await stmt(db, 'UPDATE evt_signing_keys SET retired_ms = ? WHERE event_id = ? AND retired_ms IS NULL').run(at, eventId)).changes > 0;
+  return (await statement(db, 'UPDATE evt_signing_keys SET retired_ms = ? WHERE event_id = ? AND retired_ms IS NULL').run(at, eventId)).changes > 0;
 }
 
 /** Revokes key `kid` of the event (retiring it too when current). Returns whether a key not yet revoked was found. */
 export async function revokeSigningKey(db: Db, eventId: number, kid: string, at: number): Promise<boolean> {
   return (
     (
-      await stmt(
+      await statement(
         db,
         'UPDATE evt_signing_keys SET revoked_ms = ?, retired_ms = COALESCE(retired_ms, ?) WHERE event_id = ? AND kid = ? AND revoked_ms IS NULL',
       ).run(at, at, eventId, kid)
@@ -70,6 +72,6 @@ export async function revokeSigningKey(db: Db, eventId: number, kid: string, at:
 
 /** Every key of the event, oldest first. */
 export async function signingKeysOf(db: Db, eventId: number): Promise<SigningKeyRow[]> {
-  const rows = (await stmt(db, 'SELECT * FROM evt_signing_keys WHERE event_id = ? ORDER BY id').all(eventId)) as Record<string, unknown>[];
+  const rows = (await statement(db, 'SELECT * FROM evt_signing_keys WHERE event_id = ? ORDER BY id').all(eventId)) as Record<string, unknown>[];
   return rows.map((r) => row(r) as SigningKeyRow);
 }

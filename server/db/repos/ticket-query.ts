@@ -1,5 +1,7 @@
 import type { Db } from '../connection.ts';
-import { likeContains as like, stmt } from '../connection.ts';
+import { likeContains as like, statement } from '../connection.ts';
+import { inJson, jsonElements, LIKE_NOCASE, sqlFor } from '../engine/sql.ts';
+import type { Engine } from '../engine/types.ts';
 import { ATTENDEES_SQL, CHECKED_IN_SQL, USED_SQL } from './tickets.ts';
 
 /** The Event Tickets archive query over `t` (tickets), `p` (ticket posts) and `ep` (the parent posts). */
@@ -36,35 +38,38 @@ export interface TicketQuery {
 
 const json = (v: unknown) => JSON.stringify(v);
 
-function where(q: TicketQuery): { sql: string; params: unknown[] } {
-  const c: string[] = ['p.status IN (SELECT value FROM json_each(?))'];
+function where(q: TicketQuery, engine: Engine): { sql: string; params: unknown[] } {
+  const ids = (col: string, not = false) => sqlFor(engine, inJson(col, 'id', not));
+  const texts = (col: string) => sqlFor(engine, inJson(col, 'text'));
+  const c: string[] = [texts('p.status')];
   const params: unknown[] = [json(q.statuses)];
   const add = (sql: string, ...ps: unknown[]) => {
     c.push(sql);
     params.push(...ps);
   };
-  if (q.postStatuses) add('ep.status IN (SELECT value FROM json_each(?))', json(q.postStatuses));
+  if (q.postStatuses) add(texts('ep.status'), json(q.postStatuses));
   if (q.search) {
     const l = like(q.search);
+    const op = sqlFor(engine, LIKE_NOCASE);
     add(
-      "(p.title LIKE ? ESCAPE '\\' OR p.content LIKE ? ESCAPE '\\' OR p.title_et LIKE ? ESCAPE '\\' OR p.content_et LIKE ? ESCAPE '\\')",
+      `(p.title ${op} ? ESCAPE '\\' OR p.content ${op} ? ESCAPE '\\' OR p.title_et ${op} ? ESCAPE '\\' OR p.content_et ${op} ? ESCAPE '\\')`,
       l,
       l,
       l,
       l,
     );
   }
-  if (q.include) add('t.post_id IN (SELECT value FROM json_each(?))', json(q.include));
-  if (q.exclude) add('t.post_id NOT IN (SELECT value FROM json_each(?))', json(q.exclude));
-  if (q.includePost) add('t.event_id IN (SELECT value FROM json_each(?))', json(q.includePost));
-  if (q.excludePost) add('t.event_id NOT IN (SELECT value FROM json_each(?))', json(q.excludePost));
-  if (q.providers) add('t.provider IN (SELECT value FROM json_each(?))', json(q.providers));
+  if (q.include) add(ids('t.post_id'), json(q.include));
+  if (q.exclude) add(ids('t.post_id', true), json(q.exclude));
+  if (q.includePost) add(ids('t.event_id'), json(q.includePost));
+  if (q.excludePost) add(ids('t.event_id', true), json(q.excludePost));
+  if (q.providers) add(texts('t.provider'), json(q.providers));
   if (q.after) add('p.date_gmt >= ?', q.after);
   if (q.before) add('p.date_gmt <= ?', q.before);
   if (q.availableFrom) add("(t.available_from_utc = '' OR t.available_from_utc >= ?)", q.availableFrom);
   if (q.availableUntil) add("(t.available_until_utc = '' OR t.available_until_utc <= ?)", q.availableUntil);
   // Free (RSVP) tickets have no currency, as in the original.
-  if (q.currencies) add("t.provider <> 'rsvp' AND t.currency IN (SELECT value FROM json_each(?))", json(q.currencies.map((x) => x.toUpperCase())));
+  if (q.currencies) add(`t.provider <> 'rsvp' AND ${texts('t.currency')}`, json(q.currencies.map((x) => x.toUpperCase())));
   if (q.isAvailable === true) add(`(t.capacity < 0 OR t.capacity - ${USED_SQL} > 0)`);
   if (q.isAvailable === false) add(`(t.capacity >= 0 AND t.capacity - ${USED_SQL} <= 0)`);
   if (q.attendeesMin !== undefined) add(`${ATTENDEES_SQL} >= ?`, q.attendeesMin);
@@ -77,7 +82,7 @@ function where(q: TicketQuery): { sql: string; params: unknown[] } {
   return { sql: c.join(' AND '), params };
 }
 
-function orderBy(q: TicketQuery): { sql: string; params: unknown[] } {
+function orderBy(q: TicketQuery, engine: Engine): { sql: string; params: unknown[] } {
   const dir = q.order === 'DESC' ? 'DESC' : 'ASC';
   switch (q.orderby) {
     case 'title':
@@ -85,7 +90,11 @@ function orderBy(q: TicketQuery): { sql: string; params: unknown[] } {
     case 'slug':
       return { sql: `p.slug ${dir}, p.id ${dir}`, params: [] };
     case 'include':
-      if (q.include) return { sql: `(SELECT key FROM json_each(?) WHERE value = p.id) ${dir}, p.id ${dir}`, params: [json(q.include)] };
+      if (q.include)
+        return {
+          sql: `(SELECT j.key FROM ${sqlFor(engine, jsonElements('j', 'id'))} WHERE j.value = p.id) ${dir}, p.id ${dir}`,
+          params: [json(q.include)],
+        };
       return { sql: `p.id ${dir}`, params: [] };
     default:
       return { sql: `p.id ${dir}`, params: [] };
@@ -96,10 +105,10 @@ const FROM = 'FROM tickets t JOIN posts p ON p.id = t.post_id LEFT JOIN posts ep
 
 /** One page of ticket IDs in order, and the number of matches. */
 export async function queryTickets(db: Db, q: TicketQuery): Promise<{ ids: number[]; matches: number }> {
-  const w = where(q);
-  const matches = ((await stmt(db, `SELECT COUNT(*) AS n ${FROM} WHERE ${w.sql}`).get(...w.params)) as { n: number }).n;
-  const o = orderBy(q);
-  const rows = (await stmt(db, `SELECT p.id ${FROM} WHERE ${w.sql} ORDER BY ${o.sql} LIMIT ? OFFSET ?`).all(
+  const w = where(q, db.engine);
+  const matches = ((await statement(db, `SELECT COUNT(*) AS n ${FROM} WHERE ${w.sql}`).get(...w.params)) as { n: number }).n;
+  const o = orderBy(q, db.engine);
+  const rows = (await statement(db, `SELECT p.id ${FROM} WHERE ${w.sql} ORDER BY ${o.sql} LIMIT ? OFFSET ?`).all(
     ...w.params,
     ...o.params,
     q.limit,

@@ -1,5 +1,6 @@
 import type { Db } from '../connection.ts';
-import { stmt } from '../connection.ts';
+import { statement } from '../connection.ts';
+import { inJson, type Sql, sql, sqlFor } from '../engine/sql.ts';
 import type { PostRow } from './posts.ts';
 import { getPostsWithDetail, insertDetailCols, insertPost, uniqueSlug, updateDetailCols } from './posts.ts';
 
@@ -56,7 +57,7 @@ export async function getTicketRows(db: Db, ids: readonly number[]): Promise<Tic
 }
 
 export async function getTicketRow(db: Db, id: number): Promise<TicketRow | undefined> {
-  return (await stmt(db, 'SELECT p.*, t.* FROM posts p JOIN tickets t ON t.post_id = p.id WHERE p.id = ?').get(id)) as TicketRow | undefined;
+  return (await statement(db, 'SELECT p.*, t.* FROM posts p JOIN tickets t ON t.post_id = p.id WHERE p.id = ?').get(id)) as TicketRow | undefined;
 }
 
 export async function updateTicketCols(db: Db, postId: number, cols: Partial<TicketCols>): Promise<void> {
@@ -151,20 +152,20 @@ export const USED_SQL = `(SELECT COUNT(*) ${COUNTED} AND a.ticket_id = t.post_id
 export const ATTENDEES_SQL = `(SELECT COUNT(*) ${COUNTED} AND a.ticket_id = t.post_id)`;
 export const CHECKED_IN_SQL = `(SELECT COUNT(*) ${COUNTED} AND a.ticket_id = t.post_id AND a.checked_in = 1)`;
 
-const STATS_SQL = `SELECT a.ticket_id AS id,
+const STATS_SQL = sql`SELECT a.ticket_id AS id,
        SUM(COALESCE(o.status, 'completed') = 'completed' AND COALESCE(a.rsvp_status, 'yes') <> 'no') AS sold,
        SUM(o.status = 'pending' AND COALESCE(a.rsvp_status, 'yes') <> 'no') AS pending,
        COUNT(*) AS attendees,
-       SUM(a.checked_in) AS checkedIn,
-       SUM(a.rsvp_status = 'yes') AS rsvpGoing,
-       SUM(a.rsvp_status = 'no') AS rsvpNotGoing
-     ${COUNTED} AND a.ticket_id IN (SELECT value FROM json_each(?))
+       SUM(a.checked_in) AS "checkedIn",
+       SUM(a.rsvp_status = 'yes') AS "rsvpGoing",
+       SUM(a.rsvp_status = 'no') AS "rsvpNotGoing"
+     ${COUNTED} AND ${inJson('a.ticket_id', 'id')}
      GROUP BY a.ticket_id`;
 
 export async function ticketStats(db: Db, ids: readonly number[]): Promise<Map<number, TicketStats>> {
   const out = new Map<number, TicketStats>();
   if (!ids.length) return out;
-  const rows = (await stmt(db, STATS_SQL).all(JSON.stringify(ids))) as ({ id: number } & Record<keyof TicketStats, number | null>)[];
+  const rows = (await statement(db, STATS_SQL).all(JSON.stringify(ids))) as ({ id: number } & Record<keyof TicketStats, number | null>)[];
   for (const r of rows) {
     out.set(r.id, {
       sold: r.sold ?? 0,
@@ -181,21 +182,21 @@ export async function ticketStats(db: Db, ids: readonly number[]): Promise<Map<n
 /** Places left (domain/capacity.ts). */
 export { availableOf } from '../../domain/capacity.ts';
 
-const PROVIDERS_SQL = `SELECT t.event_id AS event_id, t.provider AS provider, MIN(t.post_id) AS first FROM tickets t JOIN posts p ON p.id = t.post_id
-     WHERE t.event_id IN (SELECT value FROM json_each(?)) AND p.status = 'publish' GROUP BY t.event_id, t.provider ORDER BY t.event_id, first`;
+const PROVIDERS_SQL = sql`SELECT t.event_id AS event_id, t.provider AS provider, MIN(t.post_id) AS first FROM tickets t JOIN posts p ON p.id = t.post_id
+     WHERE ${inJson('t.event_id', 'id')} AND p.status = 'publish' GROUP BY t.event_id, t.provider ORDER BY t.event_id, first`;
 
 /** Provider slugs having published tickets on each post, in the order of their first ticket. */
 export async function providersByPost(db: Db, postIds: readonly number[]): Promise<Map<number, string[]>> {
   const out = new Map<number, string[]>();
   if (!postIds.length) return out;
-  const rows = (await stmt(db, PROVIDERS_SQL).all(JSON.stringify(postIds))) as { event_id: number; provider: string }[];
+  const rows = (await statement(db, PROVIDERS_SQL).all(JSON.stringify(postIds))) as { event_id: number; provider: string }[];
   for (const r of rows) out.set(r.event_id, [...(out.get(r.event_id) ?? []), r.provider]);
   return out;
 }
 
 /** Whether a post has at least one published ticket. */
 export async function postHasTickets(db: Db, postId: number): Promise<boolean> {
-  return !!(await stmt(db, "SELECT 1 FROM tickets t JOIN posts p ON p.id = t.post_id WHERE t.event_id = ? AND p.status = 'publish' LIMIT 1").get(
+  return !!(await statement(db, "SELECT 1 FROM tickets t JOIN posts p ON p.id = t.post_id WHERE t.event_id = ? AND p.status = 'publish' LIMIT 1").get(
     postId,
   ));
 }
@@ -209,14 +210,14 @@ export interface Attendance {
   not_checked_in: number;
 }
 
-const ATTENDANCE_SQL = `SELECT a.event_id AS id, COUNT(*) AS total, SUM(a.checked_in) AS inside ${COUNTED}
-       AND a.event_id IN (SELECT value FROM json_each(?)) AND COALESCE(a.rsvp_status, 'yes') <> 'no' GROUP BY a.event_id`;
+const ATTENDANCE_SQL = sql`SELECT a.event_id AS id, COUNT(*) AS total, SUM(a.checked_in) AS inside ${COUNTED}
+       AND ${inJson('a.event_id', 'id')} AND COALESCE(a.rsvp_status, 'yes') <> 'no' GROUP BY a.event_id`;
 
 /** `attendance` of each event: attendees holding a place, and how many of them are in. */
 export async function attendanceByPost(db: Db, postIds: readonly number[]): Promise<Map<number, Attendance>> {
   const out = new Map<number, Attendance>();
   if (!postIds.length) return out;
-  const rows = (await stmt(db, ATTENDANCE_SQL).all(JSON.stringify(postIds))) as { id: number; total: number; inside: number | null }[];
+  const rows = (await statement(db, ATTENDANCE_SQL).all(JSON.stringify(postIds))) as { id: number; total: number; inside: number | null }[];
   for (const r of rows) out.set(r.id, { total_attendees: r.total, checked_in: r.inside ?? 0, not_checked_in: r.total - (r.inside ?? 0) });
   return out;
 }
@@ -226,7 +227,7 @@ export type ParentPost = Pick<PostRow, 'id' | 'status' | 'password' | 'image_id'
 /** The posts tickets are sold for: what decides whether their details show, and the header image. */
 export async function parentPosts(db: Db, ids: readonly number[]): Promise<Map<number, ParentPost>> {
   if (!ids.length) return new Map();
-  const rows = (await stmt(db, 'SELECT id, status, password, image_id FROM posts WHERE id IN (SELECT value FROM json_each(?))').all(
+  const rows = (await statement(db, sql`SELECT id, status, password, image_id FROM posts WHERE ${inJson('id', 'id')}`).all(
     JSON.stringify(ids),
   )) as ParentPost[];
   return new Map(rows.map((r) => [r.id, r]));
@@ -238,9 +239,9 @@ export async function attendeeIdsOfTickets(db: Db, ticketIds: readonly number[])
   return (
     // By name, as the original lists a ticket's attendees (then by ID).
     (
-      (await stmt(
+      (await statement(
         db,
-        "SELECT post_id FROM attendees WHERE ticket_id IN (SELECT value FROM json_each(?)) AND status <> 'trash' ORDER BY full_name, post_id",
+        sql`SELECT post_id FROM attendees WHERE ${inJson('ticket_id', 'id')} AND status <> 'trash' ORDER BY full_name, post_id`,
       ).all(JSON.stringify(ticketIds))) as { post_id: number }[]
     ).map((r) => r.post_id)
   );
@@ -248,12 +249,13 @@ export async function attendeeIdsOfTickets(db: Db, ticketIds: readonly number[])
 
 /** The time zone of an event ('' when the post is no event or has none). */
 export async function eventTimezoneOf(db: Db, eventId: number): Promise<string> {
-  return ((await stmt(db, 'SELECT timezone FROM events WHERE post_id = ?').get(eventId)) as { timezone: string } | undefined)?.timezone ?? '';
+  return ((await statement(db, 'SELECT timezone FROM events WHERE post_id = ?').get(eventId)) as { timezone: string } | undefined)?.timezone ?? '';
 }
 
 /** Query plans of the per-post and per-ticket counts, for the test that they stay on their indexes. */
 export async function explainTicketQueries(db: Db): Promise<Record<'stats' | 'providers' | 'attendance', string[]>> {
-  const plan = async (sql: string) => ((await db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('[1]')) as { detail: string }[]).map((r) => r.detail);
+  const plan = async (s: Sql) =>
+    ((await db.prepare(`EXPLAIN QUERY PLAN ${sqlFor('sqlite', s)}`).all('[1]')) as { detail: string }[]).map((r) => r.detail);
   return { stats: await plan(STATS_SQL), providers: await plan(PROVIDERS_SQL), attendance: await plan(ATTENDANCE_SQL) };
 }
 
@@ -264,7 +266,7 @@ export function ticketedCondition(ticketed: boolean): { sql: string; params: unk
 
 /** The event a ticket belongs to, or undefined when there is no such ticket. */
 export async function ticketEventId(db: Db, ticketId: number): Promise<number | undefined> {
-  return (await stmt(db, 'SELECT event_id FROM tickets WHERE post_id = ?').pluck().get(ticketId)) as number | undefined;
+  return (await statement(db, 'SELECT event_id FROM tickets WHERE post_id = ?').pluck().get(ticketId)) as number | undefined;
 }
 
 export interface TicketPrice {
@@ -277,16 +279,16 @@ export interface TicketPrice {
 
 /** The prices of the published tickets of the events `eventIds`, in ticket ID order. */
 export async function publishedTicketPrices(db: Db, eventIds: readonly number[]): Promise<TicketPrice[]> {
-  return (await stmt(
+  return (await statement(
     db,
-    `SELECT t.event_id, t.price_minor, t.currency, t.available_from_utc, t.available_until_utc FROM tickets t JOIN posts p ON p.id = t.post_id
-  WHERE t.event_id IN (SELECT value FROM json_each(?)) AND p.status = 'publish' ORDER BY t.post_id`,
+    sql`SELECT t.event_id, t.price_minor, t.currency, t.available_from_utc, t.available_until_utc FROM tickets t JOIN posts p ON p.id = t.post_id
+  WHERE ${inJson('t.event_id', 'id')} AND p.status = 'publish' ORDER BY t.post_id`,
   ).all(JSON.stringify(eventIds))) as TicketPrice[];
 }
 
 /** The published tickets of an event with their provider and capacity, in ticket ID order (the order JSON-LD offers list them). */
 export async function publishedTicketCapacities(db: Db, eventId: number): Promise<{ post_id: number; provider: string; capacity: number }[]> {
-  return (await stmt(
+  return (await statement(
     db,
     `SELECT t.post_id, t.provider, t.capacity FROM tickets t JOIN posts p ON p.id = t.post_id
   WHERE t.event_id = ? AND p.status = 'publish' ORDER BY t.post_id`,
@@ -313,7 +315,7 @@ export async function publishedTicketStock(
   eventId: number,
 ): Promise<{ post_id: number; provider: string; capacity: number; stats: Pick<TicketStats, 'sold' | 'pending'> }[]> {
   if (db.engine === 'postgres') {
-    const rows = (await stmt(db, STOCK_SQL).all(eventId, eventId)) as {
+    const rows = (await statement(db, STOCK_SQL).all(eventId, eventId)) as {
       post_id: number;
       provider: string;
       capacity: number;

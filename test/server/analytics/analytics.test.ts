@@ -105,7 +105,9 @@ describe('recording', () => {
   });
 
   test("only today's salt is kept", async () => {
-    await s.db.prepare('INSERT OR REPLACE INTO analytics_salts (day, salt) VALUES (?, ?)').run('2020-01-01', Buffer.alloc(32));
+    await s.db
+      .prepare('INSERT INTO analytics_salts (day, salt) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET salt = excluded.salt')
+      .run('2020-01-01', Buffer.alloc(32));
     await s.db.prepare('DELETE FROM analytics_salts WHERE day = ?').run(today());
     // The server holds the day's salt in memory once read: a new day (or process) finds none stored.
     forgetDaySalt(s.db);

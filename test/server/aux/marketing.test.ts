@@ -18,7 +18,7 @@ describe('marketing/v1', () => {
       (
         await s.db
           .prepare(
-            "INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES (?, 'publish', ?, '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+            "INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES (?, 'publish', ?, '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00') RETURNING id",
           )
           .run(type, title)
       ).lastInsertRowid,

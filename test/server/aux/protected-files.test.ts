@@ -190,7 +190,7 @@ describe('protected-files/v1', () => {
     // The organizer's own event: attaching changes the post, so only its author or an administrator may.
     const parent = await s.db
       .prepare(
-        "INSERT INTO posts (type, status, author, title, date, date_gmt, modified, modified_gmt) VALUES ('event', 'publish', (SELECT id FROM users WHERE login = 'files-organizer'), 'E', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+        "INSERT INTO posts (type, status, author, title, date, date_gmt, modified, modified_gmt) VALUES ('event', 'publish', (SELECT id FROM users WHERE login = 'files-organizer'), 'E', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00') RETURNING id",
       )
       .run();
     const r = await call(url('/files'), {
@@ -205,7 +205,7 @@ describe('protected-files/v1', () => {
   test('an attachment that was never uploaded (an image by URL) reads, but has no file to protect', async () => {
     const info = await s.db
       .prepare(
-        "INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES ('attachment', 'inherit', 'remote', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+        "INSERT INTO posts (type, status, title, date, date_gmt, modified, modified_gmt) VALUES ('attachment', 'inherit', 'remote', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00') RETURNING id",
       )
       .run();
     const id = Number(info.lastInsertRowid);

@@ -27,6 +27,16 @@ describe('migrations', () => {
     for (const t of tables) assert.match(t.sql, /\bSTRICT\b/, `${t.name} is STRICT`);
   });
 
+  test('written once per engine: PostgreSQL has a file of the same number and name for each, run as it is', () => {
+    // A database's recorded state is the number of its last migration (user_version, evt_schema), so both sets
+    // keep the same numbers; PostgreSQL's prelude (000) runs with the first.
+    const names = (l: { name: string }[]) => l.map((m) => m.name);
+    assert.deepEqual(names(listMigrations('postgres')), names(listMigrations('sqlite')));
+    const pg = listMigrations('postgres');
+    assert.match(pg[0]?.sql ?? '', /CREATE EXTENSION IF NOT EXISTS citext/);
+    for (const m of pg) assert.doesNotMatch(m.sql.replace(/--[^\n]*/g, ''), /\bSTRICT\s*;|\bAUTOINCREMENT\b|COLLATE\s+NOCASE/i, m.name);
+  });
+
   test('a file database runs in WAL mode with foreign keys on', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-db-'));
     const db = await openDatabase(path.join(dir, 'x.sqlite'));

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { openDatabase, setDbClock, stmt, rowReader, STATEMENT_CACHE_MAX } from '../../../server/db/connection.ts';
+import { openDatabase, setDbClock, statement, rowReader, STATEMENT_CACHE_MAX } from '../../../server/db/connection.ts';
+import { inJson, jsonElements, LIKE_NOCASE, sql } from '../../../server/db/engine/sql.ts';
 import { describeDb, engineOf } from '../../../server/db/engine/types.ts';
 import { loadConfig } from '../../../server/config.ts';
 import pg from 'pg';
@@ -32,15 +33,15 @@ afterAll(async () => {
 });
 
 const user = (login: string) =>
-  stmt(db, 'INSERT INTO users (login, email, display_name, role, registered) VALUES (?, ?, ?, ?, ?)').run(
+  statement(db, 'INSERT INTO users (login, email, display_name, role, registered) VALUES (?, ?, ?, ?, ?) RETURNING id').run(
     login,
     `${login}@x.test`,
     login,
     'door',
     '2026-01-01 00:00:00',
   );
-const count = async (sql: string, ...p: unknown[]) =>
-  (await stmt(db, sql)
+const count = async (text: string | ReturnType<typeof sql>, ...p: unknown[]) =>
+  (await statement(db, text)
     .pluck()
     .get(...p)) as number;
 
@@ -73,7 +74,7 @@ describe('PgDb', () => {
     assert.equal(typeof a.lastInsertRowid, 'number');
     assert.equal(b.lastInsertRowid, Number(a.lastInsertRowid) + 1);
     assert.equal(a.changes, 1);
-    const upd = await stmt(db, "UPDATE users SET display_name = 'x' WHERE login LIKE 'rowid-%'").run();
+    const upd = await statement(db, "UPDATE users SET display_name = 'x' WHERE login LIKE 'rowid-%'").run();
     assert.equal(upd.changes, 2);
     assert.equal(await count("SELECT COUNT(*) FROM users WHERE login LIKE 'rowid-%'"), 2);
     assert.equal(typeof (await count('SELECT SUM(id) FROM users')), 'number');
@@ -85,36 +86,42 @@ describe('PgDb', () => {
     const total = async () => ({ c: db.totalChanges() });
     const before = (await total()).c;
     // Reads of several rows, as objects, raw and plucked, leave it where it was (the server reports their row count too).
-    await stmt(db, "SELECT id FROM users WHERE login LIKE 'tc-%'").all();
-    await stmt(db, "SELECT id, login FROM users WHERE login LIKE 'tc-%'").raw().all();
+    await statement(db, "SELECT id FROM users WHERE login LIKE 'tc-%'").all();
+    await statement(db, "SELECT id, login FROM users WHERE login LIKE 'tc-%'").raw().all();
     assert.equal(await count("SELECT COUNT(*) FROM users WHERE login LIKE 'tc-%'"), 2);
     assert.equal((await total()).c, before);
     // Writes count their rows, a RETURNING one included.
-    await stmt(db, "UPDATE users SET display_name = 'tc' WHERE login LIKE 'tc-%'").run();
+    await statement(db, "UPDATE users SET display_name = 'tc' WHERE login LIKE 'tc-%'").run();
     assert.equal((await total()).c, before + 2);
-    await stmt(db, "DELETE FROM users WHERE login = 'tc-b' RETURNING id").all();
+    await statement(db, "DELETE FROM users WHERE login = 'tc-b' RETURNING id").all();
     assert.equal((await total()).c, before + 3);
     await db.transaction(async () => {
-      await stmt(db, "UPDATE users SET display_name = 'tc2' WHERE login = 'tc-a'").run();
+      await statement(db, "UPDATE users SET display_name = 'tc2' WHERE login = 'tc-a'").run();
       assert.equal((await total()).c, before + 3, 'not before the commit: other flows could not see the row yet');
     });
     assert.equal((await total()).c, before + 4);
     await assert.rejects(
       db.transaction(async () => {
-        await stmt(db, "UPDATE users SET display_name = 'tc3' WHERE login = 'tc-a'").run();
+        await statement(db, "UPDATE users SET display_name = 'tc3' WHERE login = 'tc-a'").run();
         throw new Error('rolled back');
       }),
     );
     assert.equal((await total()).c, before + 4, 'a rolled-back write changed nothing');
   });
 
-  test('INSERT OR IGNORE skips a conflict; INSERT OR REPLACE replaces on the key', async () => {
-    const ins = 'INSERT OR IGNORE INTO options (name, value) VALUES (?, ?)';
-    assert.equal((await stmt(db, ins).run('k', 'one')).changes, 1);
-    assert.equal((await stmt(db, ins).run('k', 'two')).changes, 0);
-    assert.equal(await stmt(db, 'SELECT value FROM options WHERE name = ?').pluck().get('k'), 'one');
-    await stmt(db, 'INSERT OR REPLACE INTO options (name, value) VALUES (?, ?)').run('k', 'three');
-    assert.equal(await stmt(db, 'SELECT value FROM options WHERE name = ?').pluck().get('k'), 'three');
+  test('ON CONFLICT DO NOTHING skips a conflict; ON CONFLICT (key) DO UPDATE replaces (one text for both engines)', async () => {
+    const ins = 'INSERT INTO options (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING';
+    assert.equal((await statement(db, ins).run('k', 'one')).changes, 1);
+    assert.equal((await statement(db, ins).run('k', 'two')).changes, 0);
+    assert.equal(await statement(db, 'SELECT value FROM options WHERE name = ?').pluck().get('k'), 'one');
+    await statement(db, 'INSERT INTO options (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value').run('k', 'three');
+    assert.equal(await statement(db, 'SELECT value FROM options WHERE name = ?').pluck().get('k'), 'three');
+  });
+
+  test('nothing translates a statement: SQLite-only syntax fails on PostgreSQL', async () => {
+    await assert.rejects(statement(db, 'INSERT OR IGNORE INTO options (name, value) VALUES (?, ?)').run('k2', 'x'), /syntax error/);
+    await assert.rejects(statement(db, 'SELECT value FROM json_each(?)').all('[1]'), /cannot deconstruct an array/);
+    await assert.rejects(statement(db, 'SELECT MAX(1, 2) AS m').get(), /does not exist/);
   });
 
   test('transactions commit, roll back on a throw, nest as savepoints; inTransaction follows', async () => {
@@ -276,37 +283,41 @@ describe('PgDb', () => {
     );
   });
 
-  test('json_each: ID lists compare as integers, text lists as text, key keeps the list order', async () => {
+  test('JSON lists (inJson, jsonElements): ID lists compare as integers, text lists as text, key keeps the list order', async () => {
     const ids = [(await user('je-1')).lastInsertRowid, (await user('je-2')).lastInsertRowid, (await user('je-3')).lastInsertRowid].map(Number);
     const pick = [ids[2], ids[0]];
-    const got = await stmt(db, 'SELECT id FROM users WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id').pluck().all(JSON.stringify(pick));
+    const got = await statement(db, sql`SELECT id FROM users WHERE ${inJson('id', 'id')} ORDER BY id`)
+      .pluck()
+      .all(JSON.stringify(pick));
     assert.deepEqual(got, [ids[0], ids[2]]);
-    const byList = await stmt(
+    const byList = await statement(
       db,
-      'SELECT id FROM users WHERE id IN (SELECT value FROM json_each(?)) ORDER BY (SELECT key FROM json_each(?) WHERE value = id)',
+      sql`SELECT id FROM users u WHERE ${inJson('u.id', 'id')} ORDER BY (SELECT j.key FROM ${jsonElements('j', 'id')} WHERE j.value = u.id)`,
     )
       .pluck()
       .all(JSON.stringify(pick), JSON.stringify(pick));
     assert.deepEqual(byList, pick);
-    const logins = await stmt(db, 'SELECT login FROM users WHERE login IN (SELECT value FROM json_each(?)) ORDER BY login')
+    const logins = await statement(db, sql`SELECT login FROM users WHERE ${inJson('login', 'text')} ORDER BY login`)
       .pluck()
       .all('["je-2","nobody"]');
     assert.deepEqual(logins, ['je-2']);
   });
 
-  test('LIKE ignores ASCII case (with ESCAPE), COLLATE NOCASE compares folded, a NOCASE column is unique folded', async () => {
+  test('LIKE_NOCASE ignores ASCII case (with ESCAPE), lower() compares folded, a NOCASE column is unique folded', async () => {
     await user('Case-Mixed');
-    assert.equal(await count("SELECT COUNT(*) FROM users WHERE display_name LIKE ? ESCAPE '\\'", '%case\\%mixed%'), 0);
-    assert.equal(await count("SELECT COUNT(*) FROM users WHERE display_name LIKE ? ESCAPE '\\'", '%case-mixed%'), 1);
-    assert.equal(await count("SELECT COUNT(*) FROM users WHERE display_name LIKE ? ESCAPE '\\'", 'case\\_mixed'), 0);
-    assert.equal(await count('SELECT COUNT(*) FROM users WHERE email = ? COLLATE NOCASE', 'CASE-MIXED@X.TEST'), 1);
+    const like = sql`SELECT COUNT(*) FROM users WHERE display_name ${LIKE_NOCASE} ? ESCAPE '\\'`;
+    assert.equal(await count(like, '%case\\%mixed%'), 0);
+    assert.equal(await count(like, '%case-mixed%'), 1);
+    assert.equal(await count(like, 'case\\_mixed'), 0);
+    assert.equal(await count('SELECT COUNT(*) FROM users WHERE lower(email) = lower(?)', 'CASE-MIXED@X.TEST'), 1);
     assert.equal(await count('SELECT COUNT(*) FROM users WHERE login = ?', 'case-mixed'), 1);
     await assert.rejects(() => user('CASE-MIXED'), /duplicate key/);
     // ASCII only, as SQLite's NOCASE and LIKE.
-    assert.equal(await count("SELECT COUNT(*) FROM users WHERE 'É' LIKE 'é'"), 0);
+    assert.equal(await count(sql`SELECT COUNT(*) FROM users WHERE 'É' ${LIKE_NOCASE} 'é'`), 0);
+    assert.equal(await count("SELECT COUNT(*) FROM users WHERE lower('É') = lower('é')"), 0);
   });
 
-  test('text orders as on SQLite (bytes, BINARY) and NOCASE orders as SQLite folds', async () => {
+  test('text orders as on SQLite (bytes, BINARY) and lower() orders as SQLite NOCASE folds', async () => {
     const words = ['b', 'B', 'a', '_x', 'Z', 'é', 'e', 'ä', '10', '9'];
     const lite = new Database(':memory:');
     lite.exec('CREATE TABLE w (v TEXT)');
@@ -315,34 +326,35 @@ describe('PgDb', () => {
       await db.native('CREATE TEMP TABLE w (v text) ON COMMIT DROP');
       for (const v of words) {
         lite.prepare('INSERT INTO w VALUES (?)').run(v);
-        await stmt(db, 'INSERT INTO w (v) VALUES (?)').run(v);
+        await statement(db, 'INSERT INTO w (v) VALUES (?)').run(v);
       }
-      for (const order of ['v', 'v DESC', 'v COLLATE NOCASE, v']) {
-        const sql = `SELECT v FROM w ORDER BY ${order}`;
-        assert.deepEqual(await stmt(db, sql).pluck().all(), lite.prepare(sql).pluck().all(), order);
+      for (const order of ['v', 'v DESC', 'lower(v), v']) {
+        const text = `SELECT v FROM w ORDER BY ${order}`;
+        assert.deepEqual(await statement(db, text).pluck().all(), lite.prepare(text).pluck().all(), order);
       }
+      assert.deepEqual(
+        await statement(db, 'SELECT v FROM w ORDER BY lower(v), v').pluck().all(),
+        lite.prepare('SELECT v FROM w ORDER BY v COLLATE NOCASE, v').pluck().all(),
+      );
     });
     lite.close();
   });
 
-  test('scalar MAX/MIN, IS / IS NOT, CAST and booleans read as SQLite does', async () => {
-    assert.deepEqual(
-      await stmt(db, 'SELECT MAX(1, 5, 3) AS a, MIN(4, 2) AS b, CAST(? AS INTEGER) AS c, (1 = 1) AS d, NULL IS ? AS e').get('7', null),
-      {
-        a: 5,
-        b: 2,
-        c: 7,
-        d: 1,
-        e: 1,
-      },
-    );
+  test('the forms both engines read alike: CAST AS BIGINT, IS NOT DISTINCT FROM, booleans, a typed NULL test', async () => {
+    const text =
+      'SELECT CAST(? AS BIGINT) AS c, (1 = 1) AS d, NULL IS NOT DISTINCT FROM CAST(? AS TEXT) AS e, CAST(? AS TEXT) IS NULL AS f, TRUE AND FALSE AS g';
+    const want = { c: 7, d: 1, e: 1, f: 1, g: 0 };
+    assert.deepEqual(await statement(db, text).get('7', null, null), want);
+    const lite = new Database(':memory:');
+    assert.deepEqual(lite.prepare(text).get('7', null, null), want);
+    lite.close();
   });
 
   test('evt_now_utc() reads the connection clock, which setDbClock moves', async () => {
     setDbClock(db, () => Date.parse('2031-02-03T04:05:06Z'));
-    assert.equal(await stmt(db, 'SELECT evt_now_utc() AS n').pluck().get(), '2031-02-03 04:05:06');
+    assert.equal(await statement(db, 'SELECT evt_now_utc() AS n').pluck().get(), '2031-02-03 04:05:06');
     setDbClock(db, Date.now);
-    assert.notEqual(await stmt(db, 'SELECT evt_now_utc() AS n').pluck().get(), '2031-02-03 04:05:06');
+    assert.notEqual(await statement(db, 'SELECT evt_now_utc() AS n').pluck().get(), '2031-02-03 04:05:06');
   });
 
   test('pluck, raw and rowReader', async () => {
@@ -355,7 +367,7 @@ describe('PgDb', () => {
   test('statements kept per text are bounded: a flood of texts built from requests does not grow them', async () => {
     for (let i = 0; i < STATEMENT_CACHE_MAX + 50; i++) assert.equal(await db.prepare(`SELECT ${i} AS n`).pluck().get(), i);
     assert.ok(db.statementCount() <= STATEMENT_CACHE_MAX, String(db.statementCount()));
-    const kept = stmt(db, 'SELECT ? + 1 AS n').pluck();
+    const kept = statement(db, 'SELECT ? + 1 AS n').pluck();
     assert.equal(await kept.get(2), 3);
   });
 
@@ -365,7 +377,9 @@ describe('PgDb', () => {
     try {
       const before = await db.dataVersion();
       assert.equal(typeof before, 'number');
-      await other.prepare('INSERT OR REPLACE INTO options (name, value) VALUES (?, ?)').run('dv', String(Date.now()));
+      await other
+        .prepare('INSERT INTO options (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
+        .run('dv', String(Date.now()));
       assert.ok((await db.dataVersion()) > before);
     } finally {
       await other.close();
@@ -384,20 +398,20 @@ describe('PgDb', () => {
       let locked!: () => void;
       const hasLock = new Promise<void>((r) => (locked = r));
       const holder = db.transaction(async () => {
-        await stmt(db, 'UPDATE users SET display_name = ? WHERE id = ?').run('held', a);
+        await statement(db, 'UPDATE users SET display_name = ? WHERE id = ?').run('held', a);
         locked();
         await held;
       });
       await hasLock;
       await db.transaction(async () => {
-        await stmt(db, 'UPDATE users SET display_name = ? WHERE id = ?').run('beside', b);
+        await statement(db, 'UPDATE users SET display_name = ? WHERE id = ?').run('beside', b);
       });
       await other.transaction(async () => {
         await other.prepare('UPDATE users SET display_name = ? WHERE id = ?').run('beside-2', b);
       });
       release();
       await holder;
-      assert.equal(await stmt(db, 'SELECT display_name FROM users WHERE id = ?').pluck().get(b), 'beside-2');
+      assert.equal(await statement(db, 'SELECT display_name FROM users WHERE id = ?').pluck().get(b), 'beside-2');
     } finally {
       await other.close();
     }
@@ -417,13 +431,13 @@ describe('PgDb', () => {
     await hasLock;
     await assert.rejects(
       db.transaction(async () => {
-        await stmt(db, "UPDATE users SET display_name = 'waiter' WHERE login = 'side-a'").run();
+        await statement(db, "UPDATE users SET display_name = 'waiter' WHERE login = 'side-a'").run();
         await db.native('SELECT id FROM users WHERE id = $1 FOR UPDATE', [String(id)]);
       }),
       (e: unknown) => e instanceof LockTimeout,
     );
     release();
     await holder;
-    assert.notEqual(await stmt(db, "SELECT display_name FROM users WHERE login = 'side-a'").pluck().get(), 'waiter');
+    assert.notEqual(await statement(db, "SELECT display_name FROM users WHERE login = 'side-a'").pluck().get(), 'waiter');
   });
 });

@@ -4,6 +4,7 @@ import { call, startTestServer, type TestServer } from '../../helpers/server.ts'
 import { seedTicketsFixture, type TicketsFixture } from '../../helpers/tickets-fixture.ts';
 import { checkinBatchItem, BatchResponse, classifyCheckinResponse } from '../../../shared/checkin/wire.ts';
 import { revokeApiKey } from '../../../server/db/repos/api-keys.ts';
+import { inJson, sql, sqlFor } from '../../../server/db/engine/sql.ts';
 
 let s: TestServer;
 let f: TicketsFixture;
@@ -151,7 +152,10 @@ describe('batch check-ins', () => {
     assert.equal(r.body.responses[1].status, 400);
     assert.equal(r.body.responses[1].body.code, 'rest_invalid_param');
     assert.equal(await count('SELECT COUNT(*) AS n FROM checkins'), before);
-    assert.equal(await count('SELECT SUM(checked_in) AS n FROM attendees WHERE post_id IN (SELECT value FROM json_each(?))', JSON.stringify(ids)), 0);
+    assert.equal(
+      await count(sqlFor(s.db.engine, sql`SELECT SUM(checked_in) AS n FROM attendees WHERE ${inJson('post_id', 'id')}`), JSON.stringify(ids)),
+      0,
+    );
     const normal = await batch({ requests: [scan(ids[0]), scan(ids[1], { nonce: 'short' }), scan(ids[2])] });
     assert.deepEqual(
       normal.body.responses.map((x: { status: number }) => x.status),
