@@ -158,6 +158,13 @@ export class KioskApp {
     // A pairing link opened in a tab that already shows the kiosk only changes the hash.
     window.addEventListener('hashchange', () => void this.openPairingLink());
     void this.startCamera(localStorage.getItem(CAMERA_KEY));
+    // What the first scan would otherwise pay for, done while the door is still idle: the sound's audio context,
+    // and one pass of a scan decision's storage reads (the JIT and IndexedDB's first opens).
+    const idle = (job: () => void) => ('requestIdleCallback' in window ? requestIdleCallback(job, { timeout: 1000 }) : setTimeout(job, 200));
+    idle(() => {
+      this.sound.prepare();
+      void this.ctx.service.warmUp();
+    });
   }
 
   private enqueue(job: () => Promise<void>): Promise<void> {

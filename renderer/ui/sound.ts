@@ -26,6 +26,19 @@ const TUNES: Record<VerdictTone, Array<[number, number, OscillatorType]>> = {
 export class VerdictSound {
   private ctx: AudioContext | null = null;
 
+  /**
+   * Makes the audio context ahead of the first verdict: making one takes the page's thread for 0.1-0.5 s on a
+   * door PC, which would otherwise fall on the first scan (or the next one, waiting behind it). Where audio may
+   * not start without a gesture, it stays suspended until `unlock`.
+   */
+  prepare(): void {
+    try {
+      this.ctx ??= new AudioContext();
+    } catch {
+      // No audio device: the screen still says it all.
+    }
+  }
+
   /** Browsers start audio only after a user gesture; call this from one (and it is harmless to repeat). */
   unlock(): void {
     this.ctx ??= new AudioContext();
