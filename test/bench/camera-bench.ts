@@ -102,9 +102,11 @@ async function main(): Promise<void> {
       await ctx!.close();
     }
     const baseline = figures[0][1];
+    // A ratio to a baseline near zero says nothing (and a process ending between two reads can make it negative).
+    const ratio = (cpu: number) => (baseline >= 0.01 ? `, ${(cpu / baseline).toFixed(2)}x` : '');
     for (const [name, cpu] of figures)
       rows.push(
-        `${name.padEnd(42)} ${cpu.toFixed(3)} CPU s/s${cpu === baseline ? '' : `  (+${(cpu - baseline).toFixed(3)} over the baseline, ${(cpu / baseline).toFixed(2)}x)`}`,
+        `${name.padEnd(42)} ${cpu.toFixed(3)} CPU s/s${cpu === baseline ? '' : `  (+${(cpu - baseline).toFixed(3)} over the baseline${ratio(cpu)})`}`,
       );
   } finally {
     if (ctx) await (ctx as BrowserContext).close().catch(() => undefined);
