@@ -335,6 +335,7 @@ export const ticketsRoutes = {
         minimum: 1,
         maximum: DOOR_SNAPSHOT_LIMIT,
       }),
+      ...tl,
     },
     summary:
       "Doorstep's own: a door device's first download, in attendee ID order, trashed attendees included (as changed_since=0), each attendee as door=1 presents it; X-EVT-Cursor is the next delta's cursor",

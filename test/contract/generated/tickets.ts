@@ -2658,6 +2658,8 @@ export interface operations {
         after_id?: number;
         /** @description The most attendees in one answer; defaults to 5000 (at most 5000) */
         limit?: number;
+        /** @description The language of the content to read or write. */
+        translation_language?: "en" | "et";
       };
     };
     responses: {
