@@ -69,14 +69,9 @@ export interface AttachmentRow extends AttachmentMeta {
   content: Buffer;
 }
 
-export async function insertMailLog(db: Db, m: NewMailLog): Promise<number> {
-  const now = nowUtc();
-  const r = await statement(
-    db,
-    `INSERT INTO mail_log (status, from_header, to_header, cc_header, bcc_header, reply_to_header, subject, headers, text_body, html_body,
-       source, related_id, resent_from, created_utc, updated_utc)
-     VALUES ('queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  ).run(
+/** A new message's columns from `from_header` to `resent_from`, in the order both inserts below list them. */
+function mailLogValues(m: NewMailLog): unknown[] {
+  return [
     m.from_header,
     m.to_header,
     m.cc_header,
@@ -89,9 +84,17 @@ export async function insertMailLog(db: Db, m: NewMailLog): Promise<number> {
     m.source,
     m.related_id,
     m.resent_from,
-    now,
-    now,
-  );
+  ];
+}
+
+export async function insertMailLog(db: Db, m: NewMailLog): Promise<number> {
+  const now = nowUtc();
+  const r = await statement(
+    db,
+    `INSERT INTO mail_log (status, from_header, to_header, cc_header, bcc_header, reply_to_header, subject, headers, text_body, html_body,
+       source, related_id, resent_from, created_utc, updated_utc)
+     VALUES ('queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  ).run(...mailLogValues(m), now, now);
   return Number(r.lastInsertRowid);
 }
 
@@ -128,18 +131,7 @@ export async function insertMailWithAttachments(db: Db, m: NewMailLog, attachmen
   if (db.engine === 'postgres') {
     const now = nowUtc();
     const rows = await (db as PgDb).native(PG_INSERT_MAIL, [
-      m.from_header,
-      m.to_header,
-      m.cc_header,
-      m.bcc_header,
-      m.reply_to_header,
-      m.subject,
-      JSON.stringify(m.headers),
-      m.text_body,
-      m.html_body,
-      m.source,
-      m.related_id,
-      m.resent_from,
+      ...mailLogValues(m),
       now,
       attachments.map((a) => a.position),
       attachments.map((a) => a.filename),
