@@ -25,7 +25,6 @@ export interface AttendeeRow {
   rsvp_status: string | null;
   checked_in: number;
   checkin_id: number | null;
-  change_seq: number;
   status: string;
   author: number;
   slug: string;
@@ -80,7 +79,7 @@ export function effectiveOrderStatus(row: Pick<AttendeeRow, 'rsvp_status' | 'ord
 
 // Column lists shared by the single-row join and the page reads, so the two cannot drift apart.
 const CORE_COLS = `a.post_id AS id, a.ticket_id, a.event_id, a.order_id, a.provider, a.full_name, a.email, a.security_code,
-  a.price_minor, a.optout, a.rsvp_status, a.checked_in, a.checkin_id, a.change_seq, a.status,
+  a.price_minor, a.optout, a.rsvp_status, a.checked_in, a.checkin_id, a.status,
   p.author, p.slug, p.title, p.date, p.date_gmt, p.modified, p.modified_gmt,
   o.status AS order_status, o.currency AS order_currency, o.created_utc AS order_created_utc, o.completed_utc AS order_completed_utc, o.gateway_ref AS order_gateway_ref,
   c.scanned_at AS ci_scanned_at, c.source AS ci_source, c.user_id AS ci_user_id, c.device_id AS ci_device_id,
@@ -180,14 +179,16 @@ export interface ScanState {
 
 // PostgreSQL, written for it: the attendees' row locks, then the nonces' advisory locks (repos/locks.ts order; a
 // target list is evaluated left to right), in one statement; then, in a second statement (a snapshot taken after
-// both locks were granted, so it sees what their holders committed), the rows and the nonces' scans.
+// both locks were granted, so it sees what their holders committed), the rows and the nonces' scans. The nonces'
+// `IS NOT NULL` lets the partial unique index serve a cached generic plan (one cannot prove it from `= ANY($2)`
+// with an array it has not seen): without it every batch read all of checkins, a table that grows at the door.
 const PG_LOCK_SCANS = `SELECT
   (SELECT count(*) FROM (SELECT post_id FROM attendees WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR UPDATE) AS l) AS attendees,
   (SELECT count(pg_advisory_xact_lock(${NONCE_LOCK_SPACE}, h)) FROM (SELECT DISTINCT hashtext(n) AS h FROM unnest($2::text[]) AS n ORDER BY h) AS k) AS nonces`;
 const PG_READ_SCANS = SELECT_ROW.replace(
   'e.password AS event_password',
   `e.password AS event_password, (SELECT json_agg(json_build_object('nonce', k.nonce, 'attendee_id', k.attendee_id, 'result', k.result, 'reason', k.reason, 'list_id', k.list_id))::text
-     FROM checkins AS k WHERE k.nonce = ANY($2::text[])) AS seen_nonces`,
+     FROM checkins AS k WHERE k.nonce = ANY($2::text[]) AND k.nonce IS NOT NULL) AS seen_nonces`,
 ).replace('WHERE a.post_id = ?', 'WHERE a.post_id = ANY($1::bigint[])');
 
 /** PostgreSQL only (see attendeeRowsOfOrders). */
