@@ -62,7 +62,15 @@ interface TableInfo {
   columns: string[];
   key: string[];
   references: string[];
+  /** What SQLite reads the rows from, when not the table of that name (a column PostgreSQL keeps apart). */
+  from?: string;
 }
+
+/**
+ * Columns SQLite keeps in a table's rows that PostgreSQL keeps in a table of their own, keyed by the row's key:
+ * the attendee change cursor's numbers (migrations-pg/025). Copied and checked as that table.
+ */
+const MOVED_COLUMNS = [{ table: 'attendees', column: 'change_seq', into: 'attendee_cursor', key: 'post_id' }];
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -116,6 +124,18 @@ function sqliteTables(db: Database.Database): TableInfo[] {
       references: [...new Set(fks.map((f) => f.table).filter((t) => t !== name))],
     };
   });
+  for (const m of MOVED_COLUMNS) {
+    const t = tables.find((x) => x.name === m.table);
+    if (!t?.columns.includes(m.column)) continue;
+    t.columns = t.columns.filter((c) => c !== m.column);
+    tables.push({
+      name: m.into,
+      columns: [m.key, m.column],
+      key: [m.key],
+      references: [m.table],
+      from: `(SELECT ${q(m.key)}, ${q(m.column)} FROM ${q(m.table)})`,
+    });
+  }
   const ordered: TableInfo[] = [];
   const placed = new Set<string>();
   while (ordered.length < tables.length) {
@@ -138,7 +158,7 @@ function sqliteChecksum(db: Database.Database, t: TableInfo): { rows: number; su
   const h = crypto.createHash('sha256');
   let rows = 0;
   const s = db
-    .prepare(`SELECT ${t.columns.map(q).join(', ')} FROM ${q(t.name)} ORDER BY ${t.key.map(q).join(', ')}`)
+    .prepare(`SELECT ${t.columns.map(q).join(', ')} FROM ${t.from ?? q(t.name)} ORDER BY ${t.key.map(q).join(', ')}`)
     .raw(true)
     .safeIntegers(true);
   for (const r of s.iterate() as IterableIterator<unknown[]>) {
@@ -206,7 +226,7 @@ async function copyTable(src: Database.Database, pg: PgDb, t: TableInfo): Promis
     bytes = 0;
   };
   const s = src
-    .prepare(`SELECT ${cols} FROM ${q(t.name)} ORDER BY ${t.key.map(q).join(', ')}`)
+    .prepare(`SELECT ${cols} FROM ${t.from ?? q(t.name)} ORDER BY ${t.key.map(q).join(', ')}`)
     .raw(true)
     .safeIntegers(true);
   for (const r of s.iterate() as IterableIterator<unknown[]>) {

@@ -145,8 +145,12 @@ function build(q: AttendeeQuery, engine: Engine): { from: string; where: string;
     where.push(`(a.provider <> 'rsvp' OR ${sqlFor(engine, inJson("COALESCE(a.rsvp_status, 'yes')", 'text'))})`);
     params.push(JSON.stringify(q.rsvpGoing));
   }
-  if (q.changedSince !== undefined) {
-    where.push('a.change_seq > ?');
+  // The change cursor: SQLite keeps each attendee's number in its row, PostgreSQL in attendee_cursor
+  // (migrations-pg/025), where every attendee has one from the commit that made it: 0 asks for all of them.
+  if (q.changedSince !== undefined && (engine === 'sqlite' || q.changedSince > 0)) {
+    where.push(
+      engine === 'sqlite' ? 'a.change_seq > ?' : 'EXISTS (SELECT 1 FROM attendee_cursor ch WHERE ch.post_id = a.post_id AND ch.change_seq > ?)',
+    );
     params.push(q.changedSince);
   }
   const dir = q.order === 'DESC' ? 'DESC' : 'ASC';
