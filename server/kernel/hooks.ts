@@ -22,6 +22,12 @@ export type EventFilter = (input: Record<string, unknown>, ctx: Ctx) => Conditio
 export interface Hooks {
   /** Add fields to presented events (`ticketed`, `attendance`). */
   eventDecorators: EventDecorator[];
+  /**
+   * Called as a single event's read starts, before the event is loaded: a decorator's own read can start then
+   * (its round trip overlapping the event's, on another of the pool's connections), and the decorator takes its
+   * answer (event-hooks.ts). Nothing may be written.
+   */
+  eventPrefetch: ((ctx: Ctx, eventId: number) => void)[];
   /** Add conditions to the events archive query (`ticketed`). */
   eventFilters: EventFilter[];
   /** Called inside the transaction that completes an order (free checkout, or a pending order marked paid). */
@@ -60,7 +66,7 @@ export async function filterRestResponse(state: AppState, exchange: RestExchange
 export function hooks(app: AppState): Hooks {
   let h = app.services.hooks;
   if (!h) {
-    h = { eventDecorators: [], eventFilters: [], orderCompleted: [], restResponse: [], onClose: [] };
+    h = { eventDecorators: [], eventPrefetch: [], eventFilters: [], orderCompleted: [], restResponse: [], onClose: [] };
     app.services.hooks = h;
   }
   return h;

@@ -85,6 +85,7 @@ async function readSlugToId(ctx: Ctx, slug: string): Promise<number> {
 }
 
 async function readOne(ctx: Ctx, id: number, password: string | undefined, context?: string) {
+  for (const f of hooks(ctx.app).eventPrefetch) f(ctx, id);
   const row = await loadEvent(ctx, id);
   // The original answers a trashed event's read with 403 for everyone, administrators too.
   if (row.status === 'trash') throw new HttpError(403, 'event-no-longer-available', 'This event is no longer available');

@@ -19,7 +19,8 @@ export async function decorateEvents(ctx: Ctx, events: Record<string, unknown>[]
   const ids = rows.map((r) => r.id);
   // A single read with offers reads its tickets' stock for their availability: the providers come with it (one
   // statement instead of two; each is a round trip on PostgreSQL).
-  const stock = opts.single === true && rows.length === 1 && hasOffers(events[0]) ? await publishedTicketStock(ctx.db, ids[0]) : null;
+  const single = opts.single === true && rows.length === 1;
+  const stock = single && hasOffers(events[0]) ? await (takePrefetched(ctx, ids[0]) ?? publishedTicketStock(ctx.db, ids[0])) : null;
   const providers = stock ? new Map(stock.length ? [[ids[0], [...new Set(stock.map((t) => t.provider))]]] : []) : await providersByPost(ctx.db, ids);
   const attendance = can(ctx, 'manage_attendees') ? await attendanceByPost(ctx.db, ids) : null;
   const editor = opts.single === true && can(ctx, 'edit_tickets');
@@ -33,6 +34,32 @@ export async function decorateEvents(ctx: Ctx, events: Record<string, unknown>[]
     if (reaches) await signingKeys(ctx, e, r.id, opts.single === true);
     if (stock) offerAvailability(e, stock);
   }
+}
+
+type Stock = Awaited<ReturnType<typeof publishedTicketStock>>;
+
+/** A single read's ticket stock, read as the request started (prefetchStock), by request. */
+const prefetched = new WeakMap<Ctx, { eventId: number; stock: Promise<Stock> }>();
+
+/**
+ * Starts the ticket stock read of a single event's read (Hooks.eventPrefetch) while the event itself is looked up:
+ * on PostgreSQL the two round trips overlap instead of following each other. Only a plain read outside a
+ * transaction (a batch's items share one connection, nothing overlaps there) and not on SQLite (no round trips).
+ */
+function prefetchStock(ctx: Ctx, eventId: number): void {
+  if (ctx.db.engine !== 'postgres' || ctx.db.inTransaction || ctx.req.method !== 'GET' || !(eventId > 0)) return;
+  const stock = publishedTicketStock(ctx.db, eventId);
+  // Taken by the decorator, or not (the event is not found, or has no offers): never an unhandled rejection.
+  stock.catch(() => {});
+  prefetched.set(ctx, { eventId, stock });
+}
+
+/** The stock prefetchStock started for this request and event, once. */
+function takePrefetched(ctx: Ctx, eventId: number): Promise<Stock> | undefined {
+  const p = prefetched.get(ctx);
+  if (p?.eventId !== eventId) return undefined;
+  prefetched.delete(ctx);
+  return p.stock;
 }
 
 /**
@@ -56,7 +83,7 @@ async function signingKeys(ctx: Ctx, e: Record<string, unknown>, eventId: number
  * change it, so it is set per request here, not kept with the presented event (a new `json_ld` object: the kept
  * one is shared); the cached single reads depend on the `tickets` tag for it (http/cache-tags.ts).
  */
-function offerAvailability(e: Record<string, unknown>, tickets: Awaited<ReturnType<typeof publishedTicketStock>>): void {
+function offerAvailability(e: Record<string, unknown>, tickets: Stock): void {
   const ld = e.json_ld as Record<string, unknown>;
   if (tickets.length !== (ld.offers as unknown[]).length) return;
   const offers = (ld.offers as Record<string, unknown>[]).map((o, i) => {
@@ -81,6 +108,7 @@ export function ticketedFilter(input: Record<string, unknown>) {
 export async function installTickets(state: AppState): Promise<void> {
   const h = hooks(state);
   h.eventDecorators.push(decorateEvents);
+  h.eventPrefetch.push(prefetchStock);
   h.eventFilters.push(ticketedFilter);
   await installOrderHolds(state);
 }
