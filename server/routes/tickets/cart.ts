@@ -331,7 +331,7 @@ const checkout = implement(ticketsRoutes.checkout, async (input, ctx): Promise<R
         title_et: t.title_et,
       };
     });
-  return created((await presentOrders(ctx, [made.row], items))[0]);
+  return created((await presentOrders(ctx, [made.row], { items, attendeeIds: made.attendeeIds }))[0]);
 });
 
 export const cartEndpoints: Endpoint[] = [read, update, checkout];

@@ -1,7 +1,7 @@
 import { rawPrice } from '../../../shared/money.ts';
 import { TICKETS_NS } from '../../../shared/routes/tickets.ts';
 import type { Ctx } from '../../kernel/context.ts';
-import { attendeeRowsOfOrders } from '../../db/repos/attendees.ts';
+import { attendeeRowsOfOrders, getAttendeeRows } from '../../db/repos/attendees.ts';
 import { orderItems, type OrderItemRow, type OrderRow } from '../../db/repos/orders.ts';
 import { pick } from '../../content/text.ts';
 import { presentAttendees } from './attendee-present.ts';
@@ -11,12 +11,19 @@ import { readableRows } from './attendee-access.ts';
  * Orders (our extension) with their lines and attendees. Attendees show the door view: an order is read by
  * its purchaser right after checkout (who needs the codes for the tickets) or by ticket editors.
  */
-export async function presentOrders(ctx: Ctx, orders: OrderRow[], knownItems?: OrderItemRow[]): Promise<Record<string, unknown>[]> {
+export async function presentOrders(
+  ctx: Ctx,
+  orders: OrderRow[],
+  known?: { items: OrderItemRow[]; attendeeIds: readonly number[] },
+): Promise<Record<string, unknown>[]> {
   const ids = orders.map((o) => o.id);
-  // `knownItems`: the orders' lines as orderItems reads them, from a caller that just wrote them (the checkout).
-  const items = knownItems ?? (await orderItems(ctx.db, ids));
+  // `known`: the orders' lines as orderItems reads them and their attendees' IDs, from a caller that just wrote
+  // them (the checkout): its attendees are read by ID, a plan that does not depend on how orders spread
+  // (engine/sql.ts inJson).
+  const items = known?.items ?? (await orderItems(ctx.db, ids));
+  const rows = known ? await getAttendeeRows(ctx.db, [...known.attendeeIds].sort((a, b) => a - b)) : await attendeeRowsOfOrders(ctx.db, ids);
   // An order holding tickets of several events shows an organizer only the attendees of its own.
-  const attendeeRows = await readableRows(ctx, await attendeeRowsOfOrders(ctx.db, ids));
+  const attendeeRows = await readableRows(ctx, rows);
   const attendees = presentAttendees(ctx, attendeeRows, true);
   return orders.map((o) => ({
     id: o.id,
