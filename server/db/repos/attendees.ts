@@ -183,7 +183,7 @@ export interface ScanState {
 // `IS NOT NULL` lets the partial unique index serve a cached generic plan (one cannot prove it from `= ANY($2)`
 // with an array it has not seen): without it every batch read all of checkins, a table that grows at the door.
 const PG_LOCK_SCANS = `SELECT
-  (SELECT count(*) FROM (SELECT post_id FROM attendees WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR UPDATE) AS l) AS attendees,
+  (SELECT count(*) FROM (SELECT post_id FROM attendees WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR NO KEY UPDATE) AS l) AS attendees,
   (SELECT count(pg_advisory_xact_lock(${NONCE_LOCK_SPACE}, h)) FROM (SELECT DISTINCT hashtext(n) AS h FROM unnest($2::text[]) AS n ORDER BY h) AS k) AS nonces`;
 const PG_READ_SCANS = SELECT_ROW.replace(
   'e.password AS event_password',

@@ -56,9 +56,9 @@ const limitLockKey = (k: string) => `checkout:${k}`;
 const PG_LOCK_CHECKOUT = `WITH k AS MATERIALIZED (
   SELECT pg_advisory_xact_lock($1::int, hashtext(x)) FROM unnest($2::text[]) AS x ORDER BY x
 ), c AS MATERIALIZED (
-  SELECT * FROM carts WHERE owner = $3::text AND (SELECT count(*) FROM k) >= 0 FOR UPDATE
+  SELECT * FROM carts WHERE owner = $3::text AND (SELECT count(*) FROM k) >= 0 FOR NO KEY UPDATE
 ), t AS (
-  SELECT post_id FROM tickets WHERE post_id IN (SELECT ci.ticket_id FROM cart_items ci JOIN c ON ci.cart_id = c.id) ORDER BY post_id FOR UPDATE
+  SELECT post_id FROM tickets WHERE post_id IN (SELECT ci.ticket_id FROM cart_items ci JOIN c ON ci.cart_id = c.id) ORDER BY post_id FOR NO KEY UPDATE
 )
 SELECT c.*, (SELECT count(*) FROM k) AS evt_keys, (SELECT json_agg(post_id) FROM t) AS evt_locked FROM (SELECT 1) AS one LEFT JOIN c ON true`;
 

@@ -21,10 +21,10 @@ import { getTicketRows, type TicketRow } from './tickets.ts';
  *
  * | invariant                                   | protection                                                      |
  * |---------------------------------------------|-----------------------------------------------------------------|
- * | ticket capacity, places held by orders      | `lockTickets` / `lockTicketRows`: the ticket rows, FOR UPDATE,  |
- * |                                             | before counting                                                 |
- * | one accepted check-in per attendee          | the attendee rows, FOR UPDATE, then read in a statement of      |
- * |                                             | their own before deciding (attendees.ts `lockScanState`)        |
+ * | ticket capacity, places held by orders      | `lockTickets` / `lockTicketRows`: the ticket rows, FOR NO KEY   |
+ * |                                             | UPDATE, before counting                                         |
+ * | one accepted check-in per attendee          | the attendee rows, FOR NO KEY UPDATE, then read in a statement  |
+ * |                                             | of their own before deciding (attendees.ts `lockScanState`)     |
  * | one recorded scan per client nonce          | an advisory lock keyed by the nonce, after the attendees' locks |
  * |                                             | and before the lookup (`lockScanState`; checkins.ts             |
  * |                                             | `findCheckinByNonceLocked` for a refusal the door recorded),    |
@@ -37,6 +37,12 @@ import { getTicketRows, type TicketRow } from './tickets.ts';
  * | mail claims                                 | the claim is one UPDATE whose WHERE is re-checked under the row |
  * |                                             | lock it takes (READ COMMITTED), so one claimer gets the row     |
  * | the attendee change cursor (X-EVT-Cursor)   | the counter row, moved at COMMIT (migrations-pg/018)            |
+ *
+ * Row locks are FOR NO KEY UPDATE: two holders exclude each other as FOR UPDATE's would, but a foreign-key check
+ * (FOR KEY SHARE) on the row does not wait for them. Under FOR UPDATE every cart write and every checkout's
+ * inserts that name a ticket (cart lines, order items, attendees) waited for any checkout holding that ticket:
+ * in bench:scale the cart writes' key checks on the tickets waited 13 ms each. No key of these rows is ever
+ * changed, and a DELETE still waits for a holder.
  *
  * SQLite runs one write transaction at a time (a process's transactions take turns, engine/sqlite.ts, and
  * processes take SQLite's write lock), so there each function is a no-op: the whole database is the lock.
@@ -53,11 +59,11 @@ function pg(db: Db): PgDb | null {
 export async function lockTickets(db: Db, ids: readonly number[]): Promise<void> {
   const p = pg(db);
   if (!p || !ids.length) return;
-  await p.native('SELECT post_id FROM tickets WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR UPDATE', [`{${[...new Set(ids)].join(',')}}`]);
+  await p.native('SELECT post_id FROM tickets WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR NO KEY UPDATE', [`{${[...new Set(ids)].join(',')}}`]);
 }
 
 /**
- * The tickets' rows read under their locks, in one statement (PostgreSQL: `FOR UPDATE OF` the tickets rows, in
+ * The tickets' rows read under their locks, in one statement (PostgreSQL: `FOR NO KEY UPDATE OF` the tickets rows, in
  * ascending ID order, as lockTickets); SQLite: read. A statement that waited for a lock re-reads the locked
  * tickets row (capacity, price, sale window) but joins the ticket's post as it stood before the wait: its title
  * and status, which no invariant counts on (the places are counted by a statement of their own after the locks).
@@ -67,7 +73,7 @@ export async function lockTicketRows(db: Db, ids: readonly number[]): Promise<Ti
   if (!pg(db) || !ids.length) return await getTicketRows(db, ids);
   const rows = (await statement(
     db,
-    `SELECT p.*, d.* FROM posts p JOIN tickets d ON d.post_id = p.id WHERE ${inJson('d.post_id', 'id').pg} ORDER BY d.post_id FOR UPDATE OF d`,
+    `SELECT p.*, d.* FROM posts p JOIN tickets d ON d.post_id = p.id WHERE ${inJson('d.post_id', 'id').pg} ORDER BY d.post_id FOR NO KEY UPDATE OF d`,
   ).all(JSON.stringify([...new Set(ids)]))) as TicketRow[];
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)).filter((r): r is TicketRow => r !== undefined);
@@ -78,14 +84,14 @@ export async function lockAttendees(db: Db, ids: readonly number[]): Promise<voi
   const p = pg(db);
   if (!p || !ids.length) return;
   const sorted = [...new Set(ids)].sort((a, b) => a - b);
-  await p.native('SELECT post_id FROM attendees WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR UPDATE', [`{${sorted.join(',')}}`]);
+  await p.native('SELECT post_id FROM attendees WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR NO KEY UPDATE', [`{${sorted.join(',')}}`]);
 }
 
 /** True when it locked (PostgreSQL): the order as read before it may be stale. */
 export async function lockOrder(db: Db, id: number): Promise<boolean> {
   const p = pg(db);
   if (!p) return false;
-  await p.native('SELECT post_id FROM orders WHERE post_id = $1 FOR UPDATE', [String(id)]);
+  await p.native('SELECT post_id FROM orders WHERE post_id = $1 FOR NO KEY UPDATE', [String(id)]);
   return true;
 }
 
@@ -95,7 +101,7 @@ export async function lockOrder(db: Db, id: number): Promise<boolean> {
  */
 export async function lockCartOf(db: Db, owner: string): Promise<CartRow | undefined> {
   if (!pg(db)) return await findCart(db, owner);
-  return (await statement(db, 'SELECT * FROM carts WHERE owner = ? FOR UPDATE').get(owner)) as CartRow | undefined;
+  return (await statement(db, 'SELECT * FROM carts WHERE owner = ? FOR NO KEY UPDATE').get(owner)) as CartRow | undefined;
 }
 
 export async function lockLimitKey(db: Db, limiter: string, key: string): Promise<void> {
