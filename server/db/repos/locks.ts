@@ -59,7 +59,9 @@ function pg(db: Db): PgDb | null {
 export async function lockTickets(db: Db, ids: readonly number[]): Promise<void> {
   const p = pg(db);
   if (!p || !ids.length) return;
-  await p.native('SELECT post_id FROM tickets WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR NO KEY UPDATE', [`{${[...new Set(ids)].join(',')}}`]);
+  await p.native('SELECT post_id FROM tickets WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR NO KEY UPDATE', [
+    `{${[...new Set(ids)].join(',')}}`,
+  ]);
 }
 
 /**

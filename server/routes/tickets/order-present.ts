@@ -21,7 +21,12 @@ export async function presentOrders(
   // them (the checkout): its attendees are read by ID, a plan that does not depend on how orders spread
   // (engine/sql.ts inJson).
   const items = known?.items ?? (await orderItems(ctx.db, ids));
-  const rows = known ? await getAttendeeRows(ctx.db, [...known.attendeeIds].sort((a, b) => a - b)) : await attendeeRowsOfOrders(ctx.db, ids);
+  const rows = known
+    ? await getAttendeeRows(
+        ctx.db,
+        [...known.attendeeIds].sort((a, b) => a - b),
+      )
+    : await attendeeRowsOfOrders(ctx.db, ids);
   // An order holding tickets of several events shows an organizer only the attendees of its own.
   const attendeeRows = await readableRows(ctx, rows);
   const attendees = presentAttendees(ctx, attendeeRows, true);
