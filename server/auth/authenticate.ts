@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.ts';
+import { StateKey } from '../db/engine/types.ts';
 import type { Caller } from '../kernel/context.ts';
 import { HttpError, forbidden } from '../kernel/errors.ts';
 import type { ApiKeyRow } from '../db/repos/api-keys.ts';
@@ -28,14 +29,11 @@ export interface AuthEnv {
   log?: (entry: Record<string, unknown>) => void;
 }
 
-// Without an app (a caller that passes none), the limits are kept per database.
-const standalone = new WeakMap<Db, AuthEnv>();
+// Without an app (a caller that passes none), the limits are kept per database, on its handle.
+const STANDALONE = new StateKey<AuthEnv>('sign-in limits without an app');
 
 function envFor(db: Db, env: AuthEnv | undefined): AuthEnv {
-  if (env) return env;
-  let e = standalone.get(db);
-  if (!e) standalone.set(db, (e = { services: {} }));
-  return e;
+  return env ?? db.state.of(STANDALONE, () => ({ services: {} }));
 }
 
 /**

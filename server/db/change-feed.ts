@@ -1,4 +1,5 @@
 import { type TxScope, txScope } from './engine/tx-scope.ts';
+import { StateKey } from './engine/types.ts';
 import crypto from 'node:crypto';
 import type { Db } from './connection.ts';
 import { dataVersion } from './repos/database.ts';
@@ -25,7 +26,7 @@ export const CHANGE_GAP_WAIT_MS = 10_000;
 /** Rows read at once; a reader further behind drops everything and starts again from the end of the log. */
 const READ_LIMIT = 1000;
 
-/** One database's change feed (kept on its handle, Db.state). */
+/** One database's change feed (kept on its handle, Db.state, under FEED). */
 export interface Feed {
   mode: SharedState;
   /** Names this process's rows in the log (it applied its own changes when it made them). */
@@ -44,6 +45,8 @@ export interface Feed {
   nextPrune: number;
 }
 
+const FEED = new StateKey<Feed>('change feed');
+
 /**
  * While a group of writes shares one transaction (holdChanges): what they changed, appended as one row. Kept per
  * transaction, not per process: on PostgreSQL several batches hold their groups open at once.
@@ -59,7 +62,7 @@ function heldScope(db: Db): TxScope | undefined {
 /** Starts the change feed of `db` in `mode` (at app creation); 'database' reads changes from now on. */
 export async function openChangeFeed(db: Db, mode: SharedState, now: () => number = Date.now): Promise<void> {
   const t = now();
-  db.state.feed = {
+  db.state.set(FEED, {
     mode,
     origin: crypto.randomBytes(9).toString('base64url'),
     now,
@@ -70,17 +73,17 @@ export async function openChangeFeed(db: Db, mode: SharedState, now: () => numbe
     listeners: [],
     lastRead: t,
     nextPrune: t,
-  };
+  });
 }
 
 /** The shared-state mode `db`'s feed was opened in ('process' when none was). */
 export function sharedStateOf(db: Db): SharedState {
-  return db.state.feed?.mode ?? 'process';
+  return db.state.get(FEED)?.mode ?? 'process';
 }
 
 /** Calls `fn` with the tags of each described change another process makes (database mode). */
 export function onChangedTags(db: Db, fn: (tags: readonly string[]) => void): void {
-  db.state.feed?.listeners.push(fn);
+  db.state.get(FEED)?.listeners.push(fn);
 }
 
 /**
@@ -88,7 +91,7 @@ export function onChangedTags(db: Db, fn: (tags: readonly string[]) => void): vo
  * `data_version` tells). Call it in the write's transaction, so the change and its record commit together.
  */
 export async function recordChange(db: Db, changed: Changed): Promise<void> {
-  const f = db.state.feed;
+  const f = db.state.get(FEED);
   if (f?.mode !== 'database' || (changed !== 'all' && !changed.length)) return;
   const scope = heldScope(db);
   const held = scope && heldIn.get(scope);
@@ -108,14 +111,14 @@ export async function recordChange(db: Db, changed: Changed): Promise<void> {
  * its tags in the union (an extra invalidation, never a missing one).
  */
 export function holdChanges(db: Db): void {
-  const f = db.state.feed;
+  const f = db.state.get(FEED);
   const scope = heldScope(db);
   if (f?.mode === 'database' && scope) heldIn.set(scope, new Set());
 }
 
 /** Appends the one row of what was collected since `holdChanges` (inside the transaction, before its COMMIT). */
 export async function releaseChanges(db: Db): Promise<void> {
-  const f = db.state.feed;
+  const f = db.state.get(FEED);
   const scope = heldScope(db);
   const held = scope && heldIn.get(scope);
   if (!f || !scope || !held) return;
@@ -144,7 +147,7 @@ export async function recordAnyChange(db: Db): Promise<void> {
  * described changes' tags to the `onChangedTags` listeners (which drop exactly those) and counts the rest.
  */
 export async function changeStamp(db: Db, scope: 'all' | 'any' = 'all'): Promise<number> {
-  const f = db.state.feed;
+  const f = db.state.get(FEED);
   if (f?.mode !== 'database') return await dataVersion(db);
   await read(db, f);
   return scope === 'all' ? f.all : f.any;

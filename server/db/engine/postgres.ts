@@ -7,7 +7,7 @@ import { currentTx, endScope, type TxScope, txScope } from './tx-scope.ts';
 import {
   type Db,
   describeDb,
-  type HandleState,
+  HandleState,
   LOCK_WAIT_MS,
   LockTimeout,
   type RowReader,
@@ -226,7 +226,7 @@ export class PgDb implements Db {
   readonly name: string;
   open = true;
   clock: () => number = Date.now;
-  readonly state: HandleState = {};
+  readonly state = new HandleState();
   readonly pool: pg.Pool;
   /** Rows written through this handle (SQLite's total_changes()). */
   private written = 0;

@@ -2,16 +2,7 @@ import Database from 'better-sqlite3';
 import { GenerationalCache } from '../../auth/lru.ts';
 import type { Sql } from './sql.ts';
 import { currentTx, endScope, type TxScope, txScope } from './tx-scope.ts';
-import {
-  type Db,
-  type HandleState,
-  LOCK_WAIT_MS,
-  LockTimeout,
-  type RowReader,
-  type RunResult,
-  type Statement,
-  type TransactionOptions,
-} from './types.ts';
+import { type Db, HandleState, LOCK_WAIT_MS, LockTimeout, type RowReader, type RunResult, type Statement, type TransactionOptions } from './types.ts';
 
 /** Statements (and row readers) kept per database: some texts are built from a request's shape, so bounded. */
 export const STATEMENT_CACHE_MAX = 500;
@@ -38,7 +29,7 @@ export class SqliteDb implements Db {
   readonly engine = 'sqlite' as const;
   readonly raw: Database.Database;
   clock: () => number = Date.now;
-  readonly state: HandleState = {};
+  readonly state = new HandleState();
   private owner: TxScope | null = null;
   private readonly waiters: Waiter[] = [];
   private readonly statements = new GenerationalCache<string, SqliteStatement>(STATEMENT_CACHE_MAX);

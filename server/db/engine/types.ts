@@ -9,8 +9,6 @@
  * (PostgreSQL: another connection of the pool; SQLite: they wait until it ends, see sqlite.ts).
  */
 
-import type { Feed } from '../change-feed.ts';
-import type { QueryMemo } from '../repos/attendee-query.ts';
 import type { Sql } from './sql.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -42,18 +40,37 @@ export interface TransactionOptions {
   immediate?: boolean;
 }
 
+/** A part of HandleState, declared by the module that owns it (its type travels with the key). */
+export class StateKey<T> {
+  declare readonly _type: T;
+  constructor(readonly name: string) {}
+}
+
 /**
  * What the server keeps in memory for one database beside its statements: owned by the database's handle, so it
  * lives and goes with it and two databases in one process never share it (no module-level maps keyed by the
- * handle). Each field belongs to the one module named.
+ * handle). Each part is kept under a key its module declares (change-feed.ts the feed, repos/attendee-query.ts
+ * the query memos, repos/analytics.ts the day's salt, auth/authenticate.ts the sign-in limits of an app-less
+ * caller): the engine knows none of their types.
  */
-export interface HandleState {
-  /** change-feed.ts: the change feed, once openChangeFeed ran. */
-  feed?: Feed;
-  /** repos/attendee-query.ts: totals and page boundaries of recent attendee queries, by query and change stamp. */
-  attendeeMemos?: Map<string, QueryMemo>;
-  /** repos/analytics.ts: the salt of the day read last. */
-  daySalt?: { day: string; salt: Buffer };
+export class HandleState {
+  private readonly parts = new Map<StateKey<unknown>, unknown>();
+
+  get<T>(key: StateKey<T>): T | undefined {
+    return this.parts.get(key) as T | undefined;
+  }
+
+  set<T>(key: StateKey<T>, value: T | undefined): void {
+    if (value === undefined) this.parts.delete(key);
+    else this.parts.set(key, value);
+  }
+
+  /** The part under `key`, made by `make` the first time it is asked for. */
+  of<T>(key: StateKey<T>, make: () => T): T {
+    let v = this.parts.get(key) as T | undefined;
+    if (v === undefined) this.parts.set(key, (v = make()));
+    return v;
+  }
 }
 
 /** One handle per database: its connections, its prepared statements, its clock, its state in memory. */

@@ -1,6 +1,10 @@
 import crypto from 'node:crypto';
 import type { Db } from '../connection.ts';
 import { statement } from '../connection.ts';
+import { StateKey } from '../engine/types.ts';
+
+/** The salt of the day read last, on the database's handle. */
+const DAY_SALT = new StateKey<{ day: string; salt: Buffer }>('analytics day salt');
 
 /** One row of counted views: a page (or API read) on a day, from one referrer and visitor. */
 export interface HitRow {
@@ -17,7 +21,7 @@ export interface HitRow {
 
 /** Forgets the salt held in memory (a test that removes the stored one, as a new day or a new process would find it). */
 export function forgetDaySalt(db: Db): void {
-  db.state.daySalt = undefined;
+  db.state.set(DAY_SALT, undefined);
 }
 
 /**
@@ -27,10 +31,10 @@ export function forgetDaySalt(db: Db): void {
  * view). One day only: yesterday's salt leaves memory when today's is read.
  */
 export async function daySalt(db: Db, day: string): Promise<Buffer> {
-  const known = db.state.daySalt;
+  const known = db.state.get(DAY_SALT);
   if (known?.day === day) return known.salt;
   const salt = await storedSalt(db, day);
-  db.state.daySalt = { day, salt };
+  db.state.set(DAY_SALT, { day, salt });
   return salt;
 }
 

@@ -1,6 +1,6 @@
 import type { Db } from '../connection.ts';
 import { dbNow, likeContains, rowReader, statement } from '../connection.ts';
-import type { Engine } from '../engine/types.ts';
+import { type Engine, StateKey } from '../engine/types.ts';
 import { inJson, jsonElements, LIKE_NOCASE, sqlFor } from '../engine/sql.ts';
 import { changeStamp, sharedStateOf } from '../change-feed.ts';
 import { EFFECTIVE_ORDER_STATUS, ROW_COLS, type AttendeeRow } from './attendees.ts';
@@ -186,6 +186,9 @@ function build(q: AttendeeQuery, engine: Engine): { from: string; where: string;
 // (as server/routes/events/present-cache.ts's PRESENT_REVALIDATE_MS), so such a change shows within a minute.
 // On a quiet list, page N+1 of an ID-ordered query then starts after the last ID of page N (keyset) instead
 // of stepping over N pages of index entries, which keeps a 100,000-attendee download linear.
+/** Totals and page boundaries of recent attendee queries, by query and change stamp, on the database's handle. */
+const MEMOS = new StateKey<Map<string, QueryMemo>>('attendee query memos');
+
 export interface QueryMemo {
   total: number;
   /** offset -> ID of the row just before it, for ID-ordered queries. */
@@ -198,8 +201,7 @@ async function memoFor(db: Db, key: string): Promise<{ memo: QueryMemo | undefin
   const dv = await changeStamp(db, 'any');
   const epoch = sharedStateOf(db) === 'database' ? Math.floor(dbNow(db) / ATTENDEE_MEMO_REVALIDATE_MS) : 0;
   const k = `${v.c}:${dv}:${epoch}:${key}`;
-  db.state.attendeeMemos ??= new Map();
-  const map = db.state.attendeeMemos;
+  const map = db.state.of(MEMOS, () => new Map<string, QueryMemo>());
   return {
     memo: map.get(k),
     k,
