@@ -43,6 +43,9 @@ export interface Feed {
   listeners: ((tags: readonly string[]) => void)[];
   lastRead: number;
   nextPrune: number;
+  /** The log read in flight outside a transaction (sharedRead), and the one that starts when it ends. */
+  reading: Promise<void> | null;
+  next: Promise<void> | null;
 }
 
 const FEED = new StateKey<Feed>('change feed');
@@ -73,6 +76,8 @@ export async function openChangeFeed(db: Db, mode: SharedState, now: () => numbe
     listeners: [],
     lastRead: t,
     nextPrune: t,
+    reading: null,
+    next: null,
   });
 }
 
@@ -149,8 +154,37 @@ export async function recordAnyChange(db: Db): Promise<void> {
 export async function changeStamp(db: Db, scope: 'all' | 'any' = 'all'): Promise<number> {
   const f = db.state.get(FEED);
   if (f?.mode !== 'database') return await dataVersion(db);
-  await read(db, f);
+  if (db.inTransaction) await read(db, f);
+  else await sharedRead(db, f);
   return scope === 'all' ? f.all : f.any;
+}
+
+/**
+ * A read of the log that begins no earlier than this call, shared: concurrent requests of a process each asked
+ * the database on their own (a round trip each, twenty at a time under load). A read in flight began before
+ * this call and may have missed a change committed since, so it does not do; the next one, begun as it ends,
+ * serves every caller that asked meanwhile. Outside a transaction only (inside, the log shows the
+ * transaction's own rows).
+ */
+function sharedRead(db: Db, f: Feed): Promise<void> {
+  if (!f.reading) return (f.reading = startRead(db, f));
+  f.next ??= f.reading
+    .then(
+      () => undefined,
+      () => undefined,
+    )
+    .then(() => {
+      f.next = null;
+      return (f.reading = startRead(db, f));
+    });
+  return f.next;
+}
+
+function startRead(db: Db, f: Feed): Promise<void> {
+  const p: Promise<void> = read(db, f).finally(() => {
+    if (f.reading === p) f.reading = null;
+  });
+  return p;
 }
 
 async function everything(db: Db, f: Feed): Promise<void> {
