@@ -54,6 +54,34 @@ describe('change feed (shared state in the database)', () => {
     assert.equal(await changeStamp(writer), 1, "the writer reads the reader's undescribed change");
   });
 
+  // Protection: sharedRead's "next" read (change-feed.ts): a request that arrives while a read is in flight waits
+  // for a read begun after it. Seen failing with sharedRead returning the read in flight (`return f.reading`
+  // when one is): the second stamp came from the stale read and the change was not seen.
+  test('concurrent stamps share reads, but a read begun before a change never answers a request made after it', async () => {
+    const all0 = await changeStamp(reader);
+    // The reader's next log read answers late: its snapshot is taken at once, its rows arrive 300 ms later.
+    const prepare = reader.prepare.bind(reader);
+    let slowed = 0;
+    (reader as { prepare: Db['prepare'] }).prepare = (sql) => {
+      const st = prepare(sql);
+      if (!String(typeof sql === 'string' ? sql : sql.pg).includes('FROM evt_change_log WHERE seq >') || slowed++) return st;
+      const all = st.all.bind(st);
+      st.all = (async (...a: unknown[]) => {
+        const rows = await all(...a);
+        await new Promise((r) => setTimeout(r, 300));
+        return rows;
+      }) as typeof st.all;
+      return st;
+    };
+    const first = changeStamp(reader);
+    await new Promise((r) => setTimeout(r, 100));
+    await recordChange(writer, 'all');
+    const [a, b, c] = await Promise.all([first, changeStamp(reader), changeStamp(reader)]);
+    assert.equal(a, all0, 'the slow read began before the change');
+    assert.equal(b, all0 + 1, 'a stamp asked after the change sees it');
+    assert.equal(c, all0 + 1);
+  });
+
   test('a lower sequence number committed later is still applied; a gap older than the wait is given up', async () => {
     await put(1, '["a"]');
     await put(3, '["c"]');
