@@ -212,15 +212,26 @@ async function memoFor(db: Db, key: string): Promise<{ memo: QueryMemo | undefin
   };
 }
 
-/** The statement of one page's IDs (keyset after the memo's boundary when it has one) and what it learns. */
-async function pageStatement(db: Db, q: AttendeeQuery) {
+/**
+ * The statement of one page's IDs (keyset after the memo's boundary when it has one) and what it learns.
+ * `inlineCount`: when no memo has the total, the caller counts in its own statement (`count`, with its
+ * arguments) and hands the total to `counted`, instead of a statement here.
+ */
+async function pageStatement(db: Db, q: AttendeeQuery, inlineCount = false) {
   const { from, where, params, orderBy } = build(q, db.engine);
   const { memo: found, store } = await memoFor(db, `${from} ${where} ${orderBy} ${JSON.stringify(params)}`);
+  const countSql = `SELECT COUNT(*) AS n FROM ${from} ${where}`;
   const memo = found ?? {
-    total: ((await statement(db, `SELECT COUNT(*) AS n FROM ${from} ${where}`).get(...params)) as { n: number }).n,
+    total: inlineCount ? -1 : ((await statement(db, countSql).get(...params)) as { n: number }).n,
     boundaries: new Map(),
   };
-  if (!found) store(memo);
+  if (!found && !inlineCount) store(memo);
+  const count = !found && inlineCount ? { sql: countSql, args: params } : null;
+  /** The total the caller's statement counted (inlineCount). */
+  const counted = (n: number) => {
+    memo.total = n;
+    store(memo);
+  };
   const byId = q.orderby === 'id' || (q.orderby === 'include' && !q.include?.length);
   const keyset = byId && q.afterId !== undefined;
   const after = keyset ? q.afterId : byId ? memo.boundaries.get(q.offset) : undefined;
@@ -243,7 +254,7 @@ async function pageStatement(db: Db, q: AttendeeQuery) {
       memo.boundaries.set(q.offset + q.limit, ids[ids.length - 1]!);
     }
   };
-  return { sql, args, total: memo.total, seen };
+  return { sql, args, total: memo.total, seen, count, counted };
 }
 
 /** IDs of one page and the total before paging (offset already taken off, as Event Tickets reports it). */
@@ -279,9 +290,14 @@ export interface AttendeePage {
  * getAttendeeRows drops it). On SQLite the route reads cursor, IDs and rows in one read transaction instead.
  */
 export async function readAttendeePage(db: Db, q: AttendeeQuery, nowUtc: string): Promise<AttendeePage> {
-  const page = await pageStatement(db, q);
+  // The total is counted in the same statement (one snapshot with the page and the cursor) unless a memo has it:
+  // counted a statement earlier, a change committed between the two made the page longer than the total said,
+  // a reader paging by the total stopped a page short, and the cursor, newer than the count, passed over what
+  // it had not read (the change-cursor invariant test failed so under load).
+  const page = await pageStatement(db, q, true);
   const sql = `SELECT s.value AS evt_cursor,
   EXISTS (SELECT 1 FROM orders WHERE status = 'pending' AND hold_until_utc IS NOT NULL AND hold_until_utc <= ?) AS evt_lapsed,
+  ${page.count ? `(${page.count.sql})` : 'NULL'} AS evt_total,
   pg.id AS evt_id, p.id AS evt_post, t.post_id AS evt_ticket, e.id AS evt_event, ${ROW_COLS}
 FROM sequences s
 LEFT JOIN (SELECT id, ROW_NUMBER() OVER () AS pos FROM (${page.sql}) ids) pg ON 1 = 1
@@ -297,15 +313,17 @@ ORDER BY pg.pos`;
   type Joined = AttendeeRow & {
     evt_cursor: number;
     evt_lapsed: number;
+    evt_total: number | null;
     evt_id: number | null;
     evt_post: number | null;
     evt_ticket: number | null;
     evt_event: number | null;
   };
-  const found = await rowReader<Joined>(db, sql).all(nowUtc, ...page.args);
+  const found = await rowReader<Joined>(db, sql).all(nowUtc, ...(page.count?.args ?? []), ...page.args);
+  if (page.count) page.counted(Number(found[0]?.evt_total ?? 0));
   const ids: number[] = [];
   const rows: AttendeeRow[] = [];
-  for (const { evt_cursor: _c, evt_lapsed: _l, evt_id, evt_post, evt_ticket, evt_event, ...row } of found) {
+  for (const { evt_cursor: _c, evt_lapsed: _l, evt_total: _t, evt_id, evt_post, evt_ticket, evt_event, ...row } of found) {
     if (evt_id === null) continue;
     ids.push(evt_id);
     if (evt_post !== null && evt_ticket !== null && evt_event !== null) rows.push(row);
@@ -314,7 +332,7 @@ ORDER BY pg.pos`;
   const first = found[0];
   return {
     rows,
-    total: page.total,
+    total: page.count ? Number(first?.evt_total ?? 0) : page.total,
     cursor: Number(first?.evt_cursor ?? 0),
     lapsed: first?.evt_lapsed === 1,
     idCount: ids.length,
