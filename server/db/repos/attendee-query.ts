@@ -221,12 +221,16 @@ async function pageStatement(db: Db, q: AttendeeQuery, inlineCount = false) {
   const { from, where, params, orderBy } = build(q, db.engine);
   const { memo: found, store } = await memoFor(db, `${from} ${where} ${orderBy} ${JSON.stringify(params)}`);
   const countSql = `SELECT COUNT(*) AS n FROM ${from} ${where}`;
+  // A first page counts afresh even with a memo (inlineCount): the memo's total was counted before this
+  // request's change-log read, and a change committed after that read is in the page; the cursor is read with
+  // the first page, so its total must be of the same snapshot.
+  const fresh = inlineCount && (!found || (q.offset === 0 && q.afterId === undefined));
   const memo = found ?? {
     total: inlineCount ? -1 : ((await statement(db, countSql).get(...params)) as { n: number }).n,
     boundaries: new Map(),
   };
   if (!found && !inlineCount) store(memo);
-  const count = !found && inlineCount ? { sql: countSql, args: params } : null;
+  const count = fresh ? { sql: countSql, args: params } : null;
   /** The total the caller's statement counted (inlineCount). */
   const counted = (n: number) => {
     memo.total = n;
