@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
+import { openDatabase } from '../../../server/db/connection.ts';
 import { insertAttendees, insertTicket, seedTicketsFixture, type TicketsFixture } from '../../helpers/tickets-fixture.ts';
 import { Attendee } from '../../../shared/models/tickets.ts';
 import { DoorAttendee } from '../../../shared/checkin/wire.ts';
@@ -389,6 +390,44 @@ describe('changed_since deltas', () => {
     assert.ok(next > cursor);
     const again = await list(`post_id=${fx.eventId}&changed_since=${next}`, bearer(door.key));
     assert.deepEqual(again.body.attendees, []);
+  });
+
+  // On PostgreSQL a delta counts its total at every page (attendee-query.ts pageStatement, `fresh`). What was
+  // seen failing without it is the 3-process invariant test (a process that served no earlier page read page 2
+  // by offset with its memo's total, and the highest IDs were missed). In this one process the case did not
+  // fail without the rule (the requests' own writes moved the memo's key); it holds the behaviour, not the rule.
+  test('a delta paged while earlier attendees change: its total follows, no row falls past the last page', async () => {
+    const fx = await seedTicketsFixture(s.db, { attendees: 12 });
+    const auth = bearer(door.key);
+    const all = [...fx.attendeeIds].sort((a, b) => a - b);
+    const c0 = Number((await list(`post_id=${fx.eventId}&per_page=1`, auth)).headers.get('x-evt-cursor'));
+    // Another process's writes (its own connection; no change-log row tells this one's memos).
+    const other = await openDatabase(s.dbSpec);
+    const rename = (id: number, t: string) => other.prepare('UPDATE posts SET title = ? WHERE id = ?').run(t, id);
+    try {
+      for (const id of all.slice(4)) await rename(id, `Renamed ${id}`);
+      // By name (pages by offset, as a process that did not serve page 1 reads page 2 too): Guest 10, 11, 12, 5 |
+      // 6, 7, 8, 9.
+      const q = `post_id=${fx.eventId}&changed_since=${c0}&per_page=4&orderby=title`;
+      const p1 = await list(`${q}&page=1`, auth);
+      assert.equal(p1.headers.get('x-et-total-pages'), '2');
+      // Guest 1 and Guest 2 change before page 2 is read: they enter the delta ahead of page 2's rows.
+      for (const id of all.slice(0, 2)) await rename(id, `Again ${id}`);
+      const seen = new Set(ids(p1));
+      let pages = Number(p1.headers.get('x-et-total-pages'));
+      for (let page = 2; page <= pages; page++) {
+        const r = await list(`${q}&page=${page}`, auth);
+        pages = Number(r.headers.get('x-et-total-pages'));
+        for (const id of ids(r)) seen.add(id);
+      }
+      assert.deepEqual(
+        all.slice(4).filter((id) => !seen.has(id)),
+        [],
+        'every attendee of the delta read',
+      );
+    } finally {
+      await other.close();
+    }
   });
 
   test("a change made while paging is caught by the next delta from the first page's cursor", async () => {
