@@ -19,8 +19,11 @@ export async function decorateEvents(ctx: Ctx, events: Record<string, unknown>[]
   const ids = rows.map((r) => r.id);
   // A single read with offers reads its tickets' stock for their availability: the providers come with it (one
   // statement instead of two; each is a round trip on PostgreSQL).
+  // The stock read as the request started (prefetchStock) serves the providers too, offers or not: a read of
+  // an event without tickets would otherwise make its providers' round trip besides it.
   const single = opts.single === true && rows.length === 1;
-  const stock = single && hasOffers(events[0]) ? await (takePrefetched(ctx, ids[0]) ?? publishedTicketStock(ctx.db, ids[0])) : null;
+  const early = single ? takePrefetched(ctx, ids[0]) : undefined;
+  const stock = early ? await early : single && hasOffers(events[0]) ? await publishedTicketStock(ctx.db, ids[0]) : null;
   const providers = stock ? new Map(stock.length ? [[ids[0], [...new Set(stock.map((t) => t.provider))]]] : []) : await providersByPost(ctx.db, ids);
   const attendance = can(ctx, 'manage_attendees') ? await attendanceByPost(ctx.db, ids) : null;
   const editor = opts.single === true && can(ctx, 'edit_tickets');
@@ -32,7 +35,7 @@ export async function decorateEvents(ctx: Ctx, events: Record<string, unknown>[]
     e.ticketed = providers.get(r.id) ?? false;
     if (editor) e.nonces = { add_ticket_nonce: createNonce(ctx, 'add_ticket_nonce', r.id, nowMs(ctx)) };
     if (reaches) await signingKeys(ctx, e, r.id, opts.single === true);
-    if (stock) offerAvailability(e, stock);
+    if (stock && hasOffers(e)) offerAvailability(e, stock);
   }
 }
 
