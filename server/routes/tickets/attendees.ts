@@ -23,7 +23,14 @@ import {
   readsAttendeesOf,
   utcFilter,
 } from './attendee-access.ts';
-import { managesAttendees, presentAttendee, presentAttendees, presentDoorAttendees, presentSnapshotAttendees } from './attendee-present.ts';
+import {
+  managesAttendees,
+  presentAttendee,
+  presentAttendees,
+  presentDoorAttendees,
+  presentSnapshotAttendees,
+  presentSnapshotRows,
+} from './attendee-present.ts';
 import { createAttendee } from './attendee-create.ts';
 import { keyListTicketIds } from '../../domain/checkin/lists.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
@@ -232,8 +239,14 @@ const doorSnapshot = implement(ticketsRoutes.doorSnapshot, async (input, ctx) =>
   // A full slice may have more after it; a short one is the last. The next slice starts after the last ID the
   // query gave, even when that attendee's row was left out (its ticket or event gone).
   const next = idCount === input.limit && lastId !== null ? lastId : null;
+  const body =
+    input.form === 'rows'
+      ? { total, next_after_id: next, ...presentSnapshotRows(ctx, rows) }
+      : { total, next_after_id: next, attendees: presentSnapshotAttendees(ctx, rows) };
   return {
-    ...ok({ total, next_after_id: next, attendees: presentSnapshotAttendees(ctx, rows) }, { 'X-EVT-Cursor': String(cursor) }),
+    // The next slice's `after_id` in a header too: a kiosk asks for that slice as soon as this answer's headers
+    // arrive, before it has read and written this one, so the server is not idle meanwhile.
+    ...ok(body, { 'X-EVT-Cursor': String(cursor), ...(next === null ? {} : { 'X-EVT-Next-After-Id': String(next) }) }),
     quickCompress: true,
   };
 });
