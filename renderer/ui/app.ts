@@ -155,14 +155,20 @@ export class KioskApp {
     await this.names.load();
     void this.door.refresh();
     // What the first scan would otherwise pay for, done while the door is still idle: the sound's audio context,
-    // and one pass of a scan decision's storage reads (the JIT and IndexedDB's first opens). Asked for before a
-    // pairing link is opened, which waits for staff: the audio context made later fell on staff's first touch
-    // of the pairing dialog (sound.unlock), 0.5-0.65 s of the page's thread between the link and the first sync.
+    // and one pass of a scan decision's storage reads (the JIT and IndexedDB's first opens). A paired kiosk does it
+    // now; one being paired a second after its list is complete (the engine's `ready`, also sent after a restart),
+    // while staff step back from it: making the audio context takes the page's thread for 0.35-0.65 s, which at
+    // pairing fell on the probe of the event, or on staff's confirming tap, ahead of the download.
     const idle = (job: () => void) => ('requestIdleCallback' in window ? requestIdleCallback(job, { timeout: 1000 }) : setTimeout(job, 200));
-    idle(() => {
-      this.sound.prepare();
-      void this.ctx.service.warmUp();
+    const warm = () =>
+      idle(() => {
+        this.sound.prepare();
+        void this.ctx.service.warmUp();
+      });
+    this.ctx.engine.events.on((e) => {
+      if (e.type === 'ready') setTimeout(warm, 1000);
     });
+    if (this.ctx.settings.current !== null && !/[#&]pair=/.test(location.hash)) warm();
     await this.openPairingLink();
     // A pairing link opened in a tab that already shows the kiosk only changes the hash.
     window.addEventListener('hashchange', () => void this.openPairingLink());
@@ -232,11 +238,12 @@ export class KioskApp {
     this.pinSet = await hasPin(this.ctx.db);
     this.ctx.settings.current = payload;
     engine.resetAuth();
+    // The first download starts at once; the screen catches up meanwhile.
+    void engine.syncNow({ refreshEvent: true });
     this.pairing.show(false);
     await engine.refreshStatus();
     await this.renderEvent();
     void this.door.refresh();
-    void engine.syncNow({ refreshEvent: true });
   }
 
   private async unpair(): Promise<void> {

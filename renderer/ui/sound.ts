@@ -39,10 +39,14 @@ export class VerdictSound {
     }
   }
 
-  /** Browsers start audio only after a user gesture; call this from one (and it is harmless to repeat). */
+  /**
+   * Browsers start audio only after a user gesture; call this from one (and it is harmless to repeat). It resumes
+   * a context made before the gesture, and makes none: making one takes the page's thread for half a second, which
+   * fell on staff's confirming tap at pairing. A context made after a gesture (`prepare`, the first verdict) may
+   * play at once.
+   */
   unlock(): void {
-    this.ctx ??= new AudioContext();
-    if (this.ctx.state === 'suspended') void this.ctx.resume();
+    if (this.ctx?.state === 'suspended') void this.ctx.resume();
   }
 
   play(tone: VerdictTone): void {
