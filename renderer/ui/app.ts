@@ -86,7 +86,7 @@ export class KioskApp {
           await this.enqueue(async () => {
             const result = await ctx.service.manual(id, checkIn);
             this.verdict.show(result, ctx.t, ctx.lang, { ...this.verdictOptions(), gate: result.gate, checkOut: !checkIn });
-            void this.door.refresh();
+            this.door.refreshSoon();
           });
         },
         repair: () => this.pairing.show(true),
@@ -212,7 +212,7 @@ export class KioskApp {
       const result = await this.ctx.service.scan(text);
       if (result.verdict.kind === 'already') this.names.learnLabel(result.verdict.deviceId, result.verdict.deviceLabel);
       this.verdict.show(result, this.ctx.t, this.ctx.lang, { ...this.verdictOptions(), gate: result.gate, frameAt });
-      void this.door.refresh();
+      this.door.refreshSoon();
     });
   }
 
