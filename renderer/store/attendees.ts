@@ -166,26 +166,22 @@ export async function countAttendees(db: KioskDb, deviceId: string, now: number)
   const snapshot = await snapshotPacked(db);
   const hourAgo = now - 3_600_000;
   return db.transaction('r', db.attendees, async () => {
-    const [keys, checkedIn, trashed, thisDevice, lastHour] = await Promise.all([
+    // The rows with a check-in read at once and counted here: a filtered Dexie count walks a cursor, one round trip
+    // to IndexedDB per row, three times over, and a scan's write on `attendees` waited behind those walks (the
+    // door's counters are refreshed after each verdict, so right as the next guest is scanned).
+    const [keys, trashed, checkedRows] = await Promise.all([
       db.attendees.toCollection().primaryKeys(),
-      db.attendees
-        .where('checkinAt')
-        .aboveOrEqual(0)
-        .filter((r) => r.status !== 'trash')
-        .count(),
       db.attendees.where('trashed').equals(1).count(),
-      db.attendees
-        .where('checkinDevice')
-        .equals(deviceId)
-        .filter((r) => r.checkedIn === 1 && r.status !== 'trash')
-        .count(),
-      db.attendees
-        .where('checkinAt')
-        .aboveOrEqual(hourAgo)
-        .filter((r) => r.status !== 'trash')
-        .count(),
+      db.attendees.where('checkinAt').aboveOrEqual(0).toArray(),
     ]);
-    const counts = { checkedIn, total: keys.length - trashed, thisDevice, lastHour };
+    const counts = { checkedIn: 0, total: keys.length - trashed, thisDevice: 0, lastHour: 0 };
+    for (const r of checkedRows) {
+      if (r.status === 'trash') continue;
+      counts.checkedIn++;
+      // A row checked in has its check-in time (checkinAt), so every one of them is among these rows.
+      if (r.checkinDevice === deviceId && r.checkedIn === 1) counts.thisDevice++;
+      if ((r.checkinAt ?? -1) >= hourAgo) counts.lastHour++;
+    }
     const newer = new Set(keys);
     for (const [id, , , status, , , checked, , checkinAt, checkinDevice] of snapshot) {
       if (newer.has(id) || status === 'trash') continue;

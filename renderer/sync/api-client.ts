@@ -27,7 +27,12 @@ export interface ApiResponse {
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
 export interface ApiClient {
-  get(path: string, query?: Record<string, string | number>, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ApiResponse>;
+  /** `onHeaders` sees the answer's status and headers as soon as they arrive, before its body is read. */
+  get(
+    path: string,
+    query?: Record<string, string | number>,
+    opts?: { timeoutMs?: number; signal?: AbortSignal; onHeaders?: (status: number, headers: Headers) => void },
+  ): Promise<ApiResponse>;
   post(path: string, body: unknown, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ApiResponse>;
 }
 
@@ -48,7 +53,14 @@ export function createApiClient(
   /** Sees every answer's headers (the sync engine reads the server's `Date` for clock skew). */
   onResponse?: (headers: Headers) => void,
 ): ApiClient {
-  async function send(method: string, path: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<ApiResponse> {
+  async function send(
+    method: string,
+    path: string,
+    body: unknown,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    onHeaders?: (status: number, headers: Headers) => void,
+  ): Promise<ApiResponse> {
     let response: Response;
     let parsed: unknown;
     try {
@@ -66,6 +78,7 @@ export function createApiClient(
     } catch (err) {
       throw new ApiError({ kind: 'network', message: err instanceof Error ? err.message : String(err) });
     }
+    onHeaders?.(response.status, response.headers);
     let text: string;
     try {
       text = await response.text();
@@ -92,7 +105,7 @@ export function createApiClient(
   return {
     get(path, query = {}, opts = {}) {
       const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
-      return send('GET', qs ? `${path}?${qs}` : path, undefined, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal);
+      return send('GET', qs ? `${path}?${qs}` : path, undefined, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal, opts.onHeaders);
     },
     post(path, body, opts = {}) {
       return send('POST', path, body, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal);

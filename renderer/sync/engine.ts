@@ -340,7 +340,7 @@ export class SyncEngine {
    * Raises or clears `revoked`, `wrong_event`, `not_doorstep`; `false` when any of them stands or the
    * server could not be asked.
    */
-  private async checkAccess(api: ApiClient, settings: PairingPayload, signal?: AbortSignal): Promise<boolean> {
+  private async checkAccess(api: ApiClient, settings: PairingPayload, signal?: AbortSignal, read?: (event: unknown) => void): Promise<boolean> {
     this.lastHealthAt = this.now();
     let body: unknown;
     try {
@@ -365,6 +365,7 @@ export class SyncEngine {
       return false;
     }
     this.clear('wrong_event');
+    read?.(body);
     // The event's signing keys as of now: a rotated key is learnt, a revoked one dropped (CONTRACT section 8).
     await storeEventSigningKeys(this.opts.db, body);
     return true;
@@ -432,8 +433,9 @@ export class SyncEngine {
     const api = this.api(settings);
     const { db } = this.opts;
 
+    let eventBody: unknown;
     if (this.status.problems.length > 0 || this.now() - this.lastHealthAt >= HEALTH_EVERY_MS) {
-      if (!(await this.checkAccess(api, settings))) return;
+      if (!(await this.checkAccess(api, settings, undefined, (body) => (eventBody = body)))) return;
     }
     const stop = await this.upload();
     if (stop) return;
@@ -453,6 +455,7 @@ export class SyncEngine {
         eventId: settings.event_id,
         now: this.now,
         refreshEvent,
+        eventBody,
         onProgress: (p) => this.events.emit({ type: 'progress', ...p }),
         // A venue hub names the scan of this kiosk the site overruled: shown as a conflict, as one at the hub is.
         onDelta: async (batch) => {

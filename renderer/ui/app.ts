@@ -86,7 +86,7 @@ export class KioskApp {
           await this.enqueue(async () => {
             const result = await ctx.service.manual(id, checkIn);
             this.verdict.show(result, ctx.t, ctx.lang, { ...this.verdictOptions(), gate: result.gate, checkOut: !checkIn });
-            void this.door.refresh();
+            this.door.refreshSoon();
           });
         },
         repair: () => this.pairing.show(true),
@@ -154,17 +154,25 @@ export class KioskApp {
     await this.renderEvent();
     await this.names.load();
     void this.door.refresh();
+    // What the first scan would otherwise pay for, done while the door is still idle: the sound's audio context,
+    // and one pass of a scan decision's storage reads (the JIT and IndexedDB's first opens). A paired kiosk does it
+    // now; one being paired a second after its list is complete (the engine's `ready`, also sent after a restart),
+    // while staff step back from it: making the audio context takes the page's thread for 0.35-0.65 s, which at
+    // pairing fell on the probe of the event, or on staff's confirming tap, ahead of the download.
+    const idle = (job: () => void) => ('requestIdleCallback' in window ? requestIdleCallback(job, { timeout: 1000 }) : setTimeout(job, 200));
+    const warm = () =>
+      idle(() => {
+        this.sound.prepare();
+        void this.ctx.service.warmUp();
+      });
+    this.ctx.engine.events.on((e) => {
+      if (e.type === 'ready') setTimeout(warm, 1000);
+    });
+    if (this.ctx.settings.current !== null && !/[#&]pair=/.test(location.hash)) warm();
     await this.openPairingLink();
     // A pairing link opened in a tab that already shows the kiosk only changes the hash.
     window.addEventListener('hashchange', () => void this.openPairingLink());
     void this.startCamera(localStorage.getItem(CAMERA_KEY));
-    // What the first scan would otherwise pay for, done while the door is still idle: the sound's audio context,
-    // and one pass of a scan decision's storage reads (the JIT and IndexedDB's first opens).
-    const idle = (job: () => void) => ('requestIdleCallback' in window ? requestIdleCallback(job, { timeout: 1000 }) : setTimeout(job, 200));
-    idle(() => {
-      this.sound.prepare();
-      void this.ctx.service.warmUp();
-    });
   }
 
   private enqueue(job: () => Promise<void>): Promise<void> {
@@ -204,7 +212,7 @@ export class KioskApp {
       const result = await this.ctx.service.scan(text);
       if (result.verdict.kind === 'already') this.names.learnLabel(result.verdict.deviceId, result.verdict.deviceLabel);
       this.verdict.show(result, this.ctx.t, this.ctx.lang, { ...this.verdictOptions(), gate: result.gate, frameAt });
-      void this.door.refresh();
+      this.door.refreshSoon();
     });
   }
 
@@ -230,11 +238,12 @@ export class KioskApp {
     this.pinSet = await hasPin(this.ctx.db);
     this.ctx.settings.current = payload;
     engine.resetAuth();
+    // The first download starts at once; the screen catches up meanwhile.
+    void engine.syncNow({ refreshEvent: true });
     this.pairing.show(false);
     await engine.refreshStatus();
     await this.renderEvent();
     void this.door.refresh();
-    void engine.syncNow({ refreshEvent: true });
   }
 
   private async unpair(): Promise<void> {

@@ -15,7 +15,7 @@ import type { ResponseCache } from './response-cache.ts';
 
 // `Date`: a door kiosk on its own origin checks its clock against the server's.
 const EXPOSE =
-  'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, X-EVT-Key-List, X-EVT-Key-Event, Retry-After, Date';
+  'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-ET-TOTAL, X-ET-TOTAL-PAGES, X-EVT-Cursor, X-EVT-Next-After-Id, X-EVT-Key-List, X-EVT-Key-Event, Retry-After, Date';
 
 /** A JSON body as the whole answer (the errors raised before or around a route). */
 export function sendJson(res: Response, status: number, body: unknown, pretty: boolean): void {

@@ -64,8 +64,39 @@ export type AttendeeArchive = z.infer<typeof AttendeeArchive>;
 export const DoorSnapshotSlice = z.looseObject({
   total: z.coerce.number().int(),
   next_after_id: z.number().int().nullable(),
-  attendees: z.array(z.unknown()),
+  /** The object form (a server that does not know `form=rows` answers with it). */
+  attendees: z.array(z.unknown()).optional(),
+  /** The compact form (`form=rows`): `fields` names each row's columns, `tickets` holds each ticket object by ID. */
+  fields: z.array(z.string()).optional(),
+  tickets: z.record(z.string(), z.unknown()).optional(),
+  /** Each an array, checked by readSnapshotSlice (Zod's walk of 5,000 arrays cost more than reading them). */
+  rows: z.array(z.unknown()).optional(),
 });
+export type DoorSnapshotSlice = z.infer<typeof DoorSnapshotSlice>;
+
+/**
+ * A slice's attendees, whichever form it came in: the object form read one by one with {@link readDoorAttendee};
+ * the compact form's rows made into the same objects (each column under the name `fields` gives it, the row's
+ * ticket object from `tickets`) and read the same way, so both forms are held to the same checks.
+ */
+export function readSnapshotSlice(body: DoorSnapshotSlice): DoorAttendee[] {
+  if (!body.rows) {
+    if (!body.attendees) throw new Error('a door snapshot slice without attendees');
+    return body.attendees.map(readDoorAttendee);
+  }
+  const fields = body.fields ?? [];
+  const tickets = body.tickets ?? {};
+  const n = fields.length;
+  const ticketAt = fields.indexOf('ticket_id');
+  return body.rows.map((row) => {
+    if (!Array.isArray(row)) throw new Error('a door snapshot row that is not an array');
+    const a: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) if (row[i] !== undefined && fields[i] !== '__proto__') a[fields[i]] = row[i];
+    const ticket = ticketAt >= 0 && Object.hasOwn(tickets, String(row[ticketAt])) ? tickets[String(row[ticketAt])] : undefined;
+    if (ticket !== undefined) a.ticket = ticket;
+    return readDoorAttendee(a);
+  });
+}
 
 const nullishString = (x: unknown) => x === undefined || x === null || typeof x === 'string';
 const PLAIN_KEYS = ['title', 'email', 'provider', 'order', 'checkin_details', 'security_code', 'security_code_hash', 'order_status'] as const;

@@ -276,6 +276,19 @@ export const DoorSnapshot = z.object({
 });
 export type DoorSnapshot = z.infer<typeof DoorSnapshot>;
 
+/**
+ * `GET /attendees/door-snapshot?form=rows`: the same slice with each attendee as an array of `fields` (in that
+ * order; shared/routes/tickets.ts DOOR_SNAPSHOT_ROW_FIELDS) and its `ticket` object in `tickets` under its ticket ID.
+ */
+export const DoorSnapshotRows = z.object({
+  total: z.number().int(),
+  next_after_id: z.number().int().nullable(),
+  fields: z.array(z.string()),
+  tickets: z.record(z.string(), DoorSnapshotAttendee.shape.ticket),
+  rows: z.array(z.array(z.unknown())),
+});
+export type DoorSnapshotRows = z.infer<typeof DoorSnapshotRows>;
+
 /** One scan of the check-in log (our extension, CONTRACT section 7). */
 export const Checkin = z.object({
   id: z.number().int(),
@@ -347,4 +360,5 @@ export const ticketsDocSchemas = {
   QRRefusal,
   QREcho,
   DoorSnapshot,
+  DoorSnapshotRows,
 };

@@ -37,6 +37,23 @@ const perPage = integer({
  * one answer stays a couple of megabytes (issue 22).
  */
 export const DOOR_SNAPSHOT_LIMIT = 5000;
+/**
+ * The door snapshot's compact form (`form=rows`): each attendee an array of these fields in this order (as the
+ * object form names them), its `ticket` object given once per ticket in `tickets` by ticket ID. A third of the
+ * object form's bytes, and no repeated keys to build, send and parse on either end (issue 22).
+ */
+export const DOOR_SNAPSHOT_ROW_FIELDS = [
+  'id',
+  'post_id',
+  'ticket_id',
+  'status',
+  'title',
+  'email',
+  'checked_in',
+  'checkin_details',
+  'security_code_hash',
+  'order_status',
+] as const;
 const order = enumString(['ASC', 'DESC'], { description: 'Sort results in ASC or DESC order; defaults to ASC', default: 'ASC' as const });
 
 export const ticketListArgs = {
@@ -335,13 +352,21 @@ export const ticketsRoutes = {
         minimum: 1,
         maximum: DOOR_SNAPSHOT_LIMIT,
       }),
+      form: enumString(['objects', 'rows'], {
+        description:
+          '`objects` (the default): each attendee an object; `rows`: `fields` names the columns once, each attendee is an array of them in `rows`, and each ticket object is given once in `tickets` by ticket ID',
+        default: 'objects' as const,
+      }),
       ...tl,
     },
     summary:
       "Doorstep's own: a door device's first download, in attendee ID order, trashed attendees included (as changed_since=0), each attendee as door=1 presents it; X-EVT-Cursor is the next delta's cursor",
     doc: {
       responses: {
-        ...ok("Returns up to `limit` attendees after `after_id`, the total and the next page's `after_id` (null after the last)", 'DoorSnapshot'),
+        ...ok(
+          "Returns up to `limit` attendees after `after_id`, the total and the next page's `after_id` (null after the last); with `form=rows`, a DoorSnapshotRows",
+          'DoorSnapshot',
+        ),
         '400': { description: 'A parameter is missing or invalid.' },
         '401': { description: 'The caller does not manage attendees.' },
       },

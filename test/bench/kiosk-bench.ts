@@ -122,6 +122,24 @@ async function cacheRun(kioskBase: string, root: string, key: string, eventId: n
       }),
   );
   if (count !== expected) throw new Error(`cached ${count} attendees, expected ${expected}`);
+  // BENCH_VERBOSE: the pairing's requests as the page saw them (ms from the page's start), to see where its time went.
+  if (process.env.BENCH_VERBOSE) {
+    const timeline = await page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((e) => e as PerformanceResourceTiming)
+        .filter((e) => !/\/kiosk\/|\.(js|css|png|svg|webmanifest)$/.test(e.name))
+        .map((e) => {
+          const u = new URL(e.name);
+          const q = [...u.searchParams].map(([k, v]) => `${k}=${v}`).join('&');
+          return `${e.startTime.toFixed(0).padStart(6)} ${e.responseStart.toFixed(0).padStart(6)} ${e.responseEnd.toFixed(0).padStart(6)} ${String(e.encodedBodySize).padStart(8)}  ${u.pathname.replace(/^.*\/wp-json/, '')}${q ? `?${q}` : ''}`;
+        }),
+    );
+    const now = await page.evaluate(() => performance.now());
+    console.log(
+      `${profile} ${expected}: requests (start, first byte, end in ms from the page's start; bytes), read at ${now.toFixed(0)}\n${timeline.join('\n')}`,
+    );
+  }
   return { page, seconds, serverCpu };
 }
 
@@ -170,8 +188,28 @@ async function scanRun(profile: string, urls: string[], offlineRoot?: string): P
   writeY4m(y4m, shots, 10);
   const page = await browser(profile, y4m, offlineRoot);
   await page.goto(`${kioskUrl}`);
+  // BENCH_PAGE_PROF=<dir>: the page's V8 CPU profile of the scans too (from the page's load on).
+  const cdp = process.env.BENCH_PAGE_PROF ? await page.context().newCDPSession(page) : null;
+  let profiledFrom = 0;
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+    profiledFrom = await page.evaluate(() => performance.now());
+    await cdp.send('Profiler.start');
+  }
   await page.waitForFunction((n) => performance.getEntriesByName('scan-to-verdict').length >= n, urls.length, { timeout: 120_000, polling: 200 });
   const times = await page.evaluate(() => performance.getEntriesByName('scan-to-verdict').map((e) => e.duration));
+  if (cdp) {
+    const { profile: prof } = await cdp.send('Profiler.stop');
+    fs.mkdirSync(process.env.BENCH_PAGE_PROF!, { recursive: true });
+    fs.writeFileSync(path.join(process.env.BENCH_PAGE_PROF!, `scans-${offlineRoot ? 'offline' : 'online'}.cpuprofile`), JSON.stringify(prof));
+    // When each verdict's scan began and ended, in ms from the profile's start (give or take a few), to find them in it.
+    const marks = await page.evaluate(
+      (from) => performance.getEntriesByName('scan-to-verdict').map((e) => [e.startTime - from, e.startTime + e.duration - from]),
+      profiledFrom,
+    );
+    fs.writeFileSync(path.join(process.env.BENCH_PAGE_PROF!, `scans-${offlineRoot ? 'offline' : 'online'}.json`), JSON.stringify(marks));
+  }
   await closeAll();
   fs.rmSync(y4m, { force: true });
   return times;
@@ -181,7 +219,12 @@ let kioskUrl = '';
 let serverPid = 0;
 
 async function main(): Promise<void> {
-  await build({ configFile: path.join(import.meta.dirname, '../../vite.config.ts'), logLevel: 'silent' });
+  // BENCH_NO_MINIFY=1: function names as written in the page's CPU profile (BENCH_PAGE_PROF).
+  await build({
+    configFile: path.join(import.meta.dirname, '../../vite.config.ts'),
+    logLevel: 'silent',
+    build: { minify: !process.env.BENCH_NO_MINIFY },
+  });
   // The same build on another origin, as the Electron shell's app:// is: every API call then needs CORS.
   const dist = await buildKioskTo();
   const kiosk = await serveKiosk(dist);

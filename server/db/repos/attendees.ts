@@ -169,6 +169,67 @@ export async function getAttendeeRows(db: Db, ids: readonly number[]): Promise<A
   return ids.map((id) => byId.get(id)).filter((r): r is AttendeeRow => r !== undefined);
 }
 
+/**
+ * SQLite: what the door's presenters (presentDoorAttendee, presentSnapshotAttendees, presentSnapshotRows) read of
+ * an attendee without a standing check-in; a third of CORE_COLS, and none of its per-row subqueries.
+ */
+const SELECT_DOOR_PAGE = `SELECT a.post_id AS id, a.ticket_id, a.event_id, a.provider, a.full_name, a.email, a.security_code, a.rsvp_status,
+  a.checked_in, a.status, p.title, o.status AS order_status
+FROM attendees a JOIN posts p ON p.id = a.post_id LEFT JOIN orders o ON o.post_id = a.order_id
+WHERE a.post_id IN (SELECT value FROM json_each(?))`;
+type DoorPart = Pick<
+  AttendeeRow,
+  | 'id'
+  | 'ticket_id'
+  | 'event_id'
+  | 'provider'
+  | 'full_name'
+  | 'email'
+  | 'security_code'
+  | 'rsvp_status'
+  | 'checked_in'
+  | 'status'
+  | 'title'
+  | 'order_status'
+>;
+
+/**
+ * Rows for the door's presenters only (the door snapshot), in the order of `ids` (missing ones skipped, as
+ * getAttendeeRows skips them): on SQLite an attendee without a standing check-in is read with the columns those
+ * presenters read and its ticket's and event's parts (the rest of its AttendeeRow left out), one with a check-in
+ * whole (its details need the check-in's columns). On a 100,000-attendee download the whole rows' reads were the
+ * server's largest item (issue 22). PostgreSQL reads whole rows (getAttendeeRows).
+ */
+export async function getDoorRows(db: Db, ids: readonly number[]): Promise<AttendeeRow[]> {
+  if (!ids.length || db.engine === 'postgres') return await getAttendeeRows(db, ids);
+  const core = await rowReader<DoorPart>(db, SELECT_DOOR_PAGE).all(JSON.stringify(ids));
+  const checkedIn = core.filter((r) => r.checked_in).map((r) => r.id);
+  const whole = new Map((checkedIn.length ? await getAttendeeRows(db, checkedIn) : []).map((r) => [r.id, r]));
+  const tickets = new Map(
+    ((await statement(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))]))) as TicketPart[]).map((t) => [
+      t.ticket_id,
+      t,
+    ]),
+  );
+  const events = new Map(
+    ((await statement(db, SELECT_EVENTS).all(JSON.stringify([...new Set(core.map((r) => r.event_id))]))) as EventPart[]).map((e) => [e.event_id, e]),
+  );
+  const byId = new Map<number, AttendeeRow>();
+  for (const r of core) {
+    if (r.checked_in) {
+      const w = whole.get(r.id);
+      if (w) byId.set(r.id, w);
+      continue;
+    }
+    const t = tickets.get(r.ticket_id);
+    const e = events.get(r.event_id);
+    // As getAttendeeRows: an attendee whose ticket or event is gone is left out. Only the door's presenters read
+    // these rows, and only the fields above (checkinDetails reads nothing more of a row not checked in).
+    if (t && e) byId.set(r.id, Object.assign(r, t, e) as unknown as AttendeeRow);
+  }
+  return ids.map((id) => byId.get(id)).filter((r): r is AttendeeRow => r !== undefined);
+}
+
 const SELECT_ROWS = SELECT_ROW.replace('WHERE a.post_id = ?', 'WHERE a.post_id IN (SELECT value FROM json_each(?))');
 
 /** What a scan decides on: the attendees, and the scans their nonces were first recorded with. */

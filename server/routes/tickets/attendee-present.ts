@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { securityCodeHashInput } from '../../../shared/checkin/security-code.ts';
+import { DOOR_SNAPSHOT_ROW_FIELDS } from '../../../shared/routes/tickets.ts';
 import { dateDetails } from '../../../shared/dates.ts';
 import { currencyFormat, formatMoney, rawPrice } from '../../../shared/money.ts';
 import type { Ctx } from '../../kernel/context.ts';
@@ -157,6 +158,39 @@ export function presentSnapshotAttendees(ctx: Ctx, rows: readonly AttendeeRow[])
     const hash = typeof code === 'string' && code ? crypto.createHash('sha256').update(securityCodeHashInput(r.id, code)).digest('hex') : null;
     return { ...rest, security_code_hash: hash };
   });
+}
+
+/**
+ * The door snapshot's compact form (`form=rows`): each attendee as presentSnapshotAttendees gives it, as an array
+ * of DOOR_SNAPSHOT_ROW_FIELDS in that order, and each ticket's `ticket` object once in `tickets` by ticket ID.
+ * No object per attendee to build and serialise, and a third of the bytes to compress and send (issue 22).
+ */
+export function presentSnapshotRows(
+  ctx: Ctx,
+  rows: readonly AttendeeRow[],
+): { fields: typeof DOOR_SNAPSHOT_ROW_FIELDS; tickets: Record<string, { id: unknown; title: unknown }>; rows: unknown[][] } {
+  const memo = new PageMemo(ctx);
+  const tickets: Record<string, { id: unknown; title: unknown }> = {};
+  const out = rows.map((r) => {
+    if (!Object.hasOwn(tickets, r.ticket_id)) {
+      const t = memo.ticket(r);
+      tickets[r.ticket_id] = { id: t.id, title: t.title };
+    }
+    const code = r.security_code;
+    return [
+      r.id,
+      r.event_id,
+      r.ticket_id,
+      r.status,
+      r.full_name || r.title,
+      r.email,
+      r.checked_in === 1,
+      checkinDetails(ctx, r, true),
+      typeof code === 'string' && code ? crypto.createHash('sha256').update(securityCodeHashInput(r.id, code)).digest('hex') : null,
+      effectiveOrderStatus(r),
+    ];
+  });
+  return { fields: DOOR_SNAPSHOT_ROW_FIELDS, tickets, rows: out };
 }
 
 /** `embedded`: the attendee list inside a ticket object. */

@@ -6,7 +6,7 @@ import { implement, type Endpoint } from '../../http/registry.ts';
 import { ok } from '../../kernel/result.ts';
 import type { Input } from '../../../shared/http/route.ts';
 import { queryAttendees, readAttendeePage, type AttendeeQuery } from '../../db/repos/attendee-query.ts';
-import { attendeeCursor, getAttendeeRows, type AttendeeRow } from '../../db/repos/attendees.ts';
+import { attendeeCursor, getAttendeeRows, getDoorRows, type AttendeeRow } from '../../db/repos/attendees.ts';
 import { nowUtc } from '../../db/clock.ts';
 import { nowMs } from './clock.ts';
 import { sweepHolds, sweepIfLapsed } from './order-hold.ts';
@@ -23,7 +23,14 @@ import {
   readsAttendeesOf,
   utcFilter,
 } from './attendee-access.ts';
-import { managesAttendees, presentAttendee, presentAttendees, presentDoorAttendees, presentSnapshotAttendees } from './attendee-present.ts';
+import {
+  managesAttendees,
+  presentAttendee,
+  presentAttendees,
+  presentDoorAttendees,
+  presentSnapshotAttendees,
+  presentSnapshotRows,
+} from './attendee-present.ts';
 import { createAttendee } from './attendee-create.ts';
 import { keyListTicketIds } from '../../domain/checkin/lists.ts';
 import { etTotalHeaders, invalidPage } from './paging.ts';
@@ -177,6 +184,7 @@ async function buildQuery(ctx: Ctx, input: ListInput, perPage: number, sent = se
 async function readPage(
   ctx: Ctx,
   q: AttendeeQuery,
+  rowsOf: (db: Ctx['db'], ids: readonly number[]) => Promise<AttendeeRow[]> = getAttendeeRows,
 ): Promise<{ rows: AttendeeRow[]; total: number; cursor: number; idCount: number; lastId: number | null }> {
   if (ctx.db.engine === 'postgres') {
     const now = () => nowUtc(new Date(nowMs(ctx)));
@@ -188,7 +196,7 @@ async function readPage(
   return await inTransaction(ctx.db, async () => {
     const cursor = await attendeeCursor(ctx.db);
     const { ids, total } = await queryAttendees(ctx.db, q);
-    return { rows: await getAttendeeRows(ctx.db, ids), total, cursor, idCount: ids.length, lastId: ids.at(-1) ?? null };
+    return { rows: await rowsOf(ctx.db, ids), total, cursor, idCount: ids.length, lastId: ids.at(-1) ?? null };
   });
 }
 
@@ -228,12 +236,19 @@ const doorSnapshot = implement(ticketsRoutes.doorSnapshot, async (input, ctx) =>
   const listInput = { ...attendeeListDefaults, post_id: input.post_id, changed_since: 0, page: 1, per_page: input.limit };
   const q = await buildQuery(ctx, listInput, input.limit, () => false);
   q.afterId = input.after_id;
-  const { rows, total, cursor, idCount, lastId } = await readPage(ctx, q);
+  // Only the door's presenters read these rows: on SQLite, their columns only (getDoorRows).
+  const { rows, total, cursor, idCount, lastId } = await readPage(ctx, q, getDoorRows);
   // A full slice may have more after it; a short one is the last. The next slice starts after the last ID the
   // query gave, even when that attendee's row was left out (its ticket or event gone).
   const next = idCount === input.limit && lastId !== null ? lastId : null;
+  const body =
+    input.form === 'rows'
+      ? { total, next_after_id: next, ...presentSnapshotRows(ctx, rows) }
+      : { total, next_after_id: next, attendees: presentSnapshotAttendees(ctx, rows) };
   return {
-    ...ok({ total, next_after_id: next, attendees: presentSnapshotAttendees(ctx, rows) }, { 'X-EVT-Cursor': String(cursor) }),
+    // The next slice's `after_id` in a header too: a kiosk asks for that slice as soon as this answer's headers
+    // arrive, before it has read and written this one, so the server is not idle meanwhile.
+    ...ok(body, { 'X-EVT-Cursor': String(cursor), ...(next === null ? {} : { 'X-EVT-Next-After-Id': String(next) }) }),
     quickCompress: true,
   };
 });

@@ -1242,6 +1242,18 @@ export interface components {
           security_code_hash: string | null;
         })[];
     };
+    DoorSnapshotRows: {
+      total: number;
+      next_after_id: number | null;
+      fields: string[];
+      tickets: {
+        [key: string]: {
+          id: number | string;
+          title: string;
+        };
+      };
+      rows: unknown[][];
+    };
     CheckinList: {
       id: number;
       event_id: number;
@@ -2658,12 +2670,14 @@ export interface operations {
         after_id?: number;
         /** @description The most attendees in one answer; defaults to 5000 (at most 5000) */
         limit?: number;
+        /** @description `objects` (the default): each attendee an object; `rows`: `fields` names the columns once, each attendee is an array of them in `rows`, and each ticket object is given once in `tickets` by ticket ID */
+        form?: "objects" | "rows";
         /** @description The language of the content to read or write. */
         translation_language?: "en" | "et";
       };
     };
     responses: {
-      /** @description Returns up to `limit` attendees after `after_id`, the total and the next page's `after_id` (null after the last) */
+      /** @description Returns up to `limit` attendees after `after_id`, the total and the next page's `after_id` (null after the last); with `form=rows`, a DoorSnapshotRows */
       200: {
         content: {
           "application/json": components["schemas"]["DoorSnapshot"];

@@ -1,6 +1,7 @@
 import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { DoorAttendee, plainDoorAttendee, readDoorAttendee } from '../../../shared/checkin/wire.ts';
+import { DoorAttendee, plainDoorAttendee, readDoorAttendee, readSnapshotSlice, type DoorSnapshotSlice } from '../../../shared/checkin/wire.ts';
+import { DOOR_SNAPSHOT_ROW_FIELDS } from '../../../shared/routes/tickets.ts';
 
 /**
  * The door snapshot's attendees are read by hand when plain (shared/checkin/wire.ts readDoorAttendee): the result
@@ -75,4 +76,38 @@ describe('readDoorAttendee', () => {
       assert.throws(() => readDoorAttendee(row));
     });
   }
+});
+
+describe('readSnapshotSlice', () => {
+  /** The compact form of attendees (form=rows) as the server builds it: columns by name, tickets by ID. */
+  const asRows = (attendees: Array<Record<string, unknown>>): DoorSnapshotSlice => {
+    const fields = [...DOOR_SNAPSHOT_ROW_FIELDS];
+    const tickets: Record<string, unknown> = {};
+    for (const a of attendees) if (a.ticket !== undefined) tickets[String(a.ticket_id)] = a.ticket;
+    return { total: attendees.length, next_after_id: null, fields, tickets, rows: attendees.map((a) => fields.map((k) => a[k])) };
+  };
+  const withoutRequestOnly = variants.filter(([name]) => !name.startsWith('a list answer') && !name.startsWith('extra keys'));
+
+  test('the rows form reads as the object form does', () => {
+    const attendees = withoutRequestOnly.map(([, row], i) => ({ ...row, id: 1000 + i, ticket_id: row.ticket === undefined ? 3 : 100 + i }));
+    const wire = JSON.parse(JSON.stringify(attendees)) as Array<Record<string, unknown>>;
+    assert.deepEqual(readSnapshotSlice(asRows(wire)), readSnapshotSlice({ total: wire.length, next_after_id: null, attendees: wire }));
+    assert.deepEqual(
+      readSnapshotSlice({ total: wire.length, next_after_id: null, attendees: wire }),
+      wire.map((a) => DoorAttendee.parse(a)),
+    );
+  });
+
+  test('columns are taken by the names `fields` gives, in any order', () => {
+    const fields = [...DOOR_SNAPSHOT_ROW_FIELDS].reverse();
+    const row = fields.map((k) => (plain as Record<string, unknown>)[k]);
+    const [a] = readSnapshotSlice({ total: 1, next_after_id: null, fields, tickets: { 13: plain.ticket }, rows: [row] });
+    assert.deepEqual(a, DoorAttendee.parse(plain));
+  });
+
+  test('a bad row is refused as a bad object is; a slice with neither form too', () => {
+    const bad = asRows([{ ...plain, id: '501' }]);
+    assert.throws(() => readSnapshotSlice(bad));
+    assert.throws(() => readSnapshotSlice({ total: 0, next_after_id: null }));
+  });
 });

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { insertAttendees, insertTicket, seedTicketsFixture, type TicketsFixture } from '../../helpers/tickets-fixture.ts';
 import { createApiKey } from '../../../server/auth/credentials.ts';
-import { DoorSnapshot } from '../../../shared/models/tickets.ts';
-import { DOOR_SNAPSHOT_LIMIT } from '../../../shared/routes/tickets.ts';
+import { DoorSnapshot, DoorSnapshotRows } from '../../../shared/models/tickets.ts';
+import { DOOR_SNAPSHOT_LIMIT, DOOR_SNAPSHOT_ROW_FIELDS } from '../../../shared/routes/tickets.ts';
 import { hashSecurityCode } from '../../../shared/checkin/security-code.ts';
 
 /**
@@ -30,6 +30,8 @@ async function all(eventId: number, auth: string, limit: number, between?: (slic
     assert.equal(r.status, 200, r.text);
     DoorSnapshot.parse(r.body);
     cursor ??= r.headers.get('x-evt-cursor');
+    // The next slice's start in a header too, so a kiosk can ask for it before reading this body.
+    assert.equal(r.headers.get('x-evt-next-after-id'), r.body.next_after_id === null ? null : String(r.body.next_after_id));
     out.push(...r.body.attendees);
     if (r.body.next_after_id === null) break;
     after = r.body.next_after_id;
@@ -84,6 +86,44 @@ describe('door snapshot', () => {
     assert.equal(exact.body.next_after_id, Math.max(...f.attendeeIds));
     const end = (await snap(`post_id=${f.eventId}&after_id=${exact.body.next_after_id}`, bearer(key.key))) as Slice;
     assert.deepEqual([end.body.attendees, end.body.next_after_id], [[], null]);
+  });
+
+  test('form=rows: the same attendees as the object form, each an array of `fields`, each ticket once in `tickets`', async () => {
+    const key = bearer((await s.apiKey('Rows door', f.eventId)).key);
+    // A standing check-in with its details, and a trashed attendee, are in the rows as in the objects.
+    const checked = await call(`${A}/${f.attendeeIds[2]}`, { method: 'POST', auth: s.admin, body: { check_in: 1, device_id: 'door-rows' } });
+    assert.ok(checked.status < 300, checked.text);
+    for (const limit of [4, DOOR_SNAPSHOT_LIMIT]) {
+      const objects = await all(f.eventId, key, limit);
+      // Still what the paged list gives, the standing check-in's details included.
+      assert.deepEqual(objects.attendees, await paged(f.eventId, key));
+      const fromRows: DoorSnapshot['attendees'] = [];
+      let after = 0;
+      let cursor: string | null = null;
+      for (;;) {
+        const r = await snap(`post_id=${f.eventId}&after_id=${after}&limit=${limit}&form=rows`, key);
+        assert.equal(r.status, 200, r.text);
+        const body = DoorSnapshotRows.parse(r.body);
+        cursor ??= r.headers.get('x-evt-cursor');
+        assert.deepEqual(body.fields, [...DOOR_SNAPSHOT_ROW_FIELDS]);
+        assert.ok(!('attendees' in body));
+        for (const row of body.rows) {
+          const a = Object.fromEntries(body.fields.map((name, i) => [name, row[i]])) as Record<string, unknown>;
+          const { ticket_id } = a as { ticket_id: number };
+          fromRows.push({ ...a, ticket: body.tickets[String(ticket_id)] } as DoorSnapshot['attendees'][number]);
+        }
+        if (body.next_after_id === null) break;
+        after = body.next_after_id;
+      }
+      // Key order aside, the same objects.
+      const sorted = (xs: object[]) => xs.map((x) => JSON.stringify(Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b)))));
+      assert.deepEqual(sorted(fromRows), sorted(objects.attendees));
+      assert.equal(cursor, objects.cursor);
+      assert.ok(fromRows.some((a) => a.checked_in && a.checkin_details));
+    }
+    // Unknown forms are refused as any bad parameter.
+    const bad = await snap(`post_id=${f.eventId}&form=columns`, key);
+    assert.equal(bad.status, 400, bad.text);
   });
 
   test('attendees added or trashed between slices: nothing lost, nothing twice, the rest comes in the delta', async () => {
