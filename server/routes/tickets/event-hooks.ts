@@ -23,7 +23,7 @@ export async function decorateEvents(ctx: Ctx, events: Record<string, unknown>[]
   // an event without tickets would otherwise make its providers' round trip besides it.
   const single = opts.single === true && rows.length === 1;
   const early = single ? takePrefetched(ctx, ids[0]) : undefined;
-  const stock = early ? await early : single && hasOffers(events[0]) ? await publishedTicketStock(ctx.db, ids[0]) : null;
+  const stock = early !== undefined ? await early : single && hasOffers(events[0]) ? await publishedTicketStock(ctx.db, ids[0]) : null;
   const providers = stock ? new Map(stock.length ? [[ids[0], [...new Set(stock.map((t) => t.provider))]]] : []) : await providersByPost(ctx.db, ids);
   const attendance = can(ctx, 'manage_attendees') ? await attendanceByPost(ctx.db, ids) : null;
   const editor = opts.single === true && can(ctx, 'edit_tickets');
