@@ -139,6 +139,16 @@ type CorePart = Omit<AttendeeRow, keyof TicketPart | keyof EventPart> & { ticket
  */
 const SELECT_SET = SELECT_ROW.replace('WHERE a.post_id = ?', `WHERE ${inJson('a.post_id', 'id').pg}`);
 
+/** SQLite: the tickets' and events' parts of these rows, each read once. */
+async function ticketAndEventParts(
+  db: Db,
+  core: readonly { ticket_id: number; event_id: number }[],
+): Promise<{ tickets: Map<number, TicketPart>; events: Map<number, EventPart> }> {
+  const tickets = (await statement(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))]))) as TicketPart[];
+  const events = (await statement(db, SELECT_EVENTS).all(JSON.stringify([...new Set(core.map((r) => r.event_id))]))) as EventPart[];
+  return { tickets: new Map(tickets.map((t) => [t.ticket_id, t])), events: new Map(events.map((e) => [e.event_id, e])) };
+}
+
 /**
  * Rows in the order of `ids` (missing ones skipped): three statements for a whole page on SQLite, where a page's
  * few tickets and events read once each beat a join per row; one statement on PostgreSQL.
@@ -150,15 +160,7 @@ export async function getAttendeeRows(db: Db, ids: readonly number[]): Promise<A
     return ids.map((id) => byId.get(id)).filter((r): r is AttendeeRow => r !== undefined);
   }
   const core = await rowReader<CorePart>(db, SELECT_PAGE).all(JSON.stringify(ids));
-  const tickets = new Map(
-    ((await statement(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))]))) as TicketPart[]).map((t) => [
-      t.ticket_id,
-      t,
-    ]),
-  );
-  const events = new Map(
-    ((await statement(db, SELECT_EVENTS).all(JSON.stringify([...new Set(core.map((r) => r.event_id))]))) as EventPart[]).map((e) => [e.event_id, e]),
-  );
+  const { tickets, events } = await ticketAndEventParts(db, core);
   const byId = new Map<number, AttendeeRow>();
   for (const r of core) {
     const t = tickets.get(r.ticket_id);
@@ -205,15 +207,7 @@ export async function getDoorRows(db: Db, ids: readonly number[]): Promise<Atten
   const core = await rowReader<DoorPart>(db, SELECT_DOOR_PAGE).all(JSON.stringify(ids));
   const checkedIn = core.filter((r) => r.checked_in).map((r) => r.id);
   const whole = new Map((checkedIn.length ? await getAttendeeRows(db, checkedIn) : []).map((r) => [r.id, r]));
-  const tickets = new Map(
-    ((await statement(db, SELECT_TICKETS).all(JSON.stringify([...new Set(core.map((r) => r.ticket_id))]))) as TicketPart[]).map((t) => [
-      t.ticket_id,
-      t,
-    ]),
-  );
-  const events = new Map(
-    ((await statement(db, SELECT_EVENTS).all(JSON.stringify([...new Set(core.map((r) => r.event_id))]))) as EventPart[]).map((e) => [e.event_id, e]),
-  );
+  const { tickets, events } = await ticketAndEventParts(db, core);
   const byId = new Map<number, AttendeeRow>();
   for (const r of core) {
     if (r.checked_in) {
