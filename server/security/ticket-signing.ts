@@ -50,8 +50,8 @@ function makeKeyRow(
 export async function ensureSigningKey(db: Db, secret: string, eventId: number, now = Date.now()): Promise<SigningKeyRow> {
   const found = await currentSigningKey(db, eventId);
   if (found) return found;
-  await insertCurrentSigningKey(db, makeKeyRow(secret, eventId, now));
-  return (await currentSigningKey(db, eventId)) as SigningKeyRow;
+  // Made here, or by another writer first (then read).
+  return (await insertCurrentSigningKey(db, makeKeyRow(secret, eventId, now))) ?? ((await currentSigningKey(db, eventId)) as SigningKeyRow);
 }
 
 /** Retires the event's current key (still valid for what it signed) and makes a new current one. */
@@ -64,8 +64,8 @@ export async function rotateSigningKey(
   return await inTransaction(db, async () => {
     const retired = await currentSigningKey(db, eventId);
     await retireSigningKey(db, eventId, now);
-    await insertCurrentSigningKey(db, makeKeyRow(secret, eventId, now));
-    return { retired, current: (await currentSigningKey(db, eventId)) as SigningKeyRow };
+    const made = await insertCurrentSigningKey(db, makeKeyRow(secret, eventId, now));
+    return { retired, current: made ?? ((await currentSigningKey(db, eventId)) as SigningKeyRow) };
   });
 }
 

@@ -45,12 +45,14 @@ export async function currentSigningKey(db: Db, eventId: number): Promise<Signin
 export async function insertCurrentSigningKey(
   db: Db,
   k: Pick<SigningKeyRow, 'event_id' | 'kid' | 'public_key' | 'private_box' | 'created_ms'>,
-): Promise<boolean> {
-  const info = await statement(
-    db,
-    'INSERT INTO evt_signing_keys (event_id, kid, public_key, private_box, created_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
-  ).run(k.event_id, k.kid, k.public_key, k.private_box, k.created_ms);
-  return info.changes > 0;
+): Promise<SigningKeyRow | undefined> {
+  // The row as inserted (RETURNING: no read after it), or none when another writer's current key stood first.
+  return row(
+    (await statement(
+      db,
+      'INSERT INTO evt_signing_keys (event_id, kid, public_key, private_box, created_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *',
+    ).get(k.event_id, k.kid, k.public_key, k.private_box, k.created_ms)) as Record<string, unknown> | undefined,
+  );
 }
 
 /** Retires the event's current key (it stays valid for tickets issued under it). Returns whether there was one. */
