@@ -206,20 +206,17 @@ export async function getDoorRows(db: Db, ids: readonly number[]): Promise<Atten
   if (!ids.length || db.engine === 'postgres') return await getAttendeeRows(db, ids);
   const core = await rowReader<DoorPart>(db, SELECT_DOOR_PAGE).all(JSON.stringify(ids));
   const checkedIn = core.filter((r) => r.checked_in).map((r) => r.id);
-  const whole = new Map((checkedIn.length ? await getAttendeeRows(db, checkedIn) : []).map((r) => [r.id, r]));
+  // Checked-in attendees' whole core columns; every row's ticket and event parts read once for all of them.
+  const whole = new Map((checkedIn.length ? await rowReader<CorePart>(db, SELECT_PAGE).all(JSON.stringify(checkedIn)) : []).map((r) => [r.id, r]));
   const { tickets, events } = await ticketAndEventParts(db, core);
   const byId = new Map<number, AttendeeRow>();
   for (const r of core) {
-    if (r.checked_in) {
-      const w = whole.get(r.id);
-      if (w) byId.set(r.id, w);
-      continue;
-    }
     const t = tickets.get(r.ticket_id);
     const e = events.get(r.event_id);
     // As getAttendeeRows: an attendee whose ticket or event is gone is left out. Only the door's presenters read
-    // these rows, and only the fields above (checkinDetails reads nothing more of a row not checked in).
-    if (t && e) byId.set(r.id, Object.assign(r, t, e) as unknown as AttendeeRow);
+    // these rows, and of one not checked in only the fields above (checkinDetails reads nothing more of it).
+    const base = r.checked_in ? whole.get(r.id) : r;
+    if (base && t && e) byId.set(r.id, Object.assign(base, t, e) as unknown as AttendeeRow);
   }
   return ids.map((id) => byId.get(id)).filter((r): r is AttendeeRow => r !== undefined);
 }

@@ -91,6 +91,15 @@ function keepRow(c: PresentCache, r: EventRow): void {
   c.rowBytes += n;
 }
 
+/**
+ * Whether this process keeps event `id`'s row as a published event without a password, as of its last read (it
+ * may have changed since: this decides only whether work may start early, never what is answered).
+ */
+export function keptAsPublic(ctx: Ctx, id: number): boolean {
+  const r = ctx.app.services.presentCache?.rows.get(id);
+  return r !== undefined && r.status === 'publish' && !r.password;
+}
+
 /** The copy handed out -> what it was copied from, to write its JSON from the kept JSON (see `eventJson`). */
 const origin = new WeakMap<Record<string, unknown>, Kept>();
 

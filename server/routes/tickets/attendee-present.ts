@@ -146,6 +146,11 @@ export function presentDoorAttendees(ctx: Ctx, rows: readonly AttendeeRow[]): Re
   return rows.map((r) => presentDoorAttendee(ctx, r, memo));
 }
 
+/** The hash the kiosk keeps of an attendee's security code (shared/checkin/security-code.ts), or null without one. */
+function snapshotCodeHash(id: number, code: unknown): string | null {
+  return typeof code === 'string' && code ? crypto.createHash('sha256').update(securityCodeHashInput(id, code)).digest('hex') : null;
+}
+
 /**
  * The door snapshot's attendees: as presentDoorAttendee, with `security_code_hash` (the hash the kiosk keeps,
  * shared/checkin/security-code.ts) instead of `security_code`. The code then never leaves the server in a first
@@ -155,7 +160,7 @@ export function presentSnapshotAttendees(ctx: Ctx, rows: readonly AttendeeRow[])
   const memo = new PageMemo(ctx);
   return rows.map((r) => {
     const { security_code: code, ...rest } = presentDoorAttendee(ctx, r, memo);
-    const hash = typeof code === 'string' && code ? crypto.createHash('sha256').update(securityCodeHashInput(r.id, code)).digest('hex') : null;
+    const hash = snapshotCodeHash(r.id, code);
     return { ...rest, security_code_hash: hash };
   });
 }
@@ -186,7 +191,7 @@ export function presentSnapshotRows(
       r.email,
       r.checked_in === 1,
       checkinDetails(ctx, r, true),
-      typeof code === 'string' && code ? crypto.createHash('sha256').update(securityCodeHashInput(r.id, code)).digest('hex') : null,
+      snapshotCodeHash(r.id, code),
       effectiveOrderStatus(r),
     ];
   });
