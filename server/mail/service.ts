@@ -8,16 +8,16 @@ import { nowUtc } from '../db/clock.ts';
 import { recordChange } from '../db/change-feed.ts';
 import { HttpError } from '../kernel/errors.ts';
 import {
-  claimQueuedMail,
-  fillAttachment,
+  claimQueuedMailWithAttachments,
   getAttachments,
   getMailLog,
   insertMailWithAttachments,
   queuedMailIds,
-  recordDelivery,
+  recordDeliveryWithImages,
   requeueMailLog,
   countResend,
   type AttachmentRow,
+  type FilledImage,
   type MailLogRow,
 } from '../db/repos/mail-log.ts';
 import { cleanHeaders, cleanSubject, normalizeAddress, normalizeAddressList, prepareAttachments, type MailMessage } from './message.ts';
@@ -152,11 +152,13 @@ const CLAIM_STALE_MS = 10 * 60_000;
 
 async function deliverNow(state: AppState, id: number): Promise<DeliveryResult | null> {
   if (!state.db.open) return null;
-  // Only a queued message is claimed, by one caller (in one statement, which answers the row).
-  const row = await claimQueuedMail(state.db, id, nowUtc(new Date(Date.now() - CLAIM_STALE_MS)));
-  if (!row) return null;
-  const attachments = await getAttachments(state.db, id);
-  // Images deferred at logging time are drawn now, outside any transaction, and kept for resends.
+  // Only a queued message is claimed, by one caller; the claim answers the message and its attachments.
+  const claimed = await claimQueuedMailWithAttachments(state.db, id, nowUtc(new Date(Date.now() - CLAIM_STALE_MS)));
+  if (!claimed) return null;
+  const { row, attachments } = claimed;
+  // Images deferred at logging time are drawn now, outside any transaction, and kept for resends with the
+  // attempt's record (a delivery cut short draws them again: the same text gives the same image).
+  const drawn: FilledImage[] = [];
   for (const a of attachments) {
     if (a.qr_text === null || a.size !== 0) continue;
     // One image per turn of the event loop, so requests keep flowing while a large order is drawn.
@@ -164,8 +166,8 @@ async function deliverNow(state: AppState, id: number): Promise<DeliveryResult |
     const png = qrPng(a.qr_text);
     if (!state.db.open) return null;
     const digest = sha256(png);
-    await fillAttachment(state.db, a.id, png, digest);
     Object.assign(a, { content: png, size: png.length, sha256: digest });
+    drawn.push({ id: a.id, content: png, sha256: digest });
   }
   const svc = service(state);
   let result: DeliveryResult;
@@ -175,14 +177,19 @@ async function deliverNow(state: AppState, id: number): Promise<DeliveryResult |
     result = { ok: false, transport: '', messageId: null, emlFile: null, transcript: '', error: (e as Error).message || 'Delivery failed' };
   }
   if (!state.db.open) return result;
-  await recordDelivery(state.db, id, {
-    status: result.ok ? 'sent' : 'failed',
-    transport: result.transport,
-    error: result.ok ? null : result.error,
-    transcript: result.transcript,
-    message_id: result.messageId,
-    eml_file: result.emlFile,
-  });
+  await recordDeliveryWithImages(
+    state.db,
+    id,
+    {
+      status: result.ok ? 'sent' : 'failed',
+      transport: result.transport,
+      error: result.ok ? null : result.error,
+      transcript: result.transcript,
+      message_id: result.messageId,
+      eml_file: result.emlFile,
+    },
+    drawn,
+  );
   if (!result.ok) state.log({ level: 'warn', msg: 'mail delivery failed', mail_id: id, transport: result.transport, error: result.error });
   return result;
 }

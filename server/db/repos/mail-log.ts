@@ -277,6 +277,102 @@ export async function claimQueuedMail(db: Db, id: number, staleBeforeUtc: string
   ).get(nowUtc(), id, staleBeforeUtc)) as MailLogRow | undefined;
 }
 
+/** A claimed message and its attachments, in position order. */
+export interface ClaimedMail {
+  row: MailLogRow;
+  attachments: AttachmentRow[];
+}
+
+/**
+ * claimQueuedMail and the message's attachments in one statement on PostgreSQL: the message once, its attachments
+ * as one JSON array beside it (contents in base64).
+ */
+const PG_CLAIM_WITH_ATTACHMENTS = `WITH c AS (
+  UPDATE mail_log SET claimed_utc = $1 WHERE id = $2 AND status = 'queued' AND (claimed_utc IS NULL OR claimed_utc < $3) RETURNING *
+)
+SELECT c.*, (
+  SELECT COALESCE(json_agg(json_build_object('id', a.id, 'position', a.position, 'filename', a.filename, 'content_type', a.content_type,
+           'cid', a.cid, 'size', a.size, 'sha256', a.sha256, 'content', encode(a.content, 'base64'), 'qr_text', a.qr_text)
+         ORDER BY a.position), '[]')
+  FROM mail_attachments a WHERE a.log_id = c.id
+) AS attachments_json
+FROM c`;
+
+type ClaimedAttachmentJson = Omit<AttachmentRow, 'content' | 'log_id'> & { content: string };
+
+/**
+ * claimQueuedMail with the claimed message's attachments (what a delivery needs): undefined when this caller did
+ * not get the claim. One statement on PostgreSQL; on SQLite (no round trips to save) the claim, then the read.
+ */
+export async function claimQueuedMailWithAttachments(db: Db, id: number, staleBeforeUtc: string): Promise<ClaimedMail | undefined> {
+  if (db.engine !== 'postgres') {
+    const row = await claimQueuedMail(db, id, staleBeforeUtc);
+    return row && { row, attachments: await getAttachments(db, id) };
+  }
+  const found = (await (db as PgDb).native(PG_CLAIM_WITH_ATTACHMENTS, [nowUtc(), id, staleBeforeUtc]))[0];
+  if (!found) return undefined;
+  const { attachments_json, ...row } = found;
+  const attachments = (JSON.parse(String(attachments_json)) as ClaimedAttachmentJson[]).map(
+    (a): AttachmentRow => ({
+      ...a,
+      id: Number(a.id),
+      log_id: id,
+      position: Number(a.position),
+      size: Number(a.size),
+      content: Buffer.from(a.content, 'base64'),
+    }),
+  );
+  return { row: row as unknown as MailLogRow, attachments };
+}
+
+/** An image drawn at delivery, kept for resends (its attachment row was logged empty). */
+export interface FilledImage {
+  id: number;
+  content: Buffer;
+  sha256: string;
+}
+
+/** The images drawn at delivery kept, then the attempt recorded: one statement on PostgreSQL. */
+const PG_RECORD_WITH_IMAGES = `WITH f AS (
+  UPDATE mail_attachments m SET content = x.content, size = octet_length(x.content), sha256 = x.sha256
+  FROM unnest($11::bigint[], $12::bytea[], $13::text[]) AS x(id, content, sha256)
+  WHERE m.id = x.id AND m.log_id = $10 AND m.size = 0
+)
+UPDATE mail_log SET status = $1, transport = $2, error = $3, transcript = transcript || $4, message_id = COALESCE($5, message_id),
+  eml_file = COALESCE($6, eml_file), claimed_utc = NULL, attempts = attempts + 1, updated_utc = $7,
+  sent_utc = CASE WHEN $8::text = 'sent' THEN $9 ELSE sent_utc END
+WHERE id = $10 AND status = 'queued' RETURNING id`;
+
+/**
+ * Keeps the images a delivery drew (an image already kept stays as it is) and records the attempt (recordDelivery):
+ * one statement on PostgreSQL, one transaction on SQLite. Answers whether the message was still queued.
+ */
+export async function recordDeliveryWithImages(db: Db, id: number, d: DeliveryRecord, images: readonly FilledImage[]): Promise<boolean> {
+  if (db.engine !== 'postgres') {
+    return await db.transaction(async () => {
+      for (const i of images) await fillAttachment(db, i.id, i.content, i.sha256);
+      return await recordDelivery(db, id, d);
+    });
+  }
+  const now = nowUtc();
+  const rows = await (db as PgDb).native(PG_RECORD_WITH_IMAGES, [
+    d.status,
+    d.transport,
+    d.error,
+    d.transcript,
+    d.message_id,
+    d.eml_file,
+    now,
+    d.status,
+    now,
+    id,
+    images.map((i) => i.id),
+    images.map((i) => i.content),
+    images.map((i) => i.sha256),
+  ]);
+  return rows.length === 1;
+}
+
 /** Records one delivery attempt; only a message still queued is updated (a deleted row stays deleted). */
 export async function recordDelivery(db: Db, id: number, d: DeliveryRecord): Promise<boolean> {
   const now = nowUtc();
