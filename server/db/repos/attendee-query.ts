@@ -311,8 +311,8 @@ FROM sequences s
 LEFT JOIN (SELECT id, ROW_NUMBER() OVER () AS pos FROM (${page.sql}) ids) pg ON 1 = 1
 LEFT JOIN attendees a ON a.post_id = pg.id
 LEFT JOIN posts p ON p.id = a.post_id
-LEFT JOIN orders o ON o.post_id = a.order_id
-LEFT JOIN checkins c ON c.id = a.checkin_id
+LEFT JOIN LATERAL (SELECT * FROM orders WHERE orders.post_id = a.order_id OFFSET 0) o ON true
+LEFT JOIN LATERAL (SELECT * FROM checkins WHERE checkins.id = a.checkin_id OFFSET 0) c ON true
 LEFT JOIN tickets t ON t.post_id = a.ticket_id
 LEFT JOIN posts tp ON tp.id = a.ticket_id
 LEFT JOIN posts e ON e.id = a.event_id

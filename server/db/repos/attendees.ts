@@ -94,6 +94,17 @@ const CORE_JOINS = `JOIN posts p ON p.id = a.post_id
 LEFT JOIN orders o ON o.post_id = a.order_id
 LEFT JOIN checkins c ON c.id = a.checkin_id`;
 
+/**
+ * PostgreSQL's CORE_JOINS: the order and the standing check-in each looked up by key for each attendee (a fenced
+ * LATERAL, OFFSET 0, cannot be pulled up into a join the planner may hash), whatever the tables' statistics say.
+ * A statement's cached plan is made with the statistics of when it was first planned: planned at the start of an
+ * evening, with `checkins` a few hundred rows, the plain join hashed all of `checkins` for every batch of 25
+ * (a sequential scan of 16,000 rows, 15 ms, seen with auto_explain in bench:scale) until an ANALYZE came.
+ */
+export const PG_CORE_JOINS = `JOIN posts p ON p.id = a.post_id
+LEFT JOIN LATERAL (SELECT * FROM orders WHERE orders.post_id = a.order_id OFFSET 0) o ON true
+LEFT JOIN LATERAL (SELECT * FROM checkins WHERE checkins.id = a.checkin_id OFFSET 0) c ON true`;
+
 /** A whole row's columns (CORE_JOINS and the ticket's and event's joins under their aliases), for attendee-query.ts. */
 export const ROW_COLS = `${CORE_COLS}, ${TICKET_COLS}, e.status AS event_status, e.password AS event_password`;
 
@@ -137,7 +148,8 @@ type CorePart = Omit<AttendeeRow, keyof TicketPart | keyof EventPart> & { ticket
  * PostgreSQL: the whole rows of a set in one statement (each statement there is a round trip to the server; the
  * same join SQLite makes row by row is cheap for PostgreSQL's planner, which hashes the few tickets and events).
  */
-const SELECT_SET = SELECT_ROW.replace('WHERE a.post_id = ?', `WHERE ${inJson('a.post_id', 'id').pg}`);
+const PG_SELECT_ROW = SELECT_ROW.replace(CORE_JOINS, PG_CORE_JOINS);
+const SELECT_SET = PG_SELECT_ROW.replace('WHERE a.post_id = ?', `WHERE ${inJson('a.post_id', 'id').pg}`);
 
 /** SQLite: the tickets' and events' parts of these rows, each read once. */
 async function ticketAndEventParts(
@@ -237,14 +249,17 @@ export interface ScanState {
 const PG_LOCK_SCANS = `SELECT
   (SELECT count(*) FROM (SELECT post_id FROM attendees WHERE post_id = ANY($1::bigint[]) ORDER BY post_id FOR NO KEY UPDATE) AS l) AS attendees,
   (SELECT count(pg_advisory_xact_lock(${NONCE_LOCK_SPACE}, h)) FROM (SELECT DISTINCT hashtext(n) AS h FROM unnest($2::text[]) AS n ORDER BY h) AS k) AS nonces`;
-const PG_READ_SCANS = SELECT_ROW.replace(
+// Each nonce is looked up by itself (a fenced LATERAL, as PG_CORE_JOINS): with `= ANY($2)` a plan made while
+// `checkins` was small read all of it for every batch (31 ms at 16,000 rows).
+export const PG_READ_SCANS = PG_SELECT_ROW.replace(
   'e.password AS event_password',
   `e.password AS event_password, (SELECT json_agg(json_build_object('nonce', k.nonce, 'attendee_id', k.attendee_id, 'result', k.result, 'reason', k.reason, 'list_id', k.list_id))::text
-     FROM checkins AS k WHERE k.nonce = ANY($2::text[]) AND k.nonce IS NOT NULL) AS seen_nonces`,
+     FROM unnest($2::text[]) AS n(nonce)
+     CROSS JOIN LATERAL (SELECT * FROM checkins WHERE checkins.nonce = n.nonce AND checkins.nonce IS NOT NULL OFFSET 0) AS k) AS seen_nonces`,
 ).replace('WHERE a.post_id = ?', 'WHERE a.post_id = ANY($1::bigint[])');
 
 /** PostgreSQL only (see attendeeRowsOfOrders). */
-const SELECT_OF_ORDERS = SELECT_ROW.replace('WHERE a.post_id = ?', `WHERE ${inJson('a.order_id', 'id').pg} ORDER BY a.post_id`);
+const SELECT_OF_ORDERS = PG_SELECT_ROW.replace('WHERE a.post_id = ?', `WHERE ${inJson('a.order_id', 'id').pg} ORDER BY a.post_id`);
 
 /**
  * The rows of the attendees of these orders, in ID order: one statement on PostgreSQL; on SQLite their IDs, then

@@ -6,6 +6,7 @@ import { numberParams } from '../../../server/db/engine/pg-params.ts';
 import type { PgDb } from '../../../server/db/engine/postgres.ts';
 import { freshTestDatabase, ensureTestCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
 import { seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
+import { PG_READ_SCANS } from '../../../server/db/repos/attendees.ts';
 
 // Lists of IDs travel as one JSON parameter (inJson, engine/sql.ts). PostgreSQL plans a set-returning function
 // as 100 rows, so a form that keeps it in FROM makes a semi join over the whole table: every attendee read to look
@@ -15,6 +16,7 @@ import { seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
 let cluster: PrivateCluster | undefined;
 let db: PgDb;
 let drop: () => void;
+let url: string;
 let ticketId: number;
 let eventId: number;
 
@@ -22,6 +24,7 @@ beforeAll(async () => {
   cluster = await ensureTestCluster();
   const fresh = await freshTestDatabase();
   drop = fresh.drop;
+  url = fresh.url;
   db = (await openDatabase(fresh.url)) as PgDb;
   for (let i = 0; i < 8; i++) {
     const f = await seedTicketsFixture(db, { attendees: 500, provider: 'tc', priceMinor: 1000 });
@@ -78,4 +81,39 @@ test('the list gives the rows SQLite gives: IN, NOT IN, an empty list, text valu
     .pluck()
     .all(JSON.stringify(['publish', 'nope']));
   assert.deepEqual(statuses, ['publish']);
+});
+
+// A statement's generic plan is cached per connection with the statistics of when it was made. Made at the start
+// of an evening, with `checkins` a few hundred rows, a batch's read of its attendees and nonces hashed the whole
+// of `checkins` (a sequential scan) at every batch as it grew, until an ANALYZE came (31 ms at 16,000 rows, seen
+// with auto_explain in bench:scale). The check-in and the nonces are looked up by key (PG_CORE_JOINS' fenced
+// LATERALs), whatever the plan was made with. Seen failing with the plain joins and `k.nonce = ANY($2)` put back.
+test("a batch's attendee read keeps its index lookups as checkins grows under a plan cached while it was small", async () => {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('ALTER TABLE checkins SET (autovacuum_enabled = false)');
+    const fill = (from: number, to: number) =>
+      client.query(
+        `INSERT INTO checkins (attendee_id, event_id, result, scanned_at, received_at, nonce, source)
+         SELECT g, $3, 'rejected', '2026-01-01 00:00:00', '2026-01-01 00:00:00', 'n-' || g, 'test' FROM generate_series($1::bigint, $2::bigint) AS g`,
+        [from, to, eventId],
+      );
+    await fill(1, 600);
+    await client.query('ANALYZE checkins');
+    await client.query('SET plan_cache_mode = force_generic_plan');
+    await client.query(`PREPARE scans(bigint[], text[]) AS ${PG_READ_SCANS}`);
+    const ids = (await client.query('SELECT array_agg(post_id) AS ids FROM (SELECT post_id FROM attendees ORDER BY post_id LIMIT 25) x')).rows[0].ids;
+    const args = `'{${ids.join(',')}}', '{n-1,n-2,n-3}'`;
+    await client.query(`EXECUTE scans(${args})`);
+    await fill(601, 20_600);
+    const planned = (await client.query(`EXPLAIN EXECUTE scans(${args})`)).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+    assert.doesNotMatch(planned, /Seq Scan on checkins/, planned);
+    assert.match(planned, /Index Scan using checkins_nonce/, planned);
+  } finally {
+    await client.query('DELETE FROM checkins').catch(() => undefined);
+    await client.query('ALTER TABLE checkins RESET (autovacuum_enabled)').catch(() => undefined);
+    await client.end();
+  }
 });
