@@ -101,6 +101,12 @@ interface PgScope extends TxScope {
 class PrefixThen extends (pg.Query as unknown as new (config: pg.QueryConfig & { callback?: (err: Error | null, r: unknown) => void }) => PgQuery) {
   private skip: number;
   private wasParsed = false;
+  /** ParseComplete messages seen while this query ran: the prefix's first, then its own (when it was parsed). */
+  private parses = 0;
+  private connection: PgConnection | null = null;
+  private readonly onParse = () => {
+    this.parses++;
+  };
 
   constructor(
     config: pg.QueryConfig & { callback?: (err: Error | null, r: unknown) => void },
@@ -118,6 +124,10 @@ class PrefixThen extends (pg.Query as unknown as new (config: pg.QueryConfig & {
     }
     this.wasParsed =
       !!self.name && (connection.parsedStatements[self.name] !== undefined || connection.submittedNamedStatements[self.name] !== undefined);
+    if (self.name && !this.wasParsed) {
+      this.connection = connection;
+      connection.on('parseComplete', this.onParse);
+    }
     connection.stream.cork?.();
     try {
       for (const c of this.prefix) {
@@ -140,11 +150,24 @@ class PrefixThen extends (pg.Query as unknown as new (config: pg.QueryConfig & {
   }
 
   override handleError(err: Error, connection: PgConnection): void {
-    // A control statement's ParseComplete marked a named statement parsed before its own Parse answered: a
-    // statement that failed must be parsed again next time.
+    // pg marks a named statement parsed at any ParseComplete while it runs, a control statement's too. A statement
+    // whose own Parse did not complete (an error before it or in it) must be parsed again next time; one whose
+    // Parse completed exists on the connection even though its execution failed (a lock timeout): parsed again,
+    // PostgreSQL would refuse it ("prepared statement already exists") for as long as the connection lives.
     const self = this as unknown as PgQuery;
-    if (self.name && !this.wasParsed) delete connection.parsedStatements[self.name];
+    if (self.name && !this.wasParsed && this.parses <= this.prefix.length) delete connection.parsedStatements[self.name];
+    this.stopCounting();
     super.handleError(err, connection);
+  }
+
+  override handleReadyForQuery(connection: PgConnection): void {
+    this.stopCounting();
+    super.handleReadyForQuery(connection);
+  }
+
+  private stopCounting(): void {
+    this.connection?.removeListener('parseComplete', this.onParse);
+    this.connection = null;
   }
 }
 
@@ -156,6 +179,8 @@ interface PgConnection {
   parsedStatements: Record<string, string>;
   submittedNamedStatements: Record<string, string>;
   stream: { cork?: () => void; uncork?: () => void };
+  on(event: 'parseComplete', listener: () => void): void;
+  removeListener(event: 'parseComplete', listener: () => void): void;
   parse(q: { text: string; name: string; types: unknown[] }): void;
   bind(c: object): void;
   execute(c: object): void;
@@ -167,6 +192,7 @@ interface PgQuery {
   submit(connection: PgConnection): Error | null;
   handleCommandComplete(msg: unknown, connection: PgConnection): void;
   handleError(err: Error, connection: PgConnection): void;
+  handleReadyForQuery(connection: PgConnection): void;
 }
 
 /**

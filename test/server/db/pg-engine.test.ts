@@ -440,4 +440,38 @@ describe('PgDb', () => {
     await holder;
     assert.notEqual(await statement(db, "SELECT display_name FROM users WHERE login = 'side-a'").pluck().get(), 'waiter');
   });
+
+  // A transaction's first statement goes with its BEGIN (PrefixThen). When it is a named statement's first use on
+  // the connection and its execution fails (a lock timeout), its Parse has completed: the statement exists there.
+  // Marked unparsed, the next use parsed it again and PostgreSQL refused it ("prepared statement already exists"),
+  // a 500 at every checkout on that connection for as long as it lived: seen in the capacity invariant under load
+  // (3 processes, 100 buyers). Seen failing with PrefixThen.handleError marking it unparsed again.
+  test('a named statement that timed out on its first use on a connection runs again there', async () => {
+    const id = String((await user('first-use-timeout')).lastInsertRowid);
+    const own = new PgDb(url, { poolSize: 1 });
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [id]);
+      const text = 'SELECT id FROM users WHERE id = $1 FOR UPDATE -- first use on this connection';
+      await assert.rejects(
+        own.transaction(async () => await own.native(text, [id])),
+        (e: unknown) => e instanceof LockTimeout,
+      );
+      await holder.query('ROLLBACK');
+      const rows = await own.transaction(async () => await own.native(text, [id]));
+      assert.equal(Number(rows[0]?.id), Number(id));
+      // And a statement whose own Parse failed is parsed again (it does not exist on the connection).
+      const bad = 'SELECT no_such_column FROM users WHERE id = $1';
+      for (let n = 0; n < 2; n++)
+        await assert.rejects(
+          own.transaction(async () => await own.native(bad, [id])),
+          /no_such_column/,
+        );
+    } finally {
+      await holder.end();
+      await own.close();
+    }
+  });
 });
