@@ -63,7 +63,8 @@ const PG_LOCK_CHECKOUT = `WITH k AS MATERIALIZED (
 SELECT c.*, (SELECT count(*) FROM k) AS evt_keys, (SELECT json_agg(post_id) FROM t) AS evt_locked FROM (SELECT 1) AS one LEFT JOIN c ON true`;
 
 // The reads, after the locks: the limiter's count, the places the address holds, the cart's lines, and per
-// ticket its row with the places it has taken (tickets.ts ticketStats' sold and pending, counted at $7).
+// ticket its row with the places it has taken (tickets.ts ticketStats' sold and pending, counted at $7 by
+// evt_places_taken, migrations-pg/026: planned for each ticket, not once for all).
 const PG_READ_CHECKOUT = `WITH items AS (
   SELECT ci.ticket_id, ci.quantity, ci.optout, ci.iac, t.provider, t.event_id, t.price_minor
   FROM cart_items ci JOIN tickets t ON t.post_id = ci.ticket_id WHERE ci.cart_id = $1::bigint
@@ -79,13 +80,7 @@ SELECT
   s.sold AS evt_sold, s.pending AS evt_pending, p.*, d.*
 FROM (SELECT 1) AS one
 LEFT JOIN (tickets d JOIN posts p ON p.id = d.post_id) ON d.post_id IN (SELECT ticket_id FROM items)
-LEFT JOIN LATERAL (
-  SELECT SUM(CASE WHEN COALESCE(o.status, 'completed') = 'completed' AND COALESCE(a.rsvp_status, 'yes') <> 'no' THEN 1 ELSE 0 END) AS sold,
-         SUM(CASE WHEN o.status = 'pending' AND COALESCE(a.rsvp_status, 'yes') <> 'no' THEN 1 ELSE 0 END) AS pending
-  FROM attendees a JOIN posts ap ON ap.id = a.post_id LEFT JOIN orders o ON o.post_id = a.order_id
-  WHERE a.ticket_id = d.post_id AND ap.status <> 'trash' AND COALESCE(o.status, 'completed') IN ('completed', 'pending')
-    AND (o.hold_until_utc IS NULL OR o.status <> 'pending' OR o.hold_until_utc > $7::text)
-) s ON d.post_id IS NOT NULL
+LEFT JOIN LATERAL evt_places_taken(d.post_id, $7::text) s ON d.post_id IS NOT NULL
 ORDER BY d.post_id`;
 
 type ReadRow = TicketRow & {
@@ -176,16 +171,10 @@ export interface CartTickets {
 
 // PostgreSQL, written for it: the tickets with their parent posts and the places they have taken (as
 // PG_READ_CHECKOUT counts them, at $2), in one statement; no locks (a cart holds no places).
-const PG_CART_TICKETS = `SELECT ep.id AS evt_parent_id, ep.status AS evt_parent_status, ep.password AS evt_parent_password,
+export const PG_CART_TICKETS = `SELECT ep.id AS evt_parent_id, ep.status AS evt_parent_status, ep.password AS evt_parent_password,
   ep.image_id AS evt_parent_image_id, s.sold AS evt_sold, s.pending AS evt_pending, p.*, d.*
 FROM tickets d JOIN posts p ON p.id = d.post_id LEFT JOIN posts ep ON ep.id = d.event_id
-LEFT JOIN LATERAL (
-  SELECT SUM(CASE WHEN COALESCE(o.status, 'completed') = 'completed' AND COALESCE(a.rsvp_status, 'yes') <> 'no' THEN 1 ELSE 0 END) AS sold,
-         SUM(CASE WHEN o.status = 'pending' AND COALESCE(a.rsvp_status, 'yes') <> 'no' THEN 1 ELSE 0 END) AS pending
-  FROM attendees a JOIN posts ap ON ap.id = a.post_id LEFT JOIN orders o ON o.post_id = a.order_id
-  WHERE a.ticket_id = d.post_id AND ap.status <> 'trash' AND COALESCE(o.status, 'completed') IN ('completed', 'pending')
-    AND (o.hold_until_utc IS NULL OR o.status <> 'pending' OR o.hold_until_utc > $2::text)
-) s ON true
+LEFT JOIN LATERAL evt_places_taken(d.post_id, $2::text) s ON true
 WHERE d.post_id = ANY($1::bigint[])`;
 
 /** The tickets a cart write names (CartTickets): one statement on PostgreSQL, three on SQLite. */

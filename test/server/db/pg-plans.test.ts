@@ -7,6 +7,7 @@ import type { PgDb } from '../../../server/db/engine/postgres.ts';
 import { freshTestDatabase, ensureTestCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
 import { seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
 import { PG_READ_SCANS } from '../../../server/db/repos/attendees.ts';
+import { PG_CART_TICKETS } from '../../../server/db/repos/checkout.ts';
 
 // Lists of IDs travel as one JSON parameter (inJson, engine/sql.ts). PostgreSQL plans a set-returning function
 // as 100 rows, so a form that keeps it in FROM makes a semi join over the whole table: every attendee read to look
@@ -115,5 +116,36 @@ test("a batch's attendee read keeps its index lookups as checkins grows under a 
     await client.query('DELETE FROM checkins').catch(() => undefined);
     await client.query('ALTER TABLE checkins RESET (autovacuum_enabled)').catch(() => undefined);
     await client.end();
+  }
+});
+
+// A ticket's places are counted by evt_places_taken (migrations-pg/026), planned for the ticket at each call. In
+// the statement, planned once per connection for any ticket, the count of a new ticket on a site whose
+// statistics say one ticket has every attendee read the whole of `attendees` (auto_explain in bench:scale: 8-11 ms
+// per cart write and per checkout at 20,000 attendees, to find none). Seen failing with the count inlined again.
+test("a new ticket's places are counted through its index when the statistics say one ticket has every attendee", async () => {
+  const fresh = await freshTestDatabase();
+  const own = (await openDatabase(fresh.url)) as PgDb;
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: fresh.url });
+  try {
+    await seedTicketsFixture(own, { attendees: 3000, provider: 'tc', priceMinor: 1000 });
+    await own.native('ANALYZE');
+    const added = await seedTicketsFixture(own, { attendees: 0, provider: 'tc', priceMinor: 1000 });
+    await client.connect();
+    await client.query('SET plan_cache_mode = force_generic_plan');
+    await client.query(`PREPARE cart_tickets(bigint[], text) AS ${PG_CART_TICKETS}`);
+    const args = `'{${added.ticketId}}', '2026-01-01 00:00:00'`;
+    await client.query(`EXECUTE cart_tickets(${args})`);
+    const explained = (await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE cart_tickets(${args})`)).rows[0]['QUERY PLAN'];
+    const top = (explained as { Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }[])[0]!.Plan;
+    const pages = Number((await client.query("SELECT relpages FROM pg_class WHERE relname = 'attendees'")).rows[0].relpages);
+    const touched = top['Shared Hit Blocks'] + top['Shared Read Blocks'];
+    assert.ok(pages > 20, `the attendees table spans ${pages} pages`);
+    assert.ok(touched < pages / 2, `${touched} buffers touched to count a new ticket's places (attendees: ${pages} pages)`);
+  } finally {
+    await client.end().catch(() => undefined);
+    await own.close();
+    fresh.drop();
   }
 });
