@@ -5,6 +5,8 @@ import { CheckinService } from './checkin/checkin-service.ts';
 import { openKioskDb, type KioskDb } from './store/db.ts';
 import { getDeviceId, getLanguage, getSettings } from './store/meta.ts';
 import { SyncEngine } from './sync/engine.ts';
+import { probeEarly } from './sync/pairing.ts';
+import { readPairing } from '../shared/checkin/pairing.ts';
 import { KioskApp } from './ui/app.ts';
 import { registerKioskServiceWorker } from './sw-register.ts';
 import type { Lang } from '../shared/lang.ts';
@@ -27,6 +29,13 @@ async function resolveDeviceId(db: KioskDb): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  // Opened from a pairing link: the target's event is read now, while storage opens and the screen is built, for
+  // the pairing question to take (sync/pairing.ts probeEarly). Not in the Electron shell, which pins a candidate
+  // server's certificate before the kiosk first connects to it (app.ts pair).
+  if (getDoorstep() === null && /[#&]pair=/.test(location.hash)) {
+    const read = readPairing(location.hash);
+    if (read.kind === 'ok') probeEarly(read.payload);
+  }
   // The app shell for offline reloads and cold starts; never waits on it.
   void registerKioskServiceWorker(undefined, getDoorstep() !== null);
   // Ask the browser not to evict the cache and the queue under storage pressure.
