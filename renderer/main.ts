@@ -5,6 +5,8 @@ import { CheckinService } from './checkin/checkin-service.ts';
 import { openKioskDb, type KioskDb } from './store/db.ts';
 import { getDeviceId, getLanguage, getSettings } from './store/meta.ts';
 import { SyncEngine } from './sync/engine.ts';
+import { probeEarly } from './sync/pairing.ts';
+import { readPairing } from '../shared/checkin/pairing.ts';
 import { KioskApp } from './ui/app.ts';
 import { registerKioskServiceWorker } from './sw-register.ts';
 import type { Lang } from '../shared/lang.ts';
@@ -26,9 +28,29 @@ async function resolveDeviceId(db: KioskDb): Promise<string> {
   return getDeviceId(db);
 }
 
+/** A kiosk opened from a pairing link installs its app shell at the latest this long after it started. */
+const SHELL_LATER_MS = 60_000;
+
 async function main(): Promise<void> {
-  // The app shell for offline reloads and cold starts; never waits on it.
-  void registerKioskServiceWorker(undefined, getDoorstep() !== null);
+  // Opened from a pairing link: the target's event is read now, while storage opens and the screen is built, for
+  // the pairing question to take (sync/pairing.ts probeEarly). Not in the Electron shell, which pins a candidate
+  // server's certificate before the kiosk first connects to it (app.ts pair).
+  const pairingLink = /[#&]pair=/.test(location.hash);
+  if (getDoorstep() === null && pairingLink) {
+    const read = readPairing(location.hash);
+    if (read.kind === 'ok') probeEarly(read.payload);
+  }
+  // The app shell for offline reloads and cold starts; never waits on it. Opened from a pairing link, once the
+  // first download is complete (or after SHELL_LATER_MS): installing fetches and stores the whole app again and,
+  // once it controls the page, every request of the download would pass through it (issue 22).
+  let shell = false;
+  const registerShell = () => {
+    if (shell) return;
+    shell = true;
+    void registerKioskServiceWorker(undefined, getDoorstep() !== null);
+  };
+  if (!pairingLink) registerShell();
+  else setTimeout(registerShell, SHELL_LATER_MS);
   // Ask the browser not to evict the cache and the queue under storage pressure.
   void navigator.storage?.persist?.();
   const db = openKioskDb();
@@ -48,6 +70,9 @@ async function main(): Promise<void> {
     },
   };
   const engine = new SyncEngine({ db, deviceId, settings: () => settings.current });
+  engine.events.on((e) => {
+    if (e.type === 'ready') registerShell();
+  });
   const service = new CheckinService({ db, engine, deviceId, settings: () => settings.current });
   const lang: Lang = (await getLanguage(db)) ?? (navigator.language.toLowerCase().startsWith('et') ? 'et' : 'en');
   const ctx: KioskContext = { db, engine, service, deviceId, settings, lang, t: translator(lang) };

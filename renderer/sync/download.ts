@@ -39,20 +39,42 @@ export interface DownloadOptions {
   sliceRows?: number;
   /**
    * The event's answer as this key read it a moment ago (the sync run's access check): used for the event instead
-   * of asking again, one request fewer on the server while the first slices are built.
+   * of asking again, one request fewer on the server while the first slices are built. A promise of it when the
+   * download starts before that check is over (`gate`); undefined (or a promise of undefined): ask the server.
    */
   eventBody?: unknown;
+  /**
+   * The sync run's checks (the key against the event, the outbox, the refusals) when the download starts before
+   * they are over: its requests go out meanwhile, but nothing is written to the cache until this resolves true; on
+   * false the download stops with {@link DownloadGateClosed} having written nothing.
+   */
+  gate?: Promise<boolean>;
+}
+
+/** The sync run's checks failed (see DownloadOptions.gate): the download stopped before writing anything. */
+export class DownloadGateClosed extends Error {
+  constructor() {
+    super("the sync run's checks did not pass: nothing downloaded was stored");
+  }
+}
+
+/** Resolves once the download may write (DownloadOptions.gate); throws DownloadGateClosed if it may not. */
+async function mayWrite(opts: Pick<DownloadOptions, 'gate'>): Promise<void> {
+  if (opts.gate && !(await opts.gate)) throw new DownloadGateClosed();
 }
 
 /** The event and its tickets; small, so refreshed whole on every full pass and on demand. */
-export async function downloadEventInfo({ api, db, eventId, signal, eventBody }: DownloadOptions): Promise<void> {
+export async function downloadEventInfo({ api, db, eventId, signal, eventBody, gate }: DownloadOptions): Promise<void> {
   // A door key reads tickets as a manager, whose ticket objects embed every attendee: `door` asks the server to
   // leave those lists out (megabytes at a large event). `_fields` names whole tickets: WordPress's field filter
   // does not descend into a list, so `tickets.id` would answer `tickets: []` (reference 1.4), and the kiosk would
   // know no ticket of its event (a signed code could never be matched to its ticket).
   const ticketQuery = { include_post: eventId, per_page: 100, door: 1, _fields: 'total,total_pages,tickets' };
   const [eventRes, ticketsRes, ...translated] = await Promise.all([
-    eventBody === undefined ? api.get(kioskPaths.event(eventId), {}, { signal }) : { body: eventBody },
+    (async () => {
+      const body = await eventBody;
+      return body === undefined ? await api.get(kioskPaths.event(eventId), {}, { signal }) : { body };
+    })(),
     api.get(kioskPaths.tickets(), ticketQuery, { signal }),
     // Ticket titles in each kiosk language, so the door shows them in the language staff chose.
     ...LANGS.map((lang) => api.get(kioskPaths.tickets(), { ...ticketQuery, translation_language: lang }, { signal })),
@@ -66,6 +88,7 @@ export async function downloadEventInfo({ api, db, eventId, signal, eventBody }:
       if (t.title) titles.set(t.id, { ...titles.get(t.id), [LANGS[i]]: t.title });
     }
   });
+  await mayWrite({ gate });
   await db.transaction('rw', [db.event, db.tickets, db.meta], async () => {
     await storeEventSigningKeys(db, eventRes.body);
     await storeTicketTotal(db, archive.total);
@@ -318,12 +341,14 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
     // The first download goes to snapshot chunks (fast), each with the progress that resumes after it and the
     // tickets and door labels its attendees hold, in one transaction. The event and its tickets come meanwhile: both are over
     // before the cache counts as complete, and neither is left running when the other fails.
-    const store = (batch: DoorAttendee[], full: FullDownloadState) =>
-      applySnapshotPage(opts.db, batch, async () => {
+    const store = async (batch: DoorAttendee[], full: FullDownloadState) => {
+      await mayWrite(opts);
+      await applySnapshotPage(opts.db, batch, async () => {
         await putSyncState(opts.db, { ...state, full });
         await rememberTicketIds(opts.db, batch);
         await learnDoorLabels(opts.db, batch);
       });
+    };
     const paged = () =>
       pagePass(
         opts,
@@ -348,6 +373,7 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
           gone = true;
         }
         if (resume || gone) {
+          await mayWrite(opts);
           await opts.db.transaction('rw', [opts.db.snapshot, opts.db.meta], async () => {
             await opts.db.snapshot.clear();
             await putSyncState(opts.db, { ...state, full: null });
@@ -362,10 +388,12 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
     if (pass.status === 'rejected') throw pass.reason;
     if (info.status === 'rejected') throw info.reason;
     const result = pass.value;
+    await mayWrite(opts);
     const done: SyncState = { complete: true, full: null, cursor: result.cursor, lastSyncAt: opts.now() };
     await putSyncState(opts.db, done);
     return result.loaded - (resume?.loaded ?? 0);
   }
+  await mayWrite(opts);
   if (eventInfo) await downloadEventInfo(opts);
   // Deltas update single rows.
   const result = await pagePass(opts, state.cursor ?? '0', { page: 1, cursor: null, loaded: 0 }, async (batch) => {

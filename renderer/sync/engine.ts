@@ -434,40 +434,83 @@ export class SyncEngine {
     const { db } = this.opts;
 
     let eventBody: unknown;
-    if (this.status.problems.length > 0 || this.now() - this.lastHealthAt >= HEALTH_EVERY_MS) {
-      if (!(await this.checkAccess(api, settings, undefined, (body) => (eventBody = body)))) return;
-    }
-    const stop = await this.upload();
-    if (stop) return;
-    const refusals = await uploadRefusals(api, db);
-    if (refusals) {
-      if (refusals.kind === 'device') return this.raise(refusals.problem, refusals.message);
-      return this.onFailure(refusals.failure);
-    }
+    const health = this.status.problems.length > 0 || this.now() - this.lastHealthAt >= HEALTH_EVERY_MS;
+    /** What a run does before it downloads: the key against the event (now and then), the outbox, the refusals. */
+    const checks = async (): Promise<boolean> => {
+      if (health && !(await this.checkAccess(api, settings, undefined, (body) => (eventBody = body)))) return false;
+      if (await this.upload()) return false;
+      const refusals = await uploadRefusals(api, db);
+      if (refusals) {
+        if (refusals.kind === 'device') this.raise(refusals.problem, refusals.message);
+        else this.onFailure(refusals.failure);
+        return false;
+      }
+      return true;
+    };
 
     const refreshEvent = this.refreshEvent;
     this.refreshEvent = false;
     const wasReady = this.status.ready;
-    try {
-      await downloadAttendees({
-        api,
-        db,
-        eventId: settings.event_id,
-        now: this.now,
-        refreshEvent,
-        eventBody,
-        onProgress: (p) => this.events.emit({ type: 'progress', ...p }),
-        // A venue hub names the scan of this kiosk the site overruled: shown as a conflict, as one at the hub is.
-        onDelta: async (batch) => {
-          for (const item of await recordOverruledScans(db, batch, this.opts.deviceId ?? '', this.now()))
-            this.events.emit({ type: 'failure', failure: { kind: 'conflict', item } });
-        },
+    const download = (opts: { gate?: Promise<boolean>; eventBody?: unknown; signal?: AbortSignal }) =>
+      (async () => {
+        await downloadAttendees({
+          api,
+          db,
+          eventId: settings.event_id,
+          now: this.now,
+          refreshEvent,
+          ...opts,
+          onProgress: (p) => this.events.emit({ type: 'progress', ...p }),
+          // A venue hub names the scan of this kiosk the site overruled: shown as a conflict, as one at the hub is.
+          onDelta: async (batch) => {
+            for (const item of await recordOverruledScans(db, batch, this.opts.deviceId ?? '', this.now()))
+              this.events.emit({ type: 'failure', failure: { kind: 'conflict', item } });
+          },
+        });
+        // The kiosk's check-in list, its counts and passes, when its key is bound to one.
+        await syncGate(api, db, settings.event_id);
+      })().then(
+        () => null,
+        (err: unknown) => err,
+      );
+
+    let failed: unknown;
+    if ((await getSyncState(db)).complete) {
+      if (!(await checks())) {
+        this.refreshEvent ||= refreshEvent;
+        return;
+      }
+      failed = await download({ eventBody });
+    } else {
+      // The first download (a kiosk just paired): its first slices are asked for while the checks run, a round trip
+      // or two on a server busy building them; nothing is written to the cache until the checks pass, and on a
+      // refused key or an unreachable server the download stops having written nothing (DownloadOptions.gate).
+      const passed = checks();
+      const abort = new AbortController();
+      const downloading = download({
+        gate: passed.catch(() => false),
+        eventBody: passed.then(
+          () => eventBody,
+          () => undefined,
+        ),
+        signal: abort.signal,
       });
-      // The kiosk's check-in list, its counts and passes, when its key is bound to one.
-      await syncGate(api, db, settings.event_id);
-    } catch (err) {
-      if (err instanceof ApiError) return this.onFailure(err.failure);
-      return this.onFailure({ kind: 'bad_answer', status: 200, message: err instanceof Error ? err.message : String(err) });
+      let ok = false;
+      try {
+        ok = await passed;
+      } finally {
+        if (!ok) {
+          abort.abort();
+          await downloading;
+          this.refreshEvent ||= refreshEvent;
+        }
+      }
+      if (!ok) return;
+      failed = await downloading;
+    }
+    if (failed) {
+      if (failed instanceof ApiError) return this.onFailure(failed.failure);
+      return this.onFailure({ kind: 'bad_answer', status: 200, message: failed instanceof Error ? failed.message : String(failed) });
     }
     this.onSuccess();
     await this.readHub(settings);

@@ -175,6 +175,32 @@ export async function probeEvent(next: PairingPayload, fetchImpl: FetchLike = fe
   return named;
 }
 
+/**
+ * A probe begun before the pairing question, as the page starts from a pairing link (main.ts): the event is read
+ * from the target server while the kiosk's storage opens and its screen is built, and the question's own probe
+ * (planPairing) takes that answer instead of asking again, the same request a moment earlier. Taken once, and only
+ * by a question for the same server, key and event through the same fetch within EARLY_PROBE_MS; any other asks
+ * afresh.
+ */
+let early: { key: string; fetchImpl: FetchLike; at: number; view: Promise<EventView> } | null = null;
+/** How long an early probe's answer stands in for the question's own probe. */
+export const EARLY_PROBE_MS = 10_000;
+
+const probeKey = (p: PairingPayload) => JSON.stringify([p.url, p.api_key, p.event_id]);
+
+/** Starts the probe of a pairing the page was opened with (see {@link early}); replaces any earlier one. */
+export function probeEarly(next: PairingPayload, fetchImpl: FetchLike = fetch, now: () => number = Date.now): void {
+  early = { key: probeKey(next), fetchImpl, at: now(), view: probeEvent(next, fetchImpl) };
+}
+
+/** The early probe's answer for this pairing, once; null when there is none that fits. */
+function takeEarly(next: PairingPayload, fetchImpl: FetchLike, now: () => number): Promise<EventView> | null {
+  const e = early;
+  early = null;
+  if (!e || e.key !== probeKey(next) || e.fetchImpl !== fetchImpl || now() - e.at > EARLY_PROBE_MS) return null;
+  return e.view;
+}
+
 /** The `Link` header WordPress sends on every site page, pointing at the interface root (`rel="https://api.w.org/"`). */
 export function apiRootFromLink(link: string | null): string | null {
   if (!link) return null;
@@ -252,8 +278,13 @@ async function currentEvent(db: KioskDb, settings: PairingPayload): Promise<Even
   };
 }
 
-export async function planPairing(db: KioskDb, next: PairingPayload, opts: { fetch?: FetchLike; timeoutMs?: number } = {}): Promise<PairingPlan> {
-  let [event, settings, pending] = await Promise.all([probeEvent(next, opts.fetch, opts.timeoutMs), getSettings(db), db.outbox.count()]);
+export async function planPairing(
+  db: KioskDb,
+  next: PairingPayload,
+  opts: { fetch?: FetchLike; timeoutMs?: number; now?: () => number } = {},
+): Promise<PairingPlan> {
+  const probe = takeEarly(next, opts.fetch ?? fetch, opts.now ?? Date.now) ?? probeEvent(next, opts.fetch, opts.timeoutMs);
+  let [event, settings, pending] = await Promise.all([probe, getSettings(db), db.outbox.count()]);
   if (event.problem?.kind === 'not-doorstep' || event.problem?.kind === 'network') {
     // The site's own address (typed by hand): its pages name the interface root.
     const root = await discoverApiRoot(next.url, opts.fetch, opts.timeoutMs);
@@ -377,7 +408,7 @@ export class PairingFlow {
     const { db } = this.opts;
     this.opts.checking?.(describeServer(next.url), next);
     for (;;) {
-      const plan = await planPairing(db, next, { fetch: this.opts.fetch, timeoutMs: this.opts.probeTimeoutMs });
+      const plan = await planPairing(db, next, { fetch: this.opts.fetch, timeoutMs: this.opts.probeTimeoutMs, now: this.opts.now });
       if (mine !== this.generation) return 'cancelled';
       if (plan.refused) {
         // Shown with the reason, so staff know what to fix; nothing is stored whatever they press.

@@ -3,6 +3,7 @@ import { ErrorEnvelope } from '../errors.ts';
 import { CheckinDetails as ServerCheckinDetails } from '../models/tickets.ts';
 import { kioskPaths } from './paths.ts';
 import { SECURITY_CODE_HASH } from './security-code.ts';
+import { DOOR_SNAPSHOT_ROW_FIELDS } from '../routes/tickets.ts';
 
 /**
  * Wire shapes of the tickets namespace as the door kiosk reads them (CONTRACT §5–§7). The server sends many
@@ -88,14 +89,71 @@ export function readSnapshotSlice(body: DoorSnapshotSlice): DoorAttendee[] {
   const tickets = body.tickets ?? {};
   const n = fields.length;
   const ticketAt = fields.indexOf('ticket_id');
+  // The server's own column order (DOOR_SNAPSHOT_ROW_FIELDS): a plain row is read straight from its array.
+  const ours = n === DOOR_SNAPSHOT_ROW_FIELDS.length && DOOR_SNAPSHOT_ROW_FIELDS.every((f, i) => fields[i] === f);
+  const ticketOf = ours ? plainTickets(tickets) : null;
   return body.rows.map((row) => {
     if (!Array.isArray(row)) throw new Error('a door snapshot row that is not an array');
+    const plain = ticketOf && plainSnapshotRow(row, ticketOf);
+    if (plain) return plain;
     const a: Record<string, unknown> = {};
     for (let i = 0; i < n; i++) if (row[i] !== undefined && fields[i] !== '__proto__') a[fields[i]] = row[i];
     const ticket = ticketAt >= 0 && Object.hasOwn(tickets, String(row[ticketAt])) ? tickets[String(row[ticketAt])] : undefined;
     if (ticket !== undefined) a.ticket = ticket;
     return readDoorAttendee(a);
   });
+}
+
+/**
+ * Each ticket object of a slice's `tickets`, as {@link plainDoorAttendee} reads an attendee's `ticket`: once per
+ * ticket rather than once per row. `null` for a ticket that is not plain (its rows go the generic way), undefined
+ * for a ticket ID the slice does not hold.
+ */
+function plainTickets(tickets: Record<string, unknown>): (ticketId: number) => DoorAttendee['ticket'] | null | undefined {
+  const read = new Map<number, DoorAttendee['ticket'] | null | undefined>();
+  return (ticketId) => {
+    if (read.has(ticketId)) return read.get(ticketId);
+    const key = String(ticketId);
+    let out: DoorAttendee['ticket'] | null | undefined;
+    if (!Object.hasOwn(tickets, key)) out = undefined;
+    else {
+      const t = tickets[key];
+      const a = t === undefined ? null : plainDoorAttendee({ id: 0, post_id: 0, ticket_id: 0, status: '', ticket: t });
+      out = a ? a.ticket : null;
+    }
+    read.set(ticketId, out);
+    return out;
+  };
+}
+
+/**
+ * A row of the server's column order read as {@link plainDoorAttendee} reads the object it stands for, without
+ * building that object first (5,000 rows a slice): null for anything but the plain form, which then goes the
+ * generic way (and to Zod). test/renderer/sync/door-attendee-read.test.ts holds the two ways to the same result.
+ */
+function plainSnapshotRow(row: unknown[], ticketOf: (ticketId: number) => DoorAttendee['ticket'] | null | undefined): DoorAttendee | null {
+  if (row.length !== DOOR_SNAPSHOT_ROW_FIELDS.length) return null;
+  const [id, post_id, ticket_id, status, title, email, checked_in, checkin_details, security_code_hash, order_status] = row;
+  if (!Number.isSafeInteger(id) || !Number.isSafeInteger(post_id) || !Number.isSafeInteger(ticket_id) || typeof status !== 'string') return null;
+  if (!nullishString(title) || !nullishString(email) || !nullishString(order_status)) return null;
+  if (typeof checked_in !== 'boolean' || (checkin_details !== null && checkin_details !== false)) return null;
+  if (security_code_hash !== null && !(typeof security_code_hash === 'string' && SECURITY_CODE_HASH.test(security_code_hash))) return null;
+  const ticket = ticketOf(ticket_id as number);
+  if (ticket === null) return null;
+  const out: Record<string, unknown> = {
+    id,
+    post_id,
+    ticket_id,
+    status,
+    checked_in,
+    title,
+    email,
+    checkin_details,
+    security_code_hash,
+    order_status,
+  };
+  if (ticket !== undefined) out.ticket = ticket;
+  return out as DoorAttendee;
 }
 
 const nullishString = (x: unknown) => x === undefined || x === null || typeof x === 'string';

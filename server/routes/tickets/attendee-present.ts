@@ -148,7 +148,8 @@ export function presentDoorAttendees(ctx: Ctx, rows: readonly AttendeeRow[]): Re
 
 /** The hash the kiosk keeps of an attendee's security code (shared/checkin/security-code.ts), or null without one. */
 function snapshotCodeHash(id: number, code: unknown): string | null {
-  return typeof code === 'string' && code ? crypto.createHash('sha256').update(securityCodeHashInput(id, code)).digest('hex') : null;
+  // crypto.hash: one call, no Hash object per attendee (a quarter of createHash's time for 100,000, issue 22).
+  return typeof code === 'string' && code ? crypto.hash('sha256', securityCodeHashInput(id, code), 'hex') : null;
 }
 
 /**

@@ -105,6 +105,47 @@ describe('readSnapshotSlice', () => {
     assert.deepEqual(a, DoorAttendee.parse(plain));
   });
 
+  test('rows in the server’s column order (read straight from the array) read as the same rows in another order', () => {
+    const hash = 'ab'.repeat(32);
+    const base = [7, 12, 13, 'publish', 'Ada', 'ada@example.test', false, false, hash, 'completed'];
+    const rows: unknown[][] = [
+      base,
+      [8, 12, 13, 'trash', null, null, false, null, null, null],
+      [9, 12, 14, 'publish', '', '', true, false, hash, 'completed'],
+      [10, 12, 15, 'publish', 'No ticket object', 'x@example.test', false, false, hash, 'pending'],
+      [11, 12, 16, 'publish', 'Ticket with an odd title', 'y@example.test', false, false, hash, 'completed'],
+      [12, 12, 17, 'publish', 'Null ticket', 'z@example.test', false, false, hash, 'completed'],
+      [14, 12, 13, 'publish', 'Short row (no order status)', 'c@example.test', false, false, hash],
+      [13, 12, 13, 'publish', 'Checked in', 'c@example.test', true, { date: '2026-11-22 20:00:00', device_id: 'door-1' }, hash, 'completed'],
+    ];
+    const bad: unknown[][] = [
+      [15, 12, 13, 'publish', 'Null checked_in', 'c@example.test', null, false, hash, 'completed'],
+      [16, 12, 13, 'publish', 'Upper-case hash', 'c@example.test', false, false, hash.toUpperCase(), 'completed'],
+      ['17', 12, 13, 'publish', 'String ID', 'c@example.test', false, false, hash, 'completed'],
+      [18, 12, 13, 'publish', 42, 'c@example.test', false, false, hash, 'completed'],
+      [19, 12, 13, 'publish', 'Details true', 'c@example.test', false, true, hash, 'completed'],
+      [20, 12, 18, 'publish', 'Bad ticket', 'c@example.test', false, false, hash, 'completed'],
+    ];
+    const tickets = { 13: { id: 13, title: 'RSVP' }, 14: { id: '14' }, 16: { id: 16, title: 'Ünïcode “title”' }, 17: null, 18: { id: 'x' } };
+    const fields = [...DOOR_SNAPSHOT_ROW_FIELDS];
+    const order = fields.map((_, i) => i).reverse();
+    const generic = (rs: unknown[][]) =>
+      readSnapshotSlice({
+        total: rs.length,
+        next_after_id: null,
+        fields: order.map((i) => fields[i]!),
+        tickets,
+        rows: rs.map((r) => order.map((i) => r[i])),
+      });
+    const straight = (rs: unknown[][]) => readSnapshotSlice({ total: rs.length, next_after_id: null, fields, tickets, rows: rs });
+    assert.deepEqual(straight(rows), generic(rows));
+    for (const row of rows) assert.deepEqual(straight([row]), generic([row]));
+    for (const row of bad) {
+      assert.throws(() => generic([row]), `${row[4]}: refused the generic way`);
+      assert.throws(() => straight([row]), `${row[4]}: refused straight from the array`);
+    }
+  });
+
   test('a bad row is refused as a bad object is; a slice with neither form too', () => {
     const bad = asRows([{ ...plain, id: '501' }]);
     assert.throws(() => readSnapshotSlice(bad));

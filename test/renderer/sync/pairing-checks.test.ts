@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import 'fake-indexeddb/auto';
 import { openKioskDb } from '../../../renderer/store/db.ts';
 import { getSettings } from '../../../renderer/store/meta.ts';
-import { PairingFlow, type PairingAnswer, type PairingPlan } from '../../../renderer/sync/pairing.ts';
+import { EARLY_PROBE_MS, PairingFlow, planPairing, probeEarly, type PairingAnswer, type PairingPlan } from '../../../renderer/sync/pairing.ts';
 import { FakeDoorServer } from '../fake-door-server.ts';
 import { makeDevice } from '../kiosk-fixture.ts';
 import type { PairingPayload } from '../../../shared/checkin/pairing.ts';
@@ -117,5 +117,50 @@ describe('pairing checks the key against the event', () => {
     assert.deepEqual(d.engine.status.readyInfo, { eventTitle: 'Door test event', attendees: 7 });
     assert.deepEqual(ready, [{ eventTitle: 'Door test event', attendees: 7 }]);
     await d.close();
+  });
+
+  test('a probe begun as the page opened (probeEarly) is the question’s, once, for the same pairing only', async () => {
+    const server = target();
+    const inner = server.fetch();
+    const reads: string[] = [];
+    const fetchImpl = async (input: string, init?: RequestInit) => {
+      const auth = new Headers(init?.headers).get('Authorization') ?? '';
+      if (String(input).includes('/events/v1/events/')) reads.push(auth);
+      return await inner(input, init);
+    };
+    const db = openKioskDb(`pairing-early-${process.pid}`);
+    const plans: PairingPlan[] = [];
+    const flow = new PairingFlow({
+      db,
+      fetch: fetchImpl,
+      probeTimeoutMs: 2000,
+      ask: async (plan) => (plans.push(plan), 'cancel'),
+      upload: async () => {},
+      idle: async () => {},
+      paired: () => {},
+    });
+    probeEarly(next, fetchImpl);
+    assert.equal(await flow.request(next), 'cancelled');
+    assert.deepEqual(reads, ['Bearer k'], 'the event was read once, by the early probe');
+    assert.equal(plans[0].event.title, 'Spring gala');
+    assert.equal(plans[0].refused, false);
+    // Taken once: the next question reads the event again.
+    await planPairing(db, next, { fetch: fetchImpl });
+    assert.equal(reads.length, 2);
+    // Another key's early probe does not answer for this pairing: it is probed with its own key.
+    server.keys.add('other');
+    probeEarly({ ...next, api_key: 'other' }, fetchImpl);
+    const own = await planPairing(db, next, { fetch: fetchImpl });
+    assert.deepEqual(reads.slice(2).sort(), ['Bearer k', 'Bearer other']);
+    assert.equal(own.refused, false);
+    // Nor does one through another fetch, or one too old.
+    probeEarly(next, inner);
+    await planPairing(db, next, { fetch: fetchImpl });
+    assert.equal(reads.length, 5);
+    probeEarly(next, fetchImpl, () => 0);
+    await planPairing(db, next, { fetch: fetchImpl, now: () => EARLY_PROBE_MS + 1 });
+    assert.equal(reads.length, 7, 'the stale early probe and a fresh one');
+    db.close();
+    await db.delete();
   });
 });
