@@ -19,11 +19,20 @@ export async function recordLocalScan(
   unknown?: AttendeeRow,
   /** The pass through the kiosk's check-in list this scan makes (checkin/gate.ts), kept with it in one transaction. */
   pass?: Omit<ListPassRow, 'source'>,
+  /**
+   * The attendee as the first download has it (`row` undefined: not in it), when the caller knows (store/scan-memory.ts):
+   * the transaction then reads only the `attendees` row, and does not lock the snapshot.
+   */
+  first?: { row: AttendeeRow | undefined },
 ): Promise<number | undefined> {
-  return db.transaction('rw', [db.outbox, db.attendees, db.snapshot, db.scans, db.listPasses], async () => {
+  const tables = first ? [db.outbox, db.attendees, db.scans, db.listPasses] : [db.outbox, db.attendees, db.snapshot, db.scans, db.listPasses];
+  return db.transaction('rw', tables, async () => {
     // The reads go out together, then the writes together (in this order): the verdict waits on the database
     // twice, not once per request.
-    const [queued, attendee] = await Promise.all([db.outbox.where('nonce').equals(scan.nonce).count(), getAttendee(db, scan.attendeeId)]);
+    const [queued, attendee] = await Promise.all([
+      db.outbox.where('nonce').equals(scan.nonce).count(),
+      first ? db.attendees.get(scan.attendeeId).then((newer) => newer ?? first.row) : getAttendee(db, scan.attendeeId),
+    ]);
     // The same nonce never queues twice.
     if (queued) return undefined;
     const row: OutboxRow = { ...scan, attempts: 0 };
