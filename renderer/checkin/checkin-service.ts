@@ -9,7 +9,7 @@ import { getAttendee, toSubject } from '../store/attendees.ts';
 import { knownTickets, knownTicketsFrom, trustedSigningKeys, trustedSigningKeysFrom } from '../store/signing-keys.ts';
 import { keepAttendee, loadScanMemory, scanMemory, type ScanMemory } from '../store/scan-memory.ts';
 import type { AttendeeRow, KioskDb } from '../store/db.ts';
-import { hasPending, logScan, recordLocalScan, updateScanLog } from '../store/outbox.ts';
+import { hasPending, logScan, recordLocalScanRow, updateScanLog } from '../store/outbox.ts';
 import type { SyncEngine } from '../sync/engine.ts';
 import type { DeviceProblem } from '../sync/events.ts';
 import { attendeePasses, decideThroughGate, exitCounts, forgetGatePass, GATE_META_KEY, gateOf, historyOf, loadGate, type GateState } from './gate.ts';
@@ -216,7 +216,7 @@ export class CheckinService {
       gate && (checkIn || exitCounts(history))
         ? { nonce, listId: gate.list.id, attendeeId: code.attendeeId, kind: checkIn ? ('entry' as const) : ('exit' as const), at }
         : undefined;
-    const logId = await recordLocalScan(
+    const recorded = await recordLocalScanRow(
       db,
       {
         nonce,
@@ -231,7 +231,8 @@ export class CheckinService {
       pass,
       firstDownloadRow(db, code.attendeeId),
     );
-    const fate = await engine.flush(nonce, Math.max(0, deadlineAt - this.now()));
+    const logId = recorded?.logId;
+    const fate = await engine.flush(nonce, Math.max(0, deadlineAt - this.now()), recorded?.queued);
     const answered = fate && verdictFromFate(fate, verdict, local);
     if (!answered) {
       // Queued for later: the pending count changes now (an upload refreshes it when it settles).

@@ -25,6 +25,18 @@ export async function recordLocalScan(
    */
   first?: { row: AttendeeRow | undefined },
 ): Promise<number | undefined> {
+  return (await recordLocalScanRow(db, scan, verdict, unknown, pass, first))?.logId;
+}
+
+/** {@link recordLocalScan}, answering with the queued outbox row too (`undefined`: the nonce was queued already). */
+export async function recordLocalScanRow(
+  db: KioskDb,
+  scan: LocalScan,
+  verdict: string,
+  unknown?: AttendeeRow,
+  pass?: Omit<ListPassRow, 'source'>,
+  first?: { row: AttendeeRow | undefined },
+): Promise<{ logId: number; queued: OutboxRow } | undefined> {
   const tables = first ? [db.outbox, db.attendees, db.scans, db.listPasses] : [db.outbox, db.attendees, db.snapshot, db.scans, db.listPasses];
   return db.transaction('rw', tables, async () => {
     // The reads go out together, then the writes together (in this order): the verdict waits on the database
@@ -39,7 +51,7 @@ export async function recordLocalScan(
     // An attendee the cache did not hold (a signed ticket admitted offline) is cached now, marked, so a second
     // scan of the same ticket reads as a re-scan here, never as a second admission.
     const known = attendee ?? unknown;
-    const [, , , logId] = await Promise.all([
+    const [seq, , , logId] = await Promise.all([
       db.outbox.add(row),
       known ? db.attendees.put(overlayPending(known, row)) : undefined,
       pass ? db.listPasses.put({ ...pass, source: 'local' }) : undefined,
@@ -52,7 +64,7 @@ export async function recordLocalScan(
         mode: 'offline',
       }),
     ]);
-    return logId;
+    return { logId: logId as number, queued: { ...row, seq: seq as number } };
   });
 }
 

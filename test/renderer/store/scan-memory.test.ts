@@ -233,3 +233,49 @@ test('once warmed up, a scan reads nothing from IndexedDB before its one write t
   assert.equal(await d.db.outbox.count(), 1);
   await d.close();
 });
+
+test('online, a scan that is all the outbox holds goes up without a read of the outbox; with a backlog the outbox is read in order', async () => {
+  const server = new FakeDoorServer();
+  const people = server.seed(4);
+  let seen: Array<{ mode: string; tables: string[] }> = [];
+  const atBatch: Array<Array<{ mode: string; tables: string[] }>> = [];
+  const d = await makeDevice(server, {
+    deviceId: 'door-a',
+    intercept: (req) => {
+      if (req.method === 'POST' && req.path.includes('batch')) atBatch.push([...seen]);
+      return 'ok';
+    },
+  });
+  await d.engine.syncNow();
+  await d.service.warmUp();
+  seen = spy(d.db);
+  await d.db.open();
+  seen.length = 0;
+  atBatch.length = 0;
+  const r = await d.service.scan(server.ticketUrl(people[0]));
+  assert.equal(r.mode, 'online');
+  assert.equal(r.verdict.kind, 'admitted');
+  assert.equal(atBatch.length, 1);
+  assert.deepEqual(
+    atBatch[0].map((t) => t.mode),
+    ['readwrite'],
+    'only the scan was written before it went up',
+  );
+  assert.equal(server.log.at(-1)?.nonce, r.nonce);
+
+  // Two scans queued offline, then one online: all three go up, oldest first, the backlog read from the outbox.
+  d.online = false;
+  d.engine.noteNetworkFailure('cut');
+  const queued = [await d.service.scan(server.ticketUrl(people[1])), await d.service.scan(server.ticketUrl(people[2]))];
+  d.online = true;
+  d.engine.resetAuth();
+  assert.equal(await d.db.outbox.count(), 2);
+  const last = await d.service.scan(server.ticketUrl(people[3]));
+  await d.engine.idle();
+  assert.deepEqual(
+    server.log.slice(-3).map((e) => e.nonce),
+    [...queued, last].map((x) => x.nonce),
+  );
+  assert.equal(await d.db.outbox.count(), 0);
+  await d.close();
+});
