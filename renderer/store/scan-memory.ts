@@ -32,6 +32,8 @@ interface Memory {
   meta: Map<string, unknown> | null;
   tickets: Map<number, TicketRow> | null;
   loading: Promise<void> | null;
+  /** A load asked for by a scan, about to start. */
+  loadSoon: boolean;
 }
 
 const memories = new WeakMap<object, Memory>();
@@ -50,6 +52,7 @@ function memoryOf(db: object): Memory {
       meta: null,
       tickets: null,
       loading: null,
+      loadSoon: false,
     };
     memories.set(db, m);
   }
@@ -228,43 +231,49 @@ function loaded(m: Memory): boolean {
 function loadOnce(db: KioskDb, m: Memory): Promise<void> {
   m.loading ??= (async () => {
     try {
-      if (!m.snapshot) {
-        const generation = m.generation.snapshot;
-        const packed = await snapshotPacked(db);
-        if (m.generation.snapshot === generation) {
-          const byId = new Map<number, PackedRow>();
-          for (const p of packed) byId.set(p[0], p);
-          m.snapshot = byId;
-        }
-      }
-      if (m.attendees && m.passes && m.outbox && m.meta && m.tickets) return;
-      await db.transaction('rw', [db.attendees, db.listPasses, db.outbox, db.meta, db.tickets], async () => {
-        const [ids, passes, outbox, meta, tickets] = await Promise.all([
-          m.attendees ? null : db.attendees.toCollection().primaryKeys(),
-          m.passes ? null : db.listPasses.toArray(),
-          m.outbox ? null : db.outbox.toArray(),
-          m.meta ? null : db.meta.toArray(),
-          m.tickets ? null : db.tickets.toArray(),
-        ]);
-        if (ids) m.attendees = new Map(ids.map((id) => [id, null]));
-        if (passes) {
-          m.passes = new Map();
-          m.passesOf = new Map();
-          for (const p of passes) addPass(m, p);
-        }
-        if (outbox) {
-          m.outbox = new Map();
-          m.queued = new Map();
-          for (const r of outbox) setQueued(m, r.seq!, r.attendeeId);
-        }
-        if (meta) m.meta = new Map(meta.map((r) => [r.key, r.value]));
-        if (tickets) m.tickets = new Map(tickets.map((r) => [r.id, r]));
-      });
+      // Both reads go out at once (warm-up makes them just before the page's thread is taken for a while).
+      await Promise.all([loadSnapshot(db, m), loadTables(db, m)]);
     } finally {
       m.loading = null;
     }
   })();
   return m.loading;
+}
+
+async function loadSnapshot(db: KioskDb, m: Memory): Promise<void> {
+  if (m.snapshot) return;
+  const generation = m.generation.snapshot;
+  const packed = await snapshotPacked(db);
+  if (m.generation.snapshot !== generation) return;
+  const byId = new Map<number, PackedRow>();
+  for (const p of packed) byId.set(p[0], p);
+  m.snapshot = byId;
+}
+
+async function loadTables(db: KioskDb, m: Memory): Promise<void> {
+  if (m.attendees && m.passes && m.outbox && m.meta && m.tickets) return;
+  await db.transaction('rw', [db.attendees, db.listPasses, db.outbox, db.meta, db.tickets], async () => {
+    const [ids, passes, outbox, meta, tickets] = await Promise.all([
+      m.attendees ? null : db.attendees.toCollection().primaryKeys(),
+      m.passes ? null : db.listPasses.toArray(),
+      m.outbox ? null : db.outbox.toArray(),
+      m.meta ? null : db.meta.toArray(),
+      m.tickets ? null : db.tickets.toArray(),
+    ]);
+    if (ids) m.attendees = new Map(ids.map((id) => [id, null]));
+    if (passes) {
+      m.passes = new Map();
+      m.passesOf = new Map();
+      for (const p of passes) addPass(m, p);
+    }
+    if (outbox) {
+      m.outbox = new Map();
+      m.queued = new Map();
+      for (const r of outbox) setQueued(m, r.seq!, r.attendeeId);
+    }
+    if (meta) m.meta = new Map(meta.map((r) => [r.key, r.value]));
+    if (tickets) m.tickets = new Map(tickets.map((r) => [r.id, r]));
+  });
 }
 
 /** What a scan reads, from memory; `null` while any of it is not loaded (the scan then reads IndexedDB). */
@@ -294,7 +303,15 @@ export function scanMemory(db: KioskDb): ScanMemory | null {
   const m = memoryOf(db);
   const { attendees, snapshot, passes, outbox, meta, tickets } = m;
   if (!attendees || !snapshot || !passes || !outbox || !meta || !tickets) {
-    if (!m.loading) void loadOnce(db, m).catch(() => undefined);
+    // From a task of its own, outside any transaction the caller may be in (a load reads tables a caller's transaction
+    // may not hold).
+    if (!m.loading && !m.loadSoon) {
+      m.loadSoon = true;
+      setTimeout(() => {
+        m.loadSoon = false;
+        void loadOnce(db, m).catch(() => undefined);
+      }, 0);
+    }
     return null;
   }
   const snapshotRow = (id: number) => {
