@@ -6,12 +6,13 @@ import { CHECKIN_ERRORS, type CheckinFate } from '../../shared/checkin/wire.ts';
 import { decideSigned } from '../../shared/checkin/signed-scan.ts';
 import { hashSecurityCode } from '../../shared/checkin/security-code.ts';
 import { getAttendee, toSubject } from '../store/attendees.ts';
-import { knownTickets, trustedSigningKeys } from '../store/signing-keys.ts';
+import { knownTickets, knownTicketsFrom, trustedSigningKeys, trustedSigningKeysFrom } from '../store/signing-keys.ts';
+import { keepAttendee, loadScanMemory, scanMemory, type ScanMemory } from '../store/scan-memory.ts';
 import type { AttendeeRow, KioskDb } from '../store/db.ts';
-import { hasPending, logScan, recordLocalScan, updateScanLog } from '../store/outbox.ts';
+import { hasPending, logScan, recordLocalScanRow, updateScanLog } from '../store/outbox.ts';
 import type { SyncEngine } from '../sync/engine.ts';
 import type { DeviceProblem } from '../sync/events.ts';
-import { attendeePasses, decideThroughGate, exitCounts, forgetGatePass, historyOf, loadGate, type GateState } from './gate.ts';
+import { attendeePasses, decideThroughGate, exitCounts, forgetGatePass, GATE_META_KEY, gateOf, historyOf, loadGate, type GateState } from './gate.ts';
 
 /** How long a verdict waits for the server before it stands on the local decision (same nonce either way). */
 export const ONLINE_DEADLINE_MS = 1500;
@@ -72,6 +73,7 @@ export class CheckinService {
     try {
       // An attendee ID no ticket has: every lookup is made, finds nothing and changes nothing.
       await Promise.all([
+        loadScanMemory(db),
         loadGate(db),
         getAttendee(db, 0),
         attendeePasses(db, 0),
@@ -115,14 +117,22 @@ export class CheckinService {
     const deadlineAt = at + (this.opts.deadlineMs ?? ONLINE_DEADLINE_MS);
     const nonce = makeNonce();
     const settings = this.opts.settings();
-    // What the decision reads goes out at once, so the scan waits on the database once: a kiosk on a check-in
-    // list decides through the list's rules, from the passes it knows of (gate.ts), and the cached attendee.
+    // What the decision reads: a kiosk on a check-in list decides through the list's rules, from the passes it knows
+    // of (gate.ts), and the cached attendee. From memory once it is loaded (store/scan-memory.ts), so a scan makes
+    // no IndexedDB read before its verdict; until then the reads go out at once, so the scan waits on the database once.
     const decidable = settings && code;
-    const [gate, cached, passes] = await Promise.all([
-      settings ? loadGate(db) : null,
-      decidable ? getAttendee(db, code.attendeeId) : undefined,
-      decidable ? attendeePasses(db, code.attendeeId) : [],
-    ]);
+    const memory = settings ? scanMemory(db) : null;
+    const [gate, cached, passes] = memory
+      ? [
+          gateOf(memory.meta(GATE_META_KEY)),
+          decidable ? await cachedAttendee(db, memory, code.attendeeId) : undefined,
+          decidable ? memory.passes(code.attendeeId) : [],
+        ]
+      : await Promise.all([
+          settings ? loadGate(db) : null,
+          decidable ? getAttendee(db, code.attendeeId) : undefined,
+          decidable ? attendeePasses(db, code.attendeeId) : [],
+        ]);
     // A kiosk on an exit list is an exit: every scan, and staff's by hand, lets the attendee out (the server
     // decides a scan through an exit list as an exit whatever it is sent, domain/checkin/lists.ts).
     const checkIn = gate?.list.direction === 'exit' ? false : asked;
@@ -160,7 +170,7 @@ export class CheckinService {
 
     let mode: 'online' | 'offline' = 'offline';
     // This device's own queued scans are newer than anything the server knows about this attendee.
-    if (worthLookingUp(verdict) && !(await hasPending(db, code.attendeeId))) {
+    if (worthLookingUp(verdict) && !(await pendingFor(db, code.attendeeId))) {
       const found = await engine.lookupAttendee(code.attendeeId, Math.max(1, deadlineAt - this.now()));
       if (found === 'found') {
         local = await getAttendee(db, code.attendeeId);
@@ -180,10 +190,11 @@ export class CheckinService {
     // server could not say; refused when forged or revoked.
     let unknown: AttendeeRow | undefined;
     if (code.signature && (verdict.kind === 'not_in_list' || verdict.kind === 'invalid')) {
-      const known = await knownTickets(db);
+      const now = scanMemory(db);
+      const known = now ? knownTicketsFrom(now.tickets(), now.meta) : await knownTickets(db);
       const signedCtx = {
         eventId: settings.event_id,
-        keys: await trustedSigningKeys(db, settings),
+        keys: now ? trustedSigningKeysFrom(now.meta, settings) : await trustedSigningKeys(db, settings),
         tickets: known.tickets,
         ticketsComplete: known.complete,
       };
@@ -205,7 +216,7 @@ export class CheckinService {
       gate && (checkIn || exitCounts(history))
         ? { nonce, listId: gate.list.id, attendeeId: code.attendeeId, kind: checkIn ? ('entry' as const) : ('exit' as const), at }
         : undefined;
-    const logId = await recordLocalScan(
+    const recorded = await recordLocalScanRow(
       db,
       {
         nonce,
@@ -218,8 +229,10 @@ export class CheckinService {
       checkIn ? verdict.kind : 'checked_out',
       unknown,
       pass,
+      firstDownloadRow(db, code.attendeeId),
     );
-    const fate = await engine.flush(nonce, Math.max(0, deadlineAt - this.now()));
+    const logId = recorded?.logId;
+    const fate = await engine.flush(nonce, Math.max(0, deadlineAt - this.now()), recorded?.queued);
     const answered = fate && verdictFromFate(fate, verdict, local);
     if (!answered) {
       // Queued for later: the pending count changes now (an upload refreshes it when it settles).
@@ -233,6 +246,28 @@ export class CheckinService {
     }
     return result(answered, 'online', true);
   }
+}
+
+/** The cached attendee from memory; a row of `attendees` memory does not hold is read (and kept). */
+async function cachedAttendee(db: KioskDb, memory: ScanMemory, id: number): Promise<AttendeeRow | undefined> {
+  const found = memory.attendee(id);
+  if (found !== 'read') return found;
+  const generation = memory.attendeesGeneration;
+  const newer = await db.attendees.get(id);
+  if (newer) keepAttendee(db, newer, generation);
+  return newer ?? memory.snapshotRow(id);
+}
+
+/** Whether this device has scans of the attendee queued (from memory once loaded). */
+function pendingFor(db: KioskDb, attendeeId: number): Promise<boolean> | boolean {
+  const memory = scanMemory(db);
+  return memory ? memory.hasPending(attendeeId) : hasPending(db, attendeeId);
+}
+
+/** The first download's row, when memory holds the first download: the scan's write then reads nothing else. */
+function firstDownloadRow(db: KioskDb, id: number): { row: AttendeeRow | undefined } | undefined {
+  const memory = scanMemory(db);
+  return memory ? { row: memory.snapshotRow(id) } : undefined;
 }
 
 function isListCode(code: string | undefined): code is string {

@@ -28,10 +28,26 @@ export const GateState = z.object({
 });
 export type GateState = z.infer<typeof GateState>;
 
+export const GATE_META_KEY = META_KEY;
+
 export async function loadGate(db: KioskDb): Promise<GateState | null> {
   const row = await db.meta.get(META_KEY);
-  const parsed = GateState.safeParse(row?.value);
-  return parsed.success ? parsed.data : null;
+  return gateOf(row?.value);
+}
+
+let lastGate: { value: unknown; gate: GateState | null } | null = null;
+
+/**
+ * The gate a `meta` row's value holds (`null`: none, or the key is bound to no list). The last value's parse is kept:
+ * the in-memory copy of `meta` (store/scan-memory.ts) hands every scan the same object until the row is written.
+ */
+export function gateOf(value: unknown): GateState | null {
+  const last = lastGate;
+  if (last && last.value === value && value !== undefined) return last.gate;
+  const parsed = GateState.safeParse(value);
+  const gate = parsed.success ? parsed.data : null;
+  lastGate = { value, gate };
+  return gate;
 }
 
 /** `null`: the key is bound to no list (a key's binding never changes, so this is asked once per pairing). */

@@ -1,5 +1,6 @@
 import { Dexie, type EntityTable } from 'dexie';
 import type { Lang } from '../../shared/lang.ts';
+import { scanMemoryMiddleware } from './scan-memory.ts';
 import { packRow } from './snapshot.ts';
 
 /** A cached attendee. Booleans are stored as 0/1 because IndexedDB cannot index booleans. */
@@ -230,5 +231,7 @@ export function openKioskDb(name = 'doorstep-kiosk'): KioskDb {
           delete chunk.rows;
         }),
     );
+  // Every write to what a scan decision reads is applied to its in-memory copy too (scan-memory.ts).
+  db.use(scanMemoryMiddleware(db));
   return db;
 }

@@ -19,18 +19,39 @@ export async function recordLocalScan(
   unknown?: AttendeeRow,
   /** The pass through the kiosk's check-in list this scan makes (checkin/gate.ts), kept with it in one transaction. */
   pass?: Omit<ListPassRow, 'source'>,
+  /**
+   * The attendee as the first download has it (`row` undefined: not in it), when the caller knows (store/scan-memory.ts):
+   * the transaction then reads only the `attendees` row, and does not lock the snapshot.
+   */
+  first?: { row: AttendeeRow | undefined },
 ): Promise<number | undefined> {
-  return db.transaction('rw', [db.outbox, db.attendees, db.snapshot, db.scans, db.listPasses], async () => {
+  return (await recordLocalScanRow(db, scan, verdict, unknown, pass, first))?.logId;
+}
+
+/** {@link recordLocalScan}, answering with the queued outbox row too (`undefined`: the nonce was queued already). */
+export async function recordLocalScanRow(
+  db: KioskDb,
+  scan: LocalScan,
+  verdict: string,
+  unknown?: AttendeeRow,
+  pass?: Omit<ListPassRow, 'source'>,
+  first?: { row: AttendeeRow | undefined },
+): Promise<{ logId: number; queued: OutboxRow } | undefined> {
+  const tables = first ? [db.outbox, db.attendees, db.scans, db.listPasses] : [db.outbox, db.attendees, db.snapshot, db.scans, db.listPasses];
+  return db.transaction('rw', tables, async () => {
     // The reads go out together, then the writes together (in this order): the verdict waits on the database
     // twice, not once per request.
-    const [queued, attendee] = await Promise.all([db.outbox.where('nonce').equals(scan.nonce).count(), getAttendee(db, scan.attendeeId)]);
+    const [queued, attendee] = await Promise.all([
+      db.outbox.where('nonce').equals(scan.nonce).count(),
+      first ? db.attendees.get(scan.attendeeId).then((newer) => newer ?? first.row) : getAttendee(db, scan.attendeeId),
+    ]);
     // The same nonce never queues twice.
     if (queued) return undefined;
     const row: OutboxRow = { ...scan, attempts: 0 };
     // An attendee the cache did not hold (a signed ticket admitted offline) is cached now, marked, so a second
     // scan of the same ticket reads as a re-scan here, never as a second admission.
     const known = attendee ?? unknown;
-    const [, , , logId] = await Promise.all([
+    const [seq, , , logId] = await Promise.all([
       db.outbox.add(row),
       known ? db.attendees.put(overlayPending(known, row)) : undefined,
       pass ? db.listPasses.put({ ...pass, source: 'local' }) : undefined,
@@ -43,7 +64,7 @@ export async function recordLocalScan(
         mode: 'offline',
       }),
     ]);
-    return logId;
+    return { logId: logId as number, queued: { ...row, seq: seq as number } };
   });
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PairingPayload } from '../../shared/checkin/pairing.ts';
 import { SIGNING_KEY_ID, SIGNING_PUBLIC_KEY, type PublicSigningKey } from '../../shared/checkin/signature.ts';
-import type { KioskDb } from './db.ts';
+import type { KioskDb, TicketRow } from './db.ts';
 
 /**
  * The ticket-signing keys this kiosk trusts (CONTRACT section 8). Pairing pins the event's key (`signing_key` in
@@ -48,7 +48,16 @@ export async function forgetEventSigning(db: KioskDb): Promise<void> {
 /** The keys trusted for the paired event: the last downloaded list for it, else the key pinned at pairing. */
 export async function trustedSigningKeys(db: KioskDb, settings: PairingPayload): Promise<PublicSigningKey[]> {
   const row = await db.meta.get(META_KEY);
-  const stored = row ? Stored.safeParse(row.value) : null;
+  return trustedKeysIn(row?.value, settings);
+}
+
+/** {@link trustedSigningKeys} from the `meta` rows as read (`read(key)`: the row's value, `undefined` when none). */
+export function trustedSigningKeysFrom(read: (key: string) => unknown, settings: PairingPayload): PublicSigningKey[] {
+  return trustedKeysIn(read(META_KEY), settings);
+}
+
+function trustedKeysIn(value: unknown, settings: PairingPayload): PublicSigningKey[] {
+  const stored = value === undefined ? null : Stored.safeParse(value);
   if (stored?.success && stored.data.eventId === settings.event_id) return stored.data.keys;
   return settings.signing_key && settings.signing_key_id ? [{ kid: settings.signing_key_id, key: settings.signing_key }] : [];
 }
@@ -78,8 +87,26 @@ export async function storeTicketTotal(db: KioskDb, total: number | undefined): 
  * attendees. `complete` when they are as many as the event has (the server's last count): only then can a
  * signature that fits none of them be called forged, rather than one for a ticket this device has not seen.
  */
-export async function knownTickets(db: KioskDb): Promise<{ tickets: { id: number; title: string | null }[]; complete: boolean }> {
+export async function knownTickets(db: KioskDb): Promise<KnownTickets> {
   const [listed, ids, total] = await Promise.all([db.tickets.toArray(), db.meta.get(TICKET_IDS_KEY), db.meta.get(TICKET_TOTAL_KEY)]);
+  return knownTicketsIn(listed, ids, total);
+}
+
+export interface KnownTickets {
+  tickets: { id: number; title: string | null }[];
+  complete: boolean;
+}
+
+/** {@link knownTickets} from the ticket list and the `meta` rows as read (`read(key)`: the row's value). */
+export function knownTicketsFrom(listed: readonly TicketRow[], read: (key: string) => unknown): KnownTickets {
+  const row = (key: string) => {
+    const value = read(key);
+    return value === undefined ? undefined : { value };
+  };
+  return knownTicketsIn(listed, row(TICKET_IDS_KEY), row(TICKET_TOTAL_KEY));
+}
+
+function knownTicketsIn(listed: readonly TicketRow[], ids: { value: unknown } | undefined, total: { value: unknown } | undefined): KnownTickets {
   const tickets: { id: number; title: string | null }[] = listed.map((t) => ({ id: t.id, title: t.title || null }));
   const seen = new Set(tickets.map((t) => t.id));
   if (Array.isArray(ids?.value)) {

@@ -2,7 +2,7 @@ import type { PairingPayload } from '../../shared/checkin/pairing.ts';
 import { kioskPaths } from '../../shared/checkin/paths.ts';
 import { DoorAttendee, type CheckinFate } from '../../shared/checkin/wire.ts';
 import { countAttendees } from '../store/attendees.ts';
-import type { KioskDb } from '../store/db.ts';
+import type { KioskDb, OutboxRow } from '../store/db.ts';
 import { getSyncState } from '../store/meta.ts';
 import { storeEventSigningKeys } from '../store/signing-keys.ts';
 import { pendingCount, storeServerAttendee } from '../store/outbox.ts';
@@ -178,7 +178,7 @@ export class SyncEngine {
    * `null` when there was none in time (offline, device problem, backlog, slow server): the local verdict
    * stands and the scan goes up with the same nonce later.
    */
-  flush(nonce: string, deadlineMs: number): Promise<CheckinFate | null> {
+  flush(nonce: string, deadlineMs: number, queued?: OutboxRow): Promise<CheckinFate | null> {
     if (!this.opts.settings() || this.blocked() || !this.status.online) {
       this.requestSync();
       return Promise.resolve(null);
@@ -195,7 +195,7 @@ export class SyncEngine {
       };
       this.waiters.set(nonce, waiter);
     });
-    void this.upload();
+    void this.upload(queued);
     return answer;
   }
 
@@ -372,7 +372,7 @@ export class SyncEngine {
   }
 
   /** Uploads the outbox now; one upload at a time, a request during one makes it go round once more. */
-  private upload(): Promise<UploadStop | null> {
+  private upload(head?: OutboxRow): Promise<UploadStop | null> {
     if (this.uploading) {
       this.uploadAgain = true;
       return this.uploading;
@@ -382,7 +382,8 @@ export class SyncEngine {
       try {
         do {
           this.uploadAgain = false;
-          stop = await this.uploadOnce();
+          stop = await this.uploadOnce(head);
+          head = undefined;
         } while (this.uploadAgain && !stop);
       } finally {
         this.uploading = null;
@@ -393,7 +394,7 @@ export class SyncEngine {
     return this.uploading;
   }
 
-  private async uploadOnce(): Promise<UploadStop | null> {
+  private async uploadOnce(head?: OutboxRow): Promise<UploadStop | null> {
     const settings = this.opts.settings();
     if (!settings || this.blocked()) return null;
     const api = this.api(settings);
@@ -413,6 +414,7 @@ export class SyncEngine {
         w.resolve(fate);
       },
       verifyAccess: () => this.checkAccess(api, settings),
+      head,
     });
     for (const failure of up.failures) this.events.emit({ type: 'failure', failure });
     await this.refreshStatus();

@@ -10,6 +10,7 @@ import {
   type CheckinFate,
 } from '../../shared/checkin/wire.ts';
 import type { KioskDb, OutboxRow, RefusalRow } from '../store/db.ts';
+import { scanMemory } from '../store/scan-memory.ts';
 import { settleBatch } from '../store/settle.ts';
 import { ApiError, type ApiClient, type ApiFailure } from './api-client.ts';
 import type { DeviceProblemKind, SyncFailure } from './events.ts';
@@ -38,6 +39,11 @@ export interface UploadHooks {
    * read this event (a key for another event gets 404 for every attendee), so the scans stay queued.
    */
   verifyAccess?: () => Promise<boolean>;
+  /**
+   * A scan just queued (committed), sent without reading the outbox first when it is all the outbox holds (as the
+   * in-memory copy says, store/scan-memory.ts): the door's online answer waits on no IndexedDB read.
+   */
+  head?: OutboxRow;
 }
 
 function checkinBody(row: OutboxRow): CheckinBody {
@@ -143,7 +149,10 @@ export async function uploadOutbox(
   let broken = null as { error: unknown } | null;
   try {
     for (let n = 0; n < maxBatches && !stopped; ) {
-      const waiting = await db.outbox.where('seq').above(after).limit(BATCH_MAX_REQUESTS).toArray();
+      const waiting =
+        n === 0 && hooks.head && onlyQueued(db, hooks.head)
+          ? [hooks.head]
+          : await db.outbox.where('seq').above(after).limit(BATCH_MAX_REQUESTS).toArray();
       if (waiting.length === 0) break;
       const rows: OutboxRow[] = [];
       for (const row of waiting) {
@@ -180,6 +189,12 @@ export async function uploadOutbox(
   }
   if (broken) throw broken.error;
   return total;
+}
+
+/** Whether `row` is the only scan queued. */
+function onlyQueued(db: KioskDb, row: OutboxRow): boolean {
+  const seqs = scanMemory(db)?.queuedSeqs();
+  return seqs?.length === 1 && seqs[0] === row.seq;
 }
 
 /**

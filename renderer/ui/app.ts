@@ -162,8 +162,9 @@ export class KioskApp {
     const idle = (job: () => void) => ('requestIdleCallback' in window ? requestIdleCallback(job, { timeout: 1000 }) : setTimeout(job, 200));
     const warm = () =>
       idle(() => {
-        this.sound.prepare();
+        // The reads first: IndexedDB answers them while making the audio context holds the page's thread.
         void this.ctx.service.warmUp();
+        this.sound.prepare();
       });
     this.ctx.engine.events.on((e) => {
       if (e.type === 'ready') setTimeout(warm, 1000);

@@ -183,8 +183,11 @@ export class DoorView {
   }
 }
 
+/** Made once: `toLocaleString` may build a formatter per call, and the door's counters are set after every verdict. */
+const COUNT_FORMAT = new Intl.NumberFormat('en-US');
+
 function setCount(id: string, n: number): void {
   const node = byId(id);
-  node.textContent = n.toLocaleString('en-US').replace(/,/g, '\u202f');
+  node.textContent = COUNT_FORMAT.format(n).replace(/,/g, '\u202f');
   node.dataset.value = String(n);
 }

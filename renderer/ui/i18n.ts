@@ -608,15 +608,30 @@ export function formatTime(lang: Lang, date: string | null, now = Date.now()): s
   if (ms === null) return date;
   const d = new Date(ms);
   const sameDay = new Date(now).toDateString() === d.toDateString();
-  const locale = lang === 'et' ? 'et-EE' : 'en-GB';
-  return sameDay
-    ? d.toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit' })
-    : d.toLocaleString(locale, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+  return sameDay ? formatter(lang, 'time').format(d) : formatter(lang, 'dateTime').format(d);
 }
 
 /** A clock time with seconds ("19:02:11"), for conflicts where seconds matter. */
 export function formatClock(lang: Lang, ms: number): string {
-  return new Date(ms).toLocaleTimeString(lang === 'et' ? 'et-EE' : 'en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return formatter(lang, 'clock').format(new Date(ms));
+}
+
+const FORMATS = {
+  time: { hour: '2-digit', minute: '2-digit' },
+  dateTime: { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' },
+  clock: { hour: '2-digit', minute: '2-digit', second: '2-digit' },
+} satisfies Record<string, Intl.DateTimeFormatOptions>;
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * One formatter per language and format, made once: `toLocaleTimeString` with options builds a new one on every call
+ * (tens of ms for the door's five recent scans on a busy door PC, run as the next guest is scanned). Same output.
+ */
+function formatter(lang: Lang, format: keyof typeof FORMATS): Intl.DateTimeFormat {
+  const key = `${lang}:${format}`;
+  let f = formatters.get(key);
+  if (!f) formatters.set(key, (f = new Intl.DateTimeFormat(lang === 'et' ? 'et-EE' : 'en-GB', FORMATS[format])));
+  return f;
 }
 
 /** An order status as door staff read it ("refunded", "raha tagastatud"); unknown ones are shown as sent. */
