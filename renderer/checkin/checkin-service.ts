@@ -235,8 +235,9 @@ export class CheckinService {
     const fate = await engine.flush(nonce, Math.max(0, deadlineAt - this.now()), recorded?.queued);
     const answered = fate && verdictFromFate(fate, verdict, local);
     if (!answered) {
-      // Queued for later: the pending count changes now (an upload refreshes it when it settles).
-      void engine.refreshStatus();
+      // Queued for later: the pending count changes now (an upload refreshes it when it settles). A refresh that
+      // fails (the database closing under it) changes nothing the next one will not set right.
+      void engine.refreshStatus().catch(() => undefined);
       return result(verdict, 'offline', true);
     }
     // The server refused what this kiosk let through: the pass did not happen.

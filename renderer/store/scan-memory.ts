@@ -32,8 +32,6 @@ interface Memory {
   meta: Map<string, unknown> | null;
   tickets: Map<number, TicketRow> | null;
   loading: Promise<void> | null;
-  /** A load asked for by a scan, about to start. */
-  loadSoon: boolean;
 }
 
 const memories = new WeakMap<object, Memory>();
@@ -52,7 +50,6 @@ function memoryOf(db: object): Memory {
       meta: null,
       tickets: null,
       loading: null,
-      loadSoon: false,
     };
     memories.set(db, m);
   }
@@ -298,22 +295,14 @@ export interface ScanMemory {
   readonly attendeesGeneration: number;
 }
 
-/** The loaded copies, or `null` (not loaded yet, or a write since made a table be read again: a load is started). */
+/** The loaded copies, or `null` (not loaded yet, or a write since made a table be read again). */
 export function scanMemory(db: KioskDb): ScanMemory | null {
   const m = memoryOf(db);
   const { attendees, snapshot, passes, outbox, meta, tickets } = m;
-  if (!attendees || !snapshot || !passes || !outbox || !meta || !tickets) {
-    // From a task of its own, outside any transaction the caller may be in (a load reads tables a caller's transaction
-    // may not hold).
-    if (!m.loading && !m.loadSoon) {
-      m.loadSoon = true;
-      setTimeout(() => {
-        m.loadSoon = false;
-        void loadOnce(db, m).catch(() => undefined);
-      }, 0);
-    }
-    return null;
-  }
+  // Not loaded, or a write since made a table be read again: the scan reads IndexedDB; loadScanMemory loads the copies
+  // (at warm-up, and after each sync run: ui/app.ts). Loaded from here, on a task of its own, a load left one of
+  // Dexie's promises rejected with nobody to hear it (an unhandled DatabaseClosedError in checkin-service.test.ts).
+  if (!attendees || !snapshot || !passes || !outbox || !meta || !tickets) return null;
   const snapshotRow = (id: number) => {
     const p = snapshot.get(id);
     return p ? unpackRow(p) : undefined;

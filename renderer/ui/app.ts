@@ -4,6 +4,7 @@ import { Camera } from '../scanner/camera.ts';
 import { createDeduper } from '../scanner/dedupe.ts';
 import { createWedge } from '../scanner/wedge.ts';
 import { putLanguage } from '../store/meta.ts';
+import { loadScanMemory } from '../store/scan-memory.ts';
 import { PairingFlow, unpair } from '../sync/pairing.ts';
 import { CameraBlockedPanel, cameraBlockedBy } from './camera-blocked.ts';
 import { setLanguage, type KioskContext } from './context.ts';
@@ -120,7 +121,11 @@ export class KioskApp {
       void this.startCamera(id);
     });
     ctx.engine.events.on((e) => {
-      if (e.type === 'status' && !e.status.running) void this.renderEvent();
+      if (e.type !== 'status' || e.status.running) return;
+      void this.renderEvent();
+      // The scan memory, when a write dropped a copy (or warm-up came before the first download): loaded again
+      // between sync runs; until then scans read IndexedDB.
+      void loadScanMemory(ctx.db).catch(() => undefined);
     });
   }
 
