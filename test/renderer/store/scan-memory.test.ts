@@ -17,24 +17,12 @@ import {
   trustedSigningKeysFrom,
 } from '../../../renderer/store/signing-keys.ts';
 import { attendeePasses, forgetGatePass, GATE_META_KEY, gateOf, loadGate, mergeServerPasses, saveGate } from '../../../renderer/checkin/gate.ts';
-import type { DoorAttendee } from '../../../shared/checkin/wire.ts';
+import { doorAttendee } from '../door-attendee-fixture.ts';
 import type { PairingPayload } from '../../../shared/checkin/pairing.ts';
 import { FakeDoorServer } from '../fake-door-server.ts';
 import { makeDevice } from '../kiosk-fixture.ts';
 
-const a = (id: number, over: Partial<DoorAttendee> = {}): DoorAttendee => ({
-  id,
-  post_id: 10,
-  ticket_id: 11,
-  status: 'publish',
-  title: `Guest ${id}`,
-  email: `g${id}@x.ee`,
-  checked_in: false,
-  checkin_details: false,
-  security_code: `code-${id}`,
-  order_status: 'completed',
-  ...over,
-});
+const a = doorAttendee;
 
 const scan = (nonce: string, attendeeId: number, checkIn = true) => ({
   nonce: nonce.padEnd(20, '-'),

@@ -4,21 +4,9 @@ import 'fake-indexeddb/auto';
 import { openKioskDb } from '../../../renderer/store/db.ts';
 import { applyAttendees, applySnapshotPage, countAttendees, getAttendee, searchAttendees } from '../../../renderer/store/attendees.ts';
 import { recordLocalScan } from '../../../renderer/store/outbox.ts';
-import type { DoorAttendee } from '../../../shared/checkin/wire.ts';
+import { doorAttendee } from '../door-attendee-fixture.ts';
 
-const a = (id: number, over: Partial<DoorAttendee> = {}): DoorAttendee => ({
-  id,
-  post_id: 10,
-  ticket_id: 11,
-  status: 'publish',
-  title: `Guest ${id}`,
-  email: `g${id}@x.ee`,
-  checked_in: false,
-  checkin_details: false,
-  security_code: `code-${id}`,
-  order_status: 'completed',
-  ...over,
-});
+const a = doorAttendee;
 
 test('the first download lives in chunks; later rows take precedence in lookups, search and counts', async () => {
   const db = openKioskDb('snapshot-test');
