@@ -154,7 +154,7 @@ describe('signed tickets (CONTRACT section 8)', () => {
     assert.equal(await check(newUrl, after), 'valid');
     assert.equal(await check(oldUrl, after), 'valid');
     // Revoked: the key is no longer handed out, so a device that downloads again no longer trusts what it signed.
-    const revoked = await cli('signing-key', 'revoke', '--event', String(f.eventId), '--kid', before.body.signing_key_id);
+    const revoked = await cli('signing-key', 'revoke', '--event', String(f.eventId), `--kid=${before.body.signing_key_id}`);
     assert.match(revoked[0], /^Revoked signing key /);
     const later = await event(f.eventId, bearer(door.key));
     assert.deepEqual(later.body.signing_keys, [{ signing_key_id: newKid, signing_key: after.body.signing_key }]);
