@@ -9,7 +9,7 @@ import { getAttendee, toSubject } from '../store/attendees.ts';
 import { knownTickets, knownTicketsFrom, trustedSigningKeys, trustedSigningKeysFrom } from '../store/signing-keys.ts';
 import { keepAttendee, loadScanMemory, scanMemory, type ScanMemory } from '../store/scan-memory.ts';
 import type { AttendeeRow, KioskDb } from '../store/db.ts';
-import { hasPending, logScan, recordLocalScanRow, updateScanLog } from '../store/outbox.ts';
+import { hasPending, logScan, recordLocalScan, updateScanLog } from '../store/outbox.ts';
 import type { SyncEngine } from '../sync/engine.ts';
 import type { DeviceProblem } from '../sync/events.ts';
 import { attendeePasses, decideThroughGate, exitCounts, forgetGatePass, GATE_META_KEY, gateOf, historyOf, loadGate, type GateState } from './gate.ts';
@@ -216,7 +216,7 @@ export class CheckinService {
       gate && (checkIn || exitCounts(history))
         ? { nonce, listId: gate.list.id, attendeeId: code.attendeeId, kind: checkIn ? ('entry' as const) : ('exit' as const), at }
         : undefined;
-    const recorded = await recordLocalScanRow(
+    const recorded = await recordLocalScan(
       db,
       {
         nonce,

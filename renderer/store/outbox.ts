@@ -10,7 +10,8 @@ export type LocalScan = Omit<OutboxRow, 'seq' | 'attempts'>;
 /**
  * Records a scan this device decided on its own (an admission, or a check-out): the outbox row, the local
  * attendee mark and the log line commit together or not at all, so a crash can neither lose the scan nor
- * let this device admit the same person twice.
+ * let this device admit the same person twice. Answers the log line's ID and the queued outbox row (`undefined`:
+ * the nonce was queued already).
  */
 export async function recordLocalScan(
   db: KioskDb,
@@ -23,18 +24,6 @@ export async function recordLocalScan(
    * The attendee as the first download has it (`row` undefined: not in it), when the caller knows (store/scan-memory.ts):
    * the transaction then reads only the `attendees` row, and does not lock the snapshot.
    */
-  first?: { row: AttendeeRow | undefined },
-): Promise<number | undefined> {
-  return (await recordLocalScanRow(db, scan, verdict, unknown, pass, first))?.logId;
-}
-
-/** {@link recordLocalScan}, answering with the queued outbox row too (`undefined`: the nonce was queued already). */
-export async function recordLocalScanRow(
-  db: KioskDb,
-  scan: LocalScan,
-  verdict: string,
-  unknown?: AttendeeRow,
-  pass?: Omit<ListPassRow, 'source'>,
   first?: { row: AttendeeRow | undefined },
 ): Promise<{ logId: number; queued: OutboxRow } | undefined> {
   const tables = first ? [db.outbox, db.attendees, db.scans, db.listPasses] : [db.outbox, db.attendees, db.snapshot, db.scans, db.listPasses];

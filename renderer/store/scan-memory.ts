@@ -286,8 +286,8 @@ export interface ScanMemory {
   passes(attendeeId: number): ListPassRow[];
   /** Whether this device still has scans of the attendee that the server has not heard of. */
   hasPending(attendeeId: number): boolean;
-  /** The `seq` of every queued scan (check-ins and check-outs waiting for upload), oldest first. */
-  queuedSeqs(): number[];
+  /** Whether the scan queued as `seq` is the only one in the outbox (check-ins and check-outs waiting for upload). */
+  onlyQueued(seq: number): boolean;
   /** A `meta` row's value. */
   meta(key: string): unknown;
   tickets(): TicketRow[];
@@ -316,7 +316,7 @@ export function scanMemory(db: KioskDb): ScanMemory | null {
     snapshotRow,
     passes: (attendeeId) => [...(m.passesOf.get(attendeeId)?.values() ?? [])].map((p) => ({ ...p })),
     hasPending: (attendeeId) => (m.queued.get(attendeeId) ?? 0) > 0,
-    queuedSeqs: () => [...outbox.keys()].sort((x, y) => x - y),
+    onlyQueued: (seq) => outbox.size === 1 && outbox.has(seq),
     meta: (key) => meta.get(key),
     tickets: () => [...tickets.values()].sort((a, b) => a.id - b.id),
     attendeesGeneration: m.generation.attendees,

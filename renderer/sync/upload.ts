@@ -193,8 +193,7 @@ export async function uploadOutbox(
 
 /** Whether `row` is the only scan queued. */
 function onlyQueued(db: KioskDb, row: OutboxRow): boolean {
-  const seqs = scanMemory(db)?.queuedSeqs();
-  return seqs?.length === 1 && seqs[0] === row.seq;
+  return row.seq !== undefined && scanMemory(db)?.onlyQueued(row.seq) === true;
 }
 
 /**

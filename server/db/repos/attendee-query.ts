@@ -3,7 +3,7 @@ import { dbNow, likeContains, rowReader, statement } from '../connection.ts';
 import { type Engine, StateKey } from '../engine/types.ts';
 import { inJson, jsonElements, LIKE_NOCASE, sqlFor } from '../engine/sql.ts';
 import { changeStamp, sharedStateOf } from '../change-feed.ts';
-import { EFFECTIVE_ORDER_STATUS, ROW_COLS, type AttendeeRow } from './attendees.ts';
+import { EFFECTIVE_ORDER_STATUS, PG_ORDER_CHECKIN_JOINS, ROW_COLS, type AttendeeRow } from './attendees.ts';
 
 /** What an attendee list asks for, already resolved against the caller's rights. */
 export interface AttendeeQuery {
@@ -311,8 +311,7 @@ FROM sequences s
 LEFT JOIN (SELECT id, ROW_NUMBER() OVER () AS pos FROM (${page.sql}) ids) pg ON 1 = 1
 LEFT JOIN attendees a ON a.post_id = pg.id
 LEFT JOIN posts p ON p.id = a.post_id
-LEFT JOIN LATERAL (SELECT * FROM orders WHERE orders.post_id = a.order_id OFFSET 0) o ON true
-LEFT JOIN LATERAL (SELECT * FROM checkins WHERE checkins.id = a.checkin_id OFFSET 0) c ON true
+${PG_ORDER_CHECKIN_JOINS}
 LEFT JOIN tickets t ON t.post_id = a.ticket_id
 LEFT JOIN posts tp ON tp.id = a.ticket_id
 LEFT JOIN posts e ON e.id = a.event_id

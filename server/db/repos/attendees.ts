@@ -95,15 +95,17 @@ LEFT JOIN orders o ON o.post_id = a.order_id
 LEFT JOIN checkins c ON c.id = a.checkin_id`;
 
 /**
- * PostgreSQL's CORE_JOINS: the order and the standing check-in each looked up by key for each attendee (a fenced
+ * PostgreSQL's CORE_JOINS (the page read, attendee-query.ts, joins the post its own way and these the same): the
+ * order and the standing check-in each looked up by key for each attendee (a fenced
  * LATERAL, OFFSET 0, cannot be pulled up into a join the planner may hash), whatever the tables' statistics say.
  * A statement's cached plan is made with the statistics of when it was first planned: planned at the start of an
  * evening, with `checkins` a few hundred rows, the plain join hashed all of `checkins` for every batch of 25
  * (a sequential scan of 16,000 rows, 15 ms, seen with auto_explain in bench:scale) until an ANALYZE came.
  */
-export const PG_CORE_JOINS = `JOIN posts p ON p.id = a.post_id
-LEFT JOIN LATERAL (SELECT * FROM orders WHERE orders.post_id = a.order_id OFFSET 0) o ON true
+export const PG_ORDER_CHECKIN_JOINS = `LEFT JOIN LATERAL (SELECT * FROM orders WHERE orders.post_id = a.order_id OFFSET 0) o ON true
 LEFT JOIN LATERAL (SELECT * FROM checkins WHERE checkins.id = a.checkin_id OFFSET 0) c ON true`;
+const PG_CORE_JOINS = `JOIN posts p ON p.id = a.post_id
+${PG_ORDER_CHECKIN_JOINS}`;
 
 /** A whole row's columns (CORE_JOINS and the ticket's and event's joins under their aliases), for attendee-query.ts. */
 export const ROW_COLS = `${CORE_COLS}, ${TICKET_COLS}, e.status AS event_status, e.password AS event_password`;
