@@ -27,9 +27,16 @@ import { loadNote, pgRttMs, roundTripsPer, selectOneMs, startPgProxy, targetLine
  * counts them). Printed: rates, p99s, the CPU seconds per second that the servers, PostgreSQL's backends, this
  * load generator and the proxy used (from /proc), each figure at RTT 0 beside the chosen RTT, and the targets.
  *
+ * Every configuration is warmed up before it is measured, as a server that has been running is: for
+ * BENCH_WARMUP_SECONDS, check-ins of WARM_ATTENDEES attendees set aside for it, then checkouts (neither counted).
+ * A fresh process and a fresh pool otherwise pay, inside the measured seconds, what a running server paid long ago:
+ * each new PostgreSQL connection plans every statement for the first time (tens of ms each, with cold catalog
+ * caches) and keeps custom plans for its first five executions, and V8 has not compiled the hot paths yet.
+ * BENCH_WARMUP_SECONDS=0 measures from cold, as before.
+ *
  * BENCH_ATTENDEES (20000), BENCH_CLIENTS (16), BENCH_CHECKIN_SECONDS (10), BENCH_CHECKOUT_SECONDS (8),
  * BENCH_CHECKOUT_CLIENTS (16), BENCH_PROCESSES (1,2,3), BENCH_PG_RTT_MS (1; 0 measures direct only),
- * BENCH_ROUND_TRIPS (20 requests of each kind counted), BENCH_SQLITE=off.
+ * BENCH_ROUND_TRIPS (20 requests of each kind counted), BENCH_WARMUP_SECONDS (2), BENCH_SQLITE=off.
  */
 
 const N = Number(process.env.BENCH_ATTENDEES ?? 20_000);
@@ -38,6 +45,9 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const CHECKIN_SECONDS = Number(process.env.BENCH_CHECKIN_SECONDS ?? 10);
 const CHECKOUT_SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? 8);
 const CHECKOUT_CLIENTS = Number(process.env.BENCH_CHECKOUT_CLIENTS ?? 16);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+/** Attendees set aside for the warm-up's check-ins (100 batches: ten a connection of a pool of ten). */
+const WARM_ATTENDEES = WARMUP_SECONDS > 0 ? 2_500 : 0;
 const SALE_EVENTS = 8;
 const RTT = pgRttMs();
 const COUNTED = Number(process.env.BENCH_ROUND_TRIPS ?? 20);
@@ -105,7 +115,7 @@ interface Row {
 }
 
 /** The attendees checked in once each, 25 a batch, CLIENTS at a time, round-robin over the processes, for CHECKIN_SECONDS at most. */
-async function checkinRun(target: Target, auth: string, ids: number[], tag: string) {
+async function checkinRun(target: Target, auth: string, ids: number[], tag: string, limitSeconds = CHECKIN_SECONDS) {
   const { servers } = target;
   const agents = servers.map(() => new http.Agent({ keepAlive: true, maxSockets: CLIENTS }));
   const batches: number[][] = [];
@@ -119,7 +129,7 @@ async function checkinRun(target: Target, auth: string, ids: number[], tag: stri
   const lat: number[] = [];
   const before = cpuNow(target);
   const t0 = performance.now();
-  const until = t0 + CHECKIN_SECONDS * 1000;
+  const until = t0 + limitSeconds * 1000;
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
       for (let b = next++; b < batches.length && performance.now() < until; b = next++) {
@@ -179,7 +189,7 @@ async function checkinRun(target: Target, auth: string, ids: number[], tag: stri
  * Anonymous buyers for CHECKOUT_SECONDS, CHECKOUT_CLIENTS at a time; cart on one process, checkout on the next;
  * buyer i buys a place of `tickets[i % tickets.length]` (one ticket per event).
  */
-async function checkoutRun(target: Target, tickets: number[], firstBuyer: number) {
+async function checkoutRun(target: Target, tickets: number[], firstBuyer: number, limitSeconds = CHECKOUT_SECONDS) {
   const { servers } = target;
   let n = firstBuyer;
   let sold = 0;
@@ -187,7 +197,7 @@ async function checkoutRun(target: Target, tickets: number[], firstBuyer: number
   const lat: number[] = [];
   const before = cpuNow(target);
   const t0 = performance.now();
-  const until = t0 + CHECKOUT_SECONDS * 1000;
+  const until = t0 + limitSeconds * 1000;
   await Promise.all(
     Array.from({ length: CHECKOUT_CLIENTS }, async () => {
       while (performance.now() < until) {
@@ -212,9 +222,27 @@ async function checkoutRun(target: Target, tickets: number[], firstBuyer: number
   };
 }
 
+/**
+ * The warm-up (check-ins of the first WARM_ATTENDEES, then checkouts, for up to WARMUP_SECONDS each, not counted),
+ * then the measured check-ins of the other attendees and the measured checkouts. `o.buyers` counts both runs' buyers.
+ */
+async function warmThenMeasure(target: Target, auth: string, ids: number[], tag: string, tickets: number[], firstBuyer: number) {
+  let buyer = firstBuyer;
+  if (WARMUP_SECONDS > 0) {
+    await checkinRun(target, auth, ids.slice(0, WARM_ATTENDEES), `${tag}-warm`, WARMUP_SECONDS);
+    buyer += (await checkoutRun(target, tickets, buyer, WARMUP_SECONDS)).buyers;
+  }
+  const c = await checkinRun(target, auth, ids.slice(WARM_ATTENDEES), tag);
+  const o = await checkoutRun(target, tickets, buyer);
+  return { c, o: { ...o, buyers: o.buyers + buyer - firstBuyer } };
+}
+
 async function startServers(n: number, db: string, dataDir: string): Promise<ChildServer[]> {
   const servers: ChildServer[] = [];
-  for (let i = 0; i < n; i++) servers.push(childServer({ dbFile: db, port: await freePort(), env: { EVT_DATA_DIR: dataDir, EVT_CACHE: 'on' } }));
+  // BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when the bench stops it (as bench-util's targets).
+  const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  for (let i = 0; i < n; i++)
+    servers.push(childServer({ dbFile: db, port: await freePort(), env: { EVT_DATA_DIR: dataDir, EVT_CACHE: 'on' }, nodeArgs }));
   await Promise.all(servers.map((s) => s.start()));
   return servers;
 }
@@ -319,7 +347,7 @@ async function main(): Promise<void> {
   const missing = pgUnavailable();
   if (missing) throw new Error(missing);
   say(
-    `bench:scale: ${N} attendees, batches of ${BATCH} from ${CLIENTS} clients for ${CHECKIN_SECONDS} s at most; checkouts for ${CHECKOUT_SECONDS} s from ${CHECKOUT_CLIENTS} clients over ${SALE_EVENTS} events; PostgreSQL direct${RTT > 0 ? ` and at RTT ${RTT} ms through the delay proxy` : ''}`,
+    `bench:scale: ${N} attendees, batches of ${BATCH} from ${CLIENTS} clients for ${CHECKIN_SECONDS} s at most; checkouts for ${CHECKOUT_SECONDS} s from ${CHECKOUT_CLIENTS} clients over ${SALE_EVENTS} events; PostgreSQL direct${RTT > 0 ? ` and at RTT ${RTT} ms through the delay proxy` : ''}; ${WARMUP_SECONDS > 0 ? `each configuration warmed up first (${WARM_ATTENDEES} check-ins and checkouts, ${WARMUP_SECONDS} s at most each, not counted)` : 'measured from cold (no warm-up)'}`,
   );
   say(`${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg()[0]!.toFixed(1)}, Node ${process.version}`);
   const rows: Row[] = [];
@@ -333,8 +361,7 @@ async function main(): Promise<void> {
     const servers = await startServers(1, site.dbFile, site.dir);
     const target = { servers, backends: () => [], proxyPid: null };
     try {
-      const c = await checkinRun(target, site.auth.doorKey, site.attendeeIds, 'sqlite');
-      const o = await checkoutRun(target, tickets, buyer);
+      const { c, o } = await warmThenMeasure(target, site.auth.doorKey, site.attendeeIds, 'sqlite', tickets, buyer);
       buyer += o.buyers;
       rows.push(row('1 process, SQLite', 0, 0, c, o));
       say(`  ${rows.at(-1)!.name}: done (${elapsed()})`);
@@ -368,8 +395,7 @@ async function main(): Promise<void> {
         const servers = await startServers(n, rtt ? proxy.through(db.url) : db.url, dataDir);
         const target = { servers, backends: db.backends, proxyPid: rtt ? proxy.pid : null };
         try {
-          const c = await checkinRun(target, site.auth.doorKey, site.attendeeIds, `pg${n}-${rtt}`);
-          const o = await checkoutRun(target, tickets, buyer);
+          const { c, o } = await warmThenMeasure(target, site.auth.doorKey, site.attendeeIds, `pg${n}-${rtt}`, tickets, buyer);
           buyer += o.buyers;
           rows.push(row(`${n} process${n > 1 ? 'es' : ''}, PostgreSQL`, n, rtt, c, o));
           say(`  ${label(rows.at(-1)!)}: done (${elapsed()})`);
