@@ -156,7 +156,6 @@ export function withRequestLog(handler: RequestListener, logger: Logger, trust: 
       res.setHeader('X-Request-Id', id);
       return id;
     },
-    autoLogging: { ignore: (req: IncomingMessage) => resolveRestTarget(req.url ?? '/') !== null },
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
     customSuccessMessage: (req, res) => `${req.method} ${redactUrl(originalUrl(req))} ${res.statusCode}`,
     customErrorMessage: (req, res) => `${req.method} ${redactUrl(originalUrl(req))} ${res.statusCode}`,
@@ -178,6 +177,15 @@ export function withRequestLog(handler: RequestListener, logger: Logger, trust: 
     },
   });
   return (req, res) => {
+    // A REST request gets no access line (the REST layer writes its own), so not pino-http's per-request child
+    // logger and listeners either: they were 6% of a server's CPU in a batch check-in profile, for nothing written.
+    if (resolveRestTarget(req.url ?? '/') !== null) {
+      const reqId = requestIdOf(req.headers['x-request-id']);
+      res.setHeader('X-Request-Id', reqId);
+      (req as IncomingMessage & { id?: unknown }).id = reqId;
+      requestContext.run({ reqId }, () => handler(req, res));
+      return;
+    }
     httpLogger(req, res);
     const reqId = String((req as IncomingMessage & { id?: unknown }).id);
     requestContext.run({ reqId }, () => handler(req, res));
