@@ -240,12 +240,16 @@ export class KioskApp {
     const { engine } = this.ctx;
     // The supervisor PIN set with the confirmation; the same server and event keep the one there is.
     const pin = this.confirm.takePin();
-    if (pin !== null) await setPin(this.ctx.db, pin);
-    this.pinSet = await hasPin(this.ctx.db);
+    // Its PBKDF2 (PIN_ITERATIONS, off the page's thread with WebCrypto) runs while the first download starts instead
+    // of ahead of it: derived before the sync, it held back the first request by its whole time (issue 22). A PIN
+    // check made meanwhile waits for it (pin.ts), so neither the PIN it replaces nor none answers in between.
+    const storing = pin === null ? Promise.resolve() : setPin(this.ctx.db, pin);
     this.ctx.settings.current = payload;
     engine.resetAuth();
     // The first download starts at once; the screen catches up meanwhile.
     void engine.syncNow({ refreshEvent: true });
+    await storing;
+    this.pinSet = await hasPin(this.ctx.db);
     this.pairing.show(false);
     await engine.refreshStatus();
     await this.renderEvent();
