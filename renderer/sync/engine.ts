@@ -12,6 +12,7 @@ import { syncGate } from './gate-sync.ts';
 import { DEVICE_PROBLEM_ORDER, SyncEvents, type DeviceProblem, type DeviceProblemKind, type HubInfo, type SyncStatus } from './events.ts';
 import { recordOverruledScans } from '../store/settle.ts';
 import { uploadOutbox, uploadRefusals, type UploadStop } from './upload.ts';
+import type { EventRead } from './pairing.ts';
 
 export interface EngineOptions {
   db: KioskDb;
@@ -95,6 +96,12 @@ export class SyncEngine {
   private debounceTimer: ReturnType<typeof setTimeout> | null = null;
   private interval: ReturnType<typeof setInterval> | null = null;
   private refreshEvent = false;
+  /**
+   * The event as the pairing question read it with the new key (resetAuth): the next run's check of the key, instead
+   * of reading the event again, while it is younger than HEALTH_EVERY_MS (the age at which a run checks anyway).
+   * A kiosk just paired then asks the server for its first slices, not for the event a second time (issue 22).
+   */
+  private checked: EventRead | null = null;
   private recheck = false;
   private readonly now: () => number;
 
@@ -239,9 +246,10 @@ export class SyncEngine {
   }
 
   /** Pairing changed: forget the device problems of the old pairing and start afresh. */
-  resetAuth(): void {
+  resetAuth(checked?: EventRead): void {
     this.failures = 0;
     this.lastHealthAt = -Infinity;
+    this.checked = checked ?? null;
     this.setStatus({ unauthorized: false, lastError: null, online: true, problems: [], device: null, readyInfo: null, hub: null });
   }
 
@@ -341,6 +349,18 @@ export class SyncEngine {
    * server could not be asked.
    */
   private async checkAccess(api: ApiClient, settings: PairingPayload, signal?: AbortSignal, read?: (event: unknown) => void): Promise<boolean> {
+    const checked = this.checked;
+    this.checked = null;
+    if (
+      checked &&
+      checked.settings.url === settings.url &&
+      checked.settings.api_key === settings.api_key &&
+      checked.settings.event_id === settings.event_id &&
+      this.now() - checked.at < HEALTH_EVERY_MS
+    ) {
+      this.lastHealthAt = checked.at;
+      return await this.acceptEvent(settings, checked.body, read);
+    }
     this.lastHealthAt = this.now();
     let body: unknown;
     try {
@@ -354,6 +374,11 @@ export class SyncEngine {
       }
       return false;
     }
+    return await this.acceptEvent(settings, body, read);
+  }
+
+  /** checkAccess's reading of the event's answer. */
+  private async acceptEvent(settings: PairingPayload, body: unknown, read?: (event: unknown) => void): Promise<boolean> {
     const event = body as { id?: unknown; attendance?: unknown } | null;
     if (!event || typeof event !== 'object' || event.id !== settings.event_id) {
       this.raise('not_doorstep', 'the event answer is not a Doorstep event');

@@ -81,6 +81,18 @@ export interface EventView {
    * address is no Doorstep server.
    */
   problem: { kind: 'network' | 'refused' | 'not-found' | 'bad-answer' | 'wrong-event' | 'not-doorstep'; message: string } | null;
+  /**
+   * The event's answer as read with the pairing's key (when it was read without a problem) and when: a pairing
+   * staff confirm hands it to the sync engine as its first check of the key (SyncEngine.resetAuth).
+   */
+  read?: EventRead;
+}
+
+/** An event's answer read with a pairing's key, and when (ms since epoch). */
+export interface EventRead {
+  settings: PairingPayload;
+  body: unknown;
+  at: number;
 }
 
 /** Problems that refuse a pairing outright: the key demonstrably cannot serve this event at this address. */
@@ -133,8 +145,15 @@ async function readCapped(res: Response, max: number): Promise<string> {
  * Asks the target server for the event, with the key from the payload (never the current pairing's key),
  * a short timeout and a bounded answer.
  */
-export async function probeEvent(next: PairingPayload, fetchImpl: FetchLike = fetch, timeoutMs = 6000): Promise<EventView> {
+export async function probeEvent(
+  next: PairingPayload,
+  fetchImpl: FetchLike = fetch,
+  timeoutMs = 6000,
+  now: () => number = Date.now,
+): Promise<EventView> {
   const view: EventView = { id: next.event_id, title: null, startDate: null, problem: null };
+  /** The answer stands for the key as of when it was asked for (EventView.read). */
+  const asked = now();
   let res: Response;
   let text: string;
   try {
@@ -172,7 +191,7 @@ export async function probeEvent(next: PairingPayload, fetchImpl: FetchLike = fe
   if (parsed.data.attendance === undefined) {
     return { ...named, problem: { kind: 'wrong-event', message: `this key cannot read the attendees of event ${next.event_id}` } };
   }
-  return named;
+  return { ...named, read: { settings: next, body, at: asked } };
 }
 
 /**
@@ -190,7 +209,7 @@ const probeKey = (p: PairingPayload) => JSON.stringify([p.url, p.api_key, p.even
 
 /** Starts the probe of a pairing the page was opened with (see {@link early}); replaces any earlier one. */
 export function probeEarly(next: PairingPayload, fetchImpl: FetchLike = fetch, now: () => number = Date.now): void {
-  early = { key: probeKey(next), fetchImpl, at: now(), view: probeEvent(next, fetchImpl) };
+  early = { key: probeKey(next), fetchImpl, at: now(), view: probeEvent(next, fetchImpl, undefined, now) };
 }
 
 /** The early probe's answer for this pairing, once; null when there is none that fits. */
@@ -283,7 +302,7 @@ export async function planPairing(
   next: PairingPayload,
   opts: { fetch?: FetchLike; timeoutMs?: number; now?: () => number } = {},
 ): Promise<PairingPlan> {
-  const probe = takeEarly(next, opts.fetch ?? fetch, opts.now ?? Date.now) ?? probeEvent(next, opts.fetch, opts.timeoutMs);
+  const probe = takeEarly(next, opts.fetch ?? fetch, opts.now ?? Date.now) ?? probeEvent(next, opts.fetch, opts.timeoutMs, opts.now);
   let [event, settings, pending] = await Promise.all([probe, getSettings(db), db.outbox.count()]);
   if (event.problem?.kind === 'not-doorstep' || event.problem?.kind === 'network') {
     // The site's own address (typed by hand): its pages name the interface root.
@@ -291,7 +310,7 @@ export async function planPairing(
     const found = root === null ? null : PairingPayload.safeParse({ ...next, url: root });
     if (found?.success && found.data.url !== next.url) {
       next = found.data;
-      event = await probeEvent(next, opts.fetch, opts.timeoutMs);
+      event = await probeEvent(next, opts.fetch, opts.timeoutMs, opts.now);
     }
   }
   const kind = settings === null ? 'first' : pairsElsewhere(settings, next) ? 'replace' : 'same';
@@ -359,8 +378,8 @@ export interface PairingFlowOptions {
   upload: () => Promise<void>;
   /** Waits until no sync run is in flight, so none straddles the change. */
   idle: () => Promise<void>;
-  /** The new pairing is stored. */
-  paired: (next: PairingPayload) => Promise<void> | void;
+  /** The new pairing is stored; `event` is the event as the question read it with the new key. */
+  paired: (next: PairingPayload, event: EventView) => Promise<void> | void;
 }
 
 /**
@@ -433,7 +452,7 @@ export class PairingFlow {
         if (err instanceof PairingBlocked) continue;
         throw err;
       }
-      await this.opts.paired(next);
+      await this.opts.paired(next, plan.event);
       return 'paired';
     }
   }

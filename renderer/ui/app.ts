@@ -5,7 +5,7 @@ import { createDeduper } from '../scanner/dedupe.ts';
 import { createWedge } from '../scanner/wedge.ts';
 import { putLanguage } from '../store/meta.ts';
 import { loadScanMemory } from '../store/scan-memory.ts';
-import { PairingFlow, unpair } from '../sync/pairing.ts';
+import { PairingFlow, unpair, type EventView } from '../sync/pairing.ts';
 import { CameraBlockedPanel, cameraBlockedBy } from './camera-blocked.ts';
 import { setLanguage, type KioskContext } from './context.ts';
 import { byId, el } from './dom.ts';
@@ -66,7 +66,7 @@ export class KioskApp {
       invalid: () => this.confirm.invalid(),
       upload: () => ctx.engine.syncNow(),
       idle: () => ctx.engine.idle(),
-      paired: (next) => this.paired(next),
+      paired: (next, event) => this.paired(next, event),
     });
     this.pairing = new PairingView(ctx, (p) => this.pair(p));
     this.staff = new StaffPanel(
@@ -236,16 +236,21 @@ export class KioskApp {
   }
 
   /** The new pairing is stored: start over with it. */
-  private async paired(payload: PairingPayload): Promise<void> {
+  private async paired(payload: PairingPayload, event: EventView): Promise<void> {
     const { engine } = this.ctx;
     // The supervisor PIN set with the confirmation; the same server and event keep the one there is.
     const pin = this.confirm.takePin();
-    if (pin !== null) await setPin(this.ctx.db, pin);
-    this.pinSet = await hasPin(this.ctx.db);
+    // Its PBKDF2 (PIN_ITERATIONS, off the page's thread with WebCrypto) runs while the first download starts instead
+    // of ahead of it: derived before the sync, it held back the first request by its whole time (issue 22). A PIN
+    // check made meanwhile waits for it (pin.ts), so neither the PIN it replaces nor none answers in between.
+    const storing = pin === null ? Promise.resolve() : setPin(this.ctx.db, pin);
     this.ctx.settings.current = payload;
-    engine.resetAuth();
+    // The event as the question read it with this key is the first run's check of the key (SyncEngine.checked).
+    engine.resetAuth(event.read);
     // The first download starts at once; the screen catches up meanwhile.
     void engine.syncNow({ refreshEvent: true });
+    await storing;
+    this.pinSet = await hasPin(this.ctx.db);
     this.pairing.show(false);
     await engine.refreshStatus();
     await this.renderEvent();

@@ -96,21 +96,41 @@ function sameDigest(a: string, b: string): boolean {
   return diff === 0;
 }
 
+/**
+ * A PIN being set on this database (derived, then stored): the reads below wait for it, so that none answers from
+ * the PIN it replaces, or from none, while its PBKDF2 runs (a pairing stores its PIN while the first download has
+ * already started, app.ts).
+ */
+const storing = new WeakMap<KioskDb, Promise<unknown>>();
+
+const settled = (db: KioskDb): Promise<unknown> => storing.get(db) ?? Promise.resolve();
+
 export async function hasPin(db: KioskDb): Promise<boolean> {
+  await settled(db);
   return PinRecord.safeParse((await db.meta.get(PIN_KEY))?.value).success;
 }
 
 /** Stores a new PIN (a fresh salt each time) and clears the wrong-attempt count. */
-export async function setPin(db: KioskDb, pin: string, iterations = PIN_ITERATIONS): Promise<void> {
-  if (!validPin(pin)) throw new Error(`the PIN must be ${PIN_MIN} to ${PIN_MAX} digits`);
-  const saltBytes = new Uint8Array(16);
-  crypto.getRandomValues(saltBytes);
-  const salt = hex(saltBytes);
-  const record: PinRecord = { algo: 'PBKDF2-SHA-256', iterations, salt, hash: await derivePin(pin, salt, iterations) };
-  await db.transaction('rw', db.meta, async () => {
-    await db.meta.put({ key: PIN_KEY, value: record });
-    await db.meta.put({ key: ATTEMPTS_KEY, value: NO_ATTEMPTS });
+export function setPin(db: KioskDb, pin: string, iterations = PIN_ITERATIONS): Promise<void> {
+  if (!validPin(pin)) return Promise.reject(new Error(`the PIN must be ${PIN_MIN} to ${PIN_MAX} digits`));
+  const job = (async () => {
+    // After any PIN still being set: the last one set is the one stored.
+    await settled(db);
+    const saltBytes = new Uint8Array(16);
+    crypto.getRandomValues(saltBytes);
+    const salt = hex(saltBytes);
+    const record: PinRecord = { algo: 'PBKDF2-SHA-256', iterations, salt, hash: await derivePin(pin, salt, iterations) };
+    await db.transaction('rw', db.meta, async () => {
+      await db.meta.put({ key: PIN_KEY, value: record });
+      await db.meta.put({ key: ATTEMPTS_KEY, value: NO_ATTEMPTS });
+    });
+  })();
+  const done = job.catch(() => undefined);
+  storing.set(db, done);
+  void done.then(() => {
+    if (storing.get(db) === done) storing.delete(db);
   });
+  return job;
 }
 
 export type PinCheck =
@@ -129,12 +149,14 @@ async function attempts(db: KioskDb): Promise<Attempts> {
 
 /** When the pad is locked until, or `null` when it is not. */
 export async function pinLockedUntil(db: KioskDb, now = Date.now()): Promise<number | null> {
+  await settled(db);
   const a = await attempts(db);
   return a.lockedUntil > now ? a.lockedUntil : null;
 }
 
 /** Checks a PIN, counting wrong ones; while locked, nothing is checked. */
 export async function checkPin(db: KioskDb, pin: string, now = Date.now()): Promise<PinCheck> {
+  await settled(db);
   const record = PinRecord.safeParse((await db.meta.get(PIN_KEY))?.value);
   if (!record.success) return { ok: false, reason: 'unset' };
   const before = await attempts(db);

@@ -11,6 +11,8 @@ import type { PairingPayload } from '../../../shared/checkin/pairing.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
 import { cachedIds } from '../kiosk-fixture.ts';
+import { probeEvent } from '../../../renderer/sync/pairing.ts';
+import { signingKeysOfEvent } from '../../../renderer/store/signing-keys.ts';
 
 /**
  * A kiosk's first download against the real server: its first door snapshot slices are asked for while the sync
@@ -34,11 +36,11 @@ afterAll(() => srv?.close());
 
 let dbs = 0;
 
-async function kiosk(apiKey: string, fetchImpl: typeof fetch) {
+async function kiosk(apiKey: string, fetchImpl: typeof fetch, now?: () => number) {
   const db = openKioskDb(`engine-first-${process.pid}-${++dbs}`);
   const settings: PairingPayload = { url: srv.root, api_key: apiKey, event_id: event.eventId };
   await putSettings(db, settings);
-  const engine = new SyncEngine({ db, deviceId: 'door-1', settings: () => settings, fetch: fetchImpl, timers: false });
+  const engine = new SyncEngine({ db, deviceId: 'door-1', settings: () => settings, fetch: fetchImpl, timers: false, now });
   const events: SyncEvent[] = [];
   engine.events.on((e) => events.push(e));
   return {
@@ -119,6 +121,60 @@ describe('the first download starts while the sync run checks the key', () => {
     assert.equal(k.events.filter((e) => e.type === 'failure' && e.failure.kind === 'network').length, 0);
     assert.equal(k.engine.status.online, true);
     await k.close();
+  });
+
+  test("the pairing question's read of the event is the first run's check of the key while it is fresh", async () => {
+    const reads: string[] = [];
+    const counting = async (input: string | URL | Request, init?: RequestInit) => {
+      if (isEvent(String(input))) reads.push(new Headers(init?.headers).get('Authorization') ?? '');
+      return await fetch(input, init);
+    };
+    const settings: PairingPayload = { url: srv.root, api_key: key, event_id: event.eventId };
+    let clock = Date.now();
+    // As the question reads it (pairing.ts probeEvent), then handed over as staff confirm (app.ts paired).
+    const view = await probeEvent(settings, counting as typeof fetch, 5000, () => clock);
+    assert.ok(view.read, 'a key that reads the event gives its answer');
+    const k = await kiosk(key, counting as typeof fetch, () => clock);
+    k.engine.resetAuth(view.read);
+    await k.engine.syncNow({ refreshEvent: true });
+    assert.equal(reads.length, 1, 'the event was read once, by the question');
+    assert.equal((await cachedIds(k.db)).size, event.attendeeIds.length);
+    assert.equal(k.engine.status.ready, true);
+    assert.deepEqual(k.engine.status.problems, []);
+    // Its signing keys stored from that answer, as the run's own read stores them.
+    const kids = signingKeysOfEvent(view.read.body)?.keys.map((x) => x.kid);
+    assert.ok(kids?.length);
+    const stored = (await k.db.meta.get('signing_keys'))?.value as { keys: { kid: string }[] } | undefined;
+    assert.deepEqual(
+      stored?.keys.map((x) => x.kid),
+      kids,
+    );
+    // Taken once: the key is checked again by reading the event once HEALTH_EVERY_MS (60 s) have passed.
+    clock += 61_000;
+    await k.engine.syncNow();
+    assert.equal(reads.length, 2);
+    await k.close();
+
+    // An answer as old as HEALTH_EVERY_MS, or read with another key, is not taken: the run reads the event itself.
+    reads.length = 0;
+    const stale = await kiosk(key, counting as typeof fetch, () => clock + 60_000);
+    stale.engine.resetAuth({ ...view.read, at: clock });
+    await stale.engine.syncNow({ refreshEvent: true });
+    assert.equal(reads.length, 1, 'the stale answer was read again');
+    assert.equal(stale.engine.status.ready, true);
+    await stale.close();
+    reads.length = 0;
+    const other = await kiosk(otherKey, counting as typeof fetch, () => clock);
+    other.engine.resetAuth({ ...view.read, at: clock });
+    await other.engine.syncNow({ refreshEvent: true });
+    assert.ok(reads.length >= 1, 'read with its own key');
+    assert.deepEqual(
+      other.engine.status.problems.map((p) => p.kind),
+      ['wrong_event'],
+      "another key's answer does not stand for this key",
+    );
+    assert.equal(await other.db.snapshot.count(), 0);
+    await other.close();
   });
 
   test('a revoked key: nothing stored, the key shown as refused', async () => {

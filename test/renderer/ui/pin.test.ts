@@ -43,6 +43,25 @@ describe('supervisor PIN', () => {
     assert.deepEqual(await checkPin(db, '000000', t1 + 2 * PIN_LOCK_MS), { ok: false, reason: 'wrong', left: 4 }, 'the right PIN reset the count');
   });
 
+  test('a PIN being set is waited for: checks made meanwhile answer from it, never from the PIN it replaces or none', async () => {
+    const db = freshDb();
+    // Not awaited, as a pairing stores its PIN while its first download starts (app.ts paired).
+    const first = setPin(db, '1111', 2000);
+    const [set, right, locked] = await Promise.all([hasPin(db), checkPin(db, '1111'), pinLockedUntil(db)]);
+    assert.deepEqual([set, right, locked], [true, { ok: true }, null]);
+    await first;
+    const replacing = setPin(db, '2222', 2000);
+    assert.deepEqual(await checkPin(db, '1111'), { ok: false, reason: 'wrong', left: 4 }, 'the PIN replaced no longer opens');
+    await replacing;
+    // Two set one after another without waiting: the last one is the one stored.
+    void setPin(db, '3333', 2000);
+    await setPin(db, '4444', 2000);
+    assert.deepEqual(await checkPin(db, '4444'), { ok: true });
+    assert.deepEqual(await checkPin(db, '3333'), { ok: false, reason: 'wrong', left: 4 });
+    await assert.rejects(setPin(db, '12'), /4 to 12 digits/);
+    assert.deepEqual(await checkPin(db, '4444'), { ok: true }, 'a refused PIN changes nothing');
+  });
+
   test('PINs are 4 to 12 digits', () => {
     assert.deepEqual(['123', '1234', '123456789012', '1234567890123', '12a4', ' 1234'].map(validPin), [false, true, true, false, false, false]);
   });
