@@ -190,22 +190,30 @@ export class SyncEngine {
   }
 
   /**
-   * {@link flush} for a scan whose write is still under way (`written`: its outbox row once committed). When it will
-   * be the only scan queued and no upload is out, it is sent at once, so the server's round trip overlaps the
-   * write; its answer is stored, and reaches the door, only once the write committed (a scan is on this device
-   * before its verdict is shown). Otherwise it is sent once written, as {@link flush} sends it. Rejects as the write does.
+   * {@link flush} for a scan not written yet: `write` writes it (answering its outbox row once committed). When it
+   * will be the only scan queued and no upload is out, the scan is sent first and written while the request is out,
+   * so the server's round trip and the write overlap; its answer is stored, and reaches the door, only once the write
+   * committed (a scan is on this device before its verdict is shown). Otherwise it is written, then sent as
+   * {@link flush} sends it. Rejects as the write does.
    */
-  async flushWriting(nonce: string, deadlineMs: number, row: OutboxRow, written: Promise<OutboxRow | undefined>): Promise<CheckinFate | null> {
+  async flushWriting(nonce: string, deadlineMs: number, row: OutboxRow, write: () => Promise<OutboxRow | undefined>): Promise<CheckinFate | null> {
     const t0 = this.now();
     const early = this.opts.settings() && !this.blocked() && this.status.online && !this.uploading && scanMemory(this.opts.db)?.queuedCount() === 0;
     if (!early) {
-      const queued = await written;
+      const queued = await write();
       return this.flush(nonce, Math.max(0, deadlineMs - (this.now() - t0)), queued);
     }
     const answer = this.wait(nonce, deadlineMs);
-    // A failed write fails the upload too (nothing was stored): the caller hears of it from `written`.
+    let wrote!: (row: Promise<OutboxRow | undefined>) => void;
+    const written = new Promise<OutboxRow | undefined>((resolve) => {
+      wrote = resolve;
+    });
+    // The request is on its way when this returns (the upload runs up to the fetch at once); a failed write fails the
+    // upload too, having stored nothing: the caller hears of it from the write.
     this.upload(undefined, { row, written }).catch(() => undefined);
-    await written;
+    const writing = write();
+    wrote(writing);
+    await writing;
     return answer;
   }
 
