@@ -216,23 +216,16 @@ export class CheckinService {
       gate && (checkIn || exitCounts(history))
         ? { nonce, listId: gate.list.id, attendeeId: code.attendeeId, kind: checkIn ? ('entry' as const) : ('exit' as const), at }
         : undefined;
-    const recorded = await recordLocalScan(
-      db,
-      {
-        nonce,
-        attendeeId: code.attendeeId,
-        checkIn,
-        scanAt: at,
-        scanIso: isoWithOffset(at),
-        deviceId,
-      },
-      checkIn ? verdict.kind : 'checked_out',
-      unknown,
-      pass,
-      firstDownloadRow(db, code.attendeeId),
-    );
+    const scan = { nonce, attendeeId: code.attendeeId, checkIn, scanAt: at, scanIso: isoWithOffset(at), deviceId };
+    let recording: ReturnType<typeof recordLocalScan> | undefined;
+    // The request goes out first and the scan is written while it is out (when nothing else is queued); the verdict
+    // waits for both.
+    const fate = await engine.flushWriting(nonce, Math.max(0, deadlineAt - this.now()), { ...scan, attempts: 0 }, () => {
+      recording = recordLocalScan(db, scan, checkIn ? verdict.kind : 'checked_out', unknown, pass, firstDownloadRow(db, code.attendeeId));
+      return recording.then((r) => r?.queued);
+    });
+    const recorded = await recording;
     const logId = recorded?.logId;
-    const fate = await engine.flush(nonce, Math.max(0, deadlineAt - this.now()), recorded?.queued);
     const answered = fate && verdictFromFate(fate, verdict, local);
     if (!answered) {
       // Queued for later: the pending count changes now (an upload refreshes it when it settles). A refresh that

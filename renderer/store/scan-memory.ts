@@ -288,6 +288,8 @@ export interface ScanMemory {
   hasPending(attendeeId: number): boolean;
   /** Whether the scan queued as `seq` is the only one in the outbox (check-ins and check-outs waiting for upload). */
   onlyQueued(seq: number): boolean;
+  /** How many scans are queued (check-ins and check-outs waiting for upload). */
+  queuedCount(): number;
   /** A `meta` row's value. */
   meta(key: string): unknown;
   tickets(): TicketRow[];
@@ -317,6 +319,7 @@ export function scanMemory(db: KioskDb): ScanMemory | null {
     passes: (attendeeId) => [...(m.passesOf.get(attendeeId)?.values() ?? [])].map((p) => ({ ...p })),
     hasPending: (attendeeId) => (m.queued.get(attendeeId) ?? 0) > 0,
     onlyQueued: (seq) => outbox.size === 1 && outbox.has(seq),
+    queuedCount: () => outbox.size,
     meta: (key) => meta.get(key),
     tickets: () => [...tickets.values()].sort((a, b) => a.id - b.id),
     attendeesGeneration: m.generation.attendees,

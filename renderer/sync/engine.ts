@@ -11,8 +11,9 @@ import { downloadAttendees } from './download.ts';
 import { syncGate } from './gate-sync.ts';
 import { DEVICE_PROBLEM_ORDER, SyncEvents, type DeviceProblem, type DeviceProblemKind, type HubInfo, type SyncStatus } from './events.ts';
 import { recordOverruledScans } from '../store/settle.ts';
-import { uploadOutbox, uploadRefusals, type UploadStop } from './upload.ts';
+import { uploadOutbox, uploadRefusals, type UploadHooks, type UploadStop } from './upload.ts';
 import type { EventRead } from './pairing.ts';
+import { scanMemory } from '../store/scan-memory.ts';
 
 export interface EngineOptions {
   db: KioskDb;
@@ -190,7 +191,42 @@ export class SyncEngine {
       this.requestSync();
       return Promise.resolve(null);
     }
-    const answer = new Promise<CheckinFate | null>((resolve) => {
+    const answer = this.wait(nonce, deadlineMs);
+    void this.upload(queued);
+    return answer;
+  }
+
+  /**
+   * {@link flush} for a scan not written yet: `write` writes it (answering its outbox row once committed). When it
+   * will be the only scan queued and no upload is out, the scan is sent first and written while the request is out,
+   * so the server's round trip and the write overlap; its answer is stored, and reaches the door, only once the write
+   * committed (a scan is on this device before its verdict is shown). Otherwise it is written, then sent as
+   * {@link flush} sends it. Rejects as the write does.
+   */
+  async flushWriting(nonce: string, deadlineMs: number, row: OutboxRow, write: () => Promise<OutboxRow | undefined>): Promise<CheckinFate | null> {
+    const t0 = this.now();
+    const early = this.opts.settings() && !this.blocked() && this.status.online && !this.uploading && scanMemory(this.opts.db)?.queuedCount() === 0;
+    if (!early) {
+      const queued = await write();
+      return this.flush(nonce, Math.max(0, deadlineMs - (this.now() - t0)), queued);
+    }
+    const answer = this.wait(nonce, deadlineMs);
+    let wrote!: (row: Promise<OutboxRow | undefined>) => void;
+    const written = new Promise<OutboxRow | undefined>((resolve) => {
+      wrote = resolve;
+    });
+    // The request is on its way when this returns (the upload runs up to the fetch at once); a failed write fails the
+    // upload too, having stored nothing: the caller hears of it from the write.
+    this.upload(undefined, { row, written }).catch(() => undefined);
+    const writing = write();
+    wrote(writing);
+    await writing;
+    return answer;
+  }
+
+  /** The answer to `nonce` from an upload, or `null` once `deadlineMs` passed without one. */
+  private wait(nonce: string, deadlineMs: number): Promise<CheckinFate | null> {
+    return new Promise<CheckinFate | null>((resolve) => {
       const waiter: Waiter = {
         resolve,
         claimed: false,
@@ -202,8 +238,6 @@ export class SyncEngine {
       };
       this.waiters.set(nonce, waiter);
     });
-    void this.upload(queued);
-    return answer;
   }
 
   /**
@@ -397,7 +431,7 @@ export class SyncEngine {
   }
 
   /** Uploads the outbox now; one upload at a time, a request during one makes it go round once more. */
-  private upload(head?: OutboxRow): Promise<UploadStop | null> {
+  private upload(head?: OutboxRow, early?: UploadHooks['early']): Promise<UploadStop | null> {
     if (this.uploading) {
       this.uploadAgain = true;
       return this.uploading;
@@ -407,8 +441,8 @@ export class SyncEngine {
       try {
         do {
           this.uploadAgain = false;
-          stop = await this.uploadOnce(head);
-          head = undefined;
+          stop = await this.uploadOnce(head, early);
+          head = early = undefined;
         } while (this.uploadAgain && !stop);
       } finally {
         this.uploading = null;
@@ -419,7 +453,7 @@ export class SyncEngine {
     return this.uploading;
   }
 
-  private async uploadOnce(head?: OutboxRow): Promise<UploadStop | null> {
+  private async uploadOnce(head?: OutboxRow, early?: UploadHooks['early']): Promise<UploadStop | null> {
     const settings = this.opts.settings();
     if (!settings || this.blocked()) return null;
     const api = this.api(settings);
@@ -440,6 +474,7 @@ export class SyncEngine {
       },
       verifyAccess: () => this.checkAccess(api, settings),
       head,
+      early,
     });
     for (const failure of up.failures) this.events.emit({ type: 'failure', failure });
     await this.refreshStatus();

@@ -44,6 +44,12 @@ export interface UploadHooks {
    * in-memory copy says, store/scan-memory.ts): the door's online answer waits on no IndexedDB read.
    */
   head?: OutboxRow;
+  /**
+   * A scan being written now, when it will be the only one queued (store/scan-memory.ts): sent at once, before its
+   * write commits, so the request's round trip and the write overlap. Its answer is stored (and its waiter told)
+   * only once `written` gave the committed row; `undefined` there (the nonce was queued already) stores nothing.
+   */
+  early?: { row: OutboxRow; written: Promise<OutboxRow | undefined> };
 }
 
 function checkinBody(row: OutboxRow): CheckinBody {
@@ -144,13 +150,38 @@ export async function uploadOutbox(
   const out = new Set<number>();
   const flights = new Set<Promise<void>>();
   let after = 0;
+  let n0 = 0;
   let stopped = false;
   /** A store that failed (IndexedDB refused its transaction): the run ends, and the caller hears of it as before. */
   let broken = null as { error: unknown } | null;
   try {
-    for (let n = 0; n < maxBatches && !stopped; ) {
+    if (hooks.early && maxBatches > 0) {
+      const { row, written } = hooks.early;
+      n0 = 1;
+      out.add(row.attendeeId);
+      const flight = (async () => {
+        try {
+          const sent = await sendBatch(api, [row], hooks);
+          if (sent.stop) stopped = true;
+          // Nothing is stored, nor anyone told, before the scan itself is: its answer waits for the write.
+          const committed = await written;
+          if (committed) add(await settleSent(db, { ...sent, items: sent.items.map((i) => ({ ...i, row: committed })) }, now, hooks));
+        } catch (error) {
+          stopped = true;
+          broken ??= { error };
+        } finally {
+          out.delete(row.attendeeId);
+        }
+      })();
+      flights.add(flight);
+      void flight.then(() => flights.delete(flight));
+      // The next batch starts after it: the outbox is read from its `seq` on (a failed write ends the run).
+      after = (await written.catch(() => undefined))?.seq ?? 0;
+      if (after === 0) stopped = true;
+    }
+    for (let n = n0; n < maxBatches && !stopped; ) {
       const waiting =
-        n === 0 && hooks.head && onlyQueued(db, hooks.head)
+        n === 0 && !hooks.early && hooks.head && onlyQueued(db, hooks.head)
           ? [hooks.head]
           : await db.outbox.where('seq').above(after).limit(BATCH_MAX_REQUESTS).toArray();
       if (waiting.length === 0) break;

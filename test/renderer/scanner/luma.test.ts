@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import jsQR from 'jsqr';
-import { lumaThumbnail, lumaToRgba, type Luma } from '../../../renderer/scanner/luma.ts';
+import { lumaFocus, lumaThumbnail, lumaToRgba, type Luma } from '../../../renderer/scanner/luma.ts';
 import { SceneGate } from '../../../renderer/scanner/scene.ts';
 import { HEIGHT, qrLuma, WIDTH } from '../../e2e/y4m.ts';
 
@@ -43,5 +43,29 @@ describe('reading a camera frame from its brightness plane', () => {
     expect(gate.classify(lumaThumbnail(plane(null, 8, 2)), 33)).toBe('skip');
     expect(gate.classify(lumaThumbnail(plane(null, 8, 3)), 66)).toBe('skip');
     expect(gate.classify(lumaThumbnail(plane(SIGNED, 8, 4)), 99)).toBe('new');
+  });
+
+  it('the quick read narrows to the part busy with edges: a ticket held up is read from it, an empty scene has none', () => {
+    const l = plane(SIGNED, 6);
+    const part = lumaFocus(l);
+    expect(part).not.toBeNull();
+    const { x, width, height } = part!;
+    // The code (centred, about 440 pixels square with its quiet zone) is inside, and the part is well under the picture.
+    expect(x).toBeGreaterThan(0);
+    expect(x + width).toBeLessThan(WIDTH);
+    expect(width * height).toBeLessThan(0.7 * WIDTH * HEIGHT);
+    expect(x).toBeLessThanOrEqual((WIDTH - 400) / 2);
+    expect(x + width).toBeGreaterThanOrEqual((WIDTH + 400) / 2);
+    const w = Math.round((width * 2) / 3);
+    const h = Math.round((height * 2) / 3);
+    expect(jsQR(lumaToRgba(l, w, h, undefined, part!), w, h, { inversionAttempts: 'dontInvert' })?.data).toBe(SIGNED);
+    // A sensor's grain on an empty counter is no edge.
+    expect(lumaFocus(plane(null, 8))).toBeNull();
+  });
+
+  it('a picture busy all over is read whole', () => {
+    const l = plane(null);
+    for (let r = 0; r < HEIGHT; r++) for (let c = 0; c < WIDTH; c++) l.data[l.offset + r * l.stride + c] = (r >> 2) % 2 === (c >> 2) % 2 ? 20 : 230;
+    expect(lumaFocus(l)).toBeNull();
   });
 });
