@@ -148,14 +148,17 @@ export function requestIdOf(header: string | string[] | undefined): string {
  * context. Non-REST requests (pages, the kiosk's files) get an access line here; REST requests are logged by
  * the REST layer itself (one line with the route, caller and time), which carries the same `req_id`.
  */
+/** The request's ID (requestIdOf), echoed in its `X-Request-Id` response header. */
+function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
+  const id = requestIdOf(req.headers['x-request-id']);
+  res.setHeader('X-Request-Id', id);
+  return id;
+}
+
 export function withRequestLog(handler: RequestListener, logger: Logger, trust: TrustFn = compileTrust([])): RequestListener {
   const httpLogger = pinoHttp({
     logger,
-    genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const id = requestIdOf(req.headers['x-request-id']);
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
+    genReqId: assignRequestId,
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
     customSuccessMessage: (req, res) => `${req.method} ${redactUrl(originalUrl(req))} ${res.statusCode}`,
     customErrorMessage: (req, res) => `${req.method} ${redactUrl(originalUrl(req))} ${res.statusCode}`,
@@ -180,8 +183,7 @@ export function withRequestLog(handler: RequestListener, logger: Logger, trust: 
     // A REST request gets no access line (the REST layer writes its own), so not pino-http's per-request child
     // logger and listeners either: they were 6% of a server's CPU in a batch check-in profile, for nothing written.
     if (resolveRestTarget(req.url ?? '/') !== null) {
-      const reqId = requestIdOf(req.headers['x-request-id']);
-      res.setHeader('X-Request-Id', reqId);
+      const reqId = assignRequestId(req, res);
       (req as IncomingMessage & { id?: unknown }).id = reqId;
       requestContext.run({ reqId }, () => handler(req, res));
       return;

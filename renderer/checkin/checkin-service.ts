@@ -217,14 +217,15 @@ export class CheckinService {
         ? { nonce, listId: gate.list.id, attendeeId: code.attendeeId, kind: checkIn ? ('entry' as const) : ('exit' as const), at }
         : undefined;
     const scan = { nonce, attendeeId: code.attendeeId, checkIn, scanAt: at, scanIso: isoWithOffset(at), deviceId };
-    let recording: ReturnType<typeof recordLocalScan> | undefined;
     // The request goes out first and the scan is written while it is out (when nothing else is queued); the verdict
     // waits for both.
-    const fate = await engine.flushWriting(nonce, Math.max(0, deadlineAt - this.now()), { ...scan, attempts: 0 }, () => {
-      recording = recordLocalScan(db, scan, checkIn ? verdict.kind : 'checked_out', unknown, pass, firstDownloadRow(db, code.attendeeId));
-      return recording.then((r) => r?.queued);
-    });
-    const recorded = await recording;
+    const { fate, written: recorded } = await engine.flushWriting(
+      nonce,
+      Math.max(0, deadlineAt - this.now()),
+      { ...scan, attempts: 0 },
+      () => recordLocalScan(db, scan, checkIn ? verdict.kind : 'checked_out', unknown, pass, firstDownloadRow(db, code.attendeeId)),
+      (r) => r?.queued,
+    );
     const logId = recorded?.logId;
     const answered = fate && verdictFromFate(fate, verdict, local);
     if (!answered) {

@@ -12,7 +12,7 @@ import { syncGate } from './gate-sync.ts';
 import { DEVICE_PROBLEM_ORDER, SyncEvents, type DeviceProblem, type DeviceProblemKind, type HubInfo, type SyncStatus } from './events.ts';
 import { recordOverruledScans } from '../store/settle.ts';
 import { uploadOutbox, uploadRefusals, type UploadHooks, type UploadStop } from './upload.ts';
-import type { EventRead } from './pairing.ts';
+import { probeKey, type EventRead } from './pairing.ts';
 import { scanMemory } from '../store/scan-memory.ts';
 
 export interface EngineOptions {
@@ -197,31 +197,38 @@ export class SyncEngine {
   }
 
   /**
-   * {@link flush} for a scan not written yet: `write` writes it (answering its outbox row once committed). When it
-   * will be the only scan queued and no upload is out, the scan is sent first and written while the request is out,
-   * so the server's round trip and the write overlap; its answer is stored, and reaches the door, only once the write
-   * committed (a scan is on this device before its verdict is shown). Otherwise it is written, then sent as
-   * {@link flush} sends it. Rejects as the write does.
+   * {@link flush} for a scan not written yet: `write` writes it, and `queuedOf` names the outbox row that write
+   * committed (`undefined`: the nonce was queued already). When it will be the only scan queued and no upload is
+   * out, the scan is sent first and written while the request is out, so the server's round trip and the write
+   * overlap; its answer is stored, and reaches the door, only once the write committed (a scan is on this device
+   * before its verdict is shown). Otherwise it is written, then sent as {@link flush} sends it. Answers the fate and
+   * what `write` answered; rejects as the write does.
    */
-  async flushWriting(nonce: string, deadlineMs: number, row: OutboxRow, write: () => Promise<OutboxRow | undefined>): Promise<CheckinFate | null> {
+  async flushWriting<T>(
+    nonce: string,
+    deadlineMs: number,
+    row: OutboxRow,
+    write: () => Promise<T>,
+    queuedOf: (written: T) => OutboxRow | undefined,
+  ): Promise<{ fate: CheckinFate | null; written: T }> {
     const t0 = this.now();
     const early = this.opts.settings() && !this.blocked() && this.status.online && !this.uploading && scanMemory(this.opts.db)?.queuedCount() === 0;
     if (!early) {
-      const queued = await write();
-      return this.flush(nonce, Math.max(0, deadlineMs - (this.now() - t0)), queued);
+      const written = await write();
+      return { fate: await this.flush(nonce, Math.max(0, deadlineMs - (this.now() - t0)), queuedOf(written)), written };
     }
     const answer = this.wait(nonce, deadlineMs);
     let wrote!: (row: Promise<OutboxRow | undefined>) => void;
-    const written = new Promise<OutboxRow | undefined>((resolve) => {
+    const committed = new Promise<OutboxRow | undefined>((resolve) => {
       wrote = resolve;
     });
     // The request is on its way when this returns (the upload runs up to the fetch at once); a failed write fails the
     // upload too, having stored nothing: the caller hears of it from the write.
-    this.upload(undefined, { row, written }).catch(() => undefined);
+    this.upload(undefined, { row, written: committed }).catch(() => undefined);
     const writing = write();
-    wrote(writing);
-    await writing;
-    return answer;
+    wrote(writing.then(queuedOf));
+    const written = await writing;
+    return { fate: await answer, written };
   }
 
   /** The answer to `nonce` from an upload, or `null` once `deadlineMs` passed without one. */
@@ -385,13 +392,7 @@ export class SyncEngine {
   private async checkAccess(api: ApiClient, settings: PairingPayload, signal?: AbortSignal, read?: (event: unknown) => void): Promise<boolean> {
     const checked = this.checked;
     this.checked = null;
-    if (
-      checked &&
-      checked.settings.url === settings.url &&
-      checked.settings.api_key === settings.api_key &&
-      checked.settings.event_id === settings.event_id &&
-      this.now() - checked.at < HEALTH_EVERY_MS
-    ) {
+    if (checked && probeKey(checked.settings) === probeKey(settings) && this.now() - checked.at < HEALTH_EVERY_MS) {
       this.lastHealthAt = checked.at;
       return await this.acceptEvent(settings, checked.body, read);
     }

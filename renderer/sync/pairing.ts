@@ -205,7 +205,8 @@ let early: { key: string; fetchImpl: FetchLike; at: number; view: Promise<EventV
 /** How long an early probe's answer stands in for the question's own probe. */
 export const EARLY_PROBE_MS = 10_000;
 
-const probeKey = (p: PairingPayload) => JSON.stringify([p.url, p.api_key, p.event_id]);
+/** What a probe's answer stands for: the server, the key and the event (the early probe; SyncEngine's first check). */
+export const probeKey = (p: PairingPayload) => JSON.stringify([p.url, p.api_key, p.event_id]);
 
 /** Starts the probe of a pairing the page was opened with (see {@link early}); replaces any earlier one. */
 export function probeEarly(next: PairingPayload, fetchImpl: FetchLike = fetch, now: () => number = Date.now): void {

@@ -154,29 +154,39 @@ export async function uploadOutbox(
   let stopped = false;
   /** A store that failed (IndexedDB refused its transaction): the run ends, and the caller hears of it as before. */
   let broken = null as { error: unknown } | null;
-  try {
-    if (hooks.early && maxBatches > 0) {
-      const { row, written } = hooks.early;
-      n0 = 1;
-      out.add(row.attendeeId);
-      const flight = (async () => {
-        try {
-          const sent = await sendBatch(api, [row], hooks);
-          if (sent.stop) stopped = true;
-          // Nothing is stored, nor anyone told, before the scan itself is: its answer waits for the write.
+  /**
+   * Sends `rows` as one batch, out beside the others. With `written` (the early scan, one row sent before its write
+   * committed), nothing is stored, nor anyone told, before the scan itself is: the answer waits for the committed row,
+   * and stores nothing when there is none (the nonce was queued already).
+   */
+  const launch = (rows: OutboxRow[], written?: Promise<OutboxRow | undefined>) => {
+    for (const row of rows) out.add(row.attendeeId);
+    const flight = (async () => {
+      try {
+        const sent = await sendBatch(api, rows, hooks);
+        if (sent.stop) stopped = true;
+        if (!written) add(await settleSent(db, sent, now, hooks));
+        else {
           const committed = await written;
           if (committed) add(await settleSent(db, { ...sent, items: sent.items.map((i) => ({ ...i, row: committed })) }, now, hooks));
-        } catch (error) {
-          stopped = true;
-          broken ??= { error };
-        } finally {
-          out.delete(row.attendeeId);
         }
-      })();
-      flights.add(flight);
-      void flight.then(() => flights.delete(flight));
+      } catch (error) {
+        stopped = true;
+        broken ??= { error };
+      } finally {
+        for (const row of rows) out.delete(row.attendeeId);
+      }
+    })();
+    flights.add(flight);
+    // Never rejects (a failure is kept in `broken`): out of the set once over.
+    void flight.then(() => flights.delete(flight));
+  };
+  try {
+    if (hooks.early && maxBatches > 0) {
+      n0 = 1;
+      launch([hooks.early.row], hooks.early.written);
       // The next batch starts after it: the outbox is read from its `seq` on (a failed write ends the run).
-      after = (await written.catch(() => undefined))?.seq ?? 0;
+      after = (await hooks.early.written.catch(() => undefined))?.seq ?? 0;
       if (after === 0) stopped = true;
     }
     for (let n = n0; n < maxBatches && !stopped; ) {
@@ -197,22 +207,7 @@ export async function uploadOutbox(
       }
       n++;
       after = rows[rows.length - 1].seq!;
-      for (const row of rows) out.add(row.attendeeId);
-      const flight = (async () => {
-        try {
-          const sent = await sendBatch(api, rows, hooks);
-          if (sent.stop) stopped = true;
-          add(await settleSent(db, sent, now, hooks));
-        } catch (error) {
-          stopped = true;
-          broken ??= { error };
-        } finally {
-          for (const row of rows) out.delete(row.attendeeId);
-        }
-      })();
-      flights.add(flight);
-      // Never rejects (a failure is kept in `broken`): out of the set once over.
-      void flight.then(() => flights.delete(flight));
+      launch(rows);
       if (flights.size >= UPLOADS_IN_FLIGHT) await Promise.race(flights);
     }
   } finally {

@@ -46,8 +46,11 @@ const CHECKIN_SECONDS = Number(process.env.BENCH_CHECKIN_SECONDS ?? 10);
 const CHECKOUT_SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? 8);
 const CHECKOUT_CLIENTS = Number(process.env.BENCH_CHECKOUT_CLIENTS ?? 16);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
-/** Attendees set aside for the warm-up's check-ins (100 batches: ten a connection of a pool of ten). */
-const WARM_ATTENDEES = WARMUP_SECONDS > 0 ? 2_500 : 0;
+/**
+ * Attendees set aside for the warm-up's check-ins (100 batches: ten a connection of a pool of ten), at most an eighth
+ * of the site's, so a small BENCH_ATTENDEES still leaves most of them to measure.
+ */
+const WARM_ATTENDEES = WARMUP_SECONDS > 0 ? Math.min(2_500, Math.floor(N / 8)) : 0;
 const SALE_EVENTS = 8;
 const RTT = pgRttMs();
 const COUNTED = Number(process.env.BENCH_ROUND_TRIPS ?? 20);
