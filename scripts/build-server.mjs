@@ -48,8 +48,8 @@ const result = await build({
   plugins: [sourceUrls],
 });
 
-// The checkpoint thread's script and the migrations must be where the bundle will look for them.
-for (const file of ['server/ops/checkpoint-worker.cjs', 'server/db/migrations']) {
+// The checkpoint and mail threads' scripts (and the QR code's, which the bundle requires at run time) and the migrations must be where the bundle will look for them.
+for (const file of ['server/ops/checkpoint-worker.cjs', 'server/mail/mail-worker.cjs', 'server/mail/qr-png.cjs', 'server/db/migrations']) {
   if (!fs.existsSync(path.join(root, file))) throw new Error(`build-server: ${file} is missing`);
 }
 const outputs = Object.entries(result.metafile.outputs).filter(([f]) => f.endsWith('.js'));

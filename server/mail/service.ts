@@ -21,6 +21,8 @@ import {
   type MailLogRow,
 } from '../db/repos/mail-log.ts';
 import { cleanHeaders, cleanSubject, normalizeAddress, normalizeAddressList, prepareAttachments, type MailMessage } from './message.ts';
+import { hooks } from '../kernel/hooks.ts';
+import { MailThread, type MailJobResult } from './mail-thread.ts';
 import { qrPng } from './qr-png.ts';
 import { fileDeliver, smtpDeliver, type Deliver, type DeliveryResult } from './transport.ts';
 
@@ -40,6 +42,13 @@ declare module '../kernel/services.ts' {
 
 interface MailService {
   deliver: Deliver;
+  /**
+   * The line endings the built-in transport wants a message composed with (by the mail thread); null for a
+   * transport a test installed, which is handed the message's parts, not its bytes.
+   */
+  newline: 'unix' | 'windows' | null;
+  /** Where the QR images are drawn and messages composed (mail-thread.ts). */
+  thread: MailThread;
   from: string;
   /** Deliveries in flight or waiting for their turn, by log ID. */
   pending: Map<number, Promise<DeliveryResult | null>>;
@@ -63,8 +72,18 @@ function service(state: AppState): MailService {
   let s = state.services.mail;
   if (!s) {
     const { smtpUrl } = state.config;
-    s = { deliver: smtpUrl ? smtpDeliver(smtpUrl) : fileDeliver(mailDir(state)), from: defaultFrom(state), pending: new Map() };
+    const thread = new MailThread((error) =>
+      state.log({ level: 'warn', msg: 'mail thread failed; messages are composed on the request thread until it is back', error }),
+    );
+    s = {
+      deliver: smtpUrl ? smtpDeliver(smtpUrl) : fileDeliver(mailDir(state)),
+      newline: smtpUrl ? 'windows' : 'unix',
+      thread,
+      from: defaultFrom(state),
+      pending: new Map(),
+    };
     state.services.mail = s;
+    hooks(state).onClose.push(() => thread.stop());
   }
   return s;
 }
@@ -76,7 +95,9 @@ export function mailDir(state: AppState): string {
 
 /** Replaces how messages leave (tests inject a transport; production keeps SMTP or files). */
 export function setMailTransport(state: AppState, deliver: Deliver): void {
-  service(state).deliver = deliver;
+  const svc = service(state);
+  svc.deliver = deliver;
+  svc.newline = null;
 }
 
 /** Logs a message as queued and schedules its delivery after the current transaction. Returns the log ID. */
@@ -156,23 +177,35 @@ async function deliverNow(state: AppState, id: number): Promise<DeliveryResult |
   const claimed = await claimQueuedMailWithAttachments(state.db, id, nowUtc(new Date(Date.now() - CLAIM_STALE_MS)));
   if (!claimed) return null;
   const { row, attachments } = claimed;
+  const svc = service(state);
+  const msg = await composeFromLog(state, row, attachments);
   // Images deferred at logging time are drawn now, outside any transaction, and kept for resends with the
-  // attempt's record (a delivery cut short draws them again: the same text gives the same image).
+  // attempt's record (a delivery cut short draws them again: the same text gives the same image). The mail thread
+  // draws them and composes the message; without it, this thread does, as before.
+  const qr = attachments.flatMap((a, index) => (a.qr_text !== null && a.size === 0 ? [{ index, text: a.qr_text }] : []));
+  let made: MailJobResult;
+  try {
+    made = await svc.thread.run({ qr, msg: svc.newline ? msg : null, newline: svc.newline ?? 'unix' });
+  } catch {
+    made = { pngs: new Map(), compiled: null };
+    for (const { index, text } of qr) {
+      // One image per turn of the event loop, so requests keep flowing while a large order is drawn.
+      await new Promise((r) => setImmediate(r));
+      made.pngs.set(index, qrPng(text));
+    }
+  }
+  if (!state.db.open) return null;
   const drawn: FilledImage[] = [];
-  for (const a of attachments) {
-    if (a.qr_text === null || a.size !== 0) continue;
-    // One image per turn of the event loop, so requests keep flowing while a large order is drawn.
-    await new Promise((r) => setImmediate(r));
-    const png = qrPng(a.qr_text);
-    if (!state.db.open) return null;
+  for (const [index, png] of made.pngs) {
+    const a = attachments[index]!;
     const digest = sha256(png);
     Object.assign(a, { content: png, size: png.length, sha256: digest });
+    msg.attachments![index]!.content = png;
     drawn.push({ id: a.id, content: png, sha256: digest });
   }
-  const svc = service(state);
   let result: DeliveryResult;
   try {
-    result = await svc.deliver(await composeFromLog(state, row, attachments), { id, attempt: row.attempts + 1 });
+    result = await svc.deliver(msg, { id, attempt: row.attempts + 1, compiled: made.compiled ?? undefined });
   } catch (e) {
     result = { ok: false, transport: '', messageId: null, emlFile: null, transcript: '', error: (e as Error).message || 'Delivery failed' };
   }

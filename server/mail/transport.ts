@@ -3,6 +3,7 @@ import path from 'node:path';
 import { format } from 'node:util';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
+import type { CompiledMessage } from './mail-thread.ts';
 
 /** The outcome of one delivery attempt, as the log records it. */
 export interface DeliveryResult {
@@ -16,8 +17,12 @@ export interface DeliveryResult {
   error: string | null;
 }
 
-/** Sends one composed message. Tests may install their own (see `setMailTransport`). */
-export type Deliver = (msg: Mail.Options, meta: { id: number; attempt: number }) => Promise<DeliveryResult>;
+/**
+ * Sends one message. `meta.compiled` is the same message as bytes, when the mail thread composed it (mail-thread.ts)
+ * with the line endings this transport asked for; a transport sends those rather than compose them again. Tests may
+ * install their own (see `setMailTransport`).
+ */
+export type Deliver = (msg: Mail.Options, meta: { id: number; attempt: number; compiled?: CompiledMessage }) => Promise<DeliveryResult>;
 
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000, dnsTimeout: 10_000 };
 
@@ -46,20 +51,27 @@ function transcriptLogger(lines: string[]) {
 /** SMTP delivery: a fresh connection per message, with its conversation kept as the transcript. */
 export function smtpDeliver(url: string): Deliver {
   const label = describeSmtpUrl(url);
-  return async (msg) => {
+  return async (msg, meta) => {
     const lines: string[] = [];
     const started = new Date().toISOString();
     try {
       const t = nodemailer.createTransport({ url, ...TIMEOUTS, logger: transcriptLogger(lines), debug: true } as never);
       try {
-        const info = (await t.sendMail(msg)) as { messageId?: string; response?: string; accepted?: unknown[]; rejected?: unknown[] };
+        // Composed already: its bytes go as they are, to the recipients its envelope names (Bcc among them).
+        const c = meta.compiled;
+        const info = (await t.sendMail(c ? { envelope: c.envelope, raw: c.raw } : msg)) as {
+          messageId?: string;
+          response?: string;
+          accepted?: unknown[];
+          rejected?: unknown[];
+        };
         const rejected = (info.rejected ?? []).map(String);
         lines.push(`RESULT ${info.response ?? ''} accepted=${(info.accepted ?? []).map(String).join(',')} rejected=${rejected.join(',')}`);
         const error = rejected.length ? `Rejected recipients: ${rejected.join(', ')}` : null;
         return {
           ok: !error,
           transport: label,
-          messageId: info.messageId ?? null,
+          messageId: (c ? c.messageId : info.messageId) ?? null,
           emlFile: null,
           transcript: `[${started}] ${label}\n${lines.join('\n')}\n`,
           error,
@@ -79,15 +91,35 @@ export function smtpDeliver(url: string): Deliver {
 /** No SMTP server configured: each message becomes an .eml file under `dir`, written atomically. */
 export function fileDeliver(dir: string): Deliver {
   const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  /** The folder made (0700) once; made again if it went away since. */
+  let made: Promise<void> | null = null;
+  const ready = () => {
+    made ??= (async () => {
+      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+      await fs.chmod(dir, 0o700); // a folder made earlier with a looser mode: the messages hold ticket codes
+    })().catch((e: unknown) => {
+      made = null;
+      throw e;
+    });
+    return made;
+  };
   return async (msg, meta) => {
     const started = new Date().toISOString();
     const name = `${String(meta.id).padStart(6, '0')}-${meta.attempt}.eml`;
     try {
-      const info = (await t.sendMail(msg)) as { message: Buffer; messageId?: string };
-      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-      await fs.chmod(dir, 0o700); // a folder made earlier with a looser mode: the messages hold ticket codes
+      const info = meta.compiled
+        ? { message: meta.compiled.raw, messageId: meta.compiled.messageId }
+        : ((await t.sendMail(msg)) as { message: Buffer; messageId?: string | null });
       const tmp = path.join(dir, `.${name}.${process.pid}.tmp`);
-      await fs.writeFile(tmp, info.message, { mode: 0o600 });
+      await ready();
+      try {
+        await fs.writeFile(tmp, info.message, { mode: 0o600 });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        made = null;
+        await ready();
+        await fs.writeFile(tmp, info.message, { mode: 0o600 });
+      }
       await fs.rename(tmp, path.join(dir, name));
       return {
         ok: true,

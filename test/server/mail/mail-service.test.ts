@@ -68,6 +68,8 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
     assert.match(att.headers['content-disposition'], /attachment; filename=info\.pdf/);
     const meta = await s.db.prepare('SELECT filename, content_type, size, cid FROM mail_attachments WHERE log_id = ?').all(id);
     assert.deepEqual(meta, [{ filename: 'info.pdf', content_type: 'application/pdf', size: pdf.length, cid: null }]);
+    // Composed by the mail thread (mail-thread.ts), off the request thread.
+    assert.equal(s.app.state.services.mail?.thread.completed, 1);
   });
 
   test('a message logged in a transaction that rolls back is neither kept nor sent', async () => {
@@ -96,6 +98,27 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
     assert.equal(seen, 'queued');
     await mailIdle(s.app.state);
     assert.equal((await getMailLog(s.db, id))?.status, 'sent');
+  });
+
+  test('without the mail thread (it failed or is gone) the request thread draws and composes, as before', async () => {
+    const other = await startTestServer();
+    try {
+      await sendMail(other.app.state, { to: 'a@example.test', subject: 'First', text: 'x' });
+      await mailIdle(other.app.state);
+      const thread = other.app.state.services.mail!.thread;
+      assert.equal(thread.completed, 1);
+      await thread.stop();
+      const id = await sendMail(other.app.state, { to: 'b@example.test', subject: 'After the thread', text: 'Still delivered' });
+      await mailIdle(other.app.state);
+      const row = (await getMailLog(other.db, id))!;
+      assert.equal(row.status, 'sent', row.error ?? '');
+      const mail = parseMime(fs.readFileSync(path.join(other.dir, 'mail', row.eml_file!)));
+      assert.equal(mail.headers.subject, 'After the thread');
+      assert.equal(mail.body.toString().trim(), 'Still delivered');
+      assert.equal(thread.completed, 1, 'the second message was made here, not by the stopped thread');
+    } finally {
+      await other.close();
+    }
   });
 
   test('bad addresses and header injection are refused with a 400 error and log nothing', async () => {
@@ -209,6 +232,8 @@ describe('mail service over SMTP', () => {
     assert.equal(mail.headers.subject, 'Your tickets');
     assert.equal(mail.headers.bcc, undefined, 'Bcc is not written into the message');
     assert.equal(mail.body.toString().trim(), 'See you there');
+    // Both attempts composed by the mail thread (the bytes sent are the ones it made, without the Bcc header above).
+    assert.equal(s.app.state.services.mail?.thread.completed, 2);
     // The transcript keeps both attempts: the refused connection and the SMTP conversation.
     assert.match(row.transcript, /FAILED/);
     assert.match(row.transcript, /250 2\.0\.0 OK queued/);
