@@ -49,7 +49,7 @@ if [ ! -f "$addon/build/Release/better_sqlite3.node" ] || [ "$(cat "$addon/.buil
   echo "$version $bsv" >"$addon/.built-for"
 fi
 
-# A copy of the runtime layout: the bundle, the checkpoint thread's script and the migrations where the bundle
+# A copy of the runtime layout: the bundle, the checkpoint and mail threads' scripts and the migrations where the bundle
 # looks for them, and node_modules with every package linked from the checkout except the rebuilt addon.
 work=$(mktemp -d "${TMPDIR:-/tmp}/doorstep-node$major-XXXXXX")
 pid=""
@@ -58,9 +58,10 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-mkdir -p "$work/dist" "$work/server/db" "$work/server/ops" "$work/node_modules" "$work/renderer"
+mkdir -p "$work/dist" "$work/server/db" "$work/server/ops" "$work/server/mail" "$work/node_modules" "$work/renderer"
 cp -R dist/server "$work/dist/server"
 cp server/ops/checkpoint-worker.cjs "$work/server/ops/"
+cp server/mail/mail-worker.cjs server/mail/qr-png.cjs "$work/server/mail/"
 cp -R server/db/migrations "$work/server/db/migrations"
 [ -d renderer/dist ] && ln -s "$root/renderer/dist" "$work/renderer/dist"
 for entry in node_modules/* node_modules/.bin; do
