@@ -121,6 +121,41 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
     }
   });
 
+  test('a mail thread that dies with a message in hand: the message is still delivered, the next one by a new thread', async () => {
+    const other = await startTestServer();
+    try {
+      await sendMail(other.app.state, { to: 'a@example.test', subject: 'First', text: 'x' });
+      await mailIdle(other.app.state);
+      const thread = other.app.state.services.mail!.thread;
+      assert.equal(thread.completed, 1);
+      const inside = thread as unknown as { worker: import('node:worker_threads').Worker | null };
+      const worker = inside.worker;
+      assert.ok(worker, 'the thread is running');
+      // The thread is killed as the next message is handed to it.
+      const post = worker.postMessage.bind(worker);
+      worker.postMessage = (m: unknown) => {
+        post(m);
+        void worker.terminate();
+      };
+      const id = await sendMail(other.app.state, { to: 'b@example.test', subject: 'Cut short', text: 'Delivered anyway' });
+      await mailIdle(other.app.state);
+      const row = (await getMailLog(other.db, id))!;
+      assert.equal(row.status, 'sent', row.error ?? '');
+      assert.equal(parseMime(fs.readFileSync(path.join(other.dir, 'mail', row.eml_file!))).headers.subject, 'Cut short');
+      const third = await sendMail(other.app.state, { to: 'c@example.test', subject: 'After', text: 'New thread' });
+      await mailIdle(other.app.state);
+      assert.equal((await getMailLog(other.db, third))?.status, 'sent');
+      const before = thread.completed;
+      const fourth = await sendMail(other.app.state, { to: 'd@example.test', subject: 'Again', text: 'New thread' });
+      await mailIdle(other.app.state);
+      assert.equal((await getMailLog(other.db, fourth))?.status, 'sent');
+      assert.equal(thread.completed, before + 1, 'a new thread made it');
+      assert.notEqual(inside.worker, worker);
+    } finally {
+      await other.close();
+    }
+  });
+
   test('bad addresses and header injection are refused with a 400 error and log nothing', async () => {
     const count = (await rows(s)).length;
     const bad = (m: Parameters<typeof sendMail>[1]) =>
