@@ -244,6 +244,8 @@ export interface SnapshotPrefetch {
   key: string;
   /** By `after_id`; a failed one fails where the download takes it, as its own request would. */
   slices: Map<number, Promise<Slice | null>>;
+  /** The `after_id` of the slice after them, once an answer named it (the download asks for it at once). */
+  readonly next: number | null;
   /** Stops the requests still out (the pairing was not confirmed, or its download did not take them). */
   abort(): void;
 }
@@ -258,15 +260,27 @@ export function prefetchSnapshot(api: ApiClient, eventId: number, key: string, s
   const controller = new AbortController();
   const slices = new Map<number, Promise<Slice | null>>();
   const opts = { api, eventId, sliceRows, signal: controller.signal };
+  let next: number | null = null;
   const ask = (after: number): void => {
-    if (controller.signal.aborted || slices.has(after) || slices.size >= SLICES_AHEAD) return;
+    if (controller.signal.aborted || slices.has(after)) return;
+    if (slices.size >= SLICES_AHEAD) {
+      next = after;
+      return;
+    }
     const p = fetchSlice(opts, after, ask);
     // A failure surfaces where the slice is taken.
     p.catch(() => undefined);
     slices.set(after, p);
   };
   ask(0);
-  return { key, slices, abort: () => controller.abort() };
+  return {
+    key,
+    slices,
+    get next() {
+      return next;
+    },
+    abort: () => controller.abort(),
+  };
 }
 
 /**
@@ -344,6 +358,8 @@ async function snapshotPass(
   try {
     const first = await take(start.afterId);
     if (first === null) return null;
+    // The slice after the prefetched ones goes out now, not once the download reaches the last of them.
+    if (start.afterId === 0 && opts.prefetched?.next != null) ask(opts.prefetched.next);
     let current: Slice = first;
     for (;;) {
       if (cursor === null) cursor = current.cursor;
@@ -385,6 +401,8 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
     // The first download goes to snapshot chunks (fast), each with the progress that resumes after it and the
     // tickets and door labels its attendees hold, in one transaction. The event and its tickets come meanwhile: both are over
     // before the cache counts as complete, and neither is left running when the other fails.
+    let stored!: () => void;
+    const firstStored = new Promise<void>((resolve) => (stored = resolve));
     const store = async (batch: DoorAttendee[], full: FullDownloadState) => {
       await mayWrite(opts);
       await applySnapshotPage(opts.db, batch, async () => {
@@ -392,6 +410,7 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
         await rememberTicketIds(opts.db, batch);
         await learnDoorLabels(opts.db, batch);
       });
+      stored();
     };
     const paged = () =>
       pagePass(
@@ -428,7 +447,19 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
       }
       return await paged();
     };
-    const [pass, info] = await Promise.allSettled([whole(), eventInfo ? downloadEventInfo(opts) : null]);
+    const attendees = whole();
+    // The event and its tickets are asked for once the first slice is stored (or the attendees' pass is over), not
+    // beside the first requests: the server answers in turn, and at 100,000 attendees each of the three ticket reads
+    // counts them all (about 80 ms), which held back the slices the page was waiting for (issue 22). Not at all when
+    // the pass failed first.
+    const go = Promise.race([
+      firstStored.then(() => true),
+      attendees.then(
+        () => true,
+        () => false,
+      ),
+    ]);
+    const [pass, info] = await Promise.allSettled([attendees, eventInfo ? go.then((ok) => (ok ? downloadEventInfo(opts) : undefined)) : null]);
     if (pass.status === 'rejected') throw pass.reason;
     if (info.status === 'rejected') throw info.reason;
     const result = pass.value;

@@ -156,7 +156,7 @@ describe('pairing asks first (issue 10 item 9)', () => {
     const prefetch = (next: PairingPayload) => {
       const p: Pre = { key: probeKey(next), next, aborted: false };
       made.push(p);
-      return { key: p.key, slices: new Map(), abort: () => void (p.aborted = true) };
+      return { key: p.key, slices: new Map(), next: null, abort: () => void (p.aborted = true) };
     };
     // A paired kiosk shown a code for another server: that server gets the probe and nothing else until staff confirm.
     const s = await pairedKiosk();
