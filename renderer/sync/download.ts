@@ -49,11 +49,6 @@ export interface DownloadOptions {
    * false the download stops with {@link DownloadGateClosed} having written nothing.
    */
   gate?: Promise<boolean>;
-  /**
-   * The first door snapshot slices, asked for while staff confirmed the pairing (prefetchSnapshot), by `after_id`:
-   * a first download from the start takes them instead of asking again.
-   */
-  prefetched?: SnapshotPrefetch;
 }
 
 /** The sync run's checks failed (see DownloadOptions.gate): the download stopped before writing anything. */
@@ -228,7 +223,7 @@ async function pagePass(
   return { cursor, loaded };
 }
 
-export interface Slice {
+interface Slice {
   attendees: DoorAttendee[];
   total: number;
   nextAfterId: number | null;
@@ -238,61 +233,12 @@ export interface Slice {
 /** Slices asked for and not yet taken for writing, at most: the server works on the next while one is read and written. */
 const SLICES_AHEAD = 2;
 
-/** The first door snapshot slices of a pairing not confirmed yet (prefetchSnapshot). */
-export interface SnapshotPrefetch {
-  /** The pairing they were asked for with (pairing.ts probeKey): used only by a download with the same. */
-  key: string;
-  /** By `after_id`; a failed one fails where the download takes it, as its own request would. */
-  slices: Map<number, Promise<Slice | null>>;
-  /** The `after_id` of the slice after them, once an answer named it (the download asks for it at once). */
-  readonly next: number | null;
-  /** Stops the requests still out (the pairing was not confirmed, or its download did not take them). */
-  abort(): void;
-}
-
-/**
- * While staff read the pairing question (its probe read the event with this key), the first SLICES_AHEAD door
- * snapshot slices are asked for and read into memory: nothing is stored before staff confirm, and on confirming
- * the first download starts with them in hand rather than with its first request. At 100,000 attendees the first
- * slices are a second of the server's and the page's work. `key` names the pairing (probeKey).
- */
-export function prefetchSnapshot(api: ApiClient, eventId: number, key: string, sliceRows?: number): SnapshotPrefetch {
-  const controller = new AbortController();
-  const slices = new Map<number, Promise<Slice | null>>();
-  const opts = { api, eventId, sliceRows, signal: controller.signal };
-  let next: number | null = null;
-  const ask = (after: number): void => {
-    if (controller.signal.aborted || slices.has(after)) return;
-    if (slices.size >= SLICES_AHEAD) {
-      next = after;
-      return;
-    }
-    const p = fetchSlice(opts, after, ask);
-    // A failure surfaces where the slice is taken.
-    p.catch(() => undefined);
-    slices.set(after, p);
-  };
-  ask(0);
-  return {
-    key,
-    slices,
-    get next() {
-      return next;
-    },
-    abort: () => controller.abort(),
-  };
-}
-
 /**
  * One slice of the door snapshot; null when the server has no such route (an older Doorstep, or the original).
  * `onNext` is told the next slice's `after_id` from the answer's headers (`X-EVT-Next-After-Id`), before its body
  * is read.
  */
-async function fetchSlice(
-  opts: Pick<DownloadOptions, 'api' | 'eventId' | 'sliceRows' | 'signal'>,
-  afterId: number,
-  onNext?: (afterId: number) => void,
-): Promise<Slice | null> {
+async function fetchSlice(opts: DownloadOptions, afterId: number, onNext?: (afterId: number) => void): Promise<Slice | null> {
   // `rows`: the compact form (a third of the bytes, no keys repeated); a server that does not know it answers with
   // objects, which read the same.
   const query = { post_id: opts.eventId, after_id: afterId, limit: opts.sliceRows ?? DOOR_SNAPSHOT_LIMIT, form: 'rows' };
@@ -351,15 +297,9 @@ async function snapshotPass(
     asked.delete(after);
     return p;
   };
-  // Slices asked for while staff confirmed the pairing are this download's first (a download from the start); a
-  // download that resumes has no use for them.
-  if (opts.prefetched && start.afterId === 0) for (const [after, p] of opts.prefetched.slices) asked.set(after, p);
-  else opts.prefetched?.abort();
   try {
     const first = await take(start.afterId);
     if (first === null) return null;
-    // The slice after the prefetched ones goes out now, not once the download reaches the last of them.
-    if (start.afterId === 0 && opts.prefetched?.next != null) ask(opts.prefetched.next);
     let current: Slice = first;
     for (;;) {
       if (cursor === null) cursor = current.cursor;
@@ -401,8 +341,6 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
     // The first download goes to snapshot chunks (fast), each with the progress that resumes after it and the
     // tickets and door labels its attendees hold, in one transaction. The event and its tickets come meanwhile: both are over
     // before the cache counts as complete, and neither is left running when the other fails.
-    let stored!: () => void;
-    const firstStored = new Promise<void>((resolve) => (stored = resolve));
     const store = async (batch: DoorAttendee[], full: FullDownloadState) => {
       await mayWrite(opts);
       await applySnapshotPage(opts.db, batch, async () => {
@@ -410,7 +348,6 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
         await rememberTicketIds(opts.db, batch);
         await learnDoorLabels(opts.db, batch);
       });
-      stored();
     };
     const paged = () =>
       pagePass(
@@ -447,19 +384,7 @@ export async function downloadAttendees(opts: DownloadOptions): Promise<number> 
       }
       return await paged();
     };
-    const attendees = whole();
-    // The event and its tickets are asked for once the first slice is stored (or the attendees' pass is over), not
-    // beside the first requests: the server answers in turn, and at 100,000 attendees each of the three ticket reads
-    // counts them all (about 80 ms), which held back the slices the page was waiting for (issue 22). Not at all when
-    // the pass failed first.
-    const go = Promise.race([
-      firstStored.then(() => true),
-      attendees.then(
-        () => true,
-        () => false,
-      ),
-    ]);
-    const [pass, info] = await Promise.allSettled([attendees, eventInfo ? go.then((ok) => (ok ? downloadEventInfo(opts) : undefined)) : null]);
+    const [pass, info] = await Promise.allSettled([whole(), eventInfo ? downloadEventInfo(opts) : null]);
     if (pass.status === 'rejected') throw pass.reason;
     if (info.status === 'rejected') throw info.reason;
     const result = pass.value;

@@ -7,7 +7,7 @@ import { getSyncState } from '../store/meta.ts';
 import { storeEventSigningKeys } from '../store/signing-keys.ts';
 import { pendingCount, storeServerAttendee } from '../store/outbox.ts';
 import { ApiError, createApiClient, type ApiClient, type ApiFailure, type FetchLike } from './api-client.ts';
-import { downloadAttendees, type SnapshotPrefetch } from './download.ts';
+import { downloadAttendees } from './download.ts';
 import { syncGate } from './gate-sync.ts';
 import { DEVICE_PROBLEM_ORDER, SyncEvents, type DeviceProblem, type DeviceProblemKind, type HubInfo, type SyncStatus } from './events.ts';
 import { recordOverruledScans } from '../store/settle.ts';
@@ -103,12 +103,6 @@ export class SyncEngine {
    * A kiosk just paired then asks the server for its first slices, not for the event a second time (issue 22).
    */
   private checked: EventRead | null = null;
-  /**
-   * The first snapshot slices asked for while staff confirmed the pairing (resetAuth; download.ts prefetchSnapshot):
-   * the next run's first download starts with them, when it is one from the start for the same pairing; any other
-   * run stops their requests and drops them.
-   */
-  private prefetched: SnapshotPrefetch | null = null;
   private recheck = false;
   private readonly now: () => number;
 
@@ -293,12 +287,10 @@ export class SyncEngine {
   }
 
   /** Pairing changed: forget the device problems of the old pairing and start afresh. */
-  resetAuth(checked?: EventRead, prefetched?: SnapshotPrefetch): void {
+  resetAuth(checked?: EventRead): void {
     this.failures = 0;
     this.lastHealthAt = -Infinity;
     this.checked = checked ?? null;
-    this.prefetched?.abort();
-    this.prefetched = prefetched ?? null;
     this.setStatus({ unauthorized: false, lastError: null, online: true, problems: [], device: null, readyInfo: null, hub: null });
   }
 
@@ -522,7 +514,7 @@ export class SyncEngine {
     const refreshEvent = this.refreshEvent;
     this.refreshEvent = false;
     const wasReady = this.status.ready;
-    const download = (opts: { gate?: Promise<boolean>; eventBody?: unknown; signal?: AbortSignal; prefetched?: SnapshotPrefetch }) =>
+    const download = (opts: { gate?: Promise<boolean>; eventBody?: unknown; signal?: AbortSignal }) =>
       (async () => {
         await downloadAttendees({
           api,
@@ -547,8 +539,6 @@ export class SyncEngine {
 
     let failed: unknown;
     if ((await getSyncState(db)).complete) {
-      // Slices asked for while staff confirmed are of no use to a cache that is complete (the same pairing again).
-      this.takePrefetched(settings)?.abort();
       if (!(await checks())) {
         this.refreshEvent ||= refreshEvent;
         return;
@@ -560,9 +550,7 @@ export class SyncEngine {
       // refused key or an unreachable server the download stops having written nothing (DownloadOptions.gate).
       const passed = checks();
       const abort = new AbortController();
-      const prefetched = this.takePrefetched(settings);
       const downloading = download({
-        prefetched,
         gate: passed.catch(() => false),
         eventBody: passed.then(
           () => eventBody,
@@ -576,7 +564,6 @@ export class SyncEngine {
       } finally {
         if (!ok) {
           abort.abort();
-          prefetched?.abort();
           await downloading;
           this.refreshEvent ||= refreshEvent;
         }
@@ -592,16 +579,6 @@ export class SyncEngine {
     await this.readHub(settings);
     await this.refreshStatus({ online: true, lastError: null });
     if (!wasReady && this.status.ready) await this.announceReady();
-  }
-
-  /** The prefetched slices when they were asked for with this pairing (once); any others are stopped and dropped. */
-  private takePrefetched(settings: PairingPayload): SnapshotPrefetch | undefined {
-    const p = this.prefetched;
-    this.prefetched = null;
-    if (!p) return undefined;
-    if (p.key === probeKey(settings)) return p;
-    p.abort();
-    return undefined;
   }
 
   /**

@@ -6,7 +6,6 @@ import { clearEventData } from '../store/outbox.ts';
 import { forgetSigningKeys } from '../store/signing-keys.ts';
 import { kioskPaths } from '../../shared/checkin/paths.ts';
 import type { FetchLike } from './api-client.ts';
-import type { SnapshotPrefetch } from './download.ts';
 
 /**
  * Pairing, first or replacing, is always shown to staff and confirmed: a pairing QR code or link can come
@@ -141,21 +140,6 @@ async function readCapped(res: Response, max: number): Promise<string> {
   }
   return new TextDecoder().decode(all);
 }
-
-/**
- * `fetchImpl` whose answers are read whole, up to `max` bytes (more fails as a network error would): for requests to
- * a server staff have not confirmed yet (the pairing question's first slices).
- */
-export function cappedFetch(max: number, fetchImpl: FetchLike = fetch): FetchLike {
-  return async (input, init) => {
-    const res = await fetchImpl(input, init);
-    const text = await readCapped(res, max);
-    return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
-  };
-}
-
-/** The most a slice asked for before staff confirmed may weigh: a slice of 5,000 attendees is about 0.8 MB. */
-export const MAX_PREFETCH_BYTES = 8 * 1024 * 1024;
 
 /**
  * Asks the target server for the event, with the key from the payload (never the current pairing's key),
@@ -395,26 +379,8 @@ export interface PairingFlowOptions {
   upload: () => Promise<void>;
   /** Waits until no sync run is in flight, so none straddles the change. */
   idle: () => Promise<void>;
-  /**
-   * Starts reading the first of the new pairing's attendees while staff read the question (download.ts
-   * prefetchSnapshot): asked once its probe read the event with the key, for a pairing whose cache starts afresh.
-   */
-  prefetch?: (next: PairingPayload) => SnapshotPrefetch;
-  /**
-   * The new pairing is stored; `event` is the event as the question read it with the new key, `prefetched` what
-   * `prefetch` began for it (the first download's to take or stop).
-   */
-  paired: (next: PairingPayload, event: EventView, prefetched?: SnapshotPrefetch) => Promise<void> | void;
-}
-
-/**
- * Whether a pairing's first slices may be asked for before staff confirm it: a kiosk paired with nothing yet, or
- * another event (or key) on the server it is paired with. Not the same pairing again (its cache stays).
- */
-function fetchesBeforeConfirm(plan: PairingPlan): boolean {
-  if (plan.kind === 'first') return true;
-  if (plan.kind === 'same' || !plan.current) return false;
-  return new URL(plan.current.settings.url).origin === new URL(plan.next.url).origin;
+  /** The new pairing is stored; `event` is the event as the question read it with the new key. */
+  paired: (next: PairingPayload, event: EventView) => Promise<void> | void;
 }
 
 /**
@@ -459,32 +425,8 @@ export class PairingFlow {
   }
 
   private async run(next: PairingPayload, mine: number): Promise<PairingOutcome> {
-    this.opts.checking?.(describeServer(next.url), next);
-    /** Slices asked for while the question is open; stopped unless the pairing is confirmed. */
-    let prefetched: SnapshotPrefetch | undefined;
-    let outcome: PairingOutcome = 'cancelled';
-    try {
-      outcome = await this.ask(next, mine, (plan) => {
-        // Only once the key has read the event, for a pairing that starts its cache afresh, and never from a server
-        // other than the one this kiosk is paired with: until staff confirm, another server gets the probe and
-        // nothing else (a hostile pairing code shown to a paired kiosk). Once per target.
-        if (!this.opts.prefetch || plan.refused || plan.event.problem !== null || !fetchesBeforeConfirm(plan)) return undefined;
-        const key = probeKey(plan.next);
-        if (prefetched?.key !== key) {
-          prefetched?.abort();
-          prefetched = this.opts.prefetch(plan.next);
-        }
-        return prefetched;
-      });
-      return outcome;
-    } finally {
-      // Confirmed: the first download has them (SyncEngine.resetAuth).
-      if (outcome !== 'paired') prefetched?.abort();
-    }
-  }
-
-  private async ask(next: PairingPayload, mine: number, prefetch: (plan: PairingPlan) => SnapshotPrefetch | undefined): Promise<PairingOutcome> {
     const { db } = this.opts;
+    this.opts.checking?.(describeServer(next.url), next);
     for (;;) {
       const plan = await planPairing(db, next, { fetch: this.opts.fetch, timeoutMs: this.opts.probeTimeoutMs, now: this.opts.now });
       if (mine !== this.generation) return 'cancelled';
@@ -493,7 +435,6 @@ export class PairingFlow {
         await this.opts.ask(plan);
         return 'refused';
       }
-      const pre = prefetch(plan);
       const answer = await this.opts.ask(plan);
       if (mine !== this.generation || answer === 'cancel') return 'cancelled';
       if (answer === 'upload') {
@@ -512,7 +453,7 @@ export class PairingFlow {
         if (err instanceof PairingBlocked) continue;
         throw err;
       }
-      await this.opts.paired(next, plan.event, pre);
+      await this.opts.paired(next, plan.event);
       return 'paired';
     }
   }

@@ -5,9 +5,7 @@ import { createDeduper } from '../scanner/dedupe.ts';
 import { createWedge } from '../scanner/wedge.ts';
 import { putLanguage } from '../store/meta.ts';
 import { loadScanMemory } from '../store/scan-memory.ts';
-import { createApiClient } from '../sync/api-client.ts';
-import { prefetchSnapshot, type SnapshotPrefetch } from '../sync/download.ts';
-import { cappedFetch, MAX_PREFETCH_BYTES, PairingFlow, probeKey, unpair, type EventView } from '../sync/pairing.ts';
+import { PairingFlow, unpair, type EventView } from '../sync/pairing.ts';
 import { CameraBlockedPanel, cameraBlockedBy } from './camera-blocked.ts';
 import { setLanguage, type KioskContext } from './context.ts';
 import { byId, el } from './dom.ts';
@@ -68,9 +66,7 @@ export class KioskApp {
       invalid: () => this.confirm.invalid(),
       upload: () => ctx.engine.syncNow(),
       idle: () => ctx.engine.idle(),
-      // A server staff have not confirmed yet: its answers are read up to a bound.
-      prefetch: (next) => prefetchSnapshot(createApiClient(next, cappedFetch(MAX_PREFETCH_BYTES)), next.event_id, probeKey(next)),
-      paired: (next, event, prefetched) => this.paired(next, event, prefetched),
+      paired: (next, event) => this.paired(next, event),
     });
     this.pairing = new PairingView(ctx, (p) => this.pair(p));
     this.staff = new StaffPanel(
@@ -240,7 +236,7 @@ export class KioskApp {
   }
 
   /** The new pairing is stored: start over with it. */
-  private async paired(payload: PairingPayload, event: EventView, prefetched?: SnapshotPrefetch): Promise<void> {
+  private async paired(payload: PairingPayload, event: EventView): Promise<void> {
     const { engine } = this.ctx;
     // The supervisor PIN set with the confirmation; the same server and event keep the one there is.
     const pin = this.confirm.takePin();
@@ -249,9 +245,8 @@ export class KioskApp {
     // check made meanwhile waits for it (pin.ts), so neither the PIN it replaces nor none answers in between.
     const storing = pin === null ? Promise.resolve() : setPin(this.ctx.db, pin);
     this.ctx.settings.current = payload;
-    // The event as the question read it with this key is the first run's check of the key (SyncEngine.checked), and
-    // the slices read while staff confirmed are its first download's first.
-    engine.resetAuth(event.read, prefetched);
+    // The event as the question read it with this key is the first run's check of the key (SyncEngine.checked).
+    engine.resetAuth(event.read);
     // The first download starts at once; the screen catches up meanwhile.
     void engine.syncNow({ refreshEvent: true });
     await storing;

@@ -5,7 +5,7 @@ import { createApiKey } from '../../../server/auth/credentials.ts';
 import { openKioskDb } from '../../../renderer/store/db.ts';
 import { knownTickets } from '../../../renderer/store/signing-keys.ts';
 import { createApiClient } from '../../../renderer/sync/api-client.ts';
-import { downloadAttendees, downloadEventInfo, prefetchSnapshot } from '../../../renderer/sync/download.ts';
+import { downloadAttendees, downloadEventInfo } from '../../../renderer/sync/download.ts';
 import { getSyncState } from '../../../renderer/store/meta.ts';
 import { snapshotPacked } from '../../../renderer/store/snapshot.ts';
 import { packAttendee } from '../../../renderer/store/attendees.ts';
@@ -140,52 +140,6 @@ describe('the first download against the real server (door snapshot, issue 22)',
     assert.ok(Number(state.cursor) > 0);
     // The next pass is a delta over the paged list, from that cursor: nothing changed, nothing comes.
     assert.equal(await downloadAttendees({ api, db, eventId: big.eventId, now: Date.now }), 0);
-    db.close();
-  });
-
-  test('slices read while staff confirmed: each asked for once, the one after them at once, the tickets once a slice is stored', async () => {
-    const db = freshDb();
-    const log: string[] = [];
-    /** Slices stored so far (the download's progress), noted with each slice asked for. */
-    let stored = 0;
-    const logging = async (input: string, init?: RequestInit) => {
-      const url = new URL(input);
-      if (url.pathname.endsWith('/door-snapshot')) log.push(`slice ${url.searchParams.get('after_id')} @${stored}`);
-      else if (url.pathname.endsWith('/tickets')) log.push('tickets');
-      return await fetch(input, init);
-    };
-    const api = createApiClient({ url: srv.root, api_key: big.key }, logging);
-    const pre = prefetchSnapshot(api, big.eventId, 'this pairing', 10);
-    await Promise.all(pre.slices.values());
-    for (let i = 0; i < 100 && pre.next === null; i++) await new Promise((r) => setTimeout(r, 5));
-    assert.deepEqual(log, ['slice 0 @0', `slice ${[...pre.slices.keys()][1]} @0`]);
-    assert.ok(pre.next !== null, 'the second answer named the slice after it');
-    // Nothing may be stored until the gate opens (as while a sync run's checks are out): the tickets wait for it too.
-    let open!: (ok: boolean) => void;
-    const downloading = downloadAttendees({
-      api,
-      db,
-      eventId: big.eventId,
-      now: Date.now,
-      sliceRows: 10,
-      prefetched: pre,
-      refreshEvent: true,
-      gate: new Promise<boolean>((resolve) => (open = resolve)),
-      onProgress: () => void stored++,
-    });
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(log.includes('tickets'), false, 'no ticket read before a slice is stored');
-    open(true);
-    const got = await downloading;
-    assert.equal(got, big.attendeeIds.length);
-    const slices = log.filter((l) => l.startsWith('slice')).map((l) => l.split(' @')[0]);
-    assert.equal(new Set(slices).size, slices.length, 'no slice asked for twice');
-    // The slice after the prefetched ones went out at once, before the first was stored; the tickets after it, as
-    // they wait for the first slice to be stored.
-    assert.equal(log[2], `slice ${pre.next} @0`);
-    assert.ok(log.indexOf('tickets') > 2);
-    assert.deepEqual(await snapshotPacked(db), await pagedRows(big.key));
-    assert.equal((await db.tickets.count()) > 0, true);
     db.close();
   });
 

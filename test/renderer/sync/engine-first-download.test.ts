@@ -11,9 +11,7 @@ import type { PairingPayload } from '../../../shared/checkin/pairing.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { seedTicketsFixture } from '../../helpers/tickets-fixture.ts';
 import { cachedIds } from '../kiosk-fixture.ts';
-import { probeEvent, probeKey } from '../../../renderer/sync/pairing.ts';
-import { prefetchSnapshot } from '../../../renderer/sync/download.ts';
-import { createApiClient } from '../../../renderer/sync/api-client.ts';
+import { probeEvent } from '../../../renderer/sync/pairing.ts';
 import { signingKeysOfEvent } from '../../../renderer/store/signing-keys.ts';
 
 /**
@@ -177,42 +175,6 @@ describe('the first download starts while the sync run checks the key', () => {
     );
     assert.equal(await other.db.snapshot.count(), 0);
     await other.close();
-  });
-
-  test("slices asked for while staff confirmed are the first download's first; ones for another pairing are not used", async () => {
-    const slices: string[] = [];
-    const counting = async (input: string | URL | Request, init?: RequestInit) => {
-      const url = String(input);
-      if (isSlice(url)) slices.push(new URL(url).searchParams.get('after_id') ?? '');
-      return await fetch(input, init);
-    };
-    const settings: PairingPayload = { url: srv.root, api_key: key, event_id: event.eventId };
-    // As the pairing question starts it (app.ts, pairing.ts PairingFlow), before staff confirm.
-    const pre = prefetchSnapshot(createApiClient(settings, counting as typeof fetch), event.eventId, probeKey(settings));
-    await pre.slices.get(0);
-    assert.deepEqual(slices, ['0']);
-    const k = await kiosk(key, counting as typeof fetch);
-    k.engine.resetAuth(undefined, pre);
-    await k.engine.syncNow({ refreshEvent: true });
-    assert.deepEqual(slices, ['0'], 'the first slice was not asked for again');
-    assert.equal((await cachedIds(k.db)).size, event.attendeeIds.length);
-    assert.equal(k.engine.status.ready, true);
-    await k.close();
-
-    // Slices asked for with another pairing (here: another key) are stopped, and the download asks for its own.
-    slices.length = 0;
-    const foreign = prefetchSnapshot(
-      createApiClient({ ...settings, api_key: otherKey }, counting as typeof fetch),
-      event.eventId,
-      probeKey({ ...settings, api_key: otherKey }),
-    );
-    await foreign.slices.get(0);
-    const again = await kiosk(key, counting as typeof fetch);
-    again.engine.resetAuth(undefined, foreign);
-    await again.engine.syncNow({ refreshEvent: true });
-    assert.deepEqual(slices, ['0', '0']);
-    assert.equal((await cachedIds(again.db)).size, event.attendeeIds.length);
-    await again.close();
   });
 
   test('a revoked key: nothing stored, the key shown as refused', async () => {

@@ -9,8 +9,6 @@ import {
   applyPairing,
   describeServer,
   probeEvent,
-  probeKey,
-  cappedFetch,
   type PairingAnswer,
   type PairingFlowOptions,
   type PairingPlan,
@@ -148,59 +146,6 @@ describe('pairing asks first (issue 10 item 9)', () => {
     } finally {
       await s.device.close();
     }
-  });
-
-  test('the first slices are asked for while staff read a first pairing: handed over on confirm, stopped on cancel', async () => {
-    type Pre = { key: string; next: PairingPayload; aborted: boolean };
-    const made: Pre[] = [];
-    const prefetch = (next: PairingPayload) => {
-      const p: Pre = { key: probeKey(next), next, aborted: false };
-      made.push(p);
-      return { key: p.key, slices: new Map(), next: null, abort: () => void (p.aborted = true) };
-    };
-    // A paired kiosk shown a code for another server: that server gets the probe and nothing else until staff confirm.
-    const s = await pairedKiosk();
-    try {
-      const other = scriptedFlow(s, ['cancel'], { prefetch });
-      assert.equal(await other.flow.request(TARGET), 'cancelled');
-      assert.equal(made.length, 0);
-    } finally {
-      await s.device.close();
-    }
-    const db = openKioskDb(`pairing-prefetch-${process.pid}`);
-    const target = new FakeDoorServer(77, 78, TARGET_BASE);
-    target.keys = new Set(['other-key']);
-    try {
-      const device = { db, engine: { syncNow: async () => {}, idle: async () => {} } as unknown as Device['engine'] };
-      // Cancel: asked for once the key read the event, and stopped.
-      const cancelled = scriptedFlow({ device, fetch: target.fetch() }, ['cancel'], { prefetch });
-      assert.equal(await cancelled.flow.request(TARGET), 'cancelled');
-      assert.equal(made.length, 1);
-      assert.deepEqual(made[0].next, TARGET);
-      assert.equal(made[0].aborted, true, 'a pairing staff cancelled stops its requests');
-      // A key the server refuses: nothing is asked for.
-      const refused = scriptedFlow({ device, fetch: target.fetch() }, ['cancel'], { prefetch });
-      assert.equal(await refused.flow.request({ ...TARGET, api_key: 'not-a-key' }), 'refused');
-      assert.equal(made.length, 1);
-      // Confirm: the same object reaches `paired` (and from there the sync engine), not stopped.
-      const handed: unknown[] = [];
-      const confirmed = scriptedFlow({ device, fetch: target.fetch() }, ['confirm'], { prefetch, paired: (_n, _e, pre) => void handed.push(pre) });
-      assert.equal(await confirmed.flow.request(TARGET), 'paired');
-      assert.equal(made.length, 2);
-      assert.equal(made[1].aborted, false);
-      assert.equal((handed[0] as { key: string }).key, made[1].key);
-    } finally {
-      db.close();
-      await db.delete();
-    }
-  });
-
-  test('answers read before staff confirm are bounded', async () => {
-    const server = async () => new Response('x'.repeat(11), { headers: { 'X-EVT-Next-After-Id': '5' } });
-    await assert.rejects(cappedFetch(10, server)('http://door.example/'), /answer too large/);
-    const res = await cappedFetch(11, server)('http://door.example/');
-    assert.equal(await res.text(), 'x'.repeat(11));
-    assert.equal(res.headers.get('X-EVT-Next-After-Id'), '5');
   });
 
   test('a first pairing asks too, and Cancel leaves the device unpaired', async () => {
