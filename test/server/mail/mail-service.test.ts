@@ -13,6 +13,16 @@ import { closedPort, startSmtpCatcher, type SmtpCatcher } from './smtp-catcher.t
 const rows = async (s: TestServer) =>
   (await s.db.prepare('SELECT * FROM mail_log ORDER BY id').all()) as { id: number; status: string; eml_file: string | null }[];
 
+/** A server of its own whose mail thread has made one message (so it is running). */
+async function serverWithThread() {
+  const other = await startTestServer();
+  await sendMail(other.app.state, { to: 'a@example.test', subject: 'First', text: 'x' });
+  await mailIdle(other.app.state);
+  const thread = other.app.state.services.mail!.thread;
+  assert.equal(thread.completed, 1);
+  return { other, thread };
+}
+
 describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
   let s: TestServer;
   beforeAll(async () => {
@@ -101,12 +111,8 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
   });
 
   test('without the mail thread (it failed or is gone) the request thread draws and composes, as before', async () => {
-    const other = await startTestServer();
+    const { other, thread } = await serverWithThread();
     try {
-      await sendMail(other.app.state, { to: 'a@example.test', subject: 'First', text: 'x' });
-      await mailIdle(other.app.state);
-      const thread = other.app.state.services.mail!.thread;
-      assert.equal(thread.completed, 1);
       await thread.stop();
       const id = await sendMail(other.app.state, { to: 'b@example.test', subject: 'After the thread', text: 'Still delivered' });
       await mailIdle(other.app.state);
@@ -122,12 +128,8 @@ describe('mail service without SMTP: .eml files under <dataDir>/mail/', () => {
   });
 
   test('a mail thread that dies with a message in hand: the message is still delivered, the next one by a new thread', async () => {
-    const other = await startTestServer();
+    const { other, thread } = await serverWithThread();
     try {
-      await sendMail(other.app.state, { to: 'a@example.test', subject: 'First', text: 'x' });
-      await mailIdle(other.app.state);
-      const thread = other.app.state.services.mail!.thread;
-      assert.equal(thread.completed, 1);
       const inside = thread as unknown as { worker: import('node:worker_threads').Worker | null };
       const worker = inside.worker;
       assert.ok(worker, 'the thread is running');
