@@ -142,12 +142,6 @@ export function requestIdOf(header: string | string[] | undefined): string {
   return given !== undefined && SANE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
 }
 
-/**
- * Wraps the app's request handler: gives each request an ID (`X-Request-Id` from the client when sane, a new
- * UUID otherwise), echoes it in the `X-Request-Id` response header, and serves the request inside that ID's
- * context. Non-REST requests (pages, the kiosk's files) get an access line here; REST requests are logged by
- * the REST layer itself (one line with the route, caller and time), which carries the same `req_id`.
- */
 /** The request's ID (requestIdOf), echoed in its `X-Request-Id` response header. */
 function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
   const id = requestIdOf(req.headers['x-request-id']);
@@ -155,6 +149,12 @@ function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
   return id;
 }
 
+/**
+ * Wraps the app's request handler: gives each request an ID (`X-Request-Id` from the client when sane, a new
+ * UUID otherwise), echoes it in the `X-Request-Id` response header, and serves the request inside that ID's
+ * context. Non-REST requests (pages, the kiosk's files) get an access line here; REST requests are logged by
+ * the REST layer itself (one line with the route, caller and time), which carries the same `req_id`.
+ */
 export function withRequestLog(handler: RequestListener, logger: Logger, trust: TrustFn = compileTrust([])): RequestListener {
   const httpLogger = pinoHttp({
     logger,

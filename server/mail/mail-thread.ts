@@ -42,7 +42,7 @@ export class MailThread {
   private seq = 0;
   private readonly waiting = new Map<number, { resolve: (r: MailJobResult) => void; reject: (e: Error) => void }>();
   private stopped = false;
-  /** Jobs the thread has answered (tests: the work was done there, not by the fallback). */
+  /** Jobs the thread has done (tests: the work was done there, not by the fallback); a job it failed is not counted. */
   completed = 0;
 
   /** `onFailure` hears of a thread that failed or exited unasked (the operator's log). */
@@ -81,8 +81,8 @@ export class MailThread {
       if (!w) return;
       this.waiting.delete(m.seq);
       if (this.waiting.size === 0) worker.unref();
-      this.completed++;
       if (m.error !== undefined) return w.reject(new Error(m.error));
+      this.completed++;
       const pngs = new Map((m.pngs ?? []).map((p) => [p.index, asBuffer(p.content)] as const));
       const c = m.compiled;
       w.resolve({ pngs, compiled: c ? { raw: asBuffer(c.raw), envelope: c.envelope, messageId: c.messageId } : null });

@@ -188,7 +188,6 @@ async function deliverNow(state: AppState, id: number): Promise<DeliveryResult |
     // Nothing to draw for a transport that composes for itself (a test's): no turn through the thread.
     if (qr.length || svc.newline) made = await svc.thread.run({ qr, msg: svc.newline ? msg : null, newline: svc.newline ?? 'unix' });
   } catch {
-    made = { pngs: new Map(), compiled: null };
     for (const { index, text } of qr) {
       // One image per turn of the event loop, so requests keep flowing while a large order is drawn.
       await new Promise((r) => setImmediate(r));

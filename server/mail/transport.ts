@@ -111,14 +111,17 @@ export function fileDeliver(dir: string): Deliver {
         ? { message: meta.compiled.raw, messageId: meta.compiled.messageId }
         : ((await t.sendMail(msg)) as { message: Buffer; messageId?: string | null });
       const tmp = path.join(dir, `.${name}.${process.pid}.tmp`);
-      await ready();
-      try {
-        await fs.writeFile(tmp, info.message, { mode: 0o600 });
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-        made = null;
+      const write = async () => {
         await ready();
         await fs.writeFile(tmp, info.message, { mode: 0o600 });
+      };
+      try {
+        await write();
+      } catch (e) {
+        // The folder went away since it was made: made again, once.
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        made = null;
+        await write();
       }
       await fs.rename(tmp, path.join(dir, name));
       return {
