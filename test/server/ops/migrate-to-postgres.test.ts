@@ -353,7 +353,7 @@ describe('cli migrate-to-postgres', () => {
       cli(['migrate-to-postgres', '--from', file, '--to', url], {}),
       (e: Error) =>
         !(e instanceof CliError) &&
-        /users read back different from SQLite; rolled back, nothing was committed|failed, nothing was committed: copying users: invalid byte sequence/.test(
+        /users read back different from SQLite; rolled back, nothing was committed|failed, nothing was committed: copying users: .*may not contain the NUL character/.test(
           e.message,
         ),
     );
