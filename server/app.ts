@@ -38,6 +38,8 @@ import { createLogger, logFunction } from './log.ts';
 import { health } from './http/health.ts';
 import { compileTrust } from './http/client-address.ts';
 
+/** How long a browser may keep a CORS preflight's answer, in seconds: Chromium's cap (Firefox allows a day). */
+const PREFLIGHT_MAX_AGE_S = 7200;
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
 /** The shared-state mode: asked for, configured, else 'database' on PostgreSQL and 'process' on SQLite. */
@@ -161,6 +163,10 @@ async function serveRest(state: AppState, registry: Registry, req: Request, res:
       return writeResult(res, errorResult(noRoute()), globals, false);
     }
     if (method === 'OPTIONS') {
+      // A browser's preflight (a kiosk on its own origin, as the Electron shell's app:// is, sends one before each
+      // signed request): the browser may keep the answer for up to two hours (Chromium's most) instead of its
+      // default 5 s, so a door scanning a guest every few seconds does not pay a second round trip per check-in.
+      if (req.headers.origin && req.headers['access-control-request-method']) res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_S));
       const m = registry.match(target.route, 'GET');
       const entry = m.kind === 'none' ? undefined : m.entry;
       status = 200;

@@ -55,6 +55,10 @@ describe('CORS with configured origins', () => {
     for (const [what, r] of Object.entries(answers)) assertNoCredentials(r.headers, what);
     assert.match(answers.preflight.headers.get('access-control-allow-methods') ?? '', /POST/);
     assert.match(answers.preflight.headers.get('access-control-allow-headers') ?? '', /Authorization/);
+    // A preflight may be kept two hours (test/e2e/cors-preflight.test.ts: a door's next scan then needs none);
+    // nothing else says how long to keep a preflight.
+    assert.equal(answers.preflight.headers.get('access-control-max-age'), '7200');
+    for (const [what, r] of Object.entries(answers)) if (what !== 'preflight') assert.equal(r.headers.get('access-control-max-age'), null, what);
   });
 
   test('a listed origin is echoed with credentials, preflight included', async () => {
