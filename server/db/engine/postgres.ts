@@ -90,6 +90,43 @@ interface PgScope extends TxScope {
   begun: boolean;
   /** Statements left for the COMMIT (atCommit), sent in its round trip before it. */
   atCommit: { text: string; values: (string | null)[] }[];
+  /**
+   * The transaction's plan_cache_mode as its statements left it (planControl): 'default' as it begins, 'generic'
+   * after a statement that asked for a generic plan, 'unknown' after a rollback to a savepoint (which undoes a
+   * SET LOCAL made after it), so the next statement says which it wants.
+   */
+  plan: 'default' | 'generic' | 'unknown';
+}
+
+/**
+ * A statement that asks for PostgreSQL's generic plan (`native(..., { plan: 'generic' })`): a keyed read or write
+ * whose plan never depends on its values, yet which PostgreSQL planned afresh at every call, since a custom plan
+ * sees the values (a bound array's length, a LIMIT's offset, a skewed column's value) and so always looks cheaper
+ * than the generic one. pg_stat_statements under bench:scale's checkouts: the rate limiter's take, the cart's
+ * ticket read and the checkout's read were planned at (nearly) every call, about 1 ms of PostgreSQL's CPU a
+ * checkout. `force_generic_plan` is set for that statement only (a statement that needs custom plans, such as the
+ * order-mail read, keeps them): SET LOCAL in its transaction, in the same round trip, and set back before the
+ * transaction's next statement that did not ask for it.
+ */
+export interface NativeOptions {
+  plan?: 'generic';
+}
+
+const SET_GENERIC = 'SET LOCAL plan_cache_mode = force_generic_plan';
+const SET_DEFAULT = 'SET LOCAL plan_cache_mode = DEFAULT';
+/**
+ * Outside a transaction block SET LOCAL warns (and PostgreSQL logs the warning); set_config(..., true) sets the
+ * same for the implicit transaction that runs to the statement's Sync, without a warning. It answers a row, which
+ * PrefixThen skips as it skips the prefix's completions.
+ */
+const SET_GENERIC_IMPLICIT = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)";
+
+/** The SET LOCAL due before a statement of the transaction, if its plan mode is not the one the statement wants. */
+function planControl(s: PgScope, generic: boolean): Control[] {
+  const want = generic ? 'generic' : 'default';
+  if (s.plan === want) return [];
+  s.plan = want;
+  return [generic ? SET_GENERIC : SET_DEFAULT];
 }
 
 /**
@@ -142,6 +179,12 @@ class PrefixThen extends (pg.Query as unknown as new (config: pg.QueryConfig & {
     return super.submit(connection);
   }
 
+  /** A prefix's rows (set_config answers one) are not the query's: they come before its completion is skipped. */
+  override handleDataRow(msg: unknown): void {
+    if (this.skip > 0) return;
+    super.handleDataRow(msg);
+  }
+
   override handleCommandComplete(msg: unknown, connection: PgConnection): void {
     if (this.skip > 0) {
       this.skip--;
@@ -192,6 +235,7 @@ interface PgQuery {
   requiresPreparation(): boolean;
   submit(connection: PgConnection): Error | null;
   handleCommandComplete(msg: unknown, connection: PgConnection): void;
+  handleDataRow(msg: unknown): void;
   handleError(err: Error, connection: PgConnection): void;
   handleReadyForQuery(connection: PgConnection): void;
 }
@@ -201,10 +245,14 @@ interface PgQuery {
  * the BEGIN when not sent yet, then the RELEASE and SAVEPOINTs of the nested levels (pendingControl).
  */
 function queryIn(s: PgScope, config: pg.QueryConfig, more: readonly Control[] = []): Promise<pg.QueryResult> {
-  const prefix = [...pendingControl(s), ...more];
-  if (!prefix.length) return s.client.query(config);
+  return queryAfter(s.client, config, [...pendingControl(s), ...more]);
+}
+
+/** Runs `config` on `client` after the `prefix` control statements, in one round trip. */
+function queryAfter(client: pg.ClientBase, config: pg.QueryConfig, prefix: readonly Control[]): Promise<pg.QueryResult> {
+  if (!prefix.length) return client.query(config);
   return new Promise((resolve, reject) => {
-    s.client.query(new PrefixThen({ ...config, callback: (err, r) => (err ? reject(err) : resolve(r as pg.QueryResult)) }, prefix) as never);
+    client.query(new PrefixThen({ ...config, callback: (err, r) => (err ? reject(err) : resolve(r as pg.QueryResult)) }, prefix) as never);
   });
 }
 
@@ -333,7 +381,7 @@ export class PgDb implements Db {
     const config: pg.QueryConfig = { text: p.tr.text, values, ...(p.name ? { name: p.name } : {}), ...(arrays ? { rowMode: 'array' } : {}) };
     let r: pg.QueryResult;
     try {
-      r = scope ? await queryIn(scope, config) : await this.pool.query(config);
+      r = scope ? await queryIn(scope, config, planControl(scope, false)) : await this.pool.query(config);
     } catch (e) {
       throw lockError(e);
     }
@@ -392,9 +440,11 @@ export class PgDb implements Db {
     scope.written += 1;
   }
 
-  /** A script written for PostgreSQL, run as it is (values bind `$n`). */
-  async native(sql: string, values?: unknown[]): Promise<Record<string, unknown>[]> {
+  /** A script written for PostgreSQL, run as it is (values bind `$n`); `opts.plan`: see NativeOptions. */
+  async native(sql: string, values?: unknown[], opts: NativeOptions = {}): Promise<Record<string, unknown>[]> {
     const scope = currentTx<PgScope>(this);
+    // Only a statement with values runs as a prepared one (the extended protocol), where a plan is kept at all.
+    const generic = opts.plan === 'generic' && values !== undefined;
     // A text with parameters is one statement written once (a script has none): prepared server-side under a
     // name, as `prepare` does, so it is parsed once per connection and may keep a generic plan. Unnamed, the
     // batch's read of its attendees (seven joins) was planned afresh at every batch: 2-20 ms of PostgreSQL's
@@ -402,7 +452,11 @@ export class PgDb implements Db {
     const name = values ? this.nativeName(sql) : undefined;
     const config: pg.QueryConfig = name ? { text: sql, values, name } : { text: sql, values };
     try {
-      const r = scope ? await queryIn(scope, config) : await this.pool.query(config);
+      const r = scope
+        ? await queryIn(scope, config, planControl(scope, generic))
+        : generic
+          ? await this.genericOutside(config)
+          : await this.pool.query(config);
       // A script of several statements answers an array of results: the last one's rows.
       const last = Array.isArray(r) ? (r[r.length - 1] as pg.QueryResult) : r;
       for (const one of Array.isArray(r) ? (r as pg.QueryResult[]) : [r]) {
@@ -414,6 +468,21 @@ export class PgDb implements Db {
       return (last?.rows ?? []) as Record<string, unknown>[];
     } catch (e) {
       throw lockError(e);
+    }
+  }
+
+  /** A statement outside any transaction, on a free connection, with a generic plan (NativeOptions). */
+  private async genericOutside(config: pg.QueryConfig): Promise<pg.QueryResult> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      return await queryAfter(client, config, [SET_GENERIC_IMPLICIT]);
+    } catch (e) {
+      // A connection that failed mid-protocol goes; a statement's own error leaves it usable.
+      broken = !(e as { code?: string })?.code;
+      throw e;
+    } finally {
+      client.release(broken);
     }
   }
 
@@ -441,7 +510,18 @@ export class PgDb implements Db {
     } catch (e) {
       throw lockError(e);
     }
-    const scope: PgScope = { owner: this, open: true, depth: 0, client, levels: [], releaseFrom: null, written: 0, begun: false, atCommit: [] };
+    const scope: PgScope = {
+      owner: this,
+      open: true,
+      depth: 0,
+      client,
+      levels: [],
+      releaseFrom: null,
+      written: 0,
+      begun: false,
+      atCommit: [],
+      plan: 'default',
+    };
     let broken = false;
     try {
       // BEGIN goes with the first statement (queryIn).
@@ -483,6 +563,8 @@ export class PgDb implements Db {
       if (s.levels.pop() === 'open') {
         // Rolling back to this level's savepoint ends the deeper ones, released or not.
         s.releaseFrom = null;
+        // A SET LOCAL made inside the level is undone with it.
+        s.plan = 'unknown';
         await s.client.query(`ROLLBACK TO SAVEPOINT evt_sp${level}; RELEASE SAVEPOINT evt_sp${level}`);
       }
       throw e;

@@ -116,15 +116,19 @@ export async function lockAndReadCheckout(db: Db, q: CheckoutQuery): Promise<Che
 
 async function readCheckout(pg: PgDb, cart: CartRow | undefined, q: CheckoutQuery): Promise<CheckoutState> {
   const rate = q.rate;
-  const rows = (await pg.native(PG_READ_CHECKOUT, [
-    cart ? String(cart.id) : null,
-    rate?.name ?? '',
-    rate?.keys ?? [],
-    String(rate?.afterMs ?? 0),
-    String(rate?.max ?? 1),
-    q.holdClient ?? null,
-    q.nowUtc,
-  ])) as unknown as ReadRow[];
+  const rows = (await pg.native(
+    PG_READ_CHECKOUT,
+    [
+      cart ? String(cart.id) : null,
+      rate?.name ?? '',
+      rate?.keys ?? [],
+      String(rate?.afterMs ?? 0),
+      String(rate?.max ?? 1),
+      q.holdClient ?? null,
+      q.nowUtc,
+    ],
+    { plan: 'generic' },
+  )) as unknown as ReadRow[];
   const first = rows[0];
   const tickets = new Map<number, TicketRow>();
   const taken = new Map<number, PlacesTaken>();
@@ -188,7 +192,7 @@ export async function readCartTickets(db: Db, ids: readonly number[], nowUtc: st
   }
   const out: CartTickets = { tickets: new Map(), parents: new Map(), taken: new Map() };
   if (!unique.length) return out;
-  const rows = (await (db as PgDb).native(PG_CART_TICKETS, [unique, nowUtc])) as unknown as (TicketRow & {
+  const rows = (await (db as PgDb).native(PG_CART_TICKETS, [unique, nowUtc], { plan: 'generic' })) as unknown as (TicketRow & {
     evt_parent_id: number | null;
     evt_parent_status: string;
     evt_parent_password: string;

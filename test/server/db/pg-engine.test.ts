@@ -446,6 +446,58 @@ describe('PgDb', () => {
   // Marked unparsed, the next use parsed it again and PostgreSQL refused it ("prepared statement already exists"),
   // a 500 at every checkout on that connection for as long as it lived: seen in the capacity invariant under load
   // (3 processes, 100 buyers). Seen failing with PrefixThen.handleError marking it unparsed again.
+  // NativeOptions (engine/postgres.ts): a keyed statement PostgreSQL would otherwise plan at every call (its custom
+  // plans see a bound array's length, so they always look cheaper) asks for the generic plan, for itself only.
+  // One connection, so that what one statement sets is what the next one would inherit.
+  test("a statement that asks for a generic plan gets it, and no statement after it does: outside a transaction, inside one, after a savepoint's rollback", async () => {
+    const one = (await openDatabase(url, { poolSize: 1 })) as PgDb;
+    const mode = async (generic: boolean) =>
+      (await one.native("SELECT current_setting('plan_cache_mode') AS m WHERE $1::int = 1", ['1'], generic ? { plan: 'generic' } : {}))[0]?.m;
+    try {
+      assert.equal(await mode(true), 'force_generic_plan');
+      assert.equal(await mode(false), 'auto');
+      // A failed generic statement leaves the connection usable and the mode as it was.
+      await assert.rejects(() => one.native('SELECT 1 / $1::int AS x', ['0'], { plan: 'generic' }));
+      assert.equal(await mode(false), 'auto');
+      await inTransaction(one, async () => {
+        assert.equal(await mode(false), 'auto');
+        assert.equal(await mode(true), 'force_generic_plan');
+        assert.equal(await mode(true), 'force_generic_plan');
+        assert.equal(await mode(false), 'auto');
+        // Statements through prepare() are set back too.
+        await mode(true);
+        assert.equal(await one.prepare("SELECT current_setting('plan_cache_mode') AS m WHERE 1 = ?").pluck().get(1), 'auto');
+        await assert.rejects(() =>
+          inTransaction(one, async () => {
+            assert.equal(await mode(true), 'force_generic_plan');
+            throw new Error('undo the level');
+          }),
+        );
+        assert.equal(await mode(false), 'auto');
+        await mode(true);
+        await assert.rejects(() =>
+          inTransaction(one, async () => {
+            assert.equal(await mode(false), 'auto');
+            throw new Error('undo the level');
+          }),
+        );
+        // The rollback undid the level's SET LOCAL DEFAULT: the transaction is generic again, and says so.
+        assert.equal(await mode(false), 'auto');
+        assert.equal(await mode(true), 'force_generic_plan');
+      });
+      assert.equal(await mode(false), 'auto');
+      // The rate limiter's take: planned once, then its generic plan kept (seen planned at every call without it).
+      const { takeRateEvent } = await import('../../../server/db/repos/shared-state.ts');
+      for (let i = 0; i < 12; i++) await takeRateEvent(one, { name: 'plan-test', keys: [`k${i % 3}`, 'all'], atMs: 1000 + i, afterMs: 0, max: 100 });
+      const [plans] = await one.native(
+        "SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE statement LIKE 'WITH r AS MATERIALIZED%'",
+      );
+      assert.deepEqual(plans, { generic: 12, custom: 0 });
+    } finally {
+      await one.close();
+    }
+  });
+
   test('a named statement that timed out on its first use on a connection runs again there', async () => {
     const id = String((await user('first-use-timeout')).lastInsertRowid);
     const own = new PgDb(url, { poolSize: 1 });
