@@ -68,7 +68,9 @@ export async function takeRateEvent(
   db: Db,
   r: { name: string; keys: readonly string[]; atMs: number; afterMs: number; max: number },
 ): Promise<number | undefined> {
-  const row = (await (db as PgDb).native(PG_TAKE_RATE_EVENT, [r.name, [...r.keys], String(r.atMs), String(r.afterMs), String(r.max)], { plan: 'generic' }))[0] as {
+  const row = (
+    await (db as PgDb).native(PG_TAKE_RATE_EVENT, [r.name, [...r.keys], String(r.atMs), String(r.afterMs), String(r.max)], { plan: 'generic' })
+  )[0] as {
     at: number | null;
     written: number;
   };
