@@ -47,6 +47,17 @@ function signalFor(timeoutMs: number, outer?: AbortSignal): AbortSignal {
  * A client of the paired server. Paths are relative to the interface root (`evt/tickets/v1/...`). It throws
  * {@link ApiError} for every failure, so callers switch on one typed union; 2xx and 207 are returned.
  */
+/**
+ * A read is never answered from the browser's cache (`no-store`): a server that says nothing about caching must not
+ * have its answers kept. A write is never cached by the browser anyway, so it goes with the default mode, for one
+ * reason: Chromium consults its CORS preflight cache only in that mode (`no-store` and `no-cache` send a preflight
+ * every time). A kiosk on its own origin (the Electron shell's app://) then sends a check-in's batch with one
+ * round trip instead of two, the server allowing a preflight to be kept two hours (Access-Control-Max-Age).
+ */
+export function cacheMode(method: string): RequestCache {
+  return method === 'GET' || method === 'HEAD' ? 'no-store' : 'default';
+}
+
 export function createApiClient(
   settings: Pick<PairingPayload, 'url' | 'api_key'>,
   fetchImpl: FetchLike = fetch,
@@ -73,7 +84,7 @@ export function createApiClient(
         },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: signalFor(timeoutMs, signal),
-        cache: 'no-store',
+        cache: cacheMode(method),
       });
     } catch (err) {
       throw new ApiError({ kind: 'network', message: err instanceof Error ? err.message : String(err) });
