@@ -251,23 +251,9 @@ export class CheckinService {
  * slowest of the run, as slow with the page open 3 s as 1 s.
  */
 function warmDecisions(eventId: number, deviceId: string, now: number, gate: GateState | null): void {
-  const code = parseTicketCode(`https://door.invalid/?event_qr_code=1&ticket_id=0&event_id=${eventId}&security_code=0`);
-  const row: AttendeeRow = {
-    id: 0,
-    eventId,
-    ticketId: 0,
-    status: 'publish',
-    orderStatus: 'completed',
-    codeHash: null,
-    checkedIn: 0,
-    checkinDate: null,
-    checkinAt: null,
-    checkinDevice: null,
-    name: '',
-    email: '',
-    ticketTitle: null,
-    words: [],
-  };
+  const made: TicketCode = { attendeeId: 0, eventId, securityCode: '0' };
+  const code = parseTicketCode(`https://door.invalid/?event_qr_code=1&ticket_id=0&event_id=${eventId}&security_code=0`) ?? made;
+  const row = signedAttendeeRow(made, eventId, 0, null);
   const ctx: ScanContext = { eventId, now, lastSyncAt: now, deviceId };
   decideScan(code, toSubject(row), ctx);
   let verdict = decideCheckin(toSubject(row), ctx);
