@@ -90,12 +90,10 @@ interface PgScope extends TxScope {
   begun: boolean;
   /** Statements left for the COMMIT (atCommit), sent in its round trip before it. */
   atCommit: { text: string; values: (string | null)[] }[];
-  /**
-   * The transaction's plan_cache_mode as its statements left it (planControl): 'default' as it begins, 'generic'
-   * after a statement that asked for a generic plan, 'unknown' after a rollback to a savepoint (which undoes a
-   * SET LOCAL made after it), so the next statement says which it wants.
-   */
-  plan: 'default' | 'generic' | 'unknown';
+  /** The transaction's plan_cache_mode as its statements left it (planControl): 'default' as it begins. */
+  plan: PlanMode;
+  /** Each nested level's plan mode when its SAVEPOINT went: a rollback to it undoes the SET LOCALs made since. */
+  levelPlans: PlanMode[];
 }
 
 /**
@@ -111,6 +109,8 @@ interface PgScope extends TxScope {
 export interface NativeOptions {
   plan?: 'generic';
 }
+
+type PlanMode = 'default' | 'generic';
 
 const SET_GENERIC = 'SET LOCAL plan_cache_mode = force_generic_plan';
 const SET_DEFAULT = 'SET LOCAL plan_cache_mode = DEFAULT';
@@ -244,8 +244,10 @@ interface PgQuery {
  * Runs `config` on the transaction's connection, in the same round trip as the control statements still to send:
  * the BEGIN when not sent yet, then the RELEASE and SAVEPOINTs of the nested levels (pendingControl).
  */
-function queryIn(s: PgScope, config: pg.QueryConfig, more: readonly Control[] = []): Promise<pg.QueryResult> {
-  return queryAfter(s.client, config, [...pendingControl(s), ...more]);
+function queryIn(s: PgScope, config: pg.QueryConfig, more: readonly Control[] = [], generic?: boolean): Promise<pg.QueryResult> {
+  // The SAVEPOINTs first, so each records the plan mode from before this statement's SET LOCAL.
+  const control = pendingControl(s);
+  return queryAfter(s.client, config, [...control, ...(generic === undefined ? [] : planControl(s, generic)), ...more]);
 }
 
 /** Runs `config` on `client` after the `prefix` control statements, in one round trip. */
@@ -272,6 +274,7 @@ function pendingControl(s: PgScope): string[] {
   for (let i = from; i < s.levels.length; i++) {
     out.push(`SAVEPOINT evt_sp${i + 1}`);
     s.levels[i] = 'open';
+    s.levelPlans[i] = s.plan;
   }
   s.releaseFrom = null;
   return out;
@@ -381,7 +384,7 @@ export class PgDb implements Db {
     const config: pg.QueryConfig = { text: p.tr.text, values, ...(p.name ? { name: p.name } : {}), ...(arrays ? { rowMode: 'array' } : {}) };
     let r: pg.QueryResult;
     try {
-      r = scope ? await queryIn(scope, config, planControl(scope, false)) : await this.pool.query(config);
+      r = scope ? await queryIn(scope, config, [], false) : await this.pool.query(config);
     } catch (e) {
       throw lockError(e);
     }
@@ -453,7 +456,7 @@ export class PgDb implements Db {
     const config: pg.QueryConfig = name ? { text: sql, values, name } : { text: sql, values };
     try {
       const r = scope
-        ? await queryIn(scope, config, planControl(scope, generic))
+        ? await queryIn(scope, config, [], generic)
         : generic
           ? await this.genericOutside(config)
           : await this.pool.query(config);
@@ -521,6 +524,7 @@ export class PgDb implements Db {
       begun: false,
       atCommit: [],
       plan: 'default',
+      levelPlans: [],
     };
     let broken = false;
     try {
@@ -564,7 +568,7 @@ export class PgDb implements Db {
         // Rolling back to this level's savepoint ends the deeper ones, released or not.
         s.releaseFrom = null;
         // A SET LOCAL made inside the level is undone with it.
-        s.plan = 'unknown';
+        s.plan = s.levelPlans[level - 1] ?? s.plan;
         await s.client.query(`ROLLBACK TO SAVEPOINT evt_sp${level}; RELEASE SAVEPOINT evt_sp${level}`);
       }
       throw e;
