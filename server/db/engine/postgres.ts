@@ -455,11 +455,7 @@ export class PgDb implements Db {
     const name = values ? this.nativeName(sql) : undefined;
     const config: pg.QueryConfig = name ? { text: sql, values, name } : { text: sql, values };
     try {
-      const r = scope
-        ? await queryIn(scope, config, [], generic)
-        : generic
-          ? await this.genericOutside(config)
-          : await this.pool.query(config);
+      const r = scope ? await queryIn(scope, config, [], generic) : generic ? await this.genericOutside(config) : await this.pool.query(config);
       // A script of several statements answers an array of results: the last one's rows.
       const last = Array.isArray(r) ? (r[r.length - 1] as pg.QueryResult) : r;
       for (const one of Array.isArray(r) ? (r as pg.QueryResult[]) : [r]) {
