@@ -477,8 +477,9 @@ export class PgDb implements Db {
     try {
       return await queryAfter(client, config, [SET_GENERIC_IMPLICIT]);
     } catch (e) {
-      // A connection that failed mid-protocol goes; a statement's own error leaves it usable.
-      broken = !(e as { code?: string })?.code;
+      // An error PostgreSQL answered (the statement's own) leaves the connection usable; any other (the socket, the
+      // protocol: Node's errors carry codes too, ECONNRESET) means it goes.
+      broken = !(e instanceof pg.DatabaseError);
       throw e;
     } finally {
       client.release(broken);
