@@ -44,10 +44,6 @@ function signalFor(timeoutMs: number, outer?: AbortSignal): AbortSignal {
 }
 
 /**
- * A client of the paired server. Paths are relative to the interface root (`evt/tickets/v1/...`). It throws
- * {@link ApiError} for every failure, so callers switch on one typed union; 2xx and 207 are returned.
- */
-/**
  * A read is never answered from the browser's cache (`no-store`): a server that says nothing about caching must not
  * have its answers kept. A write is never cached by the browser anyway, so it goes with the default mode, for one
  * reason: Chromium consults its CORS preflight cache only in that mode (`no-store` and `no-cache` send a preflight
@@ -58,6 +54,10 @@ export function cacheMode(method: string): RequestCache {
   return method === 'GET' || method === 'HEAD' ? 'no-store' : 'default';
 }
 
+/**
+ * A client of the paired server. Paths are relative to the interface root (`evt/tickets/v1/...`). It throws
+ * {@link ApiError} for every failure, so callers switch on one typed union; 2xx and 207 are returned.
+ */
 export function createApiClient(
   settings: Pick<PairingPayload, 'url' | 'api_key'>,
   fetchImpl: FetchLike = fetch,

@@ -9,7 +9,7 @@ import type { Endpoint, Registry, RouteEntry } from './registry.ts';
 import { errorResult, type Result } from '../kernel/result.ts';
 import { validateArgs } from './validate.ts';
 import { inTransaction } from '../db/in-transaction.ts';
-import { LockTimeout } from '../db/engine/types.ts';
+import { LockTimeout, TextRefused } from '../db/engine/types.ts';
 import { touch, writeTags } from './cache-tags.ts';
 
 /** A request in REST terms, whether it came over HTTP or as an item of a batch. */
@@ -136,6 +136,8 @@ function denied(p: Prepared): Result | null {
 /** What a handler's throw answers with: its own error, or a logged 500. */
 function failure(ctx: Ctx, e: unknown): Result {
   if (e instanceof HttpError) return errorResult(e);
+  // Bad input the database refused (a NUL character on PostgreSQL): nothing was written.
+  if (e instanceof TextRefused) return errorResult(new HttpError(400, 'rest_invalid_param', `Invalid parameter(s): ${e.message}.`));
   if (e instanceof LockTimeout) {
     // Nothing was written (the transaction rolled back); the client may send the same request again.
     ctx.app.log({ level: 'warn', msg: 'database busy', route: ctx.req.route, method: ctx.req.method, error: e.message });

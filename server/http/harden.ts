@@ -16,10 +16,10 @@ export function perAddressLimit(maxConnections: number): number {
 /**
  * How long an idle connection stays open for the client's next request. Node's default is 5 s, and a door scans a
  * guest every few seconds to a minute: each online check-in after a pause paid for a new connection (a TCP
- * handshake, and a TLS one behind https) before its request went. 65 s
- * outlasts the pause between guests and the kiosk's 30 s sync, and is above the 60 s idle timeout of common load
- * balancers, which must close an idle connection before the server does. An idle connection still counts against
- * `maxConnections` and its address's share, so holding many costs an attacker what it did.
+ * handshake, and a TLS one behind https) before its request went. 65 s outlasts the pause between guests and the
+ * kiosk's 30 s sync, and is above the 60 s idle timeout of common load balancers, which must close an idle
+ * connection before the server does. An idle connection still counts against `maxConnections` and its address's
+ * share, so holding many costs an attacker what it did.
  */
 export const KEEP_ALIVE_MS = 65_000;
 

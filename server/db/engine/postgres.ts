@@ -1,5 +1,4 @@
 import pg from 'pg';
-import { HttpError } from '../../kernel/errors.ts';
 import { type Numbered, numberParams } from './pg-params.ts';
 import { type Sql, sqlFor } from './sql.ts';
 import { GenerationalCache } from '../../auth/lru.ts';
@@ -11,6 +10,7 @@ import {
   HandleState,
   LOCK_WAIT_MS,
   LockTimeout,
+  TextRefused,
   type RowReader,
   type RunResult,
   type Statement,
@@ -293,10 +293,8 @@ function lockError(e: unknown): unknown {
   // Two transactions waited for each other (two batches meeting the same attendees in reverse order): PostgreSQL
   // ended this one; like a lock not granted, nothing of it was written and the client sends it again.
   if (err?.code === '40P01') return new LockTimeout('PostgreSQL lock (deadlock)');
-  // A NUL character in a text value: PostgreSQL's text cannot hold it (SQLite's can). Refused as bad input, with
-  // nothing written (the statement failed), never as a server error.
-  if (err?.code === '22021')
-    return new HttpError(400, 'rest_invalid_param', 'Invalid parameter(s): text may not contain the NUL character (\\u0000).');
+  // A NUL character in a text value (TextRefused): nothing was written (the statement failed).
+  if (err?.code === '22021') return new TextRefused();
   if (typeof err?.message === 'string' && /timeout exceeded when trying to connect/i.test(err.message))
     return new LockTimeout('PostgreSQL connection');
   return e;

@@ -120,6 +120,17 @@ export class LockTimeout extends Error {
   }
 }
 
+/**
+ * A text value the database cannot store: PostgreSQL's text holds no NUL character (U+0000), SQLite's does. The
+ * statement failed, so nothing of it was written; the REST layer answers it as bad input (http/dispatch.ts).
+ */
+export class TextRefused extends Error {
+  constructor() {
+    super('text may not contain the NUL character (\\u0000), which PostgreSQL cannot store');
+    this.name = 'TextRefused';
+  }
+}
+
 /** How long a statement waits for a lock, a connection or a transaction of another flow. */
 export const LOCK_WAIT_MS = 3000;
 
