@@ -47,8 +47,8 @@ const DOOR_RTT_MS = Number(process.env.BENCH_DOOR_RTT_MS ?? 4);
 /**
  * Check-ins the server takes from another door (one a batch, as a kiosk sends them) before the scans are timed. A
  * venue's server has been taking check-ins when a door scans; this bench's had run none, so its first scans timed
- * Node compiling the server's check-in code: with it cold, online p95 31-45 ms over six runs, the first scans the
- * slowest; warmed, 29-34 ms over three. 0 measures from cold.
+ * Node compiling the server's check-in code: with it cold, online p95 30.9-44.6 ms over eleven runs, the first
+ * scans the slowest; warmed, 29.0-33.6 ms over three. 0 measures from cold.
  */
 const WARM_CHECKINS = Number(process.env.BENCH_WARM_CHECKINS ?? 200);
 /**
