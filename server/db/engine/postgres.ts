@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { type Numbered, numberParams } from './pg-params.ts';
 import { type Sql, sqlFor } from './sql.ts';
@@ -215,6 +216,25 @@ class PrefixThen extends (pg.Query as unknown as new (config: pg.QueryConfig & {
   }
 }
 
+/**
+ * A flow's pipelined connection (Db.together): taken from the pool at the flow's first statement outside a
+ * transaction, given back once `fn` has settled and every statement sent on it has answered.
+ */
+interface Pipe {
+  readonly owner: PgDb;
+  client: Promise<pg.PoolClient> | null;
+  /** Statements sent on it and not answered yet. */
+  busy: number;
+  /** `fn` has settled. */
+  done: boolean;
+  /** A failure other than PostgreSQL's answer (the socket, the protocol): the connection is destroyed, not reused. */
+  broken: boolean;
+  /** Given back: statements the flow still makes (work it left running) take a connection of their own. */
+  released: boolean;
+}
+
+const pipeScope = new AsyncLocalStorage<Pipe>();
+
 /** A control statement (no parameters), or a statement left for the COMMIT with its values (text or null). */
 type Control = string | { text: string; values: (string | null)[] };
 
@@ -325,11 +345,17 @@ export class PgDb implements Db {
       connectionTimeoutMillis: LOCK_WAIT_MS,
       idleTimeoutMillis: 30_000,
       types,
+      // A connection sends a statement without waiting for the answers before it (Db.together); one statement at a
+      // time, as every other flow sends them, it behaves as without.
+      pipeline: true,
       // Sent once per connection as it opens (in the startup packet: no round trip).
       options: `-c client_min_messages=warning -c TimeZone=UTC -c lock_timeout=${LOCK_WAIT_MS}`,
     });
     // An idle connection the server dropped (restart, network) is discarded by the pool; nothing to do but not crash.
     this.pool.on('error', () => {});
+    // The same on a connection in use (a transaction's, a pipe's), which the pool does not listen to: without a
+    // listener its 'error' event would end the process. The statements waiting on it fail, and it is destroyed.
+    this.pool.on('connect', (client) => client.on('error', () => {}));
   }
 
   get inTransaction(): boolean {
@@ -381,8 +407,13 @@ export class PgDb implements Db {
     const values = this.bind(p.tr, args);
     const config: pg.QueryConfig = { text: p.tr.text, values, ...(p.name ? { name: p.name } : {}), ...(arrays ? { rowMode: 'array' } : {}) };
     let r: pg.QueryResult;
+    const pipe = scope ? undefined : this.pipeOf();
     try {
-      r = scope ? await queryIn(scope, config, [], false) : await this.pool.query(config);
+      r = scope
+        ? await queryIn(scope, config, [], false)
+        : pipe
+          ? await this.onPipe(pipe, (client) => client.query(config))
+          : await this.pool.query(config);
     } catch (e) {
       throw lockError(e);
     }
@@ -453,7 +484,14 @@ export class PgDb implements Db {
     const name = values ? this.nativeName(sql) : undefined;
     const config: pg.QueryConfig = name ? { text: sql, values, name } : { text: sql, values };
     try {
-      const r = scope ? await queryIn(scope, config, [], generic) : generic ? await this.genericOutside(config) : await this.pool.query(config);
+      const pipe = scope ? undefined : this.pipeOf();
+      const r = scope
+        ? await queryIn(scope, config, [], generic)
+        : pipe
+          ? await this.onPipe(pipe, (client) => (generic ? queryAfter(client, config, [SET_GENERIC_IMPLICIT]) : client.query(config)))
+          : generic
+            ? await this.genericOutside(config)
+            : await this.pool.query(config);
       // A script of several statements answers an array of results: the last one's rows.
       const last = Array.isArray(r) ? (r[r.length - 1] as pg.QueryResult) : r;
       for (const one of Array.isArray(r) ? (r as pg.QueryResult[]) : [r]) {
@@ -466,6 +504,52 @@ export class PgDb implements Db {
     } catch (e) {
       throw lockError(e);
     }
+  }
+
+  async together<T>(fn: () => Promise<T>): Promise<T> {
+    // In a transaction its statements follow each other on its connection; inside a pipe, they join it.
+    if (currentTx(this) || this.pipeOf()) return await fn();
+    const pipe: Pipe = { owner: this, client: null, busy: 0, done: false, broken: false, released: false };
+    try {
+      return await pipeScope.run(pipe, fn);
+    } finally {
+      pipe.done = true;
+      this.settlePipe(pipe);
+    }
+  }
+
+  /** The calling flow's pipe on this handle (Db.together), while it takes statements. */
+  private pipeOf(): Pipe | undefined {
+    const p = pipeScope.getStore();
+    return p !== undefined && p.owner === this && !p.released ? p : undefined;
+  }
+
+  /**
+   * Runs a statement on the pipe's connection, taken at its first statement: the statements of a flow that wait
+   * for the same connection are sent one after another as it comes, before any answer (one round trip).
+   */
+  private async onPipe(pipe: Pipe, run: (client: pg.PoolClient) => Promise<pg.QueryResult>): Promise<pg.QueryResult> {
+    pipe.busy++;
+    try {
+      pipe.client ??= this.pool.connect();
+      return await run(await pipe.client);
+    } catch (e) {
+      if (!(e instanceof pg.DatabaseError)) pipe.broken = true;
+      throw e;
+    } finally {
+      pipe.busy--;
+      this.settlePipe(pipe);
+    }
+  }
+
+  /** Gives the pipe's connection back once `fn` has settled and nothing sent on it waits for an answer. */
+  private settlePipe(pipe: Pipe): void {
+    if (!pipe.done || pipe.busy > 0 || pipe.released) return;
+    pipe.released = true;
+    pipe.client?.then(
+      (client) => client.release(pipe.broken),
+      () => {},
+    );
   }
 
   /** A statement outside any transaction, on a free connection, with a generic plan (NativeOptions). */

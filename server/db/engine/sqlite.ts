@@ -152,6 +152,11 @@ export class SqliteDb implements Db {
     this.raw.exec(sql);
   }
 
+  /** No round trips to save: `fn` runs as it is (Db.together). */
+  together<T>(fn: () => Promise<T>): Promise<T> {
+    return fn();
+  }
+
   async transaction<T>(fn: () => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
     const scope = currentTx(this);
     if (scope) return this.savepoint(scope, fn);

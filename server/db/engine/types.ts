@@ -97,6 +97,15 @@ export interface Db {
    * rolls back (to the savepoint) and propagates.
    */
   transaction<T>(fn: () => Promise<T>, opts?: TransactionOptions): Promise<T>;
+  /**
+   * Runs `fn` with the statements it makes outside a transaction on one connection, each sent without waiting
+   * for the answers before it (PostgreSQL's pipeline, node-postgres's pipeline mode): statements `fn` starts
+   * together (`Promise.all`, or a read started early and awaited later) cost one round trip between them, not
+   * one each. For reads: a transaction opened inside `fn` takes a connection of its own. The connection goes back
+   * to the pool when `fn` has settled and every statement it started has answered. SQLite: runs `fn` (no round
+   * trips to save).
+   */
+  together<T>(fn: () => Promise<T>): Promise<T>;
   /** Moves whenever any connection (any process) commits a change. */
   dataVersion(): Promise<number>;
   /** Rows written through this handle so far (SQLite's total_changes()). */

@@ -10,6 +10,8 @@ import { PgDb } from '../../../server/db/engine/postgres.ts';
 import { LockTimeout } from '../../../server/db/engine/types.ts';
 import { inTransaction } from '../../../server/db/in-transaction.ts';
 import { freshTestDatabase, ensureTestCluster, type PrivateCluster } from '../../helpers/pg-cluster.ts';
+import { startDelayProxy } from '../../bench/delay-proxy.ts';
+import { pgProxyTarget } from '../../bench/bench-util.ts';
 
 // The PostgreSQL engine against a real server: EVT_TEST_PG_URL when set (the dev cluster, CI's), else a private
 // cluster started for this file (initdb + pg_ctl; the PostgreSQL binaries must be installed).
@@ -524,6 +526,86 @@ describe('PgDb', () => {
     } finally {
       await holder.end();
       await own.close();
+    }
+  });
+
+  test('together: statements started at once go in one round trip on one connection; each answers for itself; the connection goes back when the last has answered', async () => {
+    // Round trips as the bench counts them: data sent after data came back, on each connection through the proxy.
+    const proxy = await startDelayProxy(pgProxyTarget(url), 0);
+    const u = new URL(url);
+    u.hostname = '127.0.0.1';
+    u.port = String(proxy.port);
+    const own = new PgDb(u.toString(), { poolSize: 2 });
+    try {
+      await own.native('SELECT 1'); // the connection opens (its start-up exchanges are not counted below)
+      const turns = async (fn: () => Promise<unknown>) => {
+        const before = proxy.roundTrips();
+        await fn();
+        return proxy.roundTrips() - before;
+      };
+      const three = () =>
+        Promise.all([
+          own.prepare('SELECT COUNT(*) AS n FROM users').get(),
+          own.prepare('SELECT COUNT(*) AS n FROM posts WHERE id > ?').get(0),
+          own.native('SELECT $1::int + 1 AS n', ['41']),
+        ]);
+      const apart = await turns(three);
+      let answers: unknown[] = [];
+      const together = await turns(async () => {
+        answers = await own.together(three);
+      });
+      assert.equal(apart, 3, 'without together, three statements on the pool take three connections, a round trip each');
+      assert.equal(together, 1, 'together: the three statements are sent before the first answer, one round trip');
+      assert.equal((answers[2] as { n: number }[])[0]?.n, 42);
+      // A failing statement fails alone; the others answer; the connection is usable and goes back to the pool.
+      const settled = await own.together(() =>
+        Promise.allSettled([
+          own.native('SELECT 1 AS a', []),
+          own.native('SELECT no_such_column FROM users WHERE id = $1', ['1']),
+          own.native('SELECT 3 AS c', []),
+        ]),
+      );
+      assert.deepEqual(
+        settled.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.equal(own.pool.totalCount - own.pool.idleCount, 0, 'every connection is back in the pool');
+      // A statement the flow started and did not wait for keeps the connection out until it answers.
+      let late: Promise<unknown> | undefined;
+      await own.together(async () => {
+        late = own.native('SELECT pg_sleep(0.2), 7 AS n', []);
+        late.catch(() => {});
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(own.pool.totalCount - own.pool.idleCount, 1, 'still out: a statement on it has not answered');
+      assert.equal(((await late) as { n: number }[])[0]?.n, 7);
+      await new Promise((r) => setImmediate(r));
+      assert.equal(own.pool.totalCount - own.pool.idleCount, 0);
+      // A transaction inside takes its own connection and its statements follow each other there.
+      await own.together(async () => {
+        await own.transaction(async () => {
+          assert.equal(own.inTransaction, true);
+          await own.native('SELECT 1', []);
+        });
+      });
+      // A connection whose socket failed is destroyed, not handed out again.
+      const before = own.pool.totalCount;
+      await assert.rejects(
+        own.together(async () => {
+          const pid = (await own.native('SELECT pg_backend_pid() AS pid', []))[0]?.pid;
+          const killer = new pg.Client({ connectionString: url });
+          await killer.connect();
+          await killer.query('SELECT pg_terminate_backend($1)', [pid]);
+          await killer.end();
+          await own.native('SELECT 1', []);
+        }),
+      );
+      await new Promise((r) => setImmediate(r));
+      assert.ok(own.pool.totalCount < before || own.pool.totalCount === 0, 'the broken connection left the pool');
+      assert.equal(((await own.native('SELECT 5 AS n')) as { n: number }[])[0]?.n, 5);
+    } finally {
+      await own.close();
+      await proxy.close();
     }
   });
 });
