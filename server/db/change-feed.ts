@@ -150,11 +150,14 @@ export async function recordAnyChange(db: Db): Promise<void> {
  * have changed anything (caches keyed on it drop everything), 'any' any change at all. Process mode: SQLite's
  * `data_version`. Database mode: reads the log rows after the last one applied (one indexed query), hands the
  * described changes' tags to the `onChangedTags` listeners (which drop exactly those) and counts the rest.
+ * `own`: a read of the log of the caller's own, not shared with concurrent callers (sharedRead), whose statement
+ * is sent before this call returns: what the caller reads after it on the same connection (Db.together) is then
+ * no older than the stamp (present-cache.ts, a single read's early reads).
  */
-export async function changeStamp(db: Db, scope: 'all' | 'any' = 'all'): Promise<number> {
+export async function changeStamp(db: Db, scope: 'all' | 'any' = 'all', own = false): Promise<number> {
   const f = db.state.get(FEED);
   if (f?.mode !== 'database') return await dataVersion(db);
-  if (db.inTransaction) await read(db, f);
+  if (db.inTransaction || own) await read(db, f);
   else await sharedRead(db, f);
   return scope === 'all' ? f.all : f.any;
 }

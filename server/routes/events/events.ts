@@ -12,7 +12,7 @@ import { localToUtcString } from '../../content/site-time.ts';
 import { readsPrivate, statusFilter, visibleStatus } from '../../domain/events/access.ts';
 import { archiveLinks, knownQuery, totalHeaders } from './archive.ts';
 import { createEvent, eventRow, trashEvent, updateEvent } from '../../domain/events/event-write.ts';
-import { eventJson, eventRowsOf, keptAsPublic, presentEvents, pushEventJson } from './present-cache.ts';
+import { eventJson, eventRowsOf, keptAsNotPublic, prefetchEvent, presentEvents, pushEventJson } from './present-cache.ts';
 import { blankProtected } from './present-event.ts';
 import { TAXONOMY } from '../../domain/events/taxonomy.ts';
 import { withJson } from '../../http/preset-json.ts';
@@ -84,10 +84,20 @@ async function readSlugToId(ctx: Ctx, slug: string): Promise<number> {
   return id;
 }
 
+/**
+ * A single read. Its statements go together on one connection (Db.together): on PostgreSQL what it can start
+ * before its event's row has come back (the row itself and what presenting reads when nothing is kept
+ * (prefetchEvent), the tickets' stock (eventPrefetch)) goes in the round trip of its first statement.
+ */
 async function readOne(ctx: Ctx, id: number, password: string | undefined, context?: string) {
-  // Early reads only for an event this process last read as public: a request for a draft, trashed or
+  return await ctx.db.together(() => readOneTogether(ctx, id, password, context));
+}
+
+async function readOneTogether(ctx: Ctx, id: number, password: string | undefined, context?: string) {
+  prefetchEvent(ctx, id, true);
+  // No early reads for an event this process last read as not public: a request for a draft, trashed or
   // password-protected event (403, never cached) makes no reads beyond the answer's own.
-  if (keptAsPublic(ctx, id)) for (const f of hooks(ctx.app).eventPrefetch) f(ctx, id);
+  if (!keptAsNotPublic(ctx, id)) for (const f of hooks(ctx.app).eventPrefetch) f(ctx, id);
   const row = await loadEvent(ctx, id);
   // The original answers a trashed event's read with 403 for everyone, administrators too.
   if (row.status === 'trash') throw new HttpError(403, 'event-no-longer-available', 'This event is no longer available');

@@ -3,7 +3,7 @@ import { getEventRows } from '../../db/repos/events.ts';
 import { changeStamp, sharedStateOf } from '../../db/change-feed.ts';
 import type { Ctx } from '../../kernel/context.ts';
 import type { PresentOpts } from '../../kernel/hooks.ts';
-import { eventDecorators, presentFresh } from './present-event.ts';
+import { type ByIds, eventDecorators, presentFresh, readByIds } from './present-event.ts';
 
 /** A presented event as kept between requests: the object (never handed out itself) and its JSON as UTF-8. */
 interface Kept {
@@ -92,37 +92,98 @@ function keepRow(c: PresentCache, r: EventRow): void {
 }
 
 /**
- * Whether this process keeps event `id`'s row as a published event without a password, as of its last read (it
- * may have changed since: this decides only whether work may start early, never what is answered).
+ * Whether this process keeps event `id`'s row as anything but a published event without a password (a draft,
+ * trashed or protected event), as of its last read: its read starts no early reads (prefetchEvent).
  */
-export function keptAsPublic(ctx: Ctx, id: number): boolean {
+export function keptAsNotPublic(ctx: Ctx, id: number): boolean {
   const r = ctx.app.services.presentCache?.rows.get(id);
-  return r !== undefined && r.status === 'publish' && !r.password;
+  return r !== undefined && (r.status !== 'publish' || !!r.password);
+}
+
+/** What prefetchEvent started for a request, each taken once by the read that wants it. */
+interface Early {
+  id: number;
+  row?: Promise<EventRow[]>;
+  byIds?: Promise<ByIds>;
+}
+const early = new WeakMap<Ctx, Early>();
+
+/**
+ * Starts the reads a single read of event `id` will make but that this process keeps nothing of: its row, and
+ * what presenting it reads by its ID (prices, links, terms). Inside Db.together they go in the round trip of the
+ * request's first statement (the change log's, presentCache) instead of one after another once it has answered:
+ * the first read of an event was 8 round trips on PostgreSQL, now 2 (test/bench/round-trips.ts). Only a plain read
+ * on PostgreSQL (SQLite has no round trips); none for an event this process keeps as not public (a draft's 403
+ * makes no reads beyond its own); a read of an event that does not exist reads nothing more than the round trip
+ * it pays anyway. What is started and not taken (the event is not found, its kept presentation is still good) is
+ * dropped; a stale kept state only costs a read, since the taking checks what is kept as of the request.
+ */
+export function prefetchEvent(ctx: Ctx, id: number, single: boolean): void {
+  if (ctx.db.engine !== 'postgres' || ctx.db.inTransaction || ctx.req.method !== 'GET' || !(id > 0) || keptAsNotPublic(ctx, id)) return;
+  const c = ctx.app.services.presentCache;
+  const row = !c?.rows.has(id);
+  const byIds = !c?.kept.has(keyOf(ctx, single) + id);
+  if (!row && !byIds) return;
+  // The version check first, with a log read of this request's own: on one connection PostgreSQL runs statements
+  // in the order they were sent, so the row and links read next are no older than the stamp they are kept under
+  // (a log read shared with another request could run after them, and a change committed in between would be
+  // kept as if seen). Its statement is sent before presentCache returns its promise.
+  void presentCache(ctx, true).catch(() => {});
+  const e: Early = { id };
+  if (row) {
+    e.row = getEventRows(ctx.db, [id]);
+    e.row.catch(() => {});
+  }
+  if (byIds) {
+    e.byIds = readByIds(ctx, [id]);
+    e.byIds.catch(() => {});
+  }
+  early.set(ctx, e);
+}
+
+/** The early read of `ids` (one ID) of kind `kind`, if one was started for this request; taken once. */
+function takeEarly<K extends 'row' | 'byIds'>(ctx: Ctx, ids: readonly number[], kind: K): Early[K] | undefined {
+  const e = early.get(ctx);
+  if (!e || ids.length !== 1 || ids[0] !== e.id) return undefined;
+  const got = e[kind];
+  e[kind] = undefined;
+  return got;
+}
+
+/** The kept presentations' key prefix for this request's language, interface root and form. */
+function keyOf(ctx: Ctx, single: boolean): string {
+  return `${ctx.lang}\u0000${ctx.urls.root}\u0000${single ? 1 : 0}\u0000`;
 }
 
 /** The copy handed out -> what it was copied from, to write its JSON from the kept JSON (see `eventJson`). */
 const origin = new WeakMap<Record<string, unknown>, Kept>();
 
-/** The kept presentations and rows, or null where none may be used: a write presents what it just changed. */
-async function presentCache(ctx: Ctx): Promise<PresentCache | null> {
-  if (ctx.db.inTransaction || (ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD')) return null;
+/**
+ * The kept presentations and rows, or null where none may be used: a write presents what it just changed. `own`:
+ * the change log is read for this request alone, its statement sent before this returns (changeStamp).
+ */
+function presentCache(ctx: Ctx, own = false): Promise<PresentCache | null> {
+  if (ctx.db.inTransaction || (ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD')) return Promise.resolve(null);
   // Checked once a request (an archive reads rows, then presents them: one `data_version` query, not two).
-  const seen = checked.get(ctx);
-  if (seen) return seen;
+  let p = checked.get(ctx);
+  if (!p) checked.set(ctx, (p = checkVersion(ctx, own)));
+  return p;
+}
+
+async function checkVersion(ctx: Ctx, own: boolean): Promise<PresentCache> {
   const services = ctx.app.services;
-  const version = `${ctx.app.contentVersion}:${await changeStamp(ctx.db)}`;
+  const version = `${ctx.app.contentVersion}:${await changeStamp(ctx.db, 'all', own)}`;
   const now = services.clock ? Number(services.clock()) : Date.now();
   let c = services.presentCache;
   if (!c || c.version !== version || now >= c.until) {
     const until = sharedStateOf(ctx.db) === 'database' ? now + PRESENT_REVALIDATE_MS : Number.POSITIVE_INFINITY;
     services.presentCache = c = { version, kept: new Map(), keptBytes: 0, rows: new Map(), rowBytes: 0, until };
   }
-  checked.set(ctx, c);
   return c;
 }
 
-/** The kept presentations a request has checked the version of (a read: nothing it does changes them). */
-const checked = new WeakMap<Ctx, PresentCache>();
+/** The kept presentations a request has checked (or is checking) the version of (a read: nothing it does changes them). */
+const checked = new WeakMap<Ctx, Promise<PresentCache | null>>();
 
 /**
  * The event rows of `ids` in their order (missing ones skipped), as `getEventRows` reads them: rows kept since
@@ -138,7 +199,7 @@ export async function eventRowsOf(ctx: Ctx, ids: readonly number[]): Promise<Eve
   }
   const missing = ids.filter((id) => !got.has(id));
   if (missing.length) {
-    for (const r of await getEventRows(ctx.db, missing)) {
+    for (const r of await (takeEarly(ctx, missing, 'row') ?? getEventRows(ctx.db, missing))) {
       keepRow(c, r);
       got.set(r.id, r);
     }
@@ -163,11 +224,20 @@ export async function presentEvents(ctx: Ctx, rows: EventRow[], opts: PresentOpt
     return out;
   }
   const kept = c.kept;
-  const prefix = `${ctx.lang}\u0000${ctx.urls.root}\u0000${opts.single ? 1 : 0}\u0000`;
+  const prefix = keyOf(ctx, opts.single === true);
   const found: (Kept | undefined)[] = rows.map((r) => kept.get(prefix + r.id));
   const missing = rows.filter((_, i) => !found[i]);
   if (missing.length) {
-    const fresh = await presentFresh(ctx, missing, opts);
+    const fresh = await presentFresh(
+      ctx,
+      missing,
+      opts,
+      takeEarly(
+        ctx,
+        missing.map((r) => r.id),
+        'byIds',
+      ),
+    );
     let j = 0;
     rows.forEach((r, i) => {
       if (found[i]) return;
