@@ -56,6 +56,42 @@ export async function insertHit(db: Db, h: HitRow): Promise<void> {
   ).run(h.ts, h.day, h.kind, h.path, h.post_id, h.referrer_host, h.visitor, h.views ?? 1);
 }
 
+const HIT_COLS = 'ts, day, kind, path, post_id, referrer_host, visitor, views';
+const HIT_CONFLICT =
+  'ON CONFLICT (day, post_id, kind, path, referrer_host, visitor) DO UPDATE SET views = analytics_hits.views + excluded.views, ts = excluded.ts';
+
+/**
+ * Counts the views of `rows` in one statement, whatever their number (a flush of the recorder): each row's views
+ * added to its day, page, referrer and visitor. The rows must be distinct in those (one statement may not update a
+ * row twice). SQLite reads the list with json_each; PostgreSQL with json_to_recordset.
+ */
+export async function insertHits(db: Db, rows: readonly HitRow[]): Promise<void> {
+  if (!rows.length) return;
+  await statement(db, {
+    sqlite: `INSERT INTO analytics_hits (${HIT_COLS})
+      SELECT json_extract(value, '$.ts'), json_extract(value, '$.day'), json_extract(value, '$.kind'), json_extract(value, '$.path'),
+        json_extract(value, '$.post_id'), json_extract(value, '$.referrer_host'), json_extract(value, '$.visitor'), json_extract(value, '$.views')
+      FROM json_each(?) WHERE true ${HIT_CONFLICT}`,
+    pg: `INSERT INTO analytics_hits (${HIT_COLS})
+      SELECT ${HIT_COLS} FROM json_to_recordset(?::json)
+        AS x(ts text, day text, kind text, path text, post_id bigint, referrer_host text, visitor text, views bigint)
+      ${HIT_CONFLICT}`,
+  }).run(
+    JSON.stringify(
+      rows.map((h) => ({
+        ts: h.ts,
+        day: h.day,
+        kind: h.kind,
+        path: h.path,
+        post_id: h.post_id,
+        referrer_host: h.referrer_host,
+        visitor: h.visitor,
+        views: h.views ?? 1,
+      })),
+    ),
+  );
+}
+
 /** Rows of one day (the recorder folds new visitors and referrers into one row per page past its daily bound). */
 export async function rowsOfDay(db: Db, day: string): Promise<number> {
   return ((await statement(db, 'SELECT COUNT(*) AS n FROM analytics_hits WHERE day = ?').get(day)) as { n: number }).n;
