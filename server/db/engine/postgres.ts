@@ -231,9 +231,28 @@ interface Pipe {
   broken: boolean;
   /** Given back: statements the flow still makes (work it left running) take a connection of their own. */
   released: boolean;
+  /** Its connection holds what it is sent until the end of this tick (corkForTick). */
+  corked?: boolean;
 }
 
 const pipeScope = new AsyncLocalStorage<Pipe>();
+
+/**
+ * Holds what the pipe's connection is sent until the statements made at this turn of the event loop are all
+ * written, then sends them in one write: on a network, one packet, not one per statement. (node-postgres writes each
+ * statement as it is made; cork calls nest, its own per statement included.)
+ */
+function corkForTick(pipe: Pipe, client: pg.PoolClient): void {
+  if (pipe.corked) return;
+  const stream = (client as unknown as { connection: { stream: { cork?: () => void; uncork?: () => void } } }).connection.stream;
+  if (!stream.cork || !stream.uncork) return;
+  pipe.corked = true;
+  stream.cork();
+  process.nextTick(() => {
+    pipe.corked = false;
+    stream.uncork?.();
+  });
+}
 
 /** A control statement (no parameters), or a statement left for the COMMIT with its values (text or null). */
 type Control = string | { text: string; values: (string | null)[] };
@@ -532,7 +551,9 @@ export class PgDb implements Db {
     pipe.busy++;
     try {
       pipe.client ??= this.pool.connect();
-      return await run(await pipe.client);
+      const client = await pipe.client;
+      corkForTick(pipe, client);
+      return await run(client);
     } catch (e) {
       if (!(e instanceof pg.DatabaseError)) pipe.broken = true;
       throw e;

@@ -63,7 +63,7 @@ describe.skipIf(!testDbWanted())('the first read of an event on PostgreSQL', () 
     const plain = await createEvent(s, { title: 'Plain' });
     await insertTicket(s.db, linked.id, { title: 'Entry', priceMinor: 1500, capacity: 10 });
     await insertTicket(s.db, plain.id, { title: 'Entry', priceMinor: 700, capacity: 10 });
-    let answers: Awaited<ReturnType<typeof call>>[] = [];
+    let answers: Awaited<ReturnType<typeof call<any>>>[] = [];
     // Two first reads at once: each with its own log read (a shared one would serve the second from the first's).
     const connections = await watchConnections(async () => {
       answers = await Promise.all([call(`${s.root}evt/events/v1/events/${linked.id}`), call(`${s.root}evt/events/v1/events/${plain.id}`)]);
