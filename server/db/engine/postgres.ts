@@ -217,20 +217,19 @@ class PrefixThen extends (pg.Query as unknown as new (config: pg.QueryConfig & {
 }
 
 /**
- * A flow's pipelined connection (Db.together): taken from the pool at the flow's first statement outside a
- * transaction, given back once `fn` has settled and every statement sent on it has answered.
+ * A flow's pipeline (Db.together): a connection of the pool, taken when the flow sends a statement while none of
+ * its statements is in flight, and given back when the last in flight has answered. So statements started at
+ * once go on one connection, one after another before any answer, and the flow holds no connection while it works
+ * between them (a read presenting what it read, a request waiting for the CPU under load).
  */
 interface Pipe {
   readonly owner: PgDb;
+  /** The connection of the statements in flight, or null when none is. */
   client: Promise<pg.PoolClient> | null;
-  /** Statements sent on it and not answered yet. */
+  /** Statements sent on it (or waiting for it) and not answered yet. */
   busy: number;
-  /** `fn` has settled. */
-  done: boolean;
   /** A failure other than PostgreSQL's answer (the socket, the protocol): the connection is destroyed, not reused. */
   broken: boolean;
-  /** Given back: statements the flow still makes (work it left running) take a connection of their own. */
-  released: boolean;
   /** Its connection holds what it is sent until the end of this tick (corkForTick). */
   corked?: boolean;
 }
@@ -526,51 +525,43 @@ export class PgDb implements Db {
   }
 
   async together<T>(fn: () => Promise<T>): Promise<T> {
-    // In a transaction its statements follow each other on its connection; inside a pipe, they join it.
+    // In a transaction its statements follow each other on its connection; inside a pipeline, they join it.
     if (currentTx(this) || this.pipeOf()) return await fn();
-    const pipe: Pipe = { owner: this, client: null, busy: 0, done: false, broken: false, released: false };
-    try {
-      return await pipeScope.run(pipe, fn);
-    } finally {
-      pipe.done = true;
-      this.settlePipe(pipe);
-    }
+    return await pipeScope.run({ owner: this, client: null, busy: 0, broken: false }, fn);
   }
 
-  /** The calling flow's pipe on this handle (Db.together), while it takes statements. */
+  /** The calling flow's pipeline on this handle (Db.together). */
   private pipeOf(): Pipe | undefined {
     const p = pipeScope.getStore();
-    return p !== undefined && p.owner === this && !p.released ? p : undefined;
+    return p !== undefined && p.owner === this ? p : undefined;
   }
 
   /**
-   * Runs a statement on the pipe's connection, taken at its first statement: the statements of a flow that wait
-   * for the same connection are sent one after another as it comes, before any answer (one round trip).
+   * Runs a statement on the pipeline's connection: the one its statements in flight are on, else one taken from
+   * the pool. Statements that wait for the same connection are sent one after another as it comes, before any
+   * answer (one round trip); it goes back to the pool when the last of them has answered.
    */
   private async onPipe(pipe: Pipe, run: (client: pg.PoolClient) => Promise<pg.QueryResult>): Promise<pg.QueryResult> {
     pipe.busy++;
+    const taken = (pipe.client ??= this.pool.connect());
     try {
-      pipe.client ??= this.pool.connect();
-      const client = await pipe.client;
+      const client = await taken;
       corkForTick(pipe, client);
       return await run(client);
     } catch (e) {
       if (!(e instanceof pg.DatabaseError)) pipe.broken = true;
       throw e;
     } finally {
-      pipe.busy--;
-      this.settlePipe(pipe);
+      if (--pipe.busy === 0) {
+        const broken = pipe.broken;
+        pipe.client = null;
+        pipe.broken = false;
+        taken.then(
+          (client) => client.release(broken),
+          () => {},
+        );
+      }
     }
-  }
-
-  /** Gives the pipe's connection back once `fn` has settled and nothing sent on it waits for an answer. */
-  private settlePipe(pipe: Pipe): void {
-    if (!pipe.done || pipe.busy > 0 || pipe.released) return;
-    pipe.released = true;
-    pipe.client?.then(
-      (client) => client.release(pipe.broken),
-      () => {},
-    );
   }
 
   /** A statement outside any transaction, on a free connection, with a generic plan (NativeOptions). */

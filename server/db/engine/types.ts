@@ -101,9 +101,10 @@ export interface Db {
    * Runs `fn` with the statements it makes outside a transaction on one connection, each sent without waiting
    * for the answers before it (PostgreSQL's pipeline, node-postgres's pipeline mode): statements `fn` starts
    * together (`Promise.all`, or a read started early and awaited later) cost one round trip between them, not
-   * one each. For reads: a transaction opened inside `fn` takes a connection of its own. The connection goes back
-   * to the pool when `fn` has settled and every statement it started has answered. SQLite: runs `fn` (no round
-   * trips to save).
+   * one each. A connection is taken when `fn` sends a statement while none of its statements is in flight, and
+   * goes back to the pool when the last in flight has answered: `fn` holds none while it works between them. For
+   * reads: a transaction opened inside `fn` takes a connection of its own. SQLite: runs `fn` (no round trips to
+   * save).
    */
   together<T>(fn: () => Promise<T>): Promise<T>;
   /** Moves whenever any connection (any process) commits a change. */

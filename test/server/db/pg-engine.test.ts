@@ -529,7 +529,7 @@ describe('PgDb', () => {
     }
   });
 
-  test('together: statements started at once go in one round trip on one connection; each answers for itself; the connection goes back when the last has answered', async () => {
+  test('together: statements started at once go in one round trip on one connection; each answers for itself; the connection goes back when the last in flight has answered', async () => {
     // Round trips as the bench counts them: data sent after data came back, on each connection through the proxy.
     const proxy = await startDelayProxy(pgProxyTarget(url), 0);
     const u = new URL(url);
@@ -570,6 +570,12 @@ describe('PgDb', () => {
         ['fulfilled', 'rejected', 'fulfilled'],
       );
       assert.equal(own.pool.totalCount - own.pool.idleCount, 0, 'every connection is back in the pool');
+      // Between its round trips a flow holds no connection: it goes back when the statements in flight have answered.
+      await own.together(async () => {
+        await own.native('SELECT 1', []);
+        assert.equal(own.pool.totalCount - own.pool.idleCount, 0, 'back in the pool between round trips');
+        await Promise.all([own.native('SELECT 2', []), own.native('SELECT 3', [])]);
+      });
       // A statement the flow started and did not wait for keeps the connection out until it answers.
       let late: Promise<unknown> | undefined;
       await own.together(async () => {
@@ -595,12 +601,16 @@ describe('PgDb', () => {
         assert.equal(one.pool.totalCount, 1);
         await assert.rejects(
           one.together(async () => {
-            const pid = (await one.native('SELECT pg_backend_pid() AS pid', []))[0]?.pid;
+            // Killed while a statement is in flight on it: the pid's answer comes first, the sleep's never.
+            const pidRead = one.native('SELECT pg_backend_pid() AS pid', []);
+            const sleep = one.native('SELECT pg_sleep(5)', []);
+            sleep.catch(() => {});
+            const pid = (await pidRead)[0]?.pid;
             const killer = new pg.Client({ connectionString: url });
             await killer.connect();
             await killer.query('SELECT pg_terminate_backend($1)', [pid]);
             await killer.end();
-            await one.native('SELECT 1', []);
+            await sleep;
           }),
         );
         await new Promise((r) => setImmediate(r));
