@@ -12,7 +12,7 @@ import { roundTripsPer, startPgProxy } from './bench-util.ts';
  * runs: one server process (response cache off) through the delay proxy at RTT 0, requests one at a time, counted
  * as bench:scale counts them (roundTripsPer). Kinds: a checkout of a free ticket (its cart write before it not
  * counted), a checkout of a paid ticket (an order that stays pending), an attendee page of 100, a single event
- * read, the first read of an event no process has read yet. BENCH_ROUND_TRIPS (10 requests of each kind); RT_ONLY=checkout,paid,page,event,first (the kinds to count, all by default); BENCH_PG_TRACE=<file> writes each round trip's statements.
+ * read, the first read of an event no process has read yet, a page of the events archive. BENCH_ROUND_TRIPS (10 requests of each kind); RT_ONLY=checkout,paid,page,event,first,archive (the kinds to count, all by default); BENCH_PG_TRACE=<file> writes each round trip's statements.
  */
 
 const COUNTED = Number(process.env.BENCH_ROUND_TRIPS ?? 10);
@@ -111,12 +111,19 @@ async function main(): Promise<void> {
             const r = await requestFrom(server.base, `/wp-json/evt/events/v1/events/${fresh[i]}`);
             if (r.status !== 200) throw new Error(`event: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
           });
+      const archive = !want('archive')
+        ? NaN
+        : await roundTripsPer(proxy, 'archive page', COUNTED, async () => {
+            const r = await requestFrom(server.base, '/wp-json/evt/events/v1/events?per_page=50');
+            if (r.status !== 200) throw new Error(`archive: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+          });
       say(`round trips per request (${COUNTED} each, one at a time, PostgreSQL through the proxy at RTT 0, response cache off):`);
       say(`  checkout, free ticket (completed order)  ${(buyFree - cartFree).toFixed(1)}   (its cart write ${cartFree.toFixed(1)})`);
       say(`  checkout, paid ticket (pending order)    ${(buyPaid - cartPaid).toFixed(1)}   (its cart write ${cartPaid.toFixed(1)})`);
       say(`  attendee page of 100                     ${page.toFixed(1)}`);
       say(`  single event read                        ${event.toFixed(1)}`);
       say(`  first read of an event (none kept yet)   ${first.toFixed(1)}`);
+      say(`  events archive page                      ${archive.toFixed(1)}`);
     } finally {
       await server.stop();
     }

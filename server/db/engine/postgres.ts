@@ -237,6 +237,15 @@ interface Pipe {
 const pipeScope = new AsyncLocalStorage<Pipe>();
 
 /**
+ * Whether a failed statement's connection must not be used again: any failure but an error PostgreSQL answered
+ * (the socket, the protocol: Node's errors carry a code too, ECONNRESET), and an answered error that ends the
+ * session (FATAL or PANIC: the backend was terminated; the socket closes just after, so the pool may not know yet).
+ */
+function connectionLost(e: unknown): boolean {
+  return !(e instanceof pg.DatabaseError) || e.severity === 'FATAL' || e.severity === 'PANIC';
+}
+
+/**
  * Holds what the pipe's connection is sent until the statements made at this turn of the event loop are all
  * written, then sends them in one write: on a network, one packet, not one per statement. (node-postgres writes each
  * statement as it is made; cork calls nest, its own per statement included.)
@@ -549,7 +558,7 @@ export class PgDb implements Db {
       corkForTick(pipe, client);
       return await run(client);
     } catch (e) {
-      if (!(e instanceof pg.DatabaseError)) pipe.broken = true;
+      if (connectionLost(e)) pipe.broken = true;
       throw e;
     } finally {
       if (--pipe.busy === 0) {
@@ -573,7 +582,7 @@ export class PgDb implements Db {
     } catch (e) {
       // An error PostgreSQL answered (the statement's own) leaves the connection usable; any other (the socket, the
       // protocol: Node's errors carry codes too, ECONNRESET) means it goes.
-      broken = !(e instanceof pg.DatabaseError);
+      broken = connectionLost(e);
       throw e;
     } finally {
       client.release(broken);

@@ -12,7 +12,7 @@ import { localToUtcString } from '../../content/site-time.ts';
 import { readsPrivate, statusFilter, visibleStatus } from '../../domain/events/access.ts';
 import { archiveLinks, knownQuery, totalHeaders } from './archive.ts';
 import { createEvent, eventRow, trashEvent, updateEvent } from '../../domain/events/event-write.ts';
-import { eventJson, eventRowsOf, keptAsNotPublic, prefetchEvent, presentEvents, pushEventJson } from './present-cache.ts';
+import { eventJson, eventRowsOf, keptAsNotPublic, prefetchEvent, presentEvents, pushEventJson, startKeptCheck } from './present-cache.ts';
 import { blankProtected } from './present-event.ts';
 import { TAXONOMY } from '../../domain/events/taxonomy.ts';
 import { withJson } from '../../http/preset-json.ts';
@@ -159,81 +159,86 @@ async function linkedIds(ctx: Ctx, kind: 'venue' | 'organizer', ids: number[] | 
   return ids;
 }
 
-const list = implement(eventsRoutes.list, async (input, ctx) => {
-  const given = (k: string) => ctx.req.params[k] !== undefined && ctx.req.params[k] !== null;
-  const perPage = Math.min(input.per_page, MAX_PER_PAGE);
-  // TEC's filter_post_status_list takes registered post statuses only: `any` is not one (400).
-  if (input.status?.some((x) => x.toLowerCase() === 'any')) throw invalidParam('status');
-  const q: EventQuery = {
-    statuses: statusFilter(ctx, input.status),
-    excludeHidden: !readsPrivate(ctx),
-    extra: [],
-    limit: perPage,
-    offset: (input.page - 1) * perPage,
-  };
-  if (input.include) q.include = input.include;
-  else {
-    const ranged = ['starts_before', 'starts_after', 'ends_before', 'ends_after'].some(given);
-    const strict = input.strict_dates;
-    if (given('start_date')) q.startsOnOrAfter = utcOf(ctx, input.start_date!, 'start_date', strict ? undefined : 'start');
-    else if (!ranged) q.startsOnOrAfter = utcOf(ctx, 'yesterday 23:59', 'start_date', strict ? undefined : 'start');
-    if (given('end_date')) q.endsOnOrBefore = utcOf(ctx, input.end_date!, 'end_date', strict ? undefined : 'end');
-    else if (!ranged) q.endsOnOrBefore = utcOf(ctx, '+24 months', 'end_date', strict ? undefined : 'end');
-    // As TEC's inclusive dates: all four bounds move to the end of their day (time of day included) unless
-    // strict_dates; the comparisons stay strict (before: <, after: >).
-    const eod = strict ? undefined : 'end';
-    if (input.starts_before) q.startsBefore = utcOf(ctx, input.starts_before, 'starts_before', eod);
-    if (input.starts_after) q.startsAfter = utcOf(ctx, input.starts_after, 'starts_after', eod);
-    if (input.ends_before) q.endsBefore = utcOf(ctx, input.ends_before, 'ends_before', eod);
-    if (input.ends_after) q.endsAfter = utcOf(ctx, input.ends_after, 'ends_after', eod);
-  }
-  if (input.search) {
-    q.search = input.search;
-    q.searchSkipsProtected = ctx.caller.kind === 'anonymous';
-  }
-  q.termIds = [];
-  // Categories are hierarchical: an event of a child category (Jazz under Music) is in Music's archive too.
-  if (input.categories?.length)
-    q.termIds.push(
-      await withDescendants(ctx.db, TAXONOMY.categories, await resolveTermRefs(ctx, TAXONOMY.categories, input.categories, 'categories', false)),
-    );
-  if (input.tags?.length) q.termIds.push(await resolveTermRefs(ctx, TAXONOMY.tags, input.tags, 'tags', false));
-  q.venueIds = await linkedIds(ctx, 'venue', input.venue, 'venue');
-  q.organizerIds = await linkedIds(ctx, 'organizer', input.organizer, 'organizer');
-  if (input.featured !== undefined) q.featured = input.featured;
-  if (input.post_parent !== undefined) {
-    if ((await getPost(ctx.db, input.post_parent))?.type !== 'event') throw invalidParam('post_parent');
-    q.postParent = input.post_parent;
-  }
-  if (input.geoloc !== undefined) q.geoloc = input.geoloc;
-  // One coordinate alone filters nothing (the original reads them only as a pair, with geoloc).
-  if (input.geoloc_lat !== undefined && input.geoloc_lng !== undefined)
-    q.near = { lat: input.geoloc_lat, lng: input.geoloc_lng, radiusKm: GEOLOC_RADIUS_KM };
-  for (const f of hooks(ctx.app).eventFilters) {
-    const c = await f(input, ctx);
-    if (c) q.extra.push(c);
-  }
-  const { ids, total } = await queryEvents(ctx.db, q);
-  if (input.page > 1 && ids.length === 0) throw new HttpError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
-  const rows = await eventRowsOf(ctx, ids);
-  const events = await presentEvents(ctx, rows);
-  // As in the original, administrators too see a protected event blanked unless the archive is sent its password.
-  rows.forEach((r, i) => {
-    if (r.password && input.password !== r.password) blankProtected(events[i]);
-  });
-  const totalPages = Math.ceil(total / perPage);
-  const links = archiveLinks(ctx.urls.rest('/evt/events/v1/events/'), knownQuery(ctx.req.params, SUPPORTED), input.page, totalPages);
-  const body = { events, ...links, total, total_pages: totalPages };
-  // The UTF-8 JSON assembled from the events' kept JSON (present-cache.ts), the rest serialised as JSON.stringify(body)
-  // would: no event is serialised again, and the page is not re-encoded.
-  const parts: Buffer[] = [EVENTS_OPEN];
-  events.forEach((e, i) => {
-    if (i) parts.push(COMMA);
-    pushEventJson(e, parts);
-  });
-  parts.push(Buffer.from(`],${JSON.stringify({ ...links, total, total_pages: totalPages }).slice(1)}`));
-  return ok(withJson(body, Buffer.concat(parts)), totalHeaders(total, totalPages));
-});
+/** The archive: its statements go together on one connection (Db.together), the count, page and kept check at once. */
+const list = implement(eventsRoutes.list, (input, ctx) =>
+  ctx.db.together(async () => {
+    const given = (k: string) => ctx.req.params[k] !== undefined && ctx.req.params[k] !== null;
+    const perPage = Math.min(input.per_page, MAX_PER_PAGE);
+    // TEC's filter_post_status_list takes registered post statuses only: `any` is not one (400).
+    if (input.status?.some((x) => x.toLowerCase() === 'any')) throw invalidParam('status');
+    const q: EventQuery = {
+      statuses: statusFilter(ctx, input.status),
+      excludeHidden: !readsPrivate(ctx),
+      extra: [],
+      limit: perPage,
+      offset: (input.page - 1) * perPage,
+    };
+    if (input.include) q.include = input.include;
+    else {
+      const ranged = ['starts_before', 'starts_after', 'ends_before', 'ends_after'].some(given);
+      const strict = input.strict_dates;
+      if (given('start_date')) q.startsOnOrAfter = utcOf(ctx, input.start_date!, 'start_date', strict ? undefined : 'start');
+      else if (!ranged) q.startsOnOrAfter = utcOf(ctx, 'yesterday 23:59', 'start_date', strict ? undefined : 'start');
+      if (given('end_date')) q.endsOnOrBefore = utcOf(ctx, input.end_date!, 'end_date', strict ? undefined : 'end');
+      else if (!ranged) q.endsOnOrBefore = utcOf(ctx, '+24 months', 'end_date', strict ? undefined : 'end');
+      // As TEC's inclusive dates: all four bounds move to the end of their day (time of day included) unless
+      // strict_dates; the comparisons stay strict (before: <, after: >).
+      const eod = strict ? undefined : 'end';
+      if (input.starts_before) q.startsBefore = utcOf(ctx, input.starts_before, 'starts_before', eod);
+      if (input.starts_after) q.startsAfter = utcOf(ctx, input.starts_after, 'starts_after', eod);
+      if (input.ends_before) q.endsBefore = utcOf(ctx, input.ends_before, 'ends_before', eod);
+      if (input.ends_after) q.endsAfter = utcOf(ctx, input.ends_after, 'ends_after', eod);
+    }
+    if (input.search) {
+      q.search = input.search;
+      q.searchSkipsProtected = ctx.caller.kind === 'anonymous';
+    }
+    q.termIds = [];
+    // Categories are hierarchical: an event of a child category (Jazz under Music) is in Music's archive too.
+    if (input.categories?.length)
+      q.termIds.push(
+        await withDescendants(ctx.db, TAXONOMY.categories, await resolveTermRefs(ctx, TAXONOMY.categories, input.categories, 'categories', false)),
+      );
+    if (input.tags?.length) q.termIds.push(await resolveTermRefs(ctx, TAXONOMY.tags, input.tags, 'tags', false));
+    q.venueIds = await linkedIds(ctx, 'venue', input.venue, 'venue');
+    q.organizerIds = await linkedIds(ctx, 'organizer', input.organizer, 'organizer');
+    if (input.featured !== undefined) q.featured = input.featured;
+    if (input.post_parent !== undefined) {
+      if ((await getPost(ctx.db, input.post_parent))?.type !== 'event') throw invalidParam('post_parent');
+      q.postParent = input.post_parent;
+    }
+    if (input.geoloc !== undefined) q.geoloc = input.geoloc;
+    // One coordinate alone filters nothing (the original reads them only as a pair, with geoloc).
+    if (input.geoloc_lat !== undefined && input.geoloc_lng !== undefined)
+      q.near = { lat: input.geoloc_lat, lng: input.geoloc_lng, radiusKm: GEOLOC_RADIUS_KM };
+    for (const f of hooks(ctx.app).eventFilters) {
+      const c = await f(input, ctx);
+      if (c) q.extra.push(c);
+    }
+    startKeptCheck(ctx);
+    const { ids, total } = await queryEvents(ctx.db, q);
+    if (input.page > 1 && ids.length === 0)
+      throw new HttpError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
+    const rows = await eventRowsOf(ctx, ids);
+    const events = await presentEvents(ctx, rows);
+    // As in the original, administrators too see a protected event blanked unless the archive is sent its password.
+    rows.forEach((r, i) => {
+      if (r.password && input.password !== r.password) blankProtected(events[i]);
+    });
+    const totalPages = Math.ceil(total / perPage);
+    const links = archiveLinks(ctx.urls.rest('/evt/events/v1/events/'), knownQuery(ctx.req.params, SUPPORTED), input.page, totalPages);
+    const body = { events, ...links, total, total_pages: totalPages };
+    // The UTF-8 JSON assembled from the events' kept JSON (present-cache.ts), the rest serialised as JSON.stringify(body)
+    // would: no event is serialised again, and the page is not re-encoded.
+    const parts: Buffer[] = [EVENTS_OPEN];
+    events.forEach((e, i) => {
+      if (i) parts.push(COMMA);
+      pushEventJson(e, parts);
+    });
+    parts.push(Buffer.from(`],${JSON.stringify({ ...links, total, total_pages: totalPages }).slice(1)}`));
+    return ok(withJson(body, Buffer.concat(parts)), totalHeaders(total, totalPages));
+  }),
+);
 
 /** The slug in the URL of a by-slug route (a body `slug` is the new slug, not the address). */
 export function pathSlug(ctx: Ctx): string {

@@ -182,6 +182,15 @@ async function checkVersion(ctx: Ctx, own: boolean): Promise<PresentCache> {
   return c;
 }
 
+/**
+ * Starts the check of what is kept for this request (the change log's read, shared with concurrent requests) now,
+ * so that inside Db.together it goes in the round trip of the statements started with it (the archive's count and
+ * page) instead of after them.
+ */
+export function startKeptCheck(ctx: Ctx): void {
+  void presentCache(ctx).catch(() => {});
+}
+
 /** The kept presentations a request has checked (or is checking) the version of (a read: nothing it does changes them). */
 const checked = new WeakMap<Ctx, Promise<PresentCache | null>>();
 
