@@ -99,11 +99,45 @@ function listOrder(ctx: Ctx, orderby: AttendeeQuery['orderby'], order: AttendeeQ
 /** Whether the request sent a parameter (the status filters' defaults differ by caller when none is sent). */
 const sentParams = (ctx: Ctx) => (k: string) => ctx.req.params[k] !== undefined && ctx.req.params[k] !== null;
 
-/** Turns the request into a query, applying the caller's visibility (CONTRACT section 7, reference 4.4). */
+/** As the original's validators: `post_id` must be a post and `ticket_id` a ticket (400, `post_id` first). */
+async function checkIds(ctx: Ctx, input: Pick<ListInput, 'post_id' | 'ticket_id'>): Promise<void> {
+  const [post, ticket] = await Promise.all([
+    input.post_id === undefined ? undefined : getPostType(ctx.db, input.post_id),
+    input.ticket_id === undefined ? undefined : getPostType(ctx.db, input.ticket_id),
+  ]);
+  if (input.post_id !== undefined && !post) throw invalidParam('post_id');
+  if (input.ticket_id !== undefined && ticket !== 'ticket') throw invalidParam('ticket_id');
+}
+
+/**
+ * The query of a list request (buildQuery) and its page (`read`), started beside the check of its IDs (checkIds):
+ * inside Db.together on PostgreSQL the check goes in the round trip of the page's change-log read, a page one round
+ * trip fewer. The check decides what is answered: its 400 comes first, before any other parameter's, and a page
+ * of IDs that fail it is read and dropped (it is of nothing, or of what the query's rights allow anyway).
+ */
+async function checkedPage<T>(
+  ctx: Ctx,
+  input: Pick<ListInput, 'post_id' | 'ticket_id'>,
+  build: () => Promise<AttendeeQuery>,
+  read: (q: AttendeeQuery) => Promise<T>,
+): Promise<{ q: AttendeeQuery; page: T }> {
+  const checked = checkIds(ctx, input);
+  checked.catch(() => {});
+  let q: AttendeeQuery;
+  try {
+    q = await build();
+  } catch (e) {
+    await checked;
+    throw e;
+  }
+  const page = read(q);
+  page.catch(() => {});
+  await checked;
+  return { q, page: await page };
+}
+
+/** Turns the request into a query, applying the caller's visibility (CONTRACT section 7, reference 4.4); its IDs are checkIds's to check. */
 async function buildQuery(ctx: Ctx, input: ListInput, perPage: number, sent = sentParams(ctx)): Promise<AttendeeQuery> {
-  // As the original's validators: `post_id` must be a post and `ticket_id` a ticket.
-  if (input.post_id !== undefined && !(await getPostType(ctx.db, input.post_id))) throw invalidParam('post_id');
-  if (input.ticket_id !== undefined && (await getPostType(ctx.db, input.ticket_id)) !== 'ticket') throw invalidParam('ticket_id');
   const given = sent;
   const manager = managesAttendees(ctx);
   const delta = input.changed_since !== undefined;
@@ -200,19 +234,30 @@ async function readPage(
   });
 }
 
-const list = implement(ticketsRoutes.listAttendees, async (input, ctx) => {
-  if (ctx.db.engine !== 'postgres') await sweepIfLapsed(ctx);
-  const perPage = input.per_page;
-  const q = await buildQuery(ctx, input, perPage);
-  const { rows, total, cursor } = await readPage(ctx, q);
-  const shown = Math.max(0, total - (input.offset ?? 0));
-  const totalPages = Math.ceil(shown / perPage);
-  if (input.page > 1 && input.page > totalPages) throw invalidPage();
-  // A door device's download asks for the door's fields only; anyone else gets the full object.
-  const attendees = input.door && managesAttendees(ctx) ? presentDoorAttendees(ctx, rows) : presentAttendees(ctx, rows);
-  const { rest_url } = archiveLinks(ctx.urls.rest('/evt/tickets/v1/attendees/'), knownQuery(ctx.req.params, SUPPORTED), 1, 1);
-  return ok({ rest_url, total: shown, total_pages: totalPages, attendees }, { ...etTotalHeaders(shown, totalPages), 'X-EVT-Cursor': String(cursor) });
-});
+const list = implement(ticketsRoutes.listAttendees, (input, ctx) =>
+  ctx.db.together(async () => {
+    if (ctx.db.engine !== 'postgres') await sweepIfLapsed(ctx);
+    const perPage = input.per_page;
+    const {
+      page: { rows, total, cursor },
+    } = await checkedPage(
+      ctx,
+      input,
+      () => buildQuery(ctx, input, perPage),
+      (q) => readPage(ctx, q),
+    );
+    const shown = Math.max(0, total - (input.offset ?? 0));
+    const totalPages = Math.ceil(shown / perPage);
+    if (input.page > 1 && input.page > totalPages) throw invalidPage();
+    // A door device's download asks for the door's fields only; anyone else gets the full object.
+    const attendees = input.door && managesAttendees(ctx) ? presentDoorAttendees(ctx, rows) : presentAttendees(ctx, rows);
+    const { rest_url } = archiveLinks(ctx.urls.rest('/evt/tickets/v1/attendees/'), knownQuery(ctx.req.params, SUPPORTED), 1, 1);
+    return ok(
+      { rest_url, total: shown, total_pages: totalPages, attendees },
+      { ...etTotalHeaders(shown, totalPages), 'X-EVT-Cursor': String(cursor) },
+    );
+  }),
+);
 
 const read = implement(ticketsRoutes.readAttendee, async (input, ctx) => {
   await sweepIfLapsed(ctx);
@@ -231,26 +276,37 @@ const read = implement(ticketsRoutes.readAttendee, async (input, ctx) => {
  * Attendees added meanwhile come in a later slice (IDs only grow) or, like any change after the first slice's
  * cursor, in the next delta; trashed attendees are sent as such, so a slice boundary never shifts.
  */
-const doorSnapshot = implement(ticketsRoutes.doorSnapshot, async (input, ctx) => {
-  if (ctx.db.engine !== 'postgres') await sweepIfLapsed(ctx);
-  const listInput = { ...attendeeListDefaults, post_id: input.post_id, changed_since: 0, page: 1, per_page: input.limit };
-  const q = await buildQuery(ctx, listInput, input.limit, () => false);
-  q.afterId = input.after_id;
-  // Only the door's presenters read these rows: on SQLite, their columns only (getDoorRows).
-  const { rows, total, cursor, idCount, lastId } = await readPage(ctx, q, getDoorRows);
-  // A full slice may have more after it; a short one is the last. The next slice starts after the last ID the
-  // query gave, even when that attendee's row was left out (its ticket or event gone).
-  const next = idCount === input.limit && lastId !== null ? lastId : null;
-  const body =
-    input.form === 'rows'
-      ? { total, next_after_id: next, ...presentSnapshotRows(ctx, rows) }
-      : { total, next_after_id: next, attendees: presentSnapshotAttendees(ctx, rows) };
-  return {
-    // The next slice's `after_id` in a header too: a kiosk asks for that slice as soon as this answer's headers
-    // arrive, before it has read and written this one, so the server is not idle meanwhile.
-    ...ok(body, { 'X-EVT-Cursor': String(cursor), ...(next === null ? {} : { 'X-EVT-Next-After-Id': String(next) }) }),
-    quickCompress: true,
-  };
-});
+const doorSnapshot = implement(ticketsRoutes.doorSnapshot, (input, ctx) =>
+  ctx.db.together(async () => {
+    if (ctx.db.engine !== 'postgres') await sweepIfLapsed(ctx);
+    const listInput = { ...attendeeListDefaults, post_id: input.post_id, changed_since: 0, page: 1, per_page: input.limit };
+    const {
+      page: { rows, total, cursor, idCount, lastId },
+    } = await checkedPage(
+      ctx,
+      listInput,
+      async () => {
+        const q = await buildQuery(ctx, listInput, input.limit, () => false);
+        q.afterId = input.after_id;
+        return q;
+      },
+      // Only the door's presenters read these rows: on SQLite, their columns only (getDoorRows).
+      (q) => readPage(ctx, q, getDoorRows),
+    );
+    // A full slice may have more after it; a short one is the last. The next slice starts after the last ID the
+    // query gave, even when that attendee's row was left out (its ticket or event gone).
+    const next = idCount === input.limit && lastId !== null ? lastId : null;
+    const body =
+      input.form === 'rows'
+        ? { total, next_after_id: next, ...presentSnapshotRows(ctx, rows) }
+        : { total, next_after_id: next, attendees: presentSnapshotAttendees(ctx, rows) };
+    return {
+      // The next slice's `after_id` in a header too: a kiosk asks for that slice as soon as this answer's headers
+      // arrive, before it has read and written this one, so the server is not idle meanwhile.
+      ...ok(body, { 'X-EVT-Cursor': String(cursor), ...(next === null ? {} : { 'X-EVT-Next-After-Id': String(next) }) }),
+      quickCompress: true,
+    };
+  }),
+);
 
 export const attendeeEndpoints: Endpoint[] = [list, read, doorSnapshot, implement(ticketsRoutes.createAttendee, createAttendee)];

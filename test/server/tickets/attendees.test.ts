@@ -217,6 +217,12 @@ describe('list paging', () => {
     const missing = await list('post_id=999999', s.admin);
     assert.equal(missing.status, 400);
     assert.equal(missing.body.code, 'rest_invalid_param');
+    // The IDs are checked beside the page's reads, and their error still comes first: post_id, then ticket_id,
+    // then the other parameters.
+    const firstError = async (query: string) => Object.keys((await list(query, s.admin)).body.data.params);
+    assert.deepEqual(await firstError('post_id=999999&ticket_id=999998&status=bogus'), ['post_id']);
+    assert.deepEqual(await firstError(`post_id=${f.eventId}&ticket_id=${f.eventId}&status=bogus`), ['ticket_id']);
+    assert.deepEqual(await firstError(`post_id=${f.eventId}&ticket_id=${f.ticketId}&status=bogus`), ['status']);
     const empty = await list(`post_id=${f.ticketId}`, s.admin);
     assert.equal(empty.status, 200);
     assert.equal(empty.body.total, 0);
