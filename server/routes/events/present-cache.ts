@@ -112,11 +112,12 @@ const early = new WeakMap<Ctx, Early>();
  * Starts the reads a single read of event `id` will make but that this process keeps nothing of: its row, and
  * what presenting it reads by its ID (prices, links, terms). Inside Db.together they go in the round trip of the
  * request's first statement (the change log's, presentCache) instead of one after another once it has answered:
- * the first read of an event was 8 round trips on PostgreSQL, now 2 (test/bench/round-trips.ts). Only a plain read
- * on PostgreSQL (SQLite has no round trips); none for an event this process keeps as not public (a draft's 403
- * makes no reads beyond its own); a read of an event that does not exist reads nothing more than the round trip
- * it pays anyway. What is started and not taken (the event is not found, its kept presentation is still good) is
- * dropped; a stale kept state only costs a read, since the taking checks what is kept as of the request.
+ * the first read of an event was 8.2 round trips on PostgreSQL, now 1.2 with its view's flush
+ * (test/bench/round-trips.ts). Only a plain read on PostgreSQL (SQLite has no round trips); none for an event this
+ * process keeps as not public (a draft's 403 makes no reads beyond its own). The price: a read of an event that
+ * does not exist makes these lookups too (seven indexed reads in its one round trip, where it made two in two).
+ * What is started and not taken (the event is not found, its kept presentation is still good) is dropped; a
+ * stale kept state only costs a read, since the taking checks what is kept as of the request.
  */
 export function prefetchEvent(ctx: Ctx, id: number, single: boolean): void {
   if (ctx.db.engine !== 'postgres' || ctx.db.inTransaction || ctx.req.method !== 'GET' || !(id > 0) || keptAsNotPublic(ctx, id)) return;
