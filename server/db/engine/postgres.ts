@@ -228,7 +228,7 @@ interface Pipe {
   client: Promise<pg.PoolClient> | null;
   /** Statements sent on it (or waiting for it) and not answered yet. */
   busy: number;
-  /** A failure other than PostgreSQL's answer (the socket, the protocol): the connection is destroyed, not reused. */
+  /** A statement on it failed so that the connection is gone (connectionLost): it is destroyed, not reused. */
   broken: boolean;
   /** Its connection holds what it is sent until the end of this tick (corkForTick). */
   corked?: boolean;
