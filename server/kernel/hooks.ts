@@ -23,9 +23,10 @@ export interface Hooks {
   /** Add fields to presented events (`ticketed`, `attendance`). */
   eventDecorators: EventDecorator[];
   /**
-   * Called as a single event's read starts, before the event is loaded: a decorator's own read can start then
-   * (its round trip overlapping the event's, on another of the pool's connections), and the decorator takes its
-   * answer (event-hooks.ts). Nothing may be written.
+   * Called as a single event's read starts, before the event is loaded, where early reads are allowed (a plain GET
+   * on PostgreSQL outside a transaction: present-cache.ts startsEarly): a decorator's own read can start then, in
+   * the round trip of the event's (Db.together), and the decorator takes its answer (event-hooks.ts). Nothing may
+   * be written.
    */
   eventPrefetch: ((ctx: Ctx, eventId: number) => void)[];
   /** Add conditions to the events archive query (`ticketed`). */

@@ -434,20 +434,12 @@ export class PgDb implements Db {
     const values = this.bind(p.tr, args);
     const config: pg.QueryConfig = { text: p.tr.text, values, ...(p.name ? { name: p.name } : {}), ...(arrays ? { rowMode: 'array' } : {}) };
     let r: pg.QueryResult;
-    const pipe = scope ? undefined : this.pipeOf();
     try {
-      r = scope
-        ? await queryIn(scope, config, [], false)
-        : pipe
-          ? await this.onPipe(pipe, (client) => client.query(config))
-          : await this.pool.query(config);
+      r = scope ? await queryIn(scope, config, [], false) : await this.outside((client) => client.query(config));
     } catch (e) {
       throw lockError(e);
     }
-    if (r.rowCount && (r.command === 'INSERT' || r.command === 'UPDATE' || r.command === 'DELETE' || r.command === 'MERGE')) {
-      if (scope) scope.written += r.rowCount;
-      else this.written += r.rowCount;
-    }
+    this.noteWritten(scope, [r]);
     return r;
   }
 
@@ -511,26 +503,34 @@ export class PgDb implements Db {
     const name = values ? this.nativeName(sql) : undefined;
     const config: pg.QueryConfig = name ? { text: sql, values, name } : { text: sql, values };
     try {
-      const pipe = scope ? undefined : this.pipeOf();
       const r = scope
         ? await queryIn(scope, config, [], generic)
-        : pipe
-          ? await this.onPipe(pipe, (client) => (generic ? queryAfter(client, config, [SET_GENERIC_IMPLICIT]) : client.query(config)))
-          : generic
-            ? await this.genericOutside(config)
-            : await this.pool.query(config);
+        : await this.outside((client) => (generic ? queryAfter(client, config, [SET_GENERIC_IMPLICIT]) : client.query(config)));
       // A script of several statements answers an array of results: the last one's rows.
-      const last = Array.isArray(r) ? (r[r.length - 1] as pg.QueryResult) : r;
-      for (const one of Array.isArray(r) ? (r as pg.QueryResult[]) : [r]) {
-        if (one.rowCount && (one.command === 'INSERT' || one.command === 'UPDATE' || one.command === 'DELETE' || one.command === 'MERGE')) {
-          if (scope) scope.written += one.rowCount;
-          else this.written += one.rowCount;
-        }
-      }
-      return (last?.rows ?? []) as Record<string, unknown>[];
+      const all = Array.isArray(r) ? (r as pg.QueryResult[]) : [r];
+      this.noteWritten(scope, all);
+      return (all[all.length - 1]?.rows ?? []) as Record<string, unknown>[];
     } catch (e) {
       throw lockError(e);
     }
+  }
+
+  /** Counts the rows `results` wrote: in the transaction's count until it commits, else in the handle's. */
+  private noteWritten(scope: PgScope | undefined, results: readonly pg.QueryResult[]): void {
+    for (const r of results) {
+      if (!r.rowCount || (r.command !== 'INSERT' && r.command !== 'UPDATE' && r.command !== 'DELETE' && r.command !== 'MERGE')) continue;
+      if (scope) scope.written += r.rowCount;
+      else this.written += r.rowCount;
+    }
+  }
+
+  /**
+   * Runs a statement outside any transaction: on the flow's pipeline (Db.together), else on a connection of its
+   * own, taken from the pool and given back as its answer comes (a pipeline of one statement). Either way a failure
+   * that leaves the connection usable (an error PostgreSQL answered) gives it back; any other destroys it.
+   */
+  private outside(run: (client: pg.PoolClient) => Promise<pg.QueryResult>): Promise<pg.QueryResult> {
+    return this.onPipe(this.pipeOf() ?? { owner: this, client: null, busy: 0, broken: false }, run);
   }
 
   async together<T>(fn: () => Promise<T>): Promise<T> {
@@ -570,22 +570,6 @@ export class PgDb implements Db {
           () => {},
         );
       }
-    }
-  }
-
-  /** A statement outside any transaction, on a free connection, with a generic plan (NativeOptions). */
-  private async genericOutside(config: pg.QueryConfig): Promise<pg.QueryResult> {
-    const client = await this.pool.connect();
-    let broken = false;
-    try {
-      return await queryAfter(client, config, [SET_GENERIC_IMPLICIT]);
-    } catch (e) {
-      // An error PostgreSQL answered (the statement's own) leaves the connection usable; any other (the socket, the
-      // protocol: Node's errors carry codes too, ECONNRESET) means it goes.
-      broken = connectionLost(e);
-      throw e;
-    } finally {
-      client.release(broken);
     }
   }
 

@@ -47,15 +47,6 @@ async function storedSalt(db: Db, day: string): Promise<Buffer> {
   return ((await statement(db, 'SELECT salt FROM analytics_salts WHERE day = ?').get(day)) as { salt: Buffer }).salt;
 }
 
-/** Counts `h.views` more views on its day, page, referrer and visitor: one row each, however many views. */
-export async function insertHit(db: Db, h: HitRow): Promise<void> {
-  await statement(
-    db,
-    `INSERT INTO analytics_hits (ts, day, kind, path, post_id, referrer_host, visitor, views) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (day, post_id, kind, path, referrer_host, visitor) DO UPDATE SET views = analytics_hits.views + excluded.views, ts = excluded.ts`,
-  ).run(h.ts, h.day, h.kind, h.path, h.post_id, h.referrer_host, h.visitor, h.views ?? 1);
-}
-
 const HIT_COLS = 'ts, day, kind, path, post_id, referrer_host, visitor, views';
 const HIT_CONFLICT =
   'ON CONFLICT (day, post_id, kind, path, referrer_host, visitor) DO UPDATE SET views = analytics_hits.views + excluded.views, ts = excluded.ts';

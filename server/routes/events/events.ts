@@ -12,7 +12,7 @@ import { localToUtcString } from '../../content/site-time.ts';
 import { readsPrivate, statusFilter, visibleStatus } from '../../domain/events/access.ts';
 import { archiveLinks, knownQuery, totalHeaders } from './archive.ts';
 import { createEvent, eventRow, trashEvent, updateEvent } from '../../domain/events/event-write.ts';
-import { eventJson, eventRowsOf, keptAsNotPublic, prefetchEvent, presentEvents, pushEventJson, startKeptCheck } from './present-cache.ts';
+import { eventJson, eventRowsOf, prefetchEvent, presentEvents, pushEventJson, startKeptCheck, startsEarly } from './present-cache.ts';
 import { blankProtected } from './present-event.ts';
 import { TAXONOMY } from '../../domain/events/taxonomy.ts';
 import { withJson } from '../../http/preset-json.ts';
@@ -94,10 +94,10 @@ async function readOne(ctx: Ctx, id: number, password: string | undefined, conte
 }
 
 async function readOneTogether(ctx: Ctx, id: number, password: string | undefined, context?: string) {
-  prefetchEvent(ctx, id, true);
-  // No early reads for an event this process last read as not public: a request for a draft, trashed or
-  // password-protected event (403, never cached) makes no reads beyond the answer's own.
-  if (!keptAsNotPublic(ctx, id)) for (const f of hooks(ctx.app).eventPrefetch) f(ctx, id);
+  if (startsEarly(ctx, id)) {
+    prefetchEvent(ctx, id, true);
+    for (const f of hooks(ctx.app).eventPrefetch) f(ctx, id);
+  }
   const row = await loadEvent(ctx, id);
   // The original answers a trashed event's read with 403 for everyone, administrators too.
   if (row.status === 'trash') throw new HttpError(403, 'event-no-longer-available', 'This event is no longer available');

@@ -93,11 +93,21 @@ function keepRow(c: PresentCache, r: EventRow): void {
 
 /**
  * Whether this process keeps event `id`'s row as anything but a published event without a password (a draft,
- * trashed or protected event), as of its last read: its read starts no early reads (prefetchEvent).
+ * trashed or protected event), as of its last read: its read starts no early reads (startsEarly).
  */
-export function keptAsNotPublic(ctx: Ctx, id: number): boolean {
+function keptAsNotPublic(ctx: Ctx, id: number): boolean {
   const r = ctx.app.services.presentCache?.rows.get(id);
   return r !== undefined && (r.status !== 'publish' || !!r.password);
+}
+
+/**
+ * Whether a single read of event `id` starts reads before its row is known (prefetchEvent, Hooks.eventPrefetch):
+ * only a plain read on PostgreSQL outside a transaction (SQLite has no round trips to save; a batch's items share
+ * a transaction's connection, where nothing overlaps), and none for an event this process keeps as not public
+ * (a draft's 403 makes no reads beyond its own).
+ */
+export function startsEarly(ctx: Ctx, id: number): boolean {
+  return ctx.db.engine === 'postgres' && !ctx.db.inTransaction && ctx.req.method === 'GET' && id > 0 && !keptAsNotPublic(ctx, id);
 }
 
 /** What prefetchEvent started for a request, each taken once by the read that wants it. */
@@ -113,14 +123,12 @@ const early = new WeakMap<Ctx, Early>();
  * what presenting it reads by its ID (prices, links, terms). Inside Db.together they go in the round trip of the
  * request's first statement (the change log's, presentCache) instead of one after another once it has answered:
  * the first read of an event was 8.2 round trips on PostgreSQL, now 1.2 with its view's flush
- * (test/bench/round-trips.ts). Only a plain read on PostgreSQL (SQLite has no round trips); none for an event this
- * process keeps as not public (a draft's 403 makes no reads beyond its own). The price: a read of an event that
+ * (test/bench/round-trips.ts). Called where startsEarly allows it. The price: a read of an event that
  * does not exist makes these lookups too (seven indexed reads in its one round trip, where it made two in two).
  * What is started and not taken (the event is not found, its kept presentation is still good) is dropped; a
  * stale kept state only costs a read, since the taking checks what is kept as of the request.
  */
 export function prefetchEvent(ctx: Ctx, id: number, single: boolean): void {
-  if (ctx.db.engine !== 'postgres' || ctx.db.inTransaction || ctx.req.method !== 'GET' || !(id > 0) || keptAsNotPublic(ctx, id)) return;
   const c = ctx.app.services.presentCache;
   const row = !c?.rows.has(id);
   const byIds = !c?.kept.has(keyOf(ctx, single) + id);

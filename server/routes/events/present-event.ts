@@ -69,7 +69,6 @@ function ldTime(utc: string): string | undefined {
 }
 /** What presenting events reads by their IDs alone, before their rows are known: ticket prices, links, terms. */
 export interface ByIds {
-  ids: readonly number[];
   tickets: Map<number, TicketPrice[]>;
   vLinks: LinkRow[];
   oLinks: LinkRow[];
@@ -87,7 +86,7 @@ export async function readByIds(ctx: Ctx, ids: readonly number[]): Promise<ByIds
     organizerLinks(ctx.db, ids),
     termsOfPosts(ctx.db, ids),
   ]);
-  return { ids, tickets, vLinks, oLinks, terms };
+  return { tickets, vLinks, oLinks, terms };
 }
 
 /**
@@ -103,13 +102,13 @@ export async function presentFresh(ctx: Ctx, rows: EventRow[], opts: PresentOpts
   const venueIds = [...new Set(vLinks.map((l) => l.linked_id))];
   const organizerIds = [...new Set(oLinks.map((l) => l.linked_id))];
   // The events' own images are read with the venues and organizers; theirs, if any, after them.
-  const own = [...new Set(rows.map((r) => r.image_id).filter(Boolean))];
+  const own = new Set(rows.map((r) => r.image_id).filter(Boolean));
   const [venueRows, organizerRows, ownImages] = await Promise.all([
     getLinkedRows(ctx.db, 'venue', venueIds),
     getLinkedRows(ctx.db, 'organizer', organizerIds),
-    getAttachments(ctx.db, own),
+    getAttachments(ctx.db, [...own]),
   ]);
-  const linkedImages = [...new Set([...venueRows, ...organizerRows].map((r) => r.image_id).filter((id) => id && !own.includes(id)))];
+  const linkedImages = [...new Set([...venueRows, ...organizerRows].map((r) => r.image_id).filter((id) => id && !own.has(id)))];
   const images = linkedImages.length ? new Map([...ownImages, ...(await getAttachments(ctx.db, linkedImages))]) : ownImages;
   const venues = new Map(venueRows.map((v) => [v.id, presentVenue(ctx, v, images, opts)]));
   const organizers = new Map(organizerRows.map((o) => [o.id, presentOrganizer(ctx, o, images, opts)]));

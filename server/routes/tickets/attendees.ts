@@ -120,7 +120,7 @@ async function checkedPage<T>(
   input: Pick<ListInput, 'post_id' | 'ticket_id'>,
   build: () => Promise<AttendeeQuery>,
   read: (q: AttendeeQuery) => Promise<T>,
-): Promise<{ q: AttendeeQuery; page: T }> {
+): Promise<T> {
   const checked = checkIds(ctx, input);
   checked.catch(() => {});
   let q: AttendeeQuery;
@@ -133,7 +133,7 @@ async function checkedPage<T>(
   const page = read(q);
   page.catch(() => {});
   await checked;
-  return { q, page: await page };
+  return await page;
 }
 
 /** Turns the request into a query, applying the caller's visibility (CONTRACT section 7, reference 4.4); its IDs are checkIds's to check. */
@@ -238,9 +238,7 @@ const list = implement(ticketsRoutes.listAttendees, (input, ctx) =>
   ctx.db.together(async () => {
     if (ctx.db.engine !== 'postgres') await sweepIfLapsed(ctx);
     const perPage = input.per_page;
-    const {
-      page: { rows, total, cursor },
-    } = await checkedPage(
+    const { rows, total, cursor } = await checkedPage(
       ctx,
       input,
       () => buildQuery(ctx, input, perPage),
@@ -280,9 +278,7 @@ const doorSnapshot = implement(ticketsRoutes.doorSnapshot, (input, ctx) =>
   ctx.db.together(async () => {
     if (ctx.db.engine !== 'postgres') await sweepIfLapsed(ctx);
     const listInput = { ...attendeeListDefaults, post_id: input.post_id, changed_since: 0, page: 1, per_page: input.limit };
-    const {
-      page: { rows, total, cursor, idCount, lastId },
-    } = await checkedPage(
+    const { rows, total, cursor, idCount, lastId } = await checkedPage(
       ctx,
       listInput,
       async () => {

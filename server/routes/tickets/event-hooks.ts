@@ -46,11 +46,9 @@ const prefetched = new WeakMap<Ctx, { eventId: number; stock: Promise<Stock> }>(
 
 /**
  * Starts the ticket stock read of a single event's read (Hooks.eventPrefetch) while the event itself is looked up:
- * on PostgreSQL the two round trips overlap instead of following each other. Only a plain read outside a
- * transaction (a batch's items share one connection, nothing overlaps there) and not on SQLite (no round trips).
+ * on PostgreSQL it goes in the round trip of the event's own reads (Db.together) instead of after them.
  */
 function prefetchStock(ctx: Ctx, eventId: number): void {
-  if (ctx.db.engine !== 'postgres' || ctx.db.inTransaction || ctx.req.method !== 'GET' || !(eventId > 0)) return;
   const stock = publishedTicketStock(ctx.db, eventId);
   // Taken by the decorator, or not (the event is not found, or has no offers): never an unhandled rejection.
   stock.catch(() => {});

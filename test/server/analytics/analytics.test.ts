@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { call, startTestServer, type TestServer } from '../../helpers/server.ts';
-import { forgetDaySalt, insertHit } from '../../../server/db/repos/analytics.ts';
+import { forgetDaySalt, insertHits } from '../../../server/db/repos/analytics.ts';
 import { createEvent, createLinked } from '../site/fixtures.ts';
 import { flushHits } from '../../../server/routes/analytics/record.ts';
 
@@ -20,7 +20,7 @@ beforeAll(async () => {
   ev = await createEvent(s, { title: 'Concert', venue: { id: venue.id } });
   // Historic hits (the recorder always writes "now"; older days are inserted as the recorder would store them).
   const old = (day: string, post_id: number, visitor: string, referrer_host = '', kind: 'page' | 'api' = 'page') =>
-    insertHit(s.db, { ts: `${day} 12:00:00`, day, kind, path: `/event/x/`, post_id, referrer_host, visitor });
+    insertHits(s.db, [{ ts: `${day} 12:00:00`, day, kind, path: `/event/x/`, post_id, referrer_host, visitor }]);
   await old('2026-01-01', ev.id, 'a', 'news.example');
   await old('2026-01-01', ev.id, 'a', 'news.example');
   await old('2026-01-01', ev.id, 'b');
