@@ -41,7 +41,9 @@ const FLUSH_AT_ROWS = 500;
 /**
  * Rows one day holds at most: past it, views of new visitors and referrers are counted in one row per page
  * (visitor `*`, no referrer), so whatever strangers send (user agents, referrers) the table grows by at most
- * this many rows a day plus one per page.
+ * this many rows a day plus one per page. A soft bound, on purpose (no lock): a flush counts the day's rows, then
+ * writes, so flushes that count at once near the bound (several processes, or a timer's beside a full buffer's) may
+ * each add up to FLUSH_AT_ROWS rows past it; still bounded, by the flushes that can overlap.
  */
 export const MAX_ROWS_PER_DAY = 50_000;
 const pending = new WeakMap<AppState, Pending>();
